@@ -1,0 +1,53 @@
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef INCLUDED_GPUINTERP_BENCH_UTIL_H
+#define INCLUDED_GPUINTERP_BENCH_UTIL_H
+
+#include <complex>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+namespace gpuinterp_bench {
+
+//! Problem-size exponent from the environment (GPUINTERP_BENCH_LOG2N), else the default.
+inline int log2n(int dflt)
+{
+    const char* v = std::getenv("GPUINTERP_BENCH_LOG2N");
+    return v ? std::atoi(v) : dflt;
+}
+
+//! Deterministic non-zero test data.
+template <typename T>
+std::vector<T> data(size_t n)
+{
+    std::vector<T> v(n);
+    for (size_t i = 0; i < n; i++) {
+        const float a = float((i * 2654435761u) % 2001) * 1e-3f - 1.0005f;
+        if constexpr (std::is_same_v<T, std::complex<float>>)
+            v[i] = { a, float((i * 40503u) % 1999) * 1e-3f - 0.9995f };
+        else
+            v[i] = a;
+    }
+    return v;
+}
+
+//! Windowed-sinc low-pass taps with gain L (shape matters little for speed; kept realistic).
+inline std::vector<float> lowpass(unsigned L, size_t ntaps)
+{
+    std::vector<float> h(ntaps);
+    const double fc = 0.5 / L, c = (ntaps - 1) / 2.0;
+    for (size_t i = 0; i < ntaps; i++) {
+        const double t = i - c;
+        const double s = t == 0 ? 2 * fc : std::sin(2 * M_PI * fc * t) / (M_PI * t);
+        const double w = 0.54 - 0.46 * std::cos(2 * M_PI * i / std::max<size_t>(1, ntaps - 1));
+        h[i] = float(L * s * w);
+    }
+    return h;
+}
+
+} // namespace gpuinterp_bench
+
+#endif

@@ -1,0 +1,67 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef INCLUDED_GPUINTERP_INTERP_FIR_H
+#define INCLUDED_GPUINTERP_INTERP_FIR_H
+
+#include <gnuradio/gpuinterp/api.h>
+#include <gnuradio/sync_interpolator.h>
+#include <complex>
+#include <string>
+#include <vector>
+
+namespace gr {
+namespace gpuinterp {
+
+/*!
+ * \brief FIR interpolator by an integer factor (upsample + low-pass), polyphase, on a GPU or the CPU.
+ * \ingroup gpuinterp
+ *
+ * \details
+ * Same taps, output and alignment as GNU Radio's interp_fir_filter_xxx: taps are zero-padded to a
+ * multiple of the interpolation L; output y[n*L + p] = sum_k h[p + k*L] x[n-k]; the stream starts
+ * from zero history. Taps carry the interpolation gain (design them with gain L). Stream tags move
+ * to offset*L. set_taps() is safe while the flowgraph runs and takes effect between two work() calls.
+ *
+ * The backend is "automatic" (CUDA when a usable device exists, else the CPU, with one log line
+ * saying why), "cpu" or "cuda" (fails at construction when no device is usable).
+ */
+template <class T, class TAP>
+class GPUINTERP_API interp_fir : virtual public gr::sync_interpolator
+{
+public:
+    typedef std::shared_ptr<interp_fir<T, TAP>> sptr;
+
+    /*!
+     * \brief Make an interpolating FIR filter.
+     * \param interpolation interpolation factor L >= 1
+     * \param taps filter taps (non-empty, finite), carrying the gain L
+     * \param backend "automatic", "cpu" or "cuda"
+     * \param device CUDA device index (>= 0)
+     * \param batch most input items per GPU launch (0: default 262144). Larger raises throughput,
+     *        smaller lowers the latency a chunk spends on the GPU. Ignored on the CPU.
+     */
+    static sptr make(unsigned interpolation,
+                     const std::vector<TAP>& taps,
+                     const std::string& backend = "automatic",
+                     int device = 0,
+                     int batch = 0);
+
+    virtual void set_taps(const std::vector<TAP>& taps) = 0;
+    virtual std::vector<TAP> taps() const = 0;
+    virtual void set_batch(int batch) = 0;
+    virtual int batch() const = 0;
+    //! The backend actually in use: "cpu" or "cuda".
+    virtual std::string active_backend() const = 0;
+};
+
+typedef interp_fir<std::complex<float>, float> interp_fir_ccf;
+typedef interp_fir<float, float> interp_fir_fff;
+typedef interp_fir<std::complex<float>, std::complex<float>> interp_fir_ccc;
+
+} // namespace gpuinterp
+} // namespace gr
+
+#endif

@@ -1,0 +1,102 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef INCLUDED_GPUINTERP_KERNEL_POLYPHASE_INTERPOLATOR_H
+#define INCLUDED_GPUINTERP_KERNEL_POLYPHASE_INTERPOLATOR_H
+
+#include <gnuradio/gpuinterp/kernel/backend.h>
+#include <complex>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace gr {
+namespace gpuinterp {
+namespace kernel {
+
+template <typename T, typename TAP>
+class fir_engine;
+
+/*!
+ * \brief Streaming polyphase FIR interpolator by an integer factor L (upsample + low-pass).
+ *
+ * \details Conventions (identical to GNU Radio's `interp_fir_filter_xxx` and to
+ * `scipy.signal.upfirdn(h, x, L)[:N*L]`):
+ *  - taps h (length K) are zero-padded at the end to M*L, M = ceil(K/L) taps per arm;
+ *  - output y[n*L + p] = sum_{k=0}^{M-1} h[p + k*L] * x[n - k], p = 0..L-1;
+ *  - filter(out, in, N) writes exactly N*L outputs; the stream starts from zero history
+ *    (x[n] = 0 for n < 0) and the last M-1 inputs carry to the next call, so any chunking of a
+ *    stream gives the same output as one call;
+ *  - group delay (K-1)/2 output samples; no gain is applied: like GNU Radio, the taps carry the
+ *    interpolation gain (design them with gain L), scipy's upfirdn leaves them raw;
+ *  - set_taps() takes effect at the next filter() call. With more taps than before, the samples
+ *    older than the previous history are taken as zero.
+ *
+ * Backends: `cpu` (VOLK dot products over reversed arms, OpenMP threads for large calls) and
+ * `cuda` (a polyphase kernel with taps in shared memory and a pinned, double-buffered pipeline).
+ * Precision: float accumulation on both; outputs match a double reference to float rounding.
+ */
+template <typename T, typename TAP>
+class polyphase_interpolator
+{
+public:
+    /*!
+     * \param interpolation L >= 1
+     * \param taps non-empty, finite
+     * \param requested backend (automatic falls back to the CPU, see backend_note())
+     * \param device CUDA device index
+     * \param batch most input items one GPU launch takes (0: default); larger trades latency for
+     *        throughput. Ignored by the CPU backend.
+     */
+    polyphase_interpolator(unsigned interpolation,
+                           const std::vector<TAP>& taps,
+                           backend requested = backend::cpu,
+                           int device = 0,
+                           size_t batch = 0);
+    ~polyphase_interpolator();
+    polyphase_interpolator(const polyphase_interpolator&) = delete;
+    polyphase_interpolator& operator=(const polyphase_interpolator&) = delete;
+
+    //! Interpolate n_in inputs into exactly n_in * interpolation() outputs.
+    void filter(T* out, const T* in, size_t n_in);
+    //! Convenience for bindings and tests.
+    std::vector<T> filter(const std::vector<T>& in);
+
+    void set_taps(const std::vector<TAP>& taps);
+    const std::vector<TAP>& taps() const { return d_taps; }
+    unsigned interpolation() const { return d_L; }
+    size_t taps_per_arm() const { return d_M; }
+    //! Zero the history, as at construction.
+    void reset();
+
+    void set_batch(size_t batch);
+    size_t batch() const { return d_batch; }
+
+    backend active_backend() const { return d_backend; }
+    //! Why `automatic` chose the CPU (empty otherwise).
+    const std::string& backend_note() const { return d_note; }
+
+    static constexpr size_t default_batch = 1 << 18;
+
+private:
+    unsigned d_L;
+    size_t d_M = 0;
+    size_t d_batch;
+    std::vector<TAP> d_taps;
+    backend d_backend;
+    std::string d_note;
+    std::unique_ptr<fir_engine<T, TAP>> d_engine;
+};
+
+using polyphase_interpolator_ccf = polyphase_interpolator<std::complex<float>, float>;
+using polyphase_interpolator_fff = polyphase_interpolator<float, float>;
+using polyphase_interpolator_ccc = polyphase_interpolator<std::complex<float>, std::complex<float>>;
+
+} // namespace kernel
+} // namespace gpuinterp
+} // namespace gr
+
+#endif

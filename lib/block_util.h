@@ -1,0 +1,54 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef INCLUDED_GPUINTERP_BLOCK_UTIL_H
+#define INCLUDED_GPUINTERP_BLOCK_UTIL_H
+
+// Glue shared by every block: parameter checks made before a kernel exists, the one log line for a
+// backend fallback, and the rule for failures inside work().
+
+#include <gnuradio/block.h>
+#include <gnuradio/gpuinterp/kernel/backend.h>
+#include <gnuradio/logger.h>
+#include <stdexcept>
+#include <string>
+
+namespace gr {
+namespace gpuinterp {
+
+inline size_t batch_from_param(int batch)
+{
+    if (batch < 0)
+        throw std::invalid_argument("batch: must be >= 0 (0 selects the default), got " +
+                                    std::to_string(batch));
+    return static_cast<size_t>(batch);
+}
+
+//! Log the backend a block ended up with, and why automatic fell back to the CPU.
+inline void log_backend(const gr::logger_ptr& log, backend active, const std::string& note)
+{
+    if (!note.empty())
+        log->info("{}", note);
+    else
+        log->debug("backend: {}", to_string(active));
+}
+
+//! Run the body of a work() call; a failure (CUDA fault, ...) is logged and ends the stream
+//! cleanly with WORK_DONE instead of corrupting output or throwing into the scheduler.
+template <typename F>
+int guarded_work(const gr::logger_ptr& log, F&& body)
+{
+    try {
+        return body();
+    } catch (const std::exception& e) {
+        log->error("work() failed, stopping this block: {}", e.what());
+        return gr::block::WORK_DONE;
+    }
+}
+
+} // namespace gpuinterp
+} // namespace gr
+
+#endif

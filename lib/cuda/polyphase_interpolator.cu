@@ -1,0 +1,366 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// CUDA backend of the polyphase interpolator.
+//
+// Kernel: a persistent grid walks tiles of TI input samples. Per tile, a block loads its input
+// window (TI + M - 1 samples, history included) into shared memory once; the padded taps stay in
+// shared memory for the block's lifetime (or are read through the read-only cache when they do not
+// fit). A work item is one arm p and R consecutive inputs, so a thread computes R outputs of one arm:
+// each tap is loaded once for R multiply-accumulates and the input window slides through registers
+// (2R values, refreshed R at a time), which keeps shared-memory traffic at ~2 loads per R MACs.
+// R is odd so the R-strided window loads of neighbouring items hit distinct banks. No
+// multiplication by a stuffed zero happens anywhere. For L < 32, a warp's outputs are scattered
+// (stride R*L), so they are staged in shared memory and written back as one contiguous, coalesced
+// tile; for L >= 32 a warp already writes 32 consecutive outputs and writes directly.
+//
+// Host pipeline: two slots, each with its own stream, pinned input/output staging and device
+// buffers. While the GPU filters chunk c, the CPU copies chunk c-1's output out of pinned memory and
+// chunk c+1's input in, so the bus copies, the kernel and the host copies of consecutive chunks
+// overlap. GNU Radio's buffers are pageable, so pinned staging is what makes the copies asynchronous.
+// Each chunk's history (M-1 inputs) is taken from the host side of the stream and sent with the
+// chunk, which keeps the two streams independent (no cross-stream events) at the price of M-1
+// extra input samples per chunk.
+#include "../kernel/fir_engine.h"
+#include "complex_ops.cuh"
+#include "cuda_common.cuh"
+#include <gnuradio/gpuinterp/kernel/stream_history.h>
+#include <algorithm>
+#include <cstring>
+
+namespace gr {
+namespace gpuinterp {
+namespace gpu {
+
+namespace {
+
+constexpr int R = 9;         // outputs per work item (odd: bank-conflict-free window loads)
+constexpr int THREADS = 256; // threads per block
+
+struct tile_geometry {
+    int TI;          // inputs per tile (multiple of R)
+    int L, M;
+    bool taps_smem;  // taps resident in shared memory
+    bool stage;      // outputs staged in shared memory (L < 32)
+};
+
+template <typename T, typename TAP>
+__host__ __device__ inline size_t smem_bytes(const tile_geometry& g)
+{
+    size_t b = 0;
+    if (g.taps_smem)
+        b += size_t(g.L) * g.M * sizeof(TAP);
+    b = (b + 15) & ~size_t(15);
+    b += size_t(R + g.TI + g.M - 1 + R) * sizeof(T); // front pad R, window, tail pad R
+    b = (b + 15) & ~size_t(15);
+    if (g.stage)
+        b += size_t(g.TI) * g.L * sizeof(T);
+    return b;
+}
+
+template <typename T, typename TAP, bool TAPS_SMEM, bool STAGE>
+__global__ void __launch_bounds__(THREADS)
+    interp_kernel(const T* __restrict__ x,   // n_in + M - 1 values: history, then the chunk
+                  T* __restrict__ y,         // n_in * L outputs
+                  const TAP* __restrict__ taps_g, // M*L padded taps, tap (p,k) at k*L + p
+                  int n_in,
+                  tile_geometry g)
+{
+    extern __shared__ __align__(16) unsigned char smem[];
+    const int L = g.L, M = g.M, TI = g.TI;
+    TAP* taps_s = reinterpret_cast<TAP*>(smem);
+    size_t off = TAPS_SMEM ? ((size_t(L) * M * sizeof(TAP) + 15) & ~size_t(15)) : 0;
+    T* xs = reinterpret_cast<T*>(smem + off) + R; // xs[-R .. TI+M-1+R)
+    off += (size_t(R + TI + M - 1 + R) * sizeof(T) + 15) & ~size_t(15);
+    T* ys = reinterpret_cast<T*>(smem + off);
+
+    if (TAPS_SMEM) {
+        for (int i = threadIdx.x; i < L * M; i += blockDim.x)
+            taps_s[i] = taps_g[i];
+    }
+    const TAP* taps = TAPS_SMEM ? taps_s : taps_g;
+    const int n_tiles = (n_in + TI - 1) / TI;
+
+    for (int tile = blockIdx.x; tile < n_tiles; tile += gridDim.x) {
+        const int n0 = tile * TI;
+        const int nt = min(TI, n_in - n0);
+        __syncthreads(); // previous tile's window and staging are no longer read
+        for (int i = threadIdx.x - R; i < TI + M - 1 + R; i += blockDim.x)
+            xs[i] = (i >= 0 && i < nt + M - 1) ? x[size_t(n0) + i] : zero<T>();
+        __syncthreads();
+
+        const int groups = (nt + R - 1) / R;
+        for (int item = threadIdx.x; item < groups * L; item += blockDim.x) {
+            const int p = item % L;
+            const int nl = (item / L) * R;
+            T acc[R];
+            T win[2 * R]; // win[i] = xs[base - R + i], base = nl + M - 1 - k0
+#pragma unroll
+            for (int r = 0; r < R; r++) {
+                acc[r] = zero<T>();
+                win[R + r] = xs[nl + M - 1 + r];
+            }
+            int k0 = 0;
+            for (; k0 + R <= M; k0 += R) {
+                const int base = nl + M - 1 - k0;
+#pragma unroll
+                for (int i = 0; i < R; i++)
+                    win[i] = xs[base - R + i];
+#pragma unroll
+                for (int j = 0; j < R; j++) {
+                    const TAP h = taps[size_t(k0 + j) * L + p];
+#pragma unroll
+                    for (int r = 0; r < R; r++)
+                        mac(acc[r], h, win[R - j + r]);
+                }
+#pragma unroll
+                for (int i = 0; i < R; i++)
+                    win[R + i] = win[i];
+            }
+            if (k0 < M) { // tail: fewer than R taps left
+                const int base = nl + M - 1 - k0;
+#pragma unroll
+                for (int i = 0; i < R; i++)
+                    win[i] = xs[base - R + i];
+#pragma unroll
+                for (int j = 0; j < R; j++) {
+                    if (k0 + j < M) {
+                        const TAP h = taps[size_t(k0 + j) * L + p];
+#pragma unroll
+                        for (int r = 0; r < R; r++)
+                            mac(acc[r], h, win[R - j + r]);
+                    }
+                }
+            }
+#pragma unroll
+            for (int r = 0; r < R; r++) {
+                if (nl + r < nt) {
+                    if (STAGE)
+                        ys[(nl + r) * L + p] = acc[r];
+                    else
+                        y[(size_t(n0) + nl + r) * L + p] = acc[r];
+                }
+            }
+        }
+        if (STAGE) {
+            __syncthreads();
+            const int n_out = nt * L;
+            T* yt = y + size_t(n0) * L;
+            for (int i = threadIdx.x; i < n_out; i += blockDim.x)
+                yt[i] = ys[i];
+        }
+    }
+}
+
+template <typename T, typename TAP>
+class cuda_fir_engine final : public kernel::fir_engine<std::conditional_t<std::is_same_v<T, float2>, std::complex<float>, float>,
+                                                        std::conditional_t<std::is_same_v<TAP, float2>, std::complex<float>, float>>
+{
+public:
+    using HT = std::conditional_t<std::is_same_v<T, float2>, std::complex<float>, float>;
+    using HTAP = std::conditional_t<std::is_same_v<TAP, float2>, std::complex<float>, float>;
+    static_assert(sizeof(HT) == sizeof(T) && sizeof(HTAP) == sizeof(TAP), "layout");
+
+    cuda_fir_engine(int device, size_t batch) : d_device(device), d_batch(batch)
+    {
+        device_guard guard(d_device);
+        for (auto& s : d_slots) {
+            s.strm = std::make_unique<stream>();
+            s.done = std::make_unique<event>(false);
+        }
+        GPUINTERP_CUDA_CHECK(cudaDeviceGetAttribute(&d_sms, cudaDevAttrMultiProcessorCount, device));
+        GPUINTERP_CUDA_CHECK(
+            cudaDeviceGetAttribute(&d_smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    }
+
+    ~cuda_fir_engine() override
+    {
+        // Wait for in-flight work before the RAII members free what it uses; never throw.
+        for (auto& s : d_slots)
+            if (s.strm)
+                cudaStreamSynchronize(s.strm->get());
+    }
+
+    void set_taps(const std::vector<HTAP>& padded, unsigned L, size_t M) override
+    {
+        device_guard guard(d_device);
+        d_taps.reserve(padded.size());
+        GPUINTERP_CUDA_CHECK(cudaMemcpy(
+            d_taps.get(), padded.data(), padded.size() * sizeof(TAP), cudaMemcpyHostToDevice));
+        d_hist.resize(M - 1);
+        d_geom.L = int(L);
+        d_geom.M = int(M);
+        // Enough items per tile to keep all threads busy, at least one group of R inputs.
+        const int groups = std::max(1, (2 * THREADS + int(L) - 1) / int(L));
+        d_geom.TI = groups * R;
+        d_geom.stage = L < 32;
+        d_geom.taps_smem = true;
+        if (smem_bytes<T, TAP>(d_geom) > size_t(d_smem_optin))
+            d_geom.taps_smem = false;
+        if (smem_bytes<T, TAP>(d_geom) > size_t(d_smem_optin))
+            d_geom.stage = false;
+        if (smem_bytes<T, TAP>(d_geom) > size_t(d_smem_optin))
+            throw std::invalid_argument("taps: " + std::to_string(M) +
+                                        " taps per arm exceed the device's shared memory");
+        d_kernel = pick_kernel();
+        const size_t smem = smem_bytes<T, TAP>(d_geom);
+        GPUINTERP_CUDA_CHECK(cudaFuncSetAttribute(
+            reinterpret_cast<const void*>(d_kernel), cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+        int per_sm = 0;
+        GPUINTERP_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &per_sm, d_kernel, THREADS, smem));
+        d_max_blocks = std::max(1, per_sm) * d_sms;
+    }
+
+    void filter(HT* out, const HT* in, size_t n_in) override
+    {
+        device_guard guard(d_device);
+        const size_t L = size_t(d_geom.L);
+        const size_t H = d_hist.size();
+        // Cap the output of one launch at 4 Mi samples so pinned staging stays bounded for large L.
+        const size_t chunk = std::max<size_t>(1, std::min(d_batch, (size_t(1) << 22) / L));
+        size_t pos = 0;
+        int c = 0;
+        try {
+            while (pos < n_in) {
+                slot& s = d_slots[c & 1];
+                drain(s, out);
+                const size_t cnt = std::min(chunk, n_in - pos);
+                s.h_in.reserve(H + chunk);
+                s.h_out.reserve(chunk * L);
+                s.d_in.reserve(H + chunk);
+                s.d_out.reserve(chunk * L);
+                d_hist.window(reinterpret_cast<HT*>(s.h_in.get()), in, pos, cnt);
+                cudaStream_t st = s.strm->get();
+                GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(
+                    s.d_in.get(), s.h_in.get(), (H + cnt) * sizeof(T), cudaMemcpyHostToDevice, st));
+                launch(s.d_in.get(), s.d_out.get(), int(cnt), st);
+                GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(
+                    s.h_out.get(), s.d_out.get(), cnt * L * sizeof(T), cudaMemcpyDeviceToHost, st));
+                s.done->record(st);
+                s.pending = true;
+                s.out_pos = pos * L;
+                s.out_count = cnt * L;
+                pos += cnt;
+                c++;
+            }
+            drain(d_slots[c & 1], out);
+            drain(d_slots[(c + 1) & 1], out);
+        } catch (...) {
+            for (auto& s : d_slots) {
+                cudaStreamSynchronize(s.strm->get());
+                s.pending = false;
+            }
+            throw;
+        }
+        d_hist.advance(in, n_in);
+    }
+
+    void reset() override { d_hist.clear(); }
+    void set_batch(size_t b) override { d_batch = b; }
+
+    //! Device-resident timing (benchmarks): the kernel alone over n inputs, median of iters.
+    double time_kernel_ms(size_t n, int iters)
+    {
+        device_guard guard(d_device);
+        device_buffer<T> x(n + d_hist.size()), y(n * size_t(d_geom.L));
+        std::vector<HT> hx(n + d_hist.size());
+        for (size_t i = 0; i < hx.size(); i++)
+            hx[i] = HT(float((i * 2654435761u) % 1000) * 1e-3f - 0.5f);
+        GPUINTERP_CUDA_CHECK(cudaMemcpy(x.get(), hx.data(), hx.size() * sizeof(T), cudaMemcpyHostToDevice));
+        cudaStream_t st = d_slots[0].strm->get();
+        event a, b;
+        std::vector<float> ms;
+        for (int i = 0; i < iters + 1; i++) {
+            a.record(st);
+            launch(x.get(), y.get(), int(n), st);
+            b.record(st);
+            b.synchronize();
+            float t = 0;
+            GPUINTERP_CUDA_CHECK(cudaEventElapsedTime(&t, a.get(), b.get()));
+            if (i > 0) // the first launch pays one-time costs
+                ms.push_back(t);
+        }
+        std::sort(ms.begin(), ms.end());
+        return ms[ms.size() / 2];
+    }
+
+private:
+    using kernel_fn = void (*)(const T*, T*, const TAP*, int, tile_geometry);
+
+    struct slot {
+        std::unique_ptr<stream> strm;
+        std::unique_ptr<event> done;
+        pinned_buffer<T> h_in, h_out;
+        device_buffer<T> d_in, d_out;
+        bool pending = false;
+        size_t out_pos = 0, out_count = 0;
+    };
+
+    void drain(slot& s, HT* out)
+    {
+        if (!s.pending)
+            return;
+        s.done->synchronize();
+        std::memcpy(out + s.out_pos, s.h_out.get(), s.out_count * sizeof(T));
+        s.pending = false;
+    }
+
+    kernel_fn pick_kernel() const
+    {
+        if (d_geom.taps_smem)
+            return d_geom.stage ? interp_kernel<T, TAP, true, true> : interp_kernel<T, TAP, true, false>;
+        return d_geom.stage ? interp_kernel<T, TAP, false, true> : interp_kernel<T, TAP, false, false>;
+    }
+
+    void launch(const T* x, T* y, int n, cudaStream_t st)
+    {
+        const int tiles = (n + d_geom.TI - 1) / d_geom.TI;
+        const int blocks = std::min(tiles, d_max_blocks);
+        d_kernel<<<blocks, THREADS, smem_bytes<T, TAP>(d_geom), st>>>(x, y, d_taps.get(), n, d_geom);
+        GPUINTERP_CUDA_CHECK_LAUNCH(st);
+    }
+
+    int d_device;
+    size_t d_batch;
+    int d_sms = 1, d_smem_optin = 48 * 1024, d_max_blocks = 1;
+    tile_geometry d_geom{};
+    kernel_fn d_kernel = nullptr;
+    device_buffer<TAP> d_taps;
+    kernel::stream_history<HT> d_hist;
+    slot d_slots[2];
+};
+
+} // namespace
+
+template <typename T, typename TAP>
+std::unique_ptr<kernel::fir_engine<T, TAP>> make_cuda_fir_engine(int device, size_t batch)
+{
+    return std::make_unique<cuda_fir_engine<device_t<T>, device_t<TAP>>>(device, batch);
+}
+
+template <typename T, typename TAP>
+double time_fir_kernel_ms(int device, unsigned L, const std::vector<TAP>& taps, size_t n_in, int iters)
+{
+    cuda_fir_engine<device_t<T>, device_t<TAP>> e(device, 1);
+    const size_t M = (taps.size() + L - 1) / L;
+    std::vector<TAP> padded(M * L, TAP(0));
+    std::copy(taps.begin(), taps.end(), padded.begin());
+    e.set_taps(padded, L, M);
+    return e.time_kernel_ms(n_in, iters);
+}
+
+template double time_fir_kernel_ms<std::complex<float>, float>(int, unsigned, const std::vector<float>&, size_t, int);
+template double time_fir_kernel_ms<float, float>(int, unsigned, const std::vector<float>&, size_t, int);
+
+template std::unique_ptr<kernel::fir_engine<std::complex<float>, float>>
+make_cuda_fir_engine<std::complex<float>, float>(int, size_t);
+template std::unique_ptr<kernel::fir_engine<float, float>> make_cuda_fir_engine<float, float>(int, size_t);
+template std::unique_ptr<kernel::fir_engine<std::complex<float>, std::complex<float>>>
+make_cuda_fir_engine<std::complex<float>, std::complex<float>>(int, size_t);
+
+} // namespace gpu
+} // namespace gpuinterp
+} // namespace gr

@@ -1,0 +1,95 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "interp_fir_impl.h"
+#include "block_util.h"
+#include <gnuradio/io_signature.h>
+
+namespace gr {
+namespace gpuinterp {
+
+template <class T, class TAP>
+typename interp_fir<T, TAP>::sptr interp_fir<T, TAP>::make(unsigned interpolation,
+                                                          const std::vector<TAP>& taps,
+                                                          const std::string& backend,
+                                                          int device,
+                                                          int batch)
+{
+    return gnuradio::make_block_sptr<interp_fir_impl<T, TAP>>(
+        interpolation, taps, backend, device, batch);
+}
+
+template <class T, class TAP>
+interp_fir_impl<T, TAP>::interp_fir_impl(unsigned interpolation,
+                                         const std::vector<TAP>& taps,
+                                         const std::string& backend,
+                                         int device,
+                                         int batch)
+    : gr::sync_interpolator("interp_fir",
+                            gr::io_signature::make(1, 1, sizeof(T)),
+                            gr::io_signature::make(1, 1, sizeof(T)),
+                            interpolation < 1 ? 1 : interpolation),
+      d_kernel(interpolation, taps, backend_from_string(backend), device, batch_from_param(batch))
+{
+    log_backend(this->d_logger, d_kernel.active_backend(), d_kernel.backend_note());
+}
+
+template <class T, class TAP>
+void interp_fir_impl<T, TAP>::set_taps(const std::vector<TAP>& taps)
+{
+    std::lock_guard<std::mutex> lock(d_mutex);
+    d_kernel.set_taps(taps);
+}
+
+template <class T, class TAP>
+std::vector<TAP> interp_fir_impl<T, TAP>::taps() const
+{
+    std::lock_guard<std::mutex> lock(d_mutex);
+    return d_kernel.taps();
+}
+
+template <class T, class TAP>
+void interp_fir_impl<T, TAP>::set_batch(int batch)
+{
+    const size_t b = batch_from_param(batch);
+    std::lock_guard<std::mutex> lock(d_mutex);
+    d_kernel.set_batch(b ? b : kernel::polyphase_interpolator<T, TAP>::default_batch);
+}
+
+template <class T, class TAP>
+int interp_fir_impl<T, TAP>::batch() const
+{
+    std::lock_guard<std::mutex> lock(d_mutex);
+    return static_cast<int>(d_kernel.batch());
+}
+
+template <class T, class TAP>
+std::string interp_fir_impl<T, TAP>::active_backend() const
+{
+    return to_string(d_kernel.active_backend());
+}
+
+template <class T, class TAP>
+int interp_fir_impl<T, TAP>::work(int noutput_items,
+                                  gr_vector_const_void_star& input_items,
+                                  gr_vector_void_star& output_items)
+{
+    return guarded_work(this->d_logger, [&] {
+        std::lock_guard<std::mutex> lock(d_mutex);
+        const unsigned L = d_kernel.interpolation();
+        const int n_in = noutput_items / static_cast<int>(L);
+        d_kernel.filter(static_cast<T*>(output_items[0]),
+                        static_cast<const T*>(input_items[0]),
+                        static_cast<size_t>(n_in));
+        return n_in * static_cast<int>(L);
+    });
+}
+
+template class interp_fir<std::complex<float>, float>;
+template class interp_fir<float, float>;
+template class interp_fir<std::complex<float>, std::complex<float>>;
+
+} // namespace gpuinterp
+} // namespace gr

@@ -1,0 +1,78 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "cuda/device_query.h"
+#include <gnuradio/gpuinterp/kernel/backend.h>
+#include <cstdlib>
+
+namespace gr {
+namespace gpuinterp {
+
+backend backend_from_string(const std::string& name)
+{
+    if (name == "automatic" || name == "auto")
+        return backend::automatic;
+    if (name == "cpu")
+        return backend::cpu;
+    if (name == "cuda")
+        return backend::cuda;
+    throw std::invalid_argument("backend: unknown value '" + name +
+                                "' (expected 'automatic', 'cpu' or 'cuda')");
+}
+
+std::string to_string(backend b)
+{
+    switch (b) {
+    case backend::automatic:
+        return "automatic";
+    case backend::cpu:
+        return "cpu";
+    case backend::cuda:
+        return "cuda";
+    }
+    return "unknown";
+}
+
+bool built_with_cuda() { return gpu::built_with_cuda(); }
+int cuda_device_count() { return gpu::device_count(); }
+std::string cuda_device_name(int device) { return gpu::device_name(device); }
+
+backend_choice select_backend(backend requested, int device)
+{
+    if (device < 0)
+        throw std::invalid_argument("device: CUDA device index must be >= 0, got " +
+                                    std::to_string(device));
+    if (requested == backend::cpu)
+        return { backend::cpu, "" };
+    if (requested != backend::automatic && requested != backend::cuda)
+        throw std::invalid_argument("backend: invalid enumerator");
+
+    const char* force = std::getenv("GPUINTERP_BACKEND");
+    const bool forced_cpu = force && std::string(force) == "cpu";
+    if (requested == backend::automatic && forced_cpu)
+        return { backend::cpu, "GPUINTERP_BACKEND=cpu is set" };
+
+    std::string why;
+    if (!gpu::built_with_cuda()) {
+        why = "gr-gpuinterp was built without CUDA";
+    } else {
+        const int n = gpu::device_count();
+        if (n == 0) {
+            why = "no usable CUDA device (" + gpu::last_error() + ")";
+        } else if (device >= n) {
+            throw std::invalid_argument("device: CUDA device index " + std::to_string(device) +
+                                        " out of range (" + std::to_string(n) +
+                                        " device(s) found)");
+        }
+    }
+    if (why.empty())
+        return { backend::cuda, "" };
+    if (requested == backend::cuda)
+        throw std::runtime_error("backend 'cuda' requested but " + why);
+    return { backend::cpu, "using the CPU backend: " + why };
+}
+
+} // namespace gpuinterp
+} // namespace gr

@@ -1,0 +1,97 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "fir_engine.h"
+#include <gnuradio/gpuinterp/kernel/polyphase_interpolator.h>
+#include <gnuradio/gpuinterp/kernel/validate.h>
+
+namespace gr {
+namespace gpuinterp {
+namespace kernel {
+
+namespace {
+void check_interpolation(unsigned L)
+{
+    if (L < 1)
+        invalid_parameter("interpolation", "must be >= 1, got " + std::to_string(L));
+}
+} // namespace
+
+template <typename T, typename TAP>
+polyphase_interpolator<T, TAP>::polyphase_interpolator(unsigned interpolation,
+                                                       const std::vector<TAP>& taps,
+                                                       backend requested,
+                                                       int device,
+                                                       size_t batch)
+    : d_L(interpolation), d_batch(batch ? batch : default_batch)
+{
+    check_interpolation(interpolation);
+    require_nonempty_finite("taps", taps);
+    const backend_choice choice = select_backend(requested, device);
+    d_backend = choice.selected;
+    d_note = choice.reason;
+    if (d_backend == backend::cuda) {
+#ifdef GPUINTERP_HAVE_CUDA
+        d_engine = gpu::make_cuda_fir_engine<T, TAP>(device, d_batch);
+#endif
+    } else {
+        d_engine = make_cpu_fir_engine<T, TAP>();
+    }
+    set_taps(taps);
+}
+
+template <typename T, typename TAP>
+polyphase_interpolator<T, TAP>::~polyphase_interpolator() = default;
+
+template <typename T, typename TAP>
+void polyphase_interpolator<T, TAP>::set_taps(const std::vector<TAP>& taps)
+{
+    require_nonempty_finite("taps", taps);
+    const size_t M = (taps.size() + d_L - 1) / d_L;
+    std::vector<TAP> padded(M * d_L, TAP(0));
+    std::copy(taps.begin(), taps.end(), padded.begin());
+    d_engine->set_taps(padded, d_L, M);
+    d_taps = taps;
+    d_M = M;
+}
+
+template <typename T, typename TAP>
+void polyphase_interpolator<T, TAP>::filter(T* out, const T* in, size_t n_in)
+{
+    if (n_in == 0)
+        return;
+    d_engine->filter(out, in, n_in);
+}
+
+template <typename T, typename TAP>
+std::vector<T> polyphase_interpolator<T, TAP>::filter(const std::vector<T>& in)
+{
+    std::vector<T> out(in.size() * d_L);
+    filter(out.data(), in.data(), in.size());
+    return out;
+}
+
+template <typename T, typename TAP>
+void polyphase_interpolator<T, TAP>::reset()
+{
+    d_engine->reset();
+}
+
+template <typename T, typename TAP>
+void polyphase_interpolator<T, TAP>::set_batch(size_t batch)
+{
+    if (batch < 1)
+        invalid_parameter("batch", "must be >= 1");
+    d_batch = batch;
+    d_engine->set_batch(batch);
+}
+
+template class polyphase_interpolator<std::complex<float>, float>;
+template class polyphase_interpolator<float, float>;
+template class polyphase_interpolator<std::complex<float>, std::complex<float>>;
+
+} // namespace kernel
+} // namespace gpuinterp
+} // namespace gr

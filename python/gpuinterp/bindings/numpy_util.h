@@ -1,0 +1,45 @@
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef INCLUDED_GPUINTERP_NUMPY_UTIL_H
+#define INCLUDED_GPUINTERP_NUMPY_UTIL_H
+
+// Helpers shared by the kernel bindings: numpy arrays in, numpy arrays out, GIL released while the
+// kernel runs.
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <complex>
+
+namespace gr {
+namespace gpuinterp {
+namespace pyutil {
+
+namespace py = pybind11;
+
+template <typename T>
+using carray = py::array_t<T, py::array::c_style | py::array::forcecast>;
+
+//! out = fn(out_ptr, in_ptr, n) with an output of n * ratio items.
+template <typename T, typename F>
+py::array_t<T> map_1d(const carray<T>& in, size_t ratio, F&& fn)
+{
+    if (in.ndim() != 1)
+        throw std::invalid_argument("x: expected a one-dimensional array");
+    const size_t n = static_cast<size_t>(in.shape(0));
+    py::array_t<T> out(static_cast<py::ssize_t>(n * ratio));
+    T* o = out.mutable_data();
+    const T* i = in.data();
+    {
+        py::gil_scoped_release release;
+        fn(o, i, n);
+    }
+    return out;
+}
+
+} // namespace pyutil
+} // namespace gpuinterp
+} // namespace gr
+
+#endif

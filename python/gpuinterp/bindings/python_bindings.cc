@@ -1,0 +1,31 @@
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <gnuradio/gpuinterp/kernel/backend.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+namespace py = pybind11;
+
+void bind_all(py::module& m); // generated: one call per *_python.cc file
+
+PYBIND11_MODULE(gpuinterp_python, m)
+{
+    // gr.sync_block and friends must be registered before our classes derive from them.
+    py::module::import("gnuradio.gr");
+    using namespace gr::gpuinterp;
+    m.def("built_with_cuda", &built_with_cuda, "True when this build contains the CUDA backend.");
+    m.def("cuda_device_count", &cuda_device_count, "Number of usable CUDA devices (0 without one).");
+    m.def("cuda_device_name", &cuda_device_name, py::arg("device"));
+    m.def(
+        "select_backend",
+        [](const std::string& requested, int device) {
+            const backend_choice c = select_backend(backend_from_string(requested), device);
+            return py::make_tuple(to_string(c.selected), c.reason);
+        },
+        py::arg("backend"),
+        py::arg("device") = 0,
+        "Resolve a backend name: returns (selected, reason). Raises like a block's constructor would.");
+    bind_all(m);
+}

@@ -1,0 +1,106 @@
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef INCLUDED_GPUINTERP_TEST_UTIL_H
+#define INCLUDED_GPUINTERP_TEST_UTIL_H
+
+// Shared by the kernel tests: random data (never zeros), backend parametrisation with a clean skip
+// when no CUDA device exists, NaN poisoning of output buffers, and tolerance checks.
+
+#include <gnuradio/gpuinterp/kernel/backend.h>
+#include <gtest/gtest.h>
+#include <cmath>
+#include <complex>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace gpuinterp_test {
+
+using cf = std::complex<float>;
+using cd = std::complex<double>;
+using gr::gpuinterp::backend;
+
+inline std::mt19937& rng()
+{
+    static std::mt19937 g(12345);
+    return g;
+}
+
+template <typename T>
+T random_value(float scale = 1.0f);
+template <>
+inline float random_value<float>(float scale)
+{
+    std::uniform_real_distribution<float> d(-scale, scale);
+    float v;
+    do
+        v = d(rng());
+    while (v == 0.f);
+    return v;
+}
+template <>
+inline cf random_value<cf>(float scale)
+{
+    return { random_value<float>(scale), random_value<float>(scale) };
+}
+
+template <typename T>
+std::vector<T> random_vector(size_t n, float scale = 1.0f)
+{
+    std::vector<T> v(n);
+    for (auto& x : v)
+        x = random_value<T>(scale);
+    return v;
+}
+
+inline size_t random_size(size_t lo, size_t hi)
+{
+    return std::uniform_int_distribution<size_t>(lo, hi)(rng());
+}
+
+template <typename T>
+void poison(std::vector<T>& v)
+{
+    std::fill(v.begin(), v.end(), T(std::numeric_limits<float>::quiet_NaN()));
+}
+
+inline double to_d(float v) { return v; }
+inline cd to_d(cf v) { return { v.real(), v.imag() }; }
+
+inline std::string backend_name(const testing::TestParamInfo<backend>& info)
+{
+    return gr::gpuinterp::to_string(info.param);
+}
+
+//! Skip a CUDA-parametrised test when no device is usable.
+#define GPUINTERP_SKIP_WITHOUT_DEVICE(b)                                                  \
+    do {                                                                                  \
+        if ((b) == ::gr::gpuinterp::backend::cuda && ::gr::gpuinterp::cuda_device_count() == 0) \
+            GTEST_SKIP() << "no usable CUDA device";                                      \
+    } while (0)
+
+//! max |got - want| <= atol + rtol * max|want| over the vector, reported with the worst index.
+template <typename G, typename W>
+::testing::AssertionResult all_close(const std::vector<G>& got, const std::vector<W>& want, double rtol, double atol)
+{
+    if (got.size() != want.size())
+        return ::testing::AssertionFailure() << "size " << got.size() << " != " << want.size();
+    double scale = 0;
+    for (auto& w : want)
+        scale = std::max(scale, double(std::abs(w)));
+    const double tol = atol + rtol * scale;
+    for (size_t i = 0; i < got.size(); i++) {
+        const double err = std::abs(to_d(got[i]) - want[i]);
+        if (!(err <= tol))
+            return ::testing::AssertionFailure() << "index " << i << ": got " << got[i] << " want "
+                                                 << want[i] << " err " << err << " > tol " << tol;
+    }
+    return ::testing::AssertionSuccess();
+}
+
+} // namespace gpuinterp_test
+
+#endif
