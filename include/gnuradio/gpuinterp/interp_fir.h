@@ -45,7 +45,7 @@ public:
      *        latency, below ~4096 launch overhead dominates. On an H200 host 65536 measured fastest
      *        of 64Ki/256Ki/1Mi (docs/performance.md). Ignored on the CPU.
      */
-    static sptr make(unsigned interpolation,
+    static sptr make(int interpolation,
                      const std::vector<TAP>& taps,
                      const std::string& backend = "automatic",
                      int device = 0,
