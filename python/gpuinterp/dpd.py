@@ -582,8 +582,16 @@ def save_coefficients(path, coefficients, lo_leakage, P, Q, Lp, Lq, fmt=None, **
                "lo_leakage": [c.real, c.imag]}
         for k, v in extra.items():
             doc[k] = [v.real, v.imag] if isinstance(v, complex) else v
+        # One coefficient per line: readable and diff-friendly, still plain JSON.
+        lines = []
+        for k, v in doc.items():
+            if k == "coefficients":
+                body = ",\n  ".join(json.dumps(e) for e in v)
+                lines.append(f' "{k}": [\n  {body}\n ]')
+            else:
+                lines.append(f" {json.dumps(k)}: {json.dumps(v)}")
         with open(path, "w") as f:
-            json.dump(doc, f, indent=1)
+            f.write("{\n" + ",\n".join(lines) + "\n}\n")
     elif fmt == "csv":
         with open(path, "w") as f:
             f.write(f"# {MODEL_TEXT}\n# P={int(P)} Q={int(Q)} Lp={int(Lp)} Lq={int(Lq)}\n")
