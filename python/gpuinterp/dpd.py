@@ -356,8 +356,18 @@ class EstimateResult:
         return self.fit_nmse_db
 
 
+def _require_rows(rows, ncol, min_samples_per_coefficient):
+    need = int(math.ceil(min_samples_per_coefficient * ncol))
+    if rows < need:
+        raise DPDError(f"x: capture too short: {rows} usable samples after alignment for {ncol} "
+                       f"unknowns (need at least {need} = {min_samples_per_coefficient} per unknown)")
+
+
 def _prepare(x, y, P, Q, Lp, Lq, target_gain, delay, max_delay, fractional):
     xa, ya, d = align(x, y, delay=delay, max_delay=max_delay, fractional=fractional)
+    if xa.size == 0 or not np.any(xa) or not np.any(ya):
+        raise DPDError(f"x: capture too short: no usable overlap of x and y after aligning by {d:.3f} "
+                       "samples")
     if target_gain is None or target_gain == 0:
         den = np.vdot(xa, xa).real
         G = np.vdot(xa, ya) / den if den > 0 else 0j  # LS gain: y ~ G x
@@ -375,11 +385,7 @@ def _fit(xa, yn, P, Q, Lp, Lq, regularization, max_condition, lo_leakage, min_sa
     target = xa[L - 1:]
     if lo_leakage:
         phi = np.hstack([phi, np.ones((phi.shape[0], 1), dtype=np.complex128)])
-    ncol = phi.shape[1]
-    need = int(math.ceil(min_samples_per_coefficient * ncol))
-    if phi.shape[0] < need:
-        raise DPDError(f"x: capture too short: {phi.shape[0]} usable samples after alignment for {ncol} "
-                       f"unknowns (need at least {need} = {min_samples_per_coefficient} per unknown)")
+    _require_rows(phi.shape[0], phi.shape[1], min_samples_per_coefficient)
     # Columns of different orders differ by orders of magnitude; unit-norm scaling makes the
     # regularisation and the condition number independent of the signal level.
     norms = np.linalg.norm(phi, axis=0)
@@ -515,13 +521,19 @@ class Adaptation:
                                     kw.get("fractional", True))
         except DPDError as e:
             return self._refuse(str(e))
+        L = max(self.Lp, self.Lq if self.Q > 0 else 1)
+        try:
+            _require_rows(xa.size - (L - 1),
+                          num_coefficients(self.P, self.Q, self.Lp, self.Lq) + int(kw.get("lo_leakage", True)),
+                          kw.get("min_samples_per_coefficient", 10))
+            f_cur = apply_model(yn, self.coefficients, self.lo_leakage, self.P, self.Q, self.Lp, self.Lq)
+            loop = nmse_db(xa[L - 1:], f_cur[L - 1:])
+        except DPDError as e:
+            return self._refuse(str(e), delay=d, gain=G)
         if self.target_gain is None:
             self.target_gain = G
         if self.lock_delay and self.delay is None:
             self.delay = d
-        f_cur = apply_model(yn, self.coefficients, self.lo_leakage, self.P, self.Q, self.Lp, self.Lq)
-        L = max(self.Lp, self.Lq if self.Q > 0 else 1)
-        loop = nmse_db(xa[L - 1:], f_cur[L - 1:])
         if self.best is not None and loop > self.best[0] + self.rollback_tolerance_db:
             best_nmse, w, c = self.best
             self.coefficients, self.lo_leakage = w.copy(), c
@@ -606,7 +618,8 @@ def save_coefficients(path, coefficients, lo_leakage, P, Q, Lp, Lq, fmt=None, **
 def load_coefficients(path):
     """Read a file written by :func:`save_coefficients`; returns a dict with P, Q, Lp, Lq,
     coefficients (complex ndarray) and lo_leakage."""
-    text = open(path).read()
+    with open(path) as f:
+        text = f.read()
     if text.lstrip().startswith("{"):
         doc = json.loads(text)
         w = np.array([complex(a, b) for a, b in doc["coefficients"]])
