@@ -177,14 +177,23 @@ def _used_bins(fft_size, used):
     return np.concatenate([np.arange(fft_size - half, fft_size), np.arange(1, half + 1)])
 
 
-def ofdm_demodulate(y, fft_size=8192, used_subcarriers=1200, cp=576, nsym=None):
+def ofdm_demodulate(y, fft_size=8192, used_subcarriers=1200, cp=576, nsym=None, timing_advance=None):
     """Inverse of :func:`ofdm_test_signal` for an aligned signal: the used subcarriers of each complete
-    symbol, shape (nsym, used_subcarriers)."""
+    symbol, shape (nsym, used_subcarriers).
+
+    The FFT window starts ``timing_advance`` samples (default cp/2) before the end of the cyclic
+    prefix, as receivers do, so the spread of the zero-phase band-limiting filter (and of a PA's memory)
+    on either side stays inside the prefix; the resulting phase ramp is removed."""
     y = np.asarray(y, dtype=np.complex128).ravel()
     sym_len = fft_size + cp
+    adv = cp // 2 if timing_advance is None else int(timing_advance)
+    if not 0 <= adv <= cp:
+        raise ValueError(f"timing_advance: must be in [0, cp], got {adv}")
     n = y.size // sym_len if nsym is None else nsym
-    blocks = y[:n * sym_len].reshape(n, sym_len)[:, cp:]
-    return np.fft.fft(blocks, axis=1)[:, _used_bins(fft_size, used_subcarriers)]
+    blocks = y[:n * sym_len].reshape(n, sym_len)[:, cp - adv:cp - adv + fft_size]
+    bins = _used_bins(fft_size, used_subcarriers)
+    ramp = np.exp(2j * np.pi * bins * adv / fft_size)
+    return np.fft.fft(blocks, axis=1)[:, bins] * ramp
 
 
 def _pyplot():
