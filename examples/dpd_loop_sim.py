@@ -64,11 +64,13 @@ def run(args):
     tb.connect(pa, delay, (est, 1))
     tb.msg_connect(est, "coeffs", pred, "coeffs")
 
+    nsym0 = min(syms.shape[0], args.samples // (8192 + 576))
     print(f"predistorter block: {pred_name}; PA: {args.model}; model P={P} Q={Q} Lp={Lp} Lq={Lq}; "
           f"{args.samples} samples/iteration; loop delay {args.loop_delay} samples; damping {args.damping}")
     print(f"test signal: rms {np.sqrt(np.mean(np.abs(u) ** 2)):.3f}, peak {np.max(np.abs(u)):.3f}, "
           f"PAPR {20 * np.log10(np.max(np.abs(u)) / np.sqrt(np.mean(np.abs(u) ** 2))):.2f} dB, "
-          f"ACLR {metrics.aclr(u, fs, 18e6, 20e6)['worst']:.1f} dBc")
+          f"ACLR {metrics.aclr(u, fs, 18e6, 20e6)['worst']:.1f} dBc, EVM (crest-factor reduction) "
+          f"{metrics.evm_percent(syms[:nsym0], metrics.ofdm_demodulate(u, nsym=nsym0)):.2f} %")
     print(f"{'iter':>4} {'coeffs':>12} {'ACLR-':>8} {'ACLR+':>8} {'NMSE':>8} {'EVM%':>6} {'peak x':>7} "
           f"{'loopNMSE':>9} {'fitNMSE':>8} {'delay':>7}  step")
     rows = []
@@ -86,8 +88,14 @@ def run(args):
         if G is None:
             G = r.gain  # the gain the estimator locked on its first capture
         a = metrics.aclr(y, fs, 18e6, 20e6)
-        nm = metrics.nmse_db(u, y / G)
-        evm = metrics.evm_percent(syms[:nsym], metrics.ofdm_demodulate(y, nsym=nsym)) if nsym else float("nan")
+        # NMSE and EVM of the linearised chain u -> y, after removing its (fractional) delay and the
+        # gain G the estimator holds, as NMSE figures of DPD are commonly stated.
+        d = dpd.estimate_delay(u, y, max_delay=64)
+        ys, first = dpd.fractional_shift(y, d)
+        nm = metrics.nmse_db(u[first:first + ys.size], ys / G)
+        y_al = np.zeros(u.size, dtype=np.complex128)
+        y_al[first:first + ys.size] = ys
+        evm = metrics.evm_percent(syms[:nsym], metrics.ofdm_demodulate(y_al, nsym=nsym)) if nsym else float("nan")
         label = "identity" if it == 0 else f"after {it}"
         rows.append(dict(iteration=it, aclr_lower=a["lower"], aclr_upper=a["upper"], aclr=a["worst"], nmse=nm,
                          evm=evm, peak_x=float(np.max(np.abs(x))), loop_nmse=r.loop_nmse_db,

@@ -264,15 +264,18 @@ def estimate_delay(x, y, max_delay=None, fractional=True):
     if not fractional:
         return float(d_int)
     k = np.fft.fftfreq(m) * m  # symmetric bin indices, so the interpolant is the band-limited one
+    # Out-of-band bins carry nothing; dropping them makes each evaluation several times cheaper.
+    keep = np.abs(R) > 1e-9 * np.max(np.abs(R))
+    Rk, kk = R[keep], k[keep] * (2 * np.pi / m)
 
     def mag(t):
-        return abs(np.sum(R * np.exp(2j * np.pi * k * t / m)))
+        return abs(np.sum(Rk * np.exp(1j * kk * t)))
 
     a, b = d_int - 1.0, d_int + 1.0
     g = (math.sqrt(5) - 1) / 2
     c1, c2 = b - g * (b - a), a + g * (b - a)
     f1, f2 = mag(c1), mag(c2)
-    for _ in range(40):
+    for _ in range(30):  # bracket 2 * 0.618^30 ~ 1e-6 sample
         if f1 > f2:
             b, c2, f2 = c2, c1, f1
             c1 = b - g * (b - a)

@@ -116,7 +116,7 @@ class dpd_estimator_cc(gr.sync_block):
     which makes runs reproducible (tests, offline simulation). ``max_updates`` > 0 stops after that many
     steps."""
 
-    def __init__(self, P=5, Q=0, Lp=3, Lq=1, capture_length=32768, update_period=131072, damping=0.8,
+    def __init__(self, P=5, Q=0, Lp=3, Lq=1, capture_length=32768, update_period=1048576, damping=0.8,
                  target_gain=0j, regularization=1e-9, lo_leakage=True, max_delay=1024,
                  rollback_tolerance_db=0.5, max_gain_db=10.0, max_updates=0, synchronous=False,
                  initial_coefficients=(), initial_lo_leakage=0j):

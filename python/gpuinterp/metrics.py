@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-__all__ = ["welch_psd", "band_power", "aclr", "nmse_db", "evm_percent", "am_am_pm", "ofdm_test_signal",
+__all__ = ["welch_psd", "band_power", "aclr", "acpr", "nmse_db", "evm_percent", "am_am_pm", "ofdm_test_signal",
            "ofdm_demodulate", "plot_psd", "plot_am_am_pm"]
 
 
@@ -78,6 +78,12 @@ def aclr(x, fs, channel_bw, spacing, nfft=8192, offsets=(-1, 1)):
             "psd": (f, p)}
 
 
+def acpr(x, fs, channel_bw, spacing, nfft=8192, offsets=(-1, 1)):
+    """Adjacent-channel power ratio: the same measurement as :func:`aclr` (integrated adjacent-channel
+    power over integrated main-channel power, dBc); the two names are used interchangeably."""
+    return aclr(x, fs, channel_bw, spacing, nfft, offsets)
+
+
 def nmse_db(reference, measured, normalise_gain=False):
     """NMSE of ``measured`` against ``reference`` in dB; ``normalise_gain`` first removes the least-
     squares complex gain (measured ~ G reference)."""
@@ -101,13 +107,14 @@ def evm_percent(reference, measured, normalise_gain=True):
 def am_am_pm(x, y, gain=None, max_points=20000, seed=0):
     """AM/AM and AM/PM scatter data of a PA (x input, y output, aligned). Returns dict with
     ``in_amp`` |x|, ``out_amp`` |y/G| and ``phase_deg`` angle(y/(G x)) in degrees, G the given gain or
-    the least-squares gain, at most ``max_points`` random points (samples with |x| ~ 0 dropped)."""
+    the least-squares gain, at most ``max_points`` random points (samples below 2 % of the peak |x| dropped)."""
     x = np.asarray(x, dtype=np.complex128).ravel()
     y = np.asarray(y, dtype=np.complex128).ravel()
     if x.shape != y.shape:
         raise ValueError(f"y: length {y.size} differs from x length {x.size}")
     G = complex(gain) if gain else np.vdot(x, y) / np.vdot(x, x).real
-    keep = np.abs(x) > 1e-3 * np.max(np.abs(x))
+    # The phase of near-zero samples is dominated by memory effects and says nothing about AM/PM.
+    keep = np.abs(x) > 0.02 * np.max(np.abs(x))
     idx = np.flatnonzero(keep)
     if idx.size > max_points:
         idx = np.sort(np.random.default_rng(seed).choice(idx, max_points, replace=False))
