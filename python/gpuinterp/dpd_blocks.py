@@ -69,6 +69,9 @@ class dpd_predistorter_py_cc(gr.sync_block):
         self.set_msg_handler(pmt.intern("coeffs"), self._on_coeffs)
 
     def set_coefficients(self, coefficients, lo_leakage=0j):
+        """Replace the coefficients (between two work() calls); an empty vector means identity."""
+        if coefficients is None or len(coefficients) == 0:
+            coefficients = dpd.identity_coefficients(self._P, self._Q, self._Lp, self._Lq)
         w = dpd._check_coefficients(coefficients, self._P, self._Q, self._Lp, self._Lq)
         c = complex(lo_leakage)
         if not np.isfinite(c):

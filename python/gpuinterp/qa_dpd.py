@@ -4,7 +4,6 @@
 estimation (recovery of known coefficients), time alignment, the adaptation (damping, rollback,
 refusals), bad inputs and coefficient files."""
 
-import math
 import os
 import tempfile
 
@@ -187,7 +186,7 @@ class qa_dpd(gr_unittest.TestCase):
             y = (0.9 - 0.3j) * s[start:start + ov * 16000:ov]
             want = d_int + ph / ov
             got = dpd.estimate_delay(x, y)
-            self.assertAlmostEqual(got, want, delta=5e-3, msg=f"delay {want}: got {got}")
+            self.assertAlmostEqual(got, want, delta=1e-3, msg=f"delay {want}: got {got}")  # measured <1e-4
             xa, ya, d = dpd.align(x, y)
             self.assertLess(metrics.nmse_db(xa, ya, normalise_gain=True), -50)
             # Without the fractional part the same capture aligns far worse.
@@ -205,7 +204,7 @@ class qa_dpd(gr_unittest.TestCase):
         ys, first = dpd.fractional_shift(y, 2.25)
         ref = s[(first + 2) * ov + 1:(first + 2) * ov + 1 + ys.size * ov:ov]
         self.assertEqual(ref.size, ys.size)
-        self.assertLess(metrics.nmse_db(ref[100:-100], ys[100:-100]), -55)
+        self.assertLess(metrics.nmse_db(ref[100:-100], ys[100:-100]), -75)
 
     def test_max_delay_bound(self):
         s = bandlimited(4000, self.rng)

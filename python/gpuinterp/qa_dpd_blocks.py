@@ -4,7 +4,6 @@
 dpd_estimator_cc (messages, refusals, bad parameters), the closed simulated loop (ACLR improvement in
 a short run), the example script and the offline estimation tool."""
 
-import math
 import os
 import subprocess
 import sys
