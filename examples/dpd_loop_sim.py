@@ -74,6 +74,7 @@ def run(args):
     print(f"{'iter':>4} {'coeffs':>12} {'ACLR-':>8} {'ACLR+':>8} {'NMSE':>8} {'EVM%':>6} {'peak x':>7} "
           f"{'loopNMSE':>9} {'fitNMSE':>8} {'delay':>7}  step")
     rows = []
+    applied = (dpd.identity_coefficients(P, Q, Lp, Lq), 0j)  # what the predistorter runs with
     G = None
     first_y = last = None
     nsym = min(syms.shape[0], args.samples // (8192 + 576))
@@ -107,6 +108,7 @@ def run(args):
             first_y = y
         last = (x, y)
         if it < args.iterations and r.status != "refused":
+            applied = (r.coefficients, r.lo_leakage)
             pred.set_coefficients([complex(v) for v in r.coefficients], complex(r.lo_leakage))
 
     best = min(rows[1:], key=lambda d: d["aclr"]) if len(rows) > 1 else rows[0]
@@ -128,8 +130,8 @@ def run(args):
                               os.path.join(args.outdir, "dpd_am_am.png"),
                               title=f"{args.model}: AM/AM and AM/PM before and after DPD")
         print(f"plots: {os.path.join(args.outdir, 'dpd_psd.png')}, {os.path.join(args.outdir, 'dpd_am_am.png')}")
-        dpd.save_coefficients(os.path.join(args.outdir, "dpd_coefficients.json"), pred.coefficients(),
-                              pred.lo_leakage(), P, Q, Lp, Lq)
+        dpd.save_coefficients(os.path.join(args.outdir, "dpd_coefficients.json"), applied[0], applied[1],
+                              P, Q, Lp, Lq)
     return rows, improvement, best
 
 

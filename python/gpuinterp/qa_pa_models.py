@@ -6,6 +6,7 @@ gain, noise SNR, chunking, and the pa_model_cc block in a flowgraph."""
 
 import math
 import os
+import time
 
 import numpy as np
 import gnuradio
@@ -144,6 +145,29 @@ class qa_pa_models(gr_unittest.TestCase):
         self.assertEqual(pa.backoff_db(), 1.0)
         with self.assertRaises(ValueError):
             pa.set_gain(0)
+
+    def test_setter_while_running(self):
+        # A gain change lands between two work() calls of the running flowgraph.
+        tb = gr.top_block()
+        src = blocks.vector_source_c([0.1 + 0j] * 4096, True)
+        pa = gpuinterp.pa_model_cc("rapp", rapp_saturation=10.0)
+        probe = blocks.probe_signal_c()
+        tb.connect(src, pa, probe)
+        tb.start()
+        deadline = time.time() + 5
+        while time.time() < deadline and abs(probe.level()) == 0:
+            time.sleep(0.01)
+        before = probe.level()
+        pa.set_gain(-2.0)
+        deadline = time.time() + 5
+        while time.time() < deadline and abs(probe.level() - 2 * -before) > 1e-6:
+            time.sleep(0.01)
+        after = probe.level()
+        tb.stop()
+        tb.wait()
+        rapp = 0.1 / (1 + (0.1 / 10.0) ** 4) ** 0.25
+        self.assertAlmostEqual(before, rapp, places=6)
+        self.assertAlmostEqual(after, -2 * rapp, places=6)
 
 
 if __name__ == "__main__":
