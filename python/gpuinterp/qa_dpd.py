@@ -154,6 +154,22 @@ class qa_dpd(gr_unittest.TestCase):
         np.testing.assert_allclose(r.coefficients, w, rtol=0, atol=1e-8)
         self.assertLess(r.fit_nmse_db, -150)
 
+    def test_estimate_equals_lstsq(self):
+        # Unregularised, the estimate is the least-squares solution: compare with LAPACK's gelsd on the
+        # unscaled basis (plus the constant column), for a well-conditioned basis (Gram route) and a
+        # badly conditioned one (P = 19, cond ~7e5, SVD route).
+        for P, Lp, scale in ((5, 3, 0.3), (19, 2, 0.3)):
+            y = self.rand_c(20000, scale)
+            x = y + 0.05 * y * np.abs(y) ** 2 + 0.01 * self.rand_c(20000)
+            r = dpd.estimate(x, y, P, 0, Lp, 1, delay=0.0, target_gain=1.0, regularization=0.0)
+            phi = np.hstack([dpd.basis_matrix(y, P, 0, Lp, 1), np.ones((y.size, 1))])[Lp - 1:]
+            ref = np.linalg.lstsq(phi, x[Lp - 1:], rcond=None)[0]
+            got = np.append(r.coefficients, r.lo_leakage)
+            # measured 1e-13 (cond 8.5) and 3e-9 (cond 6.6e5)
+            self.assertLess(np.linalg.norm(got - ref) / np.linalg.norm(ref), 1e-10 if r.condition < 1e5 else 1e-6,
+                            (P, r.condition))
+        self.assertGreater(r.condition, 1e5)  # the second case did take the SVD route
+
     def test_estimate_with_delay_and_measured_gain(self):
         # y lags x by 23 samples and carries a gain; the fitted inverse maps y/G back to x.
         u = bandlimited(30000, self.rng, bw=0.3, rms=0.22)
