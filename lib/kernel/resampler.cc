@@ -245,7 +245,11 @@ size_t resampler<T>::resample(T* out, size_t max_out, const T* in, size_t n_in, 
         d_engine->run(out, d_window.data(), H + n_in, plan);
     }
     const fx_pos after = fx_advance({ ip, d_next_fp }, s, n_out);
-    const int64_t c = std::min<int64_t>(int64_t(n_in), std::max<int64_t>(0, after.ip - int64_t(d_back)));
+    // Consume up to (not including) the last input the next output needs: that output then always
+    // needs at least one new input (so a forecast of 0 never happens), and the history, H >=
+    // back + ahead + 1 samples, still holds everything it reads further back.
+    const int64_t c = std::min<int64_t>(int64_t(n_in),
+                                        std::max<int64_t>(0, after.ip - int64_t(H) + int64_t(d_ahead)));
     const fx_pos next = fx_advance({ d_next_ip, d_next_fp }, s, n_out);
     d_next_ip = next.ip;
     d_next_fp = next.fp;
