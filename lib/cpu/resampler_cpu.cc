@@ -6,10 +6,9 @@
 // CPU backend of the resampler. Outputs are independent once their position is known, and the
 // fixed-point clock gives any output's position in closed form, so blocks of outputs go to OpenMP
 // threads; inside a block the position is stepped (the same integers the closed form gives).
-// Polyphase with r >= 1 stores the nfilts+1 arms reversed and contiguous so one output is two SIMD
-// dot products (arm p and arm p+1) blended by the arm fraction, as GNU Radio's pfb_arb_resampler
-// blends its filter and derivative outputs. With r < 1 every tap has its own phase, so each weight
-// is interpolated from the table separately (K/r taps per output).
+// Polyphase stores the nfilts+1 arms reversed and contiguous so one output is two SIMD dot products
+// (arm p and arm p+1) blended by the arm fraction, as GNU Radio's pfb_arb_resampler blends its
+// filter and derivative outputs (for r < 1 the arms are K/r long: the table is stretched).
 #include "../kernel/fixed_phase.h"
 #include "../kernel/resamp_engines.h"
 #include "dot.h"
@@ -51,7 +50,7 @@ public:
         const size_t n = plan.n_out;
         double cost = double(n);
         if (plan.method == resamp_method::polyphase)
-            cost *= 2.0 * d_K / plan.scale;
+            cost *= 2.0 * d_K;
         cpu::parallel_blocks((n + block - 1) / block, cost, [&](size_t b) {
             const size_t lo = b * block, hi = std::min(n, lo + block);
             fx_pos p = fx_advance(plan.pos0, plan.step, lo);
@@ -89,19 +88,15 @@ public:
                 }
                 break;
             case resamp_method::polyphase:
-                if (plan.scale >= 1.0)
-                    for (size_t k = lo; k < hi; k++, p = fx_add(p, plan.step))
-                        out[k] = poly_up(w, p, plan);
-                else
-                    for (size_t k = lo; k < hi; k++, p = fx_add(p, plan.step))
-                        out[k] = poly_down(w, p, plan);
+                for (size_t k = lo; k < hi; k++, p = fx_add(p, plan.step))
+                    out[k] = poly(w, p, plan);
                 break;
             }
         });
     }
 
 private:
-    T poly_up(const T* w, fx_pos p, const resamp_plan& plan) const
+    T poly(const T* w, fx_pos p, const resamp_plan& plan) const
     {
         // arm index = floor(mu * P), arm fraction = frac(mu * P), both exact from the 64-bit phase
         const uint64_t pa = fx_mulhi(p.fp, d_P);
@@ -111,28 +106,6 @@ private:
         cpu::dot(&y0, x, d_arms.data() + pa * d_stride, d_K);
         cpu::dot(&y1, x, d_arms.data() + (pa + 1) * d_stride, d_K);
         return (1.0f - f) * y0 + f * y1;
-    }
-
-    T poly_down(const T* w, fx_pos p, const resamp_plan& plan) const
-    {
-        const double s = plan.scale;
-        const double mu = fx_frac_d(p.fp);
-        const double half = plan.half_span;
-        const double P = d_P;
-        const int64_t R = int64_t(std::ceil(half / s));
-        const double jmax = double(d_K) * P;
-        T acc = T(0);
-        for (int64_t d = -R; d <= R; d++) { // tap on x[i + d]: tau = s (mu - d)
-            const double u = (s * (mu - double(d)) + half) * P;
-            if (!(u > 0 && u < jmax))
-                continue;
-            const double jf = std::floor(u);
-            const size_t j = size_t(jf);
-            const float f = float(u - jf);
-            const float h = (1.0f - f) * d_table[j] + f * d_table[j + 1];
-            acc += (float(s) * h) * w[p.ip + d];
-        }
-        return acc;
     }
 
     std::vector<float> d_table, d_arms;

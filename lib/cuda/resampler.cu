@@ -48,9 +48,7 @@ constexpr int W = 4096; // texture row width (samples) without the overlap texel
 
 struct poly_args {
     const float* arms;  // (P+1) arms of K taps: arm p, tap m at p*K + m
-    const float* table; // K*P + 1 prototype samples
     int K, P, half;
-    double scale;
 };
 
 __device__ inline float2 operator*(float a, float2 b) { return make_float2(a * b.x, a * b.y); }
@@ -89,7 +87,7 @@ __global__ void resamp_kernel(const D* __restrict__ w,
             const D xm = w[i - 1], x0 = w[i], x1 = w[i + 1], x2 = w[i + 2];
             y[k] = x0 + (0.5f * mu) * ((x1 - xm) + mu * ((2.0f * xm - 5.0f * x0 + 4.0f * x1 - x2) +
                                                          mu * (3.0f * (x0 - x1) + x2 - xm)));
-        } else if (pa.scale >= 1.0) { // polyphase, r >= 1: two arms, blended
+        } else { // polyphase: two arms (K' taps each), blended
             const unsigned long long arm = kernel::fx_mulhi(p.fp, (unsigned long long)pa.P);
             const float f = kernel::fx_frac_f(p.fp * (unsigned long long)pa.P);
             const float* h0 = pa.arms + arm * pa.K;
@@ -102,24 +100,6 @@ __global__ void resamp_kernel(const D* __restrict__ w,
                 mac(a1, __ldg(h1 + m), v);
             }
             y[k] = (1.0f - f) * a0 + f * a1;
-        } else { // polyphase, r < 1: every tap interpolated from the table
-            const double s = pa.scale;
-            const double mu = kernel::fx_frac_d(p.fp);
-            const double half = pa.half;
-            const int R = int(ceil(half / s));
-            const double jmax = double(pa.K) * pa.P;
-            D acc = zero<D>();
-            for (int d = -R; d <= R; d++) {
-                const double u = (s * (mu - double(d)) + half) * pa.P;
-                if (!(u > 0 && u < jmax))
-                    continue;
-                const double jf = floor(u);
-                const int j = int(jf);
-                const float f = float(u - jf);
-                const float h = (1.0f - f) * __ldg(pa.table + j) + f * __ldg(pa.table + j + 1);
-                mac(acc, float(s) * h, w[i + d]);
-            }
-            y[k] = acc;
         }
     }
 }
@@ -150,9 +130,7 @@ public:
             for (unsigned m = 0; m < K; m++)
                 arms[size_t(p) * K + m] = table[size_t(K - 1 - m) * P + p];
         d_arms.reserve(arms.size());
-        d_table.reserve(table.size());
         GPUINTERP_CUDA_CHECK(cudaMemcpy(d_arms.get(), arms.data(), arms.size() * sizeof(float), cudaMemcpyHostToDevice));
-        GPUINTERP_CUDA_CHECK(cudaMemcpy(d_table.get(), table.data(), table.size() * sizeof(float), cudaMemcpyHostToDevice));
         d_K = int(K);
         d_P = int(P);
     }
@@ -193,7 +171,7 @@ public:
         cudaTextureObject_t tex = 0;
         if (plan.method == resamp_method::texture)
             tex = to_pitch2d(dwin, n_win, st);
-        poly_args pa{ d_arms.get(), d_table.get(), d_K, d_P, plan.half_span, plan.scale };
+        poly_args pa{ d_arms.get(), d_K, d_P, plan.half_span };
         const int threads = 256;
         const int blocks = int(std::max<size_t>(1, std::min<size_t>((plan.n_out + threads - 1) / threads, size_t(d_sms) * 32)));
         switch (plan.method) {
@@ -267,7 +245,7 @@ private:
     int d_sms = 1, d_pitch_align = 32, d_max_rows = 65000;
     int d_K = 0, d_P = 0;
     std::unique_ptr<stream> d_stream;
-    device_buffer<float> d_arms, d_table;
+    device_buffer<float> d_arms;
     device_buffer<D> d_dwin, d_dout;
     pinned_buffer<D> d_hwin, d_hout;
     device_buffer<D> d_pitched;
@@ -294,7 +272,7 @@ double time_resampler_kernel_ms(int device, kernel::resamp_method m, double rate
     cuda_resamp_engine<float2, H> e(device, n_in);
     kernel::polyphase_params pp;
     if (m == resamp_method::polyphase)
-        e.set_prototype(front.prototype(), pp.taps_per_arm, pp.nfilts);
+        e.set_prototype(front.prototype(), unsigned(kernel::polyphase_taps(pp, std::min(1.0, rate))), pp.nfilts);
     device_guard g(device);
     const size_t H0 = front.reach_back() + 1;
     const size_t n_win = n_in + H0 + front.lookahead();
@@ -311,7 +289,7 @@ double time_resampler_kernel_ms(int device, kernel::resamp_method m, double rate
     plan.n_out = size_t(double(n_in) * rate);
     plan.hist = H0;
     plan.scale = std::min(1.0, rate);
-    plan.half_span = int(pp.taps_per_arm / 2);
+    plan.half_span = int(front.lookahead());
     plan.nfilts = int(pp.nfilts);
     plan.back = front.reach_back();
     plan.ahead = front.lookahead();

@@ -108,14 +108,24 @@ double polyphase_h(const polyphase_params& pp, double tau)
     return 2 * fc * sinc * w;
 }
 
-std::vector<float> polyphase_prototype(const polyphase_params& pp)
+std::vector<float> polyphase_prototype(const polyphase_params& pp, double scale)
 {
     check_params(pp);
-    const size_t n = size_t(pp.taps_per_arm) * pp.nfilts + 1;
+    const size_t K = polyphase_taps(pp, scale);
+    const size_t n = K * pp.nfilts + 1;
     std::vector<float> h(n);
-    for (size_t j = 0; j < n; j++)
-        h[j] = float(polyphase_h(pp, double(j) / pp.nfilts - pp.taps_per_arm / 2.0));
+    for (size_t j = 0; j < n; j++) {
+        const double tau = double(j) / pp.nfilts - double(K) / 2; // input samples
+        h[j] = float(scale * polyphase_h(pp, scale * tau));
+    }
     return h;
+}
+
+size_t polyphase_taps(const polyphase_params& pp, double scale)
+{
+    if (scale >= 1)
+        return pp.taps_per_arm;
+    return 2 * size_t(std::ceil(pp.taps_per_arm / (2 * scale) - 1e-9));
 }
 
 template <typename T>
@@ -139,10 +149,6 @@ resampler<T>::resampler(double rate,
 #endif
     } else {
         d_engine = make_cpu_resamp_engine<T>();
-    }
-    if (method == resamp_method::polyphase) {
-        d_proto = polyphase_prototype(pp);
-        d_engine->set_prototype(d_proto, pp.taps_per_arm, pp.nfilts);
     }
     const fx_step s = step_from_rate(rate);
     d_step_ip = s.ip;
@@ -168,13 +174,18 @@ void resampler<T>::configure_reach()
         d_ahead = 2;
         break;
     case resamp_method::polyphase: {
-        const size_t half = d_pp.taps_per_arm / 2;
-        if (d_rate >= 1) {
-            d_back = half - 1;
-            d_ahead = half;
-        } else {
-            d_back = d_ahead = size_t(std::ceil(half / d_rate)) + 1;
+        // The table is w(tau) = s h(s tau) at nfilts points per INPUT sample, s = min(1, r): for
+        // r < 1 the stretched filter spans K' = K/r inputs, so every output, at any rate, is two
+        // dot products over K' inputs (arm p and p+1), like the r >= 1 case. Rebuilt when s changes.
+        const double scale = std::min(1.0, d_rate);
+        if (d_proto.empty() || scale != d_proto_scale) {
+            d_proto = polyphase_prototype(d_pp, scale);
+            d_proto_scale = scale;
+            d_engine->set_prototype(d_proto, unsigned(polyphase_taps(d_pp, scale)), d_pp.nfilts);
         }
+        const size_t half = polyphase_taps(d_pp, scale) / 2;
+        d_back = half - 1;
+        d_ahead = half;
         break;
     }
     }
@@ -238,7 +249,7 @@ size_t resampler<T>::resample(T* out, size_t max_out, const T* in, size_t n_in, 
         plan.n_out = n_out;
         plan.hist = H;
         plan.scale = std::min(1.0, d_rate);
-        plan.half_span = int(d_pp.taps_per_arm / 2);
+        plan.half_span = int(d_ahead); // polyphase: K'/2
         plan.nfilts = int(d_pp.nfilts);
         plan.back = d_back;
         plan.ahead = d_ahead;

@@ -53,9 +53,10 @@ class resamp_engine;
  *  - cubic:     Catmull-Rom (Keys, a = -1/2) through x[i-1..i+2]
  *  - polyphase: y = sum_n x[n] s h(s (t - n)), s = min(1, r), h a Kaiser-windowed sinc with cutoff
  *               (-6 dB) at 0.5 - df/2 of the lower of the two rates, df = (A - 7.95)/(14.36 K);
- *               h is tabulated at nfilts points per unit and linearly interpolated between adjacent
- *               arms (GNU Radio pfb_arb_resampler / liquid resamp design). For r < 1 the filter is
- *               stretched by 1/r (K/r taps per output) so it also suppresses aliasing.
+ *               s h(s tau) is tabulated at nfilts points per input sample and linearly
+ *               interpolated between adjacent arms (GNU Radio pfb_arb_resampler / liquid resamp
+ *               design). For r < 1 the filter is stretched by 1/r (K' = K/r taps per output, the
+ *               table grows to K' nfilts floats) so it also suppresses aliasing.
  * No gain: a constant input gives that constant out (to the design's passband ripple).
  */
 template <typename T>
@@ -90,7 +91,7 @@ public:
     double rate() const { return d_rate; }
     resamp_method method() const { return d_method; }
     const polyphase_params& params() const { return d_pp; }
-    //! Polyphase prototype h at nfilts points per unit (K*nfilts + 1 values; empty otherwise).
+    //! Polyphase table for the current rate (K'*nfilts + 1 values; empty for other methods).
     const std::vector<float>& prototype() const { return d_proto; }
     //! Samples after / before floor(t) an output reads.
     size_t lookahead() const { return d_ahead; }
@@ -118,6 +119,7 @@ private:
     resamp_method d_method;
     polyphase_params d_pp;
     std::vector<float> d_proto;
+    double d_proto_scale = 0;
     size_t d_ahead = 1, d_back = 0;
     uint64_t d_step_ip = 0, d_step_fp = 0;
     int64_t d_next_ip = 0; // absolute position of the next output
@@ -136,9 +138,11 @@ private:
 using resampler_cc = resampler<std::complex<float>>;
 using resampler_ff = resampler<float>;
 
-//! The Kaiser-windowed-sinc prototype the polyphase method uses (exposed for tests and docs):
-//! K*nfilts + 1 samples of h(tau), tau = j/nfilts - K/2.
-std::vector<float> polyphase_prototype(const polyphase_params& pp);
+//! The table the polyphase method uses at time scale s = min(1, r) (exposed for tests and docs):
+//! K'*nfilts + 1 samples of s h(s tau), tau = j/nfilts - K'/2 input samples, K' = polyphase_taps().
+std::vector<float> polyphase_prototype(const polyphase_params& pp, double scale = 1.0);
+//! Inputs one polyphase output reads: K for r >= 1, the even number >= K/r for r < 1.
+size_t polyphase_taps(const polyphase_params& pp, double scale);
 //! The same continuous h(tau) in double precision (the test reference).
 double polyphase_h(const polyphase_params& pp, double tau);
 
