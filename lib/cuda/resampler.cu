@@ -115,6 +115,7 @@ public:
         GPUINTERP_CUDA_CHECK(cudaDeviceGetAttribute(&d_sms, cudaDevAttrMultiProcessorCount, device));
         GPUINTERP_CUDA_CHECK(cudaDeviceGetAttribute(&d_pitch_align, cudaDevAttrTexturePitchAlignment, device));
         GPUINTERP_CUDA_CHECK(cudaDeviceGetAttribute(&d_max_rows, cudaDevAttrMaxTexture2DLinearHeight, device));
+        GPUINTERP_CUDA_CHECK(cudaDeviceGetAttribute(&d_tex_align, cudaDevAttrTextureAlignment, device));
     }
     ~cuda_resamp_engine() override
     {
@@ -207,11 +208,14 @@ private:
         if (rows + 1 > d_rows_cap || !d_tex.valid()) {
             const size_t cap = std::min(size_t(d_max_rows), std::max(rows + 1, d_rows_cap * 2));
             d_tex.release();
-            d_pitched.reserve(cap * pitch / sizeof(D));
+            // The texture's base address must be a multiple of the texture alignment (512 B).
+            d_pitched.reserve(cap * pitch + size_t(d_tex_align));
+            const uintptr_t base = reinterpret_cast<uintptr_t>(d_pitched.get());
+            d_pitched_base = reinterpret_cast<char*>((base + d_tex_align - 1) / d_tex_align * d_tex_align);
             cudaResourceDesc res;
             std::memset(&res, 0, sizeof(res));
             res.resType = cudaResourceTypePitch2D;
-            res.res.pitch2D.devPtr = d_pitched.get();
+            res.res.pitch2D.devPtr = d_pitched_base;
             res.res.pitch2D.desc = cudaCreateChannelDesc<D>();
             res.res.pitch2D.width = W + 1;
             res.res.pitch2D.height = cap;
@@ -226,7 +230,7 @@ private:
             d_tex.create(res, td);
             d_rows_cap = cap;
         }
-        char* dst = reinterpret_cast<char*>(d_pitched.get());
+        char* dst = d_pitched_base;
         // Zero the last row and the one after it: their unwritten texels are read with weight 0
         // (the overlap texel of the last row, and the vertical neighbour), and 0 * NaN is NaN.
         GPUINTERP_CUDA_CHECK(cudaMemsetAsync(dst + (rows - 1) * pitch, 0, 2 * pitch, st));
@@ -248,7 +252,9 @@ private:
     device_buffer<float> d_arms;
     device_buffer<D> d_dwin, d_dout;
     pinned_buffer<D> d_hwin, d_hout;
-    device_buffer<D> d_pitched;
+    device_buffer<char> d_pitched;
+    char* d_pitched_base = nullptr;
+    int d_tex_align = 512;
     size_t d_rows_cap = 0;
     texture_object d_tex;
 };
