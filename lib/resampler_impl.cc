@@ -7,6 +7,7 @@
 #include <gnuradio/gpuinterp/kernel/resampler.h>
 #include <gnuradio/gpuinterp/resampler.h>
 #include <gnuradio/io_signature.h>
+#include <cmath>
 #include <mutex>
 
 namespace gr {
@@ -43,6 +44,13 @@ public:
     {
         log_backend(this->d_logger, d_kernel.active_backend(), d_kernel.backend_note());
         this->set_relative_rate(rate);
+        // The kernel keeps its own history; the declared history only makes GNU Radio size our
+        // input buffer for the worst case of one output (K/r inputs for polyphase at r < 1), which
+        // the default buffer (8192 complex items) cannot hold at low rates. GNU Radio's history
+        // items sit in front of input_items[0] and are skipped in general_work. The buffer is sized
+        // once, at start: lowering the rate a lot while running (polyphase) can outgrow it.
+        d_skip = d_kernel.reach_back() + d_kernel.lookahead() + size_t(std::ceil(1.0 / rate)) + 1;
+        this->set_history(unsigned(d_skip + 1));
         // Tags are moved by their input time (first output at or after it), not offset * rate.
         this->set_tag_propagation_policy(gr::block::TPP_DONT);
     }
@@ -65,8 +73,8 @@ public:
     {
         std::lock_guard<std::mutex> lock(d_mutex);
         const size_t need = d_kernel.inputs_needed(size_t(noutput_items));
-        // At least one item: with zero GNU Radio may call us forever with nothing new to do.
-        ninput_items_required[0] = int(std::max<size_t>(1, need));
+        // inputs_needed() >= 1 always (see the kernel's consumption rule), plus GNU Radio's history.
+        ninput_items_required[0] = int(std::max<size_t>(1, need) + d_skip);
     }
 
     int general_work(int noutput_items,
@@ -82,10 +90,11 @@ public:
             }
             const uint64_t read0 = this->nitems_read(0);
             size_t used = 0;
+            const size_t avail = size_t(std::max(0, ninput_items[0] - int(d_skip)));
             const size_t got = d_kernel.resample(static_cast<T*>(output_items[0]),
                                                  size_t(noutput_items),
-                                                 static_cast<const T*>(input_items[0]),
-                                                 size_t(ninput_items[0]),
+                                                 static_cast<const T*>(input_items[0]) + d_skip,
+                                                 avail,
                                                  used);
             if (used > 0) {
                 std::vector<gr::tag_t> tags;
@@ -104,6 +113,7 @@ private:
     mutable std::mutex d_mutex; // set_rate lands between two work() calls
     kernel::resampler<T> d_kernel;
     bool d_rate_changed = false;
+    size_t d_skip = 0; // GNU Radio history items in front of the new input
 };
 
 template <class T>

@@ -196,6 +196,15 @@ class qa_resampler(gr_unittest.TestCase):
         y, _ = run_block(gpuinterp.resampler_cc(1e-3, "nearest", backend="cpu"), x)
         np.testing.assert_array_equal(y, x[exact_floor(len(y), 1e-3, Fraction(1, 2))])
         self.assertEqual(len(y), expected_count(200000, 1e-3, 1))
+        # polyphase at 1/1000: one output reads K/r = 32000 inputs, more than GNU Radio's default
+        # buffer; the block declares a history so the scheduler sizes the buffer for it
+        for r in (1e-3, 1000.0):
+            xi = x if r < 1 else x[:100]
+            y, _ = run_block(gpuinterp.resampler_cc(r, "polyphase", backend="cpu"), xi)
+            want = gpuinterp.resampler_kernel_cc(r, "polyphase").resample(xi)
+            self.assertEqual(len(y), len(want))
+            self.assertGreater(len(y), 0)
+            np.testing.assert_array_equal(y, want)
 
     def test_009_kernel_chunking_equals_one_call(self):
         x = crandn(20000)
