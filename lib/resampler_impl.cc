@@ -35,7 +35,9 @@ public:
                    double attenuation_db,
                    const std::string& backend,
                    int device)
-        : gr::block("resampler", gr::io_signature::make(1, 1, sizeof(T)), gr::io_signature::make(1, 1, sizeof(T))),
+        : gr::block("resampler",
+                    gr::io_signature::make(1, 1, sizeof(T)),
+                    gr::io_signature::make(1, 1, sizeof(T))),
           d_kernel(rate,
                    kernel::method_from_string(method),
                    backend_from_string(backend),
@@ -44,14 +46,17 @@ public:
     {
         log_backend(this->d_logger, d_kernel.active_backend(), d_kernel.backend_note());
         this->set_relative_rate(rate);
-        // The kernel keeps its own history; the declared history only makes GNU Radio size our
-        // input buffer for the worst case of one output (K/r inputs for polyphase at r < 1), which
-        // the default buffer (8192 complex items) cannot hold at low rates. GNU Radio's history
-        // items sit in front of input_items[0] and are skipped in general_work. The buffer is sized
-        // once, at start: lowering the rate a lot while running (polyphase) can outgrow it.
-        d_skip = d_kernel.reach_back() + d_kernel.lookahead() + size_t(std::ceil(1.0 / rate)) + 1;
+        // The kernel keeps its own history; the declared history only makes GNU Radio
+        // size our input buffer for the worst case of one output (K/r inputs for
+        // polyphase at r < 1), which the default buffer (8192 complex items) cannot hold
+        // at low rates. GNU Radio's history items sit in front of input_items[0] and are
+        // skipped in general_work. The buffer is sized once, at start: lowering the rate
+        // a lot while running (polyphase) can outgrow it.
+        d_skip = d_kernel.reach_back() + d_kernel.lookahead() +
+                 size_t(std::ceil(1.0 / rate)) + 1;
         this->set_history(unsigned(d_skip + 1));
-        // Tags are moved by their input time (first output at or after it), not offset * rate.
+        // Tags are moved by their input time (first output at or after it), not offset *
+        // rate.
         this->set_tag_propagation_policy(gr::block::TPP_DONT);
     }
 
@@ -67,13 +72,17 @@ public:
         return d_kernel.rate();
     }
     std::string method() const override { return kernel::to_string(d_kernel.method()); }
-    std::string active_backend() const override { return to_string(d_kernel.active_backend()); }
+    std::string active_backend() const override
+    {
+        return to_string(d_kernel.active_backend());
+    }
 
     void forecast(int noutput_items, gr_vector_int& ninput_items_required) override
     {
         std::lock_guard<std::mutex> lock(d_mutex);
         const size_t need = d_kernel.inputs_needed(size_t(noutput_items));
-        // inputs_needed() >= 1 always (see the kernel's consumption rule), plus GNU Radio's history.
+        // inputs_needed() >= 1 always (see the kernel's consumption rule), plus GNU
+        // Radio's history.
         ninput_items_required[0] = int(std::max<size_t>(1, need) + d_skip);
     }
 
@@ -91,11 +100,12 @@ public:
             const uint64_t read0 = this->nitems_read(0);
             size_t used = 0;
             const size_t avail = size_t(std::max(0, ninput_items[0] - int(d_skip)));
-            const size_t got = d_kernel.resample(static_cast<T*>(output_items[0]),
-                                                 size_t(noutput_items),
-                                                 static_cast<const T*>(input_items[0]) + d_skip,
-                                                 avail,
-                                                 used);
+            const size_t got =
+                d_kernel.resample(static_cast<T*>(output_items[0]),
+                                  size_t(noutput_items),
+                                  static_cast<const T*>(input_items[0]) + d_skip,
+                                  avail,
+                                  used);
             if (used > 0) {
                 std::vector<gr::tag_t> tags;
                 this->get_tags_in_range(tags, 0, read0, read0 + used);

@@ -13,7 +13,10 @@ namespace gr {
 namespace gpuinterp {
 
 namespace {
-kernel::lookup_config make_config(bool normalized, const std::string& f, const std::string& a, const std::string& p)
+kernel::lookup_config make_config(bool normalized,
+                                  const std::string& f,
+                                  const std::string& a,
+                                  const std::string& p)
 {
     kernel::lookup_config c;
     c.normalized = normalized;
@@ -38,7 +41,10 @@ public:
         : gr::sync_block("table_lookup",
                          gr::io_signature::make(1, 1, sizeof(float)),
                          gr::io_signature::make(1, 1, sizeof(T))),
-          d_kernel(table, make_config(normalized, filter, address, precision), backend_from_string(backend), device)
+          d_kernel(table,
+                   make_config(normalized, filter, address, precision),
+                   backend_from_string(backend),
+                   device)
     {
         log_backend(this->d_logger, d_kernel.active_backend(), d_kernel.backend_note());
     }
@@ -53,9 +59,14 @@ public:
         std::lock_guard<std::mutex> lock(d_mutex);
         return d_kernel.table();
     }
-    std::string active_backend() const override { return to_string(d_kernel.active_backend()); }
+    std::string active_backend() const override
+    {
+        return to_string(d_kernel.active_backend());
+    }
 
-    int work(int noutput_items, gr_vector_const_void_star& input_items, gr_vector_void_star& output_items) override
+    int work(int noutput_items,
+             gr_vector_const_void_star& input_items,
+             gr_vector_void_star& output_items) override
     {
         return guarded_work(this->d_logger, [&] {
             std::lock_guard<std::mutex> lock(d_mutex);

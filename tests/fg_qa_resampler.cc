@@ -2,9 +2,9 @@
  * Copyright 2026 gr-gpuinterp authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-// Flowgraph tests of resampler_cc and table_lookup_fc in C++ (they run on the GPU host, which has
-// no GNU Radio Python): the block on each backend against the CPU kernel, tags, and, on the GPU,
-// the texture paths bit for bit against the CPU emulation.
+// Flowgraph tests of resampler_cc and table_lookup_fc in C++ (they run on the GPU host,
+// which has no GNU Radio Python): the block on each backend against the CPU kernel, tags,
+// and, on the GPU, the texture paths bit for bit against the CPU emulation.
 #include <gnuradio/blocks/vector_sink.h>
 #include <gnuradio/blocks/vector_source.h>
 #include <gnuradio/gpuinterp/kernel/backend.h>
@@ -70,8 +70,10 @@ TEST_P(FgResamp, BlockEqualsKernelForEveryMethodAndMovesTags)
                 err = std::max(err, double(std::abs(got[i] - want[i])));
                 differ += std::memcmp(&got[i], &want[i], sizeof(cf)) != 0;
             }
-            if (GetParam() == "cpu" || std::string(m) == "texture" || std::string(m) == "nearest")
-                EXPECT_EQ(differ, 0u) << m << " r=" << r; // bit for bit (texture: GPU == CPU emulation)
+            if (GetParam() == "cpu" || std::string(m) == "texture" ||
+                std::string(m) == "nearest")
+                EXPECT_EQ(differ, 0u)
+                    << m << " r=" << r; // bit for bit (texture: GPU == CPU emulation)
             else
                 EXPECT_LE(err, 1e-5) << m << " r=" << r;
             auto t = snk->tags();
@@ -95,7 +97,8 @@ TEST_P(FgResamp, TableLookupBlockEqualsCpuEmulation)
         v = c(g);
     auto tb = gr::make_top_block("t");
     auto src = gr::blocks::vector_source<float>::make(x);
-    auto blk = gr::gpuinterp::table_lookup_fc::make(lut, true, "linear", "border", "texture", GetParam());
+    auto blk = gr::gpuinterp::table_lookup_fc::make(
+        lut, true, "linear", "border", "texture", GetParam());
     auto snk = gr::blocks::vector_sink<cf>::make();
     tb->connect(src, 0, blk, 0);
     tb->connect(blk, 0, snk, 0);

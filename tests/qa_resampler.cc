@@ -3,8 +3,9 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 // Arbitrary-rate resampler kernel against naive double-precision references written here:
-// positions t_k = k / r (per rate segment), nearest = x[floor(t + 1/2)], linear, 9-bit texture
-// weights, Catmull-Rom, and the windowed-sinc sum for polyphase. CPU and (on the GPU host) CUDA.
+// positions t_k = k / r (per rate segment), nearest = x[floor(t + 1/2)], linear, 9-bit
+// texture weights, Catmull-Rom, and the windowed-sinc sum for polyphase. CPU and (on the
+// GPU host) CUDA.
 #include "test_util.h"
 #include <gnuradio/gpuinterp/kernel/resampler.h>
 #include <gnuradio/gpuinterp/kernel/texture_emulation.h>
@@ -28,7 +29,12 @@ double sample(const std::vector<T>& x, long long n, int lane)
 
 //! Reference output at time t (input samples) for one lane.
 template <typename T>
-double ref_lane(const std::vector<T>& x, long double t, resamp_method m, const polyphase_params& pp, double r, int lane)
+double ref_lane(const std::vector<T>& x,
+                long double t,
+                resamp_method m,
+                const polyphase_params& pp,
+                double r,
+                int lane)
 {
     const long long i = (long long)std::floor(t);
     const double mu = double(t - (long double)i);
@@ -59,7 +65,9 @@ double ref_lane(const std::vector<T>& x, long double t, resamp_method m, const p
         const double s = std::min(1.0, r);
         const double half = pp.taps_per_arm / 2.0;
         double acc = 0;
-        for (long long n = (long long)std::floor(t - half / s) - 1; n <= (long long)std::ceil(t + half / s) + 1; n++)
+        for (long long n = (long long)std::floor(t - half / s) - 1;
+             n <= (long long)std::ceil(t + half / s) + 1;
+             n++)
             acc += X(n) * s * polyphase_h(pp, s * double(t - (long double)n));
         return acc;
     }
@@ -68,7 +76,11 @@ double ref_lane(const std::vector<T>& x, long double t, resamp_method m, const p
 }
 
 template <typename T>
-auto reference(const std::vector<T>& x, const std::vector<long double>& t, resamp_method m, const polyphase_params& pp, double r)
+auto reference(const std::vector<T>& x,
+               const std::vector<long double>& t,
+               resamp_method m,
+               const polyphase_params& pp,
+               double r)
 {
     using D = std::conditional_t<std::is_same_v<T, float>, double, cd>;
     std::vector<D> y(t.size());
@@ -96,13 +108,17 @@ size_t expected_count(size_t n, double r, size_t ahead)
 {
     const long double D = 1.0 / r;
     size_t k = 0;
-    while ((long long)std::floor((long double)k * D) + (long long)ahead <= (long long)n - 1)
+    while ((long long)std::floor((long double)k * D) + (long long)ahead <=
+           (long long)n - 1)
         k++;
     return k;
 }
 
 template <typename T>
-std::vector<T> run_chunked(resampler<T>& k, const std::vector<T>& x, bool chunked, size_t max_out_cap = 0)
+std::vector<T> run_chunked(resampler<T>& k,
+                           const std::vector<T>& x,
+                           bool chunked,
+                           size_t max_out_cap = 0)
 {
     std::vector<T> y;
     size_t pos = 0;
@@ -145,17 +161,23 @@ protected:
         resampler<T> k(r, m, GetParam());
         ASSERT_EQ(k.active_backend(), GetParam());
         auto y = run_chunked(k, x, chunked, max_out_cap);
-        ASSERT_EQ(y.size(), expected_count(n, r, k.lookahead())) << to_string(m) << " r=" << r;
+        ASSERT_EQ(y.size(), expected_count(n, r, k.lookahead()))
+            << to_string(m) << " r=" << r;
         EXPECT_EQ(k.outputs_produced(), y.size());
-        // polyphase: the table + arm interpolation, not float rounding, sets the error (see below)
+        // polyphase: the table + arm interpolation, not float rounding, sets the error
+        // (see below)
         const double rtol = m == resamp_method::polyphase ? 2e-3 : 3e-6;
-        EXPECT_TRUE(all_close(y, reference(x, times(y.size(), r), m, polyphase_params{}, r), rtol, 1e-6))
+        EXPECT_TRUE(all_close(
+            y, reference(x, times(y.size(), r), m, polyphase_params{}, r), rtol, 1e-6))
             << to_string(m) << " r=" << r << " n=" << n << " chunked=" << chunked;
     }
 };
 
-const resamp_method all_methods[] = { resamp_method::nearest, resamp_method::linear, resamp_method::texture,
-                                      resamp_method::cubic, resamp_method::polyphase };
+const resamp_method all_methods[] = { resamp_method::nearest,
+                                      resamp_method::linear,
+                                      resamp_method::texture,
+                                      resamp_method::cubic,
+                                      resamp_method::polyphase };
 
 } // namespace
 
@@ -175,7 +197,8 @@ TEST_P(Resampler, RandomChunkingAndOutputLimitsEqualOneCall)
         auto x = random_vector<cf>(4000);
         resampler<cf> a(r, m, GetParam()), b(r, m, GetParam());
         auto ya = run_chunked(a, x, false);
-        auto yb = run_chunked(b, x, true, 300); // random input chunks and random output space
+        auto yb =
+            run_chunked(b, x, true, 300); // random input chunks and random output space
         ASSERT_EQ(ya.size(), yb.size()) << to_string(m);
         EXPECT_EQ(ya, yb) << to_string(m) << " r=" << r; // bit for bit
     }
@@ -199,12 +222,15 @@ TEST_P(Resampler, RateChangeMidStream)
         std::vector<long double> t = times(y1.size(), r1);
         auto t2 = times(y2.size(), r2, t_next);
         EXPECT_LE((long long)std::floor(t2.back()) + (long long)k.lookahead(), 2999);
-        EXPECT_GT((long long)std::floor(t_next + (long double)y2.size() / r2) + (long long)k.lookahead(), 2999);
+        EXPECT_GT((long long)std::floor(t_next + (long double)y2.size() / r2) +
+                      (long long)k.lookahead(),
+                  2999);
         t.insert(t.end(), t2.begin(), t2.end());
         std::vector<cf> y = y1;
         y.insert(y.end(), y2.begin(), y2.end());
         const double rtol = m == resamp_method::polyphase ? 2e-3 : 3e-6;
-        EXPECT_TRUE(all_close(y, reference(x, t, m, polyphase_params{}, r1), rtol, 1e-6)) << to_string(m);
+        EXPECT_TRUE(all_close(y, reference(x, t, m, polyphase_params{}, r1), rtol, 1e-6))
+            << to_string(m);
     }
 }
 
@@ -216,33 +242,38 @@ TEST_P(Resampler, ExtremeRates)
     check<cf>(resamp_method::polyphase, 1000.0, 60, false);
     check<cf>(resamp_method::linear, 1.0 / 1000, 20000, true);
     check<cf>(resamp_method::nearest, 1.0 / 1000, 20000, false);
-    check<float>(resamp_method::polyphase, 1.0 / 1000, 60000, false); // 32000 taps per output
+    check<float>(
+        resamp_method::polyphase, 1.0 / 1000, 60000, false); // 32000 taps per output
 }
 
 TEST_P(Resampler, PolyphaseErrorAgainstDoubleWindowedSinc)
 {
-    // The float table sampled at nfilts = 32 points per unit, interpolated linearly between arms,
-    // against the continuous double-precision windowed sinc. Reported in dB below the signal.
+    // The float table sampled at nfilts = 32 points per unit, interpolated linearly
+    // between arms, against the continuous double-precision windowed sinc. Reported in dB
+    // below the signal.
     for (double r : { 1.37, 0.73 }) {
         auto x = random_vector<cf>(4000);
         resampler<cf> k(r, resamp_method::polyphase, GetParam());
         auto y = k.resample(x);
-        auto want = reference(x, times(y.size(), r), resamp_method::polyphase, polyphase_params{}, r);
+        auto want = reference(
+            x, times(y.size(), r), resamp_method::polyphase, polyphase_params{}, r);
         double e2 = 0, s2 = 0;
         for (size_t i = 100; i < y.size(); i++) {
             e2 += std::norm(to_d(y[i]) - want[i]);
             s2 += std::norm(want[i]);
         }
         const double db = 10 * std::log10(e2 / s2);
-        std::cout << "[ polyphase vs double windowed sinc, r=" << r << " ] " << db << " dB\n";
+        std::cout << "[ polyphase vs double windowed sinc, r=" << r << " ] " << db
+                  << " dB\n";
         EXPECT_LT(db, -60.0);
     }
 }
 
 TEST_P(Resampler, PolyphaseReproducesBandLimitedTone)
 {
-    // A tone inside the pass band must come out as the same tone at the output times: this checks
-    // pass-band gain, phase alignment (no delay) and stop-band leakage together.
+    // A tone inside the pass band must come out as the same tone at the output times:
+    // this checks pass-band gain, phase alignment (no delay) and stop-band leakage
+    // together.
     for (double r : { 1.37, 0.73, 4.0 }) {
         const double f = 0.11; // cycles per input sample: inside both rates' pass bands
         std::vector<cf> x(6000);
@@ -296,23 +327,29 @@ TEST_P(Resampler, EmptyInputAndReset)
     EXPECT_EQ(a, b);
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, Resampler, ::testing::Values(backend::cpu, backend::cuda), backend_name);
+INSTANTIATE_TEST_SUITE_P(Backends,
+                         Resampler,
+                         ::testing::Values(backend::cpu, backend::cuda),
+                         backend_name);
 
-// GPU host only: the texture method on the GPU's texture unit equals the CPU emulation bit for bit.
+// GPU host only: the texture method on the GPU's texture unit equals the CPU emulation
+// bit for bit.
 TEST(TextureBitExact, ResamplerCpuEqualsGpu)
 {
     if (gr::gpuinterp::cuda_device_count() == 0)
         GTEST_SKIP() << "no usable CUDA device";
     for (double r : { 1.37, 0.73, 7.0, 0.01 }) {
         auto x = random_vector<cf>(300000, 5.f); // > 65536 samples: several texture rows
-        resampler<cf> c(r, resamp_method::texture, backend::cpu), g(r, resamp_method::texture, backend::cuda);
+        resampler<cf> c(r, resamp_method::texture, backend::cpu),
+            g(r, resamp_method::texture, backend::cuda);
         auto yc = c.resample(x);
         auto yg = g.resample(x);
         ASSERT_EQ(yc.size(), yg.size());
         size_t bad = 0;
         for (size_t i = 0; i < yc.size(); i++)
             bad += std::memcmp(&yc[i], &yg[i], sizeof(cf)) != 0;
-        EXPECT_EQ(bad, 0u) << "r=" << r << ": " << bad << " of " << yc.size() << " outputs differ";
+        EXPECT_EQ(bad, 0u) << "r=" << r << ": " << bad << " of " << yc.size()
+                           << " outputs differ";
     }
 }
 
@@ -331,15 +368,27 @@ TEST(ResamplerParams, BadParametersThrowNamingTheParameter)
     EXPECT_EQ(msg([] { method_from_string("sinc"); }).rfind("method:", 0), 0u);
     polyphase_params p;
     p.nfilts = 1;
-    EXPECT_EQ(msg([&] { resampler_cc k(1.5, resamp_method::polyphase, backend::cpu, 0, p); }).rfind("nfilts:", 0), 0u);
+    EXPECT_EQ(msg([&] {
+                  resampler_cc k(1.5, resamp_method::polyphase, backend::cpu, 0, p);
+              }).rfind("nfilts:", 0),
+              0u);
     p = {};
     p.taps_per_arm = 31;
-    EXPECT_EQ(msg([&] { resampler_cc k(1.5, resamp_method::polyphase, backend::cpu, 0, p); }).rfind("taps_per_arm:", 0), 0u);
+    EXPECT_EQ(msg([&] {
+                  resampler_cc k(1.5, resamp_method::polyphase, backend::cpu, 0, p);
+              }).rfind("taps_per_arm:", 0),
+              0u);
     p = {};
     p.attenuation_db = 5;
-    EXPECT_EQ(msg([&] { resampler_cc k(1.5, resamp_method::polyphase, backend::cpu, 0, p); }).rfind("attenuation_db:", 0), 0u);
+    EXPECT_EQ(msg([&] {
+                  resampler_cc k(1.5, resamp_method::polyphase, backend::cpu, 0, p);
+              }).rfind("attenuation_db:", 0),
+              0u);
     resampler_cc k(1.5);
     EXPECT_EQ(msg([&] { k.set_rate(-2); }).rfind("rate:", 0), 0u);
     EXPECT_EQ(k.rate(), 1.5);
-    EXPECT_EQ(msg([] { resampler_cc k(1.5, resamp_method::linear, backend::cpu, -1); }).rfind("device:", 0), 0u);
+    EXPECT_EQ(msg([] {
+                  resampler_cc k(1.5, resamp_method::linear, backend::cpu, -1);
+              }).rfind("device:", 0),
+              0u);
 }

@@ -2,8 +2,9 @@
  * Copyright 2026 gr-gpuinterp authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-// The CPU emulation of CUDA texture fetches against the values the CUDA Handbook (ch. 10.5) prints
-// for real hardware. The same checks against a real GPU live in qa_table_lookup.cc (TableLookup/cuda).
+// The CPU emulation of CUDA texture fetches against the values the CUDA Handbook
+// (ch. 10.5) prints for real hardware. The same checks against a real GPU live in
+// qa_table_lookup.cc (TableLookup/cuda).
 #include "test_util.h"
 #include <gnuradio/gpuinterp/kernel/texture_emulation.h>
 #include <cstring>
@@ -38,17 +39,20 @@ std::vector<float> identity(int n)
 
 } // namespace
 
-// Handbook, tex1d_unnormalized with the tenths texture, base 1.5, increment 0.1, linear filtering:
-// the hardware column. The coordinates are formed as the kernel forms them, base + i*increment,
-// which nvcc contracts into one fmaf.
+// Handbook, tex1d_unnormalized with the tenths texture, base 1.5, increment 0.1, linear
+// filtering: the hardware column. The coordinates are formed as the kernel forms them,
+// base + i*increment, which nvcc contracts into one fmaf.
 TEST(TextureEmulation, HandbookTenthsAllTenHardwareValues)
 {
     const auto t = tenths();
-    const uint32_t hw[10] = { 0x3dcccccd, 0x3de1999a, 0x3df5999a, 0x3e053333, 0x3e0f3333,
-                              0x3e19999a, 0x3e240000, 0x3e2e0000, 0x3e386667, 0x3e426667 };
+    const uint32_t hw[10] = {
+        0x3dcccccd, 0x3de1999a, 0x3df5999a, 0x3e053333, 0x3e0f3333,
+        0x3e19999a, 0x3e240000, 0x3e2e0000, 0x3e386667, 0x3e426667
+    };
     for (int i = 0; i < 10; i++) {
         const float x = std::fma(float(i), 0.1f, 1.5f);
-        const float v = te::fetch_linear(t.data(), t.size(), x, false, te::address::clamp);
+        const float v =
+            te::fetch_linear(t.data(), t.size(), x, false, te::address::clamp);
         EXPECT_EQ(bits(v), hw[i]) << "x=" << x << std::hex << " got 0x" << bits(v);
     }
 }
@@ -57,31 +61,47 @@ TEST(TextureEmulation, SeedWorkedValuesWithPlainLiterals)
 {
     const auto t = tenths();
     const std::pair<float, uint32_t> want[] = {
-        { 1.5f, 0x3dcccccd }, { 1.6f, 0x3de1999a }, { 1.7f, 0x3df5999a }, { 1.8f, 0x3e053333 },
+        { 1.5f, 0x3dcccccd },
+        { 1.6f, 0x3de1999a },
+        { 1.7f, 0x3df5999a },
+        { 1.8f, 0x3e053333 },
         // fetches at 1.5, 1.75, 2.0, 2.25 are exact (a in {0, .25, .5, .75})
-        { 1.75f, 0x3e000000 }, { 2.0f, 0x3e19999a }, { 2.25f, 0x3e333333 },
+        { 1.75f, 0x3e000000 },
+        { 2.0f, 0x3e19999a },
+        { 2.25f, 0x3e333333 },
     };
     for (auto [x, b] : want) {
-        const float v = te::fetch_linear(t.data(), t.size(), x, false, te::address::clamp);
+        const float v =
+            te::fetch_linear(t.data(), t.size(), x, false, te::address::clamp);
         EXPECT_EQ(bits(v), b) << "x=" << x << std::hex << " got 0x" << bits(v);
     }
 }
 
 TEST(TextureEmulation, EveryCandidateOrderThatMatchesTheSeed)
 {
-    // The three single-rounding orders all reproduce the printed hardware values; the Handbook's
-    // own listing, evaluated in IEEE single precision (both products rounded), does not.
+    // The three single-rounding orders all reproduce the printed hardware values; the
+    // Handbook's own listing, evaluated in IEEE single precision (both products rounded),
+    // does not.
     const auto t = tenths();
-    for (auto how : { te::lerp_rounding::fused_exact, te::lerp_rounding::fma_second, te::lerp_rounding::lerp_fma }) {
+    for (auto how : { te::lerp_rounding::fused_exact,
+                      te::lerp_rounding::fma_second,
+                      te::lerp_rounding::lerp_fma }) {
         te::model m;
         m.lerp = how;
-        EXPECT_EQ(bits(te::fetch_linear(t.data(), 10, 2.3f, false, te::address::clamp, m)), 0x3e386667u);
-        EXPECT_EQ(bits(te::fetch_linear(t.data(), 10, 2.25f, false, te::address::clamp, m)), 0x3e333333u);
+        EXPECT_EQ(
+            bits(te::fetch_linear(t.data(), 10, 2.3f, false, te::address::clamp, m)),
+            0x3e386667u);
+        EXPECT_EQ(
+            bits(te::fetch_linear(t.data(), 10, 2.25f, false, te::address::clamp, m)),
+            0x3e333333u);
     }
     te::model book;
     book.lerp = te::lerp_rounding::separate;
-    EXPECT_EQ(bits(te::fetch_linear(t.data(), 10, 2.3f, false, te::address::clamp, book)), 0x3e386666u);
-    EXPECT_EQ(bits(te::fetch_linear(t.data(), 10, 2.25f, false, te::address::clamp, book)), 0x3e333334u);
+    EXPECT_EQ(bits(te::fetch_linear(t.data(), 10, 2.3f, false, te::address::clamp, book)),
+              0x3e386666u);
+    EXPECT_EQ(
+        bits(te::fetch_linear(t.data(), 10, 2.25f, false, te::address::clamp, book)),
+        0x3e333334u);
 }
 
 TEST(TextureEmulation, WeightsAreNineBit)
@@ -92,7 +112,8 @@ TEST(TextureEmulation, WeightsAreNineBit)
     te::linear_index(1.6f, te::tie_rule::half_up, i, k);
     EXPECT_EQ(i, 1);
     EXPECT_EQ(k, 26);
-    // Two texels {0, 1}, 4096 coordinates across the interval: 257 distinct outputs, error <= 1/512.
+    // Two texels {0, 1}, 4096 coordinates across the interval: 257 distinct outputs,
+    // error <= 1/512.
     const float t[2] = { 0.f, 1.f };
     std::set<float> distinct;
     double max_err = 0;
@@ -104,7 +125,8 @@ TEST(TextureEmulation, WeightsAreNineBit)
     }
     EXPECT_EQ(distinct.size(), 257u);
     EXPECT_LE(max_err, 1.0 / 512 + 1e-7);
-    EXPECT_GT(max_err, 1.0 / 512 - 1e-3); // the bound is reached: weights really are quantised
+    EXPECT_GT(max_err,
+              1.0 / 512 - 1e-3); // the bound is reached: weights really are quantised
 }
 
 TEST(TextureEmulation, PointSwitchesAtExactlyOne)
@@ -116,7 +138,9 @@ TEST(TextureEmulation, PointSwitchesAtExactlyOne)
         const float v = te::fetch_point(t.data(), 8, x, false, te::address::clamp);
         EXPECT_EQ(v, x < 1.0f ? 0.f : 1.f) << "x=" << x;
     }
-    EXPECT_EQ(te::fetch_point(t.data(), 8, std::nextafter(1.0f, 0.f), false, te::address::clamp), 0.f);
+    EXPECT_EQ(te::fetch_point(
+                  t.data(), 8, std::nextafter(1.0f, 0.f), false, te::address::clamp),
+              0.f);
     EXPECT_EQ(te::fetch_point(t.data(), 8, 1.0f, false, te::address::clamp), 1.f);
 }
 
@@ -126,9 +150,11 @@ TEST(TextureEmulation, LinearIdentityNeedsHalfTexelOffset)
     const auto t = identity(8);
     EXPECT_EQ(te::fetch_linear(t.data(), 8, 0.f, false, te::address::clamp), 0.f);
     for (int i = 1; i < 8; i++)
-        EXPECT_EQ(te::fetch_linear(t.data(), 8, float(i), false, te::address::clamp), i - 0.5f);
+        EXPECT_EQ(te::fetch_linear(t.data(), 8, float(i), false, te::address::clamp),
+                  i - 0.5f);
     for (int i = 0; i < 8; i++) // adding 0.5 gives the identity element
-        EXPECT_EQ(te::fetch_linear(t.data(), 8, i + 0.5f, false, te::address::clamp), float(i));
+        EXPECT_EQ(te::fetch_linear(t.data(), 8, i + 0.5f, false, te::address::clamp),
+                  float(i));
 }
 
 TEST(TextureEmulation, ClampAndBorder)
@@ -144,9 +170,11 @@ TEST(TextureEmulation, ClampAndBorder)
     EXPECT_EQ(te::fetch_linear(t.data(), 16, 16.0f, false, te::address::clamp), 15.f);
     EXPECT_EQ(te::fetch_linear(t.data(), 16, 16.0f, false, te::address::border), 7.5f);
     EXPECT_EQ(te::fetch_linear(t.data(), 16, 17.0f, false, te::address::border), 0.f);
-    EXPECT_EQ(te::fetch_linear(t.data(), 16, 0.25f, false, te::address::border), 0.f); // 0.75*0 + 0.25*0
+    EXPECT_EQ(te::fetch_linear(t.data(), 16, 0.25f, false, te::address::border),
+              0.f); // 0.75*0 + 0.25*0
     std::vector<float> ones(16, 3.f);
-    EXPECT_EQ(te::fetch_linear(ones.data(), 16, 0.25f, false, te::address::border), 0.75f * 3.f);
+    EXPECT_EQ(te::fetch_linear(ones.data(), 16, 0.25f, false, te::address::border),
+              0.75f * 3.f);
     EXPECT_EQ(te::fetch_linear(ones.data(), 16, -7.f, false, te::address::clamp), 3.f);
 }
 
@@ -162,9 +190,9 @@ TEST(TextureEmulation, NormalisedCoordinates)
 
 TEST(TextureEmulation, FusedSumIsCorrectlyRounded)
 {
-    // Against the exact sum on random operands: the 33-bit products are exact in double, and so is
-    // their sum when the exponents differ by at most 20 (33 + 20 <= 53 bits): then one rounding of
-    // that double to float is the correctly rounded result.
+    // Against the exact sum on random operands: the 33-bit products are exact in double,
+    // and so is their sum when the exponents differ by at most 20 (33 + 20 <= 53 bits):
+    // then one rounding of that double to float is the correctly rounded result.
     for (int n = 0; n < 200000; n++) {
         const float t0 = gpuinterp_test::random_value<float>(4.f);
         const float t1 = gpuinterp_test::random_value<float>(4.f);

@@ -3,12 +3,13 @@
  * Copyright 2026 gr-gpuinterp authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-// CPU backend of the resampler. Outputs are independent once their position is known, and the
-// fixed-point clock gives any output's position in closed form, so blocks of outputs go to OpenMP
-// threads; inside a block the position is stepped (the same integers the closed form gives).
-// Polyphase stores the nfilts+1 arms reversed and contiguous so one output is two SIMD dot products
-// (arm p and arm p+1) blended by the arm fraction, as GNU Radio's pfb_arb_resampler blends its
-// filter and derivative outputs (for r < 1 the arms are K/r long: the table is stretched).
+// CPU backend of the resampler. Outputs are independent once their position is known, and
+// the fixed-point clock gives any output's position in closed form, so blocks of outputs
+// go to OpenMP threads; inside a block the position is stepped (the same integers the
+// closed form gives). Polyphase stores the nfilts+1 arms reversed and contiguous so one
+// output is two SIMD dot products (arm p and arm p+1) blended by the arm fraction, as GNU
+// Radio's pfb_arb_resampler blends its filter and derivative outputs (for r < 1 the arms
+// are K/r long: the table is stretched).
 #include "../kernel/fixed_phase.h"
 #include "../kernel/resamp_engines.h"
 #include "dot.h"
@@ -69,11 +70,13 @@ public:
                 for (size_t k = lo; k < hi; k++, p = fx_add(p, plan.step)) {
                     int64_t i = p.ip;
                     int q = fx_weight9(p.fp);
-                    if (q == 256) { // the texel centre of x[i+1]: every rounding order returns it
+                    if (q == 256) { // the texel centre of x[i+1]: every rounding order
+                                    // returns it
                         i++;
                         q = 0;
                     }
-                    out[k] = texemu::lerp9_value(w[i], w[i + 1], q, texemu::hardware_model.lerp);
+                    out[k] = texemu::lerp9_value(
+                        w[i], w[i + 1], q, texemu::hardware_model.lerp);
                 }
                 break;
             case resamp_method::cubic:
@@ -83,8 +86,9 @@ public:
                     const T xm = x[-1], x0 = x[0], x1 = x[1], x2 = x[2];
                     // Catmull-Rom in Horner form
                     out[k] = x0 + 0.5f * mu *
-                                      ((x1 - xm) + mu * ((2.0f * xm - 5.0f * x0 + 4.0f * x1 - x2) +
-                                                         mu * (3.0f * (x0 - x1) + x2 - xm)));
+                                      ((x1 - xm) +
+                                       mu * ((2.0f * xm - 5.0f * x0 + 4.0f * x1 - x2) +
+                                             mu * (3.0f * (x0 - x1) + x2 - xm)));
                 }
                 break;
             case resamp_method::polyphase:
@@ -98,7 +102,8 @@ public:
 private:
     T poly(const T* w, fx_pos p, const resamp_plan& plan) const
     {
-        // arm index = floor(mu * P), arm fraction = frac(mu * P), both exact from the 64-bit phase
+        // arm index = floor(mu * P), arm fraction = frac(mu * P), both exact from the
+        // 64-bit phase
         const uint64_t pa = fx_mulhi(p.fp, d_P);
         const float f = fx_frac_f(p.fp * uint64_t(d_P));
         const T* x = w + p.ip - (plan.half_span - 1);

@@ -6,12 +6,13 @@
 #ifndef INCLUDED_GPUINTERP_KERNEL_FIXED_PHASE_H
 #define INCLUDED_GPUINTERP_KERNEL_FIXED_PHASE_H
 
-// Output positions of the resampler in 64.64 fixed point (input samples). Why fixed point: the
-// position of output k must be computable in closed form (t_0 + k*step, so GPU threads and CPU
-// threads compute outputs independently) AND equal the running sum a sequential loop would form
-// (so chunking never changes the output). Integer arithmetic gives both exactly, and with 64
-// fractional bits the phase never degrades however long the stream runs (a double closed form
-// would lose ~1e-4 samples of precision after 10^12 outputs). Shared by C++ and CUDA code.
+// Output positions of the resampler in 64.64 fixed point (input samples). Why fixed
+// point: the position of output k must be computable in closed form (t_0 + k*step, so GPU
+// threads and CPU threads compute outputs independently) AND equal the running sum a
+// sequential loop would form (so chunking never changes the output). Integer arithmetic
+// gives both exactly, and with 64 fractional bits the phase never degrades however long
+// the stream runs (a double closed form would lose ~1e-4 samples of precision after 10^12
+// outputs). Shared by C++ and CUDA code.
 
 #include <cstdint>
 
@@ -58,12 +59,22 @@ GPUINTERP_HD inline fx_pos fx_advance(fx_pos p, fx_step s, uint64_t j)
 
 GPUINTERP_HD inline fx_pos fx_add(fx_pos p, fx_step s) { return fx_advance(p, s, 1); }
 
-//! Fraction as a float with 24 bits (truncated): exact conversion, same on host and device.
-GPUINTERP_HD inline float fx_frac_f(uint64_t fp) { return static_cast<float>(fp >> 40) * (1.0f / 16777216.0f); }
+//! Fraction as a float with 24 bits (truncated): exact conversion, same on host and
+//! device.
+GPUINTERP_HD inline float fx_frac_f(uint64_t fp)
+{
+    return static_cast<float>(fp >> 40) * (1.0f / 16777216.0f);
+}
 //! Fraction as a double with 53 bits (truncated).
-GPUINTERP_HD inline double fx_frac_d(uint64_t fp) { return static_cast<double>(fp >> 11) * (1.0 / 9007199254740992.0); }
+GPUINTERP_HD inline double fx_frac_d(uint64_t fp)
+{
+    return static_cast<double>(fp >> 11) * (1.0 / 9007199254740992.0);
+}
 //! round(frac * 256) with ties up: 0..256 (the texture method's 9-bit weight numerator).
-GPUINTERP_HD inline int fx_weight9(uint64_t fp) { return static_cast<int>(((fp >> 55) + 1) >> 1); }
+GPUINTERP_HD inline int fx_weight9(uint64_t fp)
+{
+    return static_cast<int>(((fp >> 55) + 1) >> 1);
+}
 
 } // namespace kernel
 } // namespace gpuinterp

@@ -4,7 +4,8 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 // Resampler front end: validation, the fixed-point output clock, history and the
-// consume/produce bookkeeping that makes chunking irrelevant. The engines only compute outputs.
+// consume/produce bookkeeping that makes chunking irrelevant. The engines only compute
+// outputs.
 #include "fixed_phase.h"
 #include "resamp_engines.h"
 #include <gnuradio/gpuinterp/kernel/resampler.h>
@@ -27,8 +28,10 @@ resamp_method method_from_string(const std::string& s)
         return resamp_method::cubic;
     if (s == "polyphase")
         return resamp_method::polyphase;
-    invalid_parameter("method",
-                      "expected 'nearest', 'linear', 'texture', 'cubic' or 'polyphase', got '" + s + "'");
+    invalid_parameter(
+        "method",
+        "expected 'nearest', 'linear', 'texture', 'cubic' or 'polyphase', got '" + s +
+            "'");
 }
 
 std::string to_string(resamp_method m)
@@ -54,7 +57,8 @@ constexpr double min_rate = 1e-4, max_rate = 1e4;
 void check_rate(double r)
 {
     if (!std::isfinite(r) || !(r > 0))
-        invalid_parameter("rate", "must be a finite number > 0, got " + std::to_string(r));
+        invalid_parameter("rate",
+                          "must be a finite number > 0, got " + std::to_string(r));
     if (r < min_rate || r > max_rate)
         invalid_parameter("rate", "must lie in [1e-4, 1e4], got " + std::to_string(r));
 }
@@ -62,16 +66,23 @@ void check_rate(double r)
 void check_params(const polyphase_params& p)
 {
     if (p.nfilts < 2 || p.nfilts > 4096)
-        invalid_parameter("nfilts", "must lie in 2..4096, got " + std::to_string(p.nfilts));
+        invalid_parameter("nfilts",
+                          "must lie in 2..4096, got " + std::to_string(p.nfilts));
     if (p.taps_per_arm < 4 || p.taps_per_arm > 512 || p.taps_per_arm % 2)
-        invalid_parameter("taps_per_arm", "must be even and lie in 4..512, got " + std::to_string(p.taps_per_arm));
-    if (!std::isfinite(p.attenuation_db) || p.attenuation_db < 20 || p.attenuation_db > 150)
-        invalid_parameter("attenuation_db", "must lie in [20, 150] dB, got " + std::to_string(p.attenuation_db));
+        invalid_parameter("taps_per_arm",
+                          "must be even and lie in 4..512, got " +
+                              std::to_string(p.taps_per_arm));
+    if (!std::isfinite(p.attenuation_db) || p.attenuation_db < 20 ||
+        p.attenuation_db > 150)
+        invalid_parameter("attenuation_db",
+                          "must lie in [20, 150] dB, got " +
+                              std::to_string(p.attenuation_db));
 }
 
 fx_step step_from_rate(double r)
 {
-    const double d = 1.0 / r; // D = 1/r as a double; its fraction fits 64 bits exactly for D >= 2^-11
+    const double d =
+        1.0 / r; // D = 1/r as a double; its fraction fits 64 bits exactly for D >= 2^-11
     const double ip = std::floor(d);
     const double frac = d - ip;
     return { uint64_t(ip), uint64_t(std::ldexp(frac, 64)) };
@@ -98,11 +109,15 @@ double polyphase_h(const polyphase_params& pp, double tau)
     if (std::abs(tau) > half)
         return 0;
     const double A = pp.attenuation_db;
-    const double beta = A > 50 ? 0.1102 * (A - 8.7) : (A >= 21 ? 0.5842 * std::pow(A - 21, 0.4) + 0.07886 * (A - 21) : 0);
-    const double df = (A - 7.95) / (14.36 * K); // Kaiser's transition width for K taps per unit
-    const double fc = 0.5 - df / 2;            // -6 dB point: the stop band starts at 0.5
+    const double beta =
+        A > 50 ? 0.1102 * (A - 8.7)
+               : (A >= 21 ? 0.5842 * std::pow(A - 21, 0.4) + 0.07886 * (A - 21) : 0);
+    const double df =
+        (A - 7.95) / (14.36 * K);   // Kaiser's transition width for K taps per unit
+    const double fc = 0.5 - df / 2; // -6 dB point: the stop band starts at 0.5
     const double v = tau / half;
-    const double w = bessel_i0(beta * std::sqrt(std::max(0.0, 1 - v * v))) / bessel_i0(beta);
+    const double w =
+        bessel_i0(beta * std::sqrt(std::max(0.0, 1 - v * v))) / bessel_i0(beta);
     const double x = 2 * fc * tau;
     const double sinc = x == 0 ? 1.0 : std::sin(M_PI * x) / (M_PI * x);
     return 2 * fc * sinc * w;
@@ -174,14 +189,16 @@ void resampler<T>::configure_reach()
         d_ahead = 2;
         break;
     case resamp_method::polyphase: {
-        // The table is w(tau) = s h(s tau) at nfilts points per INPUT sample, s = min(1, r): for
-        // r < 1 the stretched filter spans K' = K/r inputs, so every output, at any rate, is two
-        // dot products over K' inputs (arm p and p+1), like the r >= 1 case. Rebuilt when s changes.
+        // The table is w(tau) = s h(s tau) at nfilts points per INPUT sample, s = min(1,
+        // r): for r < 1 the stretched filter spans K' = K/r inputs, so every output, at
+        // any rate, is two dot products over K' inputs (arm p and p+1), like the r >= 1
+        // case. Rebuilt when s changes.
         const double scale = std::min(1.0, d_rate);
         if (d_proto.empty() || scale != d_proto_scale) {
             d_proto = polyphase_prototype(d_pp, scale);
             d_proto_scale = scale;
-            d_engine->set_prototype(d_proto, unsigned(polyphase_taps(d_pp, scale)), d_pp.nfilts);
+            d_engine->set_prototype(
+                d_proto, unsigned(polyphase_taps(d_pp, scale)), d_pp.nfilts);
         }
         const size_t half = polyphase_taps(d_pp, scale) / 2;
         d_back = half - 1;
@@ -200,8 +217,10 @@ size_t resampler<T>::count_outputs(int64_t ip, uint64_t fp, int64_t last) const
         return 0;
     const fx_pos p{ ip, fp };
     const fx_step s{ d_step_ip, d_step_fp };
-    const long double step = (long double)d_step_ip + std::ldexp((long double)d_step_fp, -64);
-    const long double span = (long double)(last + 1 - ip) - std::ldexp((long double)fp, -64);
+    const long double step =
+        (long double)d_step_ip + std::ldexp((long double)d_step_fp, -64);
+    const long double span =
+        (long double)(last + 1 - ip) - std::ldexp((long double)fp, -64);
     long double est = std::ceil(span / step);
     size_t n = est < 1 ? 1 : size_t(est);
     // n outputs fit when output n-1 is at or before `last`; correct the estimate exactly.
@@ -225,13 +244,15 @@ size_t resampler<T>::inputs_needed(size_t n_out) const
 {
     if (n_out == 0)
         return 0;
-    const fx_pos q = fx_advance({ d_next_ip, d_next_fp }, { d_step_ip, d_step_fp }, n_out - 1);
+    const fx_pos q =
+        fx_advance({ d_next_ip, d_next_fp }, { d_step_ip, d_step_fp }, n_out - 1);
     const int64_t need = q.ip + int64_t(d_ahead) - int64_t(d_consumed) + 1;
     return need > 0 ? size_t(need) : 0;
 }
 
 template <typename T>
-size_t resampler<T>::resample(T* out, size_t max_out, const T* in, size_t n_in, size_t& consumed)
+size_t
+resampler<T>::resample(T* out, size_t max_out, const T* in, size_t n_in, size_t& consumed)
 {
     consumed = 0;
     const size_t H = d_hist.size();
@@ -256,11 +277,12 @@ size_t resampler<T>::resample(T* out, size_t max_out, const T* in, size_t n_in, 
         d_engine->run(out, d_window.data(), H + n_in, plan);
     }
     const fx_pos after = fx_advance({ ip, d_next_fp }, s, n_out);
-    // Consume up to (not including) the last input the next output needs: that output then always
-    // needs at least one new input (so a forecast of 0 never happens), and the history, H >=
-    // back + ahead + 1 samples, still holds everything it reads further back.
-    const int64_t c = std::min<int64_t>(int64_t(n_in),
-                                        std::max<int64_t>(0, after.ip - int64_t(H) + int64_t(d_ahead)));
+    // Consume up to (not including) the last input the next output needs: that output
+    // then always needs at least one new input (so a forecast of 0 never happens), and
+    // the history, H >= back + ahead + 1 samples, still holds everything it reads further
+    // back.
+    const int64_t c = std::min<int64_t>(
+        int64_t(n_in), std::max<int64_t>(0, after.ip - int64_t(H) + int64_t(d_ahead)));
     const fx_pos next = fx_advance({ d_next_ip, d_next_fp }, s, n_out);
     d_next_ip = next.ip;
     d_next_fp = next.fp;
@@ -276,7 +298,8 @@ std::vector<T> resampler<T>::resample(const std::vector<T>& in)
 {
     std::vector<T> out;
     size_t pos = 0;
-    // The input may have to be offered more than once: consumption stops where history must start.
+    // The input may have to be offered more than once: consumption stops where history
+    // must start.
     for (;;) {
         const size_t n_in = in.size() - pos;
         const size_t cap = outputs_possible(n_in);
@@ -296,7 +319,8 @@ template <typename T>
 double resampler<T>::output_time(uint64_t k) const
 {
     if (k >= d_seg_k) {
-        const fx_pos p = fx_advance({ d_seg_ip, d_seg_fp }, { d_step_ip, d_step_fp }, k - d_seg_k);
+        const fx_pos p =
+            fx_advance({ d_seg_ip, d_seg_fp }, { d_step_ip, d_step_fp }, k - d_seg_k);
         return double(p.ip) + fx_frac_d(p.fp);
     }
     return double(d_seg_ip) + fx_frac_d(d_seg_fp) - double(d_seg_k - k) / d_rate;
@@ -307,7 +331,8 @@ uint64_t resampler<T>::first_output_at(uint64_t n) const
 {
     const fx_pos seg{ d_seg_ip, d_seg_fp };
     const fx_step s{ d_step_ip, d_step_fp };
-    if (int64_t(n) <= d_seg_ip) { // before this segment (approximate across a rate change)
+    if (int64_t(n) <=
+        d_seg_ip) { // before this segment (approximate across a rate change)
         const double back = (double(d_seg_ip) + fx_frac_d(d_seg_fp) - double(n)) * d_rate;
         const double k = double(d_seg_k) - std::floor(back);
         return k < 0 ? 0 : uint64_t(k);

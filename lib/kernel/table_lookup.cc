@@ -3,8 +3,9 @@
  * Copyright 2026 gr-gpuinterp authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-// Table lookup front end and its CPU backend (exact weights, or the texture unit emulated bit for
-// bit). The lookup has no state, so the CPU backend splits large calls across OpenMP threads.
+// Table lookup front end and its CPU backend (exact weights, or the texture unit emulated
+// bit for bit). The lookup has no state, so the CPU backend splits large calls across
+// OpenMP threads.
 #include "../cpu/parallel.h"
 #include "resamp_engines.h"
 #include <gnuradio/gpuinterp/kernel/table_lookup.h>
@@ -42,15 +43,30 @@ lookup_precision precision_from_string(const std::string& s)
     invalid_parameter("precision", "expected 'exact' or 'texture', got '" + s + "'");
 }
 
-std::string to_string(filter_mode f) { return f == filter_mode::point ? "point" : "linear"; }
-std::string to_string(texemu::address a) { return a == texemu::address::clamp ? "clamp" : "border"; }
-std::string to_string(lookup_precision p) { return p == lookup_precision::exact ? "exact" : "texture"; }
+std::string to_string(filter_mode f)
+{
+    return f == filter_mode::point ? "point" : "linear";
+}
+std::string to_string(texemu::address a)
+{
+    return a == texemu::address::clamp ? "clamp" : "border";
+}
+std::string to_string(lookup_precision p)
+{
+    return p == lookup_precision::exact ? "exact" : "texture";
+}
 
 namespace {
 
-inline std::complex<double> widen(std::complex<float> v) { return { v.real(), v.imag() }; }
+inline std::complex<double> widen(std::complex<float> v)
+{
+    return { v.real(), v.imag() };
+}
 inline double widen(float v) { return v; }
-inline std::complex<float> narrow(std::complex<double> v) { return { float(v.real()), float(v.imag()) }; }
+inline std::complex<float> narrow(std::complex<double> v)
+{
+    return { float(v.real()), float(v.imag()) };
+}
 inline float narrow(double v) { return float(v); }
 
 //! Linear interpolation with unrounded weights: one rounding of the double result.
@@ -66,7 +82,8 @@ T exact_linear(const T* t, size_t n, float x, bool normalized, texemu::address m
     const double fl = std::floor(xb);
     const double a = xb - fl;
     const int64_t i = int64_t(fl);
-    return narrow((1.0 - a) * widen(texemu::texel(t, n, i, mode)) + a * widen(texemu::texel(t, n, i + 1, mode)));
+    return narrow((1.0 - a) * widen(texemu::texel(t, n, i, mode)) +
+                  a * widen(texemu::texel(t, n, i + 1, mode)));
 }
 
 template <typename T>
@@ -158,7 +175,8 @@ template <typename T>
 void table_lookup<T>::set_table(const std::vector<T>& table)
 {
     require_nonempty_finite("table", table);
-    d_engine->set_table(table, d_cfg); // may refuse (CUDA: wider than the device's 1D textures)
+    d_engine->set_table(table,
+                        d_cfg); // may refuse (CUDA: wider than the device's 1D textures)
     d_table = table;
 }
 

@@ -18,13 +18,14 @@ namespace gpuinterp {
  * \brief Arbitrary-rate resampler (r = output rate / input rate) on a GPU or the CPU.
  * \ingroup gpuinterp
  *
- * \details Output k is the input interpolated at time t_k = k / r (input samples; the first output
- * coincides with input 0; zero history before the stream; no delay). Methods: "nearest",
- * "linear", "texture" (linear with the GPU texture unit's 9-bit weights; the CPU emulates them bit
- * for bit), "cubic" (Catmull-Rom) and "polyphase" (Kaiser-windowed sinc, nfilts arms, linear
- * interpolation between adjacent arms; stretched by 1/r when r < 1). Stream tags move to the first
- * output at or after their input time. set_rate() is safe while the flowgraph runs and takes
- * effect between two work() calls; the phase carries over. See docs/resampler.md.
+ * \details Output k is the input interpolated at time t_k = k / r (input samples; the
+ * first output coincides with input 0; zero history before the stream; no delay).
+ * Methods: "nearest", "linear", "texture" (linear with the GPU texture unit's 9-bit
+ * weights; the CPU emulates them bit for bit), "cubic" (Catmull-Rom) and "polyphase"
+ * (Kaiser-windowed sinc, nfilts arms, linear interpolation between adjacent arms;
+ * stretched by 1/r when r < 1). Stream tags move to the first output at or after their
+ * input time. set_rate() is safe while the flowgraph runs and takes effect between two
+ * work() calls; the phase carries over. See docs/resampler.md.
  */
 template <class T>
 class GPUINTERP_API resampler : virtual public gr::block

@@ -2,8 +2,8 @@
  * Copyright 2026 gr-gpuinterp authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-// Bindings of the resampler and table-lookup blocks, their kernels (numpy in, numpy out) and the
-// texture-unit emulation.
+// Bindings of the resampler and table-lookup blocks, their kernels (numpy in, numpy out)
+// and the texture-unit emulation.
 #include "numpy_util.h"
 #include <gnuradio/gpuinterp/kernel/resampler.h>
 #include <gnuradio/gpuinterp/kernel/table_lookup.h>
@@ -59,7 +59,8 @@ template <class T>
 void bind_resampler_block(py::module& m, const char* name)
 {
     using blk = resampler<T>;
-    py::class_<blk, gr::block, gr::basic_block, std::shared_ptr<blk>>(m, name, resampler_doc)
+    py::class_<blk, gr::block, gr::basic_block, std::shared_ptr<blk>>(
+        m, name, resampler_doc)
         .def(py::init(&blk::make),
              py::arg("rate"),
              py::arg("method") = "polyphase",
@@ -69,7 +70,10 @@ void bind_resampler_block(py::module& m, const char* name)
              py::arg("backend") = "automatic",
              py::arg("device") = 0,
              resampler_doc)
-        .def("set_rate", &blk::set_rate, py::arg("rate"), "Change the rate (lands between two work() calls).")
+        .def("set_rate",
+             &blk::set_rate,
+             py::arg("rate"),
+             "Change the rate (lands between two work() calls).")
         .def("rate", &blk::rate)
         .def("method", &blk::method)
         .def("active_backend", &blk::active_backend);
@@ -79,7 +83,8 @@ template <class T>
 void bind_lookup_block(py::module& m, const char* name)
 {
     using blk = table_lookup<T>;
-    py::class_<blk, gr::sync_block, gr::block, gr::basic_block, std::shared_ptr<blk>>(m, name, lookup_doc)
+    py::class_<blk, gr::sync_block, gr::block, gr::basic_block, std::shared_ptr<blk>>(
+        m, name, lookup_doc)
         .def(py::init(&blk::make),
              py::arg("table"),
              py::arg("normalized") = false,
@@ -89,7 +94,10 @@ void bind_lookup_block(py::module& m, const char* name)
              py::arg("backend") = "automatic",
              py::arg("device") = 0,
              lookup_doc)
-        .def("set_table", &blk::set_table, py::arg("table"), "Replace the table (lands between two work() calls).")
+        .def("set_table",
+             &blk::set_table,
+             py::arg("table"),
+             "Replace the table (lands between two work() calls).")
         .def("table", &blk::table)
         .def("active_backend", &blk::active_backend);
 }
@@ -98,15 +106,29 @@ template <class T>
 void bind_resampler_kernel(py::module& m, const char* name)
 {
     using K = kernel::resampler<T>;
-    py::class_<K>(m, name, "Streaming resampler kernel (no flowgraph). resample(x) consumes x and returns every "
-                           "output it allows; calling it chunk by chunk equals one call.")
-        .def(py::init([](double rate, const std::string& method, unsigned nfilts, unsigned K_, double att,
-                         const std::string& b, int device, size_t batch) {
+    py::class_<K>(m,
+                  name,
+                  "Streaming resampler kernel (no flowgraph). resample(x) consumes x and "
+                  "returns every "
+                  "output it allows; calling it chunk by chunk equals one call.")
+        .def(py::init([](double rate,
+                         const std::string& method,
+                         unsigned nfilts,
+                         unsigned K_,
+                         double att,
+                         const std::string& b,
+                         int device,
+                         size_t batch) {
                  kernel::polyphase_params p;
                  p.nfilts = nfilts;
                  p.taps_per_arm = K_;
                  p.attenuation_db = att;
-                 return std::make_unique<K>(rate, kernel::method_from_string(method), backend_from_string(b), device, p, batch);
+                 return std::make_unique<K>(rate,
+                                            kernel::method_from_string(method),
+                                            backend_from_string(b),
+                                            device,
+                                            p,
+                                            batch);
              }),
              py::arg("rate"),
              py::arg("method") = "polyphase",
@@ -150,9 +172,17 @@ template <class T>
 void bind_lookup_kernel(py::module& m, const char* name)
 {
     using K = kernel::table_lookup<T>;
-    py::class_<K>(m, name, "Table lookup kernel (no flowgraph): lookup(x) returns T(x) for a float array x.")
-        .def(py::init([](const std::vector<T>& table, bool normalized, const std::string& f, const std::string& a,
-                         const std::string& p, const std::string& b, int device) {
+    py::class_<K>(
+        m,
+        name,
+        "Table lookup kernel (no flowgraph): lookup(x) returns T(x) for a float array x.")
+        .def(py::init([](const std::vector<T>& table,
+                         bool normalized,
+                         const std::string& f,
+                         const std::string& a,
+                         const std::string& p,
+                         const std::string& b,
+                         int device) {
                  kernel::lookup_config c;
                  c.normalized = normalized;
                  c.filter = kernel::filter_from_string(f);
@@ -212,17 +242,24 @@ void bind_resamp(py::module& m)
         py::arg("nfilts") = 32,
         py::arg("taps_per_arm") = 32,
         py::arg("attenuation_db") = 80.0,
-        "The polyphase method's Kaiser-windowed sinc, K*nfilts+1 samples at nfilts per input sample.");
+        "The polyphase method's Kaiser-windowed sinc, K*nfilts+1 samples at nfilts per "
+        "input sample.");
     m.def(
         "texture_fetch",
-        [](const std::vector<float>& table, const std::vector<float>& x, bool linear, const std::string& address, bool normalized) {
+        [](const std::vector<float>& table,
+           const std::vector<float>& x,
+           bool linear,
+           const std::string& address,
+           bool normalized) {
             if (table.empty())
                 throw std::invalid_argument("table: must not be empty");
             const auto a = kernel::address_from_string(address);
             std::vector<float> y(x.size());
             for (size_t i = 0; i < x.size(); i++)
-                y[i] = linear ? kernel::texemu::fetch_linear(table.data(), table.size(), x[i], normalized, a)
-                              : kernel::texemu::fetch_point(table.data(), table.size(), x[i], normalized, a);
+                y[i] = linear ? kernel::texemu::fetch_linear(
+                                    table.data(), table.size(), x[i], normalized, a)
+                              : kernel::texemu::fetch_point(
+                                    table.data(), table.size(), x[i], normalized, a);
             return y;
         },
         py::arg("table"),
@@ -230,5 +267,6 @@ void bind_resamp(py::module& m)
         py::arg("linear") = true,
         py::arg("address") = "clamp",
         py::arg("normalized") = false,
-        "CPU emulation of tex1D on a float texture (9-bit weights), bit-exact with the GPU.");
+        "CPU emulation of tex1D on a float texture (9-bit weights), bit-exact with the "
+        "GPU.");
 }

@@ -19,12 +19,16 @@ namespace gpuinterp {
 namespace kernel {
 
 enum class filter_mode { point, linear };
-//! exact: float weights a = frac(x_B) (double arithmetic, one rounding); texture: 9-bit weights.
+//! exact: float weights a = frac(x_B) (double arithmetic, one rounding); texture: 9-bit
+//! weights.
 enum class lookup_precision { exact, texture };
 
-filter_mode filter_from_string(const std::string& s);        //!< "point" | "linear"; throws naming `filter`
-texemu::address address_from_string(const std::string& s);   //!< "clamp" | "border"; throws naming `address`
-lookup_precision precision_from_string(const std::string& s); //!< "exact" | "texture"; throws naming `precision`
+filter_mode
+filter_from_string(const std::string& s); //!< "point" | "linear"; throws naming `filter`
+texemu::address address_from_string(
+    const std::string& s); //!< "clamp" | "border"; throws naming `address`
+lookup_precision precision_from_string(
+    const std::string& s); //!< "exact" | "texture"; throws naming `precision`
 std::string to_string(filter_mode f);
 std::string to_string(texemu::address a);
 std::string to_string(lookup_precision p);
@@ -40,20 +44,23 @@ template <typename T>
 class lookup_engine;
 
 /*!
- * \brief Interpolated table lookup: y[n] = T(x[n]), the CUDA Handbook's TexReadout as a kernel.
+ * \brief Interpolated table lookup: y[n] = T(x[n]), the CUDA Handbook's TexReadout as a
+ * kernel.
  *
  * \details Conventions (those of a CUDA 1D texture, texture_emulation.h):
- *  - unnormalised coordinates: texel k's centre is at x = k + 0.5; normalised: x is multiplied by the
- *    table length N first (x = 1 is the right edge);
+ *  - unnormalised coordinates: texel k's centre is at x = k + 0.5; normalised: x is
+ * multiplied by the table length N first (x = 1 is the right edge);
  *  - point:  y = T[floor(x)];
  *  - linear: y = (1 - a) T[i] + a T[i+1], x_B = x - 0.5, i = floor(x_B), a = frac(x_B);
  *  - texels outside 0..N-1 read the edge texel (clamp) or 0 (border).
- *  - precision `texture` rounds a to k/256 (the GPU's 9-bit weights; max error |T[i+1]-T[i]|/512);
- *    the CPU backend emulates the hardware bit for bit, the CUDA backend runs the texture unit
- *    (float2 textures for complex tables). Precision `exact` keeps a unrounded (CPU: double
- *    arithmetic rounded once; CUDA: an ALU kernel reading the table from global memory).
- *  - one output per coordinate; no state, so chunking is irrelevant. set_table() takes effect at the
- *    next lookup(). The CUDA backend holds at most the device's 1D texture width (131072 on the H200).
+ *  - precision `texture` rounds a to k/256 (the GPU's 9-bit weights; max error
+ * |T[i+1]-T[i]|/512); the CPU backend emulates the hardware bit for bit, the CUDA backend
+ * runs the texture unit (float2 textures for complex tables). Precision `exact` keeps a
+ * unrounded (CPU: double arithmetic rounded once; CUDA: an ALU kernel reading the table
+ * from global memory).
+ *  - one output per coordinate; no state, so chunking is irrelevant. set_table() takes
+ * effect at the next lookup(). The CUDA backend holds at most the device's 1D texture
+ * width (131072 on the H200).
  */
 template <typename T>
 class table_lookup
