@@ -127,15 +127,25 @@ inline float lerp9(float t0, float t1, int k, lerp_rounding how = hardware_model
     }
 }
 
+//! floor() for |v| < 2^62 without a libm call (x86-64 baseline has no SSE4.1 roundsd); exact.
+inline double fast_floor(double v)
+{
+    const double t = static_cast<double>(static_cast<long long>(v));
+    return t > v ? t - 1.0 : t;
+}
+
 //! round(v) with the tie rule, exact for any double v (v = 256 x: 8-bit fixed point).
 inline double round_fixed(double v, tie_rule tie)
 {
-    const double fl = std::floor(v);
+    const double fl = fast_floor(v);
     const double rem = v - fl; // exact
-    const bool odd = std::fmod(fl, 2.0) != 0.0;
-    if (rem > 0.5 || (rem == 0.5 && (tie == tie_rule::half_up || odd)))
+    if (rem > 0.5)
         return fl + 1.0;
-    return fl;
+    if (rem < 0.5)
+        return fl;
+    if (tie == tie_rule::half_up) // exact tie (rare): fmod only here, it is slow
+        return fl + 1.0;
+    return std::fmod(fl, 2.0) != 0.0 ? fl + 1.0 : fl;
 }
 
 //! Texel-space (unnormalised) coordinate as the hardware sees it, kept in double (exact).
@@ -171,7 +181,7 @@ inline T texel(const T* t, size_t n, int64_t i, address mode)
 inline void linear_index(double xu, tie_rule tie, int64_t& i, int& k)
 {
     const double xb = xu - 0.5; // exact: |xu| < 2^52
-    const double fl = std::floor(xb);
+    const double fl = fast_floor(xb);
     i = static_cast<int64_t>(fl);
     k = static_cast<int>(round_fixed((xb - fl) * 256.0, tie));
 }
@@ -179,8 +189,8 @@ inline void linear_index(double xu, tie_rule tie, int64_t& i, int& k)
 inline int64_t point_index(double xu, const model& m)
 {
     if (m.point == point_rule::fixed8) // coordinate first rounded to 8 fractional bits
-        return static_cast<int64_t>(std::floor(round_fixed(xu * 256.0, m.tie) / 256.0));
-    return static_cast<int64_t>(std::floor(xu));
+        return static_cast<int64_t>(fast_floor(round_fixed(xu * 256.0, m.tie) / 256.0));
+    return static_cast<int64_t>(fast_floor(xu));
 }
 
 inline float lerp9_value(float t0, float t1, int k, lerp_rounding how)
