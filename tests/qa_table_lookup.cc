@@ -264,10 +264,11 @@ TEST(TextureBitExact, CpuEmulationEqualsGpuTexture)
                                                                       m);
                                 ok += bits(e) == bits(y[i]);
                             }
-                            if (ok == x.size())
+                            // every model with at least 99 % agreement, so a near miss shows too
+                            if (ok * 100 >= x.size() * 99)
                                 report << "  model (lerp " << l << ", tie " << ti
-                                       << ", point " << pi << ", norm " << ni
-                                       << ") matches this case fully\n";
+                                       << ", point " << pi << ", norm " << ni << ") matches "
+                                       << ok << " of " << x.size() << "\n";
                         }
         }
         total_mismatch += bad;
