@@ -10,8 +10,9 @@
 //
 // Why a 1D cudaArray: lookup tables are small (AM/AM curves: 256..4096 entries) and a
 // cudaArray filters; the limit is the device's maximum 1D texture width (131072 on the
-// H200), checked in set_table. Linear-memory 1D textures (tex1Dfetch) would hold more but
-// never filter.
+// H200), checked in set_table. Linear-memory 1D textures (tex1Dfetch) would hold more (their
+// limit is cudaDeviceGetTexture1DLinearMaxWidth() in CUDA 13; cudaDeviceProp::maxTexture1DLinear
+// is gone) but never filter.
 //
 // Host side: one stream; coordinates are staged through pinned memory in batches, then
 // copied, looked up and copied back. Not double-buffered: a lookup is one read and one
