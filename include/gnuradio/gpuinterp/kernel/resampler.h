@@ -1,0 +1,161 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef INCLUDED_GPUINTERP_KERNEL_RESAMPLER_H
+#define INCLUDED_GPUINTERP_KERNEL_RESAMPLER_H
+
+#include <gnuradio/gpuinterp/kernel/backend.h>
+#include <gnuradio/gpuinterp/kernel/stream_history.h>
+#include <complex>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace gr {
+namespace gpuinterp {
+namespace kernel {
+
+enum class resamp_method { nearest, linear, texture, cubic, polyphase };
+resamp_method method_from_string(
+    const std::string& s); //!< throws std::invalid_argument naming `method`
+std::string to_string(resamp_method m);
+
+//! Polyphase design: a Kaiser-windowed sinc sampled at `nfilts` points per input sample.
+struct polyphase_params {
+    unsigned nfilts = 32; //!< arms (>= 2)
+    unsigned taps_per_arm =
+        32; //!< K, even, 4..512: the filter spans K inputs (K/r when r < 1)
+    double attenuation_db = 80.0; //!< Kaiser design attenuation (20..150 dB)
+};
+
+template <typename T>
+class resamp_engine;
+
+/*!
+ * \brief Streaming arbitrary-rate resampler, r = output rate / input rate.
+ *
+ * \details Time convention. Input sample n sits at time n (input samples). Output k sits
+ * at t_k = t_0 + k * D,   D = 1/r rounded to a double,   t_0 = 0, i.e. the first output
+ * coincides with input 0. Positions are kept in 64.64 fixed point, so t_k is exact and
+ * chunking never changes the output. set_rate() starts a new segment: the outputs after
+ * it continue from the position of the next output with the new D. The stream starts from
+ * zero history (x[n] = 0 for n < 0). Outputs are not delayed: the resampler waits for the
+ * `lookahead()` inputs after floor(t_k) that output k needs, so output k is produced once
+ * input floor(t_k) + lookahead() has arrived.
+ *
+ * Methods (i = floor(t), mu = t - i):
+ *  - nearest:   y = x[floor(t + 1/2)]                                (ties go up)
+ *  - linear:    y = (1 - mu) x[i] + mu x[i+1]                        (float weights,
+ * 24-bit mu)
+ *  - texture:   the same with mu rounded to k/256 (round half up): the GPU texture unit's
+ * 9-bit weights. The CPU backend emulates the texture unit bit for bit.
+ *  - cubic:     Catmull-Rom (Keys, a = -1/2) through x[i-1..i+2]
+ *  - polyphase: y = sum_n x[n] s h(s (t - n)), s = min(1, r), h a Kaiser-windowed sinc
+ * with cutoff
+ *               (-6 dB) at 0.5 - df/2 of the lower of the two rates, df = (A
+ * - 7.95)/(14.36 K); s h(s tau) is tabulated at nfilts points per input sample and
+ * linearly interpolated between adjacent arms (GNU Radio pfb_arb_resampler / liquid
+ * resamp design). For r < 1 the filter is stretched by 1/r (K' = K/r taps per output, the
+ *               table grows to K' nfilts floats) so it also suppresses aliasing.
+ * No gain: a constant input gives that constant out (to the design's passband ripple).
+ */
+template <typename T>
+class resampler
+{
+public:
+    resampler(double rate,
+              resamp_method method = resamp_method::linear,
+              backend requested = backend::cpu,
+              int device = 0,
+              const polyphase_params& pp = {},
+              size_t batch = 0);
+    ~resampler();
+    resampler(const resampler&) = delete;
+    resampler& operator=(const resampler&) = delete;
+
+    /*!
+     * \brief Write at most max_out outputs from n_in new inputs.
+     * \return outputs written. \p consumed: inputs used up (the kernel keeps what it
+     * still needs as history; pass the rest again next time, like GNU Radio's
+     * general_work).
+     */
+    size_t resample(T* out, size_t max_out, const T* in, size_t n_in, size_t& consumed);
+    //! Consume everything and return every output it allows.
+    std::vector<T> resample(const std::vector<T>& in);
+
+    //! Inputs to pass so that the next n_out outputs can be produced (GNU Radio
+    //! forecast).
+    size_t inputs_needed(size_t n_out) const;
+    //! Largest output count that n_in inputs allow now.
+    size_t outputs_possible(size_t n_in) const;
+
+    void set_rate(double rate);
+    double rate() const { return d_rate; }
+    resamp_method method() const { return d_method; }
+    const polyphase_params& params() const { return d_pp; }
+    //! Polyphase table for the current rate (K'*nfilts + 1 values; empty for other
+    //! methods).
+    const std::vector<float>& prototype() const { return d_proto; }
+    //! Samples after / before floor(t) an output reads.
+    size_t lookahead() const { return d_ahead; }
+    size_t reach_back() const { return d_back; }
+
+    uint64_t inputs_consumed() const { return d_consumed; }
+    uint64_t outputs_produced() const { return d_produced; }
+    //! Time (input samples) of output k; exact for outputs of the current rate segment.
+    double output_time(uint64_t k) const;
+    //! Index of the first output at or after input time n (for moving stream tags).
+    uint64_t first_output_at(uint64_t n) const;
+
+    void reset();
+    void set_batch(size_t batch);
+    backend active_backend() const { return d_backend; }
+    const std::string& backend_note() const { return d_note; }
+
+    static constexpr size_t default_batch = 1 << 22;
+
+private:
+    void configure_reach();
+    size_t count_outputs(int64_t first_ip, uint64_t first_fp, int64_t last_index) const;
+
+    double d_rate;
+    resamp_method d_method;
+    polyphase_params d_pp;
+    std::vector<float> d_proto;
+    double d_proto_scale = 0;
+    size_t d_ahead = 1, d_back = 0;
+    uint64_t d_step_ip = 0, d_step_fp = 0;
+    int64_t d_next_ip = 0; // absolute position of the next output
+    uint64_t d_next_fp = 0;
+    uint64_t d_seg_k = 0; // first output of the current rate segment and its position
+    int64_t d_seg_ip = 0;
+    uint64_t d_seg_fp = 0;
+    uint64_t d_consumed = 0, d_produced = 0;
+    stream_history<T> d_hist;
+    std::vector<T> d_window;
+    backend d_backend;
+    std::string d_note;
+    std::unique_ptr<resamp_engine<T>> d_engine;
+};
+
+using resampler_cc = resampler<std::complex<float>>;
+using resampler_ff = resampler<float>;
+
+//! The table the polyphase method uses at time scale s = min(1, r) (exposed for tests and
+//! docs): K'*nfilts + 1 samples of s h(s tau), tau = j/nfilts - K'/2 input samples, K' =
+//! polyphase_taps().
+std::vector<float> polyphase_prototype(const polyphase_params& pp, double scale = 1.0);
+//! Inputs one polyphase output reads: K for r >= 1, the even number >= K/r for r < 1.
+size_t polyphase_taps(const polyphase_params& pp, double scale);
+//! The same continuous h(tau) in double precision (the test reference).
+double polyphase_h(const polyphase_params& pp, double tau);
+
+} // namespace kernel
+} // namespace gpuinterp
+} // namespace gr
+
+#endif

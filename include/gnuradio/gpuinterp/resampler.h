@@ -1,0 +1,66 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef INCLUDED_GPUINTERP_RESAMPLER_H
+#define INCLUDED_GPUINTERP_RESAMPLER_H
+
+#include <gnuradio/block.h>
+#include <gnuradio/gpuinterp/api.h>
+#include <complex>
+#include <string>
+
+namespace gr {
+namespace gpuinterp {
+
+/*!
+ * \brief Arbitrary-rate resampler (r = output rate / input rate) on a GPU or the CPU.
+ * \ingroup gpuinterp
+ *
+ * \details Output k is the input interpolated at time t_k = k / r (input samples; the
+ * first output coincides with input 0; zero history before the stream; no delay).
+ * Methods: "nearest", "linear", "texture" (linear with the GPU texture unit's 9-bit
+ * weights; the CPU emulates them bit for bit), "cubic" (Catmull-Rom) and "polyphase"
+ * (Kaiser-windowed sinc, nfilts arms, linear interpolation between adjacent arms;
+ * stretched by 1/r when r < 1). Stream tags move to the first output at or after their
+ * input time. set_rate() is safe while the flowgraph runs and takes effect between two
+ * work() calls; the phase carries over. See docs/resampler.md.
+ */
+template <class T>
+class GPUINTERP_API resampler : virtual public gr::block
+{
+public:
+    typedef std::shared_ptr<resampler<T>> sptr;
+
+    /*!
+     * \param rate output rate / input rate, 1e-4 .. 1e4
+     * \param method "nearest", "linear", "texture", "cubic" or "polyphase"
+     * \param nfilts polyphase arms (>= 2)
+     * \param taps_per_arm polyphase filter length K in input samples (even, 4..512)
+     * \param attenuation_db polyphase Kaiser design attenuation (20..150 dB)
+     * \param backend "automatic", "cpu" or "cuda"
+     * \param device CUDA device index
+     */
+    static sptr make(double rate,
+                     const std::string& method = "polyphase",
+                     unsigned nfilts = 32,
+                     unsigned taps_per_arm = 32,
+                     double attenuation_db = 80.0,
+                     const std::string& backend = "automatic",
+                     int device = 0);
+
+    virtual void set_rate(double rate) = 0;
+    virtual double rate() const = 0;
+    virtual std::string method() const = 0;
+    //! The backend actually in use: "cpu" or "cuda".
+    virtual std::string active_backend() const = 0;
+};
+
+typedef resampler<std::complex<float>> resampler_cc;
+typedef resampler<float> resampler_ff;
+
+} // namespace gpuinterp
+} // namespace gr
+
+#endif

@@ -1,0 +1,86 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef INCLUDED_GPUINTERP_KERNEL_RESAMP_ENGINES_H
+#define INCLUDED_GPUINTERP_KERNEL_RESAMP_ENGINES_H
+
+// Internal: what a backend implements for table_lookup and resampler. The front ends
+// validate and keep the user-visible state; the engines own buffers and compute.
+
+#include "fixed_phase.h"
+#include <gnuradio/gpuinterp/kernel/resampler.h>
+#include <gnuradio/gpuinterp/kernel/table_lookup.h>
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+namespace gr {
+namespace gpuinterp {
+namespace kernel {
+
+template <typename T>
+class lookup_engine
+{
+public:
+    virtual ~lookup_engine() = default;
+    virtual void set_table(const std::vector<T>& table, const lookup_config& cfg) = 0;
+    virtual void lookup(T* out, const float* x, size_t n) = 0;
+    virtual void set_batch(size_t) {}
+};
+
+template <typename T>
+std::unique_ptr<lookup_engine<T>> make_cpu_lookup_engine();
+
+//! Everything an engine needs to compute a run of outputs (see resampler.h for the
+//! conventions).
+struct resamp_plan {
+    resamp_method method;
+    fx_pos pos0;   //!< position of the first output, relative to window index `hist`
+    fx_step step;  //!< input samples per output
+    size_t n_out;  //!< outputs to compute (all needed inputs are inside the window)
+    size_t hist;   //!< window index of the first new input (history length)
+    double scale;  //!< min(1, r): polyphase time scale
+    int half_span; //!< polyphase: K/2 (taps per arm / 2)
+    int nfilts;    //!< polyphase arms
+    size_t back;   //!< samples before floor(t) an output reads
+    size_t ahead;  //!< samples after floor(t) an output reads
+};
+
+template <typename T>
+class resamp_engine
+{
+public:
+    virtual ~resamp_engine() = default;
+    //! Polyphase prototype, sampled at nfilts points per unit: K*nfilts + 1 values.
+    virtual void
+    set_prototype(const std::vector<float>& table, unsigned K, unsigned nfilts) = 0;
+    //! win: `plan.hist` history samples followed by the new inputs (length n_win).
+    virtual void run(T* out, const T* win, size_t n_win, const resamp_plan& plan) = 0;
+    virtual void set_batch(size_t) {}
+};
+
+template <typename T>
+std::unique_ptr<resamp_engine<T>> make_cpu_resamp_engine();
+
+} // namespace kernel
+
+namespace gpu {
+template <typename T>
+std::unique_ptr<kernel::lookup_engine<T>> make_cuda_lookup_engine(int device,
+                                                                  size_t batch);
+template <typename T>
+std::unique_ptr<kernel::resamp_engine<T>> make_cuda_resamp_engine(int device,
+                                                                  size_t batch);
+
+//! Benchmark hook: ms per resampling of n_in device-resident inputs (kernel, plus the
+//! pitch-2D re-layout for `texture`), CUDA events, median of iters. Outputs n_in * rate.
+double time_resampler_kernel_ms(
+    int device, kernel::resamp_method m, double rate, size_t n_in, int iters);
+} // namespace gpu
+
+} // namespace gpuinterp
+} // namespace gr
+
+#endif

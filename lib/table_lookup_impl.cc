@@ -1,0 +1,102 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "block_util.h"
+#include <gnuradio/gpuinterp/kernel/table_lookup.h>
+#include <gnuradio/gpuinterp/table_lookup.h>
+#include <gnuradio/io_signature.h>
+#include <mutex>
+
+namespace gr {
+namespace gpuinterp {
+
+namespace {
+kernel::lookup_config make_config(bool normalized,
+                                  const std::string& f,
+                                  const std::string& a,
+                                  const std::string& p)
+{
+    kernel::lookup_config c;
+    c.normalized = normalized;
+    c.filter = kernel::filter_from_string(f);
+    c.addr = kernel::address_from_string(a);
+    c.precision = kernel::precision_from_string(p);
+    return c;
+}
+} // namespace
+
+template <class T>
+class table_lookup_impl : public table_lookup<T>
+{
+public:
+    table_lookup_impl(const std::vector<T>& table,
+                      bool normalized,
+                      const std::string& filter,
+                      const std::string& address,
+                      const std::string& precision,
+                      const std::string& backend,
+                      int device)
+        : gr::sync_block("table_lookup",
+                         gr::io_signature::make(1, 1, sizeof(float)),
+                         gr::io_signature::make(1, 1, sizeof(T))),
+          d_kernel(table,
+                   make_config(normalized, filter, address, precision),
+                   backend_from_string(backend),
+                   device)
+    {
+        log_backend(this->d_logger, d_kernel.active_backend(), d_kernel.backend_note());
+    }
+
+    void set_table(const std::vector<T>& table) override
+    {
+        std::lock_guard<std::mutex> lock(d_mutex);
+        d_kernel.set_table(table);
+    }
+    std::vector<T> table() const override
+    {
+        std::lock_guard<std::mutex> lock(d_mutex);
+        return d_kernel.table();
+    }
+    std::string active_backend() const override
+    {
+        return to_string(d_kernel.active_backend());
+    }
+
+    int work(int noutput_items,
+             gr_vector_const_void_star& input_items,
+             gr_vector_void_star& output_items) override
+    {
+        return guarded_work(this->d_logger, [&] {
+            std::lock_guard<std::mutex> lock(d_mutex);
+            d_kernel.lookup(static_cast<T*>(output_items[0]),
+                            static_cast<const float*>(input_items[0]),
+                            static_cast<size_t>(noutput_items));
+            return noutput_items;
+        });
+    }
+
+private:
+    mutable std::mutex d_mutex; // set_table lands between two work() calls
+    kernel::table_lookup<T> d_kernel;
+};
+
+template <class T>
+typename table_lookup<T>::sptr table_lookup<T>::make(const std::vector<T>& table,
+                                                     bool normalized,
+                                                     const std::string& filter,
+                                                     const std::string& address,
+                                                     const std::string& precision,
+                                                     const std::string& backend,
+                                                     int device)
+{
+    return gnuradio::make_block_sptr<table_lookup_impl<T>>(
+        table, normalized, filter, address, precision, backend, device);
+}
+
+template class table_lookup<float>;
+template class table_lookup<std::complex<float>>;
+
+} // namespace gpuinterp
+} // namespace gr

@@ -1,0 +1,272 @@
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// Bindings of the resampler and table-lookup blocks, their kernels (numpy in, numpy out)
+// and the texture-unit emulation.
+#include "numpy_util.h"
+#include <gnuradio/gpuinterp/kernel/resampler.h>
+#include <gnuradio/gpuinterp/kernel/table_lookup.h>
+#include <gnuradio/gpuinterp/kernel/texture_emulation.h>
+#include <gnuradio/gpuinterp/resampler.h>
+#include <gnuradio/gpuinterp/table_lookup.h>
+#include <pybind11/complex.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+namespace py = pybind11;
+using namespace gr::gpuinterp;
+
+namespace {
+
+const char* resampler_doc =
+    R"doc(Arbitrary-rate resampler, r = output rate / input rate, on a GPU or the CPU.
+
+Output k is the input interpolated at time t_k = k / r (input samples): the first output coincides
+with input 0, the stream starts from zero history, there is no delay. Methods: 'nearest',
+'linear', 'texture' (linear with the GPU texture unit's 9-bit weights, emulated bit for bit on the
+CPU), 'cubic' (Catmull-Rom) and 'polyphase' (Kaiser-windowed sinc with nfilts arms and linear
+interpolation between adjacent arms; stretched by 1/r when r < 1). set_rate() works while running
+and keeps the phase. Tags move to the first output at or after their input time.
+
+Args:
+    rate: output/input rate, 1e-4 .. 1e4
+    method: 'nearest', 'linear', 'texture', 'cubic' or 'polyphase'
+    nfilts: polyphase arms (>= 2)
+    taps_per_arm: polyphase length K in input samples (even, 4..512)
+    attenuation_db: polyphase Kaiser design attenuation (20..150)
+    backend: 'automatic', 'cpu' or 'cuda'
+    device: CUDA device index)doc";
+
+const char* lookup_doc =
+    R"doc(Interpolated table lookup: float coordinates in, table values out (CUDA 1D texture rules).
+
+Texel k's centre is at k + 0.5 (normalized: (k + 0.5)/N). 'point': T[floor(x)]; 'linear':
+(1-a) T[i] + a T[i+1] with x - 0.5 = i + a. 'clamp' reads the edge texel outside the table,
+'border' reads 0. precision 'texture' rounds a to k/256 as the GPU texture unit does (CUDA: the
+texture unit; CPU: bit-exact emulation); 'exact' keeps a unrounded.
+
+Args:
+    table: non-empty finite table (<= 131072 entries on CUDA)
+    normalized: coordinates in [0, 1] instead of texels
+    filter: 'point' or 'linear'
+    address: 'clamp' or 'border'
+    precision: 'texture' or 'exact'
+    backend: 'automatic', 'cpu' or 'cuda'
+    device: CUDA device index)doc";
+
+template <class T>
+void bind_resampler_block(py::module& m, const char* name)
+{
+    using blk = resampler<T>;
+    py::class_<blk, gr::block, gr::basic_block, std::shared_ptr<blk>>(
+        m, name, resampler_doc)
+        .def(py::init(&blk::make),
+             py::arg("rate"),
+             py::arg("method") = "polyphase",
+             py::arg("nfilts") = 32,
+             py::arg("taps_per_arm") = 32,
+             py::arg("attenuation_db") = 80.0,
+             py::arg("backend") = "automatic",
+             py::arg("device") = 0,
+             resampler_doc)
+        .def("set_rate",
+             &blk::set_rate,
+             py::arg("rate"),
+             "Change the rate (lands between two work() calls).")
+        .def("rate", &blk::rate)
+        .def("method", &blk::method)
+        .def("active_backend", &blk::active_backend);
+}
+
+template <class T>
+void bind_lookup_block(py::module& m, const char* name)
+{
+    using blk = table_lookup<T>;
+    py::class_<blk, gr::sync_block, gr::block, gr::basic_block, std::shared_ptr<blk>>(
+        m, name, lookup_doc)
+        .def(py::init(&blk::make),
+             py::arg("table"),
+             py::arg("normalized") = false,
+             py::arg("filter") = "linear",
+             py::arg("address") = "clamp",
+             py::arg("precision") = "texture",
+             py::arg("backend") = "automatic",
+             py::arg("device") = 0,
+             lookup_doc)
+        .def("set_table",
+             &blk::set_table,
+             py::arg("table"),
+             "Replace the table (lands between two work() calls).")
+        .def("table", &blk::table)
+        .def("active_backend", &blk::active_backend);
+}
+
+template <class T>
+void bind_resampler_kernel(py::module& m, const char* name)
+{
+    using K = kernel::resampler<T>;
+    py::class_<K>(m,
+                  name,
+                  "Streaming resampler kernel (no flowgraph). resample(x) consumes x and "
+                  "returns every "
+                  "output it allows; calling it chunk by chunk equals one call.")
+        .def(py::init([](double rate,
+                         const std::string& method,
+                         unsigned nfilts,
+                         unsigned K_,
+                         double att,
+                         const std::string& b,
+                         int device,
+                         size_t batch) {
+                 kernel::polyphase_params p;
+                 p.nfilts = nfilts;
+                 p.taps_per_arm = K_;
+                 p.attenuation_db = att;
+                 return std::make_unique<K>(rate,
+                                            kernel::method_from_string(method),
+                                            backend_from_string(b),
+                                            device,
+                                            p,
+                                            batch);
+             }),
+             py::arg("rate"),
+             py::arg("method") = "polyphase",
+             py::arg("nfilts") = 32,
+             py::arg("taps_per_arm") = 32,
+             py::arg("attenuation_db") = 80.0,
+             py::arg("backend") = "cpu",
+             py::arg("device") = 0,
+             py::arg("batch") = 0)
+        .def(
+            "resample",
+            [](K& k, const pyutil::carray<T>& x) {
+                if (x.ndim() != 1)
+                    throw std::invalid_argument("x: expected a one-dimensional array");
+                std::vector<T> in(x.data(), x.data() + x.shape(0));
+                std::vector<T> out;
+                {
+                    py::gil_scoped_release release;
+                    out = k.resample(in);
+                }
+                py::array_t<T> a(static_cast<py::ssize_t>(out.size()));
+                std::copy(out.begin(), out.end(), a.mutable_data());
+                return a;
+            },
+            py::arg("x"))
+        .def("set_rate", &K::set_rate, py::arg("rate"))
+        .def("rate", &K::rate)
+        .def("reset", &K::reset)
+        .def("lookahead", &K::lookahead)
+        .def("reach_back", &K::reach_back)
+        .def("inputs_needed", &K::inputs_needed, py::arg("n_out"))
+        .def("inputs_consumed", &K::inputs_consumed)
+        .def("outputs_produced", &K::outputs_produced)
+        .def("output_time", &K::output_time, py::arg("k"))
+        .def("prototype", &K::prototype)
+        .def("active_backend", [](const K& k) { return to_string(k.active_backend()); })
+        .def("backend_note", &K::backend_note);
+}
+
+template <class T>
+void bind_lookup_kernel(py::module& m, const char* name)
+{
+    using K = kernel::table_lookup<T>;
+    py::class_<K>(
+        m,
+        name,
+        "Table lookup kernel (no flowgraph): lookup(x) returns T(x) for a float array x.")
+        .def(py::init([](const std::vector<T>& table,
+                         bool normalized,
+                         const std::string& f,
+                         const std::string& a,
+                         const std::string& p,
+                         const std::string& b,
+                         int device) {
+                 kernel::lookup_config c;
+                 c.normalized = normalized;
+                 c.filter = kernel::filter_from_string(f);
+                 c.addr = kernel::address_from_string(a);
+                 c.precision = kernel::precision_from_string(p);
+                 return std::make_unique<K>(table, c, backend_from_string(b), device);
+             }),
+             py::arg("table"),
+             py::arg("normalized") = false,
+             py::arg("filter") = "linear",
+             py::arg("address") = "clamp",
+             py::arg("precision") = "texture",
+             py::arg("backend") = "cpu",
+             py::arg("device") = 0)
+        .def(
+            "lookup",
+            [](K& k, const pyutil::carray<float>& x) {
+                if (x.ndim() != 1)
+                    throw std::invalid_argument("x: expected a one-dimensional array");
+                const size_t n = size_t(x.shape(0));
+                py::array_t<T> out(static_cast<py::ssize_t>(n));
+                T* o = out.mutable_data();
+                const float* i = x.data();
+                {
+                    py::gil_scoped_release release;
+                    k.lookup(o, i, n);
+                }
+                return out;
+            },
+            py::arg("x"))
+        .def("set_table", &K::set_table, py::arg("table"))
+        .def("table", &K::table)
+        .def("active_backend", [](const K& k) { return to_string(k.active_backend()); });
+}
+
+} // namespace
+
+void bind_resamp(py::module& m)
+{
+    bind_resampler_block<std::complex<float>>(m, "resampler_cc");
+    bind_resampler_block<float>(m, "resampler_ff");
+    bind_lookup_block<float>(m, "table_lookup_ff");
+    bind_lookup_block<std::complex<float>>(m, "table_lookup_fc");
+    bind_resampler_kernel<std::complex<float>>(m, "resampler_kernel_cc");
+    bind_resampler_kernel<float>(m, "resampler_kernel_ff");
+    bind_lookup_kernel<float>(m, "table_lookup_kernel_ff");
+    bind_lookup_kernel<std::complex<float>>(m, "table_lookup_kernel_fc");
+    m.def(
+        "polyphase_prototype",
+        [](unsigned nfilts, unsigned K, double att) {
+            kernel::polyphase_params p;
+            p.nfilts = nfilts;
+            p.taps_per_arm = K;
+            p.attenuation_db = att;
+            return kernel::polyphase_prototype(p);
+        },
+        py::arg("nfilts") = 32,
+        py::arg("taps_per_arm") = 32,
+        py::arg("attenuation_db") = 80.0,
+        "The polyphase method's Kaiser-windowed sinc, K*nfilts+1 samples at nfilts per "
+        "input sample.");
+    m.def(
+        "texture_fetch",
+        [](const std::vector<float>& table,
+           const std::vector<float>& x,
+           bool linear,
+           const std::string& address,
+           bool normalized) {
+            if (table.empty())
+                throw std::invalid_argument("table: must not be empty");
+            const auto a = kernel::address_from_string(address);
+            std::vector<float> y(x.size());
+            for (size_t i = 0; i < x.size(); i++)
+                y[i] = linear ? kernel::texemu::fetch_linear(
+                                    table.data(), table.size(), x[i], normalized, a)
+                              : kernel::texemu::fetch_point(
+                                    table.data(), table.size(), x[i], normalized, a);
+            return y;
+        },
+        py::arg("table"),
+        py::arg("x"),
+        py::arg("linear") = true,
+        py::arg("address") = "clamp",
+        py::arg("normalized") = false,
+        "CPU emulation of tex1D on a float texture (9-bit weights), bit-exact with the "
+        "GPU.");
+}

@@ -1,0 +1,121 @@
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// Flowgraph tests of resampler_cc and table_lookup_fc in C++ (they run on the GPU host,
+// which has no GNU Radio Python): the block on each backend against the CPU kernel, tags,
+// and, on the GPU, the texture paths bit for bit against the CPU emulation.
+#include <gnuradio/blocks/vector_sink.h>
+#include <gnuradio/blocks/vector_source.h>
+#include <gnuradio/gpuinterp/kernel/backend.h>
+#include <gnuradio/gpuinterp/kernel/resampler.h>
+#include <gnuradio/gpuinterp/kernel/table_lookup.h>
+#include <gnuradio/gpuinterp/resampler.h>
+#include <gnuradio/gpuinterp/table_lookup.h>
+#include <gnuradio/top_block.h>
+#include <gtest/gtest.h>
+#include <complex>
+#include <cstring>
+#include <random>
+
+using cf = std::complex<float>;
+namespace k = gr::gpuinterp::kernel;
+
+namespace {
+
+class FgResamp : public ::testing::TestWithParam<std::string>
+{
+protected:
+    void SetUp() override
+    {
+        if (GetParam() == "cuda" && gr::gpuinterp::cuda_device_count() == 0)
+            GTEST_SKIP() << "no usable CUDA device";
+    }
+};
+
+std::vector<cf> noise(size_t n, unsigned seed)
+{
+    std::mt19937 g(seed);
+    std::uniform_real_distribution<float> d(-1, 1);
+    std::vector<cf> x(n);
+    for (auto& v : x)
+        v = { d(g), d(g) };
+    return x;
+}
+
+TEST_P(FgResamp, BlockEqualsKernelForEveryMethodAndMovesTags)
+{
+    const auto x = noise(100003, 3);
+    std::vector<gr::tag_t> tags(1);
+    tags[0].offset = 54321;
+    tags[0].key = pmt::intern("mark");
+    tags[0].value = pmt::from_long(7);
+    for (const char* m : { "nearest", "linear", "texture", "cubic", "polyphase" }) {
+        for (double r : { 1.37, 0.73 }) {
+            auto tb = gr::make_top_block("t");
+            auto src = gr::blocks::vector_source<cf>::make(x, false, 1, tags);
+            auto blk = gr::gpuinterp::resampler_cc::make(r, m, 32, 32, 80.0, GetParam());
+            ASSERT_EQ(blk->active_backend(), GetParam());
+            auto snk = gr::blocks::vector_sink<cf>::make();
+            tb->connect(src, 0, blk, 0);
+            tb->connect(blk, 0, snk, 0);
+            tb->run();
+            k::resampler_cc ref(r, k::method_from_string(m), gr::gpuinterp::backend::cpu);
+            const auto want = ref.resample(x);
+            const auto& got = snk->data();
+            ASSERT_EQ(got.size(), want.size()) << m << " r=" << r;
+            double err = 0;
+            size_t differ = 0;
+            for (size_t i = 0; i < got.size(); i++) {
+                err = std::max(err, double(std::abs(got[i] - want[i])));
+                differ += std::memcmp(&got[i], &want[i], sizeof(cf)) != 0;
+            }
+            if (GetParam() == "cpu" || std::string(m) == "texture" ||
+                std::string(m) == "nearest")
+                EXPECT_EQ(differ, 0u)
+                    << m << " r=" << r; // bit for bit (texture: GPU == CPU emulation)
+            else
+                EXPECT_LE(err, 1e-5) << m << " r=" << r;
+            auto t = snk->tags();
+            ASSERT_EQ(t.size(), 1u);
+            EXPECT_EQ(t[0].offset, ref.first_output_at(54321)) << m;
+            EXPECT_GE(double(t[0].offset) / r, 54321 - 1e-6);
+            EXPECT_LT(double(t[0].offset - 1) / r, 54321.0);
+        }
+    }
+}
+
+TEST_P(FgResamp, TableLookupBlockEqualsCpuEmulation)
+{
+    std::mt19937 g(11);
+    std::uniform_real_distribution<float> d(-1, 1), c(-0.1f, 1.1f);
+    std::vector<cf> lut(4096);
+    for (auto& v : lut)
+        v = { d(g), d(g) };
+    std::vector<float> x(200000);
+    for (auto& v : x)
+        v = c(g);
+    auto tb = gr::make_top_block("t");
+    auto src = gr::blocks::vector_source<float>::make(x);
+    auto blk = gr::gpuinterp::table_lookup_fc::make(
+        lut, true, "linear", "border", "texture", GetParam());
+    auto snk = gr::blocks::vector_sink<cf>::make();
+    tb->connect(src, 0, blk, 0);
+    tb->connect(blk, 0, snk, 0);
+    tb->run();
+    k::lookup_config cfg;
+    cfg.normalized = true;
+    cfg.addr = k::texemu::address::border;
+    k::table_lookup_fc ref(lut, cfg);
+    const auto want = ref.lookup(x);
+    const auto& got = snk->data();
+    ASSERT_EQ(got.size(), want.size());
+    size_t differ = 0;
+    for (size_t i = 0; i < got.size(); i++)
+        differ += std::memcmp(&got[i], &want[i], sizeof(cf)) != 0;
+    EXPECT_EQ(differ, 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, FgResamp, ::testing::Values("cpu", "cuda"));
+
+} // namespace

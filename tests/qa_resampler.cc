@@ -1,0 +1,440 @@
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// Arbitrary-rate resampler kernel against naive double-precision references written here:
+// positions t_k = k / r (per rate segment), nearest = x[floor(t + 1/2)], linear, 9-bit
+// texture weights, Catmull-Rom, and the windowed-sinc sum for polyphase. CPU and (on the
+// GPU host) CUDA.
+#include "test_util.h"
+#include <gnuradio/gpuinterp/kernel/resampler.h>
+#include <gnuradio/gpuinterp/kernel/texture_emulation.h>
+#include <cstring>
+
+using namespace gpuinterp_test;
+using namespace gr::gpuinterp::kernel;
+
+namespace {
+
+template <typename T>
+double sample(const std::vector<T>& x, long long n, int lane)
+{
+    if (n < 0 || n >= (long long)x.size())
+        return 0;
+    if constexpr (std::is_same_v<T, float>)
+        return lane ? 0.0 : double(x[n]);
+    else
+        return lane ? double(x[n].imag()) : double(x[n].real());
+}
+
+//! Reference output at time t (input samples) for one lane.
+template <typename T>
+double ref_lane(const std::vector<T>& x,
+                long double t,
+                resamp_method m,
+                const polyphase_params& pp,
+                double r,
+                int lane)
+{
+    const long long i = (long long)std::floor(t);
+    const double mu = double(t - (long double)i);
+    auto X = [&](long long n) { return sample(x, n, lane); };
+    switch (m) {
+    case resamp_method::nearest:
+        return X((long long)std::floor(t + 0.5L));
+    case resamp_method::linear:
+        return (1 - mu) * X(i) + mu * X(i + 1);
+    case resamp_method::texture: {
+        const double q = std::floor(mu * 256 + 0.5); // round half up, 0..256
+        return (1 - q / 256) * X(i) + q / 256 * X(i + 1);
+    }
+    case resamp_method::cubic: {
+        const double xm = X(i - 1), x0 = X(i), x1 = X(i + 1), x2 = X(i + 2);
+        // Catmull-Rom: Keys kernel with a = -1/2 (independent spelling of the polynomial)
+        auto keys = [](double d) {
+            d = std::abs(d);
+            if (d < 1)
+                return 1.5 * d * d * d - 2.5 * d * d + 1;
+            if (d < 2)
+                return -0.5 * d * d * d + 2.5 * d * d - 4 * d + 2;
+            return 0.0;
+        };
+        return xm * keys(mu + 1) + x0 * keys(mu) + x1 * keys(1 - mu) + x2 * keys(2 - mu);
+    }
+    case resamp_method::polyphase: {
+        const double s = std::min(1.0, r);
+        const double half = pp.taps_per_arm / 2.0;
+        double acc = 0;
+        for (long long n = (long long)std::floor(t - half / s) - 1;
+             n <= (long long)std::ceil(t + half / s) + 1;
+             n++)
+            acc += X(n) * s * polyphase_h(pp, s * double(t - (long double)n));
+        return acc;
+    }
+    }
+    return 0;
+}
+
+template <typename T>
+auto reference(const std::vector<T>& x,
+               const std::vector<long double>& t,
+               resamp_method m,
+               const polyphase_params& pp,
+               double r)
+{
+    using D = std::conditional_t<std::is_same_v<T, float>, double, cd>;
+    std::vector<D> y(t.size());
+    for (size_t k = 0; k < t.size(); k++) {
+        if constexpr (std::is_same_v<T, float>)
+            y[k] = ref_lane(x, t[k], m, pp, r, 0);
+        else
+            y[k] = { ref_lane(x, t[k], m, pp, r, 0), ref_lane(x, t[k], m, pp, r, 1) };
+    }
+    return y;
+}
+
+//! t_k = k * D with D = 1/r rounded to double (the documented convention), k < n.
+std::vector<long double> times(size_t n, double r, long double t0 = 0)
+{
+    std::vector<long double> t(n);
+    const long double D = 1.0 / r;
+    for (size_t k = 0; k < n; k++)
+        t[k] = t0 + (long double)k * D;
+    return t;
+}
+
+//! Outputs a stream of n inputs allows: floor(t_k) + ahead <= n - 1.
+size_t expected_count(size_t n, double r, size_t ahead)
+{
+    const long double D = 1.0 / r;
+    size_t k = 0;
+    while ((long long)std::floor((long double)k * D) + (long long)ahead <=
+           (long long)n - 1)
+        k++;
+    return k;
+}
+
+template <typename T>
+std::vector<T> run_chunked(resampler<T>& k,
+                           const std::vector<T>& x,
+                           bool chunked,
+                           size_t max_out_cap = 0)
+{
+    std::vector<T> y;
+    size_t pos = 0;
+    int idle = 0;
+    while (idle < 3) {
+        const size_t avail = x.size() - pos;
+        const size_t n_in = chunked ? std::min(avail, random_size(0, 700)) : avail;
+        size_t cap = k.outputs_possible(n_in);
+        if (max_out_cap)
+            cap = std::min(cap, random_size(0, max_out_cap));
+        std::vector<T> o(cap);
+        poison(o);
+        size_t used = 0;
+        const size_t got = k.resample(o.data(), cap, x.data() + pos, n_in, used);
+        EXPECT_EQ(got, cap); // outputs_possible() is exact
+        y.insert(y.end(), o.begin(), o.begin() + got);
+        pos += used;
+        idle = (got == 0 && used == 0 && (n_in == avail)) ? idle + 1 : 0;
+    }
+    EXPECT_EQ(pos, x.size());
+    return y;
+}
+
+double rtol_for(resamp_method m) { return m == resamp_method::polyphase ? 3e-4 : 3e-6; }
+
+struct Case {
+    resamp_method m;
+    double r;
+};
+
+class Resampler : public ::testing::TestWithParam<backend>
+{
+protected:
+    void SetUp() override { GPUINTERP_SKIP_WITHOUT_DEVICE(GetParam()); }
+
+    template <typename T>
+    void check(resamp_method m, double r, size_t n, bool chunked, size_t max_out_cap = 0)
+    {
+        auto x = random_vector<T>(n);
+        resampler<T> k(r, m, GetParam());
+        ASSERT_EQ(k.active_backend(), GetParam());
+        auto y = run_chunked(k, x, chunked, max_out_cap);
+        ASSERT_EQ(y.size(), expected_count(n, r, k.lookahead()))
+            << to_string(m) << " r=" << r;
+        EXPECT_EQ(k.outputs_produced(), y.size());
+        // polyphase: the table + arm interpolation, not float rounding, sets the error
+        // (see below)
+        const double rtol = m == resamp_method::polyphase ? 2e-3 : 3e-6;
+        EXPECT_TRUE(all_close(
+            y, reference(x, times(y.size(), r), m, polyphase_params{}, r), rtol, 1e-6))
+            << to_string(m) << " r=" << r << " n=" << n << " chunked=" << chunked;
+    }
+};
+
+const resamp_method all_methods[] = { resamp_method::nearest,
+                                      resamp_method::linear,
+                                      resamp_method::texture,
+                                      resamp_method::cubic,
+                                      resamp_method::polyphase };
+
+} // namespace
+
+TEST_P(Resampler, EveryMethodAgainstReference)
+{
+    for (auto m : all_methods)
+        for (double r : { 1.37, 0.73, 1.0, 2.0, 0.5, 3.0 / 7.0 }) {
+            check<cf>(m, r, 1500, false);
+            check<float>(m, r, 700, true);
+        }
+}
+
+TEST_P(Resampler, RandomChunkingAndOutputLimitsEqualOneCall)
+{
+    for (auto m : all_methods) {
+        const double r = std::uniform_real_distribution<double>(0.2, 5.0)(rng());
+        auto x = random_vector<cf>(4000);
+        resampler<cf> a(r, m, GetParam()), b(r, m, GetParam());
+        auto ya = run_chunked(a, x, false);
+        auto yb =
+            run_chunked(b, x, true, 300); // random input chunks and random output space
+        ASSERT_EQ(ya.size(), yb.size()) << to_string(m);
+        EXPECT_EQ(ya, yb) << to_string(m) << " r=" << r; // bit for bit
+    }
+}
+
+TEST_P(Resampler, RateChangeMidStream)
+{
+    for (auto m : all_methods) {
+        const double r1 = 1.37, r2 = m == resamp_method::polyphase ? 2.9 : 0.61;
+        auto x = random_vector<cf>(3000);
+        resampler<cf> k(r1, m, GetParam());
+        size_t used = 0;
+        std::vector<cf> y1(k.outputs_possible(1200));
+        y1.resize(k.resample(y1.data(), y1.size(), x.data(), 1200, used));
+        const long double t_next = (long double)y1.size() * (long double)(1.0 / r1);
+        k.set_rate(r2);
+        EXPECT_EQ(k.rate(), r2);
+        std::vector<cf> rest(x.begin() + used, x.end());
+        auto y2 = run_chunked(k, rest, true);
+        // expected: segment 1 at k/r1, then t_next + j/r2, until the stream runs out
+        std::vector<long double> t = times(y1.size(), r1);
+        auto t2 = times(y2.size(), r2, t_next);
+        EXPECT_LE((long long)std::floor(t2.back()) + (long long)k.lookahead(), 2999);
+        EXPECT_GT((long long)std::floor(t_next + (long double)y2.size() / r2) +
+                      (long long)k.lookahead(),
+                  2999);
+        t.insert(t.end(), t2.begin(), t2.end());
+        std::vector<cf> y = y1;
+        y.insert(y.end(), y2.begin(), y2.end());
+        const double rtol = m == resamp_method::polyphase ? 2e-3 : 3e-6;
+        EXPECT_TRUE(all_close(y, reference(x, t, m, polyphase_params{}, r1), rtol, 1e-6))
+            << to_string(m);
+    }
+}
+
+TEST_P(Resampler, ExtremeRates)
+{
+    check<cf>(resamp_method::linear, 1000.0, 40, true);
+    check<cf>(resamp_method::texture, 1000.0, 30, false);
+    check<float>(resamp_method::cubic, 1000.0, 30, true);
+    check<cf>(resamp_method::polyphase, 1000.0, 60, false);
+    check<cf>(resamp_method::linear, 1.0 / 1000, 20000, true);
+    check<cf>(resamp_method::nearest, 1.0 / 1000, 20000, false);
+    check<float>(
+        resamp_method::polyphase, 1.0 / 1000, 60000, false); // 32000 taps per output
+}
+
+TEST_P(Resampler, PolyphaseErrorAgainstDoubleWindowedSinc)
+{
+    // The float table sampled at nfilts = 32 points per unit, interpolated linearly
+    // between arms, against the continuous double-precision windowed sinc. Reported in dB
+    // below the signal.
+    for (double r : { 1.37, 0.73 }) {
+        auto x = random_vector<cf>(4000);
+        resampler<cf> k(r, resamp_method::polyphase, GetParam());
+        auto y = k.resample(x);
+        auto want = reference(
+            x, times(y.size(), r), resamp_method::polyphase, polyphase_params{}, r);
+        double e2 = 0, s2 = 0;
+        for (size_t i = 100; i < y.size(); i++) {
+            e2 += std::norm(to_d(y[i]) - want[i]);
+            s2 += std::norm(want[i]);
+        }
+        const double db = 10 * std::log10(e2 / s2);
+        std::cout << "[ polyphase vs double windowed sinc, r=" << r << " ] " << db
+                  << " dB\n";
+        EXPECT_LT(db, -60.0);
+    }
+}
+
+TEST_P(Resampler, PolyphaseReproducesBandLimitedTone)
+{
+    // A tone inside the pass band must come out as the same tone at the output times:
+    // this checks pass-band gain, phase alignment (no delay) and stop-band leakage
+    // together.
+    for (double r : { 1.37, 0.73, 4.0 }) {
+        const double f = 0.11; // cycles per input sample: inside both rates' pass bands
+        std::vector<cf> x(6000);
+        for (size_t n = 0; n < x.size(); n++)
+            x[n] = std::polar(1.0f, float(2 * M_PI * f * n));
+        resampler<cf> k(r, resamp_method::polyphase, GetParam());
+        auto y = k.resample(x);
+        auto t = times(y.size(), r);
+        double e2 = 0;
+        size_t cnt = 0;
+        for (size_t i = 0; i < y.size(); i++) {
+            if (t[i] < 200)
+                continue; // zero history before the stream: start-up transient
+            e2 += std::norm(to_d(y[i]) - std::polar(1.0, double(2 * M_PI * f * t[i])));
+            cnt++;
+        }
+        const double db = 10 * std::log10(e2 / cnt);
+        std::cout << "[ polyphase tone error, r=" << r << " ] " << db << " dB\n";
+        EXPECT_LT(db, -60.0);
+    }
+}
+
+TEST_P(Resampler, InputsNeededIsExact)
+{
+    for (auto m : all_methods) {
+        resampler<cf> k(0.77, m, GetParam());
+        auto x = random_vector<cf>(500);
+        size_t used;
+        std::vector<cf> y(1000);
+        k.resample(y.data(), 37, x.data(), 500, used); // some state: partial consumption
+        EXPECT_GE(k.inputs_needed(1), 1u); // the next output always waits for a new input
+        for (size_t n : { size_t(1), size_t(5), size_t(100) }) {
+            const size_t need = k.inputs_needed(n);
+            EXPECT_GE(k.outputs_possible(need), n) << to_string(m);
+            if (need > 0)
+                EXPECT_LT(k.outputs_possible(need - 1), n) << to_string(m);
+        }
+    }
+}
+
+TEST_P(Resampler, EmptyInputAndReset)
+{
+    resampler<cf> k(1.5, resamp_method::cubic, GetParam());
+    size_t used = 7;
+    EXPECT_EQ(k.resample(nullptr, 0, nullptr, 0, used), 0u);
+    EXPECT_EQ(used, 0u);
+    auto x = random_vector<cf>(300);
+    auto a = k.resample(x);
+    k.reset();
+    auto b = k.resample(x);
+    EXPECT_EQ(a, b);
+}
+
+TEST_P(Resampler, AccuracyTableOnBandLimitedMultitone)
+{
+    // The speed/accuracy table's error column, measured on this backend: 8 tones in |f| < 0.2
+    // cycles/input (fixed seed), error against the exact signal at t_k = k/r, dB below the signal,
+    // after the first 200 input samples (zero-history transient). The same kind of signal as
+    // bench/bench_resamp_gr.py (not the same draw).
+    std::mt19937 g(77);
+    std::uniform_real_distribution<double> fu(-0.2, 0.2), pu(0, 2 * M_PI);
+    double f[8], ph[8];
+    for (int j = 0; j < 8; j++) {
+        f[j] = fu(g);
+        ph[j] = pu(g);
+    }
+    auto sig = [&](long double t) {
+        cd v = 0;
+        for (int j = 0; j < 8; j++)
+            v += std::polar(1.0, double(2 * M_PI * f[j] * t + ph[j])) / 8.0;
+        return v;
+    };
+    std::vector<cf> x(30000);
+    for (size_t n = 0; n < x.size(); n++) {
+        const cd v = sig((long double)n);
+        x[n] = cf(float(v.real()), float(v.imag()));
+    }
+    const double limit[] = { -10, -20, -20, -33, -75 };
+    for (double r : { 1.37, 0.73 }) {
+        for (int mi = 0; mi < 5; mi++) {
+            resampler<cf> k(r, all_methods[mi], GetParam());
+            auto y = k.resample(x);
+            double e2 = 0, s2 = 0;
+            for (size_t i = 0; i < y.size(); i++) {
+                const long double t = (long double)i * (long double)(1.0 / r);
+                if (t < 200)
+                    continue;
+                const cd w = sig(t);
+                e2 += std::norm(to_d(y[i]) - w);
+                s2 += std::norm(w);
+            }
+            const double db = 10 * std::log10(e2 / s2);
+            std::cout << "[ accuracy " << gr::gpuinterp::to_string(GetParam()) << " r=" << r << " "
+                      << to_string(all_methods[mi]) << " ] " << db << " dB\n";
+            EXPECT_LT(db, limit[mi]) << to_string(all_methods[mi]) << " r=" << r;
+        }
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends,
+                         Resampler,
+                         ::testing::Values(backend::cpu, backend::cuda),
+                         backend_name);
+
+// GPU host only: the texture method on the GPU's texture unit equals the CPU emulation
+// bit for bit.
+TEST(TextureBitExact, ResamplerCpuEqualsGpu)
+{
+    if (gr::gpuinterp::cuda_device_count() == 0)
+        GTEST_SKIP() << "no usable CUDA device";
+    for (double r : { 1.37, 0.73, 7.0, 0.01 }) {
+        auto x = random_vector<cf>(300000, 5.f); // > 65536 samples: several texture rows
+        resampler<cf> c(r, resamp_method::texture, backend::cpu),
+            g(r, resamp_method::texture, backend::cuda);
+        auto yc = c.resample(x);
+        auto yg = g.resample(x);
+        ASSERT_EQ(yc.size(), yg.size());
+        size_t bad = 0;
+        for (size_t i = 0; i < yc.size(); i++)
+            bad += std::memcmp(&yc[i], &yg[i], sizeof(cf)) != 0;
+        EXPECT_EQ(bad, 0u) << "r=" << r << ": " << bad << " of " << yc.size()
+                           << " outputs differ";
+    }
+}
+
+TEST(ResamplerParams, BadParametersThrowNamingTheParameter)
+{
+    auto msg = [](auto&& f) {
+        try {
+            f();
+        } catch (const std::invalid_argument& e) {
+            return std::string(e.what());
+        }
+        return std::string("no exception");
+    };
+    for (double r : { 0.0, -1.0, double(NAN), double(INFINITY), 1e-9, 1e9 })
+        EXPECT_EQ(msg([&] { resampler_cc k(r); }).rfind("rate:", 0), 0u) << r;
+    EXPECT_EQ(msg([] { method_from_string("sinc"); }).rfind("method:", 0), 0u);
+    polyphase_params p;
+    p.nfilts = 1;
+    EXPECT_EQ(msg([&] {
+                  resampler_cc k(1.5, resamp_method::polyphase, backend::cpu, 0, p);
+              }).rfind("nfilts:", 0),
+              0u);
+    p = {};
+    p.taps_per_arm = 31;
+    EXPECT_EQ(msg([&] {
+                  resampler_cc k(1.5, resamp_method::polyphase, backend::cpu, 0, p);
+              }).rfind("taps_per_arm:", 0),
+              0u);
+    p = {};
+    p.attenuation_db = 5;
+    EXPECT_EQ(msg([&] {
+                  resampler_cc k(1.5, resamp_method::polyphase, backend::cpu, 0, p);
+              }).rfind("attenuation_db:", 0),
+              0u);
+    resampler_cc k(1.5);
+    EXPECT_EQ(msg([&] { k.set_rate(-2); }).rfind("rate:", 0), 0u);
+    EXPECT_EQ(k.rate(), 1.5);
+    EXPECT_EQ(msg([] {
+                  resampler_cc k(1.5, resamp_method::linear, backend::cpu, -1);
+              }).rfind("device:", 0),
+              0u);
+}
