@@ -7,10 +7,22 @@ other conventions and borders. CUDA cases run when a device is present."""
 import time
 import unittest
 
+import os
+
+import gnuradio
 import numpy as np
 from gnuradio import blocks, gr, gr_unittest
 
-from gnuradio import gpuinterp
+# gnuradio's extend_path puts its own directory first, so a system-wide install of gr-gpuinterp
+# would shadow the build tree's copy that PYTHONPATH names; put the PYTHONPATH copies first so these
+# tests check this build.
+for _p in reversed(os.environ.get("PYTHONPATH", "").split(os.pathsep)):
+    _d = os.path.join(_p, "gnuradio")
+    if _p and os.path.isdir(os.path.join(_d, "gpuinterp")) and _d in gnuradio.__path__:
+        gnuradio.__path__.remove(_d)
+        gnuradio.__path__.insert(0, _d)
+
+from gnuradio import gpuinterp  # noqa: E402
 
 try:
     import cv2
@@ -277,6 +289,28 @@ class qa_resize_2d(gr_unittest.TestCase):
             first_new = np.argmax(is_new)
             self.assertTrue(np.all(is_new[first_new:]), "no frame may revert to the old setting")
             self.assertEqual(list(blk.mean()), [1.0])
+
+    def test_012_spectrogram_example(self):
+        # The example end to end (2 frames, CPU): its output frames equal the kernel applied to its
+        # own log-power frames, and it writes the PNG.
+        import runpy
+        import tempfile
+        src = os.environ.get("GPUINTERP_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
+        ex = runpy.run_path(os.path.join(src, "examples", "spectrogram_resize.py"))
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "frames.f32")
+            tb = ex["spectrogram_resize"](frames=2, backend="cpu", output=out, mean=-60.0, std=25.0)
+            tb.run()
+            before, after = tb.frames_before(), tb.frames_after()
+            self.assertEqual(before.shape, (2, 256, 512))
+            self.assertEqual(after.shape, (2, 224, 224))
+            k = gpuinterp.resize_2d_kernel_f(256, 512, 224, 224, mean=[-60.0], std=[25.0])
+            np.testing.assert_allclose(after, k.resize(before), rtol=1e-6, atol=1e-6)
+            np.testing.assert_array_equal(np.fromfile(out, np.float32).reshape(after.shape), after)
+            self.assertGreater(before.max() - np.median(before), 20)  # the tones stand above the noise
+            png = os.path.join(d, "s.png")
+            ex["save_png"](before[0], after[0], png, "cpu")
+            self.assertGreater(os.path.getsize(png), 10000)
 
     def test_011_empty_input(self):
         blk = gpuinterp.resize_2d_ff(4, 4, 8, 8)
