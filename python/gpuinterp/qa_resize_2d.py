@@ -17,7 +17,7 @@ from gnuradio import blocks, gr, gr_unittest
 # would shadow the build tree's copy that PYTHONPATH names; put the PYTHONPATH copies first so these
 # tests check this build.
 for _p in reversed(os.environ.get("PYTHONPATH", "").split(os.pathsep)):
-    _d = os.path.join(_p, "gnuradio")
+    _d = os.path.join(os.path.abspath(_p), "gnuradio") if _p else ""
     if _p and os.path.isdir(os.path.join(_d, "gpuinterp")) and _d in gnuradio.__path__:
         gnuradio.__path__.remove(_d)
         gnuradio.__path__.insert(0, _d)
@@ -188,6 +188,14 @@ class qa_resize_2d(gr_unittest.TestCase):
                 np.testing.assert_allclose(got[f], want, rtol=1e-5, atol=1e-5)
             flat = k.resize(x.ravel())  # a vector stream's view: whole frames back to back
             np.testing.assert_array_equal(flat, got.ravel())
+            out = np.full((23, 8, 64), np.nan, np.float32)  # caller-owned output, poisoned
+            self.assertIs(k.resize(x, out=out), out)
+            np.testing.assert_array_equal(out, got)
+            out16 = np.full(23 * 8 * 64, np.nan, np.float16)
+            k.resize(x, half=True, out=out16)
+            np.testing.assert_array_equal(out16, got.ravel().astype(np.float16))
+            with self.assertRaises(ValueError):
+                k.resize(x, out=np.zeros((23, 8, 63), np.float32))
 
     def test_006_half_output_within_1e3_relative(self):
         for b in BACKENDS:

@@ -94,7 +94,7 @@ void bind_block(py::module& m, const char* name)
 // or a flat array of N whole frames (as a vector stream carries them). The output keeps the
 // leading shape.
 template <class T>
-py::array resize_array(kernel::resize_2d<T>& k, const pyutil::carray<T>& x, bool half)
+py::array resize_array(kernel::resize_2d<T>& k, const pyutil::carray<T>& x, bool half, py::object out_arg)
 {
     const int C = k.channels();
     std::vector<py::ssize_t> shape(x.shape(), x.shape() + x.ndim());
@@ -127,6 +127,26 @@ py::array resize_array(kernel::resize_2d<T>& k, const pyutil::carray<T>& x, bool
             out_shape.push_back(C);
     }
     const T* in = x.data();
+    if (!out_arg.is_none()) {
+        // A caller-owned output (reused between calls: no allocation, no page faults per call).
+        py::array out = out_arg.cast<py::array>();
+        const py::dtype want = half ? py::dtype("float16") : py::dtype::of<float>();
+        size_t n = 1;
+        for (auto d : out_shape)
+            n *= size_t(d);
+        if (!out.dtype().is(want) || !(out.flags() & py::array::c_style) || !out.writeable() ||
+            size_t(out.size()) != n)
+            throw std::invalid_argument("out: expected a writeable C-contiguous " +
+                                        std::string(half ? "float16" : "float32") + " array of " +
+                                        std::to_string(n) + " elements");
+        void* o = out.mutable_data();
+        py::gil_scoped_release release;
+        if (half)
+            k.resize_half(static_cast<uint16_t*>(o), in, frames);
+        else
+            k.resize(static_cast<float*>(o), in, frames);
+        return out;
+    }
     if (half) {
         py::array out(py::dtype("float16"), out_shape);
         auto* o = static_cast<uint16_t*>(out.mutable_data());
@@ -180,7 +200,9 @@ void bind_kernel(py::module& m, const char* name)
              py::arg("backend") = "cpu",
              py::arg("device") = 0,
              py::arg("batch") = 0)
-        .def("resize", &resize_array<T>, py::arg("x"), py::arg("half") = false)
+        .def("resize", &resize_array<T>, py::arg("x"), py::arg("half") = false, py::arg("out") = py::none(),
+             "Resize frames; with out=, write into that array (same element count, float32 or float16 "
+             "for half=True) and return it.")
         .def("set_normalization", &K::set_normalization, py::arg("mean"), py::arg("std"))
         .def("set_scale", &K::set_scale, py::arg("scale"))
         .def("set_clip", &K::set_clip, py::arg("clip"), py::arg("clip_min") = 0.0f, py::arg("clip_max") = 1.0f)
