@@ -26,6 +26,16 @@ inline size_t batch_from_param(int batch)
     return static_cast<size_t>(batch);
 }
 
+//! Interpolation/decimation factors arrive as int from Python and GRC so a negative value raises a
+//! ValueError naming the parameter instead of a pybind11 TypeError.
+inline unsigned interpolation_from_param(int interpolation)
+{
+    if (interpolation < 1)
+        throw std::invalid_argument("interpolation: must be >= 1, got " +
+                                    std::to_string(interpolation));
+    return static_cast<unsigned>(interpolation);
+}
+
 //! Log the backend a block ended up with, and why automatic fell back to the CPU.
 inline void log_backend(const gr::logger_ptr& log, backend active, const std::string& note)
 {

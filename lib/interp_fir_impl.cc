@@ -11,7 +11,7 @@ namespace gr {
 namespace gpuinterp {
 
 template <class T, class TAP>
-typename interp_fir<T, TAP>::sptr interp_fir<T, TAP>::make(unsigned interpolation,
+typename interp_fir<T, TAP>::sptr interp_fir<T, TAP>::make(int interpolation,
                                                           const std::vector<TAP>& taps,
                                                           const std::string& backend,
                                                           int device,
@@ -22,7 +22,7 @@ typename interp_fir<T, TAP>::sptr interp_fir<T, TAP>::make(unsigned interpolatio
 }
 
 template <class T, class TAP>
-interp_fir_impl<T, TAP>::interp_fir_impl(unsigned interpolation,
+interp_fir_impl<T, TAP>::interp_fir_impl(int interpolation,
                                          const std::vector<TAP>& taps,
                                          const std::string& backend,
                                          int device,
@@ -30,8 +30,12 @@ interp_fir_impl<T, TAP>::interp_fir_impl(unsigned interpolation,
     : gr::sync_interpolator("interp_fir",
                             gr::io_signature::make(1, 1, sizeof(T)),
                             gr::io_signature::make(1, 1, sizeof(T)),
-                            interpolation < 1 ? 1 : interpolation),
-      d_kernel(interpolation, taps, backend_from_string(backend), device, batch_from_param(batch))
+                            unsigned(interpolation < 1 ? 1 : interpolation)),
+      d_kernel(interpolation_from_param(interpolation),
+               taps,
+               backend_from_string(backend),
+               device,
+               batch_from_param(batch))
 {
     log_backend(this->d_logger, d_kernel.active_backend(), d_kernel.backend_note());
 }

@@ -17,7 +17,7 @@ template <class T, class TAP>
 class interp_fir_impl : public interp_fir<T, TAP>
 {
 public:
-    interp_fir_impl(unsigned interpolation,
+    interp_fir_impl(int interpolation,
                     const std::vector<TAP>& taps,
                     const std::string& backend,
                     int device,
