@@ -4,7 +4,8 @@
 float32, one channel, bilinear (INTER_LINEAR) and bicubic (INTER_CUBIC), both writing into a
 preallocated output, same thread count (cv2.getNumThreads() vs OpenMP), median of interleaved runs.
 
-    PYTHONPATH=build/test_modules /usr/bin/python3 bench/bench_resize_cv2.py
+    PYTHONPATH=build/test_modules /usr/bin/python3 bench/bench_resize_cv2.py [repetitions]
+    OMP_NUM_THREADS=1 ... also sets cv2.setNumThreads(1) (single-core comparison)
 """
 import os
 import sys
@@ -26,6 +27,8 @@ from gnuradio import gpuinterp  # noqa: E402
 def main():
     reps = int(sys.argv[1]) if len(sys.argv) > 1 else 21
     rng = np.random.default_rng(1)
+    if "OMP_NUM_THREADS" in os.environ:  # the same thread count for both libraries
+        cv2.setNumThreads(int(os.environ["OMP_NUM_THREADS"]))
     print(f"cv2 {cv2.__version__}, cv2 threads {cv2.getNumThreads()}, OMP_NUM_THREADS="
           f"{os.environ.get('OMP_NUM_THREADS', '(default)')}, cpus {os.cpu_count()}")
     for (ih, iw, oh, ow) in [(1080, 1920, 2160, 3840), (2160, 3840, 224, 224)]:

@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "resize_engine.h"
+#include "../cpu/parallel.h"
 #include <gnuradio/gpuinterp/kernel/resize_2d.h>
 #include <gnuradio/gpuinterp/kernel/validate.h>
 #include <algorithm>
@@ -198,6 +199,8 @@ bool resize_transform::identity() const
             return false;
     return scale == 1.0f && !clip;
 }
+
+void resize_host_copy(void* dst, const void* src, size_t bytes) { cpu::parallel_copy(dst, src, bytes); }
 
 // IEEE binary16 conversions, portable (no F16C needed); round to nearest even.
 uint16_t float_to_half(float f)
