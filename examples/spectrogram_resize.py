@@ -9,18 +9,31 @@
       -> file sink (float32 224x224 frames) or ZMQ PUB (--zmq tcp://*:5555) for the ML consumer
 
 The frames go to the GPU (when present) in one launch per work() call, resized and normalised in
-one pass. The script saves a PNG with the first frame before and after the resize.
+one pass. The script checks the resized frames against the resize kernel on the CPU applied to the
+log-power frames it tapped (exit status 1 on a mismatch) and saves a PNG with the first frame before
+and after the resize.
 
-    ./spectrogram_resize.py --frames 8 --output /tmp/frames.f32 --png /tmp/spectrogram_resize.png
+    ./spectrogram_resize.py --frames 8 --frames-file /tmp/frames.f32 --output /tmp/spectrogram_resize.png
 """
 
 import argparse
+import os
 
+import gnuradio
 import numpy as np
-from gnuradio import analog, blocks, fft, gr
-from gnuradio.fft import window
 
-from gnuradio import gpuinterp
+# Run against a build tree named by PYTHONPATH rather than an installed copy: gnuradio's extend_path
+# puts the installed directory first otherwise (no effect when PYTHONPATH names no gr-gpuinterp).
+for _p in reversed(os.environ.get("PYTHONPATH", "").split(os.pathsep)):
+    _d = os.path.join(os.path.abspath(_p), "gnuradio") if _p else ""
+    if _p and os.path.isdir(os.path.join(_d, "gpuinterp")) and _d in gnuradio.__path__:
+        gnuradio.__path__.remove(_d)
+        gnuradio.__path__.insert(0, _d)
+
+from gnuradio import analog, blocks, fft, gr  # noqa: E402
+from gnuradio.fft import window  # noqa: E402
+
+from gnuradio import gpuinterp  # noqa: E402
 
 
 class spectrogram_resize(gr.top_block):
@@ -86,19 +99,26 @@ def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--frames", type=int, default=4)
     p.add_argument("--backend", default="automatic", choices=["automatic", "cpu", "cuda"])
-    p.add_argument("--output", default=None, help="file sink for the 224x224 float32 frames")
+    p.add_argument("--frames-file", default=None, help="file sink for the 224x224 float32 frames")
     p.add_argument("--zmq", default=None, help="also publish frames on this ZMQ PUB address")
-    p.add_argument("--png", default="spectrogram_resize.png")
+    p.add_argument("--output", default="spectrogram_resize.png", help="PNG file to write")
     a = p.parse_args()
-    tb = spectrogram_resize(frames=a.frames, backend=a.backend, output=a.output, zmq_address=a.zmq)
+    mean, std = -60.0, 25.0
+    tb = spectrogram_resize(frames=a.frames, mean=mean, std=std, backend=a.backend, output=a.frames_file,
+                            zmq_address=a.zmq)
     tb.run()
     before, after = tb.frames_before(), tb.frames_after()
-    print(f"{len(after)} frames on {tb.resize.active_backend()}: before {before.shape[1:]} "
-          f"[{before.min():.1f}, {before.max():.1f}] dB, after {after.shape[1:]} mean {after.mean():.2f} "
-          f"std {after.std():.2f}")
-    save_png(before[0], after[0], a.png, tb.resize.active_backend())
-    print(f"wrote {a.png}")
+    backend = tb.resize.active_backend()
+    ref = gpuinterp.resize_2d_kernel_f(tb.rows, tb.fft_len, tb.out_size, tb.out_size, mean=[mean], std=[std],
+                                       backend="cpu").resize(before)
+    err = float(np.max(np.abs(after - ref))) if len(after) else float("inf")
+    print(f"{len(after)} frames on {backend}: before {before.shape[1:]} [{before.min():.1f}, {before.max():.1f}] dB, "
+          f"after {after.shape[1:]} mean {after.mean():.2f} std {after.std():.2f}; "
+          f"max |diff| vs the CPU kernel {err:.2e}")
+    save_png(before[0], after[0], a.output, backend)
+    print(f"saved {a.output}")
+    return 0 if len(after) == a.frames and err < 1e-4 else 1
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())
