@@ -227,6 +227,15 @@ TEST_P(Resize, UpAndDownScaleLargerFrames)
     }
 }
 
+TEST_P(Resize, LargeOutputStreamedPastTheCache)
+{
+    // 70 frames of 256x256 floats (18 MB out): the CPU backend writes rows with non-temporal
+    // stores above 16 MB of output per call; the unaligned frame offset exercises the scalar head.
+    spec s{ 40, 41, 256, 255, 1, "bilinear" };
+    s.mean = { 0.25 };
+    check<float>(s, 70);
+}
+
 TEST_P(Resize, FusedTransform)
 {
     spec s{ 23, 17, 31, 12, 3, "bicubic", "half_pixel", "reflect" };

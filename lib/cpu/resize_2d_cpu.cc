@@ -20,6 +20,9 @@
 #include <climits>
 #include <cstring>
 #include <type_traits>
+#ifdef __SSE2__
+#include <immintrin.h>
+#endif
 
 namespace gr {
 namespace gpuinterp {
@@ -93,6 +96,31 @@ void vpass(float* __restrict out, const float* const* rows, const float* wy, int
 #undef GPUINTERP_VLOOP
 }
 
+// Copy a finished row to its destination with non-temporal stores: a large output (a 4K frame is
+// 33 MB) is not read again by this thread, and streaming it skips the read-for-ownership a normal
+// store costs, which is most of the memory traffic of an upscale.
+void stream_row(float* dst, const float* src, size_t n)
+{
+#ifdef __SSE2__
+    size_t e = 0;
+    for (; e < n && (reinterpret_cast<uintptr_t>(dst + e) & 15) != 0; e++)
+        dst[e] = src[e];
+    for (; e + 4 <= n; e += 4)
+        _mm_stream_ps(dst + e, _mm_loadu_ps(src + e));
+    for (; e < n; e++)
+        dst[e] = src[e];
+#else
+    std::memcpy(dst, src, n * sizeof(float));
+#endif
+}
+
+void store_fence()
+{
+#ifdef __SSE2__
+    _mm_sfence(); // streamed rows are visible before the item counts as done
+#endif
+}
+
 void to_half(uint16_t* out, const float* in, size_t n)
 {
     for (size_t e = 0; e < n; e++)
@@ -160,6 +188,8 @@ public:
 
         vtransform vt{ d_tf.identity(), d_tf.clip, d_tf.scale, d_tf.clip_min, d_tf.clip_max,
                        d_mul.data(), d_add.data() };
+        // Stream the output past the caches only when it cannot stay in them anyway.
+        const bool streaming = !half && double(n_frames) * out_frame * sizeof(float) > 16e6;
         cpu::parallel_blocks(n_items, work, [&](size_t item) {
             scratch& s = d_scratch[size_t(cpu::thread_index())];
             const size_t f = item / blocks_per_frame;
@@ -195,10 +225,15 @@ public:
                 if (half) {
                     vpass(s.out_row.data(), rows, wy, d_ky, RW, vt);
                     to_half(static_cast<uint16_t*>(out) + f * out_frame + oy * RW, s.out_row.data(), RW);
+                } else if (streaming) {
+                    vpass(s.out_row.data(), rows, wy, d_ky, RW, vt);
+                    stream_row(static_cast<float*>(out) + f * out_frame + oy * RW, s.out_row.data(), RW);
                 } else {
                     vpass(static_cast<float*>(out) + f * out_frame + oy * RW, rows, wy, d_ky, RW, vt);
                 }
             }
+            if (streaming)
+                store_fence();
         });
     }
 
@@ -206,7 +241,7 @@ private:
     struct scratch {
         std::vector<float> src_row; // (in_w + 1) * C: the source row as float plus one border pixel
         std::vector<float> cache;   // Ky H rows
-        std::vector<float> out_row; // staging for binary16 output
+        std::vector<float> out_row; // staging for binary16 output and streamed rows
         std::vector<int> tag;
         std::vector<long> used;
         void prepare(const resize_geometry& g, int ky)

@@ -404,6 +404,8 @@ double time_resize_kernel_ms(int device,
                              bool half_output,
                              int iters)
 {
+    if (half_output && mode == resize_bench_mode::separate)
+        throw std::invalid_argument("half_output: the separate normalise pass works on float32 output");
     device_guard guard(device);
     cuda_resize_engine<float> e(device, n_frames);
     kernel::resize_geometry g;
