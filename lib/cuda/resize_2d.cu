@@ -68,10 +68,12 @@ __device__ __forceinline__ float load_src(const T* p)
     return float(__ldg(p));
 }
 
-__device__ __forceinline__ void store_out(float* p, float v) { *p = v; }
+// Streaming (evict-first) stores: the output is written once and not read by this kernel, so it
+// should not push the source rows, which neighbouring blocks re-read, out of L2.
+__device__ __forceinline__ void store_out(float* p, float v) { __stcs(p, v); }
 __device__ __forceinline__ void store_out(unsigned short* p, float v)
 {
-    *p = __half_as_ushort(__float2half_rn(v));
+    __stcs(p, __half_as_ushort(__float2half_rn(v)));
 }
 
 __device__ __forceinline__ float pick4(const float (&a)[4], int c)
