@@ -2,21 +2,25 @@
  * Copyright 2026 gr-gpuinterp authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-// Kernel benchmarks of resize_2d (float32 frames, one channel, bilinear, half_pixel, replicate):
-//  - cpu:         host buffers, the CPU backend (separable tables + OpenMP), one frame per call
+// Kernel benchmarks of resize_2d (float32 frames, one channel, bilinear, half_pixel,
+// replicate):
+//  - cpu:         host buffers, the CPU backend (separable tables + OpenMP), one frame
+//  per call
 //                 (cv2.resize on the same sizes: bench/bench_resize_cv2.py);
-//  - cuda_kernel: the CUDA kernel alone on device-resident frames (CUDA-event timing, median of 20):
-//                 1080x1920 -> 2160x3840, batch 4, and 2160x3840 -> 224x224, batch 16, in three
-//                 modes: fused normalise, resize only, resize then a separate normalise kernel;
-//                 plus binary16 output. floor_ms = frames * 4 B * (in + out pixels) / 4169 GB/s
-//                 (the measured device-to-device copy rate of the H200), the same floor as
-//                 shared/bench/gpu_anchors2.py uses for torch;
-//  - cuda_host:   the whole host-to-host pipeline (pinned staging, two streams, copies + kernel).
+//  - cuda_kernel: the CUDA kernel alone on device-resident frames (CUDA-event timing,
+//  median of 20):
+//                 1080x1920 -> 2160x3840, batch 4, and 2160x3840 -> 224x224, batch 16, in
+//                 three modes: fused normalise, resize only, resize then a separate
+//                 normalise kernel; plus binary16 output. floor_ms = frames * 4 B * (in +
+//                 out pixels) / 4169 GB/s (the measured device-to-device copy rate of the
+//                 H200), the same floor as shared/bench/gpu_anchors2.py uses for torch;
+//  - cuda_host:   the whole host-to-host pipeline (pinned staging, two streams, copies +
+//  kernel).
 // items_per_second counts OUTPUT pixels.
 #include "../lib/kernel/resize_engine.h"
 #include "bench_util.h"
-#include <benchmark/benchmark.h>
 #include <gnuradio/gpuinterp/kernel/resize_2d.h>
+#include <benchmark/benchmark.h>
 
 using namespace gr::gpuinterp;
 
@@ -31,9 +35,11 @@ void sizes(benchmark::internal::Benchmark* b)
 
 void BM_resize_cpu_f32(benchmark::State& st)
 {
-    const int ih = int(st.range(0)), iw = int(st.range(1)), oh = int(st.range(2)), ow = int(st.range(3));
+    const int ih = int(st.range(0)), iw = int(st.range(1)), oh = int(st.range(2)),
+              ow = int(st.range(3));
     const size_t frames = size_t(st.range(4));
-    kernel::resize_2d<float> k(ih, iw, oh, ow, 1, "bilinear", "half_pixel", "replicate", 0.f, backend::cpu);
+    kernel::resize_2d<float> k(
+        ih, iw, oh, ow, 1, "bilinear", "half_pixel", "replicate", 0.f, backend::cpu);
     auto x = gpuinterp_bench::data<float>(frames * k.in_frame_size());
     std::vector<float> y(frames * k.out_frame_size());
     k.resize(y.data(), x.data(), frames); // warm-up: page faults of y
@@ -43,13 +49,19 @@ void BM_resize_cpu_f32(benchmark::State& st)
     }
     st.SetItemsProcessed(int64_t(st.iterations()) * frames * oh * ow);
 }
-BENCHMARK(BM_resize_cpu_f32)->Apply(sizes)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(0.5);
+BENCHMARK(BM_resize_cpu_f32)
+    ->Apply(sizes)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->MinTime(0.5);
 
 void BM_resize_cpu_f32_fused_normalise(benchmark::State& st)
 {
-    const int ih = int(st.range(0)), iw = int(st.range(1)), oh = int(st.range(2)), ow = int(st.range(3));
+    const int ih = int(st.range(0)), iw = int(st.range(1)), oh = int(st.range(2)),
+              ow = int(st.range(3));
     const size_t frames = size_t(st.range(4));
-    kernel::resize_2d<float> k(ih, iw, oh, ow, 1, "bilinear", "half_pixel", "replicate", 0.f, backend::cpu);
+    kernel::resize_2d<float> k(
+        ih, iw, oh, ow, 1, "bilinear", "half_pixel", "replicate", 0.f, backend::cpu);
     k.set_normalization({ 0.5f }, { 0.25f });
     auto x = gpuinterp_bench::data<float>(frames * k.in_frame_size());
     std::vector<float> y(frames * k.out_frame_size());
@@ -69,7 +81,8 @@ BENCHMARK(BM_resize_cpu_f32_fused_normalise)
 #ifdef GPUINTERP_HAVE_CUDA
 void gpu_sizes(benchmark::internal::Benchmark* b)
 {
-    // mode: 0 fused normalise, 1 resize only, 2 resize then separate normalise; half: binary16 out
+    // mode: 0 fused normalise, 1 resize only, 2 resize then separate normalise; half:
+    // binary16 out
     b->ArgNames({ "ih", "iw", "oh", "ow", "frames", "mode", "half" });
     for (int mode = 0; mode < 3; mode++) {
         b->Args({ 1080, 1920, 2160, 3840, 4, mode, 0 });
@@ -85,22 +98,37 @@ void BM_resize_cuda_kernel_f32(benchmark::State& st)
         st.SkipWithError("no CUDA device");
         return;
     }
-    const int ih = int(st.range(0)), iw = int(st.range(1)), oh = int(st.range(2)), ow = int(st.range(3));
+    const int ih = int(st.range(0)), iw = int(st.range(1)), oh = int(st.range(2)),
+              ow = int(st.range(3));
     const size_t frames = size_t(st.range(4));
     const auto mode = gpu::resize_bench_mode(st.range(5));
     const bool half = st.range(6) != 0;
     double ms = 0;
     for (auto _ : st) {
-        ms = gpu::time_resize_kernel_ms(0, ih, iw, oh, ow, 1, kernel::resize_method::bilinear, frames, mode,
-                                        half, 20);
+        ms = gpu::time_resize_kernel_ms(0,
+                                        ih,
+                                        iw,
+                                        oh,
+                                        ow,
+                                        1,
+                                        kernel::resize_method::bilinear,
+                                        frames,
+                                        mode,
+                                        half,
+                                        20);
         st.SetIterationTime(ms * 1e-3);
     }
     st.SetItemsProcessed(int64_t(st.iterations()) * frames * oh * ow);
     const double out_bytes = half ? 2.0 : 4.0;
-    st.counters["floor_ms"] = double(frames) * (4.0 * ih * iw + out_bytes * oh * ow) / 4169e9 * 1e3;
+    st.counters["floor_ms"] =
+        double(frames) * (4.0 * ih * iw + out_bytes * oh * ow) / 4169e9 * 1e3;
     st.counters["kernel_ms"] = ms;
 }
-BENCHMARK(BM_resize_cuda_kernel_f32)->Apply(gpu_sizes)->Unit(benchmark::kMillisecond)->UseManualTime()->Iterations(1);
+BENCHMARK(BM_resize_cuda_kernel_f32)
+    ->Apply(gpu_sizes)
+    ->Unit(benchmark::kMillisecond)
+    ->UseManualTime()
+    ->Iterations(1);
 
 void BM_resize_cuda_kernel_bicubic_f32(benchmark::State& st)
 {
@@ -110,15 +138,27 @@ void BM_resize_cuda_kernel_bicubic_f32(benchmark::State& st)
     }
     double ms = 0;
     for (auto _ : st) {
-        ms = gpu::time_resize_kernel_ms(0, 1080, 1920, 2160, 3840, 1, kernel::resize_method::bicubic, 4,
-                                        gpu::resize_bench_mode::fused, false, 20);
+        ms = gpu::time_resize_kernel_ms(0,
+                                        1080,
+                                        1920,
+                                        2160,
+                                        3840,
+                                        1,
+                                        kernel::resize_method::bicubic,
+                                        4,
+                                        gpu::resize_bench_mode::fused,
+                                        false,
+                                        20);
         st.SetIterationTime(ms * 1e-3);
     }
     st.SetItemsProcessed(int64_t(st.iterations()) * 4 * 2160 * 3840);
     st.counters["floor_ms"] = 4.0 * 4.0 * (1080.0 * 1920 + 2160.0 * 3840) / 4169e9 * 1e3;
     st.counters["kernel_ms"] = ms;
 }
-BENCHMARK(BM_resize_cuda_kernel_bicubic_f32)->Unit(benchmark::kMillisecond)->UseManualTime()->Iterations(1);
+BENCHMARK(BM_resize_cuda_kernel_bicubic_f32)
+    ->Unit(benchmark::kMillisecond)
+    ->UseManualTime()
+    ->Iterations(1);
 
 void BM_resize_cuda_host_f32(benchmark::State& st)
 {
@@ -126,9 +166,20 @@ void BM_resize_cuda_host_f32(benchmark::State& st)
         st.SkipWithError("no CUDA device");
         return;
     }
-    const int ih = int(st.range(0)), iw = int(st.range(1)), oh = int(st.range(2)), ow = int(st.range(3));
+    const int ih = int(st.range(0)), iw = int(st.range(1)), oh = int(st.range(2)),
+              ow = int(st.range(3));
     const size_t frames = size_t(st.range(4)), batch = size_t(st.range(5));
-    kernel::resize_2d<float> k(ih, iw, oh, ow, 1, "bilinear", "half_pixel", "replicate", 0.f, backend::cuda, 0,
+    kernel::resize_2d<float> k(ih,
+                               iw,
+                               oh,
+                               ow,
+                               1,
+                               "bilinear",
+                               "half_pixel",
+                               "replicate",
+                               0.f,
+                               backend::cuda,
+                               0,
                                batch);
     k.set_normalization({ 0.5f }, { 0.25f });
     auto x = gpuinterp_bench::data<float>(frames * k.in_frame_size());

@@ -3,8 +3,8 @@
  * Copyright 2026 gr-gpuinterp authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-#include "resize_2d_impl.h"
 #include "block_util.h"
+#include "resize_2d_impl.h"
 #include <gnuradio/gpuinterp/kernel/validate.h>
 #include <gnuradio/io_signature.h>
 #include <climits>
@@ -14,8 +14,8 @@ namespace gpuinterp {
 
 namespace {
 
-// The io signatures need the frame sizes before the kernel exists (the base class is built
-// first), so the sizes are checked here with the kernel's messages.
+// The io signatures need the frame sizes before the kernel exists (the base class is
+// built first), so the sizes are checked here with the kernel's messages.
 int frame_items(const char* hname, int h, const char* wname, int w, int c)
 {
     if (h < 1)
@@ -25,7 +25,8 @@ int frame_items(const char* hname, int h, const char* wname, int w, int c)
     if (c < 1 || c > 4)
         invalid_parameter("channels", "must be 1..4, got " + std::to_string(c));
     if (double(h) * w * c * 4 > double(INT_MAX))
-        invalid_parameter(hname, "frame of height*width*channels is too large for one item");
+        invalid_parameter(hname,
+                          "frame of height*width*channels is too large for one item");
     return h * w * c;
 }
 
@@ -52,10 +53,25 @@ typename resize_2d<T>::sptr resize_2d<T>::make(int in_height,
                                                float clip_max,
                                                int batch)
 {
-    return gnuradio::make_block_sptr<resize_2d_impl<T>>(in_height, in_width, out_height, out_width,
-                                                        channels, method, coord, border, border_value,
-                                                        mean, std, scale, clip, half_output, backend,
-                                                        device, clip_min, clip_max, batch);
+    return gnuradio::make_block_sptr<resize_2d_impl<T>>(in_height,
+                                                        in_width,
+                                                        out_height,
+                                                        out_width,
+                                                        channels,
+                                                        method,
+                                                        coord,
+                                                        border,
+                                                        border_value,
+                                                        mean,
+                                                        std,
+                                                        scale,
+                                                        clip,
+                                                        half_output,
+                                                        backend,
+                                                        device,
+                                                        clip_min,
+                                                        clip_max,
+                                                        batch);
 }
 
 template <class T>
@@ -81,16 +97,30 @@ resize_2d_impl<T>::resize_2d_impl(int in_height,
     : gr::sync_block(
           "resize_2d",
           gr::io_signature::make(
-              1, 1, sizeof(T) * frame_items("in_height", in_height, "in_width", in_width, channels)),
-          gr::io_signature::make(1,
-                                 1,
-                                 (half_output ? 2 : 4) *
-                                     frame_items("out_height", out_height, "out_width", out_width, channels))),
+              1,
+              1,
+              sizeof(T) *
+                  frame_items("in_height", in_height, "in_width", in_width, channels)),
+          gr::io_signature::make(
+              1,
+              1,
+              (half_output ? 2 : 4) *
+                  frame_items(
+                      "out_height", out_height, "out_width", out_width, channels))),
       d_half(half_output)
 {
     const gr::gpuinterp::backend b = backend_from_string(backend);
-    d_kernel = std::make_unique<kernel::resize_2d<T>>(in_height, in_width, out_height, out_width, channels,
-                                                      method, coord, border, border_value, b, device,
+    d_kernel = std::make_unique<kernel::resize_2d<T>>(in_height,
+                                                      in_width,
+                                                      out_height,
+                                                      out_width,
+                                                      channels,
+                                                      method,
+                                                      coord,
+                                                      border,
+                                                      border_value,
+                                                      b,
+                                                      device,
                                                       batch_from_param(batch));
     d_kernel->set_normalization(mean, std);
     d_kernel->set_scale(scale);
@@ -99,7 +129,8 @@ resize_2d_impl<T>::resize_2d_impl(int in_height,
 }
 
 template <class T>
-void resize_2d_impl<T>::set_normalization(const std::vector<float>& mean, const std::vector<float>& std)
+void resize_2d_impl<T>::set_normalization(const std::vector<float>& mean,
+                                          const std::vector<float>& std)
 {
     std::lock_guard<std::mutex> lock(d_mutex);
     d_kernel->set_normalization(mean, std);
@@ -230,7 +261,8 @@ void resize_2d_impl<T>::set_batch(int batch)
     const size_t b = batch_from_param(batch);
     std::lock_guard<std::mutex> lock(d_mutex);
     d_kernel->set_batch(
-        b ? b : kernel::resize_2d<T>::default_batch(d_kernel->in_frame_size() * sizeof(T)));
+        b ? b
+          : kernel::resize_2d<T>::default_batch(d_kernel->in_frame_size() * sizeof(T)));
 }
 
 template <class T>
@@ -255,9 +287,11 @@ int resize_2d_impl<T>::work(int noutput_items,
         std::lock_guard<std::mutex> lock(d_mutex);
         const T* in = static_cast<const T*>(input_items[0]);
         if (d_half)
-            d_kernel->resize_half(static_cast<std::uint16_t*>(output_items[0]), in, size_t(noutput_items));
+            d_kernel->resize_half(
+                static_cast<std::uint16_t*>(output_items[0]), in, size_t(noutput_items));
         else
-            d_kernel->resize(static_cast<float*>(output_items[0]), in, size_t(noutput_items));
+            d_kernel->resize(
+                static_cast<float*>(output_items[0]), in, size_t(noutput_items));
         return noutput_items;
     });
 }

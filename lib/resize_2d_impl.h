@@ -37,7 +37,8 @@ public:
                    float clip_max,
                    int batch);
 
-    void set_normalization(const std::vector<float>& mean, const std::vector<float>& std) override;
+    void set_normalization(const std::vector<float>& mean,
+                           const std::vector<float>& std) override;
     void set_mean(const std::vector<float>& mean) override;
     void set_std(const std::vector<float>& std) override;
     std::vector<float> mean() const override;

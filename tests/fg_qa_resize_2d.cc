@@ -2,10 +2,10 @@
  * Copyright 2026 gr-gpuinterp authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-// Flowgraph tests of resize_2d_ff/_bf in C++ (they also run on the GPU host, which has no GNU Radio
-// Python): vector_source -> resize_2d -> vector_sink on both backends, against the CPU kernel (which
-// qa_kernels checks against a double-precision reference), with tags, binary16 output, uint8
-// frames, and a setter between two runs.
+// Flowgraph tests of resize_2d_ff/_bf in C++ (they also run on the GPU host, which has no
+// GNU Radio Python): vector_source -> resize_2d -> vector_sink on both backends, against
+// the CPU kernel (which qa_kernels checks against a double-precision reference), with
+// tags, binary16 output, uint8 frames, and a setter between two runs.
 #include <gnuradio/blocks/vector_sink.h>
 #include <gnuradio/blocks/vector_source.h>
 #include <gnuradio/gpuinterp/kernel/backend.h>
@@ -51,7 +51,8 @@ TEST_P(FgResize, FloatFramesWithTagsMatchKernel)
     std::vector<float> x(size_t(frames) * ih * iw * C);
     for (auto& v : x)
         v = d(g);
-    const std::vector<float> mean{ 0.485f, 0.456f, 0.406f }, stdv{ 0.229f, 0.224f, 0.225f };
+    const std::vector<float> mean{ 0.485f, 0.456f, 0.406f },
+        stdv{ 0.229f, 0.224f, 0.225f };
     std::vector<gr::tag_t> tags(1);
     tags[0].offset = 29;
     tags[0].key = pmt::intern("frame");
@@ -59,15 +60,29 @@ TEST_P(FgResize, FloatFramesWithTagsMatchKernel)
 
     auto tb = gr::make_top_block("t");
     auto src = gr::blocks::vector_source<float>::make(x, false, ih * iw * C, tags);
-    auto blk = gr::gpuinterp::resize_2d_ff::make(ih, iw, oh, ow, C, "bicubic", "half_pixel", "reflect_101", 0.f,
-                                                 mean, stdv, 1.f, false, false, GetParam());
+    auto blk = gr::gpuinterp::resize_2d_ff::make(ih,
+                                                 iw,
+                                                 oh,
+                                                 ow,
+                                                 C,
+                                                 "bicubic",
+                                                 "half_pixel",
+                                                 "reflect_101",
+                                                 0.f,
+                                                 mean,
+                                                 stdv,
+                                                 1.f,
+                                                 false,
+                                                 false,
+                                                 GetParam());
     EXPECT_EQ(blk->active_backend(), GetParam());
     auto snk = gr::blocks::vector_sink<float>::make(oh * ow * C);
     tb->connect(src, 0, blk, 0);
     tb->connect(blk, 0, snk, 0);
     tb->run();
 
-    resize_2d<float> k(ih, iw, oh, ow, C, "bicubic", "half_pixel", "reflect_101", 0.f, backend::cpu);
+    resize_2d<float> k(
+        ih, iw, oh, ow, C, "bicubic", "half_pixel", "reflect_101", 0.f, backend::cpu);
     k.set_normalization(mean, stdv);
     std::vector<float> want(size_t(frames) * k.out_frame_size());
     k.resize(want.data(), x.data(), frames);
@@ -87,10 +102,27 @@ TEST_P(FgResize, Uint8FramesHalfOutputAndSetterBetweenRuns)
     std::vector<uint8_t> x(size_t(frames) * ih * iw);
     for (auto& v : x)
         v = uint8_t(1 + g() % 255);
-    auto blk = gr::gpuinterp::resize_2d_bf::make(ih, iw, oh, ow, 1, "bilinear", "align_corners", "constant", 7.f,
-                                                 { 0.5f }, { 0.25f }, 1.f / 255, false, true, GetParam(), 0, 0.f,
-                                                 1.f, 2);
-    resize_2d<uint8_t> k(ih, iw, oh, ow, 1, "bilinear", "align_corners", "constant", 7.f, backend::cpu);
+    auto blk = gr::gpuinterp::resize_2d_bf::make(ih,
+                                                 iw,
+                                                 oh,
+                                                 ow,
+                                                 1,
+                                                 "bilinear",
+                                                 "align_corners",
+                                                 "constant",
+                                                 7.f,
+                                                 { 0.5f },
+                                                 { 0.25f },
+                                                 1.f / 255,
+                                                 false,
+                                                 true,
+                                                 GetParam(),
+                                                 0,
+                                                 0.f,
+                                                 1.f,
+                                                 2);
+    resize_2d<uint8_t> k(
+        ih, iw, oh, ow, 1, "bilinear", "align_corners", "constant", 7.f, backend::cpu);
     k.set_normalization({ 0.5f }, { 0.25f });
     k.set_scale(1.f / 255);
     std::vector<float> want(size_t(frames) * k.out_frame_size());
@@ -101,7 +133,8 @@ TEST_P(FgResize, Uint8FramesHalfOutputAndSetterBetweenRuns)
         }
         auto tb = gr::make_top_block("t");
         auto src = gr::blocks::vector_source<uint8_t>::make(x, false, ih * iw);
-        auto snk = gr::blocks::vector_sink<short>::make(oh * ow); // binary16 travels as 2-byte items
+        auto snk = gr::blocks::vector_sink<short>::make(
+            oh * ow); // binary16 travels as 2-byte items
         tb->connect(src, 0, blk, 0);
         tb->connect(blk, 0, snk, 0);
         tb->run();
@@ -111,7 +144,8 @@ TEST_P(FgResize, Uint8FramesHalfOutputAndSetterBetweenRuns)
         for (size_t i = 0; i < got.size(); i++) {
             uint16_t h;
             std::memcpy(&h, &got[i], 2);
-            ASSERT_LE(std::fabs(half_bits_to_float(h) - want[i]), 1e-3 * std::fabs(want[i]) + 1e-6)
+            ASSERT_LE(std::fabs(half_bits_to_float(h) - want[i]),
+                      1e-3 * std::fabs(want[i]) + 1e-6)
                 << "run " << run << " index " << i;
         }
     }
@@ -128,11 +162,101 @@ TEST_P(FgResize, BadParametersThrowNamedErrors)
         return false;
     };
     const std::string b = GetParam();
-    EXPECT_TRUE(named([&] { gr::gpuinterp::resize_2d_ff::make(0, 4, 4, 4, 1, "bilinear", "half_pixel", "replicate", 0, {}, {}, 1, false, false, b); }, "in_height"));
-    EXPECT_TRUE(named([&] { gr::gpuinterp::resize_2d_ff::make(4, 4, 4, 4, 1, "area", "half_pixel", "replicate", 0, {}, {}, 1, false, false, b); }, "method"));
-    EXPECT_TRUE(named([&] { gr::gpuinterp::resize_2d_ff::make(4, 4, 4, 4, 1, "bilinear", "half_pixel", "wrap", 0, {}, {}, 1, false, false, b); }, "border"));
-    EXPECT_TRUE(named([&] { gr::gpuinterp::resize_2d_bf::make(4, 4, 4, 4, 2, "bilinear", "half_pixel", "replicate", 0, { 0.f, 0.f }, { 1.f, 0.f }, 1, false, false, b); }, "std"));
-    EXPECT_TRUE(named([&] { gr::gpuinterp::resize_2d_bf::make(4, 4, 4, 4, 3, "bilinear", "half_pixel", "replicate", 0, { 0.f, 0.f, 0.f }, { 1.f, 1.f }, 1, false, false, b); }, "std"));
+    EXPECT_TRUE(named(
+        [&] {
+            gr::gpuinterp::resize_2d_ff::make(0,
+                                              4,
+                                              4,
+                                              4,
+                                              1,
+                                              "bilinear",
+                                              "half_pixel",
+                                              "replicate",
+                                              0,
+                                              {},
+                                              {},
+                                              1,
+                                              false,
+                                              false,
+                                              b);
+        },
+        "in_height"));
+    EXPECT_TRUE(named(
+        [&] {
+            gr::gpuinterp::resize_2d_ff::make(4,
+                                              4,
+                                              4,
+                                              4,
+                                              1,
+                                              "area",
+                                              "half_pixel",
+                                              "replicate",
+                                              0,
+                                              {},
+                                              {},
+                                              1,
+                                              false,
+                                              false,
+                                              b);
+        },
+        "method"));
+    EXPECT_TRUE(named(
+        [&] {
+            gr::gpuinterp::resize_2d_ff::make(4,
+                                              4,
+                                              4,
+                                              4,
+                                              1,
+                                              "bilinear",
+                                              "half_pixel",
+                                              "wrap",
+                                              0,
+                                              {},
+                                              {},
+                                              1,
+                                              false,
+                                              false,
+                                              b);
+        },
+        "border"));
+    EXPECT_TRUE(named(
+        [&] {
+            gr::gpuinterp::resize_2d_bf::make(4,
+                                              4,
+                                              4,
+                                              4,
+                                              2,
+                                              "bilinear",
+                                              "half_pixel",
+                                              "replicate",
+                                              0,
+                                              { 0.f, 0.f },
+                                              { 1.f, 0.f },
+                                              1,
+                                              false,
+                                              false,
+                                              b);
+        },
+        "std"));
+    EXPECT_TRUE(named(
+        [&] {
+            gr::gpuinterp::resize_2d_bf::make(4,
+                                              4,
+                                              4,
+                                              4,
+                                              3,
+                                              "bilinear",
+                                              "half_pixel",
+                                              "replicate",
+                                              0,
+                                              { 0.f, 0.f, 0.f },
+                                              { 1.f, 1.f },
+                                              1,
+                                              false,
+                                              false,
+                                              b);
+        },
+        "std"));
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, FgResize, ::testing::Values("cpu", "cuda"));

@@ -2,9 +2,9 @@
  * Copyright 2026 gr-gpuinterp authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-// Kernel tests of resize_2d against a naive double-precision reference written here from the
-// definitions (coordinate maps, Keys' cubic with a = -0.75, periodic border folding, transform),
-// on the CPU and, when present, the GPU.
+// Kernel tests of resize_2d against a naive double-precision reference written here from
+// the definitions (coordinate maps, Keys' cubic with a = -0.75, periodic border folding,
+// transform), on the CPU and, when present, the GPU.
 #include "kernel/resize_engine.h"
 #include "test_util.h"
 #include <gnuradio/gpuinterp/kernel/resize_2d.h>
@@ -73,8 +73,9 @@ std::vector<std::pair<long, double>> ref_taps(int o, int in, int out, const spec
     if (s.method == "nearest") {
         long i;
         if (s.coord == "half_pixel")
-            // OpenCV INTER_NEAREST evaluates floor(o * (1 / (out/in))) in double, which falls one
-            // short of the exact floor at some exact multiples (8 -> 196, o = 49); cv2 is the oracle.
+            // OpenCV INTER_NEAREST evaluates floor(o * (1 / (out/in))) in double, which
+            // falls one short of the exact floor at some exact multiples (8 -> 196, o =
+            // 49); cv2 is the oracle.
             i = std::min<long>(long(std::floor(o * (1.0 / (double(out) / in)))), in - 1);
         else
             i = long(std::nearbyint(x));
@@ -106,16 +107,20 @@ std::vector<double> reference(const spec& s, const std::vector<T>& in, size_t fr
                         for (auto& b : tx) {
                             const int yy = ref_border(a.first, s.ih, s.border);
                             const int xx = ref_border(b.first, s.iw, s.border);
-                            const double p = (yy < 0 || xx < 0)
-                                                 ? s.bv
-                                                 : double(in[f * inf + (size_t(yy) * s.iw + xx) * s.C + c]);
+                            const double p =
+                                (yy < 0 || xx < 0)
+                                    ? s.bv
+                                    : double(in[f * inf + (size_t(yy) * s.iw + xx) * s.C +
+                                                c]);
                             v += a.second * b.second * p;
                         }
                     double u = s.scale * v;
                     if (s.clip)
                         u = std::min(std::max(u, s.lo), s.hi);
-                    const double m = s.mean.empty() ? 0 : s.mean[s.mean.size() == 1 ? 0 : c];
-                    const double d = s.stdv.empty() ? 1 : s.stdv[s.stdv.size() == 1 ? 0 : c];
+                    const double m =
+                        s.mean.empty() ? 0 : s.mean[s.mean.size() == 1 ? 0 : c];
+                    const double d =
+                        s.stdv.empty() ? 1 : s.stdv[s.stdv.size() == 1 ? 0 : c];
                     y[f * outf + (size_t(oy) * s.ow + ox) * s.C + c] = (u - m) / d;
                 }
             }
@@ -139,7 +144,10 @@ std::vector<uint8_t> random_frames<uint8_t>(size_t n)
     return v;
 }
 
-std::vector<float> to_f(const std::vector<double>& v) { return std::vector<float>(v.begin(), v.end()); }
+std::vector<float> to_f(const std::vector<double>& v)
+{
+    return std::vector<float>(v.begin(), v.end());
+}
 
 // Weights are float and sums float: a few ulps of the largest |value| involved.
 constexpr double rtol = 1e-5;
@@ -153,10 +161,21 @@ protected:
     template <typename T>
     std::unique_ptr<resize_2d<T>> make(const spec& s, size_t batch = 0)
     {
-        auto k = std::make_unique<resize_2d<T>>(s.ih, s.iw, s.oh, s.ow, s.C, s.method, s.coord, s.border,
-                                                float(s.bv), GetParam(), 0, batch);
+        auto k = std::make_unique<resize_2d<T>>(s.ih,
+                                                s.iw,
+                                                s.oh,
+                                                s.ow,
+                                                s.C,
+                                                s.method,
+                                                s.coord,
+                                                s.border,
+                                                float(s.bv),
+                                                GetParam(),
+                                                0,
+                                                batch);
         EXPECT_EQ(k->active_backend(), GetParam());
-        std::vector<float> m(s.mean.begin(), s.mean.end()), d(s.stdv.begin(), s.stdv.end());
+        std::vector<float> m(s.mean.begin(), s.mean.end()),
+            d(s.stdv.begin(), s.stdv.end());
         k->set_normalization(m, d);
         k->set_scale(float(s.scale));
         k->set_clip(s.clip, float(s.lo), float(s.hi));
@@ -172,14 +191,16 @@ protected:
         poison(y);
         k->resize(y.data(), x.data(), frames);
         EXPECT_TRUE(all_close(y, reference(s, x, frames), rtol, atol))
-            << s.method << " " << s.coord << " " << s.border << " " << s.ih << "x" << s.iw << "->" << s.oh
-            << "x" << s.ow << " C=" << s.C << " frames=" << frames;
+            << s.method << " " << s.coord << " " << s.border << " " << s.ih << "x" << s.iw
+            << "->" << s.oh << "x" << s.ow << " C=" << s.C << " frames=" << frames;
     }
 };
 
 TEST_P(Resize, EveryMethodCoordBorder)
 {
-    const std::vector<std::array<int, 4>> sizes = { { 5, 7, 9, 4 }, { 6, 6, 3, 11 }, { 4, 9, 13, 2 } };
+    const std::vector<std::array<int, 4>> sizes = { { 5, 7, 9, 4 },
+                                                    { 6, 6, 3, 11 },
+                                                    { 4, 9, 13, 2 } };
     for (auto m : { "nearest", "bilinear", "bicubic" })
         for (auto c : { "half_pixel", "align_corners", "asymmetric" })
             for (auto b : { "replicate", "reflect", "reflect_101", "constant" })
@@ -193,9 +214,11 @@ TEST_P(Resize, EveryMethodCoordBorder)
 
 TEST_P(Resize, DegenerateShapes)
 {
-    // 1xN, Nx1, 1x1 frames in and out, in both directions; the reflect modes fold repeatedly.
-    const std::vector<std::array<int, 4>> sizes = { { 1, 9, 1, 20 }, { 9, 1, 20, 1 }, { 1, 1, 5, 3 },
-                                                    { 7, 5, 1, 1 },  { 1, 12, 3, 5 }, { 2, 2, 9, 9 },
+    // 1xN, Nx1, 1x1 frames in and out, in both directions; the reflect modes fold
+    // repeatedly.
+    const std::vector<std::array<int, 4>> sizes = { { 1, 9, 1, 20 }, { 9, 1, 20, 1 },
+                                                    { 1, 1, 5, 3 },  { 7, 5, 1, 1 },
+                                                    { 1, 12, 3, 5 }, { 2, 2, 9, 9 },
                                                     { 17, 1, 4, 1 } };
     for (auto m : { "nearest", "bilinear", "bicubic" })
         for (auto c : { "half_pixel", "align_corners", "asymmetric" })
@@ -219,7 +242,8 @@ TEST_P(Resize, ChannelsOneToFour)
 
 TEST_P(Resize, UpAndDownScaleLargerFrames)
 {
-    // Many rows: the CPU splits a frame over threads (row blocks) and reuses cached H rows.
+    // Many rows: the CPU splits a frame over threads (row blocks) and reuses cached H
+    // rows.
     for (auto m : { "nearest", "bilinear", "bicubic" }) {
         check<float>(spec{ 120, 200, 257, 431, 1, m }, 1);
         check<float>(spec{ 257, 431, 64, 64, 3, m }, 2);
@@ -229,8 +253,9 @@ TEST_P(Resize, UpAndDownScaleLargerFrames)
 
 TEST_P(Resize, LargeOutputStreamedPastTheCache)
 {
-    // 70 frames of 256x256 floats (18 MB out): the CPU backend writes rows with non-temporal
-    // stores above 16 MB of output per call; the unaligned frame offset exercises the scalar head.
+    // 70 frames of 256x256 floats (18 MB out): the CPU backend writes rows with
+    // non-temporal stores above 16 MB of output per call; the unaligned frame offset
+    // exercises the scalar head.
     spec s{ 40, 41, 256, 255, 1, "bilinear" };
     s.mean = { 0.25 };
     check<float>(s, 70);
@@ -261,7 +286,8 @@ TEST_P(Resize, FusedTransform)
 
 TEST_P(Resize, ManyFramesPerCallAndSmallBatches)
 {
-    // batch=4 frames per GPU launch: the two-slot pipeline wraps many times within one call.
+    // batch=4 frames per GPU launch: the two-slot pipeline wraps many times within one
+    // call.
     spec s{ 33, 47, 64, 64, 1, "bilinear" };
     s.mean = { 0.1 };
     s.stdv = { 0.5 };
@@ -279,7 +305,8 @@ TEST_P(Resize, HalfOutputWithinRelativeTolerance)
         const size_t frames = 5;
         auto x = random_frames<float>(frames * k->in_frame_size());
         std::vector<float> yf(frames * k->out_frame_size());
-        std::vector<uint16_t> yh(yf.size(), 0x7e00); // NaN pattern: an unwritten item fails
+        std::vector<uint16_t> yh(yf.size(),
+                                 0x7e00); // NaN pattern: an unwritten item fails
         k->resize(yf.data(), x.data(), frames);
         k->resize_half(yh.data(), x.data(), frames);
         const auto want = reference(s, x, frames);
@@ -327,18 +354,23 @@ TEST_P(Resize, SettersBetweenCalls)
 
 TEST_P(Resize, EmptyCallWritesNothing)
 {
-    resize_2d<float> k(4, 4, 8, 8, 1, "bilinear", "half_pixel", "replicate", 0.f, GetParam());
+    resize_2d<float> k(
+        4, 4, 8, 8, 1, "bilinear", "half_pixel", "replicate", 0.f, GetParam());
     std::vector<float> y(64, 42.0f);
     k.resize(y.data(), nullptr, 0);
     for (float v : y)
         EXPECT_EQ(v, 42.0f);
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, Resize, ::testing::Values(backend::cpu, backend::cuda), backend_name);
+INSTANTIATE_TEST_SUITE_P(Backends,
+                         Resize,
+                         ::testing::Values(backend::cpu, backend::cuda),
+                         backend_name);
 
 // --- backend-independent checks ---
 
-::testing::AssertionResult throws_named(const std::function<void()>& f, const std::string& name)
+::testing::AssertionResult throws_named(const std::function<void()>& f,
+                                        const std::string& name)
 {
     try {
         f();
@@ -346,7 +378,8 @@ INSTANTIATE_TEST_SUITE_P(Backends, Resize, ::testing::Values(backend::cpu, backe
         const std::string w = e.what();
         if (w.rfind(name + ":", 0) == 0)
             return ::testing::AssertionSuccess();
-        return ::testing::AssertionFailure() << "message '" << w << "' does not start with " << name;
+        return ::testing::AssertionFailure()
+               << "message '" << w << "' does not start with " << name;
     }
     return ::testing::AssertionFailure() << "no std::invalid_argument for " << name;
 }
@@ -362,18 +395,35 @@ TEST(ResizeParams, BadParametersNameThemselves)
     EXPECT_TRUE(throws_named([] { K(4, 4, 4, 4, 5); }, "channels"));
     EXPECT_TRUE(throws_named([] { K(4, 4, 4, 4, 1, "area"); }, "method"));
     EXPECT_TRUE(throws_named([] { K(4, 4, 4, 4, 1, "bilinear", "center"); }, "coord"));
-    EXPECT_TRUE(throws_named([] { K(4, 4, 4, 4, 1, "bilinear", "half_pixel", "wrap"); }, "border"));
-    EXPECT_TRUE(throws_named([] { K(4, 4, 4, 4, 1, "bilinear", "half_pixel", "constant", NAN); },
-                             "border_value"));
+    EXPECT_TRUE(throws_named([] { K(4, 4, 4, 4, 1, "bilinear", "half_pixel", "wrap"); },
+                             "border"));
+    EXPECT_TRUE(
+        throws_named([] { K(4, 4, 4, 4, 1, "bilinear", "half_pixel", "constant", NAN); },
+                     "border_value"));
     EXPECT_TRUE(throws_named([] { K(100000, 100000, 4, 4); }, "in_height"));
-    EXPECT_TRUE(throws_named([] { K(4, 4, 4, 4, 1, "bilinear", "half_pixel", "replicate", 0, backend::cpu, -1); },
-                             "device"));
+    EXPECT_TRUE(throws_named(
+        [] {
+            K(4, 4, 4, 4, 1, "bilinear", "half_pixel", "replicate", 0, backend::cpu, -1);
+        },
+        "device"));
     K k(4, 4, 4, 4, 3);
     EXPECT_TRUE(throws_named([&] { k.set_normalization({ 0.f, 0.f }, {}); }, "mean"));
     EXPECT_TRUE(throws_named([&] { k.set_normalization({}, { 1.f, 1.f }); }, "std"));
-    EXPECT_TRUE(throws_named([&] { k.set_normalization({ 0.f, 0.f, 0.f }, { 1.f }); }, "std"));
-    EXPECT_TRUE(throws_named([&] { k.set_normalization({ 0.f }, { 1.f, 0.f, 1.f }); }, "std"));
-    EXPECT_TRUE(throws_named([&] { k.set_normalization({ 0.f, 0.f, 0.f }, { 1.f, 0.f, 1.f }); }, "std"));
+    EXPECT_TRUE(throws_named(
+        [&] {
+            k.set_normalization({ 0.f, 0.f, 0.f }, { 1.f });
+        },
+        "std"));
+    EXPECT_TRUE(throws_named(
+        [&] {
+            k.set_normalization({ 0.f }, { 1.f, 0.f, 1.f });
+        },
+        "std"));
+    EXPECT_TRUE(throws_named(
+        [&] {
+            k.set_normalization({ 0.f, 0.f, 0.f }, { 1.f, 0.f, 1.f });
+        },
+        "std"));
     EXPECT_TRUE(throws_named([&] { k.set_normalization({ NAN }, { 1.f }); }, "mean"));
     EXPECT_TRUE(throws_named([&] { k.set_scale(0.f); }, "scale"));
     EXPECT_TRUE(throws_named([&] { k.set_clip(true, 2.f, 1.f); }, "clip_min"));
@@ -393,7 +443,8 @@ TEST(ResizeParams, BorderIndexMatchesPeriodicFolding)
     for (auto b : { "replicate", "reflect", "reflect_101", "constant" })
         for (int n = 1; n <= 6; n++)
             for (int p = -20; p < 26; p++)
-                EXPECT_EQ(resize_border_index(p, n, resize_border_from_string(b)), ref_border(p, n, b))
+                EXPECT_EQ(resize_border_index(p, n, resize_border_from_string(b)),
+                          ref_border(p, n, b))
                     << b << " n=" << n << " p=" << p;
 }
 
@@ -407,11 +458,12 @@ TEST(ResizeParams, HalfConversionRoundsToNearestEven)
     EXPECT_EQ(float_to_half(65519.0f), 0x7bff);
     EXPECT_EQ(float_to_half(65520.0f), 0x7c00);
     EXPECT_EQ(float_to_half(std::ldexp(1.0f, -24)), 0x0001);
-    EXPECT_EQ(float_to_half(std::ldexp(1.0f, -25)), 0x0000);         // tie to even (0)
-    EXPECT_EQ(float_to_half(std::ldexp(3.0f, -25)), 0x0002);         // tie to even (2)
-    EXPECT_EQ(float_to_half(1.0f + std::ldexp(1.0f, -11)), 0x3c00);  // tie to even
-    EXPECT_EQ(float_to_half(1.0f + std::ldexp(3.0f, -11)), 0x3c02);  // tie to even
-    EXPECT_EQ(float_to_half(2047.0f * std::ldexp(1.0f, -25)), 0x0400); // tie rounds up into normals
+    EXPECT_EQ(float_to_half(std::ldexp(1.0f, -25)), 0x0000);        // tie to even (0)
+    EXPECT_EQ(float_to_half(std::ldexp(3.0f, -25)), 0x0002);        // tie to even (2)
+    EXPECT_EQ(float_to_half(1.0f + std::ldexp(1.0f, -11)), 0x3c00); // tie to even
+    EXPECT_EQ(float_to_half(1.0f + std::ldexp(3.0f, -11)), 0x3c02); // tie to even
+    EXPECT_EQ(float_to_half(2047.0f * std::ldexp(1.0f, -25)),
+              0x0400); // tie rounds up into normals
     EXPECT_EQ(float_to_half(INFINITY), 0x7c00);
     EXPECT_TRUE(std::isnan(half_to_float(float_to_half(NAN))));
     // Every finite half survives a round trip.
@@ -424,13 +476,17 @@ TEST(ResizeParams, HalfConversionRoundsToNearestEven)
 
 TEST(ResizeParams, NearestHalfPixelIsOpenCvFloor)
 {
-    // Away from exact multiples the table is the exact floor(o*in/out); at o*in = k*out OpenCV's
-    // double evaluation may give k-1 (cv2.resize does: 8 -> 196 maps o = 49 to 1), and so do we.
+    // Away from exact multiples the table is the exact floor(o*in/out); at o*in = k*out
+    // OpenCV's double evaluation may give k-1 (cv2.resize does: 8 -> 196 maps o = 49 to
+    // 1), and so do we.
     using namespace gr::gpuinterp::kernel;
     int short_by_one = 0;
     for (int in = 1; in <= 300; in += 7)
         for (int out = 1; out <= 300; out += 3) {
-            const auto t = resize_make_axis_table(in, out, resize_method::nearest, resize_coord::half_pixel,
+            const auto t = resize_make_axis_table(in,
+                                                  out,
+                                                  resize_method::nearest,
+                                                  resize_coord::half_pixel,
                                                   resize_border::replicate);
             for (int o = 0; o < out; o++) {
                 const long exact = std::min<long>(long(o) * in / out, in - 1);
@@ -442,7 +498,10 @@ TEST(ResizeParams, NearestHalfPixelIsOpenCvFloor)
             }
         }
     EXPECT_GT(short_by_one, 0);
-    const auto t = resize_make_axis_table(8, 196, resize_method::nearest, resize_coord::half_pixel,
+    const auto t = resize_make_axis_table(8,
+                                          196,
+                                          resize_method::nearest,
+                                          resize_coord::half_pixel,
                                           resize_border::replicate);
     EXPECT_EQ(t.idx[49], 1);
 }

@@ -5,21 +5,22 @@
  */
 // CPU backend of resize_2d: separable resampling with precomputed tables.
 //
-// Each output row is a weighted sum of Ky horizontally resampled source rows. A horizontally
-// resampled row ("H row") is computed once and kept in a small per-thread cache of Ky slots, so an
-// upscale by 2 resamples each source row once, not twice (OpenCV's resize does the same). The
-// horizontal pass is a gather over element-level tables (one index and weight per output element
-// and tap, channels already expanded), the vertical pass and the fused transform are straight
-// element-wise loops; both are built twice by target_clones (AVX2/FMA where the CPU has it).
-// Work is split into (frame, block of output rows) items over OpenMP threads; every thread owns its
-// scratch (row cache, converted source row), so items never share writable memory.
+// Each output row is a weighted sum of Ky horizontally resampled source rows. A
+// horizontally resampled row ("H row") is computed once and kept in a small per-thread
+// cache of Ky slots, so an upscale by 2 resamples each source row once, not twice
+// (OpenCV's resize does the same). The horizontal pass is a gather over element-level
+// tables (one index and weight per output element and tap, channels already expanded),
+// the vertical pass and the fused transform are straight element-wise loops; both are
+// built twice by target_clones (AVX2/FMA where the CPU has it). Work is split into
+// (frame, block of output rows) items over OpenMP threads; every thread owns its scratch
+// (row cache, converted source row), so items never share writable memory.
 #include "../kernel/resize_engine.h"
 #include "dot.h" // GPUINTERP_SIMD_CLONES
 #include "parallel.h"
+#include <type_traits>
 #include <algorithm>
 #include <climits>
 #include <cstring>
-#include <type_traits>
 #ifdef __SSE2__
 #include <immintrin.h>
 #endif
@@ -50,7 +51,8 @@ void hpass(float* __restrict dst,
         const int32_t *i0 = idx, *i1 = idx + n, *i2 = idx + 2 * n, *i3 = idx + 3 * n;
         const float *w0 = w, *w1 = w + n, *w2 = w + 2 * n, *w3 = w + 3 * n;
         for (size_t e = 0; e < n; e++)
-            dst[e] = (w0[e] * src[i0[e]] + w1[e] * src[i1[e]]) + (w2[e] * src[i2[e]] + w3[e] * src[i3[e]]);
+            dst[e] = (w0[e] * src[i0[e]] + w1[e] * src[i1[e]]) +
+                     (w2[e] * src[i2[e]] + w3[e] * src[i3[e]]);
     }
 }
 
@@ -63,7 +65,12 @@ struct vtransform {
 };
 
 GPUINTERP_SIMD_CLONES
-void vpass(float* __restrict out, const float* const* rows, const float* wy, int K, size_t n, const vtransform& t)
+void vpass(float* __restrict out,
+           const float* const* rows,
+           const float* wy,
+           int K,
+           size_t n,
+           const vtransform& t)
 {
     const float* __restrict r0 = rows[0];
     const float* __restrict r1 = rows[K > 1 ? 1 : 0];
@@ -71,21 +78,22 @@ void vpass(float* __restrict out, const float* const* rows, const float* wy, int
     const float* __restrict r3 = rows[K > 3 ? 3 : 0];
     const float* __restrict m = t.mul;
     const float* __restrict a = t.add;
-    const float w0 = wy[0], w1 = K > 1 ? wy[1] : 0.f, w2 = K > 2 ? wy[2] : 0.f, w3 = K > 3 ? wy[3] : 0.f;
+    const float w0 = wy[0], w1 = K > 1 ? wy[1] : 0.f, w2 = K > 2 ? wy[2] : 0.f,
+                w3 = K > 3 ? wy[3] : 0.f;
     // One loop per (taps, transform) pair keeps every loop branch-free and vectorisable.
-#define GPUINTERP_VLOOP(EXPR)                                                       \
-    do {                                                                            \
-        if (t.identity) {                                                           \
-            for (size_t e = 0; e < n; e++)                                          \
-                out[e] = (EXPR);                                                    \
-        } else if (!t.clip) {                                                       \
-            for (size_t e = 0; e < n; e++)                                          \
-                out[e] = (EXPR)*m[e] + a[e];                                        \
-        } else {                                                                    \
-            const float s = t.scale, lo = t.lo, hi = t.hi;                          \
-            for (size_t e = 0; e < n; e++)                                          \
-                out[e] = std::min(std::max((EXPR)*s, lo), hi) * m[e] + a[e];        \
-        }                                                                           \
+#define GPUINTERP_VLOOP(EXPR)                                                \
+    do {                                                                     \
+        if (t.identity) {                                                    \
+            for (size_t e = 0; e < n; e++)                                   \
+                out[e] = (EXPR);                                             \
+        } else if (!t.clip) {                                                \
+            for (size_t e = 0; e < n; e++)                                   \
+                out[e] = (EXPR)*m[e] + a[e];                                 \
+        } else {                                                             \
+            const float s = t.scale, lo = t.lo, hi = t.hi;                   \
+            for (size_t e = 0; e < n; e++)                                   \
+                out[e] = std::min(std::max((EXPR)*s, lo), hi) * m[e] + a[e]; \
+        }                                                                    \
     } while (0)
     if (K == 1)
         GPUINTERP_VLOOP(r0[e]); // nearest: weight 1, the copy is exact
@@ -96,9 +104,10 @@ void vpass(float* __restrict out, const float* const* rows, const float* wy, int
 #undef GPUINTERP_VLOOP
 }
 
-// Copy a finished row to its destination with non-temporal stores: a large output (a 4K frame is
-// 33 MB) is not read again by this thread, and streaming it skips the read-for-ownership a normal
-// store costs, which is most of the memory traffic of an upscale.
+// Copy a finished row to its destination with non-temporal stores: a large output (a 4K
+// frame is 33 MB) is not read again by this thread, and streaming it skips the
+// read-for-ownership a normal store costs, which is most of the memory traffic of an
+// upscale.
 void stream_row(float* dst, const float* src, size_t n)
 {
 #ifdef __SSE2__
@@ -149,7 +158,8 @@ public:
         for (int ox = 0; ox < g.out_w; ox++)
             for (int k = 0; k < d_kx; k++) {
                 int32_t ix = xtab.idx[size_t(ox) * d_kx + k];
-                if (ix < 0) { // the extra pixel past the end of the source row holds border_value
+                if (ix < 0) { // the extra pixel past the end of the source row holds
+                              // border_value
                     ix = g.in_w;
                     d_x_const = true;
                 }
@@ -174,11 +184,13 @@ public:
         const size_t in_frame = size_t(d_g.in_h) * d_g.in_w * C;
         const size_t out_frame = size_t(d_g.out_h) * RW;
         const int T_ = cpu::max_threads();
-        // Enough items to balance the threads, yet rows per item large enough to reuse cached H rows.
+        // Enough items to balance the threads, yet rows per item large enough to reuse
+        // cached H rows.
         const size_t want = (size_t(4 * T_) + n_frames - 1) / n_frames;
         const size_t max_blocks = std::max<size_t>(1, size_t(d_g.out_h) / 8);
         const size_t blocks_per_frame = std::max<size_t>(1, std::min(want, max_blocks));
-        const size_t rows_per_block = (size_t(d_g.out_h) + blocks_per_frame - 1) / blocks_per_frame;
+        const size_t rows_per_block =
+            (size_t(d_g.out_h) + blocks_per_frame - 1) / blocks_per_frame;
         const size_t n_items = n_frames * blocks_per_frame;
         if (d_scratch.size() < size_t(T_))
             d_scratch.resize(size_t(T_));
@@ -186,10 +198,11 @@ public:
             s.prepare(d_g, d_ky);
         const double work = double(n_frames) * out_frame * (d_kx + d_ky);
 
-        vtransform vt{ d_tf.identity(), d_tf.clip, d_tf.scale, d_tf.clip_min, d_tf.clip_max,
-                       d_mul.data(), d_add.data() };
+        vtransform vt{ d_tf.identity(), d_tf.clip,    d_tf.scale,  d_tf.clip_min,
+                       d_tf.clip_max,   d_mul.data(), d_add.data() };
         // Stream the output past the caches only when it cannot stay in them anyway.
-        const bool streaming = !half && double(n_frames) * out_frame * sizeof(float) > 16e6;
+        const bool streaming =
+            !half && double(n_frames) * out_frame * sizeof(float) > 16e6;
         cpu::parallel_blocks(n_items, work, [&](size_t item) {
             scratch& s = d_scratch[size_t(cpu::thread_index())];
             const size_t f = item / blocks_per_frame;
@@ -210,7 +223,8 @@ public:
                             j = q;
                             break;
                         }
-                    if (j < 0) { // miss: evict the least recently used slot this row does not need
+                    if (j < 0) { // miss: evict the least recently used slot this row does
+                                 // not need
                         for (int q = 0; q < d_ky; q++)
                             if (!(locked & (1u << q)) && (j < 0 || s.used[q] < s.used[j]))
                                 j = q;
@@ -224,12 +238,21 @@ public:
                 const float* wy = &d_yw[oy * d_ky];
                 if (half) {
                     vpass(s.out_row.data(), rows, wy, d_ky, RW, vt);
-                    to_half(static_cast<uint16_t*>(out) + f * out_frame + oy * RW, s.out_row.data(), RW);
+                    to_half(static_cast<uint16_t*>(out) + f * out_frame + oy * RW,
+                            s.out_row.data(),
+                            RW);
                 } else if (streaming) {
                     vpass(s.out_row.data(), rows, wy, d_ky, RW, vt);
-                    stream_row(static_cast<float*>(out) + f * out_frame + oy * RW, s.out_row.data(), RW);
+                    stream_row(static_cast<float*>(out) + f * out_frame + oy * RW,
+                               s.out_row.data(),
+                               RW);
                 } else {
-                    vpass(static_cast<float*>(out) + f * out_frame + oy * RW, rows, wy, d_ky, RW, vt);
+                    vpass(static_cast<float*>(out) + f * out_frame + oy * RW,
+                          rows,
+                          wy,
+                          d_ky,
+                          RW,
+                          vt);
                 }
             }
             if (streaming)
@@ -239,7 +262,8 @@ public:
 
 private:
     struct scratch {
-        std::vector<float> src_row; // (in_w + 1) * C: the source row as float plus one border pixel
+        std::vector<float>
+            src_row; // (in_w + 1) * C: the source row as float plus one border pixel
         std::vector<float> cache;   // Ky H rows
         std::vector<float> out_row; // staging for binary16 output and streamed rows
         std::vector<int> tag;
@@ -269,7 +293,9 @@ private:
             if (!d_x_const) {
                 src = frame + size_t(sy) * in_row; // read in place: no tap leaves the row
             } else {
-                std::memcpy(s.src_row.data(), frame + size_t(sy) * in_row, in_row * sizeof(float));
+                std::memcpy(s.src_row.data(),
+                            frame + size_t(sy) * in_row,
+                            in_row * sizeof(float));
                 std::fill(s.src_row.begin() + in_row, s.src_row.end(), d_bv);
                 src = s.src_row.data();
             }

@@ -5,26 +5,28 @@
  */
 // CUDA backend of resize_2d.
 //
-// Kernel: one launch covers a whole batch of frames. The per-axis tables built on the host (the
-// same ones the CPU backend uses) live in device memory: per output row Ky source rows and
-// weights, per output element (channels expanded) Kx source offsets and weights, tap-major so a
-// warp reads each tap array contiguously. A block of TX threads owns a tile of TX*V consecutive
-// elements of one group of output rows: thread t handles elements t, t+TX, ..., t+(V-1)*TX, so
-// every store instruction of a warp writes 32 consecutive values (coalesced), and it keeps that
-// tile's x taps in registers while it walks `rows` consecutive output rows (the x tables are read
-// once per thread, not once per output). The row weights are uniform across the block (broadcast
-// loads). Source samples are gathered through the read-only path; for upscaling, neighbouring
-// threads read neighbouring samples, so the gathers coalesce as well. The fused transform
-// (scale, clip, (v - mean[c]) / std[c]) and the binary16 conversion happen before the store, so
+// Kernel: one launch covers a whole batch of frames. The per-axis tables built on the
+// host (the same ones the CPU backend uses) live in device memory: per output row Ky
+// source rows and weights, per output element (channels expanded) Kx source offsets and
+// weights, tap-major so a warp reads each tap array contiguously. A block of TX threads
+// owns a tile of TX*V consecutive elements of one group of output rows: thread t handles
+// elements t, t+TX, ..., t+(V-1)*TX, so every store instruction of a warp writes 32
+// consecutive values (coalesced), and it keeps that tile's x taps in registers while it
+// walks `rows` consecutive output rows (the x tables are read once per thread, not once
+// per output). The row weights are uniform across the block (broadcast loads). Source
+// samples are gathered through the read-only path; for upscaling, neighbouring threads
+// read neighbouring samples, so the gathers coalesce as well. The fused transform (scale,
+// clip, (v - mean[c]) / std[c]) and the binary16 conversion happen before the store, so
 // the output is written exactly once.
 //
-// Host pipeline (resize_2d::resize from host memory): chunks of `batch` frames alternate between
-// two slots, each with its own stream, pinned input/output staging and device buffers. While the
-// GPU resizes chunk c, the CPU copies chunk c-1's output out of pinned memory and chunk c+1's
-// input in, so the bus copies, the kernel and the host copies of consecutive chunks overlap.
-// GNU Radio's buffers are pageable, so pinned staging is what makes the copies asynchronous; the
-// host copies run on several threads (one thread moves ~8 GB/s, far below the ~55 GB/s bus). Frames are independent, so no state crosses chunks and the two streams need no events between
-// them.
+// Host pipeline (resize_2d::resize from host memory): chunks of `batch` frames alternate
+// between two slots, each with its own stream, pinned input/output staging and device
+// buffers. While the GPU resizes chunk c, the CPU copies chunk c-1's output out of pinned
+// memory and chunk c+1's input in, so the bus copies, the kernel and the host copies of
+// consecutive chunks overlap. GNU Radio's buffers are pageable, so pinned staging is what
+// makes the copies asynchronous; the host copies run on several threads (one thread moves
+// ~8 GB/s, far below the ~55 GB/s bus). Frames are independent, so no state crosses
+// chunks and the two streams need no events between them.
 #include "../kernel/resize_engine.h"
 #include "cuda_common.cuh"
 #include <cuda_fp16.h>
@@ -50,15 +52,15 @@ struct dev_transform {
 };
 
 struct launch_shape {
-    int in_row;            // source elements per row (in_w * C)
-    int RW;                // output elements per row (out_w * C)
+    int in_row; // source elements per row (in_w * C)
+    int RW;     // output elements per row (out_w * C)
     int out_h;
     int C;
-    int tiles_x;           // ceil(RW / (TX*V))
-    int rows;              // output rows per thread
-    int row_groups;        // ceil(out_h / rows)
-    long long in_frame;    // elements per input frame
-    long long out_frame;   // elements per output frame
+    int tiles_x;         // ceil(RW / (TX*V))
+    int rows;            // output rows per thread
+    int row_groups;      // ceil(out_h / rows)
+    long long in_frame;  // elements per input frame
+    long long out_frame; // elements per output frame
     float border_value;
 };
 
@@ -68,8 +70,8 @@ __device__ __forceinline__ float load_src(const T* p)
     return float(__ldg(p));
 }
 
-// Streaming (evict-first) stores: the output is written once and not read by this kernel, so it
-// should not push the source rows, which neighbouring blocks re-read, out of L2.
+// Streaming (evict-first) stores: the output is written once and not read by this kernel,
+// so it should not push the source rows, which neighbouring blocks re-read, out of L2.
 __device__ __forceinline__ void store_out(float* p, float v) { __stcs(p, v); }
 __device__ __forceinline__ void store_out(unsigned short* p, float v)
 {
@@ -133,17 +135,20 @@ __global__ void __launch_bounds__(TX) resize_kernel(const T* __restrict__ in,
             for (int v = 0; v < V; v++) {
                 float h;
                 if (KX == 1) {
-                    h = (sy < 0 || xi[v][0] < 0) ? s.border_value : load_src(row + xi[v][0]);
+                    h = (sy < 0 || xi[v][0] < 0) ? s.border_value
+                                                 : load_src(row + xi[v][0]);
                 } else {
                     // Same association as the CPU backend: pairs of taps, then their sum.
                     float p[KX];
 #pragma unroll
                     for (int k = 0; k < KX; k++)
-                        p[k] = (sy < 0 || xi[v][k] < 0) ? s.border_value : load_src(row + xi[v][k]);
+                        p[k] = (sy < 0 || xi[v][k] < 0) ? s.border_value
+                                                        : load_src(row + xi[v][k]);
                     if (KX == 2)
                         h = xwv[v][0] * p[0] + xwv[v][1] * p[1];
                     else
-                        h = (xwv[v][0] * p[0] + xwv[v][1] * p[1]) + (xwv[v][2] * p[2] + xwv[v][3] * p[3]);
+                        h = (xwv[v][0] * p[0] + xwv[v][1] * p[1]) +
+                            (xwv[v][2] * p[2] + xwv[v][3] * p[3]);
                 }
                 if (KY == 1)
                     acc[v] = h;
@@ -189,7 +194,8 @@ public:
             s.strm = std::make_unique<stream>();
             s.done = std::make_unique<event>(false);
         }
-        GPUINTERP_CUDA_CHECK(cudaDeviceGetAttribute(&d_sms, cudaDevAttrMultiProcessorCount, device));
+        GPUINTERP_CUDA_CHECK(
+            cudaDeviceGetAttribute(&d_sms, cudaDevAttrMultiProcessorCount, device));
     }
 
     ~cuda_resize_engine() override
@@ -226,10 +232,18 @@ public:
         d_yw.reserve(ytab.w.size());
         d_xidx.reserve(xi.size());
         d_xw.reserve(xwt.size());
-        GPUINTERP_CUDA_CHECK(cudaMemcpy(d_yidx.get(), ytab.idx.data(), ytab.idx.size() * sizeof(int), cudaMemcpyHostToDevice));
-        GPUINTERP_CUDA_CHECK(cudaMemcpy(d_yw.get(), ytab.w.data(), ytab.w.size() * sizeof(float), cudaMemcpyHostToDevice));
-        GPUINTERP_CUDA_CHECK(cudaMemcpy(d_xidx.get(), xi.data(), xi.size() * sizeof(int), cudaMemcpyHostToDevice));
-        GPUINTERP_CUDA_CHECK(cudaMemcpy(d_xw.get(), xwt.data(), xwt.size() * sizeof(float), cudaMemcpyHostToDevice));
+        GPUINTERP_CUDA_CHECK(cudaMemcpy(d_yidx.get(),
+                                        ytab.idx.data(),
+                                        ytab.idx.size() * sizeof(int),
+                                        cudaMemcpyHostToDevice));
+        GPUINTERP_CUDA_CHECK(cudaMemcpy(d_yw.get(),
+                                        ytab.w.data(),
+                                        ytab.w.size() * sizeof(float),
+                                        cudaMemcpyHostToDevice));
+        GPUINTERP_CUDA_CHECK(cudaMemcpy(
+            d_xidx.get(), xi.data(), xi.size() * sizeof(int), cudaMemcpyHostToDevice));
+        GPUINTERP_CUDA_CHECK(cudaMemcpy(
+            d_xw.get(), xwt.data(), xwt.size() * sizeof(float), cudaMemcpyHostToDevice));
     }
 
     void set_transform(const kernel::resize_transform& tf) override
@@ -266,13 +280,20 @@ public:
                 s.d_in.reserve(chunk * in_frame);
                 s.h_out.reserve(chunk * out_frame * osz);
                 s.d_out.reserve(chunk * out_frame * osz);
-                kernel::resize_host_copy(s.h_in.get(), in + pos * in_frame, cnt * in_frame * sizeof(T));
+                kernel::resize_host_copy(
+                    s.h_in.get(), in + pos * in_frame, cnt * in_frame * sizeof(T));
                 cudaStream_t st = s.strm->get();
-                GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(
-                    s.d_in.get(), s.h_in.get(), cnt * in_frame * sizeof(T), cudaMemcpyHostToDevice, st));
+                GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(s.d_in.get(),
+                                                     s.h_in.get(),
+                                                     cnt * in_frame * sizeof(T),
+                                                     cudaMemcpyHostToDevice,
+                                                     st));
                 launch(s.d_in.get(), s.d_out.get(), half, cnt, st);
-                GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(
-                    s.h_out.get(), s.d_out.get(), cnt * out_frame * osz, cudaMemcpyDeviceToHost, st));
+                GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(s.h_out.get(),
+                                                     s.d_out.get(),
+                                                     cnt * out_frame * osz,
+                                                     cudaMemcpyDeviceToHost,
+                                                     st));
                 s.done->record(st);
                 s.pending = true;
                 s.out_byte = pos * out_frame * osz;
@@ -303,10 +324,12 @@ public:
         s.in_frame = (long long)d_g.in_h * s.in_row;
         s.out_frame = (long long)d_g.out_h * s.RW;
         s.border_value = d_bv;
-        // Several rows per thread reuse the x taps held in registers; only worth it while the grid
-        // still has a few waves of blocks for every SM.
+        // Several rows per thread reuse the x taps held in registers; only worth it while
+        // the grid still has a few waves of blocks for every SM.
         const double blocks1 = double(s.tiles_x) * s.out_h * double(frames);
-        s.rows = blocks1 >= 4.0 * 32 * d_sms * 4 ? 4 : (blocks1 >= 4.0 * 32 * d_sms * 2 ? 2 : 1);
+        s.rows = blocks1 >= 4.0 * 32 * d_sms * 4
+                     ? 4
+                     : (blocks1 >= 4.0 * 32 * d_sms * 2 ? 2 : 1);
         s.row_groups = (s.out_h + s.rows - 1) / s.rows;
         // Launch in slices of frames so the flattened block index stays below 2^31.
         const size_t per_frame = size_t(s.tiles_x) * s.row_groups;
@@ -318,7 +341,8 @@ public:
             void* dst = static_cast<char*>(d_out) + f0 * size_t(s.out_frame) * osz;
             const unsigned blocks = unsigned(per_frame * nf);
             if (half)
-                dispatch<unsigned short>(src, static_cast<unsigned short*>(dst), s, blocks, st);
+                dispatch<unsigned short>(
+                    src, static_cast<unsigned short*>(dst), s, blocks, st);
             else
                 dispatch<float>(src, static_cast<float*>(dst), s, blocks, st);
         }
@@ -327,7 +351,8 @@ public:
     void launch_normalise(float* y, size_t frames, cudaStream_t st)
     {
         const long long n = (long long)frames * d_g.out_h * d_g.out_w * d_g.channels;
-        const int blocks = int(std::min<long long>((n + 255) / 256, (long long)d_sms * 16));
+        const int blocks =
+            int(std::min<long long>((n + 255) / 256, (long long)d_sms * 16));
         normalise_kernel<<<blocks, 256, 0, st>>>(y, n, d_g.channels, d_tf);
         GPUINTERP_CUDA_CHECK_LAUNCH(st);
     }
@@ -356,18 +381,22 @@ private:
     }
 
     template <typename O>
-    void dispatch(const T* in, O* out, const launch_shape& s, unsigned blocks, cudaStream_t st)
+    void
+    dispatch(const T* in, O* out, const launch_shape& s, unsigned blocks, cudaStream_t st)
     {
         const int* yi = d_yidx.get();
         const float* ywp = d_yw.get();
         const int* xi = d_xidx.get();
         const float* xwp = d_xw.get();
         if (d_ky == 1)
-            resize_kernel<T, O, 1, 1><<<blocks, TX, 0, st>>>(in, out, yi, ywp, xi, xwp, s, d_tf);
+            resize_kernel<T, O, 1, 1>
+                <<<blocks, TX, 0, st>>>(in, out, yi, ywp, xi, xwp, s, d_tf);
         else if (d_ky == 2)
-            resize_kernel<T, O, 2, 2><<<blocks, TX, 0, st>>>(in, out, yi, ywp, xi, xwp, s, d_tf);
+            resize_kernel<T, O, 2, 2>
+                <<<blocks, TX, 0, st>>>(in, out, yi, ywp, xi, xwp, s, d_tf);
         else
-            resize_kernel<T, O, 4, 4><<<blocks, TX, 0, st>>>(in, out, yi, ywp, xi, xwp, s, d_tf);
+            resize_kernel<T, O, 4, 4>
+                <<<blocks, TX, 0, st>>>(in, out, yi, ywp, xi, xwp, s, d_tf);
         GPUINTERP_CUDA_CHECK_LAUNCH(st);
     }
 
@@ -386,13 +415,16 @@ private:
 } // namespace
 
 template <typename T>
-std::unique_ptr<kernel::resize_engine<T>> make_cuda_resize_engine(int device, size_t batch)
+std::unique_ptr<kernel::resize_engine<T>> make_cuda_resize_engine(int device,
+                                                                  size_t batch)
 {
     return std::make_unique<cuda_resize_engine<T>>(device, batch);
 }
 
-template std::unique_ptr<kernel::resize_engine<float>> make_cuda_resize_engine<float>(int, size_t);
-template std::unique_ptr<kernel::resize_engine<uint8_t>> make_cuda_resize_engine<uint8_t>(int, size_t);
+template std::unique_ptr<kernel::resize_engine<float>>
+make_cuda_resize_engine<float>(int, size_t);
+template std::unique_ptr<kernel::resize_engine<uint8_t>>
+make_cuda_resize_engine<uint8_t>(int, size_t);
 
 double time_resize_kernel_ms(int device,
                              int in_h,
@@ -407,7 +439,8 @@ double time_resize_kernel_ms(int device,
                              int iters)
 {
     if (half_output && mode == resize_bench_mode::separate)
-        throw std::invalid_argument("half_output: the separate normalise pass works on float32 output");
+        throw std::invalid_argument(
+            "half_output: the separate normalise pass works on float32 output");
     device_guard guard(device);
     cuda_resize_engine<float> e(device, n_frames);
     kernel::resize_geometry g;
@@ -418,10 +451,13 @@ double time_resize_kernel_ms(int device,
     g.channels = channels;
     using kernel::resize_border;
     using kernel::resize_coord;
-    e.set_tables(g,
-                 kernel::resize_make_axis_table(in_h, out_h, method, resize_coord::half_pixel, resize_border::replicate),
-                 kernel::resize_make_axis_table(in_w, out_w, method, resize_coord::half_pixel, resize_border::replicate),
-                 0.f);
+    e.set_tables(
+        g,
+        kernel::resize_make_axis_table(
+            in_h, out_h, method, resize_coord::half_pixel, resize_border::replicate),
+        kernel::resize_make_axis_table(
+            in_w, out_w, method, resize_coord::half_pixel, resize_border::replicate),
+        0.f);
     kernel::resize_transform tf;
     for (int c = 0; c < 4; c++) {
         tf.mean[c] = 0.5f;
@@ -440,7 +476,8 @@ double time_resize_kernel_ms(int device,
         std::uniform_real_distribution<float> d(0.f, 1.f);
         for (auto& v : hx)
             v = d(rng);
-        GPUINTERP_CUDA_CHECK(cudaMemcpy(x.get(), hx.data(), in_n * sizeof(float), cudaMemcpyHostToDevice));
+        GPUINTERP_CUDA_CHECK(
+            cudaMemcpy(x.get(), hx.data(), in_n * sizeof(float), cudaMemcpyHostToDevice));
     }
     cudaStream_t st = e.stream0();
     event a, b;

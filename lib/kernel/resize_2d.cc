@@ -3,8 +3,8 @@
  * Copyright 2026 gr-gpuinterp authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-#include "resize_engine.h"
 #include "../cpu/parallel.h"
+#include "resize_engine.h"
 #include <gnuradio/gpuinterp/kernel/resize_2d.h>
 #include <gnuradio/gpuinterp/kernel/validate.h>
 #include <algorithm>
@@ -24,7 +24,8 @@ resize_method resize_method_from_string(const std::string& s)
         return resize_method::bilinear;
     if (s == "bicubic" || s == "cubic")
         return resize_method::bicubic;
-    invalid_parameter("method", "unknown method '" + s + "' (nearest, bilinear, bicubic)");
+    invalid_parameter("method",
+                      "unknown method '" + s + "' (nearest, bilinear, bicubic)");
 }
 
 resize_coord resize_coord_from_string(const std::string& s)
@@ -51,7 +52,8 @@ resize_border resize_border_from_string(const std::string& s)
     if (s == "constant")
         return resize_border::constant;
     invalid_parameter("border",
-                      "unknown border '" + s + "' (replicate, reflect, reflect_101, constant)");
+                      "unknown border '" + s +
+                          "' (replicate, reflect, reflect_101, constant)");
 }
 
 std::string to_string(resize_method m)
@@ -102,7 +104,8 @@ int resize_border_index(int p, int n, resize_border border)
     case resize_border::constant:
         return -1;
     default: {
-        // OpenCV borderInterpolate: repeated mirroring also covers taps farther out than n.
+        // OpenCV borderInterpolate: repeated mirroring also covers taps farther out than
+        // n.
         if (n == 1)
             return 0;
         const int delta = border == resize_border::reflect_101 ? 1 : 0;
@@ -164,7 +167,8 @@ resize_axis_table resize_make_axis_table(
         if (m == resize_method::nearest) {
             int i;
             if (c == resize_coord::half_pixel) {
-                // Exactly OpenCV INTER_NEAREST: sx = cvFloor(dx * (1 / (out/in))), clamped to in-1.
+                // Exactly OpenCV INTER_NEAREST: sx = cvFloor(dx * (1 / (out/in))),
+                // clamped to in-1.
                 const double ifx = 1.0 / (double(n_out) / double(n_in));
                 i = std::min(int(std::floor(o * ifx)), n_in - 1);
             } else {
@@ -200,7 +204,10 @@ bool resize_transform::identity() const
     return scale == 1.0f && !clip;
 }
 
-void resize_host_copy(void* dst, const void* src, size_t bytes) { cpu::parallel_copy(dst, src, bytes); }
+void resize_host_copy(void* dst, const void* src, size_t bytes)
+{
+    cpu::parallel_copy(dst, src, bytes);
+}
 
 // IEEE binary16 conversions, portable (no F16C needed); round to nearest even.
 uint16_t float_to_half(float f)
@@ -210,13 +217,15 @@ uint16_t float_to_half(float f)
     const uint32_t sign = (x >> 16) & 0x8000u;
     const uint32_t a = x & 0x7fffffffu;
     if (a >= 0x7f800000u) // inf or NaN (keep NaN quiet and non-zero)
-        return uint16_t(sign | 0x7c00u | (a > 0x7f800000u ? (0x200u | ((a >> 13) & 0x3ffu)) : 0u));
+        return uint16_t(sign | 0x7c00u |
+                        (a > 0x7f800000u ? (0x200u | ((a >> 13) & 0x3ffu)) : 0u));
     if (a >= 0x477ff000u) // >= 65520 rounds to infinity
         return uint16_t(sign | 0x7c00u);
     if (a < 0x38800000u) { // below the smallest normal half, 2^-14: subnormal or zero
         float v;
         std::memcpy(&v, &a, 4);
-        const uint32_t q = uint32_t(std::nearbyint(v * 16777216.0f)); // units of 2^-24, exact scaling
+        const uint32_t q =
+            uint32_t(std::nearbyint(v * 16777216.0f)); // units of 2^-24, exact scaling
         return uint16_t(sign | q);
     }
     uint32_t h = ((((a >> 23) - 127 + 15) & 0x1fu) << 10) | ((a >> 13) & 0x3ffu);
@@ -240,7 +249,8 @@ float half_to_float(uint16_t h)
         std::memcpy(&v, &b, 4);
         return v;
     }
-    uint32_t b = sign | (e == 31 ? (0xffu << 23) | (m << 13) : ((e - 15 + 127) << 23) | (m << 13));
+    uint32_t b =
+        sign | (e == 31 ? (0xffu << 23) | (m << 13) : ((e - 15 + 127) << 23) | (m << 13));
     std::memcpy(&v, &b, 4);
     return v;
 }
@@ -295,9 +305,12 @@ resize_2d<T>::resize_2d(int in_height,
         invalid_parameter("channels", "must be 1..4, got " + std::to_string(channels));
     // Element offsets inside a frame are 32-bit on both backends.
     if (double(in_height) * in_width * channels > double(INT_MAX))
-        invalid_parameter("in_height", "frame of in_height*in_width*channels exceeds 2^31-1 elements");
+        invalid_parameter("in_height",
+                          "frame of in_height*in_width*channels exceeds 2^31-1 elements");
     if (double(out_height) * out_width * channels > double(INT_MAX))
-        invalid_parameter("out_height", "frame of out_height*out_width*channels exceeds 2^31-1 elements");
+        invalid_parameter(
+            "out_height",
+            "frame of out_height*out_width*channels exceeds 2^31-1 elements");
     d_method = resize_method_from_string(method);
     d_coord = resize_coord_from_string(coord);
     d_border = resize_border_from_string(border);
@@ -341,7 +354,8 @@ void resize_2d<T>::push_transform()
 {
     for (int c = 0; c < 4; c++) {
         const int cc = std::min(c, d_c - 1);
-        d_tf.mean[c] = d_mean.empty() ? 0.0f : d_mean[d_mean.size() == 1 ? 0 : size_t(cc)];
+        d_tf.mean[c] =
+            d_mean.empty() ? 0.0f : d_mean[d_mean.size() == 1 ? 0 : size_t(cc)];
         const double s = d_std.empty() ? 1.0 : d_std[d_std.size() == 1 ? 0 : size_t(cc)];
         d_tf.inv_std[c] = float(1.0 / s);
     }
@@ -394,21 +408,23 @@ void resize_2d<T>::set_border_value(float value)
 }
 
 template <typename T>
-void resize_2d<T>::set_normalization(const std::vector<float>& mean, const std::vector<float>& std)
+void resize_2d<T>::set_normalization(const std::vector<float>& mean,
+                                     const std::vector<float>& std)
 {
     const size_t C = size_t(d_c);
     auto check_len = [C](const char* name, const std::vector<float>& v) {
         if (v.size() > 1 && v.size() != C)
             invalid_parameter(name,
-                              "needs 0, 1 or channels (" + std::to_string(C) + ") values, got " +
-                                  std::to_string(v.size()));
+                              "needs 0, 1 or channels (" + std::to_string(C) +
+                                  ") values, got " + std::to_string(v.size()));
     };
     check_len("mean", mean);
     check_len("std", std);
     if (!mean.empty() && !std.empty() && mean.size() != std.size())
         invalid_parameter("std",
                           "has " + std::to_string(std.size()) + " values but mean has " +
-                              std::to_string(mean.size()) + "; give both per channel or both once");
+                              std::to_string(mean.size()) +
+                              "; give both per channel or both once");
     require_finite("mean", mean);
     require_finite("std", std);
     for (size_t i = 0; i < std.size(); i++)

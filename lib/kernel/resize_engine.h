@@ -6,8 +6,8 @@
 #ifndef INCLUDED_GPUINTERP_KERNEL_RESIZE_ENGINE_H
 #define INCLUDED_GPUINTERP_KERNEL_RESIZE_ENGINE_H
 
-// Internal: what a backend implements for resize_2d. The front end validates parameters and builds
-// the per-axis tables; engines only sample with them.
+// Internal: what a backend implements for resize_2d. The front end validates parameters
+// and builds the per-axis tables; engines only sample with them.
 
 #include <gnuradio/gpuinterp/kernel/resize_2d.h>
 #include <cstddef>
@@ -40,8 +40,9 @@ public:
 template <typename T>
 std::unique_ptr<resize_engine<T>> make_cpu_resize_engine();
 
-//! memcpy over OpenMP threads (cpu::parallel_copy), compiled in a C++ file: nvcc builds .cu files
-//! without -fopenmp, where the pragma would silently make the copy single-threaded.
+//! memcpy over OpenMP threads (cpu::parallel_copy), compiled in a C++ file: nvcc builds
+//! .cu files without -fopenmp, where the pragma would silently make the copy
+//! single-threaded.
 void resize_host_copy(void* dst, const void* src, size_t bytes);
 
 //! IEEE binary16 from float, round to nearest even (overflow to infinity, NaN kept).
@@ -53,7 +54,8 @@ float half_to_float(uint16_t h);
 namespace gpu {
 // Defined in lib/cuda/resize_2d.cu (only in CUDA builds).
 template <typename T>
-std::unique_ptr<kernel::resize_engine<T>> make_cuda_resize_engine(int device, size_t batch);
+std::unique_ptr<kernel::resize_engine<T>> make_cuda_resize_engine(int device,
+                                                                  size_t batch);
 
 //! How the benchmark hook runs the transform.
 enum class resize_bench_mode {
@@ -62,9 +64,10 @@ enum class resize_bench_mode {
     separate = 2, //!< resize kernel, then a separate element-wise normalise kernel
 };
 
-//! Benchmark hook: milliseconds per launch (CUDA events, median of `iters`) for n_frames float32
-//! frames resident on the device, bilinear/half_pixel/replicate unless `method` says otherwise;
-//! normalisation mean 0.5, std 0.25 per channel in the fused and separate modes.
+//! Benchmark hook: milliseconds per launch (CUDA events, median of `iters`) for n_frames
+//! float32 frames resident on the device, bilinear/half_pixel/replicate unless `method`
+//! says otherwise; normalisation mean 0.5, std 0.25 per channel in the fused and separate
+//! modes.
 double time_resize_kernel_ms(int device,
                              int in_h,
                              int in_w,

@@ -16,20 +16,21 @@ namespace gr {
 namespace gpuinterp {
 
 /*!
- * \brief Resize frames that travel as vector items (spectrogram/waterfall, camera or sensor
- * frames), fused with per-channel normalisation, on a GPU or the CPU.
- * \ingroup gpuinterp
+ * \brief Resize frames that travel as vector items (spectrogram/waterfall, camera or
+ * sensor frames), fused with per-channel normalisation, on a GPU or the CPU. \ingroup
+ * gpuinterp
  *
  * \details
- * One input item is one frame of in_height x in_width pixels, row-major, `channels` interleaved
- * (float32 for _ff, uint8 for _bf). One output item is the resized frame, out_height x out_width x
- * channels float32, or IEEE binary16 (2-byte items) with half_output. Every output value is
- *   out = (clip(scale * v) - mean[c]) / std[c],
- * v the interpolated value (see kernel::resize_2d for the exact conventions: half_pixel equals
- * OpenCV cv::resize and torch align_corners=False; bicubic uses a = -0.75 like OpenCV INTER_CUBIC).
- * All frames a work() call gets go to the GPU together (in launches of `batch` frames), with the
- * copies of consecutive launches overlapped on two CUDA streams. Tags pass through unchanged
- * (one frame in, one frame out). Setters land between two work() calls.
+ * One input item is one frame of in_height x in_width pixels, row-major, `channels`
+ * interleaved (float32 for _ff, uint8 for _bf). One output item is the resized frame,
+ * out_height x out_width x channels float32, or IEEE binary16 (2-byte items) with
+ * half_output. Every output value is out = (clip(scale * v) - mean[c]) / std[c], v the
+ * interpolated value (see kernel::resize_2d for the exact conventions: half_pixel equals
+ * OpenCV cv::resize and torch align_corners=False; bicubic uses a = -0.75 like OpenCV
+ * INTER_CUBIC). All frames a work() call gets go to the GPU together (in launches of
+ * `batch` frames), with the copies of consecutive launches overlapped on two CUDA
+ * streams. Tags pass through unchanged (one frame in, one frame out). Setters land
+ * between two work() calls.
  */
 template <class T>
 class GPUINTERP_API resize_2d : virtual public gr::sync_block
@@ -50,15 +51,16 @@ public:
      * \param border "replicate", "reflect" (OpenCV REFLECT), "reflect_101" or "constant"
      * \param border_value sample value outside the frame for border "constant"
      * \param mean per-channel mean: empty (0), one value, or `channels` values
-     * \param std per-channel standard deviation (non-zero): empty (1), one value, or `channels`
-     * \param scale factor applied to the interpolated value before mean/std (1/255 for 8-bit frames)
-     * \param clip clamp scale*v to [clip_min, clip_max] before mean/std (removes bicubic overshoot)
-     * \param half_output write IEEE binary16 items (2 bytes per value) instead of float32
-     * \param backend "automatic", "cpu" or "cuda"
+     * \param std per-channel standard deviation (non-zero): empty (1), one value, or
+     * `channels` \param scale factor applied to the interpolated value before mean/std
+     * (1/255 for 8-bit frames) \param clip clamp scale*v to [clip_min, clip_max] before
+     * mean/std (removes bicubic overshoot) \param half_output write IEEE binary16 items
+     * (2 bytes per value) instead of float32 \param backend "automatic", "cpu" or "cuda"
      * \param device CUDA device index (>= 0)
      * \param clip_min lower clip bound (with clip)
      * \param clip_max upper clip bound (with clip), >= clip_min
-     * \param batch most frames per GPU launch (0: ~32 MiB of input per launch). Ignored on the CPU.
+     * \param batch most frames per GPU launch (0: ~32 MiB of input per launch). Ignored
+     * on the CPU.
      */
     static sptr make(int in_height,
                      int in_width,
@@ -81,7 +83,8 @@ public:
                      int batch = 0);
 
     //! Replace mean and std together (validated as in make()).
-    virtual void set_normalization(const std::vector<float>& mean, const std::vector<float>& std) = 0;
+    virtual void set_normalization(const std::vector<float>& mean,
+                                   const std::vector<float>& std) = 0;
     virtual void set_mean(const std::vector<float>& mean) = 0;
     virtual void set_std(const std::vector<float>& std) = 0;
     virtual std::vector<float> mean() const = 0;

@@ -43,7 +43,8 @@ template <class T>
 void bind_block(py::module& m, const char* name)
 {
     using blk = resize_2d<T>;
-    py::class_<blk, gr::sync_block, gr::block, gr::basic_block, std::shared_ptr<blk>>(m, name, block_doc)
+    py::class_<blk, gr::sync_block, gr::block, gr::basic_block, std::shared_ptr<blk>>(
+        m, name, block_doc)
         .def(py::init(&blk::make),
              py::arg("in_height"),
              py::arg("in_width"),
@@ -65,7 +66,10 @@ void bind_block(py::module& m, const char* name)
              py::arg("clip_max") = 1.0f,
              py::arg("batch") = 0,
              block_doc)
-        .def("set_normalization", &blk::set_normalization, py::arg("mean"), py::arg("std"),
+        .def("set_normalization",
+             &blk::set_normalization,
+             py::arg("mean"),
+             py::arg("std"),
              "Replace mean and std together (takes effect between two work() calls).")
         .def("set_mean", &blk::set_mean, py::arg("mean"))
         .def("set_std", &blk::set_std, py::arg("std"))
@@ -74,7 +78,10 @@ void bind_block(py::module& m, const char* name)
         .def("set_scale", &blk::set_scale, py::arg("scale"))
         .def("scale", &blk::scale)
         .def("set_clip", &blk::set_clip, py::arg("clip"))
-        .def("set_clip_range", &blk::set_clip_range, py::arg("clip_min"), py::arg("clip_max"))
+        .def("set_clip_range",
+             &blk::set_clip_range,
+             py::arg("clip_min"),
+             py::arg("clip_max"))
         .def("clip", &blk::clip)
         .def("set_border_value", &blk::set_border_value, py::arg("value"))
         .def("border_value", &blk::border_value)
@@ -87,14 +94,19 @@ void bind_block(py::module& m, const char* name)
         .def("set_batch", &blk::set_batch, py::arg("batch"))
         .def("batch", &blk::batch)
         .def("half_output", &blk::half_output)
-        .def("active_backend", &blk::active_backend, "The backend in use: 'cpu' or 'cuda'.");
+        .def("active_backend",
+             &blk::active_backend,
+             "The backend in use: 'cpu' or 'cuda'.");
 }
 
-// Frames from numpy: (H, W) or (N, H, W) with one channel, (H, W, C) or (N, H, W, C) with C > 1,
-// or a flat array of N whole frames (as a vector stream carries them). The output keeps the
-// leading shape.
+// Frames from numpy: (H, W) or (N, H, W) with one channel, (H, W, C) or (N, H, W, C) with
+// C > 1, or a flat array of N whole frames (as a vector stream carries them). The output
+// keeps the leading shape.
 template <class T>
-py::array resize_array(kernel::resize_2d<T>& k, const pyutil::carray<T>& x, bool half, py::object out_arg)
+py::array resize_array(kernel::resize_2d<T>& k,
+                       const pyutil::carray<T>& x,
+                       bool half,
+                       py::object out_arg)
 {
     const int C = k.channels();
     std::vector<py::ssize_t> shape(x.shape(), x.shape() + x.ndim());
@@ -103,21 +115,24 @@ py::array resize_array(kernel::resize_2d<T>& k, const pyutil::carray<T>& x, bool
     const size_t inf = k.in_frame_size();
     if (x.ndim() == 1) {
         if (shape[0] % py::ssize_t(inf) != 0)
-            throw std::invalid_argument("x: a flat array must hold whole frames of " + std::to_string(inf) +
-                                        " items, got " + std::to_string(shape[0]));
+            throw std::invalid_argument("x: a flat array must hold whole frames of " +
+                                        std::to_string(inf) + " items, got " +
+                                        std::to_string(shape[0]));
         frames = size_t(shape[0]) / inf;
         out_shape = { py::ssize_t(frames * k.out_frame_size()) };
     } else {
         const int fd = C == 1 ? 2 : 3; // dimensions of one frame
-        const bool ok = x.ndim() >= fd && x.ndim() <= fd + 1 && shape[x.ndim() - fd] == k.in_height() &&
+        const bool ok = x.ndim() >= fd && x.ndim() <= fd + 1 &&
+                        shape[x.ndim() - fd] == k.in_height() &&
                         shape[x.ndim() - fd + 1] == k.in_width() &&
                         (C == 1 || shape[x.ndim() - 1] == C);
         if (!ok)
             throw std::invalid_argument(
                 "x: expected frames of shape " +
-                std::string(C == 1 ? "(H, W) or (N, H, W)" : "(H, W, C) or (N, H, W, C)") + " with H=" +
-                std::to_string(k.in_height()) + " W=" + std::to_string(k.in_width()) +
-                (C == 1 ? "" : " C=" + std::to_string(C)));
+                std::string(C == 1 ? "(H, W) or (N, H, W)"
+                                   : "(H, W, C) or (N, H, W, C)") +
+                " with H=" + std::to_string(k.in_height()) + " W=" +
+                std::to_string(k.in_width()) + (C == 1 ? "" : " C=" + std::to_string(C)));
         frames = x.ndim() > fd ? size_t(shape[0]) : 1;
         if (x.ndim() > fd)
             out_shape.push_back(shape[0]);
@@ -128,17 +143,18 @@ py::array resize_array(kernel::resize_2d<T>& k, const pyutil::carray<T>& x, bool
     }
     const T* in = x.data();
     if (!out_arg.is_none()) {
-        // A caller-owned output (reused between calls: no allocation, no page faults per call).
+        // A caller-owned output (reused between calls: no allocation, no page faults per
+        // call).
         py::array out = out_arg.cast<py::array>();
         const py::dtype want = half ? py::dtype("float16") : py::dtype::of<float>();
         size_t n = 1;
         for (auto d : out_shape)
             n *= size_t(d);
-        if (!out.dtype().is(want) || !(out.flags() & py::array::c_style) || !out.writeable() ||
-            size_t(out.size()) != n)
+        if (!out.dtype().is(want) || !(out.flags() & py::array::c_style) ||
+            !out.writeable() || size_t(out.size()) != n)
             throw std::invalid_argument("out: expected a writeable C-contiguous " +
-                                        std::string(half ? "float16" : "float32") + " array of " +
-                                        std::to_string(n) + " elements");
+                                        std::string(half ? "float16" : "float32") +
+                                        " array of " + std::to_string(n) + " elements");
         void* o = out.mutable_data();
         py::gil_scoped_release release;
         if (half)
@@ -167,16 +183,41 @@ void bind_kernel(py::module& m, const char* name)
     using K = kernel::resize_2d<T>;
     py::class_<K>(m,
                   name,
-                  "Frame resize kernel (no flowgraph): resize(x) takes (H, W), (N, H, W), (H, W, C), "
-                  "(N, H, W, C) or flat arrays of whole frames and returns float32 (or float16 with "
+                  "Frame resize kernel (no flowgraph): resize(x) takes (H, W), (N, H, "
+                  "W), (H, W, C), "
+                  "(N, H, W, C) or flat arrays of whole frames and returns float32 (or "
+                  "float16 with "
                   "half=True). Same conventions and parameters as the resize_2d blocks.")
-        .def(py::init([](int ih, int iw, int oh, int ow, int C, const std::string& method,
-                         const std::string& coord, const std::string& border, float bv,
-                         const std::vector<float>& mean, const std::vector<float>& stdv, float scale,
-                         bool clip, float clip_min, float clip_max, const std::string& b, int device,
+        .def(py::init([](int ih,
+                         int iw,
+                         int oh,
+                         int ow,
+                         int C,
+                         const std::string& method,
+                         const std::string& coord,
+                         const std::string& border,
+                         float bv,
+                         const std::vector<float>& mean,
+                         const std::vector<float>& stdv,
+                         float scale,
+                         bool clip,
+                         float clip_min,
+                         float clip_max,
+                         const std::string& b,
+                         int device,
                          size_t batch) {
-                 auto k = std::make_unique<K>(ih, iw, oh, ow, C, method, coord, border, bv,
-                                              backend_from_string(b), device, batch);
+                 auto k = std::make_unique<K>(ih,
+                                              iw,
+                                              oh,
+                                              ow,
+                                              C,
+                                              method,
+                                              coord,
+                                              border,
+                                              bv,
+                                              backend_from_string(b),
+                                              device,
+                                              batch);
                  k->set_normalization(mean, stdv);
                  k->set_scale(scale);
                  k->set_clip(clip, clip_min, clip_max);
@@ -200,12 +241,21 @@ void bind_kernel(py::module& m, const char* name)
              py::arg("backend") = "cpu",
              py::arg("device") = 0,
              py::arg("batch") = 0)
-        .def("resize", &resize_array<T>, py::arg("x"), py::arg("half") = false, py::arg("out") = py::none(),
-             "Resize frames; with out=, write into that array (same element count, float32 or float16 "
+        .def("resize",
+             &resize_array<T>,
+             py::arg("x"),
+             py::arg("half") = false,
+             py::arg("out") = py::none(),
+             "Resize frames; with out=, write into that array (same element count, "
+             "float32 or float16 "
              "for half=True) and return it.")
         .def("set_normalization", &K::set_normalization, py::arg("mean"), py::arg("std"))
         .def("set_scale", &K::set_scale, py::arg("scale"))
-        .def("set_clip", &K::set_clip, py::arg("clip"), py::arg("clip_min") = 0.0f, py::arg("clip_max") = 1.0f)
+        .def("set_clip",
+             &K::set_clip,
+             py::arg("clip"),
+             py::arg("clip_min") = 0.0f,
+             py::arg("clip_max") = 1.0f)
         .def("set_border_value", &K::set_border_value, py::arg("value"))
         .def("set_method", &K::set_method, py::arg("method"))
         .def("set_coord", &K::set_coord, py::arg("coord"))

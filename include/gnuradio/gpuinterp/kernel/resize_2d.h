@@ -21,7 +21,8 @@ enum class resize_method { nearest = 0, bilinear = 1, bicubic = 2 };
 enum class resize_coord { half_pixel = 0, align_corners = 1, asymmetric = 2 };
 enum class resize_border { replicate = 0, reflect = 1, reflect_101 = 2, constant = 3 };
 
-//! Parse names; unknown names throw std::invalid_argument starting with "method", "coord", "border".
+//! Parse names; unknown names throw std::invalid_argument starting with "method",
+//! "coord", "border".
 resize_method resize_method_from_string(const std::string& s);
 resize_coord resize_coord_from_string(const std::string& s);
 resize_border resize_border_from_string(const std::string& s);
@@ -29,17 +30,19 @@ std::string to_string(resize_method m);
 std::string to_string(resize_coord c);
 std::string to_string(resize_border b);
 
-//! Bicubic kernel coefficient (Keys' a), the value of OpenCV INTER_CUBIC and torch 'bicubic'.
+//! Bicubic kernel coefficient (Keys' a), the value of OpenCV INTER_CUBIC and torch
+//! 'bicubic'.
 constexpr double resize_cubic_a = -0.75;
 
 //! Map an index outside [0, n) onto the image by `border` (OpenCV borderInterpolate);
-//! returns -1 for `constant` (the sample is the border value). Indices inside pass through.
+//! returns -1 for `constant` (the sample is the border value). Indices inside pass
+//! through.
 int resize_border_index(int p, int n, resize_border border);
 
 /*!
- * Per-axis sampling table: output position o reads taps source indices idx[o*taps + k] (already
- * border-mapped; -1 = constant border value) with weights w[o*taps + k]. Shared by every backend,
- * so the CPU and the GPU sample the same coordinates.
+ * Per-axis sampling table: output position o reads taps source indices idx[o*taps + k]
+ * (already border-mapped; -1 = constant border value) with weights w[o*taps + k]. Shared
+ * by every backend, so the CPU and the GPU sample the same coordinates.
  */
 struct resize_axis_table {
     int taps = 1;
@@ -49,7 +52,8 @@ struct resize_axis_table {
 resize_axis_table resize_make_axis_table(
     int n_in, int n_out, resize_method m, resize_coord c, resize_border b);
 
-//! The per-channel output transform, resolved: out = (clip(scale*v) - mean[c]) * inv_std[c].
+//! The per-channel output transform, resolved: out = (clip(scale*v) - mean[c]) *
+//! inv_std[c].
 struct resize_transform {
     float mean[4] = { 0, 0, 0, 0 };
     float inv_std[4] = { 1, 1, 1, 1 };
@@ -63,35 +67,38 @@ template <typename T>
 class resize_engine;
 
 /*!
- * \brief Resize frames (2D images) that travel as vectors, with an optional fused per-channel
- * normalisation, on the CPU or a CUDA device.
+ * \brief Resize frames (2D images) that travel as vectors, with an optional fused
+ * per-channel normalisation, on the CPU or a CUDA device.
  *
  * \details
- * Layout: a frame is in_height x in_width pixels, row-major, `channels` (1..4) interleaved
- * (element (y, x, c) at (y*in_width + x)*channels + c). Input items are T (float or uint8_t, the
- * latter read as its integer value), outputs float32 or IEEE binary16 (resize_half()). A call takes
- * any number of frames; frames are independent (no state carries between calls).
+ * Layout: a frame is in_height x in_width pixels, row-major, `channels` (1..4)
+ * interleaved (element (y, x, c) at (y*in_width + x)*channels + c). Input items are T
+ * (float or uint8_t, the latter read as its integer value), outputs float32 or IEEE
+ * binary16 (resize_half()). A call takes any number of frames; frames are independent (no
+ * state carries between calls).
  *
  * Coordinates: per axis, with r = in/out, output index o samples the source at
- *  - half_pixel (default): s = (o + 0.5) r - 0.5, i.e. OpenCV cv::resize / torch align_corners=False;
+ *  - half_pixel (default): s = (o + 0.5) r - 0.5, i.e. OpenCV cv::resize / torch
+ * align_corners=False;
  *  - align_corners: s = o (in-1)/(out-1) (s = 0 when out = 1), torch align_corners=True;
  *  - asymmetric: s = o r, the seed document's mapping.
  * Methods:
- *  - nearest: half_pixel reads floor(o r) clamped to in-1, exactly OpenCV INTER_NEAREST (r computed
- *    as 1/(out/in) in double, as OpenCV does) and torch 'nearest'; align_corners and asymmetric read
- *    round(s) (half to even, like the seed's __float2int_rn);
+ *  - nearest: half_pixel reads floor(o r) clamped to in-1, exactly OpenCV INTER_NEAREST
+ * (r computed as 1/(out/in) in double, as OpenCV does) and torch 'nearest'; align_corners
+ * and asymmetric read round(s) (half to even, like the seed's __float2int_rn);
  *  - bilinear: taps floor(s), floor(s)+1 with weights 1-f, f (f = s - floor(s));
- *  - bicubic: taps floor(s)-1 .. floor(s)+2, Keys' cubic with a = -0.75 (OpenCV INTER_CUBIC,
- *    torch 'bicubic'). Bicubic may overshoot the input range; `clip` bounds it.
- * Borders (taps outside the image): replicate (clamp; what OpenCV and torch do), reflect (OpenCV
- * BORDER_REFLECT = numpy 'symmetric': 3 2 1 | 1 2 3 4 5 | 5 4 3), reflect_101 (OpenCV
- * BORDER_REFLECT_101 = numpy 'reflect': 4 3 2 | 1 2 3 4 5 | 4 3 2), constant (border_value).
- * The result equals interpolating the infinitely border-extended image.
+ *  - bicubic: taps floor(s)-1 .. floor(s)+2, Keys' cubic with a = -0.75 (OpenCV
+ * INTER_CUBIC, torch 'bicubic'). Bicubic may overshoot the input range; `clip` bounds it.
+ * Borders (taps outside the image): replicate (clamp; what OpenCV and torch do), reflect
+ * (OpenCV BORDER_REFLECT = numpy 'symmetric': 3 2 1 | 1 2 3 4 5 | 5 4 3), reflect_101
+ * (OpenCV BORDER_REFLECT_101 = numpy 'reflect': 4 3 2 | 1 2 3 4 5 | 4 3 2), constant
+ * (border_value). The result equals interpolating the infinitely border-extended image.
  * Output transform, per channel c, applied to the interpolated value v in the same pass:
- *   u = scale * v;  u = clamp(u, clip_min, clip_max) if clip;  out = (u - mean[c]) / std[c].
- * mean/std hold 0 values (0 and 1), 1 value (all channels) or `channels` values.
- * Precision: weights are float (computed in double), accumulation float: a float result is within a
- * few ulps of the exact value of the same formula; binary16 output rounds that to nearest even.
+ *   u = scale * v;  u = clamp(u, clip_min, clip_max) if clip;  out = (u - mean[c]) /
+ * std[c]. mean/std hold 0 values (0 and 1), 1 value (all channels) or `channels` values.
+ * Precision: weights are float (computed in double), accumulation float: a float result
+ * is within a few ulps of the exact value of the same formula; binary16 output rounds
+ * that to nearest even.
  */
 template <typename T>
 class resize_2d
@@ -103,10 +110,10 @@ public:
      * \param method "nearest", "bilinear" or "bicubic"
      * \param coord "half_pixel", "align_corners" or "asymmetric"
      * \param border "replicate", "reflect", "reflect_101" or "constant"
-     * \param border_value value of samples outside the frame with border "constant" (finite)
-     * \param requested backend; \param device CUDA device index
-     * \param batch most frames per GPU launch (0: enough frames for ~32 MiB of input).
-     *        Ignored on the CPU.
+     * \param border_value value of samples outside the frame with border "constant"
+     * (finite) \param requested backend; \param device CUDA device index \param batch
+     * most frames per GPU launch (0: enough frames for ~32 MiB of input). Ignored on the
+     * CPU.
      */
     resize_2d(int in_height,
               int in_width,
@@ -124,7 +131,8 @@ public:
     resize_2d(const resize_2d&) = delete;
     resize_2d& operator=(const resize_2d&) = delete;
 
-    //! Resize n_frames frames: `in` holds n_frames*in_frame_size() items, `out` n_frames*out_frame_size().
+    //! Resize n_frames frames: `in` holds n_frames*in_frame_size() items, `out`
+    //! n_frames*out_frame_size().
     void resize(float* out, const T* in, size_t n_frames);
     //! Same, writing IEEE binary16 bit patterns (round to nearest even).
     void resize_half(uint16_t* out, const T* in, size_t n_frames);
@@ -133,7 +141,8 @@ public:
     void set_coord(const std::string& coord);
     void set_border(const std::string& border);
     void set_border_value(float value);
-    //! mean, std: 0, 1 or channels() values each; both non-empty ones of equal length; std != 0.
+    //! mean, std: 0, 1 or channels() values each; both non-empty ones of equal length;
+    //! std != 0.
     void set_normalization(const std::vector<float>& mean, const std::vector<float>& std);
     void set_scale(float scale);
     void set_clip(bool clip, float clip_min = 0.0f, float clip_max = 1.0f);
@@ -161,7 +170,8 @@ public:
     backend active_backend() const { return d_backend; }
     const std::string& backend_note() const { return d_note; }
 
-    //! Default frames per GPU launch for a frame of `frame_bytes` input bytes (~32 MiB per launch).
+    //! Default frames per GPU launch for a frame of `frame_bytes` input bytes (~32 MiB
+    //! per launch).
     static size_t default_batch(size_t frame_bytes);
 
 private:
