@@ -21,7 +21,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstring>
-#ifdef __SSE2__
+#if defined(__SSE2__) || defined(__x86_64__)
 #include <immintrin.h>
 #endif
 
@@ -130,8 +130,28 @@ void store_fence()
 #endif
 }
 
+#if defined(__x86_64__) && defined(__GNUC__)
+// F16C converts 8 values per instruction with the same rounding (to nearest even) as float_to_half.
+__attribute__((target("avx,f16c"))) void to_half_f16c(uint16_t* out, const float* in, size_t n)
+{
+    size_t e = 0;
+    for (; e + 8 <= n; e += 8)
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + e),
+                         _mm256_cvtps_ph(_mm256_loadu_ps(in + e), _MM_FROUND_TO_NEAREST_INT));
+    for (; e < n; e++)
+        out[e] = float_to_half(in[e]);
+}
+#endif
+
 void to_half(uint16_t* out, const float* in, size_t n)
 {
+#if defined(__x86_64__) && defined(__GNUC__)
+    static const bool f16c = __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx");
+    if (f16c) {
+        to_half_f16c(out, in, n);
+        return;
+    }
+#endif
     for (size_t e = 0; e < n; e++)
         out[e] = float_to_half(in[e]);
 }
