@@ -232,6 +232,11 @@ class qa_resize_2d(gr_unittest.TestCase):
         raises("std", lambda: blk.set_normalization([0.0, 0.0], [1.0, 0.0]))
         raises("method", lambda: blk.set_method("lanczos"))
         raises("x", lambda: gpuinterp.resize_2d_kernel_f(4, 5, 2, 2).resize(np.ones((5, 4), np.float32)))
+        raises("x", lambda: gpuinterp.resize_2d_kernel_f(4, 5, 2, 2).resize(np.ones(21, np.float32)))
+        # a stream whose vector length is not the frame size cannot be connected
+        tb = gr.top_block()
+        with self.assertRaises((ValueError, RuntimeError)):
+            tb.connect(blocks.vector_source_f([0.0] * 30, False, 30), gpuinterp.resize_2d_ff(4, 4, 2, 2, channels=2))
 
     # ---- blocks in flowgraphs ----
     def run_fg(self, blk, frames, in_len, out_len, vsrc, vsink, tags=()):
