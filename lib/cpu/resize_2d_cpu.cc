@@ -204,9 +204,10 @@ public:
         const size_t in_frame = size_t(d_g.in_h) * d_g.in_w * C;
         const size_t out_frame = size_t(d_g.out_h) * RW;
         const int T_ = cpu::max_threads();
-        // Enough items to balance the threads, yet rows per item large enough to reuse
-        // cached H rows.
-        const size_t want = (size_t(4 * T_) + n_frames - 1) / n_frames;
+        // Enough items to balance the threads (handed out dynamically: on a shared machine one
+        // core is often slower than the other), yet rows per item large enough to reuse cached
+        // H rows.
+        const size_t want = (size_t(8 * T_) + n_frames - 1) / n_frames;
         const size_t max_blocks = std::max<size_t>(1, size_t(d_g.out_h) / 8);
         const size_t blocks_per_frame = std::max<size_t>(1, std::min(want, max_blocks));
         const size_t rows_per_block =
@@ -223,7 +224,7 @@ public:
         // Stream the output past the caches only when it cannot stay in them anyway.
         const bool streaming =
             !half && double(n_frames) * out_frame * sizeof(float) > 16e6;
-        cpu::parallel_blocks(n_items, work, [&](size_t item) {
+        auto body = [&](size_t item) {
             scratch& s = d_scratch[size_t(cpu::thread_index())];
             const size_t f = item / blocks_per_frame;
             const size_t y0 = (item % blocks_per_frame) * rows_per_block;
@@ -277,7 +278,14 @@ public:
             }
             if (streaming)
                 store_fence();
-        });
+        };
+        const bool par = n_items > 1 && work > 1e6 && T_ > 1;
+        (void)par;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) if (par)
+#endif
+        for (long item = 0; item < static_cast<long>(n_items); item++)
+            body(static_cast<size_t>(item));
     }
 
 private:
