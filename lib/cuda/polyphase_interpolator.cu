@@ -151,7 +151,18 @@ __global__ void __launch_bounds__(THREADS)
             __syncthreads();
             const int n_out = nt * L;
             T* yt = y + size_t(n0) * L;
-            for (int i = threadIdx.x; i < n_out; i += blockDim.x)
+            // 16-byte stores where the tile starts 16-byte aligned (ys is 16-byte aligned).
+            constexpr int V = 16 / sizeof(T);
+            int done = 0;
+            if ((reinterpret_cast<size_t>(yt) & 15) == 0) {
+                const int nv = n_out / V;
+                float4* yv = reinterpret_cast<float4*>(yt);
+                const float4* sv = reinterpret_cast<const float4*>(ys);
+                for (int i = threadIdx.x; i < nv; i += blockDim.x)
+                    yv[i] = sv[i];
+                done = nv * V;
+            }
+            for (int i = done + threadIdx.x; i < n_out; i += blockDim.x)
                 yt[i] = ys[i];
         }
     }
@@ -195,8 +206,9 @@ public:
         d_hist.resize(M - 1);
         d_geom.L = int(L);
         d_geom.M = int(M);
-        // Enough items per tile to keep all threads busy, at least one group of R inputs.
-        const int groups = std::max(1, (2 * THREADS + int(L) - 1) / int(L));
+        // One work item per thread and tile (at least one group of R inputs): small tiles keep the
+        // shared memory per block low, so more blocks per SM overlap their loads and stores.
+        const int groups = std::max(1, (THREADS + int(L) - 1) / int(L));
         d_geom.TI = groups * R;
         d_geom.stage = L < 32;
         d_geom.taps_smem = true;

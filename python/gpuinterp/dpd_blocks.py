@@ -1,0 +1,275 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""GNU Radio blocks of the DPD loop written in Python:
+
+* ``dpd_estimator_cc``: two inputs (x = PA input, y = PA output); captures, runs the indirect-learning
+  adaptation of :mod:`gpuinterp.dpd` and sends coefficients to the predistorter's ``coeffs`` port.
+* ``dpd_predistorter_py_cc``: the predistorter as a Python block with the parameters and the ``coeffs``
+  message port of the C++ ``dpd_predistorter_cc``. It runs on :func:`gpuinterp.dpd.make_engine` (the C++
+  kernel when this build has it, numpy otherwise); it exists so the DPD examples and tests run on
+  builds without the C++ block, and so a flowgraph can swap one for the other by changing the block id.
+"""
+
+import threading
+
+import numpy as np
+import pmt
+from gnuradio import gr
+
+from . import dpd
+
+__all__ = ["dpd_estimator_cc", "dpd_predistorter_py_cc", "coefficients_message", "parse_coefficients_message"]
+
+
+def coefficients_message(coefficients, lo_leakage):
+    """The PMT the predistorter's ``coeffs`` port takes: pair (c32vector . complex c)."""
+    w = np.asarray(coefficients, dtype=np.complex64)
+    return pmt.cons(pmt.init_c32vector(w.size, [complex(v) for v in w]), pmt.from_complex(complex(lo_leakage)))
+
+
+def parse_coefficients_message(msg, expected_len):
+    """(coefficients, lo_leakage or None) from a c32vector or a pair (c32vector . c); ValueError on
+    anything else (wrong type, wrong length, non-finite values)."""
+    c = None
+    vec = msg
+    if pmt.is_pair(msg) and not pmt.is_dict(msg):
+        vec, cp = pmt.car(msg), pmt.cdr(msg)
+        if not (pmt.is_complex(cp) or pmt.is_number(cp)):
+            raise ValueError("coeffs: the pair's second element must be a complex number (LO leakage c)")
+        c = complex(pmt.to_complex(cp)) if pmt.is_complex(cp) else complex(pmt.to_double(cp))
+    if not pmt.is_c32vector(vec):
+        raise ValueError("coeffs: expected a c32vector or a pair (c32vector . c)")
+    w = np.array(pmt.c32vector_elements(vec), dtype=np.complex128)
+    if w.size != expected_len:
+        raise ValueError(f"coeffs: expected {expected_len} coefficients, got {w.size}")
+    if not np.all(np.isfinite(w)) or (c is not None and not np.isfinite(c)):
+        raise ValueError("coeffs: contains NaN or infinity")
+    return w, c
+
+
+class dpd_predistorter_py_cc(gr.sync_block):
+    """Predistorter (Python block over the predistorter engine), same model, layout, parameters and
+    ``coeffs`` message port as ``gpuinterp.dpd_predistorter_cc``.
+
+    z[n] = sum_p sum_{k<Lp} h[p,k] psi_p(x[n-k]) + sum_q sum_{k<Lq} g[q,k] conj(psi_q(x[n-k])) + c,
+    psi_p(x) = x|x|^(p-1); coefficients = [h(1,0..Lp-1), h(3,..), .., h(P,..), g(1,0..Lq-1), .., g(Q,..)].
+    A message on ``coeffs`` (c32vector, or pair (c32vector . c)) replaces the coefficients between two
+    work() calls; a malformed one is logged and ignored. Stream tags propagate (1:1)."""
+
+    def __init__(self, P=5, Q=0, Lp=3, Lq=1, coefficients=(), lo_leakage=0j, backend="automatic", device=0):
+        gr.sync_block.__init__(self, name="dpd_predistorter_py_cc", in_sig=[np.complex64],
+                               out_sig=[np.complex64])
+        self._P, self._Q, self._Lp, self._Lq = dpd.validate_structure(P, Q, Lp, Lq)
+        if coefficients is None or len(coefficients) == 0:
+            coefficients = dpd.identity_coefficients(P, Q, Lp, Lq)
+        self._lock = threading.Lock()
+        self._w = dpd._check_coefficients(coefficients, P, Q, Lp, Lq).copy()
+        self._c = complex(lo_leakage)
+        self._engine = dpd.make_engine(P, Q, Lp, Lq, self._w, self._c, backend=backend)
+        self.message_port_register_in(pmt.intern("coeffs"))
+        self.set_msg_handler(pmt.intern("coeffs"), self._on_coeffs)
+
+    def set_coefficients(self, coefficients, lo_leakage=0j):
+        """Replace the coefficients (between two work() calls); an empty vector means identity."""
+        if coefficients is None or len(coefficients) == 0:
+            coefficients = dpd.identity_coefficients(self._P, self._Q, self._Lp, self._Lq)
+        w = dpd._check_coefficients(coefficients, self._P, self._Q, self._Lp, self._Lq)
+        c = complex(lo_leakage)
+        if not np.isfinite(c):
+            raise ValueError("lo_leakage: must be finite")
+        with self._lock:
+            self._engine.set_coefficients([complex(v) for v in w], c)
+            self._w, self._c = w.copy(), c
+
+    def coefficients(self):
+        return self._w.copy()
+
+    def lo_leakage(self):
+        return self._c
+
+    def _on_coeffs(self, msg):
+        try:
+            w, c = parse_coefficients_message(msg, self._w.size)
+            self.set_coefficients(w, self._c if c is None else c)
+        except (ValueError, TypeError, RuntimeError) as e:
+            self.logger.warn(f"ignoring coefficient message: {e}")
+
+    def work(self, input_items, output_items):
+        n = len(output_items[0])
+        with self._lock:
+            output_items[0][:] = self._engine.process(input_items[0][:n])
+        return n
+
+
+class dpd_estimator_cc(gr.sync_block):
+    """DPD coefficient estimator (indirect learning) for a closed loop.
+
+    Inputs: 0 = x, the PA input (the predistorter output), 1 = y, the PA output (loopback capture).
+    Every ``update_period`` samples it captures ``capture_length`` samples of both and runs one step of
+    :class:`gpuinterp.dpd.Adaptation` (alignment, gain normalisation, regularised least squares,
+    damping, rollback). Output messages:
+
+    * ``coeffs``: pair (c32vector . c) for the predistorter's ``coeffs`` port, sent after an accepted
+      update or a rollback; never sent for a refused step (estimation error, non-finite or
+      out-of-bounds coefficients): the reason is logged instead.
+    * ``stats``: a dict for every step: iteration, status ("updated", "rolled back", "refused"),
+      loop_nmse_db, fit_nmse_db, delay, gain, condition, damping, reason, coefficients, lo_leakage.
+
+    The estimate runs on a worker thread (``synchronous=False``) so the transmit chain never waits for
+    it; captures arriving while it is busy are skipped. ``synchronous=True`` runs it inside work(),
+    which makes runs reproducible (tests, offline simulation). ``max_updates`` > 0 stops after that many
+    steps."""
+
+    def __init__(self, P=5, Q=0, Lp=3, Lq=1, capture_length=32768, update_period=1048576, damping=0.8,
+                 target_gain=0j, regularization=1e-9, lo_leakage=True, max_delay=1024,
+                 rollback_tolerance_db=0.5, max_gain_db=10.0, max_updates=0, synchronous=False,
+                 initial_coefficients=(), initial_lo_leakage=0j):
+        gr.sync_block.__init__(self, name="dpd_estimator_cc", in_sig=[np.complex64, np.complex64],
+                               out_sig=None)
+        if int(capture_length) < 1:
+            raise ValueError(f"capture_length: must be >= 1, got {capture_length}")
+        if int(update_period) < int(capture_length):
+            raise ValueError(f"update_period: must be >= capture_length ({capture_length}), got {update_period}")
+        if int(max_delay) < 0 or int(max_delay) >= int(capture_length):
+            raise ValueError(f"max_delay: must be in [0, capture_length), got {max_delay}")
+        need = dpd.num_coefficients(P, Q, Lp, Lq) + (1 if lo_leakage else 0)
+        usable = int(capture_length) - 2 * 24 - max(Lp, Lq if Q else 1)
+        if usable < 10 * need:
+            raise ValueError(f"capture_length: {capture_length} samples leave ~{usable} for {need} unknowns; "
+                             f"need at least {10 * need + 2 * 24 + max(Lp, Lq if Q else 1)}")
+        self._adapt = dpd.Adaptation(P, Q, Lp, Lq, damping=damping,
+                                     target_gain=None if complex(target_gain) == 0 else complex(target_gain),
+                                     rollback_tolerance_db=rollback_tolerance_db, max_gain_db=max_gain_db,
+                                     min_damping=min(0.1, damping),
+                                     initial_coefficients=initial_coefficients if len(initial_coefficients) else None,
+                                     initial_lo_leakage=initial_lo_leakage, regularization=regularization,
+                                     lo_leakage=bool(lo_leakage), max_delay=int(max_delay))
+        self._cap_len = int(capture_length)
+        self._period = int(update_period)
+        self._max_updates = int(max_updates)
+        self._sync = bool(synchronous)
+        self._xbuf = np.zeros(self._cap_len, dtype=np.complex64)
+        self._ybuf = np.zeros(self._cap_len, dtype=np.complex64)
+        self._fill = 0
+        self._pos = 0          # samples seen
+        self._next_start = 0   # stream position of the next capture
+        self._steps = 0
+        self._lock = threading.Lock()
+        self._worker = None
+        self._last = None
+        self.message_port_register_out(pmt.intern("coeffs"))
+        self.message_port_register_out(pmt.intern("stats"))
+
+    # -- accessors ------------------------------------------------------------------------------
+    def last_result(self):
+        """The last :class:`gpuinterp.dpd.StepResult` (None before the first step)."""
+        with self._lock:
+            return self._last
+
+    def history(self):
+        with self._lock:
+            return list(self._adapt.history)
+
+    def coefficients(self):
+        with self._lock:
+            return self._adapt.coefficients.copy()
+
+    def lo_leakage(self):
+        with self._lock:
+            return self._adapt.lo_leakage
+
+    def set_damping(self, damping):
+        if not 0 < damping <= 1:
+            raise ValueError(f"damping: must be in (0, 1], got {damping}")
+        with self._lock:
+            self._adapt.damping = float(damping)
+            self._adapt.min_damping = min(self._adapt.min_damping, float(damping))
+
+    def set_update_period(self, update_period):
+        if int(update_period) < self._cap_len:
+            raise ValueError(f"update_period: must be >= capture_length ({self._cap_len}), got {update_period}")
+        with self._lock:
+            self._period = int(update_period)
+
+    # -- processing -----------------------------------------------------------------------------
+    def _run_step(self, x, y):
+        with self._lock:
+            try:
+                r = self._adapt.step(x, y)
+            except Exception as e:  # never let an unexpected failure send coefficients
+                r = dpd.StepResult(self._adapt.iteration, "refused", self._adapt.coefficients.copy(),
+                                   self._adapt.lo_leakage, reason=f"estimation failed: {e}")
+            self._last = r
+        if r.status == "refused":
+            self.logger.warn(f"iteration {r.iteration}: not sending coefficients: {r.reason}")
+        else:
+            ok = np.all(np.isfinite(r.coefficients)) and np.isfinite(r.lo_leakage)
+            if not ok:  # Adaptation never returns these; checked again because hardware is at stake
+                self.logger.error(f"iteration {r.iteration}: non-finite coefficients, not sent")
+            else:
+                self.message_port_pub(pmt.intern("coeffs"), coefficients_message(r.coefficients, r.lo_leakage))
+                msg = (f"iteration {r.iteration}: {r.status}, loop NMSE {r.loop_nmse_db:.2f} dB, fit NMSE "
+                       f"{r.fit_nmse_db:.2f} dB, delay {r.delay:.3f}, |G| {abs(r.gain):.4g}")
+                if r.status == "rolled back":
+                    self.logger.warn(msg + f" ({r.reason})")
+                else:
+                    self.logger.info(msg)
+        self.message_port_pub(pmt.intern("stats"), self._stats_pmt(r))
+
+    @staticmethod
+    def _stats_pmt(r):
+        d = pmt.make_dict()
+        items = [("iteration", pmt.from_long(r.iteration)), ("status", pmt.intern(r.status)),
+                 ("loop_nmse_db", pmt.from_double(float(r.loop_nmse_db))),
+                 ("fit_nmse_db", pmt.from_double(float(r.fit_nmse_db))),
+                 ("delay", pmt.from_double(float(r.delay))), ("gain", pmt.from_complex(complex(r.gain))),
+                 ("condition", pmt.from_double(float(r.condition))),
+                 ("damping", pmt.from_double(float(r.damping))), ("reason", pmt.intern(r.reason)),
+                 ("coefficients", pmt.init_c32vector(len(r.coefficients), [complex(v) for v in r.coefficients])),
+                 ("lo_leakage", pmt.from_complex(complex(r.lo_leakage)))]
+        for k, v in items:
+            d = pmt.dict_add(d, pmt.intern(k), v)
+        return d
+
+    def _busy(self):
+        return self._worker is not None and self._worker.is_alive()
+
+    def work(self, input_items, output_items):
+        x, y = input_items[0], input_items[1]
+        n = min(len(x), len(y))
+        i = 0
+        while i < n:
+            done = self._max_updates > 0 and self._steps >= self._max_updates
+            if done:
+                break
+            if self._fill == 0:
+                start = self._next_start - self._pos
+                if start >= n - i:
+                    break
+                i += max(0, start)
+                self._pos += max(0, start)
+                if self._busy():  # skip this capture, try again one period later
+                    self._next_start = self._pos + self._period
+                    continue
+            take = min(self._cap_len - self._fill, n - i)
+            self._xbuf[self._fill:self._fill + take] = x[i:i + take]
+            self._ybuf[self._fill:self._fill + take] = y[i:i + take]
+            self._fill += take
+            i += take
+            self._pos += take
+            if self._fill == self._cap_len:
+                self._next_start = self._pos - self._cap_len + self._period
+                self._fill = 0
+                self._steps += 1
+                xc, yc = self._xbuf.copy(), self._ybuf.copy()
+                if self._sync:
+                    self._run_step(xc, yc)
+                else:
+                    self._worker = threading.Thread(target=self._run_step, args=(xc, yc), daemon=True)
+                    self._worker.start()
+        self._pos += n - i
+        return n
+
+    def stop(self):
+        if self._worker is not None:
+            self._worker.join()
+        return True

@@ -1,0 +1,223 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Behavioural power-amplifier models for simulating a DPD loop, and the block ``pa_model_cc``.
+
+Signal path of every model::
+
+    v = x * 10^(-backoff_db/20)          input back-off (drive level)
+    w = core(v)                           memory polynomial, Rapp or Saleh
+    y = gain * w + noise                  output gain; AWGN at snr_db relative to the mean power of
+                                          gain*w (running mean over everything processed so far)
+
+Memory polynomial: y[n] = sum_{k in 1,3,..,P} sum_{m<M} a[k,m] x[n-m] |x[n-m]|^(k-1), which is exactly
+the predistorter model with Q = 0, Lp = M and the flat layout [a[1,0..M-1], a[3,0..M-1], ...]; it runs
+on the predistorter engine (``gpuinterp.dpd.make_engine``: the C++ kernel, CPU or CUDA, when built, numpy
+otherwise). Presets (published coefficients, see docs/dpd_loop.md):
+
+* ``ding2004``: Ding et al., IEEE Trans. Commun. 52(1) 2004, class-AB PA, k in {1,3,5}, 3 taps.
+  Small-signal gain 1.016, -1.7 dB and -15 deg at |x| = 0.7; the polynomial turns back up above
+  |x| ~ 0.8, keep the peak below that.
+* ``warp_v3``: WARP v3 board PA (Tarver, ILA-DPD), k in {1,3,5,7}, 4 taps, 122.88 Msample/s.
+  Small-signal gain 1.170, 1 dB compression near |x| = 0.72.
+
+Memoryless: ``rapp`` |y| = |x| / (1 + (|x|/A_sat)^(2p))^(1/(2p)) (phase unchanged; small-signal gain 1,
+scale with ``gain``), ``saleh`` A(r) = a_a r/(1 + b_a r^2), Phi(r) = a_p r^2/(1 + b_p r^2).
+"""
+
+import math
+import threading
+
+import numpy as np
+from gnuradio import gr
+
+from . import dpd
+
+__all__ = ["PRESETS", "preset_coefficients", "PAModel", "pa_model_cc", "MODELS", "SALEH_DEFAULT"]
+
+# Rows: order k = 1, 3, 5, ...; columns: tap m = 0, 1, ... (docs/dpd_loop.md cites the sources).
+PRESETS = {
+    "ding2004": np.array([
+        [1.0513 + 0.0904j, -0.0680 - 0.0023j, 0.0289 - 0.0054j],
+        [-0.0542 - 0.2900j, 0.2234 + 0.2317j, -0.0621 - 0.0932j],
+        [-0.9657 - 0.7028j, -0.2451 - 0.3735j, 0.1229 + 0.1508j],
+    ]),
+    "warp_v3": np.array([
+        [0.9295 - 0.0001j, 0.2939 + 0.0005j, -0.1270 + 0.0034j, 0.0741 - 0.0018j],
+        [0.1419 - 0.0008j, -0.0735 + 0.0833j, -0.0535 + 0.0004j, 0.0908 - 0.0473j],
+        [0.0084 - 0.0569j, -0.4610 + 0.0274j, -0.3011 - 0.1403j, -0.0623 - 0.0269j],
+        [0.1774 + 0.0265j, 0.0848 + 0.0613j, -0.0362 - 0.0307j, 0.0415 + 0.0429j],
+    ]),
+}
+
+MODELS = ("memory_polynomial", "ding2004", "warp_v3", "rapp", "saleh")
+
+SALEH_DEFAULT = (2.1587, 1.1517, 4.0033, 9.1040)
+
+
+def preset_coefficients(name):
+    """(P, M, flat coefficients) of a memory-polynomial preset, in the predistorter layout."""
+    if name not in PRESETS:
+        raise ValueError(f"model: unknown preset {name!r}; presets: {sorted(PRESETS)}")
+    a = PRESETS[name]
+    return 2 * a.shape[0] - 1, a.shape[1], a.ravel().copy()
+
+
+def _memory_polynomial_structure(coefficients, memory_depth):
+    a = np.asarray(coefficients, dtype=np.complex128)
+    if a.ndim == 2:  # rows = orders, columns = taps
+        memory_depth = a.shape[1]
+        a = a.ravel()
+    if a.size == 0:
+        raise ValueError("coefficients: model 'memory_polynomial' needs coefficients "
+                         "[a(1,0..M-1), a(3,0..M-1), ...]")
+    if int(memory_depth) < 1:
+        raise ValueError(f"memory_depth: must be >= 1, got {memory_depth}")
+    M = int(memory_depth)
+    if a.size % M:
+        raise ValueError(f"coefficients: {a.size} values is not a multiple of memory_depth {M} "
+                         "(one block of memory_depth taps per odd order)")
+    if not np.all(np.isfinite(a)):
+        raise ValueError("coefficients: contain NaN or infinity")
+    return 2 * (a.size // M) - 1, M, a
+
+
+class PAModel:
+    """Streaming PA model (numpy front end; the memory polynomial runs on the predistorter engine).
+
+    process(x) -> complex64 ndarray; state (memory, noise generator, running power) carries across
+    calls, so chunking does not change the noiseless output."""
+
+    def __init__(self, model="ding2004", coefficients=(), memory_depth=3, backoff_db=0.0, gain=1.0,
+                 snr_db=math.inf, rapp_saturation=1.0, rapp_smoothness=2.0, saleh=SALEH_DEFAULT,
+                 seed=0, backend="cpu"):
+        if model not in MODELS:
+            raise ValueError(f"model: must be one of {MODELS}, got {model!r}")
+        self.model = model
+        self._engine = None
+        if model in PRESETS:
+            if len(coefficients):
+                raise ValueError(f"coefficients: must be empty for preset {model!r} "
+                                 "(use model='memory_polynomial' for your own)")
+            self.P, self.M, self.a = preset_coefficients(model)
+        elif model == "memory_polynomial":
+            self.P, self.M, self.a = _memory_polynomial_structure(coefficients, memory_depth)
+        if model in PRESETS or model == "memory_polynomial":
+            # A memory polynomial is the predistorter with Q = 0 and Lp = M: same engine, PA coefficients.
+            self._engine = dpd.make_engine(self.P, 0, self.M, 1, self.a, 0j, backend=backend)
+        if not math.isfinite(backoff_db):
+            raise ValueError(f"backoff_db: must be finite, got {backoff_db}")
+        self.set_backoff_db(backoff_db)
+        self.set_gain(gain)
+        if rapp_saturation <= 0 or not math.isfinite(rapp_saturation):
+            raise ValueError(f"rapp_saturation: must be > 0, got {rapp_saturation}")
+        if rapp_smoothness <= 0 or not math.isfinite(rapp_smoothness):
+            raise ValueError(f"rapp_smoothness: must be > 0, got {rapp_smoothness}")
+        self.rapp_saturation = float(rapp_saturation)
+        self.rapp_smoothness = float(rapp_smoothness)
+        saleh = tuple(float(v) for v in saleh)
+        if len(saleh) != 4 or not all(math.isfinite(v) and v >= 0 for v in saleh):
+            raise ValueError(f"saleh: must be four finite values >= 0 (a_a, b_a, a_p, b_p), got {saleh}")
+        self.saleh = saleh
+        self.set_snr_db(snr_db)
+        self._rng = np.random.default_rng(seed)
+        self._power_sum = 0.0
+        self._power_n = 0
+
+    def set_backoff_db(self, backoff_db):
+        backoff_db = float(backoff_db)
+        if not math.isfinite(backoff_db):
+            raise ValueError(f"backoff_db: must be finite, got {backoff_db}")
+        self.backoff_db = backoff_db
+        self._in_scale = 10 ** (-backoff_db / 20)
+
+    def set_gain(self, gain):
+        g = complex(gain)
+        if not np.isfinite(g) or g == 0:
+            raise ValueError(f"gain: must be finite and non-zero, got {gain}")
+        self.gain = g
+
+    def set_snr_db(self, snr_db):
+        snr_db = float(snr_db)
+        if math.isnan(snr_db):
+            raise ValueError("snr_db: must not be NaN (inf disables the noise)")
+        self.snr_db = snr_db
+
+    def core(self, v):
+        """The model without back-off, gain and noise (double precision for memoryless models)."""
+        if self._engine is not None:
+            return np.asarray(self._engine.process(v.astype(np.complex64)), dtype=np.complex128)
+        r = np.abs(v)
+        if self.model == "rapp":
+            p2 = 2 * self.rapp_smoothness
+            return v / (1 + (r / self.rapp_saturation) ** p2) ** (1 / p2)
+        aa, ba, ap, bp = self.saleh
+        amp = aa * r / (1 + ba * r * r)
+        phase = ap * r * r / (1 + bp * r * r)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            unit = np.where(r > 0, v / np.where(r > 0, r, 1), 0)
+        return amp * unit * np.exp(1j * phase)
+
+    def process(self, x):
+        x = np.asarray(x).astype(np.complex128, copy=False).ravel()
+        if x.size == 0:
+            return np.zeros(0, dtype=np.complex64)
+        w = self.gain * self.core(x * self._in_scale)
+        if math.isfinite(self.snr_db):
+            self._power_sum += float(np.vdot(w, w).real)
+            self._power_n += w.size
+            p = self._power_sum / self._power_n
+            sigma = math.sqrt(p * 10 ** (-self.snr_db / 10) / 2)
+            w = w + sigma * (self._rng.standard_normal(w.size) + 1j * self._rng.standard_normal(w.size))
+        return w.astype(np.complex64)
+
+
+class pa_model_cc(gr.sync_block):
+    """Behavioural PA model (Python block; the memory polynomial uses the predistorter engine).
+
+    Args:
+        model: "ding2004", "warp_v3" (memory-polynomial presets), "memory_polynomial" (your
+            coefficients), "rapp" or "saleh".
+        coefficients: memory-polynomial coefficients in the predistorter layout
+            [a(1,0..M-1), a(3,0..M-1), ...] (model "memory_polynomial" only).
+        memory_depth: M, taps per order (model "memory_polynomial" only).
+        backoff_db: input back-off in dB (x is scaled by 10^(-backoff_db/20) before the model).
+        gain: complex output gain.
+        snr_db: AWGN at this SNR relative to the mean output power; inf: no noise.
+        rapp_saturation, rapp_smoothness: Rapp A_sat and p.
+        saleh: (a_a, b_a, a_p, b_p) of the Saleh model.
+        seed: noise generator seed.
+        backend: engine backend for the memory polynomial ("automatic", "cpu", "cuda"); used
+            once the C++ predistorter kernel is built into the module, ignored by the numpy model.
+    """
+
+    def __init__(self, model="ding2004", coefficients=(), memory_depth=3, backoff_db=0.0, gain=1.0,
+                 snr_db=math.inf, rapp_saturation=1.0, rapp_smoothness=2.0, saleh=SALEH_DEFAULT,
+                 seed=0, backend="automatic"):
+        gr.sync_block.__init__(self, name="pa_model_cc", in_sig=[np.complex64],
+                               out_sig=[np.complex64])
+        self._lock = threading.Lock()
+        self._pa = PAModel(model, coefficients, memory_depth, backoff_db, gain, snr_db,
+                           rapp_saturation, rapp_smoothness, saleh, seed, backend)
+
+    def set_backoff_db(self, backoff_db):
+        with self._lock:
+            self._pa.set_backoff_db(backoff_db)
+
+    def set_gain(self, gain):
+        with self._lock:
+            self._pa.set_gain(gain)
+
+    def set_snr_db(self, snr_db):
+        with self._lock:
+            self._pa.set_snr_db(snr_db)
+
+    def backoff_db(self):
+        return self._pa.backoff_db
+
+    def model(self):
+        return self._pa.model
+
+    def work(self, input_items, output_items):
+        n = len(output_items[0])
+        with self._lock:
+            output_items[0][:] = self._pa.process(input_items[0][:n])
+        return n
