@@ -5,23 +5,17 @@ float32, one channel, bilinear (INTER_LINEAR) and bicubic (INTER_CUBIC), both wr
 preallocated output, same thread count (cv2.getNumThreads() vs OpenMP), median of interleaved runs.
 
     PYTHONPATH=build/test_modules /usr/bin/python3 bench/bench_resize_cv2.py [repetitions]
+    (build/test_modules/sitecustomize.py puts the build tree ahead of an installed gr-gpuinterp)
     OMP_NUM_THREADS=1 ... also sets cv2.setNumThreads(1) (single-core comparison)
 """
 import os
 import sys
 import time
 
-import gnuradio
+import cv2
 import numpy as np
 
-for _p in reversed(os.environ.get("PYTHONPATH", "").split(os.pathsep)):  # prefer the build tree
-    _d = os.path.join(os.path.abspath(_p), "gnuradio") if _p else ""
-    if _p and os.path.isdir(os.path.join(_d, "gpuinterp")) and _d in gnuradio.__path__:
-        gnuradio.__path__.remove(_d)
-        gnuradio.__path__.insert(0, _d)
-
-import cv2  # noqa: E402
-from gnuradio import gpuinterp  # noqa: E402
+from gnuradio import gpuinterp
 
 
 def main():

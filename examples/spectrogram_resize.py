@@ -17,23 +17,12 @@ and after the resize.
 """
 
 import argparse
-import os
 
-import gnuradio
 import numpy as np
+from gnuradio import analog, blocks, fft, gr
+from gnuradio.fft import window
 
-# Run against a build tree named by PYTHONPATH rather than an installed copy: gnuradio's extend_path
-# puts the installed directory first otherwise (no effect when PYTHONPATH names no gr-gpuinterp).
-for _p in reversed(os.environ.get("PYTHONPATH", "").split(os.pathsep)):
-    _d = os.path.join(os.path.abspath(_p), "gnuradio") if _p else ""
-    if _p and os.path.isdir(os.path.join(_d, "gpuinterp")) and _d in gnuradio.__path__:
-        gnuradio.__path__.remove(_d)
-        gnuradio.__path__.insert(0, _d)
-
-from gnuradio import analog, blocks, fft, gr  # noqa: E402
-from gnuradio.fft import window  # noqa: E402
-
-from gnuradio import gpuinterp  # noqa: E402
+from gnuradio import gpuinterp
 
 
 class spectrogram_resize(gr.top_block):

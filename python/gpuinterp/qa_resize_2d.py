@@ -9,20 +9,10 @@ import unittest
 
 import os
 
-import gnuradio
 import numpy as np
 from gnuradio import blocks, gr, gr_unittest
 
-# gnuradio's extend_path puts its own directory first, so a system-wide install of gr-gpuinterp
-# would shadow the build tree's copy that PYTHONPATH names; put the PYTHONPATH copies first so these
-# tests check this build.
-for _p in reversed(os.environ.get("PYTHONPATH", "").split(os.pathsep)):
-    _d = os.path.join(os.path.abspath(_p), "gnuradio") if _p else ""
-    if _p and os.path.isdir(os.path.join(_d, "gpuinterp")) and _d in gnuradio.__path__:
-        gnuradio.__path__.remove(_d)
-        gnuradio.__path__.insert(0, _d)
-
-from gnuradio import gpuinterp  # noqa: E402
+from gnuradio import gpuinterp
 
 try:
     import cv2
