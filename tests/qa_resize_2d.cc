@@ -295,6 +295,39 @@ TEST_P(Resize, ManyFramesPerCallAndSmallBatches)
     check<uint8_t>(spec{ 21, 19, 8, 40, 3, "bicubic" }, 50, 3);
 }
 
+TEST_P(Resize, RandomFrameChunksEqualOneCall)
+{
+    // Frames are independent; what this checks is the plumbing across calls of varying
+    // size (staging buffers that grow, slots reused, empty calls in between):
+    // bit-identical output.
+    spec s{ 13, 21, 30, 17, 3, "bicubic", "align_corners", "reflect" };
+    s.mean = { 0.3 };
+    auto k = make<float>(s, 3);
+    const size_t frames = 40;
+    auto x = random_frames<float>(frames * k->in_frame_size());
+    std::vector<float> one(frames * k->out_frame_size()), chunked(one.size());
+    std::vector<uint16_t> one_h(one.size()), chunked_h(one.size());
+    k->resize(one.data(), x.data(), frames);
+    k->resize_half(one_h.data(), x.data(), frames);
+    poison(chunked);
+    size_t pos = 0;
+    while (pos < frames) {
+        const size_t c = std::min(frames - pos, random_size(0, 7));
+        k->resize(chunked.data() + pos * k->out_frame_size(),
+                  x.data() + pos * k->in_frame_size(),
+                  c);
+        k->resize_half(chunked_h.data() + pos * k->out_frame_size(),
+                       x.data() + pos * k->in_frame_size(),
+                       c);
+        pos += c;
+    }
+    for (size_t i = 0; i < one.size(); i++) {
+        ASSERT_EQ(chunked[i], one[i]) << i;
+        ASSERT_EQ(chunked_h[i], one_h[i]) << i;
+    }
+    EXPECT_TRUE(all_close(one, reference(s, x, frames), rtol, atol));
+}
+
 TEST_P(Resize, HalfOutputWithinRelativeTolerance)
 {
     for (auto m : { "nearest", "bilinear", "bicubic" }) {
@@ -315,10 +348,12 @@ TEST_P(Resize, HalfOutputWithinRelativeTolerance)
             const float h = gr::gpuinterp::kernel::half_to_float(yh[i]);
             ASSERT_LE(std::fabs(h - yf[i]), 1e-3 * std::fabs(yf[i]) + 6e-8)
                 << "index " << i << " half " << h << " float " << yf[i];
-            // On the CPU the float and half paths share every operation up to the conversion
-            // (F16C or the portable one): the half is exactly the float rounded to nearest even.
+            // On the CPU the float and half paths share every operation up to the
+            // conversion (F16C or the portable one): the half is exactly the float
+            // rounded to nearest even.
             if (GetParam() == backend::cpu)
-                ASSERT_EQ(yh[i], gr::gpuinterp::kernel::float_to_half(yf[i])) << "index " << i;
+                ASSERT_EQ(yh[i], gr::gpuinterp::kernel::float_to_half(yf[i]))
+                    << "index " << i;
         }
     }
 }
