@@ -1,0 +1,205 @@
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// Kernel benchmarks of resize_2d (float32 frames, one channel, bilinear, half_pixel,
+// replicate):
+//  - cpu:         host buffers, the CPU backend (separable tables + OpenMP), one frame
+//  per call
+//                 (cv2.resize on the same sizes: bench/bench_resize_cv2.py);
+//  - cuda_kernel: the CUDA kernel alone on device-resident frames (CUDA-event timing,
+//  median of 20):
+//                 1080x1920 -> 2160x3840, batch 4, and 2160x3840 -> 224x224, batch 16, in
+//                 three modes: fused normalise, resize only, resize then a separate
+//                 normalise kernel; plus binary16 output. floor_ms = frames * 4 B * (in +
+//                 out pixels) / 4169 GB/s (the measured device-to-device copy rate of the
+//                 H200), the same floor as shared/bench/gpu_anchors2.py uses for torch;
+//  - cuda_host:   the whole host-to-host pipeline (pinned staging, two streams, copies +
+//  kernel).
+// items_per_second counts OUTPUT pixels.
+#include "../lib/kernel/resize_engine.h"
+#include "bench_util.h"
+#include <gnuradio/gpuinterp/kernel/resize_2d.h>
+#include <benchmark/benchmark.h>
+
+using namespace gr::gpuinterp;
+
+namespace {
+
+void sizes(benchmark::internal::Benchmark* b)
+{
+    b->ArgNames({ "ih", "iw", "oh", "ow", "frames" });
+    b->Args({ 1080, 1920, 2160, 3840, 1 });
+    b->Args({ 2160, 3840, 224, 224, 1 });
+}
+
+void BM_resize_cpu_f32(benchmark::State& st)
+{
+    const int ih = int(st.range(0)), iw = int(st.range(1)), oh = int(st.range(2)),
+              ow = int(st.range(3));
+    const size_t frames = size_t(st.range(4));
+    kernel::resize_2d<float> k(
+        ih, iw, oh, ow, 1, "bilinear", "half_pixel", "replicate", 0.f, backend::cpu);
+    auto x = gpuinterp_bench::data<float>(frames * k.in_frame_size());
+    std::vector<float> y(frames * k.out_frame_size());
+    k.resize(y.data(), x.data(), frames); // warm-up: page faults of y
+    for (auto _ : st) {
+        k.resize(y.data(), x.data(), frames);
+        benchmark::DoNotOptimize(y.data());
+    }
+    st.SetItemsProcessed(int64_t(st.iterations()) * frames * oh * ow);
+}
+BENCHMARK(BM_resize_cpu_f32)
+    ->Apply(sizes)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->MinTime(0.5);
+
+void BM_resize_cpu_f32_fused_normalise(benchmark::State& st)
+{
+    const int ih = int(st.range(0)), iw = int(st.range(1)), oh = int(st.range(2)),
+              ow = int(st.range(3));
+    const size_t frames = size_t(st.range(4));
+    kernel::resize_2d<float> k(
+        ih, iw, oh, ow, 1, "bilinear", "half_pixel", "replicate", 0.f, backend::cpu);
+    k.set_normalization({ 0.5f }, { 0.25f });
+    auto x = gpuinterp_bench::data<float>(frames * k.in_frame_size());
+    std::vector<float> y(frames * k.out_frame_size());
+    k.resize(y.data(), x.data(), frames);
+    for (auto _ : st) {
+        k.resize(y.data(), x.data(), frames);
+        benchmark::DoNotOptimize(y.data());
+    }
+    st.SetItemsProcessed(int64_t(st.iterations()) * frames * oh * ow);
+}
+BENCHMARK(BM_resize_cpu_f32_fused_normalise)
+    ->Apply(sizes)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->MinTime(0.5);
+
+#ifdef GPUINTERP_HAVE_CUDA
+void gpu_sizes(benchmark::internal::Benchmark* b)
+{
+    // mode: 0 fused normalise, 1 resize only, 2 resize then separate normalise; half:
+    // binary16 out
+    b->ArgNames({ "ih", "iw", "oh", "ow", "frames", "mode", "half" });
+    for (int mode = 0; mode < 3; mode++) {
+        b->Args({ 1080, 1920, 2160, 3840, 4, mode, 0 });
+        b->Args({ 2160, 3840, 224, 224, 16, mode, 0 });
+    }
+    b->Args({ 1080, 1920, 2160, 3840, 4, 0, 1 });
+    b->Args({ 2160, 3840, 224, 224, 16, 0, 1 });
+}
+
+void BM_resize_cuda_kernel_f32(benchmark::State& st)
+{
+    if (cuda_device_count() == 0) {
+        st.SkipWithError("no CUDA device");
+        return;
+    }
+    const int ih = int(st.range(0)), iw = int(st.range(1)), oh = int(st.range(2)),
+              ow = int(st.range(3));
+    const size_t frames = size_t(st.range(4));
+    const auto mode = gpu::resize_bench_mode(st.range(5));
+    const bool half = st.range(6) != 0;
+    double ms = 0;
+    for (auto _ : st) {
+        ms = gpu::time_resize_kernel_ms(0,
+                                        ih,
+                                        iw,
+                                        oh,
+                                        ow,
+                                        1,
+                                        kernel::resize_method::bilinear,
+                                        frames,
+                                        mode,
+                                        half,
+                                        20);
+        st.SetIterationTime(ms * 1e-3);
+    }
+    st.SetItemsProcessed(int64_t(st.iterations()) * frames * oh * ow);
+    const double out_bytes = half ? 2.0 : 4.0;
+    st.counters["floor_ms"] =
+        double(frames) * (4.0 * ih * iw + out_bytes * oh * ow) / 4169e9 * 1e3;
+    st.counters["kernel_ms"] = ms;
+}
+BENCHMARK(BM_resize_cuda_kernel_f32)
+    ->Apply(gpu_sizes)
+    ->Unit(benchmark::kMillisecond)
+    ->UseManualTime()
+    ->Iterations(1);
+
+void BM_resize_cuda_kernel_bicubic_f32(benchmark::State& st)
+{
+    if (cuda_device_count() == 0) {
+        st.SkipWithError("no CUDA device");
+        return;
+    }
+    double ms = 0;
+    for (auto _ : st) {
+        ms = gpu::time_resize_kernel_ms(0,
+                                        1080,
+                                        1920,
+                                        2160,
+                                        3840,
+                                        1,
+                                        kernel::resize_method::bicubic,
+                                        4,
+                                        gpu::resize_bench_mode::fused,
+                                        false,
+                                        20);
+        st.SetIterationTime(ms * 1e-3);
+    }
+    st.SetItemsProcessed(int64_t(st.iterations()) * 4 * 2160 * 3840);
+    st.counters["floor_ms"] = 4.0 * 4.0 * (1080.0 * 1920 + 2160.0 * 3840) / 4169e9 * 1e3;
+    st.counters["kernel_ms"] = ms;
+}
+BENCHMARK(BM_resize_cuda_kernel_bicubic_f32)
+    ->Unit(benchmark::kMillisecond)
+    ->UseManualTime()
+    ->Iterations(1);
+
+void BM_resize_cuda_host_f32(benchmark::State& st)
+{
+    if (cuda_device_count() == 0) {
+        st.SkipWithError("no CUDA device");
+        return;
+    }
+    const int ih = int(st.range(0)), iw = int(st.range(1)), oh = int(st.range(2)),
+              ow = int(st.range(3));
+    const size_t frames = size_t(st.range(4)), batch = size_t(st.range(5));
+    kernel::resize_2d<float> k(ih,
+                               iw,
+                               oh,
+                               ow,
+                               1,
+                               "bilinear",
+                               "half_pixel",
+                               "replicate",
+                               0.f,
+                               backend::cuda,
+                               0,
+                               batch);
+    k.set_normalization({ 0.5f }, { 0.25f });
+    auto x = gpuinterp_bench::data<float>(frames * k.in_frame_size());
+    std::vector<float> y(frames * k.out_frame_size());
+    k.resize(y.data(), x.data(), frames); // warm-up: page faults, pinned allocations
+    for (auto _ : st) {
+        k.resize(y.data(), x.data(), frames);
+        benchmark::DoNotOptimize(y.data());
+    }
+    st.SetItemsProcessed(int64_t(st.iterations()) * frames * oh * ow);
+}
+BENCHMARK(BM_resize_cuda_host_f32)
+    ->ArgNames({ "ih", "iw", "oh", "ow", "frames", "batch" })
+    ->Args({ 1080, 1920, 2160, 3840, 8, 1 })
+    ->Args({ 1080, 1920, 2160, 3840, 8, 2 })
+    ->Args({ 1080, 1920, 2160, 3840, 8, 4 })
+    ->Args({ 2160, 3840, 224, 224, 32, 4 })
+    ->Args({ 2160, 3840, 224, 224, 32, 16 })
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+#endif
+
+} // namespace

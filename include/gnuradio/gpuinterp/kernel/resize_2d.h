@@ -1,0 +1,201 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef INCLUDED_GPUINTERP_KERNEL_RESIZE_2D_H
+#define INCLUDED_GPUINTERP_KERNEL_RESIZE_2D_H
+
+#include <gnuradio/gpuinterp/kernel/backend.h>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace gr {
+namespace gpuinterp {
+namespace kernel {
+
+enum class resize_method { nearest = 0, bilinear = 1, bicubic = 2 };
+enum class resize_coord { half_pixel = 0, align_corners = 1, asymmetric = 2 };
+enum class resize_border { replicate = 0, reflect = 1, reflect_101 = 2, constant = 3 };
+
+//! Parse names; unknown names throw std::invalid_argument starting with "method",
+//! "coord", "border".
+resize_method resize_method_from_string(const std::string& s);
+resize_coord resize_coord_from_string(const std::string& s);
+resize_border resize_border_from_string(const std::string& s);
+std::string to_string(resize_method m);
+std::string to_string(resize_coord c);
+std::string to_string(resize_border b);
+
+//! Bicubic kernel coefficient (Keys' a), the value of OpenCV INTER_CUBIC and torch
+//! 'bicubic'.
+constexpr double resize_cubic_a = -0.75;
+
+//! Map an index outside [0, n) onto the image by `border` (OpenCV borderInterpolate);
+//! returns -1 for `constant` (the sample is the border value). Indices inside pass
+//! through.
+int resize_border_index(int p, int n, resize_border border);
+
+/*!
+ * Per-axis sampling table: output position o reads taps source indices idx[o*taps + k]
+ * (already border-mapped; -1 = constant border value) with weights w[o*taps + k]. Shared
+ * by every backend, so the CPU and the GPU sample the same coordinates.
+ */
+struct resize_axis_table {
+    int taps = 1;
+    std::vector<int32_t> idx;
+    std::vector<float> w;
+};
+resize_axis_table resize_make_axis_table(
+    int n_in, int n_out, resize_method m, resize_coord c, resize_border b);
+
+//! The per-channel output transform, resolved: out = (clip(scale*v) - mean[c]) *
+//! inv_std[c].
+struct resize_transform {
+    float mean[4] = { 0, 0, 0, 0 };
+    float inv_std[4] = { 1, 1, 1, 1 };
+    float scale = 1;
+    bool clip = false;
+    float clip_min = 0, clip_max = 1;
+    bool identity() const;
+};
+
+template <typename T>
+class resize_engine;
+
+/*!
+ * \brief Resize frames (2D images) that travel as vectors, with an optional fused
+ * per-channel normalisation, on the CPU or a CUDA device.
+ *
+ * \details
+ * Layout: a frame is in_height x in_width pixels, row-major, `channels` (1..4)
+ * interleaved (element (y, x, c) at (y*in_width + x)*channels + c). Input items are T
+ * (float or uint8_t, the latter read as its integer value), outputs float32 or IEEE
+ * binary16 (resize_half()). A call takes any number of frames; frames are independent (no
+ * state carries between calls).
+ *
+ * Coordinates: per axis, with r = in/out, output index o samples the source at
+ *  - half_pixel (default): s = (o + 0.5) r - 0.5, i.e. OpenCV cv::resize / torch
+ * align_corners=False;
+ *  - align_corners: s = o (in-1)/(out-1) (s = 0 when out = 1), torch align_corners=True;
+ *  - asymmetric: s = o r, the seed document's mapping.
+ * Methods:
+ *  - nearest: half_pixel reads floor(o r) clamped to in-1, exactly OpenCV INTER_NEAREST
+ * (r computed as 1/(out/in) in double, as OpenCV does) and torch 'nearest'; align_corners
+ * and asymmetric read round(s) (half to even, like the seed's __float2int_rn);
+ *  - bilinear: taps floor(s), floor(s)+1 with weights 1-f, f (f = s - floor(s));
+ *  - bicubic: taps floor(s)-1 .. floor(s)+2, Keys' cubic with a = -0.75 (OpenCV
+ * INTER_CUBIC, torch 'bicubic'). Bicubic may overshoot the input range; `clip` bounds it.
+ * Borders (taps outside the image): replicate (clamp; what OpenCV and torch do), reflect
+ * (OpenCV BORDER_REFLECT = numpy 'symmetric': 3 2 1 | 1 2 3 4 5 | 5 4 3), reflect_101
+ * (OpenCV BORDER_REFLECT_101 = numpy 'reflect': 4 3 2 | 1 2 3 4 5 | 4 3 2), constant
+ * (border_value). The result equals interpolating the infinitely border-extended image.
+ * Output transform, per channel c, applied to the interpolated value v in the same pass:
+ *   u = scale * v;  u = clamp(u, clip_min, clip_max) if clip;  out = (u - mean[c]) /
+ * std[c]. mean/std hold 0 values (0 and 1), 1 value (all channels) or `channels` values.
+ * Precision: weights are float (computed in double), accumulation float: a float result
+ * is within a few ulps of the exact value of the same formula; binary16 output rounds
+ * that to nearest even.
+ */
+template <typename T>
+class resize_2d
+{
+public:
+    /*!
+     * \param in_height, in_width, out_height, out_width frame sizes in pixels, each >= 1
+     * \param channels interleaved channels per pixel, 1..4
+     * \param method "nearest", "bilinear" or "bicubic"
+     * \param coord "half_pixel", "align_corners" or "asymmetric"
+     * \param border "replicate", "reflect", "reflect_101" or "constant"
+     * \param border_value value of samples outside the frame with border "constant"
+     * (finite) \param requested backend; \param device CUDA device index \param batch
+     * most frames per GPU launch (0: enough frames for ~32 MiB of input). Ignored on the
+     * CPU.
+     */
+    resize_2d(int in_height,
+              int in_width,
+              int out_height,
+              int out_width,
+              int channels = 1,
+              const std::string& method = "bilinear",
+              const std::string& coord = "half_pixel",
+              const std::string& border = "replicate",
+              float border_value = 0.0f,
+              backend requested = backend::cpu,
+              int device = 0,
+              size_t batch = 0);
+    ~resize_2d();
+    resize_2d(const resize_2d&) = delete;
+    resize_2d& operator=(const resize_2d&) = delete;
+
+    //! Resize n_frames frames: `in` holds n_frames*in_frame_size() items, `out`
+    //! n_frames*out_frame_size().
+    void resize(float* out, const T* in, size_t n_frames);
+    //! Same, writing IEEE binary16 bit patterns (round to nearest even).
+    void resize_half(uint16_t* out, const T* in, size_t n_frames);
+
+    void set_method(const std::string& method);
+    void set_coord(const std::string& coord);
+    void set_border(const std::string& border);
+    void set_border_value(float value);
+    //! mean, std: 0, 1 or channels() values each; both non-empty ones of equal length;
+    //! std != 0.
+    void set_normalization(const std::vector<float>& mean, const std::vector<float>& std);
+    void set_scale(float scale);
+    void set_clip(bool clip, float clip_min = 0.0f, float clip_max = 1.0f);
+    void set_batch(size_t frames);
+
+    int in_height() const { return d_ih; }
+    int in_width() const { return d_iw; }
+    int out_height() const { return d_oh; }
+    int out_width() const { return d_ow; }
+    int channels() const { return d_c; }
+    size_t in_frame_size() const { return size_t(d_ih) * d_iw * d_c; }
+    size_t out_frame_size() const { return size_t(d_oh) * d_ow * d_c; }
+    std::string method() const { return to_string(d_method); }
+    std::string coord() const { return to_string(d_coord); }
+    std::string border() const { return to_string(d_border); }
+    float border_value() const { return d_border_value; }
+    const std::vector<float>& mean() const { return d_mean; }
+    const std::vector<float>& std() const { return d_std; }
+    float scale() const { return d_tf.scale; }
+    bool clip() const { return d_tf.clip; }
+    float clip_min() const { return d_tf.clip_min; }
+    float clip_max() const { return d_tf.clip_max; }
+    size_t batch() const { return d_batch; }
+
+    backend active_backend() const { return d_backend; }
+    const std::string& backend_note() const { return d_note; }
+
+    //! Default frames per GPU launch for a frame of `frame_bytes` input bytes (~32 MiB
+    //! per launch).
+    static size_t default_batch(size_t frame_bytes);
+
+private:
+    void rebuild_tables();
+    void push_transform();
+
+    int d_ih, d_iw, d_oh, d_ow, d_c;
+    resize_method d_method;
+    resize_coord d_coord;
+    resize_border d_border;
+    float d_border_value;
+    std::vector<float> d_mean, d_std;
+    resize_transform d_tf;
+    size_t d_batch;
+    backend d_backend;
+    std::string d_note;
+    std::unique_ptr<resize_engine<T>> d_engine;
+};
+
+using resize_2d_f = resize_2d<float>;
+using resize_2d_b = resize_2d<uint8_t>;
+
+} // namespace kernel
+} // namespace gpuinterp
+} // namespace gr
+
+#endif

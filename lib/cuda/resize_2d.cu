@@ -1,0 +1,506 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// CUDA backend of resize_2d.
+//
+// Kernel: one launch covers a whole batch of frames. The per-axis tables built on the
+// host (the same ones the CPU backend uses) live in device memory: per output row Ky
+// source rows and weights, per output element (channels expanded) Kx source offsets and
+// weights, tap-major so a warp reads each tap array contiguously. A block of TX threads
+// owns a tile of TX*V consecutive elements of one group of output rows: thread t handles
+// elements t, t+TX, ..., t+(V-1)*TX, so every store instruction of a warp writes 32
+// consecutive values (coalesced), and it keeps that tile's x taps in registers while it
+// walks `rows` consecutive output rows (the x tables are read once per thread, not once
+// per output). The row weights are uniform across the block (broadcast loads). Source
+// samples are gathered through the read-only path; for upscaling, neighbouring threads
+// read neighbouring samples, so the gathers coalesce as well. The fused transform (scale,
+// clip, (v - mean[c]) / std[c]) and the binary16 conversion happen before the store, so
+// the output is written exactly once.
+//
+// Host pipeline (resize_2d::resize from host memory): chunks of `batch` frames alternate
+// between two slots, each with its own stream, pinned input/output staging and device
+// buffers. While the GPU resizes chunk c, the CPU copies chunk c-1's output out of pinned
+// memory and chunk c+1's input in, so the bus copies, the kernel and the host copies of
+// consecutive chunks overlap. GNU Radio's buffers are pageable, so pinned staging is what
+// makes the copies asynchronous; the host copies run on several threads (one thread moves
+// ~8 GB/s, far below the ~55 GB/s bus). Frames are independent, so no state crosses
+// chunks and the two streams need no events between them.
+#include "../kernel/resize_engine.h"
+#include "cuda_common.cuh"
+#include <cuda_fp16.h>
+#include <algorithm>
+#include <cstring>
+#include <random>
+
+namespace gr {
+namespace gpuinterp {
+namespace gpu {
+
+namespace {
+
+constexpr int TX = 64; // threads per block (one row tile)
+constexpr int V = 4;   // output elements per thread along x, TX apart
+
+struct dev_transform {
+    float mul[4]; // scale/std (no clip) or 1/std (clip)
+    float add[4]; // -mean/std
+    float scale, lo, hi;
+    int clip;
+    int identity;
+};
+
+struct launch_shape {
+    int in_row; // source elements per row (in_w * C)
+    int RW;     // output elements per row (out_w * C)
+    int out_h;
+    int C;
+    int tiles_x;         // ceil(RW / (TX*V))
+    int rows;            // output rows per thread
+    int row_groups;      // ceil(out_h / rows)
+    long long in_frame;  // elements per input frame
+    long long out_frame; // elements per output frame
+    float border_value;
+};
+
+template <typename T>
+__device__ __forceinline__ float load_src(const T* p)
+{
+    return float(__ldg(p));
+}
+
+// Streaming (evict-first) stores: the output is written once and not read by this kernel,
+// so it should not push the source rows, which neighbouring blocks re-read, out of L2.
+__device__ __forceinline__ void store_out(float* p, float v) { __stcs(p, v); }
+__device__ __forceinline__ void store_out(unsigned short* p, float v)
+{
+    __stcs(p, __half_as_ushort(__float2half_rn(v)));
+}
+
+__device__ __forceinline__ float pick4(const float (&a)[4], int c)
+{
+    return c == 0 ? a[0] : (c == 1 ? a[1] : (c == 2 ? a[2] : a[3]));
+}
+
+template <typename T, typename O, int KY, int KX>
+__global__ void __launch_bounds__(TX) resize_kernel(const T* __restrict__ in,
+                                                    O* __restrict__ out,
+                                                    const int* __restrict__ yidx,
+                                                    const float* __restrict__ yw,
+                                                    const int* __restrict__ xidx,
+                                                    const float* __restrict__ xw,
+                                                    launch_shape s,
+                                                    dev_transform tf)
+{
+    const unsigned b = blockIdx.x;
+    const int tile = int(b % unsigned(s.tiles_x));
+    const unsigned rest = b / unsigned(s.tiles_x);
+    const int rg = int(rest % unsigned(s.row_groups));
+    const long long f = rest / unsigned(s.row_groups);
+
+    int xi[V][KX];
+    float xwv[V][KX];
+    float m[V], a[V];
+    const int e0 = tile * (TX * V) + threadIdx.x;
+#pragma unroll
+    for (int v = 0; v < V; v++) {
+        const int e = e0 + v * TX;
+        const bool ok = e < s.RW;
+#pragma unroll
+        for (int k = 0; k < KX; k++) {
+            xi[v][k] = ok ? __ldg(xidx + size_t(k) * s.RW + e) : 0;
+            xwv[v][k] = ok ? __ldg(xw + size_t(k) * s.RW + e) : 0.f;
+        }
+        const int c = ok ? e % s.C : 0;
+        m[v] = pick4(tf.mul, c);
+        a[v] = pick4(tf.add, c);
+    }
+
+    const T* fin = in + f * s.in_frame;
+    O* fout = out + f * s.out_frame;
+    const int oy0 = rg * s.rows;
+    const int oy1 = min(s.out_h, oy0 + s.rows);
+    for (int oy = oy0; oy < oy1; oy++) {
+        float acc[V];
+#pragma unroll
+        for (int v = 0; v < V; v++)
+            acc[v] = 0.f;
+#pragma unroll
+        for (int ky = 0; ky < KY; ky++) {
+            const int sy = __ldg(yidx + oy * KY + ky);
+            const float wyk = __ldg(yw + oy * KY + ky);
+            const T* row = fin + (long long)max(sy, 0) * s.in_row;
+#pragma unroll
+            for (int v = 0; v < V; v++) {
+                float h;
+                if (KX == 1) {
+                    h = (sy < 0 || xi[v][0] < 0) ? s.border_value
+                                                 : load_src(row + xi[v][0]);
+                } else {
+                    // Same association as the CPU backend: pairs of taps, then their sum.
+                    float p[KX];
+#pragma unroll
+                    for (int k = 0; k < KX; k++)
+                        p[k] = (sy < 0 || xi[v][k] < 0) ? s.border_value
+                                                        : load_src(row + xi[v][k]);
+                    if (KX == 2)
+                        h = xwv[v][0] * p[0] + xwv[v][1] * p[1];
+                    else
+                        h = (xwv[v][0] * p[0] + xwv[v][1] * p[1]) +
+                            (xwv[v][2] * p[2] + xwv[v][3] * p[3]);
+                }
+                if (KY == 1)
+                    acc[v] = h;
+                else
+                    acc[v] += wyk * h;
+            }
+        }
+        O* orow = fout + (long long)oy * s.RW;
+#pragma unroll
+        for (int v = 0; v < V; v++) {
+            const int e = e0 + v * TX;
+            if (e < s.RW) {
+                float r = acc[v];
+                if (!tf.identity) {
+                    if (tf.clip)
+                        r = fminf(fmaxf(r * tf.scale, tf.lo), tf.hi);
+                    r = r * m[v] + a[v];
+                }
+                store_out(orow + e, r);
+            }
+        }
+    }
+}
+
+// Stand-alone normaliser, only for the "resize, then normalise" benchmark comparison.
+__global__ void normalise_kernel(float* y, long long n, int C, dev_transform tf)
+{
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+         i += (long long)gridDim.x * blockDim.x) {
+        const int c = int(i % C);
+        y[i] = y[i] * pick4(tf.mul, c) + pick4(tf.add, c);
+    }
+}
+
+template <typename T>
+class cuda_resize_engine final : public kernel::resize_engine<T>
+{
+public:
+    cuda_resize_engine(int device, size_t batch) : d_device(device), d_batch(batch)
+    {
+        device_guard guard(d_device);
+        for (auto& s : d_slots) {
+            s.strm = std::make_unique<stream>();
+            s.done = std::make_unique<event>(false);
+        }
+        GPUINTERP_CUDA_CHECK(
+            cudaDeviceGetAttribute(&d_sms, cudaDevAttrMultiProcessorCount, device));
+    }
+
+    ~cuda_resize_engine() override
+    {
+        for (auto& s : d_slots)
+            if (s.strm)
+                cudaStreamSynchronize(s.strm->get());
+    }
+
+    void set_tables(const kernel::resize_geometry& g,
+                    const kernel::resize_axis_table& ytab,
+                    const kernel::resize_axis_table& xtab,
+                    float border_value) override
+    {
+        device_guard guard(d_device);
+        d_g = g;
+        d_ky = ytab.taps;
+        d_kx = xtab.taps;
+        d_bv = border_value;
+        const size_t C = size_t(g.channels), RW = size_t(g.out_w) * C;
+        std::vector<int> xi(RW * d_kx);
+        std::vector<float> xwt(RW * d_kx);
+        for (int ox = 0; ox < g.out_w; ox++)
+            for (int k = 0; k < d_kx; k++) {
+                const int ix = xtab.idx[size_t(ox) * d_kx + k];
+                for (size_t c = 0; c < C; c++) {
+                    xi[k * RW + ox * C + c] = ix < 0 ? -1 : int(size_t(ix) * C + c);
+                    xwt[k * RW + ox * C + c] = xtab.w[size_t(ox) * d_kx + k];
+                }
+            }
+        // Nothing is in flight here (run() drains both slots before it returns), so plain
+        // synchronous copies cannot race a kernel that reads the old tables.
+        d_yidx.reserve(ytab.idx.size());
+        d_yw.reserve(ytab.w.size());
+        d_xidx.reserve(xi.size());
+        d_xw.reserve(xwt.size());
+        GPUINTERP_CUDA_CHECK(cudaMemcpy(d_yidx.get(),
+                                        ytab.idx.data(),
+                                        ytab.idx.size() * sizeof(int),
+                                        cudaMemcpyHostToDevice));
+        GPUINTERP_CUDA_CHECK(cudaMemcpy(d_yw.get(),
+                                        ytab.w.data(),
+                                        ytab.w.size() * sizeof(float),
+                                        cudaMemcpyHostToDevice));
+        GPUINTERP_CUDA_CHECK(cudaMemcpy(
+            d_xidx.get(), xi.data(), xi.size() * sizeof(int), cudaMemcpyHostToDevice));
+        GPUINTERP_CUDA_CHECK(cudaMemcpy(
+            d_xw.get(), xwt.data(), xwt.size() * sizeof(float), cudaMemcpyHostToDevice));
+    }
+
+    void set_transform(const kernel::resize_transform& tf) override
+    {
+        for (int c = 0; c < 4; c++) {
+            d_tf.mul[c] = tf.clip ? tf.inv_std[c] : tf.scale * tf.inv_std[c];
+            d_tf.add[c] = -tf.mean[c] * tf.inv_std[c];
+        }
+        d_tf.scale = tf.scale;
+        d_tf.lo = tf.clip_min;
+        d_tf.hi = tf.clip_max;
+        d_tf.clip = tf.clip;
+        d_tf.identity = tf.identity();
+    }
+
+    void set_batch(size_t b) override { d_batch = b; }
+
+    void run(void* out, bool half, const T* in, size_t n_frames) override
+    {
+        device_guard guard(d_device);
+        const size_t in_frame = size_t(d_g.in_h) * d_g.in_w * d_g.channels;
+        const size_t out_frame = size_t(d_g.out_h) * d_g.out_w * d_g.channels;
+        const size_t osz = half ? sizeof(unsigned short) : sizeof(float);
+        const size_t chunk = std::max<size_t>(1, d_batch);
+        char* outb = static_cast<char*>(out);
+        size_t pos = 0;
+        int c = 0;
+        try {
+            while (pos < n_frames) {
+                slot& s = d_slots[c & 1];
+                drain(s, outb);
+                const size_t cnt = std::min(chunk, n_frames - pos);
+                s.h_in.reserve(chunk * in_frame);
+                s.d_in.reserve(chunk * in_frame);
+                s.h_out.reserve(chunk * out_frame * osz);
+                s.d_out.reserve(chunk * out_frame * osz);
+                kernel::resize_host_copy(
+                    s.h_in.get(), in + pos * in_frame, cnt * in_frame * sizeof(T));
+                cudaStream_t st = s.strm->get();
+                GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(s.d_in.get(),
+                                                     s.h_in.get(),
+                                                     cnt * in_frame * sizeof(T),
+                                                     cudaMemcpyHostToDevice,
+                                                     st));
+                launch(s.d_in.get(), s.d_out.get(), half, cnt, st);
+                GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(s.h_out.get(),
+                                                     s.d_out.get(),
+                                                     cnt * out_frame * osz,
+                                                     cudaMemcpyDeviceToHost,
+                                                     st));
+                s.done->record(st);
+                s.pending = true;
+                s.out_byte = pos * out_frame * osz;
+                s.out_bytes = cnt * out_frame * osz;
+                pos += cnt;
+                c++;
+            }
+            drain(d_slots[c & 1], outb);
+            drain(d_slots[(c + 1) & 1], outb);
+        } catch (...) {
+            for (auto& s : d_slots) {
+                cudaStreamSynchronize(s.strm->get());
+                s.pending = false;
+            }
+            throw;
+        }
+    }
+
+    //! Device-resident launch (benchmarks): d_out holds float or binary16 per `half`.
+    void launch(const T* d_in, void* d_out, bool half, size_t frames, cudaStream_t st)
+    {
+        launch_shape s{};
+        s.in_row = d_g.in_w * d_g.channels;
+        s.RW = d_g.out_w * d_g.channels;
+        s.out_h = d_g.out_h;
+        s.C = d_g.channels;
+        s.tiles_x = (s.RW + TX * V - 1) / (TX * V);
+        s.in_frame = (long long)d_g.in_h * s.in_row;
+        s.out_frame = (long long)d_g.out_h * s.RW;
+        s.border_value = d_bv;
+        // Several rows per thread reuse the x taps held in registers; only worth it while
+        // the grid still has a few waves of blocks for every SM.
+        const double blocks1 = double(s.tiles_x) * s.out_h * double(frames);
+        s.rows = blocks1 >= 4.0 * 32 * d_sms * 4
+                     ? 4
+                     : (blocks1 >= 4.0 * 32 * d_sms * 2 ? 2 : 1);
+        s.row_groups = (s.out_h + s.rows - 1) / s.rows;
+        // Launch in slices of frames so the flattened block index stays below 2^31.
+        const size_t per_frame = size_t(s.tiles_x) * s.row_groups;
+        const size_t max_frames = std::max<size_t>(1, (size_t(1) << 31) / per_frame - 1);
+        const size_t osz = half ? sizeof(unsigned short) : sizeof(float);
+        for (size_t f0 = 0; f0 < frames; f0 += max_frames) {
+            const size_t nf = std::min(max_frames, frames - f0);
+            const T* src = d_in + f0 * size_t(s.in_frame);
+            void* dst = static_cast<char*>(d_out) + f0 * size_t(s.out_frame) * osz;
+            const unsigned blocks = unsigned(per_frame * nf);
+            if (half)
+                dispatch<unsigned short>(
+                    src, static_cast<unsigned short*>(dst), s, blocks, st);
+            else
+                dispatch<float>(src, static_cast<float*>(dst), s, blocks, st);
+        }
+    }
+
+    void launch_normalise(float* y, size_t frames, cudaStream_t st)
+    {
+        const long long n = (long long)frames * d_g.out_h * d_g.out_w * d_g.channels;
+        const int blocks =
+            int(std::min<long long>((n + 255) / 256, (long long)d_sms * 16));
+        normalise_kernel<<<blocks, 256, 0, st>>>(y, n, d_g.channels, d_tf);
+        GPUINTERP_CUDA_CHECK_LAUNCH(st);
+    }
+
+    cudaStream_t stream0() const { return d_slots[0].strm->get(); }
+
+private:
+    struct slot {
+        std::unique_ptr<stream> strm;
+        std::unique_ptr<event> done;
+        pinned_buffer<T> h_in;
+        pinned_buffer<char> h_out;
+        device_buffer<T> d_in;
+        device_buffer<char> d_out;
+        bool pending = false;
+        size_t out_byte = 0, out_bytes = 0;
+    };
+
+    void drain(slot& s, char* out)
+    {
+        if (!s.pending)
+            return;
+        s.done->synchronize();
+        kernel::resize_host_copy(out + s.out_byte, s.h_out.get(), s.out_bytes);
+        s.pending = false;
+    }
+
+    template <typename O>
+    void
+    dispatch(const T* in, O* out, const launch_shape& s, unsigned blocks, cudaStream_t st)
+    {
+        const int* yi = d_yidx.get();
+        const float* ywp = d_yw.get();
+        const int* xi = d_xidx.get();
+        const float* xwp = d_xw.get();
+        if (d_ky == 1)
+            resize_kernel<T, O, 1, 1>
+                <<<blocks, TX, 0, st>>>(in, out, yi, ywp, xi, xwp, s, d_tf);
+        else if (d_ky == 2)
+            resize_kernel<T, O, 2, 2>
+                <<<blocks, TX, 0, st>>>(in, out, yi, ywp, xi, xwp, s, d_tf);
+        else
+            resize_kernel<T, O, 4, 4>
+                <<<blocks, TX, 0, st>>>(in, out, yi, ywp, xi, xwp, s, d_tf);
+        GPUINTERP_CUDA_CHECK_LAUNCH(st);
+    }
+
+    int d_device;
+    size_t d_batch;
+    int d_sms = 1;
+    kernel::resize_geometry d_g;
+    int d_ky = 1, d_kx = 1;
+    float d_bv = 0;
+    dev_transform d_tf{ { 1, 1, 1, 1 }, { 0, 0, 0, 0 }, 1, 0, 1, 0, 1 };
+    device_buffer<int> d_yidx, d_xidx;
+    device_buffer<float> d_yw, d_xw;
+    slot d_slots[2];
+};
+
+} // namespace
+
+template <typename T>
+std::unique_ptr<kernel::resize_engine<T>> make_cuda_resize_engine(int device,
+                                                                  size_t batch)
+{
+    return std::make_unique<cuda_resize_engine<T>>(device, batch);
+}
+
+template std::unique_ptr<kernel::resize_engine<float>>
+make_cuda_resize_engine<float>(int, size_t);
+template std::unique_ptr<kernel::resize_engine<uint8_t>>
+make_cuda_resize_engine<uint8_t>(int, size_t);
+
+double time_resize_kernel_ms(int device,
+                             int in_h,
+                             int in_w,
+                             int out_h,
+                             int out_w,
+                             int channels,
+                             kernel::resize_method method,
+                             size_t n_frames,
+                             resize_bench_mode mode,
+                             bool half_output,
+                             int iters)
+{
+    if (half_output && mode == resize_bench_mode::separate)
+        throw std::invalid_argument(
+            "half_output: the separate normalise pass works on float32 output");
+    device_guard guard(device);
+    cuda_resize_engine<float> e(device, n_frames);
+    kernel::resize_geometry g;
+    g.in_h = in_h;
+    g.in_w = in_w;
+    g.out_h = out_h;
+    g.out_w = out_w;
+    g.channels = channels;
+    using kernel::resize_border;
+    using kernel::resize_coord;
+    e.set_tables(
+        g,
+        kernel::resize_make_axis_table(
+            in_h, out_h, method, resize_coord::half_pixel, resize_border::replicate),
+        kernel::resize_make_axis_table(
+            in_w, out_w, method, resize_coord::half_pixel, resize_border::replicate),
+        0.f);
+    kernel::resize_transform tf;
+    for (int c = 0; c < 4; c++) {
+        tf.mean[c] = 0.5f;
+        tf.inv_std[c] = 4.0f;
+    }
+    kernel::resize_transform plain;
+    e.set_transform(mode == resize_bench_mode::fused ? tf : plain);
+
+    const size_t in_n = n_frames * size_t(in_h) * in_w * channels;
+    const size_t out_n = n_frames * size_t(out_h) * out_w * channels;
+    device_buffer<float> x(in_n);
+    device_buffer<char> y(out_n * (half_output ? 2 : 4));
+    {
+        std::vector<float> hx(in_n);
+        std::mt19937 rng(7);
+        std::uniform_real_distribution<float> d(0.f, 1.f);
+        for (auto& v : hx)
+            v = d(rng);
+        GPUINTERP_CUDA_CHECK(
+            cudaMemcpy(x.get(), hx.data(), in_n * sizeof(float), cudaMemcpyHostToDevice));
+    }
+    cudaStream_t st = e.stream0();
+    event a, b;
+    std::vector<float> ms;
+    for (int i = 0; i < iters + 1; i++) {
+        a.record(st);
+        e.launch(x.get(), y.get(), half_output, n_frames, st);
+        if (mode == resize_bench_mode::separate) {
+            e.set_transform(tf);
+            e.launch_normalise(reinterpret_cast<float*>(y.get()), n_frames, st);
+            e.set_transform(plain);
+        }
+        b.record(st);
+        b.synchronize();
+        float t = 0;
+        GPUINTERP_CUDA_CHECK(cudaEventElapsedTime(&t, a.get(), b.get()));
+        if (i > 0) // the first launch pays one-time costs
+            ms.push_back(t);
+    }
+    std::sort(ms.begin(), ms.end());
+    return ms[ms.size() / 2];
+}
+
+} // namespace gpu
+} // namespace gpuinterp
+} // namespace gr

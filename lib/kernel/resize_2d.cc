@@ -1,0 +1,474 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "../cpu/parallel.h"
+#include "resize_engine.h"
+#include <gnuradio/gpuinterp/kernel/resize_2d.h>
+#include <gnuradio/gpuinterp/kernel/validate.h>
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstring>
+
+namespace gr {
+namespace gpuinterp {
+namespace kernel {
+
+resize_method resize_method_from_string(const std::string& s)
+{
+    if (s == "nearest")
+        return resize_method::nearest;
+    if (s == "bilinear" || s == "linear")
+        return resize_method::bilinear;
+    if (s == "bicubic" || s == "cubic")
+        return resize_method::bicubic;
+    invalid_parameter("method",
+                      "unknown method '" + s + "' (nearest, bilinear, bicubic)");
+}
+
+resize_coord resize_coord_from_string(const std::string& s)
+{
+    if (s == "half_pixel")
+        return resize_coord::half_pixel;
+    if (s == "align_corners")
+        return resize_coord::align_corners;
+    if (s == "asymmetric")
+        return resize_coord::asymmetric;
+    invalid_parameter("coord",
+                      "unknown coordinate convention '" + s +
+                          "' (half_pixel, align_corners, asymmetric)");
+}
+
+resize_border resize_border_from_string(const std::string& s)
+{
+    if (s == "replicate")
+        return resize_border::replicate;
+    if (s == "reflect")
+        return resize_border::reflect;
+    if (s == "reflect_101")
+        return resize_border::reflect_101;
+    if (s == "constant")
+        return resize_border::constant;
+    invalid_parameter("border",
+                      "unknown border '" + s +
+                          "' (replicate, reflect, reflect_101, constant)");
+}
+
+std::string to_string(resize_method m)
+{
+    switch (m) {
+    case resize_method::nearest:
+        return "nearest";
+    case resize_method::bilinear:
+        return "bilinear";
+    default:
+        return "bicubic";
+    }
+}
+
+std::string to_string(resize_coord c)
+{
+    switch (c) {
+    case resize_coord::half_pixel:
+        return "half_pixel";
+    case resize_coord::align_corners:
+        return "align_corners";
+    default:
+        return "asymmetric";
+    }
+}
+
+std::string to_string(resize_border b)
+{
+    switch (b) {
+    case resize_border::replicate:
+        return "replicate";
+    case resize_border::reflect:
+        return "reflect";
+    case resize_border::reflect_101:
+        return "reflect_101";
+    default:
+        return "constant";
+    }
+}
+
+int resize_border_index(int p, int n, resize_border border)
+{
+    if (p >= 0 && p < n)
+        return p;
+    switch (border) {
+    case resize_border::replicate:
+        return p < 0 ? 0 : n - 1;
+    case resize_border::constant:
+        return -1;
+    default: {
+        // OpenCV borderInterpolate: repeated mirroring also covers taps farther out than
+        // n.
+        if (n == 1)
+            return 0;
+        const int delta = border == resize_border::reflect_101 ? 1 : 0;
+        do {
+            if (p < 0)
+                p = -p - 1 + delta;
+            else
+                p = n - 1 - (p - n) - delta;
+        } while (p < 0 || p >= n);
+        return p;
+    }
+    }
+}
+
+namespace {
+
+int method_taps(resize_method m)
+{
+    return m == resize_method::nearest ? 1 : (m == resize_method::bilinear ? 2 : 4);
+}
+
+// Keys' cubic convolution kernel at distance t >= 0.
+double cubic_weight(double t)
+{
+    const double a = resize_cubic_a;
+    t = std::fabs(t);
+    if (t <= 1)
+        return ((a + 2) * t - (a + 3)) * t * t + 1;
+    if (t < 2)
+        return ((a * t - 5 * a) * t + 8 * a) * t - 4 * a;
+    return 0;
+}
+
+} // namespace
+
+resize_axis_table resize_make_axis_table(
+    int n_in, int n_out, resize_method m, resize_coord c, resize_border b)
+{
+    resize_axis_table t;
+    t.taps = method_taps(m);
+    t.idx.resize(size_t(n_out) * t.taps);
+    t.w.resize(size_t(n_out) * t.taps);
+    const double r = double(n_in) / double(n_out);
+    for (int o = 0; o < n_out; o++) {
+        double s;
+        switch (c) {
+        case resize_coord::half_pixel:
+            s = (o + 0.5) * r - 0.5;
+            break;
+        case resize_coord::align_corners:
+            s = n_out > 1 ? double(o) * double(n_in - 1) / double(n_out - 1) : 0.0;
+            break;
+        default:
+            s = o * r;
+            break;
+        }
+        int32_t* idx = &t.idx[size_t(o) * t.taps];
+        float* w = &t.w[size_t(o) * t.taps];
+        if (m == resize_method::nearest) {
+            int i;
+            if (c == resize_coord::half_pixel) {
+                // Exactly OpenCV INTER_NEAREST: sx = cvFloor(dx * (1 / (out/in))),
+                // clamped to in-1.
+                const double ifx = 1.0 / (double(n_out) / double(n_in));
+                i = std::min(int(std::floor(o * ifx)), n_in - 1);
+            } else {
+                i = int(std::nearbyint(s)); // round half to even, like __float2int_rn
+            }
+            idx[0] = resize_border_index(i, n_in, b);
+            w[0] = 1.0f;
+            continue;
+        }
+        const double fl = std::floor(s);
+        const int i0 = int(fl);
+        const double f = s - fl;
+        if (m == resize_method::bilinear) {
+            idx[0] = resize_border_index(i0, n_in, b);
+            idx[1] = resize_border_index(i0 + 1, n_in, b);
+            w[0] = float(1.0 - f);
+            w[1] = float(f);
+        } else {
+            for (int k = 0; k < 4; k++) {
+                idx[k] = resize_border_index(i0 - 1 + k, n_in, b);
+                w[k] = float(cubic_weight(f - (k - 1)));
+            }
+        }
+    }
+    return t;
+}
+
+bool resize_transform::identity() const
+{
+    for (int c = 0; c < 4; c++)
+        if (mean[c] != 0.0f || inv_std[c] != 1.0f)
+            return false;
+    return scale == 1.0f && !clip;
+}
+
+void resize_host_copy(void* dst, const void* src, size_t bytes)
+{
+    cpu::parallel_copy(dst, src, bytes);
+}
+
+// IEEE binary16 conversions, portable (no F16C needed); round to nearest even.
+uint16_t float_to_half(float f)
+{
+    uint32_t x;
+    std::memcpy(&x, &f, 4);
+    const uint32_t sign = (x >> 16) & 0x8000u;
+    const uint32_t a = x & 0x7fffffffu;
+    if (a >= 0x7f800000u) // inf or NaN (keep NaN quiet and non-zero)
+        return uint16_t(sign | 0x7c00u |
+                        (a > 0x7f800000u ? (0x200u | ((a >> 13) & 0x3ffu)) : 0u));
+    if (a >= 0x477ff000u) // >= 65520 rounds to infinity
+        return uint16_t(sign | 0x7c00u);
+    if (a < 0x38800000u) { // below the smallest normal half, 2^-14: subnormal or zero
+        float v;
+        std::memcpy(&v, &a, 4);
+        const uint32_t q =
+            uint32_t(std::nearbyint(v * 16777216.0f)); // units of 2^-24, exact scaling
+        return uint16_t(sign | q);
+    }
+    uint32_t h = ((((a >> 23) - 127 + 15) & 0x1fu) << 10) | ((a >> 13) & 0x3ffu);
+    const uint32_t rem = a & 0x1fffu;
+    if (rem > 0x1000u || (rem == 0x1000u && (h & 1u)))
+        h++; // a carry into the exponent is the correct rounding
+    return uint16_t(sign | h);
+}
+
+float half_to_float(uint16_t h)
+{
+    const uint32_t sign = uint32_t(h & 0x8000u) << 16;
+    const uint32_t e = (h >> 10) & 0x1fu;
+    const uint32_t m = h & 0x3ffu;
+    float v;
+    if (e == 0) {
+        v = std::ldexp(float(m), -24);
+        uint32_t b;
+        std::memcpy(&b, &v, 4);
+        b |= sign;
+        std::memcpy(&v, &b, 4);
+        return v;
+    }
+    uint32_t b =
+        sign | (e == 31 ? (0xffu << 23) | (m << 13) : ((e - 15 + 127) << 23) | (m << 13));
+    std::memcpy(&v, &b, 4);
+    return v;
+}
+
+namespace {
+
+void check_size(const char* name, int v)
+{
+    if (v < 1)
+        invalid_parameter(name, "must be >= 1, got " + std::to_string(v));
+}
+
+void check_finite(const char* name, float v)
+{
+    if (!std::isfinite(v))
+        invalid_parameter(name, "must be finite");
+}
+
+} // namespace
+
+template <typename T>
+size_t resize_2d<T>::default_batch(size_t frame_bytes)
+{
+    return std::max<size_t>(1, (size_t(32) << 20) / std::max<size_t>(1, frame_bytes));
+}
+
+template <typename T>
+resize_2d<T>::resize_2d(int in_height,
+                        int in_width,
+                        int out_height,
+                        int out_width,
+                        int channels,
+                        const std::string& method,
+                        const std::string& coord,
+                        const std::string& border,
+                        float border_value,
+                        backend requested,
+                        int device,
+                        size_t batch)
+    : d_ih(in_height),
+      d_iw(in_width),
+      d_oh(out_height),
+      d_ow(out_width),
+      d_c(channels),
+      d_border_value(border_value)
+{
+    check_size("in_height", in_height);
+    check_size("in_width", in_width);
+    check_size("out_height", out_height);
+    check_size("out_width", out_width);
+    if (channels < 1 || channels > 4)
+        invalid_parameter("channels", "must be 1..4, got " + std::to_string(channels));
+    // Element offsets inside a frame are 32-bit on both backends.
+    if (double(in_height) * in_width * channels > double(INT_MAX))
+        invalid_parameter("in_height",
+                          "frame of in_height*in_width*channels exceeds 2^31-1 elements");
+    if (double(out_height) * out_width * channels > double(INT_MAX))
+        invalid_parameter(
+            "out_height",
+            "frame of out_height*out_width*channels exceeds 2^31-1 elements");
+    d_method = resize_method_from_string(method);
+    d_coord = resize_coord_from_string(coord);
+    d_border = resize_border_from_string(border);
+    check_finite("border_value", border_value);
+    d_batch = batch ? batch : default_batch(in_frame_size() * sizeof(T));
+
+    const backend_choice choice = select_backend(requested, device);
+    d_backend = choice.selected;
+    d_note = choice.reason;
+    if (d_backend == backend::cuda) {
+#ifdef GPUINTERP_HAVE_CUDA
+        d_engine = gpu::make_cuda_resize_engine<T>(device, d_batch);
+#endif
+    } else {
+        d_engine = make_cpu_resize_engine<T>();
+    }
+    rebuild_tables();
+    push_transform();
+}
+
+template <typename T>
+resize_2d<T>::~resize_2d() = default;
+
+template <typename T>
+void resize_2d<T>::rebuild_tables()
+{
+    resize_geometry g;
+    g.in_h = d_ih;
+    g.in_w = d_iw;
+    g.out_h = d_oh;
+    g.out_w = d_ow;
+    g.channels = d_c;
+    d_engine->set_tables(g,
+                         resize_make_axis_table(d_ih, d_oh, d_method, d_coord, d_border),
+                         resize_make_axis_table(d_iw, d_ow, d_method, d_coord, d_border),
+                         d_border_value);
+}
+
+template <typename T>
+void resize_2d<T>::push_transform()
+{
+    for (int c = 0; c < 4; c++) {
+        const int cc = std::min(c, d_c - 1);
+        d_tf.mean[c] =
+            d_mean.empty() ? 0.0f : d_mean[d_mean.size() == 1 ? 0 : size_t(cc)];
+        const double s = d_std.empty() ? 1.0 : d_std[d_std.size() == 1 ? 0 : size_t(cc)];
+        d_tf.inv_std[c] = float(1.0 / s);
+    }
+    d_engine->set_transform(d_tf);
+}
+
+template <typename T>
+void resize_2d<T>::resize(float* out, const T* in, size_t n_frames)
+{
+    if (n_frames == 0)
+        return;
+    d_engine->run(out, false, in, n_frames);
+}
+
+template <typename T>
+void resize_2d<T>::resize_half(uint16_t* out, const T* in, size_t n_frames)
+{
+    if (n_frames == 0)
+        return;
+    d_engine->run(out, true, in, n_frames);
+}
+
+template <typename T>
+void resize_2d<T>::set_method(const std::string& method)
+{
+    d_method = resize_method_from_string(method);
+    rebuild_tables();
+}
+
+template <typename T>
+void resize_2d<T>::set_coord(const std::string& coord)
+{
+    d_coord = resize_coord_from_string(coord);
+    rebuild_tables();
+}
+
+template <typename T>
+void resize_2d<T>::set_border(const std::string& border)
+{
+    d_border = resize_border_from_string(border);
+    rebuild_tables();
+}
+
+template <typename T>
+void resize_2d<T>::set_border_value(float value)
+{
+    check_finite("border_value", value);
+    d_border_value = value;
+    rebuild_tables();
+}
+
+template <typename T>
+void resize_2d<T>::set_normalization(const std::vector<float>& mean,
+                                     const std::vector<float>& std)
+{
+    const size_t C = size_t(d_c);
+    auto check_len = [C](const char* name, const std::vector<float>& v) {
+        if (v.size() > 1 && v.size() != C)
+            invalid_parameter(name,
+                              "needs 0, 1 or channels (" + std::to_string(C) +
+                                  ") values, got " + std::to_string(v.size()));
+    };
+    check_len("mean", mean);
+    check_len("std", std);
+    if (!mean.empty() && !std.empty() && mean.size() != std.size())
+        invalid_parameter("std",
+                          "has " + std::to_string(std.size()) + " values but mean has " +
+                              std::to_string(mean.size()) +
+                              "; give both per channel or both once");
+    require_finite("mean", mean);
+    require_finite("std", std);
+    for (size_t i = 0; i < std.size(); i++)
+        if (std[i] == 0.0f)
+            invalid_parameter("std", "element " + std::to_string(i) + " is zero");
+    d_mean = mean;
+    d_std = std;
+    push_transform();
+}
+
+template <typename T>
+void resize_2d<T>::set_scale(float scale)
+{
+    if (!std::isfinite(scale) || scale == 0.0f)
+        invalid_parameter("scale", "must be finite and non-zero");
+    d_tf.scale = scale;
+    push_transform();
+}
+
+template <typename T>
+void resize_2d<T>::set_clip(bool clip, float clip_min, float clip_max)
+{
+    check_finite("clip_min", clip_min);
+    check_finite("clip_max", clip_max);
+    if (clip_min > clip_max)
+        invalid_parameter("clip_min", "must be <= clip_max");
+    d_tf.clip = clip;
+    d_tf.clip_min = clip_min;
+    d_tf.clip_max = clip_max;
+    push_transform();
+}
+
+template <typename T>
+void resize_2d<T>::set_batch(size_t frames)
+{
+    if (frames < 1)
+        invalid_parameter("batch", "must be >= 1");
+    d_batch = frames;
+    d_engine->set_batch(frames);
+}
+
+template class resize_2d<float>;
+template class resize_2d<uint8_t>;
+
+} // namespace kernel
+} // namespace gpuinterp
+} // namespace gr

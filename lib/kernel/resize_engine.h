@@ -1,0 +1,87 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef INCLUDED_GPUINTERP_KERNEL_RESIZE_ENGINE_H
+#define INCLUDED_GPUINTERP_KERNEL_RESIZE_ENGINE_H
+
+// Internal: what a backend implements for resize_2d. The front end validates parameters
+// and builds the per-axis tables; engines only sample with them.
+
+#include <gnuradio/gpuinterp/kernel/resize_2d.h>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+namespace gr {
+namespace gpuinterp {
+namespace kernel {
+
+struct resize_geometry {
+    int in_h = 0, in_w = 0, out_h = 0, out_w = 0, channels = 1;
+};
+
+template <typename T>
+class resize_engine
+{
+public:
+    virtual ~resize_engine() = default;
+    virtual void set_tables(const resize_geometry& g,
+                            const resize_axis_table& ytab,
+                            const resize_axis_table& xtab,
+                            float border_value) = 0;
+    virtual void set_transform(const resize_transform& tf) = 0;
+    //! out: float* or uint16_t* (binary16) per `half`.
+    virtual void run(void* out, bool half, const T* in, size_t n_frames) = 0;
+    virtual void set_batch(size_t) {}
+};
+
+template <typename T>
+std::unique_ptr<resize_engine<T>> make_cpu_resize_engine();
+
+//! memcpy over OpenMP threads (cpu::parallel_copy), compiled in a C++ file: nvcc builds
+//! .cu files without -fopenmp, where the pragma would silently make the copy
+//! single-threaded.
+void resize_host_copy(void* dst, const void* src, size_t bytes);
+
+//! IEEE binary16 from float, round to nearest even (overflow to infinity, NaN kept).
+uint16_t float_to_half(float f);
+float half_to_float(uint16_t h);
+
+} // namespace kernel
+
+namespace gpu {
+// Defined in lib/cuda/resize_2d.cu (only in CUDA builds).
+template <typename T>
+std::unique_ptr<kernel::resize_engine<T>> make_cuda_resize_engine(int device,
+                                                                  size_t batch);
+
+//! How the benchmark hook runs the transform.
+enum class resize_bench_mode {
+    fused = 0,    //!< one kernel: resize + normalise
+    plain = 1,    //!< one kernel: resize only (identity transform)
+    separate = 2, //!< resize kernel, then a separate element-wise normalise kernel
+};
+
+//! Benchmark hook: milliseconds per launch (CUDA events, median of `iters`) for n_frames
+//! float32 frames resident on the device, bilinear/half_pixel/replicate unless `method`
+//! says otherwise; normalisation mean 0.5, std 0.25 per channel in the fused and separate
+//! modes.
+double time_resize_kernel_ms(int device,
+                             int in_h,
+                             int in_w,
+                             int out_h,
+                             int out_w,
+                             int channels,
+                             kernel::resize_method method,
+                             size_t n_frames,
+                             resize_bench_mode mode,
+                             bool half_output,
+                             int iters);
+} // namespace gpu
+
+} // namespace gpuinterp
+} // namespace gr
+
+#endif

@@ -1,0 +1,1 @@
+list(APPEND block_sources resize_2d_impl.cc)

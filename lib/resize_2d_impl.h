@@ -1,0 +1,77 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef INCLUDED_GPUINTERP_RESIZE_2D_IMPL_H
+#define INCLUDED_GPUINTERP_RESIZE_2D_IMPL_H
+
+#include <gnuradio/gpuinterp/kernel/resize_2d.h>
+#include <gnuradio/gpuinterp/resize_2d.h>
+#include <mutex>
+
+namespace gr {
+namespace gpuinterp {
+
+template <class T>
+class resize_2d_impl : public resize_2d<T>
+{
+public:
+    resize_2d_impl(int in_height,
+                   int in_width,
+                   int out_height,
+                   int out_width,
+                   int channels,
+                   const std::string& method,
+                   const std::string& coord,
+                   const std::string& border,
+                   float border_value,
+                   const std::vector<float>& mean,
+                   const std::vector<float>& std,
+                   float scale,
+                   bool clip,
+                   bool half_output,
+                   const std::string& backend,
+                   int device,
+                   float clip_min,
+                   float clip_max,
+                   int batch);
+
+    void set_normalization(const std::vector<float>& mean,
+                           const std::vector<float>& std) override;
+    void set_mean(const std::vector<float>& mean) override;
+    void set_std(const std::vector<float>& std) override;
+    std::vector<float> mean() const override;
+    std::vector<float> std() const override;
+    void set_scale(float scale) override;
+    float scale() const override;
+    void set_clip(bool clip) override;
+    void set_clip_range(float clip_min, float clip_max) override;
+    bool clip() const override;
+    void set_border_value(float value) override;
+    float border_value() const override;
+    void set_method(const std::string& method) override;
+    std::string method() const override;
+    void set_coord(const std::string& coord) override;
+    std::string coord() const override;
+    void set_border(const std::string& border) override;
+    std::string border() const override;
+    void set_batch(int batch) override;
+    int batch() const override;
+    bool half_output() const override { return d_half; }
+    std::string active_backend() const override;
+
+    int work(int noutput_items,
+             gr_vector_const_void_star& input_items,
+             gr_vector_void_star& output_items) override;
+
+private:
+    mutable std::mutex d_mutex; // setters land between two work() calls
+    std::unique_ptr<kernel::resize_2d<T>> d_kernel;
+    const bool d_half;
+};
+
+} // namespace gpuinterp
+} // namespace gr
+
+#endif

@@ -1,0 +1,283 @@
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "numpy_util.h"
+#include <gnuradio/gpuinterp/kernel/resize_2d.h>
+#include <gnuradio/gpuinterp/resize_2d.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+namespace py = pybind11;
+using namespace gr::gpuinterp;
+
+namespace {
+
+const char* block_doc =
+    R"doc(Resize frames carried as vector items, fused with per-channel normalisation, GPU or CPU.
+
+One input item is a frame of in_height x in_width pixels, row-major, `channels` interleaved
+(float32 for resize_2d_ff, uint8 for resize_2d_bf); one output item is the out_height x out_width
+x channels frame, float32 or IEEE binary16 (half_output, 2-byte items). Every output value is
+    out = (clip(scale * v) - mean[c]) / std[c]
+with v the interpolated value.
+
+Args:
+    in_height, in_width, out_height, out_width: frame sizes in pixels (>= 1)
+    channels: interleaved channels per pixel, 1..4
+    method: "nearest", "bilinear" or "bicubic" (Keys a = -0.75, as OpenCV INTER_CUBIC)
+    coord: "half_pixel" (= cv2.resize, torch align_corners=False), "align_corners",
+           "asymmetric" (src = dst*in/out)
+    border: "replicate", "reflect" (OpenCV REFLECT), "reflect_101", "constant"
+    border_value: outside value for border "constant"
+    mean, std: per-channel normalisation: [] (0 / 1), one value, or `channels` values; std != 0
+    scale: applied to v before clip and mean/std (1/255 for 8-bit frames)
+    clip: clamp scale*v to [clip_min, clip_max] before mean/std
+    half_output: binary16 output items instead of float32
+    backend: "automatic" (CUDA when usable, else CPU with a log line), "cpu" or "cuda"
+    device: CUDA device index
+    clip_min, clip_max: clip bounds
+    batch: most frames per GPU launch (0 = about 32 MiB of input per launch))doc";
+
+template <class T>
+void bind_block(py::module& m, const char* name)
+{
+    using blk = resize_2d<T>;
+    py::class_<blk, gr::sync_block, gr::block, gr::basic_block, std::shared_ptr<blk>>(
+        m, name, block_doc)
+        .def(py::init(&blk::make),
+             py::arg("in_height"),
+             py::arg("in_width"),
+             py::arg("out_height"),
+             py::arg("out_width"),
+             py::arg("channels") = 1,
+             py::arg("method") = "bilinear",
+             py::arg("coord") = "half_pixel",
+             py::arg("border") = "replicate",
+             py::arg("border_value") = 0.0f,
+             py::arg("mean") = std::vector<float>(),
+             py::arg("std") = std::vector<float>(),
+             py::arg("scale") = 1.0f,
+             py::arg("clip") = false,
+             py::arg("half_output") = false,
+             py::arg("backend") = "automatic",
+             py::arg("device") = 0,
+             py::arg("clip_min") = 0.0f,
+             py::arg("clip_max") = 1.0f,
+             py::arg("batch") = 0,
+             block_doc)
+        .def("set_normalization",
+             &blk::set_normalization,
+             py::arg("mean"),
+             py::arg("std"),
+             "Replace mean and std together (takes effect between two work() calls).")
+        .def("set_mean", &blk::set_mean, py::arg("mean"))
+        .def("set_std", &blk::set_std, py::arg("std"))
+        .def("mean", &blk::mean)
+        .def("std", &blk::std)
+        .def("set_scale", &blk::set_scale, py::arg("scale"))
+        .def("scale", &blk::scale)
+        .def("set_clip", &blk::set_clip, py::arg("clip"))
+        .def("set_clip_range",
+             &blk::set_clip_range,
+             py::arg("clip_min"),
+             py::arg("clip_max"))
+        .def("clip", &blk::clip)
+        .def("set_border_value", &blk::set_border_value, py::arg("value"))
+        .def("border_value", &blk::border_value)
+        .def("set_method", &blk::set_method, py::arg("method"))
+        .def("method", &blk::method)
+        .def("set_coord", &blk::set_coord, py::arg("coord"))
+        .def("coord", &blk::coord)
+        .def("set_border", &blk::set_border, py::arg("border"))
+        .def("border", &blk::border)
+        .def("set_batch", &blk::set_batch, py::arg("batch"))
+        .def("batch", &blk::batch)
+        .def("half_output", &blk::half_output)
+        .def("active_backend",
+             &blk::active_backend,
+             "The backend in use: 'cpu' or 'cuda'.");
+}
+
+// Frames from numpy: (H, W) or (N, H, W) with one channel, (H, W, C) or (N, H, W, C) with
+// C > 1, or a flat array of N whole frames (as a vector stream carries them). The output
+// keeps the leading shape.
+template <class T>
+py::array resize_array(kernel::resize_2d<T>& k,
+                       const pyutil::carray<T>& x,
+                       bool half,
+                       py::object out_arg)
+{
+    const int C = k.channels();
+    std::vector<py::ssize_t> shape(x.shape(), x.shape() + x.ndim());
+    std::vector<py::ssize_t> out_shape;
+    size_t frames = 0;
+    const size_t inf = k.in_frame_size();
+    if (x.ndim() == 1) {
+        if (shape[0] % py::ssize_t(inf) != 0)
+            throw std::invalid_argument("x: a flat array must hold whole frames of " +
+                                        std::to_string(inf) + " items, got " +
+                                        std::to_string(shape[0]));
+        frames = size_t(shape[0]) / inf;
+        out_shape = { py::ssize_t(frames * k.out_frame_size()) };
+    } else {
+        const int fd = C == 1 ? 2 : 3; // dimensions of one frame
+        const bool ok = x.ndim() >= fd && x.ndim() <= fd + 1 &&
+                        shape[x.ndim() - fd] == k.in_height() &&
+                        shape[x.ndim() - fd + 1] == k.in_width() &&
+                        (C == 1 || shape[x.ndim() - 1] == C);
+        if (!ok)
+            throw std::invalid_argument(
+                "x: expected frames of shape " +
+                std::string(C == 1 ? "(H, W) or (N, H, W)"
+                                   : "(H, W, C) or (N, H, W, C)") +
+                " with H=" + std::to_string(k.in_height()) + " W=" +
+                std::to_string(k.in_width()) + (C == 1 ? "" : " C=" + std::to_string(C)));
+        frames = x.ndim() > fd ? size_t(shape[0]) : 1;
+        if (x.ndim() > fd)
+            out_shape.push_back(shape[0]);
+        out_shape.push_back(k.out_height());
+        out_shape.push_back(k.out_width());
+        if (C > 1)
+            out_shape.push_back(C);
+    }
+    const T* in = x.data();
+    if (!out_arg.is_none()) {
+        // A caller-owned output (reused between calls: no allocation, no page faults per
+        // call).
+        py::array out = out_arg.cast<py::array>();
+        const py::dtype want = half ? py::dtype("float16") : py::dtype::of<float>();
+        size_t n = 1;
+        for (auto d : out_shape)
+            n *= size_t(d);
+        if (!out.dtype().is(want) || !(out.flags() & py::array::c_style) ||
+            !out.writeable() || size_t(out.size()) != n)
+            throw std::invalid_argument("out: expected a writeable C-contiguous " +
+                                        std::string(half ? "float16" : "float32") +
+                                        " array of " + std::to_string(n) + " elements");
+        void* o = out.mutable_data();
+        py::gil_scoped_release release;
+        if (half)
+            k.resize_half(static_cast<uint16_t*>(o), in, frames);
+        else
+            k.resize(static_cast<float*>(o), in, frames);
+        return out;
+    }
+    if (half) {
+        py::array out(py::dtype("float16"), out_shape);
+        auto* o = static_cast<uint16_t*>(out.mutable_data());
+        py::gil_scoped_release release;
+        k.resize_half(o, in, frames);
+        return out;
+    }
+    py::array_t<float> out(out_shape);
+    float* o = out.mutable_data();
+    py::gil_scoped_release release;
+    k.resize(o, in, frames);
+    return std::move(out);
+}
+
+template <class T>
+void bind_kernel(py::module& m, const char* name)
+{
+    using K = kernel::resize_2d<T>;
+    py::class_<K>(m,
+                  name,
+                  "Frame resize kernel (no flowgraph): resize(x) takes (H, W), (N, H, "
+                  "W), (H, W, C), "
+                  "(N, H, W, C) or flat arrays of whole frames and returns float32 (or "
+                  "float16 with "
+                  "half=True). Same conventions and parameters as the resize_2d blocks.")
+        .def(py::init([](int ih,
+                         int iw,
+                         int oh,
+                         int ow,
+                         int C,
+                         const std::string& method,
+                         const std::string& coord,
+                         const std::string& border,
+                         float bv,
+                         const std::vector<float>& mean,
+                         const std::vector<float>& stdv,
+                         float scale,
+                         bool clip,
+                         float clip_min,
+                         float clip_max,
+                         const std::string& b,
+                         int device,
+                         size_t batch) {
+                 auto k = std::make_unique<K>(ih,
+                                              iw,
+                                              oh,
+                                              ow,
+                                              C,
+                                              method,
+                                              coord,
+                                              border,
+                                              bv,
+                                              backend_from_string(b),
+                                              device,
+                                              batch);
+                 k->set_normalization(mean, stdv);
+                 k->set_scale(scale);
+                 k->set_clip(clip, clip_min, clip_max);
+                 return k;
+             }),
+             py::arg("in_height"),
+             py::arg("in_width"),
+             py::arg("out_height"),
+             py::arg("out_width"),
+             py::arg("channels") = 1,
+             py::arg("method") = "bilinear",
+             py::arg("coord") = "half_pixel",
+             py::arg("border") = "replicate",
+             py::arg("border_value") = 0.0f,
+             py::arg("mean") = std::vector<float>(),
+             py::arg("std") = std::vector<float>(),
+             py::arg("scale") = 1.0f,
+             py::arg("clip") = false,
+             py::arg("clip_min") = 0.0f,
+             py::arg("clip_max") = 1.0f,
+             py::arg("backend") = "cpu",
+             py::arg("device") = 0,
+             py::arg("batch") = 0)
+        .def("resize",
+             &resize_array<T>,
+             py::arg("x"),
+             py::arg("half") = false,
+             py::arg("out") = py::none(),
+             "Resize frames; with out=, write into that array (same element count, "
+             "float32 or float16 "
+             "for half=True) and return it.")
+        .def("set_normalization", &K::set_normalization, py::arg("mean"), py::arg("std"))
+        .def("set_scale", &K::set_scale, py::arg("scale"))
+        .def("set_clip",
+             &K::set_clip,
+             py::arg("clip"),
+             py::arg("clip_min") = 0.0f,
+             py::arg("clip_max") = 1.0f)
+        .def("set_border_value", &K::set_border_value, py::arg("value"))
+        .def("set_method", &K::set_method, py::arg("method"))
+        .def("set_coord", &K::set_coord, py::arg("coord"))
+        .def("set_border", &K::set_border, py::arg("border"))
+        .def("set_batch", &K::set_batch, py::arg("frames"))
+        .def("in_frame_size", &K::in_frame_size)
+        .def("out_frame_size", &K::out_frame_size)
+        .def("method", &K::method)
+        .def("coord", &K::coord)
+        .def("border", &K::border)
+        .def("mean", &K::mean)
+        .def("std", &K::std)
+        .def("active_backend", [](const K& k) { return to_string(k.active_backend()); })
+        .def("backend_note", &K::backend_note);
+}
+
+} // namespace
+
+void bind_resize_2d(py::module& m)
+{
+    bind_block<float>(m, "resize_2d_ff");
+    bind_block<std::uint8_t>(m, "resize_2d_bf");
+    bind_kernel<float>(m, "resize_2d_kernel_f");
+    bind_kernel<std::uint8_t>(m, "resize_2d_kernel_b");
+}

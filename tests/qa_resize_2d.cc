@@ -1,0 +1,548 @@
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// Kernel tests of resize_2d against a naive double-precision reference written here from
+// the definitions (coordinate maps, Keys' cubic with a = -0.75, periodic border folding,
+// transform), on the CPU and, when present, the GPU.
+#include "kernel/resize_engine.h"
+#include "test_util.h"
+#include <gnuradio/gpuinterp/kernel/resize_2d.h>
+#include <array>
+#include <functional>
+
+using namespace gpuinterp_test;
+using gr::gpuinterp::kernel::resize_2d;
+
+namespace {
+
+struct spec {
+    int ih, iw, oh, ow, C;
+    std::string method = "bilinear", coord = "half_pixel", border = "replicate";
+    double bv = 0;
+    std::vector<double> mean, stdv;
+    double scale = 1;
+    bool clip = false;
+    double lo = 0, hi = 1;
+};
+
+// Border folding written as a period, independent of the library's mirror loop.
+// Returns -1 for a constant-border sample.
+int ref_border(long p, long n, const std::string& b)
+{
+    if (p >= 0 && p < n)
+        return int(p);
+    if (b == "replicate")
+        return p < 0 ? 0 : int(n - 1);
+    if (b == "constant")
+        return -1;
+    if (b == "reflect") { // ... 1 0 | 0 1 ... n-1 | n-1 ...
+        const long per = 2 * n;
+        long q = ((p % per) + per) % per;
+        return int(q < n ? q : per - 1 - q);
+    }
+    // reflect_101: ... 2 1 | 0 1 ... n-1 | n-2 ...
+    if (n == 1)
+        return 0;
+    const long per = 2 * n - 2;
+    long q = ((p % per) + per) % per;
+    return int(q < n ? q : per - q);
+}
+
+double keys(double t)
+{
+    const double a = -0.75;
+    t = std::fabs(t);
+    if (t <= 1)
+        return (a + 2) * t * t * t - (a + 3) * t * t + 1;
+    if (t < 2)
+        return a * t * t * t - 5 * a * t * t + 8 * a * t - 4 * a;
+    return 0;
+}
+
+// Unmapped source taps (index, weight) of output position o along one axis.
+std::vector<std::pair<long, double>> ref_taps(int o, int in, int out, const spec& s)
+{
+    double x;
+    if (s.coord == "half_pixel")
+        x = (o + 0.5) * in / out - 0.5;
+    else if (s.coord == "align_corners")
+        x = out > 1 ? double(o) * (in - 1) / (out - 1) : 0.0;
+    else
+        x = double(o) * in / out;
+    if (s.method == "nearest") {
+        long i;
+        if (s.coord == "half_pixel")
+            // OpenCV INTER_NEAREST evaluates floor(o * (1 / (out/in))) in double, which
+            // falls one short of the exact floor at some exact multiples (8 -> 196, o =
+            // 49); cv2 is the oracle.
+            i = std::min<long>(long(std::floor(o * (1.0 / (double(out) / in)))), in - 1);
+        else
+            i = long(std::nearbyint(x));
+        return { { i, 1.0 } };
+    }
+    const long i0 = long(std::floor(x));
+    const double f = x - i0;
+    if (s.method == "bilinear")
+        return { { i0, 1 - f }, { i0 + 1, f } };
+    std::vector<std::pair<long, double>> t;
+    for (int k = -1; k <= 2; k++)
+        t.push_back({ i0 + k, keys(f - k) });
+    return t;
+}
+
+template <typename T>
+std::vector<double> reference(const spec& s, const std::vector<T>& in, size_t frames)
+{
+    const size_t inf = size_t(s.ih) * s.iw * s.C, outf = size_t(s.oh) * s.ow * s.C;
+    std::vector<double> y(frames * outf);
+    for (size_t f = 0; f < frames; f++)
+        for (int oy = 0; oy < s.oh; oy++) {
+            const auto ty = ref_taps(oy, s.ih, s.oh, s);
+            for (int ox = 0; ox < s.ow; ox++) {
+                const auto tx = ref_taps(ox, s.iw, s.ow, s);
+                for (int c = 0; c < s.C; c++) {
+                    double v = 0;
+                    for (auto& a : ty)
+                        for (auto& b : tx) {
+                            const int yy = ref_border(a.first, s.ih, s.border);
+                            const int xx = ref_border(b.first, s.iw, s.border);
+                            const double p =
+                                (yy < 0 || xx < 0)
+                                    ? s.bv
+                                    : double(in[f * inf + (size_t(yy) * s.iw + xx) * s.C +
+                                                c]);
+                            v += a.second * b.second * p;
+                        }
+                    double u = s.scale * v;
+                    if (s.clip)
+                        u = std::min(std::max(u, s.lo), s.hi);
+                    const double m =
+                        s.mean.empty() ? 0 : s.mean[s.mean.size() == 1 ? 0 : c];
+                    const double d =
+                        s.stdv.empty() ? 1 : s.stdv[s.stdv.size() == 1 ? 0 : c];
+                    y[f * outf + (size_t(oy) * s.ow + ox) * s.C + c] = (u - m) / d;
+                }
+            }
+        }
+    return y;
+}
+
+template <typename T>
+std::vector<T> random_frames(size_t n);
+template <>
+std::vector<float> random_frames<float>(size_t n)
+{
+    return random_vector<float>(n);
+}
+template <>
+std::vector<uint8_t> random_frames<uint8_t>(size_t n)
+{
+    std::vector<uint8_t> v(n);
+    for (auto& x : v)
+        x = uint8_t(random_size(1, 255));
+    return v;
+}
+
+std::vector<float> to_f(const std::vector<double>& v)
+{
+    return std::vector<float>(v.begin(), v.end());
+}
+
+// Weights are float and sums float: a few ulps of the largest |value| involved.
+constexpr double rtol = 1e-5;
+constexpr double atol = 1e-5;
+
+class Resize : public ::testing::TestWithParam<backend>
+{
+protected:
+    void SetUp() override { GPUINTERP_SKIP_WITHOUT_DEVICE(GetParam()); }
+
+    template <typename T>
+    std::unique_ptr<resize_2d<T>> make(const spec& s, size_t batch = 0)
+    {
+        auto k = std::make_unique<resize_2d<T>>(s.ih,
+                                                s.iw,
+                                                s.oh,
+                                                s.ow,
+                                                s.C,
+                                                s.method,
+                                                s.coord,
+                                                s.border,
+                                                float(s.bv),
+                                                GetParam(),
+                                                0,
+                                                batch);
+        EXPECT_EQ(k->active_backend(), GetParam());
+        std::vector<float> m(s.mean.begin(), s.mean.end()),
+            d(s.stdv.begin(), s.stdv.end());
+        k->set_normalization(m, d);
+        k->set_scale(float(s.scale));
+        k->set_clip(s.clip, float(s.lo), float(s.hi));
+        return k;
+    }
+
+    template <typename T>
+    void check(const spec& s, size_t frames, size_t batch = 0)
+    {
+        auto k = make<T>(s, batch);
+        auto x = random_frames<T>(frames * k->in_frame_size());
+        std::vector<float> y(frames * k->out_frame_size());
+        poison(y);
+        k->resize(y.data(), x.data(), frames);
+        EXPECT_TRUE(all_close(y, reference(s, x, frames), rtol, atol))
+            << s.method << " " << s.coord << " " << s.border << " " << s.ih << "x" << s.iw
+            << "->" << s.oh << "x" << s.ow << " C=" << s.C << " frames=" << frames;
+    }
+};
+
+TEST_P(Resize, EveryMethodCoordBorder)
+{
+    const std::vector<std::array<int, 4>> sizes = { { 5, 7, 9, 4 },
+                                                    { 6, 6, 3, 11 },
+                                                    { 4, 9, 13, 2 } };
+    for (auto m : { "nearest", "bilinear", "bicubic" })
+        for (auto c : { "half_pixel", "align_corners", "asymmetric" })
+            for (auto b : { "replicate", "reflect", "reflect_101", "constant" })
+                for (auto& sz : sizes)
+                    for (int C : { 1, 3 }) {
+                        spec s{ sz[0], sz[1], sz[2], sz[3], C, m, c, b };
+                        s.bv = random_value<float>(2.0f);
+                        check<float>(s, 2);
+                    }
+}
+
+TEST_P(Resize, DegenerateShapes)
+{
+    // 1xN, Nx1, 1x1 frames in and out, in both directions; the reflect modes fold
+    // repeatedly.
+    const std::vector<std::array<int, 4>> sizes = { { 1, 9, 1, 20 }, { 9, 1, 20, 1 },
+                                                    { 1, 1, 5, 3 },  { 7, 5, 1, 1 },
+                                                    { 1, 12, 3, 5 }, { 2, 2, 9, 9 },
+                                                    { 17, 1, 4, 1 } };
+    for (auto m : { "nearest", "bilinear", "bicubic" })
+        for (auto c : { "half_pixel", "align_corners", "asymmetric" })
+            for (auto b : { "replicate", "reflect", "reflect_101", "constant" })
+                for (auto& sz : sizes) {
+                    spec s{ sz[0], sz[1], sz[2], sz[3], 2, m, c, b };
+                    s.bv = 0.75;
+                    check<float>(s, 1);
+                }
+}
+
+TEST_P(Resize, ChannelsOneToFour)
+{
+    for (int C = 1; C <= 4; C++)
+        for (auto m : { "nearest", "bilinear", "bicubic" }) {
+            spec s{ 11, 13, 7, 29, C, m };
+            check<float>(s, 3);
+            check<uint8_t>(s, 3);
+        }
+}
+
+TEST_P(Resize, UpAndDownScaleLargerFrames)
+{
+    // Many rows: the CPU splits a frame over threads (row blocks) and reuses cached H
+    // rows.
+    for (auto m : { "nearest", "bilinear", "bicubic" }) {
+        check<float>(spec{ 120, 200, 257, 431, 1, m }, 1);
+        check<float>(spec{ 257, 431, 64, 64, 3, m }, 2);
+        check<uint8_t>(spec{ 90, 160, 224, 224, 1, m, "half_pixel", "reflect_101" }, 2);
+    }
+}
+
+TEST_P(Resize, LargeOutputStreamedPastTheCache)
+{
+    // 70 frames of 256x256 floats (18 MB out): the CPU backend writes rows with
+    // non-temporal stores above 16 MB of output per call; the unaligned frame offset
+    // exercises the scalar head.
+    spec s{ 40, 41, 256, 255, 1, "bilinear" };
+    s.mean = { 0.25 };
+    check<float>(s, 70);
+}
+
+TEST_P(Resize, FusedTransform)
+{
+    spec s{ 23, 17, 31, 12, 3, "bicubic", "half_pixel", "reflect" };
+    s.mean = { 0.485, 0.456, 0.406 };
+    s.stdv = { 0.229, 0.224, 0.225 };
+    s.scale = 1.0 / 255.0;
+    check<uint8_t>(s, 4);
+    s.clip = true; // bicubic overshoot of [0, 255] is cut before normalising
+    check<uint8_t>(s, 4);
+    spec t{ 9, 8, 16, 5, 1, "bilinear", "align_corners", "constant" };
+    t.bv = -0.5;
+    t.mean = { 0.25 };
+    t.stdv = { 3.0 };
+    t.scale = -2.0;
+    t.clip = true;
+    t.lo = -0.7;
+    t.hi = 0.9;
+    check<float>(t, 5);
+    spec u{ 9, 8, 16, 5, 2, "nearest" };
+    u.mean = { 1.5 }; // one mean for all channels, std left at 1
+    check<float>(u, 2);
+}
+
+TEST_P(Resize, ManyFramesPerCallAndSmallBatches)
+{
+    // batch=4 frames per GPU launch: the two-slot pipeline wraps many times within one
+    // call.
+    spec s{ 33, 47, 64, 64, 1, "bilinear" };
+    s.mean = { 0.1 };
+    s.stdv = { 0.5 };
+    check<float>(s, 37, 4);
+    check<uint8_t>(spec{ 21, 19, 8, 40, 3, "bicubic" }, 50, 3);
+}
+
+TEST_P(Resize, RandomFrameChunksEqualOneCall)
+{
+    // Frames are independent; what this checks is the plumbing across calls of varying
+    // size (staging buffers that grow, slots reused, empty calls in between):
+    // bit-identical output.
+    spec s{ 13, 21, 30, 17, 3, "bicubic", "align_corners", "reflect" };
+    s.mean = { 0.3 };
+    auto k = make<float>(s, 3);
+    const size_t frames = 40;
+    auto x = random_frames<float>(frames * k->in_frame_size());
+    std::vector<float> one(frames * k->out_frame_size()), chunked(one.size());
+    std::vector<uint16_t> one_h(one.size()), chunked_h(one.size());
+    k->resize(one.data(), x.data(), frames);
+    k->resize_half(one_h.data(), x.data(), frames);
+    poison(chunked);
+    size_t pos = 0;
+    while (pos < frames) {
+        const size_t c = std::min(frames - pos, random_size(0, 7));
+        k->resize(chunked.data() + pos * k->out_frame_size(),
+                  x.data() + pos * k->in_frame_size(),
+                  c);
+        k->resize_half(chunked_h.data() + pos * k->out_frame_size(),
+                       x.data() + pos * k->in_frame_size(),
+                       c);
+        pos += c;
+    }
+    for (size_t i = 0; i < one.size(); i++) {
+        ASSERT_EQ(chunked[i], one[i]) << i;
+        ASSERT_EQ(chunked_h[i], one_h[i]) << i;
+    }
+    EXPECT_TRUE(all_close(one, reference(s, x, frames), rtol, atol));
+}
+
+TEST_P(Resize, HalfOutputWithinRelativeTolerance)
+{
+    for (auto m : { "nearest", "bilinear", "bicubic" }) {
+        spec s{ 19, 23, 40, 9, 3, m };
+        s.mean = { 0.5 };
+        s.stdv = { 0.01 }; // values up to ~150: tests the exponent range beyond [-1, 1]
+        auto k = make<float>(s, 2);
+        const size_t frames = 5;
+        auto x = random_frames<float>(frames * k->in_frame_size());
+        std::vector<float> yf(frames * k->out_frame_size());
+        std::vector<uint16_t> yh(yf.size(),
+                                 0x7e00); // NaN pattern: an unwritten item fails
+        k->resize(yf.data(), x.data(), frames);
+        k->resize_half(yh.data(), x.data(), frames);
+        const auto want = reference(s, x, frames);
+        ASSERT_TRUE(all_close(yf, want, rtol, 1e-3));
+        for (size_t i = 0; i < yh.size(); i++) {
+            const float h = gr::gpuinterp::kernel::half_to_float(yh[i]);
+            ASSERT_LE(std::fabs(h - yf[i]), 1e-3 * std::fabs(yf[i]) + 6e-8)
+                << "index " << i << " half " << h << " float " << yf[i];
+            // On the CPU the float and half paths share every operation up to the
+            // conversion (F16C or the portable one): the half is exactly the float
+            // rounded to nearest even.
+            if (GetParam() == backend::cpu)
+                ASSERT_EQ(yh[i], gr::gpuinterp::kernel::float_to_half(yf[i]))
+                    << "index " << i;
+        }
+    }
+}
+
+TEST_P(Resize, SettersBetweenCalls)
+{
+    spec s{ 12, 10, 7, 15, 2, "bilinear", "half_pixel", "constant" };
+    s.bv = 1.0;
+    auto k = make<float>(s);
+    auto x = random_frames<float>(2 * k->in_frame_size());
+    std::vector<float> y(2 * k->out_frame_size());
+    k->resize(y.data(), x.data(), 2);
+    EXPECT_TRUE(all_close(y, reference(s, x, 2), rtol, atol));
+
+    s.bv = -3.0;
+    k->set_border_value(-3.0f);
+    s.mean = { 1.0, -1.0 };
+    s.stdv = { 2.0, 0.5 };
+    k->set_normalization({ 1.0f, -1.0f }, { 2.0f, 0.5f });
+    poison(y);
+    k->resize(y.data(), x.data(), 2);
+    EXPECT_TRUE(all_close(y, reference(s, x, 2), rtol, atol));
+
+    s.method = "bicubic";
+    s.coord = "asymmetric";
+    s.border = "reflect_101";
+    k->set_method("bicubic");
+    k->set_coord("asymmetric");
+    k->set_border("reflect_101");
+    poison(y);
+    k->resize(y.data(), x.data(), 2);
+    EXPECT_TRUE(all_close(y, reference(s, x, 2), rtol, atol));
+    EXPECT_EQ(k->method(), "bicubic");
+    EXPECT_EQ(k->border(), "reflect_101");
+    EXPECT_EQ(k->coord(), "asymmetric");
+}
+
+TEST_P(Resize, EmptyCallWritesNothing)
+{
+    resize_2d<float> k(
+        4, 4, 8, 8, 1, "bilinear", "half_pixel", "replicate", 0.f, GetParam());
+    std::vector<float> y(64, 42.0f);
+    k.resize(y.data(), nullptr, 0);
+    for (float v : y)
+        EXPECT_EQ(v, 42.0f);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends,
+                         Resize,
+                         ::testing::Values(backend::cpu, backend::cuda),
+                         backend_name);
+
+// --- backend-independent checks ---
+
+::testing::AssertionResult throws_named(const std::function<void()>& f,
+                                        const std::string& name)
+{
+    try {
+        f();
+    } catch (const std::invalid_argument& e) {
+        const std::string w = e.what();
+        if (w.rfind(name + ":", 0) == 0)
+            return ::testing::AssertionSuccess();
+        return ::testing::AssertionFailure()
+               << "message '" << w << "' does not start with " << name;
+    }
+    return ::testing::AssertionFailure() << "no std::invalid_argument for " << name;
+}
+
+TEST(ResizeParams, BadParametersNameThemselves)
+{
+    using K = resize_2d<float>;
+    EXPECT_TRUE(throws_named([] { K(0, 4, 4, 4); }, "in_height"));
+    EXPECT_TRUE(throws_named([] { K(4, -1, 4, 4); }, "in_width"));
+    EXPECT_TRUE(throws_named([] { K(4, 4, 0, 4); }, "out_height"));
+    EXPECT_TRUE(throws_named([] { K(4, 4, 4, -7); }, "out_width"));
+    EXPECT_TRUE(throws_named([] { K(4, 4, 4, 4, 0); }, "channels"));
+    EXPECT_TRUE(throws_named([] { K(4, 4, 4, 4, 5); }, "channels"));
+    EXPECT_TRUE(throws_named([] { K(4, 4, 4, 4, 1, "area"); }, "method"));
+    EXPECT_TRUE(throws_named([] { K(4, 4, 4, 4, 1, "bilinear", "center"); }, "coord"));
+    EXPECT_TRUE(throws_named([] { K(4, 4, 4, 4, 1, "bilinear", "half_pixel", "wrap"); },
+                             "border"));
+    EXPECT_TRUE(
+        throws_named([] { K(4, 4, 4, 4, 1, "bilinear", "half_pixel", "constant", NAN); },
+                     "border_value"));
+    EXPECT_TRUE(throws_named([] { K(100000, 100000, 4, 4); }, "in_height"));
+    EXPECT_TRUE(throws_named(
+        [] {
+            K(4, 4, 4, 4, 1, "bilinear", "half_pixel", "replicate", 0, backend::cpu, -1);
+        },
+        "device"));
+    K k(4, 4, 4, 4, 3);
+    EXPECT_TRUE(throws_named([&] { k.set_normalization({ 0.f, 0.f }, {}); }, "mean"));
+    EXPECT_TRUE(throws_named([&] { k.set_normalization({}, { 1.f, 1.f }); }, "std"));
+    EXPECT_TRUE(throws_named(
+        [&] {
+            k.set_normalization({ 0.f, 0.f, 0.f }, { 1.f });
+        },
+        "std"));
+    EXPECT_TRUE(throws_named(
+        [&] {
+            k.set_normalization({ 0.f }, { 1.f, 0.f, 1.f });
+        },
+        "std"));
+    EXPECT_TRUE(throws_named(
+        [&] {
+            k.set_normalization({ 0.f, 0.f, 0.f }, { 1.f, 0.f, 1.f });
+        },
+        "std"));
+    EXPECT_TRUE(throws_named([&] { k.set_normalization({ NAN }, { 1.f }); }, "mean"));
+    EXPECT_TRUE(throws_named([&] { k.set_scale(0.f); }, "scale"));
+    EXPECT_TRUE(throws_named([&] { k.set_clip(true, 2.f, 1.f); }, "clip_min"));
+    EXPECT_TRUE(throws_named([&] { k.set_method("lanczos"); }, "method"));
+    EXPECT_TRUE(throws_named([&] { k.set_batch(0); }, "batch"));
+    // A rejected setter leaves the previous settings in place.
+    k.set_normalization({ 1.f, 2.f, 3.f }, { 4.f, 5.f, 6.f });
+    EXPECT_TRUE(throws_named([&] { k.set_normalization({ 0.f }, { 0.f }); }, "std"));
+    EXPECT_EQ(k.mean(), (std::vector<float>{ 1.f, 2.f, 3.f }));
+    EXPECT_EQ(k.method(), "bilinear");
+}
+
+TEST(ResizeParams, BorderIndexMatchesPeriodicFolding)
+{
+    using gr::gpuinterp::kernel::resize_border_from_string;
+    using gr::gpuinterp::kernel::resize_border_index;
+    for (auto b : { "replicate", "reflect", "reflect_101", "constant" })
+        for (int n = 1; n <= 6; n++)
+            for (int p = -20; p < 26; p++)
+                EXPECT_EQ(resize_border_index(p, n, resize_border_from_string(b)),
+                          ref_border(p, n, b))
+                    << b << " n=" << n << " p=" << p;
+}
+
+TEST(ResizeParams, HalfConversionRoundsToNearestEven)
+{
+    using gr::gpuinterp::kernel::float_to_half;
+    using gr::gpuinterp::kernel::half_to_float;
+    EXPECT_EQ(float_to_half(1.0f), 0x3c00);
+    EXPECT_EQ(float_to_half(-2.0f), 0xc000);
+    EXPECT_EQ(float_to_half(65504.0f), 0x7bff);
+    EXPECT_EQ(float_to_half(65519.0f), 0x7bff);
+    EXPECT_EQ(float_to_half(65520.0f), 0x7c00);
+    EXPECT_EQ(float_to_half(std::ldexp(1.0f, -24)), 0x0001);
+    EXPECT_EQ(float_to_half(std::ldexp(1.0f, -25)), 0x0000);        // tie to even (0)
+    EXPECT_EQ(float_to_half(std::ldexp(3.0f, -25)), 0x0002);        // tie to even (2)
+    EXPECT_EQ(float_to_half(1.0f + std::ldexp(1.0f, -11)), 0x3c00); // tie to even
+    EXPECT_EQ(float_to_half(1.0f + std::ldexp(3.0f, -11)), 0x3c02); // tie to even
+    EXPECT_EQ(float_to_half(2047.0f * std::ldexp(1.0f, -25)),
+              0x0400); // tie rounds up into normals
+    EXPECT_EQ(float_to_half(INFINITY), 0x7c00);
+    EXPECT_TRUE(std::isnan(half_to_float(float_to_half(NAN))));
+    // Every finite half survives a round trip.
+    for (uint32_t h = 0; h < 0x10000; h++) {
+        if ((h & 0x7c00) == 0x7c00)
+            continue;
+        ASSERT_EQ(float_to_half(half_to_float(uint16_t(h))), h) << h;
+    }
+}
+
+TEST(ResizeParams, NearestHalfPixelIsOpenCvFloor)
+{
+    // Away from exact multiples the table is the exact floor(o*in/out); at o*in = k*out
+    // OpenCV's double evaluation may give k-1 (cv2.resize does: 8 -> 196 maps o = 49 to
+    // 1), and so do we.
+    using namespace gr::gpuinterp::kernel;
+    int short_by_one = 0;
+    for (int in = 1; in <= 300; in += 7)
+        for (int out = 1; out <= 300; out += 3) {
+            const auto t = resize_make_axis_table(in,
+                                                  out,
+                                                  resize_method::nearest,
+                                                  resize_coord::half_pixel,
+                                                  resize_border::replicate);
+            for (int o = 0; o < out; o++) {
+                const long exact = std::min<long>(long(o) * in / out, in - 1);
+                if ((long(o) * in) % out == 0 && t.idx[o] == exact - 1) {
+                    short_by_one++;
+                    continue;
+                }
+                ASSERT_EQ(t.idx[o], exact) << in << "->" << out << " o=" << o;
+            }
+        }
+    EXPECT_GT(short_by_one, 0);
+    const auto t = resize_make_axis_table(8,
+                                          196,
+                                          resize_method::nearest,
+                                          resize_coord::half_pixel,
+                                          resize_border::replicate);
+    EXPECT_EQ(t.idx[49], 1);
+}
+
+} // namespace
