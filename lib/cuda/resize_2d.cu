@@ -27,6 +27,7 @@
 // makes the copies asynchronous; the host copies run on several threads (one thread moves
 // ~8 GB/s, far below the ~55 GB/s bus). Frames are independent, so no state crosses
 // chunks and the two streams need no events between them.
+#include "../cpu/parallel.h"
 #include "../kernel/resize_engine.h"
 #include "cuda_common.cuh"
 #include <cuda_fp16.h>
@@ -280,7 +281,7 @@ public:
                 s.d_in.reserve(chunk * in_frame);
                 s.h_out.reserve(chunk * out_frame * osz);
                 s.d_out.reserve(chunk * out_frame * osz);
-                kernel::resize_host_copy(
+                cpu::parallel_copy(
                     s.h_in.get(), in + pos * in_frame, cnt * in_frame * sizeof(T));
                 cudaStream_t st = s.strm->get();
                 GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(s.d_in.get(),
@@ -376,7 +377,7 @@ private:
         if (!s.pending)
             return;
         s.done->synchronize();
-        kernel::resize_host_copy(out + s.out_byte, s.h_out.get(), s.out_bytes);
+        cpu::parallel_copy(out + s.out_byte, s.h_out.get(), s.out_bytes);
         s.pending = false;
     }
 

@@ -204,11 +204,6 @@ bool resize_transform::identity() const
     return scale == 1.0f && !clip;
 }
 
-void resize_host_copy(void* dst, const void* src, size_t bytes)
-{
-    cpu::parallel_copy(dst, src, bytes);
-}
-
 // IEEE binary16 conversions, portable (no F16C needed); round to nearest even.
 uint16_t float_to_half(float f)
 {

@@ -40,11 +40,6 @@ public:
 template <typename T>
 std::unique_ptr<resize_engine<T>> make_cpu_resize_engine();
 
-//! memcpy over OpenMP threads (cpu::parallel_copy), compiled in a C++ file: nvcc builds
-//! .cu files without -fopenmp, where the pragma would silently make the copy
-//! single-threaded.
-void resize_host_copy(void* dst, const void* src, size_t bytes);
-
 //! IEEE binary16 from float, round to nearest even (overflow to infinity, NaN kept).
 uint16_t float_to_half(float f);
 float half_to_float(uint16_t h);
