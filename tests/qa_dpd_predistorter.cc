@@ -7,6 +7,7 @@
 //     psi_p(x) = x |x|^(p-1), zero history,
 // on the CPU and, when a device is present, on both CUDA kernel variants and the mapped pipeline.
 #include "test_util.h"
+#include "kernel/dpd_engine.h"
 #include <gnuradio/gpuinterp/kernel/dpd_predistorter.h>
 #include <array>
 #include <functional>
@@ -289,6 +290,35 @@ std::string message(const std::function<void()>& f)
         return e.what();
     }
     return "no exception";
+}
+
+TEST(DpdCpu, PortablePathMatchesReference)
+{
+    // The non-AVX2 code path (what CPUs without AVX2/FMA run), forced through the test hook.
+    gr::gpuinterp::kernel::set_dpd_cpu_simd(false);
+    for (auto [P, Q, Lp, Lq] : std::vector<std::array<unsigned, 4>>{ { 5, 3, 5, 5 }, { 9, 5, 33, 2 }, { 1, 0, 1, 1 }, { 3, 1, 8, 8 } }) {
+        const model m = random_model(P, Q, Lp, Lq);
+        const auto x = random_signal(20000, 2.0f);
+        dpd_predistorter k(P, Q, Lp, Lq, m.co, m.c);
+        std::vector<cf> y(x.size());
+        poison(y);
+        for (size_t pos = 0; pos < x.size();) {
+            const size_t c = std::min(x.size() - pos, random_size(0, 3000));
+            k.process(y.data() + pos, x.data() + pos, c);
+            pos += c;
+        }
+        EXPECT_TRUE(matches(y, reference(m, x), m));
+    }
+    gr::gpuinterp::kernel::set_dpd_cpu_simd(true);
+}
+
+TEST(DpdCpu, ParallelHostCopy)
+{
+    std::vector<char> a(5 * (1 << 20) + 123), b(a.size(), 0);
+    for (size_t i = 0; i < a.size(); i++)
+        a[i] = char(i * 7 + 3);
+    gr::gpuinterp::kernel::dpd_host_copy(b.data(), a.data(), a.size());
+    EXPECT_EQ(a, b);
 }
 
 TEST(DpdParams, LayoutMatchesTheDocumentedExample)

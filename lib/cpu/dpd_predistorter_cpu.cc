@@ -26,6 +26,7 @@
 #include "parallel.h"
 #include <gnuradio/gpuinterp/kernel/stream_history.h>
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -186,10 +187,12 @@ filter_avx2(cf* __restrict out, const float* __restrict b, size_t S, const dpd_p
     }
 }
 
+std::atomic<bool> g_allow_simd{ true };
+
 bool cpu_has_avx2()
 {
     static const bool yes = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    return yes;
+    return yes && g_allow_simd.load(std::memory_order_relaxed);
 }
 #endif
 
@@ -277,6 +280,30 @@ private:
 } // namespace
 
 std::unique_ptr<dpd_engine> make_cpu_dpd_engine() { return std::make_unique<cpu_dpd_engine>(); }
+
+void set_dpd_cpu_simd(bool allow)
+{
+#ifdef GPUINTERP_DPD_AVX2
+    g_allow_simd = allow;
+#else
+    (void)allow;
+#endif
+}
+
+void dpd_host_copy(void* dst, const void* src, size_t bytes)
+{
+    constexpr size_t piece = size_t(1) << 20;
+    const long n = static_cast<long>((bytes + piece - 1) / piece);
+    const bool par = n > 1 && cpu::max_threads() > 1;
+    (void)par;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) num_threads(std::min(8, cpu::max_threads())) if (par)
+#endif
+    for (long i = 0; i < n; i++) {
+        const size_t off = size_t(i) * piece;
+        std::memcpy(static_cast<char*>(dst) + off, static_cast<const char*>(src) + off, std::min(piece, bytes - off));
+    }
+}
 
 } // namespace kernel
 } // namespace gpuinterp

@@ -31,7 +31,9 @@
 // streams stay independent. Staging is pinned (copies are DMA, truly asynchronous), or with
 // `mapped` it is mapped pinned memory that the kernel reads and writes directly over the bus
 // (cudaHostAllocMapped, zero-copy: no device buffers and no copy engine; what the source
-// document does on integrated GPUs, where host and device share the memory).
+// document does on integrated GPUs, where host and device share the memory). The copies between
+// GNU Radio's pageable buffers and the staging are split over threads (dpd_host_copy): one
+// thread's memcpy would cap the block far below the bus.
 #include "../kernel/dpd_engine.h"
 #include "cuda_common.cuh"
 #include <gnuradio/gpuinterp/kernel/stream_history.h>
@@ -271,7 +273,10 @@ public:
                 const size_t cnt = std::min(chunk, n - pos);
                 s.h_in->reserve(H + chunk);
                 s.h_out->reserve(chunk);
-                d_hist.window(reinterpret_cast<cf*>(s.h_in->get()), in, pos, cnt);
+                // The H samples before `pos` (history or input), then the chunk, copied by threads.
+                cf* staged = reinterpret_cast<cf*>(s.h_in->get());
+                d_hist.window(staged, in, pos, 0);
+                kernel::dpd_host_copy(staged + H, in + pos, cnt * sizeof(cf));
                 cudaStream_t st = s.strm->get();
                 if (d_mapped) {
                     launch(s.h_in->device_pointer(), s.h_out->device_pointer(), cnt, st);
@@ -348,7 +353,7 @@ private:
         if (!s.pending)
             return;
         s.done->synchronize();
-        std::memcpy(static_cast<void*>(out + s.out_pos), s.h_out->get(), s.out_count * sizeof(float2));
+        kernel::dpd_host_copy(out + s.out_pos, s.h_out->get(), s.out_count * sizeof(float2));
         s.pending = false;
     }
 

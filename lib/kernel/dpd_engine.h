@@ -56,6 +56,16 @@ public:
 
 std::unique_ptr<dpd_engine> make_cpu_dpd_engine();
 
+/*!
+ * memcpy split over up to 8 OpenMP threads for large copies (one thread moves ~8 GB/s, far below
+ * the bus of a GPU host). Defined in a .cc file on purpose: .cu files are compiled without
+ * -fopenmp (CMake's OpenMP target only adds it for CXX), so an OpenMP loop there runs serially.
+ */
+void dpd_host_copy(void* dst, const void* src, size_t bytes);
+
+//! Test hook: false forces the CPU backend's portable (non-AVX2) code path.
+void set_dpd_cpu_simd(bool allow);
+
 } // namespace kernel
 
 namespace gpu {

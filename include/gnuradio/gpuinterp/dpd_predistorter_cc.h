@@ -58,7 +58,7 @@ public:
      * \param lo_leakage the constant c
      * \param backend "automatic", "cpu" or "cuda"
      * \param device CUDA device index (>= 0)
-     * \param batch most samples per GPU launch (0: default 1048576); ignored on the CPU
+     * \param batch most samples per GPU launch (0: default 262144); ignored on the CPU
      * \param mapped CUDA only: zero-copy mapped host staging instead of pinned staging + copies
      */
     static sptr make(unsigned P,

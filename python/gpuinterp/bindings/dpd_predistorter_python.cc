@@ -43,7 +43,7 @@ Args:
     lo_leakage: the constant c
     backend: "automatic" (CUDA when usable, else CPU with a log line), "cpu" or "cuda"
     device: CUDA device index
-    batch: most samples per GPU launch (0 = default 1048576); ignored on the CPU
+    batch: most samples per GPU launch (0 = default 262144); ignored on the CPU
     mapped: CUDA only, zero-copy mapped host staging instead of pinned staging + copies
 
 Runtime updates (same structure): set_coefficients(coefficients, lo_leakage=None) between two

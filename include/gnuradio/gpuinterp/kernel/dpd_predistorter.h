@@ -145,7 +145,7 @@ public:
     //! Why `automatic` chose the CPU (empty otherwise).
     const std::string& backend_note() const { return d_note; }
 
-    static constexpr size_t default_batch = 1 << 20;
+    static constexpr size_t default_batch = 1 << 18;
 
 private:
     unsigned d_P, d_Q, d_Lp, d_Lq;
