@@ -279,6 +279,7 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(config{ backend::cpu, dpd_cuda_variant::automatic, false, "cpu" },
                       config{ backend::cuda, dpd_cuda_variant::shuffle, false, "cuda_shuffle" },
                       config{ backend::cuda, dpd_cuda_variant::smem, false, "cuda_smem" },
+                      config{ backend::cuda, dpd_cuda_variant::shuffle_x, false, "cuda_shuffle_x" },
                       config{ backend::cuda, dpd_cuda_variant::automatic, true, "cuda_mapped" }),
     [](const ::testing::TestParamInfo<config>& i) { return std::string(i.param.name); });
 

@@ -232,15 +232,22 @@ public:
         const int nt = cpu::max_threads();
         if (d_work.size() < size_t(nt))
             d_work.resize(nt);
-        // One contiguous range per thread keeps the basis carry working inside each range; a range
-        // below a few tiles is not worth a thread.
-        const size_t n_ranges = std::max<size_t>(1, std::min<size_t>(nt, n / (4 * tile)));
+        // Contiguous ranges keep the basis carry working inside each range (a range recomputes
+        // only the H samples before it). Several ranges per thread, handed out dynamically, so a
+        // thread that the OS preempts (this shared machine has 2 cores) does not stall the others
+        // at the end of the call; a range below a few tiles is not worth a hand-off.
+        const size_t n_ranges = std::max<size_t>(1, std::min<size_t>(size_t(4) * nt, n / (4 * tile)));
         const size_t per = (n + n_ranges - 1) / n_ranges;
-        cpu::parallel_blocks(n_ranges, double(n) * d_pairs * 4, [&](size_t r) {
-            const size_t s0 = r * per, s1 = std::min(n, s0 + per);
+        const bool par = n_ranges > 1 && nt > 1 && double(n) * d_pairs * 4 > 1e6;
+        (void)par;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) if (par)
+#endif
+        for (long r = 0; r < long(n_ranges); r++) {
+            const size_t s0 = size_t(r) * per, s1 = std::min(n, s0 + per);
             if (s0 < s1)
                 run_range(d_work[cpu::thread_index()], out, in, s0, s1);
-        });
+        }
         d_hist.advance(in, n);
     }
 

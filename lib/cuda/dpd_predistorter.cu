@@ -21,6 +21,9 @@
 //  - smem: a block computes the basis of a tile of T outputs plus an H-sample halo into shared
 //    memory planes, synchronises, then each thread reads its L values per order from there.
 //    Works for any L that fits; the halo costs H/T extra basis computations.
+//  - shuffle_x (not in the document; for comparison): the same warp layout, but lanes shuffle the
+//    samples x[n-k] themselves (2 shuffles per tap instead of 2 per tap and order) and recompute
+//    their basis, trading shuffle traffic, which limits `shuffle` at high orders, for FMA work.
 // Which is faster depends on L (the shuffle variant loses (L-1)/32 of its lanes, the smem variant
 // pays a shared-memory round trip); `automatic` uses shuffle for L <= 8 and smem above, pending the
 // measurements in docs/performance.md (bench_kernels BM_dpd_cuda_kernel runs both).
@@ -125,6 +128,39 @@ __global__ void __launch_bounds__(THREADS)
     }
 }
 
+//! Like dpd_shuffle_kernel, but the samples are shuffled and their basis recomputed per tap.
+template <int M>
+__global__ void __launch_bounds__(THREADS)
+    dpd_shuffle_x_kernel(const float2* __restrict__ x,
+                         float2* __restrict__ y,
+                         const float4* __restrict__ coef_g,
+                         dev_model md,
+                         long long n)
+{
+    extern __shared__ float4 coef[];
+    load_coefficients(coef, coef_g, M * md.Lmax);
+    const int lane = threadIdx.x & 31;
+    const int per_warp = 32 - md.H;
+    const long long n_warps = (n + per_warp - 1) / per_warp;
+    const long long stride = (long long)gridDim.x * (blockDim.x / 32);
+    for (long long w = (long long)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32; w < n_warps; w += stride) {
+        const long long i = w * per_warp + lane;
+        const float2 v = i < n + md.H ? x[i] : make_float2(0.f, 0.f);
+        float re = md.cr, im = md.ci;
+        for (int k = 0; k < md.Lmax; k++) {
+            const float2 u = make_float2(__shfl_up_sync(FULL, v.x, k), __shfl_up_sync(FULL, v.y, k));
+            float2 psi[M];
+            compute_basis<M>(u, psi);
+#pragma unroll
+            for (int m = 0; m < M; m++)
+                if (k < md.taps[m]) // uniform; the map is zero past an order's taps anyway
+                    apply_map(re, im, coef[m * md.Lmax + k], psi[m].x, psi[m].y);
+        }
+        if (lane >= md.H && i - md.H < n)
+            y[i - md.H] = make_float2(re, im);
+    }
+}
+
 //! Shared-memory-halo variant: tiles of T outputs; T + H basis values per order in shared memory.
 template <int M>
 __global__ void __launch_bounds__(THREADS)
@@ -176,8 +212,14 @@ using kernel_fn = const void*;
 template <int M>
 kernel_fn pick(dpd_cuda_variant v)
 {
-    return v == dpd_cuda_variant::shuffle ? reinterpret_cast<kernel_fn>(dpd_shuffle_kernel<M>)
-                                          : reinterpret_cast<kernel_fn>(dpd_smem_kernel<M>);
+    switch (v) {
+    case dpd_cuda_variant::shuffle:
+        return reinterpret_cast<kernel_fn>(dpd_shuffle_kernel<M>);
+    case dpd_cuda_variant::shuffle_x:
+        return reinterpret_cast<kernel_fn>(dpd_shuffle_x_kernel<M>);
+    default:
+        return reinterpret_cast<kernel_fn>(dpd_smem_kernel<M>);
+    }
 }
 
 kernel_fn kernel_for(int M, dpd_cuda_variant v)
@@ -364,7 +406,8 @@ private:
         dpd_cuda_variant v = d_requested;
         if (v == dpd_cuda_variant::automatic)
             v = Lmax <= 8 ? dpd_cuda_variant::shuffle : dpd_cuda_variant::smem;
-        if (v == dpd_cuda_variant::shuffle && H > 31) // a warp cannot cover more than 32 taps
+        const bool warp_layout = v == dpd_cuda_variant::shuffle || v == dpd_cuda_variant::shuffle_x;
+        if (warp_layout && H > 31) // a warp cannot cover more than 32 taps
             v = dpd_cuda_variant::smem;
         const size_t coef_bytes = size_t(d_M) * Lmax * sizeof(float4);
         size_t smem = coef_bytes;
@@ -396,7 +439,8 @@ private:
         const long long nn = (long long)n;
         const float4* co = d_coef.get();
         long long blocks;
-        if (d_variant == dpd_cuda_variant::shuffle) {
+        const bool warp_layout = d_variant != dpd_cuda_variant::smem;
+        if (warp_layout) {
             const long long per_warp = 32 - d_md.H;
             blocks = ((nn + per_warp - 1) / per_warp + THREADS / 32 - 1) / (THREADS / 32);
         } else {
@@ -407,7 +451,7 @@ private:
         int T = d_tile;
         void* args_smem[] = { &x, &y, &co, &d_md, const_cast<long long*>(&nn), &T };
         GPUINTERP_CUDA_CHECK(cudaLaunchKernel(d_kernel, dim3(grid), dim3(THREADS),
-                                              d_variant == dpd_cuda_variant::shuffle ? args_shuffle : args_smem,
+                                              warp_layout ? args_shuffle : args_smem,
                                               d_smem, st));
         GPUINTERP_CUDA_CHECK_LAUNCH(st);
     }

@@ -50,7 +50,9 @@ dpd_cuda_variant dpd_cuda_variant_from_string(const std::string& name)
         return dpd_cuda_variant::shuffle;
     if (name == "smem")
         return dpd_cuda_variant::smem;
-    invalid_parameter("variant", "expected automatic, shuffle or smem, got '" + name + "'");
+    if (name == "shuffle_x")
+        return dpd_cuda_variant::shuffle_x;
+    invalid_parameter("variant", "expected automatic, shuffle, smem or shuffle_x, got '" + name + "'");
 }
 
 std::string to_string(dpd_cuda_variant v)
@@ -60,6 +62,8 @@ std::string to_string(dpd_cuda_variant v)
         return "shuffle";
     case dpd_cuda_variant::smem:
         return "smem";
+    case dpd_cuda_variant::shuffle_x:
+        return "shuffle_x";
     default:
         return "automatic";
     }

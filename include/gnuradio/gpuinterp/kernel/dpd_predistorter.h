@@ -24,8 +24,9 @@ enum class dpd_cuda_variant {
     automatic = 0, //!< per configuration: shuffle for short filters, smem otherwise
     shuffle = 1,   //!< warp shuffles, warps overlapping by L-1 threads (L <= 32 only)
     smem = 2,      //!< shared-memory tile with an L-1 halo (any L)
+    shuffle_x = 3, //!< warp shuffles of the samples, basis recomputed per tap (L <= 32 only)
 };
-//! "automatic" | "shuffle" | "smem"; throws std::invalid_argument naming `variant`.
+//! "automatic" | "shuffle" | "smem" | "shuffle_x"; throws std::invalid_argument naming `variant`.
 dpd_cuda_variant dpd_cuda_variant_from_string(const std::string& name);
 std::string to_string(dpd_cuda_variant v);
 
