@@ -162,7 +162,12 @@ __global__ void __launch_bounds__(THREADS)
 }
 
 //! Shared-memory-halo variant: tiles of T outputs; T + H basis values per order in shared memory.
-template <int M>
+//! R = 1: one output per thread. R > 1 (odd): a thread computes R consecutive outputs with a
+//! sliding register window, so each (order, tap) costs one plane load and one map load for 4R
+//! FMAs instead of 4 (the kernel becomes FMA-bound rather than shared-memory-bound for long
+//! filters); odd R keeps the R-strided plane loads free of bank conflicts, and the outputs are
+//! staged in shared memory so the global stores stay coalesced.
+template <int M, int R>
 __global__ void __launch_bounds__(THREADS)
     dpd_smem_kernel(const float2* __restrict__ x,
                     float2* __restrict__ y,
@@ -174,11 +179,13 @@ __global__ void __launch_bounds__(THREADS)
     extern __shared__ float4 coef[];
     const int W = T + md.H; // window per tile
     float2* bas = reinterpret_cast<float2*>(coef + M * md.Lmax); // M planes of W values
+    float2* ys = bas + M * W;                                    // T staged outputs (R > 1)
     load_coefficients(coef, coef_g, M * md.Lmax);
     const long long n_tiles = (n + T - 1) / T;
     for (long long tile = blockIdx.x; tile < n_tiles; tile += gridDim.x) {
         const long long base = tile * T; // window index of the tile's first value
-        __syncthreads(); // the previous tile's planes are no longer read
+        const int nt = int(min((long long)T, n - base));
+        __syncthreads(); // the previous tile's planes and staging are no longer read
         for (int j = threadIdx.x; j < W; j += blockDim.x) {
             const long long i = base + j;
             const float2 v = i < n + md.H ? x[i] : make_float2(0.f, 0.f);
@@ -189,28 +196,59 @@ __global__ void __launch_bounds__(THREADS)
                 bas[m * W + j] = psi[m];
         }
         __syncthreads();
-        for (int t = threadIdx.x; t < T && base + t < n; t += blockDim.x) {
-            float re = md.cr, im = md.ci;
+        // T is a multiple of R, so a group's R values (o0 .. o0+R-1 < T) are all in the planes;
+        // the ones past nt come from zero samples and are not stored.
+        for (int o0 = threadIdx.x * R; o0 < nt; o0 += blockDim.x * R) {
+            float re[R], im[R];
+#pragma unroll
+            for (int r = 0; r < R; r++) {
+                re[r] = md.cr;
+                im[r] = md.ci;
+            }
 #pragma unroll
             for (int m = 0; m < M; m++) {
                 const float4* c = coef + m * md.Lmax;
-                const float2* b = bas + m * W + t + md.H;
+                const float2* b = bas + m * W + md.H + o0; // output o0 + r, tap k reads b[r - k]
                 const int L = md.taps[m];
-#pragma unroll 4
+                float2 w[R];
+#pragma unroll
+                for (int r = 0; r < R; r++)
+                    w[r] = b[r];
                 for (int k = 0; k < L; k++) {
-                    const float2 p = b[-k];
-                    apply_map(re, im, c[k], p.x, p.y);
+                    const float4 cc = c[k];
+#pragma unroll
+                    for (int r = 0; r < R; r++)
+                        apply_map(re[r], im[r], cc, w[r].x, w[r].y);
+#pragma unroll
+                    for (int r = R - 1; r > 0; r--) // slide by one sample: w[r] = b[r - k - 1]
+                        w[r] = w[r - 1];
+                    if (k + 1 < L)
+                        w[0] = b[-(k + 1)];
                 }
             }
-            y[base + t] = make_float2(re, im);
+            if (R == 1) {
+                y[base + o0] = make_float2(re[0], im[0]);
+            } else {
+#pragma unroll
+                for (int r = 0; r < R; r++)
+                    ys[o0 + r] = make_float2(re[r], im[r]);
+            }
+        }
+        if (R > 1) {
+            __syncthreads();
+            for (int t = threadIdx.x; t < nt; t += blockDim.x)
+                y[base + t] = ys[t];
         }
     }
 }
 
+//! Outputs per thread of the register-blocked smem kernel (odd: bank-conflict-free plane loads).
+constexpr int SMEM_R = 5;
+
 using kernel_fn = const void*;
 
 template <int M>
-kernel_fn pick(dpd_cuda_variant v)
+kernel_fn pick(dpd_cuda_variant v, int R)
 {
     switch (v) {
     case dpd_cuda_variant::shuffle:
@@ -218,21 +256,22 @@ kernel_fn pick(dpd_cuda_variant v)
     case dpd_cuda_variant::shuffle_x:
         return reinterpret_cast<kernel_fn>(dpd_shuffle_x_kernel<M>);
     default:
-        return reinterpret_cast<kernel_fn>(dpd_smem_kernel<M>);
+        return R == 1 ? reinterpret_cast<kernel_fn>(dpd_smem_kernel<M, 1>)
+                      : reinterpret_cast<kernel_fn>(dpd_smem_kernel<M, SMEM_R>);
     }
 }
 
-kernel_fn kernel_for(int M, dpd_cuda_variant v)
+kernel_fn kernel_for(int M, dpd_cuda_variant v, int R)
 {
     switch (M) {
-    case 1: return pick<1>(v);
-    case 2: return pick<2>(v);
-    case 3: return pick<3>(v);
-    case 4: return pick<4>(v);
-    case 5: return pick<5>(v);
-    case 6: return pick<6>(v);
-    case 7: return pick<7>(v);
-    case 8: return pick<8>(v);
+    case 1: return pick<1>(v, R);
+    case 2: return pick<2>(v, R);
+    case 3: return pick<3>(v, R);
+    case 4: return pick<4>(v, R);
+    case 5: return pick<5>(v, R);
+    case 6: return pick<6>(v, R);
+    case 7: return pick<7>(v, R);
+    case 8: return pick<8>(v, R);
     default: throw std::invalid_argument("P: orders above 15 are not supported by the CUDA backend");
     }
 }
@@ -412,21 +451,32 @@ private:
         const size_t coef_bytes = size_t(d_M) * Lmax * sizeof(float4);
         size_t smem = coef_bytes;
         d_tile = 0;
+        d_R = 1;
         if (v == dpd_cuda_variant::smem) {
-            // At least 4 outputs per halo sample so the halo's extra basis work stays <= 25%,
-            // fewer when shared memory runs out.
-            int T = THREADS * std::max(1, (4 * H + THREADS - 1) / THREADS);
-            auto need = [&](int t) { return coef_bytes + size_t(d_M) * (t + H) * sizeof(float2); };
-            while (T > THREADS && need(T) > size_t(d_smem_optin))
-                T -= THREADS;
-            if (need(T) > size_t(d_smem_optin))
+            // Register blocking pays where the taps dominate (L > 4); with R = 1 a tile needs no
+            // staging. Tiles hold at least 4 outputs per halo sample so the halo's extra basis work
+            // stays <= 25%, fewer when shared memory runs out; R = 1 is the last resort.
+            auto need = [&](int t, int r) {
+                return coef_bytes + size_t(d_M) * (t + H) * sizeof(float2) + (r > 1 ? size_t(t) * sizeof(float2) : 0);
+            };
+            int T = 0;
+            for (int r : { Lmax > 4 ? SMEM_R : 1, 1 }) {
+                const int unit = THREADS * r;
+                T = unit * std::max(1, (4 * H + unit - 1) / unit);
+                while (T > unit && need(T, r) > size_t(d_smem_optin))
+                    T -= unit;
+                d_R = r;
+                if (need(T, r) <= size_t(d_smem_optin))
+                    break;
+            }
+            if (need(T, d_R) > size_t(d_smem_optin))
                 throw std::invalid_argument("Lp: " + std::to_string(Lmax) + " taps with " + std::to_string(d_M) +
                                             " orders exceed the device's shared memory");
             d_tile = T;
-            smem = need(T);
+            smem = need(T, d_R);
         }
         d_variant = v;
-        d_kernel = kernel_for(d_M, v);
+        d_kernel = kernel_for(d_M, v, d_R);
         d_smem = smem;
         GPUINTERP_CUDA_CHECK(cudaFuncSetAttribute(d_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
         int per_sm = 0;
@@ -460,7 +510,7 @@ private:
     size_t d_batch;
     bool d_mapped;
     int d_sms = 1, d_smem_optin = 48 * 1024, d_max_blocks = 1;
-    int d_M = 1, d_tile = 0;
+    int d_M = 1, d_tile = 0, d_R = 1;
     size_t d_smem = 0;
     dev_model d_md{};
     dpd_cuda_variant d_requested = dpd_cuda_variant::automatic;
