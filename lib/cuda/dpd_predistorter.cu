@@ -24,9 +24,11 @@
 //  - shuffle_x (not in the document; for comparison): the same warp layout, but lanes shuffle the
 //    samples x[n-k] themselves (2 shuffles per tap instead of 2 per tap and order) and recompute
 //    their basis, trading shuffle traffic, which limits `shuffle` at high orders, for FMA work.
-// Which is faster depends on L (the shuffle variant loses (L-1)/32 of its lanes, the smem variant
-// pays a shared-memory round trip); `automatic` uses shuffle for L <= 8 and smem above, pending the
-// measurements in docs/performance.md (bench_kernels BM_dpd_cuda_kernel runs both).
+// Which is faster depends on L. Per (order, tap), `shuffle` issues 2 shuffles and a coefficient
+// load per 33-L outputs of a warp, while `smem` with 5 outputs per thread issues a plane load and a
+// coefficient load per 160 outputs and is left FMA-bound, so by that model smem wins once the taps
+// dominate. `automatic` uses shuffle for L <= 4 and smem above; this is a model-based choice
+// pending the measurements in docs/performance.md (bench_kernels BM_dpd_cuda_kernel runs all).
 //
 // Host pipeline: two slots, each with its own stream, staging and device buffers, as in the FIR
 // engine: while the GPU processes chunk c, the CPU copies chunk c-1's output out of staging and
@@ -444,7 +446,7 @@ private:
         const int H = d_md.H, Lmax = d_md.Lmax;
         dpd_cuda_variant v = d_requested;
         if (v == dpd_cuda_variant::automatic)
-            v = Lmax <= 8 ? dpd_cuda_variant::shuffle : dpd_cuda_variant::smem;
+            v = Lmax <= 4 ? dpd_cuda_variant::shuffle : dpd_cuda_variant::smem;
         const bool warp_layout = v == dpd_cuda_variant::shuffle || v == dpd_cuda_variant::shuffle_x;
         if (warp_layout && H > 31) // a warp cannot cover more than 32 taps
             v = dpd_cuda_variant::smem;
