@@ -1,0 +1,168 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef INCLUDED_GPUINTERP_KERNEL_DPD_PREDISTORTER_H
+#define INCLUDED_GPUINTERP_KERNEL_DPD_PREDISTORTER_H
+
+#include <gnuradio/gpuinterp/kernel/backend.h>
+#include <complex>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace gr {
+namespace gpuinterp {
+namespace kernel {
+
+class dpd_engine;
+
+//! How the CUDA backend shares the basis values of neighbouring samples (see docs/dpd_predistorter.md).
+enum class dpd_cuda_variant {
+    automatic = 0, //!< per configuration: shuffle for short filters, smem otherwise
+    shuffle = 1,   //!< warp shuffles, warps overlapping by L-1 threads (L <= 32 only)
+    smem = 2,      //!< shared-memory tile with an L-1 halo (any L)
+    shuffle_x = 3, //!< warp shuffles of the samples, basis recomputed per tap (L <= 32 only)
+};
+//! "automatic" | "shuffle" | "smem" | "shuffle_x"; throws std::invalid_argument naming `variant`.
+dpd_cuda_variant dpd_cuda_variant_from_string(const std::string& name);
+std::string to_string(dpd_cuda_variant v);
+
+/*!
+ * \brief Streaming parallel-Hammerstein digital predistorter (memory polynomial with conjugate branches).
+ *
+ * \details The model, for complex baseband input x and output z:
+ *
+ *     z[n] =  sum_{p in {1,3,..,P}} sum_{k=0}^{Lp-1} h_{p,k} * psi_p(x[n-k])
+ *          +  sum_{q in {1,3,..,Q}} sum_{k=0}^{Lq-1} g_{q,k} * conj(psi_q(x[n-k]))
+ *          +  c
+ *     psi_p(x) = x * |x|^(p-1)
+ *
+ *  - P >= 1 odd; Q >= 0, odd or 0 (Q = 0: no conjugate branches); Lp, Lq >= 1 (Lq is still
+ *    validated when Q = 0 but then has no effect); complex taps h, g; complex LO-leakage term c.
+ *  - Coefficient layout, one flat complex vector of length Rp*Lp + Rq*Lq with Rp = (P+1)/2,
+ *    Rq = (Q+1)/2 (0 when Q = 0): the main branches p = 1, 3, .., P, each with its Lp taps
+ *    (k = 0 first), then the conjugate branches q = 1, 3, .., Q, each with its Lq taps:
+ *        h_{p,k} at index ((p-1)/2)*Lp + k
+ *        g_{q,k} at index Rp*Lp + ((q-1)/2)*Lq + k
+ *    Example, P = 3, Q = 1, Lp = 2, Lq = 3 (7 values):
+ *        [h_{1,0}, h_{1,1}, h_{3,0}, h_{3,1}, g_{1,0}, g_{1,1}, g_{1,2}]
+ *    The identity predistorter is h_{1,0} = 1, everything else 0, c = 0.
+ *  - Streaming: process(out, in, n) writes exactly n outputs, out[i] = z[i]. The stream starts
+ *    from zero history (x[n] = 0 for n < 0); the last max(Lp, Lq) - 1 input samples (Lq counted
+ *    only when Q > 0) carry to the next call, so any chunking gives the output of one call.
+ *  - set_coefficients() keeps P, Q, Lp, Lq and the history: outputs of the next process() call use
+ *    the new set, with memory taps reaching back into samples processed under the old one. Calling
+ *    process() for the samples before index n0, then set_coefficients(), then process() for the rest
+ *    switches the set at exactly sample n0 (what the block does for a `dpd_coeffs` tag).
+ *  - Input samples are not checked: a non-finite sample makes the outputs that use it non-finite.
+ *
+ * Precision: float arithmetic (|x|^2 once, powers by multiplication, fused multiply-adds). For a
+ * sample whose terms have absolute sum S = |c| + sum |coef| * |psi|, the error is at most about
+ * (3*(max(P,Q)+1)/2 + 4 + number of taps) * 2^-24 * S (first-order bound), whatever the peak |x|.
+ *
+ * Backends: `cpu` (basis computed once per sample into an L1-resident tile and reused by every tap,
+ * AVX2/FMA through GCC vector code with a portable clone, OpenMP threads over sample ranges for
+ * large calls) and `cuda` (one fused kernel, one thread per sample; see dpd_cuda_variant).
+ */
+class dpd_predistorter
+{
+public:
+    using complex = std::complex<float>;
+
+    /*!
+     * \param P highest order of the main branches, odd, >= 1
+     * \param Q highest order of the conjugate branches, odd, or 0 for none
+     * \param Lp taps per main branch, >= 1
+     * \param Lq taps per conjugate branch, >= 1
+     * \param coefficients num_coefficients(P, Q, Lp, Lq) finite values in the layout above
+     * \param lo_leakage the constant c (finite)
+     * \param requested backend (automatic falls back to the CPU, see backend_note())
+     * \param device CUDA device index
+     * \param batch most samples one GPU launch takes (0: default); ignored by the CPU backend
+     * \param mapped CUDA only: stage samples in mapped (zero-copy) pinned host memory that the
+     *        kernel reads and writes over the bus, instead of copying them to device memory
+     */
+    dpd_predistorter(unsigned P,
+                     unsigned Q,
+                     unsigned Lp,
+                     unsigned Lq,
+                     const std::vector<complex>& coefficients,
+                     complex lo_leakage = complex(0),
+                     backend requested = backend::cpu,
+                     int device = 0,
+                     size_t batch = 0,
+                     bool mapped = false);
+    ~dpd_predistorter();
+    dpd_predistorter(const dpd_predistorter&) = delete;
+    dpd_predistorter& operator=(const dpd_predistorter&) = delete;
+
+    //! Predistort n samples (out and in may not overlap). n = 0 is a no-op.
+    void process(complex* out, const complex* in, size_t n);
+    //! Convenience for bindings and tests.
+    std::vector<complex> process(const std::vector<complex>& in);
+
+    //! Replace the coefficient set (same P, Q, Lp, Lq); validated first, unchanged on error.
+    void set_coefficients(const std::vector<complex>& coefficients, complex lo_leakage);
+    const std::vector<complex>& coefficients() const { return d_coeffs; }
+    complex lo_leakage() const { return d_c; }
+
+    //! Zero the history, as at construction.
+    void reset();
+
+    unsigned P() const { return d_P; }
+    unsigned Q() const { return d_Q; }
+    unsigned Lp() const { return d_Lp; }
+    unsigned Lq() const { return d_Lq; }
+    //! Input samples carried between calls: max(Lp, Lq) - 1 (Lq only when Q > 0).
+    size_t history() const { return d_H; }
+
+    //! Length of the coefficient vector for (P, Q, Lp, Lq): (P+1)/2*Lp + (Q+1)/2*Lq (Q > 0).
+    static size_t num_coefficients(unsigned P, unsigned Q, unsigned Lp, unsigned Lq);
+    //! Index of h_{p,k} / g_{q,k} in the flat vector (no range checks).
+    static size_t main_index(unsigned P, unsigned Lp, unsigned p, unsigned k);
+    static size_t conj_index(unsigned P, unsigned Lp, unsigned Lq, unsigned q, unsigned k);
+    /*!
+     * \brief Check (P, Q, Lp, Lq) and a coefficient vector; throws std::invalid_argument whose
+     * message starts with the parameter's name ("P: ...", "coefficients: ...", "lo_leakage: ...").
+     */
+    static void validate(unsigned P,
+                         unsigned Q,
+                         unsigned Lp,
+                         unsigned Lq,
+                         const std::vector<complex>& coefficients,
+                         complex lo_leakage);
+
+    void set_batch(size_t batch);
+    size_t batch() const { return d_batch; }
+    //! CUDA only (ignored on the CPU): which kernel variant runs; takes effect at the next call.
+    void set_cuda_variant(dpd_cuda_variant v);
+    dpd_cuda_variant cuda_variant() const { return d_variant; }
+    bool mapped() const { return d_mapped; }
+
+    backend active_backend() const { return d_backend; }
+    //! Why `automatic` chose the CPU (empty otherwise).
+    const std::string& backend_note() const { return d_note; }
+
+    static constexpr size_t default_batch = 1 << 18;
+
+private:
+    unsigned d_P, d_Q, d_Lp, d_Lq;
+    size_t d_H;
+    size_t d_batch;
+    bool d_mapped;
+    dpd_cuda_variant d_variant = dpd_cuda_variant::automatic;
+    std::vector<complex> d_coeffs;
+    complex d_c;
+    backend d_backend;
+    std::string d_note;
+    std::unique_ptr<dpd_engine> d_engine;
+};
+
+} // namespace kernel
+} // namespace gpuinterp
+} // namespace gr
+
+#endif

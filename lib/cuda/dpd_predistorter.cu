@@ -1,0 +1,551 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// CUDA backend of the predistorter: the source document's fused design, in two variants.
+//
+// Both kernels are one fused pass, one thread per sample: a thread loads x[n], computes its basis
+// values psi_m (orders 1, 3, .., 2M-1) from low to high order in registers (|x|^2 once, one
+// multiplication per order), and accumulates the output with the packed 2x2 coefficient maps
+// (dpd_engine.h: 4 FMAs per order and delay, conjugate branches folded in, so conj(psi) is never
+// formed). Coefficients are copied into shared memory once per block (the document's choice);
+// every thread of a warp reads the same map, a broadcast. They are not kept in __constant__
+// memory: a __constant__ symbol is shared by every engine in the process, so two predistorters
+// with different sets on different streams would race.
+//
+// The variants differ in how a thread gets its neighbours' basis values psi_m(x[n-k]):
+//  - shuffle: from the registers of lane - k with __shfl_up_sync. A warp covers 32 consecutive
+//    samples, of which the first H = L-1 only produce basis values for the others (warps overlap
+//    by H samples, the document's redundant threads), so a warp yields 33-L outputs and L <= 32.
+//  - smem: a block computes the basis of a tile of T outputs plus an H-sample halo into shared
+//    memory planes, synchronises, then each thread reads its L values per order from there.
+//    Works for any L that fits; the halo costs H/T extra basis computations.
+//  - shuffle_x (not in the document; for comparison): the same warp layout, but lanes shuffle the
+//    samples x[n-k] themselves (2 shuffles per tap instead of 2 per tap and order) and recompute
+//    their basis, trading shuffle traffic, which limits `shuffle` at high orders, for FMA work.
+// Which is faster depends on L. Per (order, tap), `shuffle` issues 2 shuffles and a coefficient
+// load per 33-L outputs of a warp, while `smem` with 5 outputs per thread issues a plane load and a
+// coefficient load per 160 outputs and is left FMA-bound, so by that model smem wins once the taps
+// dominate. `automatic` uses shuffle for L <= 4 and smem above; this is a model-based choice
+// pending the measurements in docs/performance.md (bench_kernels BM_dpd_cuda_kernel runs all).
+//
+// Host pipeline: two slots, each with its own stream, staging and device buffers, as in the FIR
+// engine: while the GPU processes chunk c, the CPU copies chunk c-1's output out of staging and
+// chunk c+1's input in. Each chunk carries its own H-sample history (taken on the host), so the
+// streams stay independent. Staging is pinned (copies are DMA, truly asynchronous), or with
+// `mapped` it is mapped pinned memory that the kernel reads and writes directly over the bus
+// (cudaHostAllocMapped, zero-copy: no device buffers and no copy engine; what the source
+// document does on integrated GPUs, where host and device share the memory). The copies between
+// GNU Radio's pageable buffers and the staging are split over threads (cpu::parallel_copy): one
+// thread's memcpy would cap the block far below the bus.
+#include "../cpu/parallel.h"
+#include "../kernel/dpd_engine.h"
+#include "cuda_common.cuh"
+#include <gnuradio/gpuinterp/kernel/stream_history.h>
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+
+namespace gr {
+namespace gpuinterp {
+namespace gpu {
+
+namespace {
+
+using kernel::dpd_cuda_variant;
+using cf = std::complex<float>;
+
+constexpr int MAX_M = 8;     // orders up to 15 (the front end's bound)
+constexpr int THREADS = 256; // threads per block, both variants
+constexpr unsigned FULL = 0xffffffffu;
+
+//! What the kernels need besides the coefficient maps (passed by value: constant bank).
+struct dev_model {
+    int Lmax;
+    int H;
+    int taps[MAX_M];
+    float cr, ci;
+};
+
+template <int M>
+__device__ __forceinline__ void compute_basis(float2 v, float2 (&psi)[M])
+{
+    const float a2 = fmaf(v.x, v.x, v.y * v.y);
+    psi[0] = v;
+#pragma unroll
+    for (int m = 1; m < M; m++)
+        psi[m] = make_float2(psi[m - 1].x * a2, psi[m - 1].y * a2);
+}
+
+__device__ __forceinline__ void apply_map(float& re, float& im, float4 c, float pr, float pi)
+{
+    re = fmaf(c.x, pr, re);
+    re = fmaf(c.y, pi, re);
+    im = fmaf(c.z, pr, im);
+    im = fmaf(c.w, pi, im);
+}
+
+__device__ __forceinline__ void load_coefficients(float4* dst, const float4* __restrict__ src, int count)
+{
+    for (int i = threadIdx.x; i < count; i += blockDim.x)
+        dst[i] = src[i];
+    __syncthreads();
+}
+
+//! Warp-shuffle variant. x: H + n samples (history first); y: n outputs. Needs H <= 31.
+template <int M>
+__global__ void __launch_bounds__(THREADS)
+    dpd_shuffle_kernel(const float2* __restrict__ x,
+                       float2* __restrict__ y,
+                       const float4* __restrict__ coef_g,
+                       dev_model md,
+                       long long n)
+{
+    extern __shared__ float4 coef[];
+    load_coefficients(coef, coef_g, M * md.Lmax);
+    const int lane = threadIdx.x & 31;
+    const int per_warp = 32 - md.H; // outputs per warp
+    const long long n_warps = (n + per_warp - 1) / per_warp;
+    const long long stride = (long long)gridDim.x * (blockDim.x / 32);
+    // The loop bound is the same for all lanes of a warp, so every shuffle sees a full warp.
+    for (long long w = (long long)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32; w < n_warps; w += stride) {
+        const long long i = w * per_warp + lane; // window index; output index i - H
+        const float2 v = i < n + md.H ? x[i] : make_float2(0.f, 0.f);
+        float2 psi[M];
+        compute_basis<M>(v, psi);
+        float re = md.cr, im = md.ci;
+#pragma unroll
+        for (int m = 0; m < M; m++) {
+            const float4* c = coef + m * md.Lmax;
+            const int L = md.taps[m];
+#pragma unroll 4
+            for (int k = 0; k < L; k++) {
+                const float pr = __shfl_up_sync(FULL, psi[m].x, k);
+                const float pi = __shfl_up_sync(FULL, psi[m].y, k);
+                apply_map(re, im, c[k], pr, pi);
+            }
+        }
+        if (lane >= md.H && i - md.H < n)
+            y[i - md.H] = make_float2(re, im);
+    }
+}
+
+//! Like dpd_shuffle_kernel, but the samples are shuffled and their basis recomputed per tap.
+template <int M>
+__global__ void __launch_bounds__(THREADS)
+    dpd_shuffle_x_kernel(const float2* __restrict__ x,
+                         float2* __restrict__ y,
+                         const float4* __restrict__ coef_g,
+                         dev_model md,
+                         long long n)
+{
+    extern __shared__ float4 coef[];
+    load_coefficients(coef, coef_g, M * md.Lmax);
+    const int lane = threadIdx.x & 31;
+    const int per_warp = 32 - md.H;
+    const long long n_warps = (n + per_warp - 1) / per_warp;
+    const long long stride = (long long)gridDim.x * (blockDim.x / 32);
+    for (long long w = (long long)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32; w < n_warps; w += stride) {
+        const long long i = w * per_warp + lane;
+        const float2 v = i < n + md.H ? x[i] : make_float2(0.f, 0.f);
+        float re = md.cr, im = md.ci;
+        for (int k = 0; k < md.Lmax; k++) {
+            const float2 u = make_float2(__shfl_up_sync(FULL, v.x, k), __shfl_up_sync(FULL, v.y, k));
+            float2 psi[M];
+            compute_basis<M>(u, psi);
+#pragma unroll
+            for (int m = 0; m < M; m++)
+                if (k < md.taps[m]) // uniform; the map is zero past an order's taps anyway
+                    apply_map(re, im, coef[m * md.Lmax + k], psi[m].x, psi[m].y);
+        }
+        if (lane >= md.H && i - md.H < n)
+            y[i - md.H] = make_float2(re, im);
+    }
+}
+
+//! Shared-memory-halo variant: tiles of T outputs; T + H basis values per order in shared memory.
+//! R = 1: one output per thread. R > 1 (odd): a thread computes R consecutive outputs with a
+//! sliding register window, so each (order, tap) costs one plane load and one map load for 4R
+//! FMAs instead of 4 (the kernel becomes FMA-bound rather than shared-memory-bound for long
+//! filters); odd R keeps the R-strided plane loads free of bank conflicts, and the outputs are
+//! staged in shared memory so the global stores stay coalesced.
+template <int M, int R>
+__global__ void __launch_bounds__(THREADS)
+    dpd_smem_kernel(const float2* __restrict__ x,
+                    float2* __restrict__ y,
+                    const float4* __restrict__ coef_g,
+                    dev_model md,
+                    long long n,
+                    int T)
+{
+    extern __shared__ float4 coef[];
+    const int W = T + md.H; // window per tile
+    float2* bas = reinterpret_cast<float2*>(coef + M * md.Lmax); // M planes of W values
+    float2* ys = bas + M * W;                                    // T staged outputs (R > 1)
+    load_coefficients(coef, coef_g, M * md.Lmax);
+    const long long n_tiles = (n + T - 1) / T;
+    for (long long tile = blockIdx.x; tile < n_tiles; tile += gridDim.x) {
+        const long long base = tile * T; // window index of the tile's first value
+        const int nt = int(min((long long)T, n - base));
+        __syncthreads(); // the previous tile's planes and staging are no longer read
+        for (int j = threadIdx.x; j < W; j += blockDim.x) {
+            const long long i = base + j;
+            const float2 v = i < n + md.H ? x[i] : make_float2(0.f, 0.f);
+            float2 psi[M];
+            compute_basis<M>(v, psi);
+#pragma unroll
+            for (int m = 0; m < M; m++)
+                bas[m * W + j] = psi[m];
+        }
+        __syncthreads();
+        // T is a multiple of R, so a group's R values (o0 .. o0+R-1 < T) are all in the planes;
+        // the ones past nt come from zero samples and are not stored.
+        for (int o0 = threadIdx.x * R; o0 < nt; o0 += blockDim.x * R) {
+            float re[R], im[R];
+#pragma unroll
+            for (int r = 0; r < R; r++) {
+                re[r] = md.cr;
+                im[r] = md.ci;
+            }
+#pragma unroll
+            for (int m = 0; m < M; m++) {
+                const float4* c = coef + m * md.Lmax;
+                const float2* b = bas + m * W + md.H + o0; // output o0 + r, tap k reads b[r - k]
+                const int L = md.taps[m];
+                float2 w[R];
+#pragma unroll
+                for (int r = 0; r < R; r++)
+                    w[r] = b[r];
+                for (int k = 0; k < L; k++) {
+                    const float4 cc = c[k];
+#pragma unroll
+                    for (int r = 0; r < R; r++)
+                        apply_map(re[r], im[r], cc, w[r].x, w[r].y);
+#pragma unroll
+                    for (int r = R - 1; r > 0; r--) // slide by one sample: w[r] = b[r - k - 1]
+                        w[r] = w[r - 1];
+                    if (k + 1 < L)
+                        w[0] = b[-(k + 1)];
+                }
+            }
+            if (R == 1) {
+                y[base + o0] = make_float2(re[0], im[0]);
+            } else {
+#pragma unroll
+                for (int r = 0; r < R; r++)
+                    ys[o0 + r] = make_float2(re[r], im[r]);
+            }
+        }
+        if (R > 1) {
+            __syncthreads();
+            for (int t = threadIdx.x; t < nt; t += blockDim.x)
+                y[base + t] = ys[t];
+        }
+    }
+}
+
+//! Outputs per thread of the register-blocked smem kernel (odd: bank-conflict-free plane loads).
+constexpr int SMEM_R = 5;
+
+using kernel_fn = const void*;
+
+template <int M>
+kernel_fn pick(dpd_cuda_variant v, int R)
+{
+    switch (v) {
+    case dpd_cuda_variant::shuffle:
+        return reinterpret_cast<kernel_fn>(dpd_shuffle_kernel<M>);
+    case dpd_cuda_variant::shuffle_x:
+        return reinterpret_cast<kernel_fn>(dpd_shuffle_x_kernel<M>);
+    default:
+        return R == 1 ? reinterpret_cast<kernel_fn>(dpd_smem_kernel<M, 1>)
+                      : reinterpret_cast<kernel_fn>(dpd_smem_kernel<M, SMEM_R>);
+    }
+}
+
+kernel_fn kernel_for(int M, dpd_cuda_variant v, int R)
+{
+    switch (M) {
+    case 1: return pick<1>(v, R);
+    case 2: return pick<2>(v, R);
+    case 3: return pick<3>(v, R);
+    case 4: return pick<4>(v, R);
+    case 5: return pick<5>(v, R);
+    case 6: return pick<6>(v, R);
+    case 7: return pick<7>(v, R);
+    case 8: return pick<8>(v, R);
+    default: throw std::invalid_argument("P: orders above 15 are not supported by the CUDA backend");
+    }
+}
+
+class cuda_dpd_engine final : public kernel::dpd_engine
+{
+public:
+    cuda_dpd_engine(int device, size_t batch, bool mapped)
+        : d_device(device), d_batch(batch), d_mapped(mapped)
+    {
+        device_guard guard(d_device);
+        for (auto& s : d_slots) {
+            s.strm = std::make_unique<stream>();
+            s.done = std::make_unique<event>(false);
+            s.h_in = std::make_unique<pinned_buffer<float2>>(mapped);
+            s.h_out = std::make_unique<pinned_buffer<float2>>(mapped);
+        }
+        GPUINTERP_CUDA_CHECK(cudaDeviceGetAttribute(&d_sms, cudaDevAttrMultiProcessorCount, device));
+        GPUINTERP_CUDA_CHECK(
+            cudaDeviceGetAttribute(&d_smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+        if (mapped) {
+            int can_map = 0;
+            GPUINTERP_CUDA_CHECK(cudaDeviceGetAttribute(&can_map, cudaDevAttrCanMapHostMemory, device));
+            if (!can_map)
+                throw std::runtime_error("mapped: device " + std::to_string(device) +
+                                         " cannot map host memory");
+        }
+    }
+
+    ~cuda_dpd_engine() override
+    {
+        for (auto& s : d_slots) // in-flight work must end before RAII frees what it uses; never throw
+            if (s.strm)
+                cudaStreamSynchronize(s.strm->get());
+    }
+
+    void set_model(const kernel::dpd_packed& m) override
+    {
+        device_guard guard(d_device);
+        if (int(m.M) > MAX_M)
+            throw std::invalid_argument("P: orders above 15 are not supported by the CUDA backend");
+        const bool first = d_coef.capacity() == 0;
+        d_coef.reserve(m.abcd.size() / 4);
+        // Synchronous copy: process() drains both slots before it returns, so no kernel reads it now.
+        GPUINTERP_CUDA_CHECK(cudaMemcpy(d_coef.get(), m.abcd.data(), m.abcd.size() * sizeof(float),
+                                        cudaMemcpyHostToDevice));
+        d_md.Lmax = int(m.Lmax);
+        d_md.H = int(m.H);
+        for (int i = 0; i < MAX_M; i++)
+            d_md.taps[i] = i < int(m.M) ? int(m.taps[i]) : 0;
+        d_md.cr = m.cr;
+        d_md.ci = m.ci;
+        d_M = int(m.M);
+        if (first) {
+            d_hist.resize(m.H);
+            configure();
+        }
+    }
+
+    void set_variant(dpd_cuda_variant v) override
+    {
+        d_requested = v;
+        if (d_coef.capacity())
+            configure();
+    }
+
+    dpd_cuda_variant variant() const { return d_variant; }
+
+    void process(cf* out, const cf* in, size_t n) override
+    {
+        device_guard guard(d_device);
+        const size_t H = d_hist.size();
+        const size_t chunk = std::max<size_t>(1, d_batch);
+        size_t pos = 0;
+        int c = 0;
+        try {
+            while (pos < n) {
+                slot& s = d_slots[c & 1];
+                drain(s, out);
+                const size_t cnt = std::min(chunk, n - pos);
+                s.h_in->reserve(H + chunk);
+                s.h_out->reserve(chunk);
+                // The H samples before `pos` (history or input), then the chunk, copied by threads.
+                cf* staged = reinterpret_cast<cf*>(s.h_in->get());
+                d_hist.window(staged, in, pos, 0);
+                cpu::parallel_copy(staged + H, in + pos, cnt * sizeof(cf));
+                cudaStream_t st = s.strm->get();
+                if (d_mapped) {
+                    launch(s.h_in->device_pointer(), s.h_out->device_pointer(), cnt, st);
+                } else {
+                    s.d_in.reserve(H + chunk);
+                    s.d_out.reserve(chunk);
+                    GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(s.d_in.get(), s.h_in->get(), (H + cnt) * sizeof(float2),
+                                                         cudaMemcpyHostToDevice, st));
+                    launch(s.d_in.get(), s.d_out.get(), cnt, st);
+                    GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(s.h_out->get(), s.d_out.get(), cnt * sizeof(float2),
+                                                         cudaMemcpyDeviceToHost, st));
+                }
+                s.done->record(st);
+                s.pending = true;
+                s.out_pos = pos;
+                s.out_count = cnt;
+                pos += cnt;
+                c++;
+            }
+            drain(d_slots[c & 1], out);
+            drain(d_slots[(c + 1) & 1], out);
+        } catch (...) {
+            for (auto& s : d_slots) {
+                cudaStreamSynchronize(s.strm->get());
+                s.pending = false;
+            }
+            throw;
+        }
+        d_hist.advance(in, n);
+    }
+
+    void reset() override { d_hist.clear(); }
+    void set_batch(size_t b) override { d_batch = b; }
+
+    //! Device-resident timing: the kernel alone over n samples, median of iters launches.
+    double time_kernel_ms(size_t n, int iters)
+    {
+        device_guard guard(d_device);
+        const size_t H = d_hist.size();
+        device_buffer<float2> x(n + H), y(n);
+        std::vector<cf> hx(n + H);
+        for (size_t i = 0; i < hx.size(); i++) // |x| <= ~0.7, deterministic
+            hx[i] = cf(float((i * 2654435761u) % 1000) * 1e-3f - 0.5f, float((i * 40503u) % 997) * 1e-3f - 0.5f);
+        GPUINTERP_CUDA_CHECK(cudaMemcpy(x.get(), hx.data(), hx.size() * sizeof(float2), cudaMemcpyHostToDevice));
+        cudaStream_t st = d_slots[0].strm->get();
+        event a, b;
+        std::vector<float> ms;
+        for (int i = 0; i < iters + 1; i++) {
+            a.record(st);
+            launch(x.get(), y.get(), n, st);
+            b.record(st);
+            b.synchronize();
+            float t = 0;
+            GPUINTERP_CUDA_CHECK(cudaEventElapsedTime(&t, a.get(), b.get()));
+            if (i > 0) // the first launch pays one-time costs
+                ms.push_back(t);
+        }
+        std::sort(ms.begin(), ms.end());
+        return ms[ms.size() / 2];
+    }
+
+private:
+    struct slot {
+        std::unique_ptr<stream> strm;
+        std::unique_ptr<event> done;
+        std::unique_ptr<pinned_buffer<float2>> h_in, h_out; // mapped or not: chosen at construction
+        device_buffer<float2> d_in, d_out;
+        bool pending = false;
+        size_t out_pos = 0, out_count = 0;
+    };
+
+    void drain(slot& s, cf* out)
+    {
+        if (!s.pending)
+            return;
+        s.done->synchronize();
+        cpu::parallel_copy(out + s.out_pos, s.h_out->get(), s.out_count * sizeof(float2));
+        s.pending = false;
+    }
+
+    //! Resolve the variant, size the tile and the grid for the current structure.
+    void configure()
+    {
+        const int H = d_md.H, Lmax = d_md.Lmax;
+        dpd_cuda_variant v = d_requested;
+        if (v == dpd_cuda_variant::automatic)
+            v = Lmax <= 4 ? dpd_cuda_variant::shuffle : dpd_cuda_variant::smem;
+        const bool warp_layout = v == dpd_cuda_variant::shuffle || v == dpd_cuda_variant::shuffle_x;
+        if (warp_layout && H > 31) // a warp cannot cover more than 32 taps
+            v = dpd_cuda_variant::smem;
+        const size_t coef_bytes = size_t(d_M) * Lmax * sizeof(float4);
+        size_t smem = coef_bytes;
+        d_tile = 0;
+        d_R = 1;
+        if (v == dpd_cuda_variant::smem) {
+            // Register blocking pays where the taps dominate (L > 4); with R = 1 a tile needs no
+            // staging. Tiles hold at least 4 outputs per halo sample so the halo's extra basis work
+            // stays <= 25%, fewer when shared memory runs out; R = 1 is the last resort.
+            auto need = [&](int t, int r) {
+                return coef_bytes + size_t(d_M) * (t + H) * sizeof(float2) + (r > 1 ? size_t(t) * sizeof(float2) : 0);
+            };
+            int T = 0;
+            for (int r : { Lmax > 4 ? SMEM_R : 1, 1 }) {
+                const int unit = THREADS * r;
+                T = unit * std::max(1, (4 * H + unit - 1) / unit);
+                while (T > unit && need(T, r) > size_t(d_smem_optin))
+                    T -= unit;
+                d_R = r;
+                if (need(T, r) <= size_t(d_smem_optin))
+                    break;
+            }
+            if (need(T, d_R) > size_t(d_smem_optin))
+                throw std::invalid_argument("Lp: " + std::to_string(Lmax) + " taps with " + std::to_string(d_M) +
+                                            " orders exceed the device's shared memory");
+            d_tile = T;
+            smem = need(T, d_R);
+        }
+        d_variant = v;
+        d_kernel = kernel_for(d_M, v, d_R);
+        d_smem = smem;
+        GPUINTERP_CUDA_CHECK(cudaFuncSetAttribute(d_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+        int per_sm = 0;
+        GPUINTERP_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, d_kernel, THREADS, smem));
+        d_max_blocks = std::max(1, per_sm) * d_sms;
+    }
+
+    void launch(const float2* x, float2* y, size_t n, cudaStream_t st)
+    {
+        const long long nn = (long long)n;
+        const float4* co = d_coef.get();
+        long long blocks;
+        const bool warp_layout = d_variant != dpd_cuda_variant::smem;
+        if (warp_layout) {
+            const long long per_warp = 32 - d_md.H;
+            blocks = ((nn + per_warp - 1) / per_warp + THREADS / 32 - 1) / (THREADS / 32);
+        } else {
+            blocks = (nn + d_tile - 1) / d_tile;
+        }
+        const int grid = int(std::min<long long>(blocks, d_max_blocks));
+        void* args_shuffle[] = { &x, &y, &co, &d_md, const_cast<long long*>(&nn) };
+        int T = d_tile;
+        void* args_smem[] = { &x, &y, &co, &d_md, const_cast<long long*>(&nn), &T };
+        GPUINTERP_CUDA_CHECK(cudaLaunchKernel(d_kernel, dim3(grid), dim3(THREADS),
+                                              warp_layout ? args_shuffle : args_smem,
+                                              d_smem, st));
+        GPUINTERP_CUDA_CHECK_LAUNCH(st);
+    }
+
+    int d_device;
+    size_t d_batch;
+    bool d_mapped;
+    int d_sms = 1, d_smem_optin = 48 * 1024, d_max_blocks = 1;
+    int d_M = 1, d_tile = 0, d_R = 1;
+    size_t d_smem = 0;
+    dev_model d_md{};
+    dpd_cuda_variant d_requested = dpd_cuda_variant::automatic;
+    dpd_cuda_variant d_variant = dpd_cuda_variant::smem;
+    kernel_fn d_kernel = nullptr;
+    device_buffer<float4> d_coef;
+    kernel::stream_history<cf> d_hist;
+    slot d_slots[2];
+};
+
+} // namespace
+
+std::unique_ptr<kernel::dpd_engine> make_cuda_dpd_engine(int device, size_t batch, bool mapped)
+{
+    return std::make_unique<cuda_dpd_engine>(device, batch, mapped);
+}
+
+double time_dpd_kernel_ms(int device,
+                          const kernel::dpd_packed& model,
+                          size_t n,
+                          int iters,
+                          dpd_cuda_variant variant,
+                          dpd_cuda_variant* used)
+{
+    cuda_dpd_engine e(device, 1, false);
+    e.set_variant(variant);
+    e.set_model(model);
+    if (used)
+        *used = e.variant();
+    return e.time_kernel_ms(n, iters);
+}
+
+} // namespace gpu
+} // namespace gpuinterp
+} // namespace gr

@@ -1,0 +1,236 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "dpd_predistorter_cc_impl.h"
+#include "block_util.h"
+#include <gnuradio/io_signature.h>
+#include <algorithm>
+#include <stdexcept>
+
+namespace gr {
+namespace gpuinterp {
+
+namespace {
+
+const char* const port_name = "coeffs";
+const char* const tag_name = "dpd_coeffs";
+
+std::string show(const pmt::pmt_t& v)
+{
+    std::string s = pmt::write_string(v);
+    return s.size() > 80 ? s.substr(0, 77) + "..." : s;
+}
+
+std::vector<gr_complex> to_coefficients(const pmt::pmt_t& v)
+{
+    if (pmt::is_c32vector(v))
+        return pmt::c32vector_elements(v);
+    std::vector<gr_complex> out;
+    if (pmt::is_c64vector(v)) {
+        for (const auto& z : pmt::c64vector_elements(v))
+            out.emplace_back(float(z.real()), float(z.imag()));
+        return out;
+    }
+    if (pmt::is_f32vector(v)) {
+        for (float f : pmt::f32vector_elements(v))
+            out.emplace_back(f, 0.f);
+        return out;
+    }
+    if (pmt::is_vector(v)) {
+        for (size_t i = 0; i < pmt::length(v); i++) {
+            const pmt::pmt_t e = pmt::vector_ref(v, i);
+            if (!pmt::is_number(e))
+                throw std::invalid_argument("coefficients: element " + std::to_string(i) +
+                                            " is not a number: " + show(e));
+            const auto z = pmt::to_complex(e);
+            out.emplace_back(float(z.real()), float(z.imag()));
+        }
+        return out;
+    }
+    throw std::invalid_argument("coefficients: expected a complex vector (c32vector), got " + show(v));
+}
+
+gr_complex to_lo_leakage(const pmt::pmt_t& v)
+{
+    if (!pmt::is_number(v))
+        throw std::invalid_argument("lo_leakage: expected a number, got " + show(v));
+    const auto z = pmt::to_complex(v);
+    return { float(z.real()), float(z.imag()) };
+}
+
+pmt::pmt_t dict_get(const pmt::pmt_t& d, const char* a, const char* b)
+{
+    for (const char* k : { a, b }) {
+        const pmt::pmt_t key = pmt::intern(k);
+        if (pmt::dict_has_key(d, key))
+            return pmt::dict_ref(d, key, pmt::PMT_NIL);
+    }
+    return pmt::PMT_NIL;
+}
+
+} // namespace
+
+dpd_update parse_dpd_update(const pmt::pmt_t& v)
+{
+    dpd_update u;
+    if (pmt::is_uniform_vector(v) || pmt::is_vector(v)) {
+        u.coefficients = to_coefficients(v);
+    } else if (pmt::is_pair(v) && pmt::is_pair(pmt::car(v))) { // a dict: a list of (key . value)
+        const pmt::pmt_t co = dict_get(v, "coefficients", "coeffs");
+        if (pmt::is_null(co))
+            throw std::invalid_argument("coefficients: the dict has no 'coefficients' entry");
+        u.coefficients = to_coefficients(co);
+        const pmt::pmt_t c = dict_get(v, "lo_leakage", "c");
+        if (!pmt::is_null(c)) {
+            u.lo_leakage = to_lo_leakage(c);
+            u.has_lo_leakage = true;
+        }
+    } else if (pmt::is_pair(v)) { // (coefficients . c)
+        u.coefficients = to_coefficients(pmt::car(v));
+        u.lo_leakage = to_lo_leakage(pmt::cdr(v));
+        u.has_lo_leakage = true;
+    } else {
+        throw std::invalid_argument(
+            "coefficients: expected a c32vector, a pair (c32vector . c) or a dict, got " + show(v));
+    }
+    return u;
+}
+
+dpd_predistorter_cc::sptr dpd_predistorter_cc::make(unsigned P,
+                                                    unsigned Q,
+                                                    unsigned Lp,
+                                                    unsigned Lq,
+                                                    const std::vector<gr_complex>& coefficients,
+                                                    gr_complex lo_leakage,
+                                                    const std::string& backend,
+                                                    int device,
+                                                    int batch,
+                                                    bool mapped)
+{
+    return gnuradio::make_block_sptr<dpd_predistorter_cc_impl>(
+        P, Q, Lp, Lq, coefficients, lo_leakage, backend, device, batch, mapped);
+}
+
+dpd_predistorter_cc_impl::dpd_predistorter_cc_impl(unsigned P,
+                                                   unsigned Q,
+                                                   unsigned Lp,
+                                                   unsigned Lq,
+                                                   const std::vector<gr_complex>& coefficients,
+                                                   gr_complex lo_leakage,
+                                                   const std::string& backend,
+                                                   int device,
+                                                   int batch,
+                                                   bool mapped)
+    : gr::sync_block("dpd_predistorter_cc",
+                     gr::io_signature::make(1, 1, sizeof(gr_complex)),
+                     gr::io_signature::make(1, 1, sizeof(gr_complex))),
+      d_kernel(P,
+               Q,
+               Lp,
+               Lq,
+               coefficients,
+               lo_leakage,
+               backend_from_string(backend),
+               device,
+               batch_from_param(batch),
+               mapped),
+      d_tag_key(pmt::intern(tag_name))
+{
+    log_backend(d_logger, d_kernel.active_backend(), d_kernel.backend_note());
+    message_port_register_in(pmt::mp(port_name));
+    set_msg_handler(pmt::mp(port_name), [this](const pmt::pmt_t& msg) { handle_message(msg); });
+}
+
+void dpd_predistorter_cc_impl::set_coefficients(const std::vector<gr_complex>& coefficients,
+                                                gr_complex lo_leakage)
+{
+    std::lock_guard<std::mutex> lock(d_mutex);
+    d_kernel.set_coefficients(coefficients, lo_leakage); // validates; unchanged on error
+}
+
+std::vector<gr_complex> dpd_predistorter_cc_impl::coefficients() const
+{
+    std::lock_guard<std::mutex> lock(d_mutex);
+    return d_kernel.coefficients();
+}
+
+gr_complex dpd_predistorter_cc_impl::lo_leakage() const
+{
+    std::lock_guard<std::mutex> lock(d_mutex);
+    return d_kernel.lo_leakage();
+}
+
+void dpd_predistorter_cc_impl::set_batch(int batch)
+{
+    const size_t b = batch_from_param(batch);
+    std::lock_guard<std::mutex> lock(d_mutex);
+    d_kernel.set_batch(b ? b : kernel::dpd_predistorter::default_batch);
+}
+
+int dpd_predistorter_cc_impl::batch() const
+{
+    std::lock_guard<std::mutex> lock(d_mutex);
+    return static_cast<int>(d_kernel.batch());
+}
+
+void dpd_predistorter_cc_impl::set_cuda_variant(const std::string& variant)
+{
+    const auto v = kernel::dpd_cuda_variant_from_string(variant);
+    std::lock_guard<std::mutex> lock(d_mutex);
+    d_kernel.set_cuda_variant(v);
+}
+
+std::string dpd_predistorter_cc_impl::active_backend() const
+{
+    return to_string(d_kernel.active_backend());
+}
+
+bool dpd_predistorter_cc_impl::apply_locked(const pmt::pmt_t& v, const char* where)
+{
+    try {
+        const dpd_update u = parse_dpd_update(v);
+        d_kernel.set_coefficients(u.coefficients, u.has_lo_leakage ? u.lo_leakage : d_kernel.lo_leakage());
+        return true;
+    } catch (const std::invalid_argument& e) {
+        d_logger->error("ignoring coefficient update from {}: {}", where, e.what());
+        return false;
+    }
+}
+
+void dpd_predistorter_cc_impl::handle_message(const pmt::pmt_t& msg)
+{
+    // Runs in the block's thread between two work() calls: the new set starts a chunk.
+    std::lock_guard<std::mutex> lock(d_mutex);
+    apply_locked(msg, "message port 'coeffs'");
+}
+
+int dpd_predistorter_cc_impl::work(int noutput_items,
+                                   gr_vector_const_void_star& input_items,
+                                   gr_vector_void_star& output_items)
+{
+    return guarded_work(d_logger, [&] {
+        const auto* in = static_cast<const gr_complex*>(input_items[0]);
+        auto* out = static_cast<gr_complex*>(output_items[0]);
+        const uint64_t n0 = nitems_read(0);
+        std::lock_guard<std::mutex> lock(d_mutex);
+        get_tags_in_range(d_tags, 0, n0, n0 + noutput_items, d_tag_key);
+        std::stable_sort(d_tags.begin(), d_tags.end(), [](const gr::tag_t& a, const gr::tag_t& b) {
+            return a.offset < b.offset;
+        });
+        // Split the call at every tagged sample so the new set starts exactly there.
+        size_t done = 0;
+        for (const auto& t : d_tags) {
+            const size_t at = static_cast<size_t>(t.offset - n0);
+            d_kernel.process(out + done, in + done, at - done);
+            done = at;
+            apply_locked(t.value, "tag 'dpd_coeffs'");
+        }
+        d_kernel.process(out + done, in + done, static_cast<size_t>(noutput_items) - done);
+        return noutput_items;
+    });
+}
+
+} // namespace gpuinterp
+} // namespace gr

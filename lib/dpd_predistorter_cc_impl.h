@@ -1,0 +1,74 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef INCLUDED_GPUINTERP_DPD_PREDISTORTER_CC_IMPL_H
+#define INCLUDED_GPUINTERP_DPD_PREDISTORTER_CC_IMPL_H
+
+#include <gnuradio/gpuinterp/dpd_predistorter_cc.h>
+#include <gnuradio/gpuinterp/kernel/dpd_predistorter.h>
+#include <pmt/pmt.h>
+#include <mutex>
+
+namespace gr {
+namespace gpuinterp {
+
+//! A coefficient update decoded from a PMT (message or tag value).
+struct dpd_update {
+    std::vector<gr_complex> coefficients;
+    bool has_lo_leakage = false;
+    gr_complex lo_leakage{ 0, 0 };
+};
+/*!
+ * Decode a c32vector / c64vector / vector of numbers (coefficients only), a pair
+ * (vector . number) or a dict {"coefficients"|"coeffs": vector, "lo_leakage"|"c": number}.
+ * Throws std::invalid_argument naming what is wrong.
+ */
+dpd_update parse_dpd_update(const pmt::pmt_t& v);
+
+class dpd_predistorter_cc_impl : public dpd_predistorter_cc
+{
+public:
+    dpd_predistorter_cc_impl(unsigned P,
+                             unsigned Q,
+                             unsigned Lp,
+                             unsigned Lq,
+                             const std::vector<gr_complex>& coefficients,
+                             gr_complex lo_leakage,
+                             const std::string& backend,
+                             int device,
+                             int batch,
+                             bool mapped);
+
+    void set_coefficients(const std::vector<gr_complex>& coefficients, gr_complex lo_leakage) override;
+    std::vector<gr_complex> coefficients() const override;
+    gr_complex lo_leakage() const override;
+    unsigned P() const override { return d_kernel.P(); }
+    unsigned Q() const override { return d_kernel.Q(); }
+    unsigned Lp() const override { return d_kernel.Lp(); }
+    unsigned Lq() const override { return d_kernel.Lq(); }
+    void set_batch(int batch) override;
+    int batch() const override;
+    void set_cuda_variant(const std::string& variant) override;
+    std::string active_backend() const override;
+
+    int work(int noutput_items,
+             gr_vector_const_void_star& input_items,
+             gr_vector_void_star& output_items) override;
+
+private:
+    void handle_message(const pmt::pmt_t& msg);
+    //! Apply an update under the lock already held; false (and a log line) when it is refused.
+    bool apply_locked(const pmt::pmt_t& v, const char* where);
+
+    mutable std::mutex d_mutex; // setters and messages land between two work() calls
+    kernel::dpd_predistorter d_kernel;
+    const pmt::pmt_t d_tag_key;
+    std::vector<gr::tag_t> d_tags;
+};
+
+} // namespace gpuinterp
+} // namespace gr
+
+#endif

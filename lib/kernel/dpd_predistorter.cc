@@ -1,0 +1,224 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "dpd_engine.h"
+#include <gnuradio/gpuinterp/kernel/dpd_predistorter.h>
+#include <gnuradio/gpuinterp/kernel/validate.h>
+#include <algorithm>
+
+namespace gr {
+namespace gpuinterp {
+namespace kernel {
+
+namespace {
+// Orders above 15 are out of reach in float anyway (|x|^14 spans 84 dB for a 6 dB swing of |x|),
+// and the bound lets the CUDA kernels keep every basis value of a sample in registers.
+constexpr unsigned max_order = 15;
+// Memory depths in practice are below 100 taps; the bound keeps the CUDA tiles in shared memory.
+constexpr unsigned max_taps = 1024;
+
+std::string structure(unsigned P, unsigned Q, unsigned Lp, unsigned Lq)
+{
+    return "P=" + std::to_string(P) + ",Q=" + std::to_string(Q) + ",Lp=" + std::to_string(Lp) +
+           ",Lq=" + std::to_string(Lq);
+}
+
+void check_structure(unsigned P, unsigned Q, unsigned Lp, unsigned Lq)
+{
+    if (P < 1 || P % 2 == 0 || P > max_order)
+        invalid_parameter("P", "must be odd, 1 <= P <= " + std::to_string(max_order) + ", got " +
+                                   std::to_string(P));
+    if ((Q != 0 && Q % 2 == 0) || Q > max_order)
+        invalid_parameter("Q", "must be 0 (no conjugate branches) or odd, Q <= " +
+                                   std::to_string(max_order) + ", got " + std::to_string(Q));
+    if (Lp < 1 || Lp > max_taps)
+        invalid_parameter("Lp", "must be >= 1 and <= " + std::to_string(max_taps) + ", got " +
+                                    std::to_string(Lp));
+    if (Lq < 1 || Lq > max_taps)
+        invalid_parameter("Lq", "must be >= 1 and <= " + std::to_string(max_taps) + ", got " +
+                                    std::to_string(Lq));
+}
+} // namespace
+
+dpd_cuda_variant dpd_cuda_variant_from_string(const std::string& name)
+{
+    if (name == "automatic" || name == "auto")
+        return dpd_cuda_variant::automatic;
+    if (name == "shuffle")
+        return dpd_cuda_variant::shuffle;
+    if (name == "smem")
+        return dpd_cuda_variant::smem;
+    if (name == "shuffle_x")
+        return dpd_cuda_variant::shuffle_x;
+    invalid_parameter("variant", "expected automatic, shuffle, smem or shuffle_x, got '" + name + "'");
+}
+
+std::string to_string(dpd_cuda_variant v)
+{
+    switch (v) {
+    case dpd_cuda_variant::shuffle:
+        return "shuffle";
+    case dpd_cuda_variant::smem:
+        return "smem";
+    case dpd_cuda_variant::shuffle_x:
+        return "shuffle_x";
+    default:
+        return "automatic";
+    }
+}
+
+size_t dpd_predistorter::num_coefficients(unsigned P, unsigned Q, unsigned Lp, unsigned Lq)
+{
+    return size_t((P + 1) / 2) * Lp + (Q ? size_t((Q + 1) / 2) * Lq : 0);
+}
+
+size_t dpd_predistorter::main_index(unsigned, unsigned Lp, unsigned p, unsigned k)
+{
+    return size_t((p - 1) / 2) * Lp + k;
+}
+
+size_t dpd_predistorter::conj_index(unsigned P, unsigned Lp, unsigned Lq, unsigned q, unsigned k)
+{
+    return size_t((P + 1) / 2) * Lp + size_t((q - 1) / 2) * Lq + k;
+}
+
+void dpd_predistorter::validate(unsigned P,
+                                unsigned Q,
+                                unsigned Lp,
+                                unsigned Lq,
+                                const std::vector<complex>& coefficients,
+                                complex lo_leakage)
+{
+    check_structure(P, Q, Lp, Lq);
+    const size_t want = num_coefficients(P, Q, Lp, Lq);
+    if (coefficients.size() != want)
+        invalid_parameter("coefficients",
+                          "expected " + std::to_string(want) + " values for " +
+                              structure(P, Q, Lp, Lq) + " (got " +
+                              std::to_string(coefficients.size()) + ")");
+    require_finite("coefficients", coefficients);
+    if (!is_finite_value(lo_leakage))
+        invalid_parameter("lo_leakage", "is not finite");
+}
+
+dpd_packed pack_dpd(unsigned P,
+                    unsigned Q,
+                    unsigned Lp,
+                    unsigned Lq,
+                    const std::vector<std::complex<float>>& co,
+                    std::complex<float> c)
+{
+    dpd_packed m;
+    const unsigned Mp = (P + 1) / 2, Mq = Q ? (Q + 1) / 2 : 0;
+    m.M = std::max(Mp, Mq);
+    m.Lmax = std::max(Lp, Mq ? Lq : 1u);
+    m.H = m.Lmax - 1;
+    m.taps.assign(m.M, 0);
+    m.abcd.assign(size_t(m.M) * m.Lmax * 4, 0.f);
+    for (unsigned o = 0; o < m.M; o++) {
+        if (o < Mp) {
+            m.taps[o] = std::max(m.taps[o], Lp);
+            for (unsigned k = 0; k < Lp; k++) {
+                const auto h = co[size_t(o) * Lp + k];
+                float* f = &m.abcd[(size_t(o) * m.Lmax + k) * 4];
+                f[0] += h.real();
+                f[1] -= h.imag();
+                f[2] += h.imag();
+                f[3] += h.real();
+            }
+        }
+        if (o < Mq) {
+            m.taps[o] = std::max(m.taps[o], Lq);
+            for (unsigned k = 0; k < Lq; k++) {
+                const auto g = co[size_t(Mp) * Lp + size_t(o) * Lq + k];
+                float* f = &m.abcd[(size_t(o) * m.Lmax + k) * 4];
+                f[0] += g.real();
+                f[1] += g.imag();
+                f[2] += g.imag();
+                f[3] -= g.real();
+            }
+        }
+    }
+    m.cr = c.real();
+    m.ci = c.imag();
+    return m;
+}
+
+dpd_predistorter::dpd_predistorter(unsigned P,
+                                   unsigned Q,
+                                   unsigned Lp,
+                                   unsigned Lq,
+                                   const std::vector<complex>& coefficients,
+                                   complex lo_leakage,
+                                   backend requested,
+                                   int device,
+                                   size_t batch,
+                                   bool mapped)
+    : d_P(P),
+      d_Q(Q),
+      d_Lp(Lp),
+      d_Lq(Lq),
+      d_H(0),
+      d_batch(batch ? batch : default_batch),
+      d_mapped(mapped)
+{
+    validate(P, Q, Lp, Lq, coefficients, lo_leakage);
+    d_H = std::max(Lp, Q ? Lq : 1u) - 1;
+    const backend_choice choice = select_backend(requested, device);
+    d_backend = choice.selected;
+    d_note = choice.reason;
+    if (d_backend == backend::cuda) {
+#ifdef GPUINTERP_HAVE_CUDA
+        d_engine = gpu::make_cuda_dpd_engine(device, d_batch, mapped);
+#endif
+    } else {
+        d_engine = make_cpu_dpd_engine();
+    }
+    set_coefficients(coefficients, lo_leakage);
+}
+
+dpd_predistorter::~dpd_predistorter() = default;
+
+void dpd_predistorter::set_coefficients(const std::vector<complex>& coefficients, complex lo_leakage)
+{
+    validate(d_P, d_Q, d_Lp, d_Lq, coefficients, lo_leakage);
+    d_engine->set_model(pack_dpd(d_P, d_Q, d_Lp, d_Lq, coefficients, lo_leakage));
+    d_coeffs = coefficients;
+    d_c = lo_leakage;
+}
+
+void dpd_predistorter::process(complex* out, const complex* in, size_t n)
+{
+    if (n == 0)
+        return;
+    d_engine->process(out, in, n);
+}
+
+std::vector<dpd_predistorter::complex> dpd_predistorter::process(const std::vector<complex>& in)
+{
+    std::vector<complex> out(in.size());
+    process(out.data(), in.data(), in.size());
+    return out;
+}
+
+void dpd_predistorter::reset() { d_engine->reset(); }
+
+void dpd_predistorter::set_batch(size_t batch)
+{
+    if (batch < 1)
+        invalid_parameter("batch", "must be >= 1");
+    d_batch = batch;
+    d_engine->set_batch(batch);
+}
+
+void dpd_predistorter::set_cuda_variant(dpd_cuda_variant v)
+{
+    d_variant = v;
+    d_engine->set_variant(v);
+}
+
+} // namespace kernel
+} // namespace gpuinterp
+} // namespace gr

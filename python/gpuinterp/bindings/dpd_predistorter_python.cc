@@ -1,0 +1,185 @@
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "numpy_util.h"
+#include <gnuradio/gpuinterp/dpd_predistorter_cc.h>
+#include <gnuradio/gpuinterp/kernel/dpd_predistorter.h>
+#include <pybind11/complex.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+#include <optional>
+
+namespace py = pybind11;
+using namespace gr::gpuinterp;
+using cf = std::complex<float>;
+
+namespace {
+
+const char* model_doc = R"doc(
+Model (parallel Hammerstein / memory polynomial with conjugate branches):
+
+    z[n] =   sum_{p=1,3,..,P} sum_{k=0}^{Lp-1} h[p,k] * psi_p(x[n-k])
+           + sum_{q=1,3,..,Q} sum_{k=0}^{Lq-1} g[q,k] * conj(psi_q(x[n-k]))
+           + c
+    psi_p(x) = x * |x|**(p-1)
+
+P odd 1..15; Q odd 1..15 or 0 (no conjugate branches); Lp, Lq >= 1.
+Coefficient layout: one flat complex vector; main branches p = 1, 3, .., P each with its Lp
+taps (k = 0 first), then conjugate branches q = 1, 3, .., Q each with its Lq taps:
+    h[p,k] at ((p-1)//2)*Lp + k,   g[q,k] at ((P+1)//2)*Lp + ((q-1)//2)*Lq + k
+length (P+1)//2*Lp + (Q+1)//2*Lq (the conjugate part is absent when Q = 0).
+Example P=3, Q=1, Lp=2, Lq=3: [h10, h11, h30, h31, g10, g11, g12].
+The stream starts from zero history (x[n] = 0 for n < 0).)doc";
+
+std::string block_doc()
+{
+    return std::string("Digital predistorter block (complex in, complex out), GPU or CPU.\n") + model_doc +
+           R"doc(
+
+Args:
+    P, Q, Lp, Lq: model structure (fixed for the block's life)
+    coefficients: complex vector in the layout above
+    lo_leakage: the constant c
+    backend: "automatic" (CUDA when usable, else CPU with a log line), "cpu" or "cuda"
+    device: CUDA device index
+    batch: most samples per GPU launch (0 = default 262144); ignored on the CPU
+    mapped: CUDA only, zero-copy mapped host staging instead of pinned staging + copies
+
+Runtime updates (same structure): set_coefficients(coefficients, lo_leakage=None) between two
+work() calls; message port 'coeffs' (c32vector, pair (c32vector . c), or dict with
+'coefficients' and 'lo_leakage') at a chunk boundary; stream tag 'dpd_coeffs' (same value
+formats) at exactly the tagged sample. Malformed messages/tags are logged and ignored.)doc";
+}
+
+std::string kernel_doc()
+{
+    return std::string("Streaming predistorter kernel for numpy (no flowgraph).\n") + model_doc +
+           R"doc(
+
+dpd_predistorter(P, Q, Lp, Lq, coefficients, lo_leakage=0, backend="cpu", device=0, batch=0,
+                 mapped=False)
+process(x) -> complex64 array of len(x); the last max(Lp, Lq)-1 inputs (Lq only when Q > 0)
+carry to the next call, so processing a signal chunk by chunk equals one call. reset() zeroes
+the history. set_coefficients(c, lo_leakage=None) replaces the set from the next sample on (None
+keeps the current c). Invalid parameters raise ValueError with the parameter's name first.)doc";
+}
+
+py::array_t<cf> to_array(const std::vector<cf>& v)
+{
+    py::array_t<cf> a(static_cast<py::ssize_t>(v.size()));
+    std::copy(v.begin(), v.end(), a.mutable_data());
+    return a;
+}
+
+} // namespace
+
+void bind_dpd_predistorter(py::module& m)
+{
+    using K = kernel::dpd_predistorter;
+    static const std::string kdoc = kernel_doc();
+    py::class_<K>(m, "dpd_predistorter", kdoc.c_str())
+        .def(py::init([](unsigned P, unsigned Q, unsigned Lp, unsigned Lq, const std::vector<cf>& co, cf c,
+                         const std::string& b, int device, size_t batch, bool mapped) {
+                 return std::make_unique<K>(P, Q, Lp, Lq, co, c, backend_from_string(b), device, batch, mapped);
+             }),
+             py::arg("P"),
+             py::arg("Q"),
+             py::arg("Lp"),
+             py::arg("Lq"),
+             py::arg("coefficients"),
+             py::arg("lo_leakage") = cf(0),
+             py::arg("backend") = "cpu",
+             py::arg("device") = 0,
+             py::arg("batch") = 0,
+             py::arg("mapped") = false)
+        // The same with the keyword spelled `coeffs` (how the adaptation loop's code names it).
+        .def(py::init([](unsigned P, unsigned Q, unsigned Lp, unsigned Lq, const std::vector<cf>& co, cf c,
+                         const std::string& b, int device, size_t batch, bool mapped) {
+                 return std::make_unique<K>(P, Q, Lp, Lq, co, c, backend_from_string(b), device, batch, mapped);
+             }),
+             py::arg("P"),
+             py::arg("Q"),
+             py::arg("Lp"),
+             py::arg("Lq"),
+             py::arg("coeffs"),
+             py::arg("lo_leakage") = cf(0),
+             py::arg("backend") = "cpu",
+             py::arg("device") = 0,
+             py::arg("batch") = 0,
+             py::arg("mapped") = false)
+        .def(
+            "process",
+            [](K& k, const pyutil::carray<cf>& x) {
+                return pyutil::map_1d<cf>(x, 1, [&](cf* o, const cf* i, size_t n) { k.process(o, i, n); });
+            },
+            py::arg("x"),
+            "Predistort x (complex64; other dtypes are converted); returns len(x) samples.")
+        .def(
+            "set_coefficients",
+            [](K& k, const std::vector<cf>& co, std::optional<cf> c) {
+                k.set_coefficients(co, c ? *c : k.lo_leakage());
+            },
+            py::arg("coefficients"),
+            py::arg("lo_leakage") = py::none(),
+            "Replace the coefficient set from the next sample on (lo_leakage None keeps c).")
+        .def("coefficients", [](const K& k) { return to_array(k.coefficients()); })
+        .def("lo_leakage", &K::lo_leakage)
+        .def("reset", &K::reset, "Zero the history, as at construction.")
+        .def("P", &K::P)
+        .def("Q", &K::Q)
+        .def("Lp", &K::Lp)
+        .def("Lq", &K::Lq)
+        .def("history", &K::history, "Input samples carried between calls: max(Lp, Lq) - 1.")
+        .def_static("num_coefficients", &K::num_coefficients, py::arg("P"), py::arg("Q"), py::arg("Lp"), py::arg("Lq"))
+        .def_static("main_index", [](unsigned P, unsigned Lp, unsigned p, unsigned k) { return K::main_index(P, Lp, p, k); },
+                    py::arg("P"), py::arg("Lp"), py::arg("p"), py::arg("k"), "Index of h[p,k] in the flat vector.")
+        .def_static("conj_index",
+                    [](unsigned P, unsigned Lp, unsigned Lq, unsigned q, unsigned k) { return K::conj_index(P, Lp, Lq, q, k); },
+                    py::arg("P"), py::arg("Lp"), py::arg("Lq"), py::arg("q"), py::arg("k"),
+                    "Index of g[q,k] in the flat vector.")
+        .def("set_batch", &K::set_batch, py::arg("batch"))
+        .def("batch", &K::batch)
+        .def(
+            "set_cuda_variant",
+            [](K& k, const std::string& v) { k.set_cuda_variant(kernel::dpd_cuda_variant_from_string(v)); },
+            py::arg("variant"),
+            "CUDA kernel variant: 'automatic', 'shuffle', 'smem' or 'shuffle_x' (ignored on the CPU).")
+        .def("cuda_variant", [](const K& k) { return kernel::to_string(k.cuda_variant()); })
+        .def("active_backend", [](const K& k) { return to_string(k.active_backend()); })
+        .def("backend_note", &K::backend_note);
+
+    using B = dpd_predistorter_cc;
+    static const std::string bdoc = block_doc();
+    py::class_<B, gr::sync_block, gr::block, gr::basic_block, std::shared_ptr<B>>(m, "dpd_predistorter_cc", bdoc.c_str())
+        .def(py::init(&B::make),
+             py::arg("P"),
+             py::arg("Q"),
+             py::arg("Lp"),
+             py::arg("Lq"),
+             py::arg("coefficients"),
+             py::arg("lo_leakage") = gr_complex(0, 0),
+             py::arg("backend") = "automatic",
+             py::arg("device") = 0,
+             py::arg("batch") = 0,
+             py::arg("mapped") = false,
+             bdoc.c_str())
+        .def(
+            "set_coefficients",
+            [](B& b, const std::vector<gr_complex>& co, std::optional<gr_complex> c) {
+                b.set_coefficients(co, c ? *c : b.lo_leakage());
+            },
+            py::arg("coefficients"),
+            py::arg("lo_leakage") = py::none(),
+            "Replace the coefficient set between two work() calls (lo_leakage None keeps c).")
+        .def("coefficients", [](const B& b) { return to_array(b.coefficients()); })
+        .def("lo_leakage", &B::lo_leakage)
+        .def("P", &B::P)
+        .def("Q", &B::Q)
+        .def("Lp", &B::Lp)
+        .def("Lq", &B::Lq)
+        .def("set_batch", &B::set_batch, py::arg("batch"))
+        .def("batch", &B::batch)
+        .def("set_cuda_variant", &B::set_cuda_variant, py::arg("variant"))
+        .def("active_backend", &B::active_backend, "The backend in use: 'cpu' or 'cuda'.");
+}

@@ -1,0 +1,224 @@
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// Flowgraph tests of dpd_predistorter_cc in C++ (they also run on the GPU host, which has no GNU
+// Radio Python): vector_source -> dpd_predistorter_cc -> vector_sink against a naive double
+// reference of the model, tag propagation, `dpd_coeffs` tags and the `coeffs` message port.
+#include <gnuradio/blocks/vector_sink.h>
+#include <gnuradio/blocks/vector_source.h>
+#include <gnuradio/gpuinterp/dpd_predistorter_cc.h>
+#include <gnuradio/gpuinterp/kernel/backend.h>
+#include <gnuradio/top_block.h>
+#include <gtest/gtest.h>
+#include <complex>
+#include <random>
+
+using cf = std::complex<float>;
+using cd = std::complex<double>;
+
+namespace {
+
+struct model {
+    unsigned P, Q, Lp, Lq;
+    std::vector<cf> co;
+    cf c;
+};
+
+std::mt19937& rng()
+{
+    static std::mt19937 g(99);
+    return g;
+}
+
+std::vector<cf> crand(size_t n, float scale)
+{
+    std::uniform_real_distribution<float> d(-scale, scale);
+    std::vector<cf> v(n);
+    for (auto& x : v)
+        x = { d(rng()), d(rng()) };
+    return v;
+}
+
+model random_model(unsigned P, unsigned Q, unsigned Lp, unsigned Lq)
+{
+    const size_t n = (P + 1) / 2 * Lp + (Q ? (Q + 1) / 2 * Lq : 0);
+    auto co = crand(n, 0.3f);
+    co[0] = 1.0f;
+    return { P, Q, Lp, Lq, co, crand(1, 0.05f)[0] };
+}
+
+//! The model in double; S[n] = |c| + sum |coef||psi| (the scale of float rounding, see qa_dpd_predistorter.cc).
+std::vector<cd> reference(const model& m, const std::vector<cf>& x, std::vector<double>* S = nullptr)
+{
+    std::vector<cd> z(x.size(), cd(m.c.real(), m.c.imag()));
+    if (S)
+        S->assign(x.size(), std::abs(cd(m.c.real(), m.c.imag())));
+    auto psi = [](cf v, unsigned p) {
+        const cd d(v.real(), v.imag());
+        return d * std::pow(std::norm(d), (p - 1) / 2.0);
+    };
+    for (size_t n = 0; n < x.size(); n++) {
+        for (unsigned p = 1; p <= m.P; p += 2)
+            for (unsigned k = 0; k < m.Lp && k <= n; k++) {
+                const cf h = m.co[(p - 1) / 2 * m.Lp + k];
+                const cd t = cd(h.real(), h.imag()) * psi(x[n - k], p);
+                z[n] += t;
+                if (S)
+                    (*S)[n] += std::abs(t);
+            }
+        for (unsigned q = 1; m.Q && q <= m.Q; q += 2)
+            for (unsigned k = 0; k < m.Lq && k <= n; k++) {
+                const cf g = m.co[(m.P + 1) / 2 * m.Lp + (q - 1) / 2 * m.Lq + k];
+                const cd t = cd(g.real(), g.imag()) * std::conj(psi(x[n - k], q));
+                z[n] += t;
+                if (S)
+                    (*S)[n] += std::abs(t);
+            }
+    }
+    return z;
+}
+
+//! max over n of |got - want| / S[n]: float rounding keeps it near 1e-7 for these sizes.
+double worst(const std::vector<cf>& got, const std::vector<cd>& want, const std::vector<double>& S)
+{
+    EXPECT_EQ(got.size(), want.size());
+    double w = 0;
+    for (size_t i = 0; i < std::min(got.size(), want.size()); i++)
+        w = std::max(w, std::abs(cd(got[i].real(), got[i].imag()) - want[i]) / S[i]);
+    return w;
+}
+
+class FgDpd : public ::testing::TestWithParam<std::string>
+{
+protected:
+    void SetUp() override
+    {
+        if (GetParam() == "cuda" && gr::gpuinterp::cuda_device_count() == 0)
+            GTEST_SKIP() << "no usable CUDA device";
+    }
+
+    gr::gpuinterp::dpd_predistorter_cc::sptr make(const model& m)
+    {
+        auto b = gr::gpuinterp::dpd_predistorter_cc::make(m.P, m.Q, m.Lp, m.Lq, m.co, m.c, GetParam());
+        EXPECT_EQ(b->active_backend(), GetParam());
+        return b;
+    }
+
+    std::shared_ptr<gr::blocks::vector_sink<cf>>
+    run(gr::block_sptr blk, const std::vector<cf>& x, const std::vector<gr::tag_t>& tags = {})
+    {
+        auto tb = gr::make_top_block("t");
+        auto src = gr::blocks::vector_source<cf>::make(x, false, 1, tags);
+        auto snk = gr::blocks::vector_sink<cf>::make();
+        tb->connect(src, 0, blk, 0);
+        tb->connect(blk, 0, snk, 0);
+        tb->run();
+        return snk;
+    }
+
+    static gr::tag_t tag(uint64_t offset, const char* key, pmt::pmt_t value)
+    {
+        gr::tag_t t;
+        t.offset = offset;
+        t.key = pmt::intern(key);
+        t.value = value;
+        return t;
+    }
+};
+
+TEST_P(FgDpd, MatchesReferenceAndPropagatesTags)
+{
+    for (auto [P, Q, L] : std::vector<std::array<unsigned, 3>>{ { 5, 3, 5 }, { 7, 7, 8 }, { 9, 5, 16 }, { 1, 0, 1 }, { 3, 1, 33 } }) {
+        const model m = random_model(P, Q, L, L);
+        const auto x = crand(20011, 0.7f);
+        auto snk = run(make(m), x, { tag(1234, "mark", pmt::from_long(42)) });
+        std::vector<double> S;
+        const auto want = reference(m, x, &S);
+        ASSERT_EQ(snk->data().size(), x.size());
+        EXPECT_LE(worst(snk->data(), want, S), 2e-5) << "P=" << P << " Q=" << Q << " L=" << L;
+        auto t = snk->tags();
+        ASSERT_EQ(t.size(), 1u);
+        EXPECT_EQ(t[0].offset, 1234u);
+        EXPECT_EQ(pmt::symbol_to_string(t[0].key), "mark");
+    }
+}
+
+TEST_P(FgDpd, TagsSwitchCoefficientsAtTheTaggedSample)
+{
+    const model a = random_model(5, 3, 5, 4), b = random_model(5, 3, 5, 4), c = random_model(5, 3, 5, 4);
+    const auto x = crand(30000, 0.8f);
+    // b at 5000 (c32vector: c of a kept), a malformed tag at 7000 (ignored), c at 21111 with its
+    // own lo_leakage (pair form).
+    const std::vector<gr::tag_t> tags = {
+        tag(5000, "dpd_coeffs", pmt::init_c32vector(b.co.size(), b.co)),
+        tag(7000, "dpd_coeffs", pmt::intern("garbage")),
+        tag(9000, "dpd_coeffs", pmt::init_c32vector(3, std::vector<cf>(3, cf(1)))), // wrong length
+        tag(21111, "dpd_coeffs", pmt::cons(pmt::init_c32vector(c.co.size(), c.co), pmt::from_complex(c.c))),
+    };
+    auto snk = run(make(a), x, tags);
+    model b_with_a_c = b;
+    b_with_a_c.c = a.c;
+    std::vector<double> Sa, Sb, Sc;
+    const auto ra = reference(a, x, &Sa), rb = reference(b_with_a_c, x, &Sb), rc = reference(c, x, &Sc);
+    std::vector<cd> want(ra.begin(), ra.begin() + 5000);
+    want.insert(want.end(), rb.begin() + 5000, rb.begin() + 21111);
+    want.insert(want.end(), rc.begin() + 21111, rc.end());
+    std::vector<double> S(Sa.begin(), Sa.begin() + 5000);
+    S.insert(S.end(), Sb.begin() + 5000, Sb.begin() + 21111);
+    S.insert(S.end(), Sc.begin() + 21111, Sc.end());
+    EXPECT_LE(worst(snk->data(), want, S), 2e-5);
+    EXPECT_EQ(snk->tags().size(), tags.size()); // dpd_coeffs tags propagate too
+}
+
+TEST_P(FgDpd, MessagePortAppliesAValidSetAndIgnoresAMalformedOne)
+{
+    const model a = random_model(3, 1, 3, 3), b = random_model(3, 1, 3, 3);
+    const auto x = crand(8000, 0.8f);
+    std::vector<double> S;
+    {
+        // Messages posted before the run are handled before the first work(): all of x uses b.
+        auto blk = make(a);
+        pmt::pmt_t d = pmt::make_dict();
+        d = pmt::dict_add(d, pmt::intern("coefficients"), pmt::init_c32vector(b.co.size(), b.co));
+        d = pmt::dict_add(d, pmt::intern("lo_leakage"), pmt::from_complex(b.c));
+        blk->_post(pmt::mp("coeffs"), d);
+        auto snk = run(blk, x);
+        EXPECT_LE(worst(snk->data(), reference(b, x, &S), S), 2e-5);
+        EXPECT_EQ(blk->coefficients(), b.co);
+    }
+    {
+        auto blk = make(a);
+        blk->_post(pmt::mp("coeffs"), pmt::from_double(1.0));                            // not a vector
+        blk->_post(pmt::mp("coeffs"), pmt::init_c32vector(2, std::vector<cf>(2, cf(1)))); // wrong length
+        auto snk = run(blk, x);
+        EXPECT_LE(worst(snk->data(), reference(a, x, &S), S), 2e-5);
+        EXPECT_EQ(blk->coefficients(), a.co);
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, FgDpd, ::testing::Values("cpu", "cuda"));
+
+TEST(FgDpdParams, BadParametersThrowNamingTheParameter)
+{
+    auto msg = [](auto&& f) {
+        try {
+            f();
+        } catch (const std::invalid_argument& e) {
+            return std::string(e.what());
+        }
+        return std::string("no exception");
+    };
+    using B = gr::gpuinterp::dpd_predistorter_cc;
+    EXPECT_EQ(msg([] { B::make(2, 0, 1, 1, { cf(1) }, 0, "cpu"); }).rfind("P:", 0), 0u);
+    EXPECT_EQ(msg([] { B::make(1, 0, 1, 1, { cf(1), cf(2) }, 0, "cpu"); }),
+              "coefficients: expected 1 values for P=1,Q=0,Lp=1,Lq=1 (got 2)");
+    EXPECT_EQ(msg([] { B::make(1, 0, 1, 1, { cf(1) }, 0, "gpu"); }).rfind("backend:", 0), 0u);
+    EXPECT_EQ(msg([] { B::make(1, 0, 1, 1, { cf(1) }, 0, "cpu", 0, -1); }).rfind("batch:", 0), 0u);
+    auto b = B::make(1, 0, 2, 1, { cf(1), cf(0.5f) }, 0, "cpu");
+    EXPECT_EQ(msg([&] { b->set_coefficients({ cf(1) }, 0); }).rfind("coefficients:", 0), 0u);
+    EXPECT_EQ(msg([&] { b->set_cuda_variant("fast"); }).rfind("variant:", 0), 0u);
+    EXPECT_EQ(b->coefficients().size(), 2u);
+}
+
+} // namespace
