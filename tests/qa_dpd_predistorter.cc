@@ -7,6 +7,7 @@
 //     psi_p(x) = x |x|^(p-1), zero history,
 // on the CPU and, when a device is present, on both CUDA kernel variants and the mapped pipeline.
 #include "test_util.h"
+#include "cpu/parallel.h"
 #include "kernel/dpd_engine.h"
 #include <gnuradio/gpuinterp/kernel/dpd_predistorter.h>
 #include <array>
@@ -323,12 +324,13 @@ TEST(DpdCpu, PortablePathMatchesReference)
     gr::gpuinterp::kernel::set_dpd_cpu_simd(true);
 }
 
-TEST(DpdCpu, ParallelHostCopy)
+TEST(CpuUtil, ParallelCopyCopiesEveryByte)
 {
+    // Several 1 MiB pieces plus a ragged tail, so the threaded split and the remainder both run.
     std::vector<char> a(5 * (1 << 20) + 123), b(a.size(), 0);
     for (size_t i = 0; i < a.size(); i++)
         a[i] = char(i * 7 + 3);
-    gr::gpuinterp::kernel::dpd_host_copy(b.data(), a.data(), a.size());
+    gr::gpuinterp::cpu::parallel_copy(b.data(), a.data(), a.size());
     EXPECT_EQ(a, b);
 }
 
