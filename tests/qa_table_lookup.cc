@@ -239,7 +239,7 @@ TEST(TextureBitExact, CpuEmulationEqualsGpuTexture)
         }
         if (bad) {
             // Which model would have matched?
-            for (int l = 0; l < 4; l++)
+            for (int l = 0; l < 5; l++)
                 for (int ti = 0; ti < 2; ti++)
                     for (int pi = 0; pi < 2; pi++)
                         for (int ni = 0; ni < 2; ni++) {

@@ -84,6 +84,7 @@ TEST(TextureEmulation, EveryCandidateOrderThatMatchesTheSeed)
     // does not.
     const auto t = tenths();
     for (auto how : { te::lerp_rounding::fused_exact,
+                      te::lerp_rounding::fused_ties_away,
                       te::lerp_rounding::fma_second,
                       te::lerp_rounding::lerp_fma }) {
         te::model m;
@@ -210,4 +211,22 @@ TEST(TextureEmulation, FusedSumIsCorrectlyRounded)
     EXPECT_EQ(te::round_sum_to_float(mid, double(tiny)), std::nextafter(big, 2.f));
     EXPECT_EQ(te::round_sum_to_float(mid, -double(tiny)), big);
     EXPECT_EQ(te::round_sum_to_float(mid, 0.0), big); // tie to even
+    // The hardware's rule: an exact tie goes away from zero, on both signs.
+    EXPECT_EQ(te::round_sum_to_float(mid, 0.0, true), std::nextafter(big, 2.f));
+    EXPECT_EQ(te::round_sum_to_float(-mid, 0.0, true), -std::nextafter(big, 2.f));
+    EXPECT_EQ(te::round_sum_to_float(mid, double(tiny), true), std::nextafter(big, 2.f));
+    // Values measured on the H200 (texdiag, tables T1 = 0x1.fd1e04p-1, T2 = 0x1.c3398p-2,
+    // T3 = 0x1.baf05p-1): exact ties where round-half-even gives one ulp less.
+    const float T1 = 0x1.fd1e04p-1f, T2 = 0x1.c3398p-2f, T3 = 0x1.baf05p-1f;
+    EXPECT_EQ(te::lerp9(T1, T2, 192, te::hardware_model.lerp), 0x1.287d12p-1f);
+    EXPECT_EQ(te::lerp9(T2, T3, 8, te::hardware_model.lerp), 0x1.d0cebap-2f);
+    EXPECT_EQ(te::lerp9(T2, T3, 80, te::hardware_model.lerp), 0x1.2586dep-1f);
+}
+
+TEST(TextureEmulation, DenormalCoordinateReadsTexelZero)
+{
+    // Measured: point filtering with border addressing at x = -1.4e-45 returns texel 0.
+    const std::vector<float> t{ 3.f, 5.f };
+    EXPECT_EQ(te::fetch_point(t.data(), 2, -1.4013e-45f, false, te::address::border), 3.f);
+    EXPECT_EQ(te::fetch_point(t.data(), 2, -1e-30f, false, te::address::border), 0.f);
 }
