@@ -7,6 +7,7 @@
 // N = 2^24 samples by default (GPUINTERP_BENCH_LOG2N); items_per_second counts samples.
 #include "bench_util.h"
 #include <benchmark/benchmark.h>
+#include <gnuradio/blocks/copy.h>
 #include <gnuradio/blocks/head.h>
 #include <gnuradio/blocks/null_sink.h>
 #include <gnuradio/blocks/null_source.h>
@@ -16,7 +17,9 @@
 
 using cf = std::complex<float>;
 
-// impl 0: cpu, 1: cuda pinned, 2: cuda mapped
+// impl 0: cpu, 1: cuda pinned, 2: cuda mapped (default batch), 3: cuda pinned, batch 2^20,
+// 4: cuda mapped, batch 2^22, 5: GNU Radio's copy block in the same place (the flowgraph's own
+// ceiling: null_source, head and null_sink move every sample too)
 static void BM_fg_dpd(benchmark::State& st)
 {
     const int which = int(st.range(0));
@@ -34,8 +37,13 @@ static void BM_fg_dpd(benchmark::State& st)
         auto src = gr::blocks::null_source::make(sizeof(cf));
         auto head = gr::blocks::head::make(sizeof(cf), n);
         auto snk = gr::blocks::null_sink::make(sizeof(cf));
-        auto blk = gr::gpuinterp::dpd_predistorter_cc::make(
-            P, Q, L, L, co, cf(0), which == 0 ? "cpu" : "cuda", 0, 0, which == 2);
+        const int batch = which == 3 ? 1 << 20 : which == 4 ? 1 << 22 : 0;
+        gr::block_sptr blk;
+        if (which == 5)
+            blk = gr::blocks::copy::make(sizeof(cf));
+        else
+            blk = gr::gpuinterp::dpd_predistorter_cc::make(
+                P, Q, L, L, co, cf(0), which == 0 ? "cpu" : "cuda", 0, batch, which == 2 || which == 4);
         blk->set_min_output_buffer(1 << 22);
         head->set_min_output_buffer(1 << 22);
         tb->connect(src, 0, head, 0);
@@ -45,11 +53,13 @@ static void BM_fg_dpd(benchmark::State& st)
         tb->run();
     }
     st.SetItemsProcessed(int64_t(st.iterations()) * n);
-    st.SetLabel(which == 0 ? "cpu" : which == 1 ? "cuda pinned" : "cuda mapped");
+    static const char* labels[] = { "cpu", "cuda pinned", "cuda mapped", "cuda pinned batch 2^20",
+                                    "cuda mapped batch 2^22", "GNU Radio copy (ceiling)" };
+    st.SetLabel(labels[which]);
 }
 BENCHMARK(BM_fg_dpd)
     ->ArgNames({ "impl", "P", "Q", "L" })
-    ->ArgsProduct({ { 0, 1, 2 }, { 5 }, { 3 }, { 5 } })
+    ->ArgsProduct({ { 0, 1, 2, 3, 4, 5 }, { 5 }, { 3 }, { 5 } })
     ->Args({ 1, 9, 5, 16 })
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()

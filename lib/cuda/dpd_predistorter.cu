@@ -27,8 +27,9 @@
 // Which is faster depends on L. Per (order, tap), `shuffle` issues 2 shuffles and a coefficient
 // load per 33-L outputs of a warp, while `smem` with 5 outputs per thread issues a plane load and a
 // coefficient load per 160 outputs and is left FMA-bound, so by that model smem wins once the taps
-// dominate. `automatic` uses shuffle for L <= 4 and smem above; this is a model-based choice
-// pending the measurements in docs/performance.md (bench_kernels BM_dpd_cuda_kernel runs all).
+// dominate. Measured on the H200 (docs/performance.md, 2^26 samples): smem is fastest at every
+// benchmark row — (5,3,5) 0.663 ms vs shuffle 0.824 / shuffle_x 0.924; (7,7,8) 0.914 vs 1.55 / 1.91;
+// (9,5,16) 1.79 vs 5.41 / 6.49 — so `automatic` is smem.
 //
 // Host pipeline: two slots, each with its own stream, staging and device buffers, as in the FIR
 // engine: while the GPU processes chunk c, the CPU copies chunk c-1's output out of staging and
@@ -447,7 +448,7 @@ private:
         const int H = d_md.H, Lmax = d_md.Lmax;
         dpd_cuda_variant v = d_requested;
         if (v == dpd_cuda_variant::automatic)
-            v = Lmax <= 4 ? dpd_cuda_variant::shuffle : dpd_cuda_variant::smem;
+            v = dpd_cuda_variant::smem;
         const bool warp_layout = v == dpd_cuda_variant::shuffle || v == dpd_cuda_variant::shuffle_x;
         if (warp_layout && H > 31) // a warp cannot cover more than 32 taps
             v = dpd_cuda_variant::smem;
