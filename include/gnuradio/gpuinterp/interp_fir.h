@@ -40,10 +40,10 @@ public:
      * \param taps filter taps (non-empty, finite), carrying the gain L
      * \param backend "automatic", "cpu" or "cuda"
      * \param device CUDA device index (>= 0)
-     * \param batch most input items per GPU launch (0: default 65536). A work() call is cut into
+     * \param batch most input items per GPU launch (0: default 262144). A work() call is cut into
      *        launches of this size that pipeline (copy in, kernel, copy out overlap); smaller lowers
-     *        latency, below ~4096 launch overhead dominates. On an H200 host 65536 measured fastest
-     *        of 64Ki/256Ki/1Mi (docs/performance.md). Ignored on the CPU.
+     *        latency, below ~4096 launch overhead dominates. On an H200 host 262144 measured
+     *        fastest of 64Ki/256Ki/1Mi (docs/performance.md). Ignored on the CPU.
      */
     static sptr make(int interpolation,
                      const std::vector<TAP>& taps,

@@ -26,7 +26,7 @@ Args:
     taps: non-empty, finite filter taps
     backend: "automatic" (CUDA when usable, else CPU with a log line), "cpu" or "cuda"
     device: CUDA device index
-    batch: most input items per GPU launch (0 = default 65536). A work() call is cut into
+    batch: most input items per GPU launch (0 = default 262144). A work() call is cut into
            launches of this size that pipeline (copy in / kernel / copy out overlap); smaller
            lowers latency, but below ~4096 launch overhead dominates. Ignored on the CPU.)doc";
 

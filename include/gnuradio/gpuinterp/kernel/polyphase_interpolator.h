@@ -79,7 +79,7 @@ public:
     //! Why `automatic` chose the CPU (empty otherwise).
     const std::string& backend_note() const { return d_note; }
 
-    static constexpr size_t default_batch = 1 << 16;
+    static constexpr size_t default_batch = 1 << 18;
 
 private:
     unsigned d_L;
