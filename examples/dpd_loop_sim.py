@@ -33,13 +33,10 @@ from gnuradio.gpuinterp import dpd, metrics
 
 
 def make_predistorter(P, Q, Lp, Lq):
-    # The C++ block when this build has it (CPU SIMD or CUDA); the Python block with the same
-    # parameters and message port otherwise.
-    cls = getattr(gpuinterp, "dpd_predistorter_cc", None)
-    if cls is not None:
-        return cls(P, Q, Lp, Lq, [complex(v) for v in dpd.identity_coefficients(P, Q, Lp, Lq)], 0j,
-                   "automatic", 0), "dpd_predistorter_cc"
-    return gpuinterp.dpd_predistorter_py_cc(P, Q, Lp, Lq), "dpd_predistorter_py_cc"
+    # The C++ block (CPU SIMD or CUDA, chosen by the backend), starting from the identity.
+    return gpuinterp.dpd_predistorter_cc(P, Q, Lp, Lq,
+                                         [complex(v) for v in dpd.identity_coefficients(P, Q, Lp, Lq)],
+                                         0j, "automatic", 0), "dpd_predistorter_cc"
 
 
 def run(args):

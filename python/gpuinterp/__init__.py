@@ -6,4 +6,4 @@ from .gpuinterp_python import *  # noqa: F401,F403
 
 # DPD loop (Python): PA models, the coefficient estimator and a Python predistorter block.
 from .pa_models import pa_model_cc  # noqa: E402,F401
-from .dpd_blocks import dpd_estimator_cc, dpd_predistorter_py_cc  # noqa: E402,F401
+from .dpd_blocks import dpd_estimator_cc  # noqa: E402,F401

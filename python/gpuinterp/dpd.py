@@ -12,10 +12,9 @@ Q = 0 disables the conjugate branches. The coefficient layout is one flat comple
 p = 1, 3, .., P, each with its Lp taps (k = 0 first), then conjugate branches q = 1, 3, .., Q, each with
 Lq taps. Example P=3, Q=1, Lp=2, Lq=1: [h10, h11, h30, h31, g10]. c (LO leakage) is separate.
 
-Everything here is numpy only (no GNU Radio), so the offline tool and the tests run anywhere. The one
-place that prefers the C++ engine is :func:`make_engine`, which returns ``gpuinterp.dpd_predistorter``
-(CPU SIMD or CUDA) when the module was built with it and this module's numpy :class:`NumpyPredistorter`
-otherwise.
+Everything here is numpy only except :func:`make_engine`, which returns the C++ engine
+``gpuinterp.dpd_predistorter`` (CPU SIMD or CUDA); :class:`NumpyPredistorter` is the double-precision
+reference of the same model.
 """
 
 import json
@@ -182,21 +181,13 @@ class NumpyPredistorter:
 
 def make_engine(P, Q, Lp, Lq, coefficients, lo_leakage=0j, backend="cpu"):
     """A streaming predistorter engine: the C++ kernel ``gpuinterp.dpd_predistorter`` (SIMD CPU or CUDA,
-    per ``backend``) when this build has it, else :class:`NumpyPredistorter`.
+    per ``backend``). :class:`NumpyPredistorter` is the double-precision reference the tests compare it
+    with. Errors the C++ kernel raises for bad parameters propagate unchanged."""
+    from gnuradio import gpuinterp as _gi  # imported here: the package imports this module first
 
-    The C++ kernel is looked up lazily and only its absence selects numpy: the predistorter lands on a
-    parallel branch, and this keeps the DPD loop working before and after that merge. Errors the C++
-    kernel raises for bad parameters propagate unchanged."""
-    try:
-        from gnuradio import gpuinterp as _gi  # lazy: dpd.py must import without the compiled module
-        kernel = getattr(_gi, "dpd_predistorter", None)
-    except ImportError:
-        kernel = None
     w = _check_coefficients(coefficients, P, Q, Lp, Lq)
-    if kernel is None:
-        return NumpyPredistorter(P, Q, Lp, Lq, w, lo_leakage)
-    return kernel(int(P), int(Q), int(Lp), int(Lq), [complex(v) for v in w], complex(lo_leakage),
-                  backend=backend)
+    return _gi.dpd_predistorter(int(P), int(Q), int(Lp), int(Lq), [complex(v) for v in w],
+                                complex(lo_leakage), backend=backend)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -3,10 +3,6 @@
 
 * ``dpd_estimator_cc``: two inputs (x = PA input, y = PA output); captures, runs the indirect-learning
   adaptation of :mod:`gpuinterp.dpd` and sends coefficients to the predistorter's ``coeffs`` port.
-* ``dpd_predistorter_py_cc``: the predistorter as a Python block with the parameters and the ``coeffs``
-  message port of the C++ ``dpd_predistorter_cc``. It runs on :func:`gpuinterp.dpd.make_engine` (the C++
-  kernel when this build has it, numpy otherwise); it exists so the DPD examples and tests run on
-  builds without the C++ block, and so a flowgraph can swap one for the other by changing the block id.
 """
 
 import threading
@@ -17,7 +13,7 @@ from gnuradio import gr
 
 from . import dpd
 
-__all__ = ["dpd_estimator_cc", "dpd_predistorter_py_cc", "coefficients_message", "parse_coefficients_message"]
+__all__ = ["dpd_estimator_cc", "coefficients_message", "parse_coefficients_message"]
 
 
 def coefficients_message(coefficients, lo_leakage):
@@ -45,59 +41,6 @@ def parse_coefficients_message(msg, expected_len):
         raise ValueError("coeffs: contains NaN or infinity")
     return w, c
 
-
-class dpd_predistorter_py_cc(gr.sync_block):
-    """Predistorter (Python block over the predistorter engine), same model, layout, parameters and
-    ``coeffs`` message port as ``gpuinterp.dpd_predistorter_cc``.
-
-    z[n] = sum_p sum_{k<Lp} h[p,k] psi_p(x[n-k]) + sum_q sum_{k<Lq} g[q,k] conj(psi_q(x[n-k])) + c,
-    psi_p(x) = x|x|^(p-1); coefficients = [h(1,0..Lp-1), h(3,..), .., h(P,..), g(1,0..Lq-1), .., g(Q,..)].
-    A message on ``coeffs`` (c32vector, or pair (c32vector . c)) replaces the coefficients between two
-    work() calls; a malformed one is logged and ignored. Stream tags propagate (1:1)."""
-
-    def __init__(self, P=5, Q=0, Lp=3, Lq=1, coefficients=(), lo_leakage=0j, backend="automatic", device=0):
-        gr.sync_block.__init__(self, name="dpd_predistorter_py_cc", in_sig=[np.complex64],
-                               out_sig=[np.complex64])
-        self._P, self._Q, self._Lp, self._Lq = dpd.validate_structure(P, Q, Lp, Lq)
-        if coefficients is None or len(coefficients) == 0:
-            coefficients = dpd.identity_coefficients(P, Q, Lp, Lq)
-        self._lock = threading.Lock()
-        self._w = dpd._check_coefficients(coefficients, P, Q, Lp, Lq).copy()
-        self._c = complex(lo_leakage)
-        self._engine = dpd.make_engine(P, Q, Lp, Lq, self._w, self._c, backend=backend)
-        self.message_port_register_in(pmt.intern("coeffs"))
-        self.set_msg_handler(pmt.intern("coeffs"), self._on_coeffs)
-
-    def set_coefficients(self, coefficients, lo_leakage=0j):
-        """Replace the coefficients (between two work() calls); an empty vector means identity."""
-        if coefficients is None or len(coefficients) == 0:
-            coefficients = dpd.identity_coefficients(self._P, self._Q, self._Lp, self._Lq)
-        w = dpd._check_coefficients(coefficients, self._P, self._Q, self._Lp, self._Lq)
-        c = complex(lo_leakage)
-        if not np.isfinite(c):
-            raise ValueError("lo_leakage: must be finite")
-        with self._lock:
-            self._engine.set_coefficients([complex(v) for v in w], c)
-            self._w, self._c = w.copy(), c
-
-    def coefficients(self):
-        return self._w.copy()
-
-    def lo_leakage(self):
-        return self._c
-
-    def _on_coeffs(self, msg):
-        try:
-            w, c = parse_coefficients_message(msg, self._w.size)
-            self.set_coefficients(w, self._c if c is None else c)
-        except (ValueError, TypeError, RuntimeError) as e:
-            self.logger.warn(f"ignoring coefficient message: {e}")
-
-    def work(self, input_items, output_items):
-        n = len(output_items[0])
-        with self._lock:
-            output_items[0][:] = self._engine.process(input_items[0][:n])
-        return n
 
 
 class dpd_estimator_cc(gr.sync_block):

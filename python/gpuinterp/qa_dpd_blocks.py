@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""QA for the DPD loop blocks: dpd_predistorter_py_cc against the equation and its coeffs port,
+"""QA for the DPD loop blocks: the C++ predistorter driven by messages,
 dpd_estimator_cc (messages, refusals, bad parameters), the closed simulated loop (ACLR improvement in
 a short run), the example script and the offline estimation tool."""
 
@@ -53,54 +53,14 @@ class qa_dpd_blocks(gr_unittest.TestCase):
     def rand_c(self, n, scale=1.0):
         return scale * (self.rng.standard_normal(n) + 1j * self.rng.standard_normal(n))
 
-    # --- predistorter (Python block) ----------------------------------------------------------------
-    def test_predistorter_matches_equation_and_keeps_tags(self):
-        P, Q, Lp, Lq = 5, 3, 3, 2
-        w = self.rand_c(dpd.num_coefficients(P, Q, Lp, Lq), 0.2)
-        x = self.rand_c(30000, 0.3).astype(np.complex64)
-        tag = gr.tag_utils.python_to_tag((4321, pmt.intern("t"), pmt.from_long(1)))
-        tb = gr.top_block()
-        src = blocks.vector_source_c(x.tolist(), False, 1, [tag])
-        pred = gpuinterp.dpd_predistorter_py_cc(P, Q, Lp, Lq, w, 0.01 + 0.02j)
-        snk = blocks.vector_sink_c()
-        tb.connect(src, pred, snk)
-        tb.run()
-        ref = naive_model(x, w, 0.01 + 0.02j, P, Q, Lp, Lq)
-        np.testing.assert_allclose(np.array(snk.data()), ref, atol=2e-6 * np.max(np.abs(ref)))
-        self.assertEqual([t.offset for t in snk.tags()], [4321])
-
-    def test_predistorter_message_port(self):
-        P, Q, Lp, Lq = 3, 0, 2, 1
-        pred = gpuinterp.dpd_predistorter_py_cc(P, Q, Lp, Lq)
-        np.testing.assert_array_equal(pred.coefficients(), [1, 0, 0, 0])
-        w = np.array([0.9, 0.1j, -0.05, 0.01])
-        pred._on_coeffs(dpd_blocks.coefficients_message(w, 0.5j))
-        np.testing.assert_allclose(pred.coefficients(), w, atol=1e-7)
-        self.assertAlmostEqual(pred.lo_leakage(), 0.5j)
-        # A bare c32vector keeps c.
-        pred._on_coeffs(pmt.init_c32vector(4, [1, 0, 0, 0]))
-        np.testing.assert_array_equal(pred.coefficients(), [1, 0, 0, 0])
-        self.assertAlmostEqual(pred.lo_leakage(), 0.5j)
-        # Malformed messages are ignored (logged).
-        for bad in (pmt.init_c32vector(3, [1, 0, 0]), pmt.intern("hello"),
-                    pmt.cons(pmt.init_c32vector(4, [1, 0, 0, 0]), pmt.intern("x")),
-                    pmt.init_c32vector(4, [complex("nan"), 0, 0, 0])):
-            pred._on_coeffs(bad)
-            np.testing.assert_array_equal(pred.coefficients(), [1, 0, 0, 0])
-        with self.assertRaises(ValueError) as cm:
-            pred.set_coefficients([1, 2, 3], 0)
-        self.assertTrue(str(cm.exception).startswith("coefficients:"))
-        with self.assertRaises(ValueError) as cm:
-            gpuinterp.dpd_predistorter_py_cc(4, 0, 2, 1)
-        self.assertTrue(str(cm.exception).startswith("P:"))
-
+    # --- predistorter block (C++; its own QA is qa_dpd_predistorter.py) ------------------------------
     def test_predistorter_message_in_flowgraph(self):
         # A message from another block reaches the predistorter while the flowgraph runs.
         P, Q, Lp, Lq = 3, 0, 1, 1
         x = np.full(1 << 22, 0.5 + 0j, dtype=np.complex64)
         tb = gr.top_block()
         src = blocks.vector_source_c(x.tolist(), True)
-        pred = gpuinterp.dpd_predistorter_py_cc(P, Q, Lp, Lq)
+        pred = gpuinterp.dpd_predistorter_cc(P, Q, Lp, Lq, [1, 0], 0)
         probe = blocks.probe_signal_c()
         strobe = blocks.message_strobe(dpd_blocks.coefficients_message([2.0, 0.0], 0j), 50)
         tb.connect(src, pred, probe)
@@ -211,7 +171,7 @@ class qa_dpd_blocks(gr_unittest.TestCase):
         P, Q, Lp, Lq = 5, 0, 3, 1
         tb = gr.top_block()
         src = blocks.vector_source_c(u.tolist(), False)
-        pred = gpuinterp.dpd_predistorter_py_cc(P, Q, Lp, Lq)
+        pred = gpuinterp.dpd_predistorter_cc(P, Q, Lp, Lq, list(dpd.identity_coefficients(P, Q, Lp, Lq)), 0)
         pa = gpuinterp.pa_model_cc("ding2004", snr_db=70.0)
         dly = blocks.delay(gr.sizeof_gr_complex, 3)
         est = gpuinterp.dpd_estimator_cc(P, Q, Lp, Lq, capture_length=n, update_period=n, max_delay=64,
