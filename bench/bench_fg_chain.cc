@@ -9,6 +9,7 @@
 //   impl 1: gpuinterp, backend cuda, host buffers (each block copies in and out over the bus)
 //   impl 2: gpuinterp, backend cuda, device buffers (the chain crosses the bus once in, once out)
 //   impl 3: gpuinterp, backend cpu, host buffers
+//   impl 4: gpuinterp, backend cpu, device buffers (simulated device: what the buffers cost on a CPU)
 // items_per_second counts INPUT samples; out_Msps the chain's output. N = 2^28 inputs for the GPU
 // rows (GPUINTERP_BENCH_LOG2N), 2^min(log2n, GPUINTERP_BENCH_CPU_LOG2N=22) for the CPU rows (the
 // rate is what is compared). BM_bus_ceiling measures pinned copy bandwidth in the same process:
@@ -61,8 +62,8 @@ void BM_fg_chain(benchmark::State& st)
             a = gr::filter::interp_fir_filter_ccf::make(8, h1);
             b = gr::filter::interp_fir_filter_ccf::make(L2, h2);
         } else {
-            const std::string be = which == 3 ? "cpu" : "cuda";
-            const bool dev = which == 2;
+            const std::string be = which >= 3 ? "cpu" : "cuda";
+            const bool dev = which == 2 || which == 4;
             a = gr::gpuinterp::interp_fir_ccf::make(8, h1, be, 0, 0, dev);
             b = gr::gpuinterp::interp_fir_ccf::make(L2, h2, be, 0, 0, dev);
         }
@@ -88,6 +89,7 @@ BENCHMARK(BM_fg_chain)
     ->Args({ 1, 1 })
     ->Args({ 2, 1 })
     ->Args({ 3, 1 })
+    ->Args({ 4, 1 })
     ->Args({ 0, 2 })
     ->Args({ 1, 2 })
     ->Args({ 2, 2 })
