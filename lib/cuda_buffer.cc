@@ -214,6 +214,19 @@ void cuda_buffer::post_work(int nitems)
 {
     if (nitems <= 0)
         return;
+    // Called by the scheduler outside the block's work(), so nothing would catch an exception: a
+    // failing copy (a CUDA fault) is logged and ends the stream for the readers instead of
+    // killing the writer's thread and leaving the flowgraph waiting forever.
+    try {
+        queue_copy(nitems);
+    } catch (const std::exception& e) {
+        d_logger->error("copy failed, ending this stream: {}", e.what());
+        set_done(true);
+    }
+}
+
+void cuda_buffer::queue_copy(int nitems)
+{
     // The write index has not been advanced yet, so it still marks what the writer just produced.
     const size_t off = size_t(d_write_index) * d_sizeof_item;
     const size_t bytes = size_t(nitems) * d_sizeof_item;
@@ -273,7 +286,12 @@ char* cuda_buffer::reader_side()
 
 const void* cuda_buffer::_read_pointer(unsigned int read_index)
 {
-    wait_transfers();
+    try {
+        wait_transfers();
+    } catch (const std::exception& e) {
+        d_logger->error("waiting for a copy failed, ending this stream: {}", e.what());
+        set_done(true);
+    }
     return reader_side() + size_t(read_index) * d_sizeof_item;
 }
 

@@ -57,7 +57,11 @@ public:
         device_guard g(d_device);
         void* p = nullptr;
         GPUINTERP_CUDA_CHECK(cudaMalloc(&p, bytes));
-        const cudaError_t e = cudaMemset(p, 0, bytes);
+        // cudaMemset would run on the legacy default stream, which does not order against this
+        // object's non-blocking stream: zero on our stream and wait.
+        cudaError_t e = cudaMemsetAsync(p, 0, bytes, d_stream->get());
+        if (e == cudaSuccess)
+            e = cudaStreamSynchronize(d_stream->get());
         if (e != cudaSuccess) {
             cudaFree(p);
             GPUINTERP_CUDA_CHECK(e);
@@ -71,8 +75,11 @@ public:
     {
         if (!p)
             return;
+        int prev = 0;
+        cudaGetDevice(&prev);
         cudaSetDevice(d_device);
         cudaFree(p);
+        cudaSetDevice(prev);
         device::note_free(memory_kind::cuda, true, take_size(p));
     }
 
@@ -186,15 +193,20 @@ void cuda_copy_between(const device_binding& dst_b, void* dst, const device_bind
 {
     if (bytes == 0)
         return;
+    // The result is read by kernels on other (non-blocking) streams right after this returns, so
+    // the copy must be complete, not merely issued: cudaMemcpyPeer and pageable cudaMemcpy may
+    // return before their DMA finishes. Copy on the legacy stream and wait for that stream only.
     if (dst_b.kind == memory_kind::cuda && src_b.kind == memory_kind::cuda && dst_b.device != src_b.device) {
         enable_peer(dst_b.device, src_b.device);
         device_guard g(dst_b.device);
-        GPUINTERP_CUDA_CHECK(cudaMemcpyPeer(dst, dst_b.device, src, src_b.device, bytes));
+        GPUINTERP_CUDA_CHECK(cudaMemcpyPeerAsync(dst, dst_b.device, src, src_b.device, bytes, 0));
+        GPUINTERP_CUDA_CHECK(cudaStreamSynchronize(0));
         return;
     }
     // Simulated memory is ordinary host memory: unified addressing tells the driver the direction.
     device_guard g(dst_b.kind == memory_kind::cuda ? dst_b.device : src_b.device);
-    GPUINTERP_CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDefault));
+    GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, 0));
+    GPUINTERP_CUDA_CHECK(cudaStreamSynchronize(0));
 }
 
 std::pair<size_t, size_t> cuda_mem_info(int device)

@@ -98,6 +98,7 @@ private:
                 const std::vector<unsigned>& avoid_sizes);
 
     bool needs_host() const;
+    void queue_copy(int nitems);
     void ensure_host();
     char* reader_side();
     void complete_transfers();
