@@ -11,6 +11,7 @@
 #include "../lib/device/device_ops.h"
 #include <gnuradio/block_detail.h>
 #include <gnuradio/blocks/copy.h>
+#include <gnuradio/blocks/deinterleave.h>
 #include <gnuradio/blocks/vector_sink.h>
 #include <gnuradio/blocks/vector_source.h>
 #include <gnuradio/buffer.h>
@@ -378,6 +379,51 @@ TEST_P(FgChain, FanOutHostToSeveralDeviceBlocks)
         EXPECT_TRUE(a->detail()->input(0)->buffer() == b->detail()->input(0)->buffer())
             << "the two readers should share one buffer";
     }
+}
+
+// A host block with two outputs of identical buffers, each feeding device-buffer blocks (one of
+// them two): make_buffer must tell "second reader of output 0" from "first reader of output 1".
+TEST_P(FgChain, TwoHostOutputsFeedingDeviceBlocks)
+{
+    std::mt19937 g(27);
+    const auto x = random_signal(40000, g);
+    const auto h1 = random_taps(11, g), h2 = random_taps(23, g), h3 = random_taps(5, g);
+    auto tb = gr::make_top_block("deinterleave");
+    auto src = gr::blocks::vector_source<cf>::make(x);
+    auto cp = gr::blocks::copy::make(sizeof(cf));
+    auto de = gr::blocks::deinterleave::make(sizeof(cf));
+    auto a = gi::interp_fir_ccf::make(2, h1, GetParam(), 0, 0, true);
+    // Same interpolation everywhere, so both outputs' buffers have identical sizes and multiples.
+    auto b = gi::interp_fir_ccf::make(2, h2, GetParam(), 0, 0, true);
+    auto c = gi::interp_fir_ccf::make(2, h3, GetParam(), 0, 0, true);
+    auto sa = gr::blocks::vector_sink<cf>::make();
+    auto sb = gr::blocks::vector_sink<cf>::make();
+    auto sc = gr::blocks::vector_sink<cf>::make();
+    tb->connect(src, 0, cp, 0);
+    tb->connect(cp, 0, de, 0);
+    tb->connect(de, 0, a, 0);
+    tb->connect(de, 1, b, 0);
+    tb->connect(de, 0, c, 0);
+    tb->connect(a, 0, sa, 0);
+    tb->connect(b, 0, sb, 0);
+    tb->connect(c, 0, sc, 0);
+    within(60, "deinterleave", [&] { tb->run(); });
+    std::vector<cf> even, odd;
+    for (size_t i = 0; i < x.size(); i++)
+        (i % 2 ? odd : even).push_back(x[i]);
+    auto ref = [&](const std::vector<cf>& in, unsigned L, const std::vector<float>& h) {
+        auto t2 = gr::make_top_block("ref");
+        auto s = gr::blocks::vector_source<cf>::make(in);
+        auto r = gr::filter::interp_fir_filter_ccf::make(L, h);
+        auto k = gr::blocks::vector_sink<cf>::make();
+        t2->connect(s, 0, r, 0);
+        t2->connect(r, 0, k, 0);
+        t2->run();
+        return k->data();
+    };
+    EXPECT_LE(rel_err(sa->data(), ref(even, 2, h1)), 2e-5);
+    EXPECT_LE(rel_err(sb->data(), ref(odd, 2, h2)), 2e-5);
+    EXPECT_LE(rel_err(sc->data(), ref(even, 2, h3)), 2e-5);
 }
 
 // A device-buffer output feeding two device-buffer blocks (D2D, two readers) and two host blocks

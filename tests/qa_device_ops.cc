@@ -142,6 +142,11 @@ TEST_P(DeviceOps, FirFilterDeviceMatchesHost)
             ref.filter(want.data() + pos * L, x.data() + pos, n);
             pos += n;
             k++;
+            if (k == 7) { // new taps (another length) mid-stream, with the history on the device
+                const auto t2 = random_vector<float>(ntaps + 9);
+                on_dev.set_taps(t2);
+                ref.set_taps(t2);
+            }
         }
         std::vector<cd> want_d(want.begin(), want.end());
         EXPECT_TRUE(all_close(got, want_d, 1e-5, 1e-6)) << "L=" << L << " taps=" << ntaps;
