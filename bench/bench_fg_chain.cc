@@ -2,21 +2,22 @@
  * Copyright 2026 gr-gpuinterp authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-// Transmit-chain benchmark (issue 7): null_source -> head(N) -> interp x8 (128 taps) -> stage 2 ->
-// null_sink, where stage 2 stands in for the predistorter / resampler until they are merged
-// (L2 = 1: a 48-tap 1:1 FIR, the data volume of the DPD; L2 = 2: a rate-raising stage).
+// Transmit-chain benchmark (issue 7): null_source -> head(N) -> interp x8 (128 taps) ->
+// stage 2 -> null_sink, where stage 2 stands in for the predistorter / resampler until
+// they are merged (L2 = 1: a 48-tap 1:1 FIR, the data volume of the DPD; L2 = 2: a
+// rate-raising stage).
 //   impl 0: GNU Radio's interp_fir_filter_ccf for both stages (CPU)
-//   impl 1: gpuinterp, backend cuda, host buffers (each block copies in and out over the bus)
-//   impl 2: gpuinterp, backend cuda, device buffers (the chain crosses the bus once in, once out)
-//   impl 3: gpuinterp, backend cpu, host buffers
-//   impl 4: gpuinterp, backend cpu, device buffers (simulated device: what the buffers cost on a CPU)
-// items_per_second counts INPUT samples; out_Msps the chain's output. N = 2^28 inputs for the GPU
-// rows (GPUINTERP_BENCH_LOG2N), 2^min(log2n, GPUINTERP_BENCH_CPU_LOG2N=22) for the CPU rows (the
-// rate is what is compared). BM_bus_ceiling measures pinned copy bandwidth in the same process:
-// the device-buffer chain cannot beat min(H2D/8 B, D2H/(8 B * 8 * L2)) input samples per second.
+//   impl 1: gpuinterp, backend cuda, host buffers (each block copies in and out over the
+//   bus) impl 2: gpuinterp, backend cuda, device buffers (the chain crosses the bus once
+//   in, once out) impl 3: gpuinterp, backend cpu, host buffers impl 4: gpuinterp, backend
+//   cpu, device buffers (simulated device: what the buffers cost on a CPU)
+// items_per_second counts INPUT samples; out_Msps the chain's output. N = 2^28 inputs for
+// the GPU rows (GPUINTERP_BENCH_LOG2N), 2^min(log2n, GPUINTERP_BENCH_CPU_LOG2N=22) for
+// the CPU rows (the rate is what is compared). BM_bus_ceiling measures pinned copy
+// bandwidth in the same process: the device-buffer chain cannot beat min(H2D/8 B, D2H/(8
+// B * 8 * L2)) input samples per second.
 #include "../lib/device/device_ops.h"
 #include "bench_util.h"
-#include <benchmark/benchmark.h>
 #include <gnuradio/blocks/head.h>
 #include <gnuradio/blocks/null_sink.h>
 #include <gnuradio/blocks/null_source.h>
@@ -24,6 +25,7 @@
 #include <gnuradio/gpuinterp/interp_fir.h>
 #include <gnuradio/gpuinterp/kernel/backend.h>
 #include <gnuradio/top_block.h>
+#include <benchmark/benchmark.h>
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -79,8 +81,8 @@ void BM_fg_chain(benchmark::State& st)
         tb->run();
     }
     st.SetItemsProcessed(int64_t(st.iterations()) * int64_t(n));
-    st.counters["out_Msps"] = benchmark::Counter(double(st.iterations()) * double(n) * 8 * L2 / 1e6,
-                                                 benchmark::Counter::kIsRate);
+    st.counters["out_Msps"] = benchmark::Counter(
+        double(st.iterations()) * double(n) * 8 * L2 / 1e6, benchmark::Counter::kIsRate);
     st.counters["log2n"] = std::log2(double(n));
 }
 BENCHMARK(BM_fg_chain)
@@ -111,7 +113,8 @@ void BM_bus_ceiling(benchmark::State& st)
     }
     st.counters["h2d_GBps"] = h2d;
     st.counters["d2h_GBps"] = d2h;
-    // input samples/s the chain could reach if only the bus mattered (complex64 = 8 bytes)
+    // input samples/s the chain could reach if only the bus mattered (complex64 = 8
+    // bytes)
     st.counters["ceiling_L2_1_Msps_in"] = std::min(h2d / 8, d2h / (8 * 8)) * 1e3;
     st.counters["ceiling_L2_2_Msps_in"] = std::min(h2d / 8, d2h / (8 * 16)) * 1e3;
 }

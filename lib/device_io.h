@@ -6,11 +6,12 @@
 #ifndef INCLUDED_GPUINTERP_DEVICE_IO_H
 #define INCLUDED_GPUINTERP_DEVICE_IO_H
 
-// What a block needs in work() when its ports use cuda_buffer (docs/device_buffers.md, "Adopting
-// device buffers in a block"): its own device binding, and its input in its own memory. An input
-// buffer belongs to the device of the block that made it (the upstream block, or this block when
-// the upstream block is a host block), so a chain spread over two GPUs reads a buffer of another
-// device; it is then copied peer-to-peer into a scratch array first.
+// What a block needs in work() when its ports use cuda_buffer (docs/device_buffers.md,
+// "Adopting device buffers in a block"): its own device binding, and its input in its own
+// memory. An input buffer belongs to the device of the block that made it (the upstream
+// block, or this block when the upstream block is a host block), so a chain spread over
+// two GPUs reads a buffer of another device; it is then copied peer-to-peer into a
+// scratch array first.
 
 #include "device/device_ops.h"
 #include <gnuradio/block.h>
@@ -45,13 +46,15 @@ public:
     void set_binding(device_binding b) { d_binding = b; }
     device_binding binding() const { return d_binding; }
 
-    //! `ptr` (the scheduler's input pointer of `port`, `bytes` long) in this block's own memory.
+    //! `ptr` (the scheduler's input pointer of `port`, `bytes` long) in this block's own
+    //! memory.
     const void* input(gr::block& blk, int port, const void* ptr, size_t bytes)
     {
         auto buf = blk.detail()->input(port)->buffer();
         auto* cb = dynamic_cast<cuda_buffer*>(buf.get());
         if (!cb)
-            throw std::logic_error("device_io: input " + std::to_string(port) + " is not a cuda_buffer");
+            throw std::logic_error("device_io: input " + std::to_string(port) +
+                                   " is not a cuda_buffer");
         if (cb->binding() == d_binding)
             return ptr;
         if (!d_ops)

@@ -2,12 +2,13 @@
  * Copyright 2026 gr-gpuinterp authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-// Device-resident chains (issue 7): gpuinterp blocks with device_buffers (cuda_buffer) against the
-// same chain with host buffers and against GNU Radio's own interp_fir_filter_ccf; random buffer and
-// call sizes so the single-mapped wrap-around runs on both sides; start/stop cycles with memory
-// measured; the fan-out cases; the buffer lock; two-GPU placement.
-// Parametrised over "cpu" (device buffers in the host-memory simulation, which defers every copy
-// until someone waits, so a missing wait shows up as wrong data) and "cuda" (skips without a device).
+// Device-resident chains (issue 7): gpuinterp blocks with device_buffers (cuda_buffer)
+// against the same chain with host buffers and against GNU Radio's own
+// interp_fir_filter_ccf; random buffer and call sizes so the single-mapped wrap-around
+// runs on both sides; start/stop cycles with memory measured; the fan-out cases; the
+// buffer lock; two-GPU placement. Parametrised over "cpu" (device buffers in the
+// host-memory simulation, which defers every copy until someone waits, so a missing wait
+// shows up as wrong data) and "cuda" (skips without a device).
 #include "../lib/device/device_ops.h"
 #include <gnuradio/block_detail.h>
 #include <gnuradio/blocks/copy.h>
@@ -74,13 +75,15 @@ double rel_err(const std::vector<cf>& a, const std::vector<cf>& b)
     return err / std::max(peak, 1e-30);
 }
 
-//! Runs `f` (start + wait of a flowgraph) with a deadline: a hang is a failure, not a stuck ctest.
+//! Runs `f` (start + wait of a flowgraph) with a deadline: a hang is a failure, not a
+//! stuck ctest.
 template <typename F>
 void within(int seconds, const char* what, F&& f)
 {
     auto fut = std::async(std::launch::async, std::forward<F>(f));
     if (fut.wait_for(std::chrono::seconds(seconds)) == std::future_status::timeout) {
-        std::cerr << "FATAL: " << what << " did not finish within " << seconds << " s (hang)\n";
+        std::cerr << "FATAL: " << what << " did not finish within " << seconds
+                  << " s (hang)\n";
         std::_Exit(3);
     }
     fut.get(); // rethrows
@@ -89,8 +92,9 @@ void within(int seconds, const char* what, F&& f)
 enum class impl { gnuradio, host_buffers, device_buffers };
 
 struct chain_opts {
-    bool small_buffers = false; // random tiny buffers and call sizes: wrap-around on every edge
-    bool fir_after = false;     // a GNU Radio fir_filter (history > 1) reading the last edge
+    bool small_buffers =
+        false; // random tiny buffers and call sizes: wrap-around on every edge
+    bool fir_after = false; // a GNU Radio fir_filter (history > 1) reading the last edge
     unsigned seed = 1;
 };
 
@@ -129,8 +133,9 @@ chain_out run_chain(impl which,
     auto snk = gr::blocks::vector_sink<cf>::make();
     if (o.small_buffers && which != impl::gnuradio) { // the reference runs with defaults
         std::uniform_int_distribution<int> bs(64, 6000), calls(1, 3000);
-        // vector_source emits everything in one call (output multiple = length), so a copy block
-        // with a small buffer feeds the chain: its buffer is the one the device block replaces.
+        // vector_source emits everything in one call (output multiple = length), so a
+        // copy block with a small buffer feeds the chain: its buffer is the one the
+        // device block replaces.
         auto cp = gr::blocks::copy::make(sizeof(cf));
         cp->set_max_output_buffer(bs(g));
         a->set_max_output_buffer(bs(g) * 2);
@@ -165,9 +170,10 @@ protected:
     }
 };
 
-// Device buffers == host buffers == GNU Radio's CPU blocks, with GNU Radio's default buffers
-// (large calls) and with random tiny buffers and call sizes (every edge wraps many times, so the
-// input- and output-blocked realignments run on the device side (H2D, D2D) and the host side (D2H)).
+// Device buffers == host buffers == GNU Radio's CPU blocks, with GNU Radio's default
+// buffers (large calls) and with random tiny buffers and call sizes (every edge wraps
+// many times, so the input- and output-blocked realignments run on the device side (H2D,
+// D2D) and the host side (D2H)).
 TEST_P(FgChain, DeviceEqualsHostEqualsGnuRadio)
 {
     std::mt19937 g(11);
@@ -205,28 +211,28 @@ TEST_P(FgChain, TransferTypesAndBindings)
     tb->connect(a, 0, b, 0);
     tb->connect(b, 0, snk, 0);
     within(60, "run", [&] { tb->run(); });
-    auto in_a = std::dynamic_pointer_cast<gi::cuda_buffer>(a->detail()->input(0)->buffer());
+    auto in_a =
+        std::dynamic_pointer_cast<gi::cuda_buffer>(a->detail()->input(0)->buffer());
     auto ab = std::dynamic_pointer_cast<gi::cuda_buffer>(a->detail()->output(0));
     auto out_b = std::dynamic_pointer_cast<gi::cuda_buffer>(b->detail()->output(0));
     ASSERT_TRUE(in_a && ab && out_b);
     EXPECT_EQ(in_a->transfer(), gr::transfer_type::HOST_TO_DEVICE);
     EXPECT_EQ(ab->transfer(), gr::transfer_type::DEVICE_TO_DEVICE);
     EXPECT_EQ(out_b->transfer(), gr::transfer_type::DEVICE_TO_HOST);
-    const gi::device_binding want = GetParam() == "cuda" ? gi::device_binding{ gi::memory_kind::cuda, 0 }
-                                                         : gi::device_binding{ gi::memory_kind::simulated, 0 };
+    const gi::device_binding want =
+        GetParam() == "cuda" ? gi::device_binding{ gi::memory_kind::cuda, 0 }
+                             : gi::device_binding{ gi::memory_kind::simulated, 0 };
     EXPECT_EQ(ab->binding(), want);
     EXPECT_EQ(snk->data().size(), x.size() * 8);
     EXPECT_TRUE(a->device_buffers());
 }
 
-size_t cuda_free_bytes()
-{
-    return gr::gpuinterp::gpu::cuda_mem_info(0).first;
-}
+size_t cuda_free_bytes() { return gr::gpuinterp::gpu::cuda_mem_info(0).first; }
 
-// 200 start/stop cycles. GNU Radio 3.10.5.1 keeps every block with a single-mapped buffer alive
-// forever (owner reference cycle), so without the workaround each new flowgraph leaks its device
-// and pinned memory. Measured with the allocation counters (both kinds) and, on a GPU, cudaMemGetInfo.
+// 200 start/stop cycles. GNU Radio 3.10.5.1 keeps every block with a single-mapped buffer
+// alive forever (owner reference cycle), so without the workaround each new flowgraph
+// leaks its device and pinned memory. Measured with the allocation counters (both kinds)
+// and, on a GPU, cudaMemGetInfo.
 TEST_P(FgChain, StartStopCyclesDoNotLeak)
 {
     std::mt19937 g(5);
@@ -268,8 +274,8 @@ TEST_P(FgChain, StartStopCyclesDoNotLeak)
             << "free device memory " << free_before << " -> " << free_after;
     }
 
-    // The same top_block started and stopped 200 times: GNU Radio makes new buffers at every
-    // start(); the previous ones must go.
+    // The same top_block started and stopped 200 times: GNU Radio makes new buffers at
+    // every start(); the previous ones must go.
     auto tb = gr::make_top_block("same");
     auto src = gr::blocks::vector_source<cf>::make(x);
     auto a = gi::interp_fir_ccf::make(2, h, GetParam(), 0, 0, true);
@@ -277,8 +283,8 @@ TEST_P(FgChain, StartStopCyclesDoNotLeak)
     tb->connect(src, 0, a, 0);
     tb->connect(a, 0, snk, 0);
     within(60, "first", [&] { tb->run(); });
-    // GNU Radio records the first allocation as the block's max_output_buffer, so buffers from the
-    // second start() on are smaller; measure from there.
+    // GNU Radio records the first allocation as the block's max_output_buffer, so buffers
+    // from the second start() on are smaller; measure from there.
     src->rewind();
     within(60, "second", [&] { tb->run(); });
     const auto mid = gi::device_memory_usage();
@@ -291,12 +297,14 @@ TEST_P(FgChain, StartStopCyclesDoNotLeak)
     }
     const auto end = gi::device_memory_usage();
     EXPECT_EQ(end.buffers, mid.buffers);
-    EXPECT_EQ(end.sim_device_bytes + end.cuda_device_bytes, mid.sim_device_bytes + mid.cuda_device_bytes);
+    EXPECT_EQ(end.sim_device_bytes + end.cuda_device_bytes,
+              mid.sim_device_bytes + mid.cuda_device_bytes);
     EXPECT_EQ(snk->data().size(), x.size() * 2 * 202);
 }
 
-// The defect itself, with GNU Radio's own host_buffer (simulated device) for comparison: its
-// blocks are never destroyed. Recorded, not asserted, so a fixed GNU Radio does not fail the test.
+// The defect itself, with GNU Radio's own host_buffer (simulated device) for comparison:
+// its blocks are never destroyed. Recorded, not asserted, so a fixed GNU Radio does not
+// fail the test.
 struct hb_copy : gr::sync_block {
     hb_copy()
         : gr::sync_block("hb_copy",
@@ -330,14 +338,17 @@ TEST(FgChainDefects, GnuRadioHostBufferLeaksBlocks)
         ours = gp;
         theirs = hb;
     }
-    EXPECT_TRUE(ours.expired()) << "a gpuinterp device-buffer block outlived its flowgraph";
-    std::cout << "[ info ] GNU Radio host_buffer block destroyed after teardown: " << theirs.expired()
+    EXPECT_TRUE(ours.expired())
+        << "a gpuinterp device-buffer block outlived its flowgraph";
+    std::cout << "[ info ] GNU Radio host_buffer block destroyed after teardown: "
+              << theirs.expired()
               << " (false = the 3.10.5.1 owner-cycle leak is present)\n";
 }
 
-// One host output feeding two device-buffer blocks. GNU Radio 3.10.5.1 replaces the host buffer
-// once per reader and orphans the first reader (it hangs; shown with its own host_buffer in
-// docs/device_buffers.md). Here both read one shared buffer and both outputs are right.
+// One host output feeding two device-buffer blocks. GNU Radio 3.10.5.1 replaces the host
+// buffer once per reader and orphans the first reader (it hangs; shown with its own
+// host_buffer in docs/device_buffers.md). Here both read one shared buffer and both
+// outputs are right.
 TEST_P(FgChain, FanOutHostToSeveralDeviceBlocks)
 {
     std::mt19937 g(21);
@@ -350,7 +361,8 @@ TEST_P(FgChain, FanOutHostToSeveralDeviceBlocks)
         auto b = gi::interp_fir_ccf::make(4, h2, GetParam(), 0, 0, true);
         auto s1 = gr::blocks::vector_sink<cf>::make();
         auto s2 = gr::blocks::vector_sink<cf>::make();
-        auto cp = gr::blocks::copy::make(sizeof(cf)); // the host writer (vector_source emits all at once)
+        auto cp = gr::blocks::copy::make(
+            sizeof(cf)); // the host writer (vector_source emits all at once)
         if (small) {
             cp->set_max_output_buffer(3000);
             cp->set_max_noutput_items(777);
@@ -381,8 +393,9 @@ TEST_P(FgChain, FanOutHostToSeveralDeviceBlocks)
     }
 }
 
-// A host block with two outputs of identical buffers, each feeding device-buffer blocks (one of
-// them two): make_buffer must tell "second reader of output 0" from "first reader of output 1".
+// A host block with two outputs of identical buffers, each feeding device-buffer blocks
+// (one of them two): make_buffer must tell "second reader of output 0" from "first reader
+// of output 1".
 TEST_P(FgChain, TwoHostOutputsFeedingDeviceBlocks)
 {
     std::mt19937 g(27);
@@ -393,7 +406,8 @@ TEST_P(FgChain, TwoHostOutputsFeedingDeviceBlocks)
     auto cp = gr::blocks::copy::make(sizeof(cf));
     auto de = gr::blocks::deinterleave::make(sizeof(cf));
     auto a = gi::interp_fir_ccf::make(2, h1, GetParam(), 0, 0, true);
-    // Same interpolation everywhere, so both outputs' buffers have identical sizes and multiples.
+    // Same interpolation everywhere, so both outputs' buffers have identical sizes and
+    // multiples.
     auto b = gi::interp_fir_ccf::make(2, h2, GetParam(), 0, 0, true);
     auto c = gi::interp_fir_ccf::make(2, h3, GetParam(), 0, 0, true);
     auto sa = gr::blocks::vector_sink<cf>::make();
@@ -426,8 +440,8 @@ TEST_P(FgChain, TwoHostOutputsFeedingDeviceBlocks)
     EXPECT_LE(rel_err(sc->data(), ref(even, 2, h3)), 2e-5);
 }
 
-// A device-buffer output feeding two device-buffer blocks (D2D, two readers) and two host blocks
-// (D2H, two readers), readers at different rates.
+// A device-buffer output feeding two device-buffer blocks (D2D, two readers) and two host
+// blocks (D2H, two readers), readers at different rates.
 TEST_P(FgChain, FanOutFromDeviceBlock)
 {
     std::mt19937 g(23);
@@ -494,13 +508,15 @@ TEST_P(FgChain, FanOutFromDeviceBlock)
     }
 }
 
-// One output feeding a host block and a device-buffer block cannot work in GNU Radio 3.10 (one
-// transfer type per buffer). It must be refused when the flowgraph starts, never hang.
+// One output feeding a host block and a device-buffer block cannot work in GNU Radio 3.10
+// (one transfer type per buffer). It must be refused when the flowgraph starts, never
+// hang.
 TEST_P(FgChain, MixedFanOutIsRefusedAtStart)
 {
     std::mt19937 g(29);
     const auto x = random_signal(1000, g);
-    for (int trial = 0; trial < 6; trial++) { // block order inside GNU Radio follows addresses
+    for (int trial = 0; trial < 6;
+         trial++) { // block order inside GNU Radio follows addresses
         {
             auto tb = gr::make_top_block("mixed_host");
             auto src = gr::blocks::vector_source<cf>::make(x);
@@ -520,7 +536,8 @@ TEST_P(FgChain, MixedFanOutIsRefusedAtStart)
                     msg = e.what();
                 }
             });
-            EXPECT_FALSE(msg.empty()) << "start() should refuse a host output feeding host and device blocks";
+            EXPECT_FALSE(msg.empty())
+                << "start() should refuse a host output feeding host and device blocks";
             EXPECT_TRUE(msg.find("device_buffers") != std::string::npos ||
                         msg.find("transfer type") != std::string::npos)
                 << msg;
@@ -546,7 +563,8 @@ TEST_P(FgChain, MixedFanOutIsRefusedAtStart)
                     msg = e.what();
                 }
             });
-            EXPECT_TRUE(msg.find("transfer type") != std::string::npos) << "got: '" << msg << "'";
+            EXPECT_TRUE(msg.find("transfer type") != std::string::npos)
+                << "got: '" << msg << "'";
         }
     }
 }
@@ -580,10 +598,11 @@ TEST_P(FgChain, MixedFanOutThroughCopyWorks)
 }
 
 // GNU Radio 3.10.5.1's buffer_single_mapped::output_blkd_cb_ready() writes
-// `gr::thread::scoped_lock(*this->mutex());`, a temporary that unlocks at the end of the statement,
-// then calls space_available() (which walks the readers and prunes tags) unlocked. cuda_buffer
-// counts space_available() calls made without the mutex held: GNU Radio's version makes one, ours
-// none, and neither does a whole flowgraph run with small buffers.
+// `gr::thread::scoped_lock(*this->mutex());`, a temporary that unlocks at the end of the
+// statement, then calls space_available() (which walks the readers and prunes tags)
+// unlocked. cuda_buffer counts space_available() calls made without the mutex held: GNU
+// Radio's version makes one, ours none, and neither does a whole flowgraph run with small
+// buffers.
 TEST_P(FgChain, BlockedCallbackChecksHoldTheBufferLock)
 {
     auto owner = gi::interp_fir_ccf::make(2, { 1.f }, GetParam(), 0, 0, true);
@@ -594,7 +613,8 @@ TEST_P(FgChain, BlockedCallbackChecksHoldTheBufferLock)
     cb->output_blkd_cb_ready(2);
     EXPECT_EQ(cb->unlocked_space_checks(), 0);
     cb->gr::buffer_single_mapped::output_blkd_cb_ready(2);
-    EXPECT_EQ(cb->unlocked_space_checks(), 1) << "GNU Radio's check is expected to run unlocked (3.10.5.1)";
+    EXPECT_EQ(cb->unlocked_space_checks(), 1)
+        << "GNU Radio's check is expected to run unlocked (3.10.5.1)";
     // ours also really waits for the lock
     std::atomic<bool> returned{ false };
     std::unique_lock<gr::thread::mutex> lock(*buf->mutex());
@@ -615,7 +635,8 @@ TEST_P(FgChain, BlockedCallbackChecksHoldTheBufferLock)
     auto src = gr::blocks::vector_source<cf>::make(x);
     auto cp = gr::blocks::copy::make(sizeof(cf));
     auto a = gi::interp_fir_ccf::make(2, random_taps(9, g), GetParam(), 0, 0, true);
-    auto f = gr::filter::fir_filter_ccf::make(1, random_taps(21, g)); // history reader: realigns
+    auto f = gr::filter::fir_filter_ccf::make(
+        1, random_taps(21, g)); // history reader: realigns
     auto snk = gr::blocks::vector_sink<cf>::make();
     cp->set_max_output_buffer(1000);
     a->set_max_output_buffer(1500);
@@ -624,7 +645,8 @@ TEST_P(FgChain, BlockedCallbackChecksHoldTheBufferLock)
     tb->connect(a, 0, f, 0);
     tb->connect(f, 0, snk, 0);
     within(60, "locks", [&] { tb->run(); });
-    auto in_a = std::dynamic_pointer_cast<gi::cuda_buffer>(a->detail()->input(0)->buffer());
+    auto in_a =
+        std::dynamic_pointer_cast<gi::cuda_buffer>(a->detail()->input(0)->buffer());
     auto out_a = std::dynamic_pointer_cast<gi::cuda_buffer>(a->detail()->output(0));
     ASSERT_TRUE(in_a && out_a);
     EXPECT_EQ(in_a->unlocked_space_checks(), 0);
@@ -632,10 +654,11 @@ TEST_P(FgChain, BlockedCallbackChecksHoldTheBufferLock)
     EXPECT_EQ(snk->data().size(), x.size() * 2);
 }
 
-// The single-mapped realignments, driven directly on one buffer for each transfer type, so the
-// device-side moves (H2D, D2D: device array) and the host-side ones (D2H: pinned array) are both
-// checked whatever the scheduler happens to do: data written as a counting sequence must reach the
-// reader unchanged across an output-blocked realignment and an input-blocked wrap.
+// The single-mapped realignments, driven directly on one buffer for each transfer type,
+// so the device-side moves (H2D, D2D: device array) and the host-side ones (D2H: pinned
+// array) are both checked whatever the scheduler happens to do: data written as a
+// counting sequence must reach the reader unchanged across an output-blocked realignment
+// and an input-blocked wrap.
 TEST_P(FgChain, RealignmentKeepsDataOnEitherSide)
 {
     const gi::device_binding host{ gi::memory_kind::simulated, 0 };
@@ -659,14 +682,16 @@ TEST_P(FgChain, RealignmentKeepsDataOnEitherSide)
             std::vector<cf> v(n);
             for (auto& x : v)
                 x = cf(next_w++, -1);
-            gr::gpuinterp::device::copy_between(wb, buf->write_pointer(), host, v.data(), n * sizeof(cf));
+            gr::gpuinterp::device::copy_between(
+                wb, buf->write_pointer(), host, v.data(), n * sizeof(cf));
             buf->post_work(int(n));
             buf->update_write_pointer(int(n));
         };
         auto read = [&](unsigned n) {
             ASSERT_GE(rd->items_available(), int(n));
             std::vector<cf> v(n);
-            gr::gpuinterp::device::copy_between(host, v.data(), rb, rd->read_pointer(), n * sizeof(cf));
+            gr::gpuinterp::device::copy_between(
+                host, v.data(), rb, rd->read_pointer(), n * sizeof(cf));
             for (auto& x : v)
                 ASSERT_EQ(x, cf(next_r++, -1)) << "transfer type " << int(t);
             rd->update_read_pointer(int(n));
@@ -680,8 +705,9 @@ TEST_P(FgChain, RealignmentKeepsDataOnEitherSide)
         }
         EXPECT_EQ(rd->get_read_index(), 0u);
         read(B / 8);
-        // Fill to the end, read most of it, wrap the writer, then make the reader ask for more than
-        // is left before the end: input-blocked realignment copies the tail to the front.
+        // Fill to the end, read most of it, wrap the writer, then make the reader ask for
+        // more than is left before the end: input-blocked realignment copies the tail to
+        // the front.
         const unsigned to_end = B - (B / 2 - B / 4);
         write(to_end);
         read(unsigned(rd->items_available()) - 5);
@@ -699,13 +725,14 @@ TEST_P(FgChain, RealignmentKeepsDataOnEitherSide)
 
 INSTANTIATE_TEST_SUITE_P(Backends, FgChain, ::testing::Values("cpu", "cuda"));
 
-// A chain spread over two GPUs: the second block reads the first one's buffer on device 0 and
-// copies it peer-to-peer to device 1. Also a CUDA block feeding a CPU-backend device-buffer block
-// and back (simulated <-> CUDA copies).
+// A chain spread over two GPUs: the second block reads the first one's buffer on device 0
+// and copies it peer-to-peer to device 1. Also a CUDA block feeding a CPU-backend
+// device-buffer block and back (simulated <-> CUDA copies).
 TEST(FgChainPlacement, TwoGpus)
 {
     if (gi::cuda_device_count() < 2)
-        GTEST_SKIP() << "needs two CUDA devices (found " << gi::cuda_device_count() << ")";
+        GTEST_SKIP() << "needs two CUDA devices (found " << gi::cuda_device_count()
+                     << ")";
     std::mt19937 g(41);
     const auto x = random_signal(300007, g);
     const auto h1 = random_taps(24, g), h2 = random_taps(48, g);

@@ -2,10 +2,11 @@
  * Copyright 2026 gr-gpuinterp authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-// The device operations behind cuda_buffer (no GNU Radio): the simulation's deferred copies, overlap-
-// safe device moves in both directions (every code path of the CUDA move: disjoint, chunked, via
-// scratch), allocation counters, and the FIR kernel's device-resident entry point filter_device()
-// against filter() for random chunk sizes. Parametrised over the simulation and CUDA.
+// The device operations behind cuda_buffer (no GNU Radio): the simulation's deferred
+// copies, overlap- safe device moves in both directions (every code path of the CUDA
+// move: disjoint, chunked, via scratch), allocation counters, and the FIR kernel's
+// device-resident entry point filter_device() against filter() for random chunk sizes.
+// Parametrised over the simulation and CUDA.
 #include "device/device_ops.h"
 #include "test_util.h"
 #include <gnuradio/gpuinterp/kernel/polyphase_interpolator.h>
@@ -58,8 +59,9 @@ protected:
     void SetUp() override { GPUINTERP_SKIP_WITHOUT_DEVICE(GetParam()); }
     gi::device_binding binding() const
     {
-        return GetParam() == backend::cuda ? gi::device_binding{ gi::memory_kind::cuda, 0 }
-                                           : gi::device_binding{ gi::memory_kind::simulated, 0 };
+        return GetParam() == backend::cuda
+                   ? gi::device_binding{ gi::memory_kind::cuda, 0 }
+                   : gi::device_binding{ gi::memory_kind::simulated, 0 };
     }
 };
 
@@ -96,10 +98,15 @@ TEST_P(DeviceOps, OverlappingMovesBothDirections)
     for (size_t i = 0; i < n; i++)
         ref[i] = char((i * 131) % 251);
     // gap vs length: disjoint, chunked (gap >= len/16), via scratch (small gap)
-    for (auto [src, dst, len] : std::vector<std::tuple<size_t, size_t, size_t>>{
-             { 0, 40000, 20000 }, { 1000, 0, 30000 }, { 0, 3000, 30000 }, { 5000, 5, 40000 }, { 8, 0, 50000 },
-             { 0, 8, 50000 } }) {
-        // (the source of a queued copy must stay untouched until wait(): ref is never modified)
+    for (auto [src, dst, len] :
+         std::vector<std::tuple<size_t, size_t, size_t>>{ { 0, 40000, 20000 },
+                                                          { 1000, 0, 30000 },
+                                                          { 0, 3000, 30000 },
+                                                          { 5000, 5, 40000 },
+                                                          { 8, 0, 50000 },
+                                                          { 0, 8, 50000 } }) {
+        // (the source of a queued copy must stay untouched until wait(): ref is never
+        // modified)
         ops->copy_async(d, ref.data(), n, dev::copy_dir::host_to_device);
         ops->move_device_async(d + dst, d + src, len);
         std::vector<char> buf = ref;
@@ -112,12 +119,13 @@ TEST_P(DeviceOps, OverlappingMovesBothDirections)
     ops->free_device(d);
 }
 
-// filter_device() on device memory == filter() on host memory, chunk by chunk, including chunks
-// shorter than the history, and switching between the two entry points mid-stream.
+// filter_device() on device memory == filter() on host memory, chunk by chunk, including
+// chunks shorter than the history, and switching between the two entry points mid-stream.
 TEST_P(DeviceOps, FirFilterDeviceMatchesHost)
 {
     auto ops = dev::make_device_ops(binding());
-    for (auto [L, ntaps] : std::vector<std::pair<unsigned, size_t>>{ { 2, 12 }, { 8, 128 }, { 3, 1 }, { 4, 77 } }) {
+    for (auto [L, ntaps] : std::vector<std::pair<unsigned, size_t>>{
+             { 2, 12 }, { 8, 128 }, { 3, 1 }, { 4, 77 } }) {
         const auto taps = random_vector<float>(ntaps);
         gi::kernel::polyphase_interpolator_ccf on_dev(L, taps, GetParam(), 0);
         gi::kernel::polyphase_interpolator_ccf ref(L, taps, backend::cpu, 0);
@@ -131,18 +139,23 @@ TEST_P(DeviceOps, FirFilterDeviceMatchesHost)
         size_t pos = 0;
         int k = 0;
         while (pos < total) {
-            const size_t n = std::min(total - pos, k % 3 == 0 ? random_size(1, 20) : random_size(1, 9000));
+            const size_t n = std::min(
+                total - pos, k % 3 == 0 ? random_size(1, 20) : random_size(1, 9000));
             if (k % 5 == 4) // host entry point in between: the history must follow
                 on_dev.filter(got.data() + pos * L, x.data() + pos, n);
             else {
                 on_dev.filter_device(dout + pos * L, din + pos, n);
-                ops->copy_async(got.data() + pos * L, dout + pos * L, n * L * sizeof(cf), dev::copy_dir::device_to_host);
+                ops->copy_async(got.data() + pos * L,
+                                dout + pos * L,
+                                n * L * sizeof(cf),
+                                dev::copy_dir::device_to_host);
                 ops->wait();
             }
             ref.filter(want.data() + pos * L, x.data() + pos, n);
             pos += n;
             k++;
-            if (k == 7) { // new taps (another length) mid-stream, with the history on the device
+            if (k == 7) { // new taps (another length) mid-stream, with the history on the
+                          // device
                 const auto t2 = random_vector<float>(ntaps + 9);
                 on_dev.set_taps(t2);
                 ref.set_taps(t2);
@@ -155,6 +168,9 @@ TEST_P(DeviceOps, FirFilterDeviceMatchesHost)
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, DeviceOps, ::testing::Values(backend::cpu, backend::cuda), backend_name);
+INSTANTIATE_TEST_SUITE_P(Backends,
+                         DeviceOps,
+                         ::testing::Values(backend::cpu, backend::cuda),
+                         backend_name);
 
 } // namespace

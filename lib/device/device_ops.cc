@@ -3,9 +3,10 @@
  * Copyright 2026 gr-gpuinterp authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-// The host-memory simulation of a device, the allocation counters and the dispatch between the
-// simulation and CUDA. The simulation defers every queued copy until wait(): real copies are
-// asynchronous, so code that reads a destination without waiting is wrong, and here it also fails.
+// The host-memory simulation of a device, the allocation counters and the dispatch
+// between the simulation and CUDA. The simulation defers every queued copy until wait():
+// real copies are asynchronous, so code that reads a destination without waiting is
+// wrong, and here it also fails.
 #include "device_ops.h"
 #include <atomic>
 #include <cstdlib>
@@ -136,7 +137,10 @@ private:
 
 } // namespace
 
-std::unique_ptr<device_ops> make_sim_device_ops() { return std::make_unique<sim_device_ops>(); }
+std::unique_ptr<device_ops> make_sim_device_ops()
+{
+    return std::make_unique<sim_device_ops>();
+}
 
 std::unique_ptr<device_ops> make_device_ops(const device_binding& b)
 {
@@ -145,7 +149,11 @@ std::unique_ptr<device_ops> make_device_ops(const device_binding& b)
     return gpu::make_cuda_device_ops(b.device);
 }
 
-void copy_between(const device_binding& dst_b, void* dst, const device_binding& src_b, const void* src, size_t bytes)
+void copy_between(const device_binding& dst_b,
+                  void* dst,
+                  const device_binding& src_b,
+                  const void* src,
+                  size_t bytes)
 {
     if (dst_b.kind == memory_kind::simulated && src_b.kind == memory_kind::simulated) {
         std::memcpy(dst, src, bytes);

@@ -13,12 +13,15 @@ namespace gpu {
 
 std::unique_ptr<device::device_ops> make_cuda_device_ops(int)
 {
-    throw std::runtime_error("device_buffers: a CUDA device buffer was requested but gr-gpuinterp was built without CUDA");
+    throw std::runtime_error("device_buffers: a CUDA device buffer was requested but "
+                             "gr-gpuinterp was built without CUDA");
 }
 
-void cuda_copy_between(const device_binding&, void*, const device_binding&, const void*, size_t)
+void cuda_copy_between(
+    const device_binding&, void*, const device_binding&, const void*, size_t)
 {
-    throw std::runtime_error("device_buffers: copy involving CUDA memory in a build without CUDA");
+    throw std::runtime_error(
+        "device_buffers: copy involving CUDA memory in a build without CUDA");
 }
 
 std::pair<size_t, size_t> cuda_mem_info(int) { return { 0, 0 }; }

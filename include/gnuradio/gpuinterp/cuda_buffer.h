@@ -23,8 +23,9 @@ class device_ops;
 }
 
 /*!
- * \brief Implemented by every block whose ports may use cuda_buffer: says which device (or the
- * host-memory simulation) the block's buffers belong to. A buffer asks the block that owns it.
+ * \brief Implemented by every block whose ports may use cuda_buffer: says which device
+ * (or the host-memory simulation) the block's buffers belong to. A buffer asks the block
+ * that owns it.
  */
 class GPUINTERP_API device_buffer_client
 {
@@ -34,23 +35,25 @@ public:
 };
 
 /*!
- * \brief GNU Radio 3.10 custom buffer holding a stream in device memory (plus a pinned host mirror
- * where the edge crosses the bus), so chains of GPU blocks pass data device to device.
+ * \brief GNU Radio 3.10 custom buffer holding a stream in device memory (plus a pinned
+ * host mirror where the edge crosses the bus), so chains of GPU blocks pass data device
+ * to device.
  *
- * \details The scheduler gives each buffer one transfer type: HOST_TO_DEVICE (a host block writes
- * the pinned host array, post_work() queues the copy to the device array, device blocks read the
- * device array), DEVICE_TO_HOST (the reverse) or DEVICE_TO_DEVICE (no copy at all). Copies are
- * queued on the buffer's own stream and never waited for by the writer; a reader waits for them
- * in read_pointer() (a wait on that stream only). Single-mapped wrap-around is handled on the side
- * the readers read (device array for H2D/D2D, host array for D2H): after a copy has been queued the
- * writer-side array holds nothing that is read again.
+ * \details The scheduler gives each buffer one transfer type: HOST_TO_DEVICE (a host
+ * block writes the pinned host array, post_work() queues the copy to the device array,
+ * device blocks read the device array), DEVICE_TO_HOST (the reverse) or DEVICE_TO_DEVICE
+ * (no copy at all). Copies are queued on the buffer's own stream and never waited for by
+ * the writer; a reader waits for them in read_pointer() (a wait on that stream only).
+ * Single-mapped wrap-around is handled on the side the readers read (device array for
+ * H2D/D2D, host array for D2H): after a copy has been queued the writer-side array holds
+ * nothing that is read again.
  *
  * Also works around three defects of GNU Radio 3.10.5.1's custom-buffer runtime (see
- * docs/device_buffers.md): the *_blkd_cb_ready() checks that do not hold the buffer lock, a
- * host output feeding several device-buffer blocks (GNU Radio replaces the buffer once per reader
- * and orphans all but the last: the flowgraph hangs; here the readers share one buffer), and the
- * owner reference that makes every block with a single-mapped buffer immortal (device and pinned
- * memory leaked per flowgraph; here it is dropped).
+ * docs/device_buffers.md): the *_blkd_cb_ready() checks that do not hold the buffer lock,
+ * a host output feeding several device-buffer blocks (GNU Radio replaces the buffer once
+ * per reader and orphans all but the last: the flowgraph hangs; here the readers share
+ * one buffer), and the owner reference that makes every block with a single-mapped buffer
+ * immortal (device and pinned memory leaked per flowgraph; here it is dropped).
  */
 class GPUINTERP_API cuda_buffer : public gr::buffer_single_mapped
 {
@@ -82,7 +85,9 @@ public:
     void* write_pointer() override;
     const void* _read_pointer(unsigned int read_index) override;
     bool input_blkd_cb_ready(int items_required, unsigned read_index) override;
-    bool input_blocked_callback(int items_required, int items_avail, unsigned read_index) override;
+    bool input_blocked_callback(int items_required,
+                                int items_avail,
+                                unsigned read_index) override;
     bool output_blkd_cb_ready(int output_multiple) override;
     bool output_blocked_callback(int output_multiple, bool force) override;
     void update_reader_block_history(unsigned history, int delay) override;
@@ -115,11 +120,13 @@ private:
 };
 
 /*!
- * \brief The io_signature a gpuinterp block uses for its stream ports: plain host buffers, or
- * cuda_buffer when `device_buffers` is set.
+ * \brief The io_signature a gpuinterp block uses for its stream ports: plain host
+ * buffers, or cuda_buffer when `device_buffers` is set.
  */
-GPUINTERP_API gr::io_signature::sptr
-device_buffer_signature(bool device_buffers, int min_streams, int max_streams, size_t sizeof_item);
+GPUINTERP_API gr::io_signature::sptr device_buffer_signature(bool device_buffers,
+                                                             int min_streams,
+                                                             int max_streams,
+                                                             size_t sizeof_item);
 
 } // namespace gpuinterp
 } // namespace gr

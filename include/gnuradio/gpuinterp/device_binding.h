@@ -6,8 +6,8 @@
 #ifndef INCLUDED_GPUINTERP_DEVICE_BINDING_H
 #define INCLUDED_GPUINTERP_DEVICE_BINDING_H
 
-// Where a device buffer's "device" memory lives. No GNU Radio and no CUDA types here (this header is
-// shared with the kernel library, which builds without GNU Radio).
+// Where a device buffer's "device" memory lives. No GNU Radio and no CUDA types here
+// (this header is shared with the kernel library, which builds without GNU Radio).
 
 #include <cstddef>
 #include <string>
@@ -16,8 +16,8 @@ namespace gr {
 namespace gpuinterp {
 
 /*!
- * \brief simulated: host memory standing in for a device (blocks on the CPU backend, CI without a
- * GPU); cuda: memory of CUDA device `device`.
+ * \brief simulated: host memory standing in for a device (blocks on the CPU backend, CI
+ * without a GPU); cuda: memory of CUDA device `device`.
  */
 enum class memory_kind { simulated = 0, cuda = 1 };
 
