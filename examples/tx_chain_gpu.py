@@ -68,7 +68,7 @@ def main():
         ax[0].plot(np.fft.fftshift(f), 10 * np.log10(np.fft.fftshift(p) + 1e-20), label=lbl)
     ax[0].set_xlabel("frequency (symbol rates)")
     ax[0].set_ylabel("PSD (dB)")
-    ax[0].set_title("Spectra: the interpolator suppresses the images, the second stage narrows the band")
+    ax[0].set_title("Spectra: the x8 interpolator removes the images (stage 2 stands in for the predistorter)")
     ax[0].legend()
     ax[0].grid(alpha=0.3)
     k = np.arange(400)
