@@ -135,7 +135,6 @@ cuda_buffer::cuda_buffer(int nitems,
 {
     gr::configure_default_loggers(d_logger, d_debug_logger, "gpuinterp_cuda_buffer");
     d_ops = device::make_device_ops(binding);
-    live_buffer_counter()++;
 
     // First pass only computes GNU Radio's size (buffer_single_mapped::allocate_buffer
     // rounds it to the write/read granularity G). The final size is then chosen as a
@@ -168,6 +167,7 @@ cuda_buffer::cuda_buffer(int nitems,
     // pinned memory leaked per flowgraph). Nothing in the runtime reads d_buf_owner after
     // construction; drop it.
     d_buf_owner.reset();
+    live_buffer_counter()++; // last: a constructor that throws never reaches the destructor
 }
 
 cuda_buffer::~cuda_buffer()
