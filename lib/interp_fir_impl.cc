@@ -15,10 +15,11 @@ typename interp_fir<T, TAP>::sptr interp_fir<T, TAP>::make(int interpolation,
                                                           const std::vector<TAP>& taps,
                                                           const std::string& backend,
                                                           int device,
-                                                          int batch)
+                                                          int batch,
+                                                          bool device_buffers)
 {
     return gnuradio::make_block_sptr<interp_fir_impl<T, TAP>>(
-        interpolation, taps, backend, device, batch);
+        interpolation, taps, backend, device, batch, device_buffers);
 }
 
 template <class T, class TAP>
@@ -26,18 +27,26 @@ interp_fir_impl<T, TAP>::interp_fir_impl(int interpolation,
                                          const std::vector<TAP>& taps,
                                          const std::string& backend,
                                          int device,
-                                         int batch)
+                                         int batch,
+                                         bool device_buffers)
     : gr::sync_interpolator("interp_fir",
-                            gr::io_signature::make(1, 1, sizeof(T)),
-                            gr::io_signature::make(1, 1, sizeof(T)),
+                            device_buffer_signature(device_buffers, 1, 1, sizeof(T)),
+                            device_buffer_signature(device_buffers, 1, 1, sizeof(T)),
                             unsigned(interpolation < 1 ? 1 : interpolation)),
       d_kernel(interpolation_from_param(interpolation),
                taps,
                backend_from_string(backend),
                device,
-               batch_from_param(batch))
+               batch_from_param(batch)),
+      d_device_buffers(device_buffers)
 {
     log_backend(this->d_logger, d_kernel.active_backend(), d_kernel.backend_note());
+    d_io.set_binding(device_io::binding_for(d_kernel.active_backend(), device));
+    if (device_buffers) {
+        // GNU Radio's default buffers (8192 complex items) would mean one kernel launch per few
+        // thousand inputs; a device chain wants large chunks. Still overridable before start().
+        this->set_min_output_buffer(1 << 18);
+    }
 }
 
 template <class T, class TAP>
@@ -84,9 +93,16 @@ int interp_fir_impl<T, TAP>::work(int noutput_items,
         std::lock_guard<std::mutex> lock(d_mutex);
         const unsigned L = d_kernel.interpolation();
         const int n_in = noutput_items / static_cast<int>(L);
-        d_kernel.filter(static_cast<T*>(output_items[0]),
-                        static_cast<const T*>(input_items[0]),
-                        static_cast<size_t>(n_in));
+        if (d_device_buffers) {
+            const void* in = d_io.input(*this, 0, input_items[0], size_t(n_in) * sizeof(T));
+            d_kernel.filter_device(static_cast<T*>(output_items[0]),
+                                   static_cast<const T*>(in),
+                                   static_cast<size_t>(n_in));
+        } else {
+            d_kernel.filter(static_cast<T*>(output_items[0]),
+                            static_cast<const T*>(input_items[0]),
+                            static_cast<size_t>(n_in));
+        }
         return n_in * static_cast<int>(L);
     });
 }

@@ -7,6 +7,8 @@
 #define INCLUDED_GPUINTERP_INTERP_FIR_IMPL_H
 
 #include <gnuradio/gpuinterp/interp_fir.h>
+#include "device_io.h"
+#include <gnuradio/gpuinterp/cuda_buffer.h>
 #include <gnuradio/gpuinterp/kernel/polyphase_interpolator.h>
 #include <mutex>
 
@@ -14,20 +16,23 @@ namespace gr {
 namespace gpuinterp {
 
 template <class T, class TAP>
-class interp_fir_impl : public interp_fir<T, TAP>
+class interp_fir_impl : public interp_fir<T, TAP>, public device_buffer_client
 {
 public:
     interp_fir_impl(int interpolation,
                     const std::vector<TAP>& taps,
                     const std::string& backend,
                     int device,
-                    int batch);
+                    int batch,
+                    bool device_buffers);
 
     void set_taps(const std::vector<TAP>& taps) override;
     std::vector<TAP> taps() const override;
     void set_batch(int batch) override;
     int batch() const override;
     std::string active_backend() const override;
+    bool device_buffers() const override { return d_device_buffers; }
+    device_binding buffer_binding() const override { return d_io.binding(); }
 
     int work(int noutput_items,
              gr_vector_const_void_star& input_items,
@@ -36,6 +41,8 @@ public:
 private:
     mutable std::mutex d_mutex; // setters land between two work() calls
     kernel::polyphase_interpolator<T, TAP> d_kernel;
+    const bool d_device_buffers;
+    device_io d_io;
 };
 
 } // namespace gpuinterp

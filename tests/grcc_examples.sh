@@ -7,6 +7,11 @@ set -euo pipefail
 examples=$1 grcdir=$2 out=$3 build=$4
 rm -rf "$out"; mkdir -p "$out"
 export GRC_BLOCKS_PATH="$grcdir${GRC_BLOCKS_PATH:+:$GRC_BLOCKS_PATH}"
+# GRC loads GRC_BLOCKS_PATH before the global block directory, and a later definition of the same
+# block id wins: with gr-gpuinterp installed under /usr, the installed (possibly older) YAML would be
+# used. Listing this tree after the global directory makes this tree's definitions win.
+global_blocks=$(/usr/bin/python3 -c "from gnuradio import gr; print(gr.prefs().get_string('grc', 'global_blocks_path', ''))" 2>/dev/null || true)
+export GR_CONF_GRC_GLOBAL_BLOCKS_PATH="${global_blocks:-/usr/share/gnuradio/grc/blocks}:$grcdir"
 shopt -s nullglob
 n=0; prefix=""
 for f in "$examples"/*.grc; do

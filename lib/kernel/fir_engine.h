@@ -25,6 +25,10 @@ public:
     //! padded: M*L taps in GNU Radio order (arm p, tap k at index k*L + p).
     virtual void set_taps(const std::vector<TAP>& padded, unsigned L, size_t M) = 0;
     virtual void filter(T* out, const T* in, size_t n_in) = 0;
+    //! Device-resident variant for device buffers: `in` and `out` live in the backend's own memory
+    //! (CUDA device memory for cuda; host memory for the CPU backend, which is what the simulated
+    //! device hands out), and the call returns once `out` is written. Same streaming semantics.
+    virtual void filter_device(T* out, const T* in, size_t n_in) { filter(out, in, n_in); }
     virtual void reset() = 0;
     virtual void set_batch(size_t) {}
 };

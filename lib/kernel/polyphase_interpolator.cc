@@ -66,6 +66,14 @@ void polyphase_interpolator<T, TAP>::filter(T* out, const T* in, size_t n_in)
 }
 
 template <typename T, typename TAP>
+void polyphase_interpolator<T, TAP>::filter_device(T* out, const T* in, size_t n_in)
+{
+    if (n_in == 0)
+        return;
+    d_engine->filter_device(out, in, n_in);
+}
+
+template <typename T, typename TAP>
 std::vector<T> polyphase_interpolator<T, TAP>::filter(const std::vector<T>& in)
 {
     std::vector<T> out(in.size() * d_L);

@@ -44,12 +44,18 @@ public:
      *        launches of this size that pipeline (copy in, kernel, copy out overlap); smaller lowers
      *        latency, below ~4096 launch overhead dominates. On an H200 host 262144 measured
      *        fastest of 64Ki/256Ki/1Mi (docs/performance.md). Ignored on the CPU.
+     * \param device_buffers keep the stream in device memory (GRC: "Keep data on GPU"): both ports
+     *        use gpuinterp's cuda_buffer, so a chain of gpuinterp blocks passes data device to
+     *        device and crosses the bus once in and once out. On the CPU backend the same buffers
+     *        use host memory (a simulated device), so the flowgraph still runs without a GPU.
+     *        Default false: plain host buffers, connectable to anything. See docs/device_buffers.md.
      */
     static sptr make(int interpolation,
                      const std::vector<TAP>& taps,
                      const std::string& backend = "automatic",
                      int device = 0,
-                     int batch = 0);
+                     int batch = 0,
+                     bool device_buffers = false);
 
     virtual void set_taps(const std::vector<TAP>& taps) = 0;
     virtual std::vector<TAP> taps() const = 0;
@@ -57,6 +63,8 @@ public:
     virtual int batch() const = 0;
     //! The backend actually in use: "cpu" or "cuda".
     virtual std::string active_backend() const = 0;
+    //! Whether the ports use device buffers (fixed at construction).
+    virtual bool device_buffers() const = 0;
 };
 
 typedef interp_fir<std::complex<float>, float> interp_fir_ccf;

@@ -28,7 +28,10 @@ Args:
     device: CUDA device index
     batch: most input items per GPU launch (0 = default 262144). A work() call is cut into
            launches of this size that pipeline (copy in / kernel / copy out overlap); smaller
-           lowers latency, but below ~4096 launch overhead dominates. Ignored on the CPU.)doc";
+           lowers latency, but below ~4096 launch overhead dominates. Ignored on the CPU.
+    device_buffers: keep the stream in device memory ("Keep data on GPU"): a chain of gpuinterp
+           blocks passes data device to device and crosses the bus once in and once out. On the
+           CPU backend the same buffers use host memory. Default False (plain host buffers).)doc";
 
 template <class T, class TAP>
 void bind_block(py::module& m, const char* name)
@@ -42,12 +45,14 @@ void bind_block(py::module& m, const char* name)
              py::arg("backend") = "automatic",
              py::arg("device") = 0,
              py::arg("batch") = 0,
+             py::arg("device_buffers") = false,
              block_doc)
         .def("set_taps", &blk::set_taps, py::arg("taps"), "Replace the taps (takes effect between two work() calls).")
         .def("taps", &blk::taps)
         .def("set_batch", &blk::set_batch, py::arg("batch"))
         .def("batch", &blk::batch)
-        .def("active_backend", &blk::active_backend, "The backend in use: 'cpu' or 'cuda'.");
+        .def("active_backend", &blk::active_backend, "The backend in use: 'cpu' or 'cuda'.")
+        .def("device_buffers", &blk::device_buffers, "Whether the ports use device buffers.");
 }
 
 template <class T, class TAP>

@@ -64,6 +64,13 @@ public:
     void filter(T* out, const T* in, size_t n_in);
     //! Convenience for bindings and tests.
     std::vector<T> filter(const std::vector<T>& in);
+    /*!
+     * \brief Like filter(), but `in` and `out` are device memory of the active backend (CUDA
+     * device memory of `device` for cuda; host memory for cpu). Used by blocks whose ports use
+     * device buffers. Returns when `out` is complete. The stream state is shared with filter(),
+     * so the two may be mixed (the history moves between host and device when they are).
+     */
+    void filter_device(T* out, const T* in, size_t n_in);
 
     void set_taps(const std::vector<TAP>& taps);
     const std::vector<TAP>& taps() const { return d_taps; }

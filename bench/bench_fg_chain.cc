@@ -1,0 +1,123 @@
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// Transmit-chain benchmark (issue 7): null_source -> head(N) -> interp x8 (128 taps) ->
+// stage 2 -> null_sink, where stage 2 stands in for the predistorter / resampler until
+// they are merged (L2 = 1: a 48-tap 1:1 FIR, the data volume of the DPD; L2 = 2: a
+// rate-raising stage).
+//   impl 0: GNU Radio's interp_fir_filter_ccf for both stages (CPU)
+//   impl 1: gpuinterp, backend cuda, host buffers (each block copies in and out over the
+//   bus) impl 2: gpuinterp, backend cuda, device buffers (the chain crosses the bus once
+//   in, once out) impl 3: gpuinterp, backend cpu, host buffers impl 4: gpuinterp, backend
+//   cpu, device buffers (simulated device: what the buffers cost on a CPU)
+// items_per_second counts INPUT samples; out_Msps the chain's output. N = 2^28 inputs for
+// the GPU rows (GPUINTERP_BENCH_LOG2N), 2^min(log2n, GPUINTERP_BENCH_CPU_LOG2N=22) for
+// the CPU rows (the rate is what is compared). BM_bus_ceiling measures pinned copy
+// bandwidth in the same process: the device-buffer chain cannot beat min(H2D/8 B, D2H/(8
+// B * 8 * L2)) input samples per second.
+#include "../lib/device/device_ops.h"
+#include "bench_util.h"
+#include <gnuradio/blocks/head.h>
+#include <gnuradio/blocks/null_sink.h>
+#include <gnuradio/blocks/null_source.h>
+#include <gnuradio/filter/interp_fir_filter.h>
+#include <gnuradio/gpuinterp/interp_fir.h>
+#include <gnuradio/gpuinterp/kernel/backend.h>
+#include <gnuradio/top_block.h>
+#include <benchmark/benchmark.h>
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
+using cf = std::complex<float>;
+
+namespace {
+
+int cpu_log2n(int log2n)
+{
+    const char* v = std::getenv("GPUINTERP_BENCH_CPU_LOG2N");
+    return std::min(log2n, v ? std::atoi(v) : 22);
+}
+
+void BM_fg_chain(benchmark::State& st)
+{
+    const int which = int(st.range(0));
+    const unsigned L2 = unsigned(st.range(1));
+    const auto h1 = gpuinterp_bench::lowpass(8, 128);
+    const auto h2 = gpuinterp_bench::lowpass(L2, 48);
+    const int log2n = gpuinterp_bench::log2n(28);
+    const bool gpu = which == 1 || which == 2;
+    const size_t n = size_t(1) << (gpu ? log2n : cpu_log2n(log2n));
+    if (gpu && gr::gpuinterp::cuda_device_count() == 0) {
+        st.SkipWithError("no CUDA device");
+        return;
+    }
+    for (auto _ : st) {
+        st.PauseTiming();
+        auto tb = gr::make_top_block("chain");
+        auto src = gr::blocks::null_source::make(sizeof(cf));
+        auto head = gr::blocks::head::make(sizeof(cf), n);
+        auto snk = gr::blocks::null_sink::make(sizeof(cf));
+        gr::block_sptr a, b;
+        if (which == 0) {
+            a = gr::filter::interp_fir_filter_ccf::make(8, h1);
+            b = gr::filter::interp_fir_filter_ccf::make(L2, h2);
+        } else {
+            const std::string be = which >= 3 ? "cpu" : "cuda";
+            const bool dev = which == 2 || which == 4;
+            a = gr::gpuinterp::interp_fir_ccf::make(8, h1, be, 0, 0, dev);
+            b = gr::gpuinterp::interp_fir_ccf::make(L2, h2, be, 0, 0, dev);
+        }
+        // Large buffers for every row: per-call overhead is not what is compared.
+        head->set_min_output_buffer(1 << 19);
+        a->set_min_output_buffer(1 << 22);
+        b->set_min_output_buffer(1 << 22);
+        tb->connect(src, 0, head, 0);
+        tb->connect(head, 0, a, 0);
+        tb->connect(a, 0, b, 0);
+        tb->connect(b, 0, snk, 0);
+        st.ResumeTiming();
+        tb->run();
+    }
+    st.SetItemsProcessed(int64_t(st.iterations()) * int64_t(n));
+    st.counters["out_Msps"] = benchmark::Counter(
+        double(st.iterations()) * double(n) * 8 * L2 / 1e6, benchmark::Counter::kIsRate);
+    st.counters["log2n"] = std::log2(double(n));
+}
+BENCHMARK(BM_fg_chain)
+    ->ArgNames({ "impl", "L2" })
+    ->Args({ 0, 1 })
+    ->Args({ 1, 1 })
+    ->Args({ 2, 1 })
+    ->Args({ 3, 1 })
+    ->Args({ 4, 1 })
+    ->Args({ 0, 2 })
+    ->Args({ 1, 2 })
+    ->Args({ 2, 2 })
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(2);
+
+// The bus ceiling: pinned host<->device copy bandwidth (256 MiB copies, median of 10).
+void BM_bus_ceiling(benchmark::State& st)
+{
+    if (gr::gpuinterp::cuda_device_count() == 0) {
+        st.SkipWithError("no CUDA device");
+        return;
+    }
+    double h2d = 0, d2h = 0;
+    for (auto _ : st) {
+        h2d = gr::gpuinterp::gpu::cuda_pinned_copy_gbps(0, size_t(256) << 20, true, 10);
+        d2h = gr::gpuinterp::gpu::cuda_pinned_copy_gbps(0, size_t(256) << 20, false, 10);
+    }
+    st.counters["h2d_GBps"] = h2d;
+    st.counters["d2h_GBps"] = d2h;
+    // input samples/s the chain could reach if only the bus mattered (complex64 = 8
+    // bytes)
+    st.counters["ceiling_L2_1_Msps_in"] = std::min(h2d / 8, d2h / (8 * 8)) * 1e3;
+    st.counters["ceiling_L2_2_Msps_in"] = std::min(h2d / 8, d2h / (8 * 16)) * 1e3;
+}
+BENCHMARK(BM_bus_ceiling)->Unit(benchmark::kMillisecond)->Iterations(1);
+
+} // namespace
