@@ -3,10 +3,11 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 // Transmit-chain benchmark (issue 7): null_source -> head(N) -> interp x8 (128 taps) ->
-// stage 2 -> null_sink, where stage 2 stands in for the predistorter / resampler until
-// they are merged (L2 = 1: a 48-tap 1:1 FIR, the data volume of the DPD; L2 = 2: a
-// rate-raising stage).
-//   impl 0: GNU Radio's interp_fir_filter_ccf for both stages (CPU)
+// stage 2 -> null_sink. L2 = 1: stage 2 is the predistorter dpd_predistorter_cc (P,Q,L) =
+// (5,3,5) for the gpuinterp rows; GNU Radio has no DPD block, so its CPU row uses a 48-tap
+// 1:1 FIR of similar cost (~25 complex MACs per sample). L2 = 2: a x2 FIR interpolator standing
+// in for a rate-raising resampler stage (the resampler has no device-buffer path yet).
+//   impl 0: GNU Radio's CPU blocks for both stages
 //   impl 1: gpuinterp, backend cuda, host buffers (each block copies in and out over the
 //   bus) impl 2: gpuinterp, backend cuda, device buffers (the chain crosses the bus once
 //   in, once out) impl 3: gpuinterp, backend cpu, host buffers impl 4: gpuinterp, backend
@@ -22,6 +23,7 @@
 #include <gnuradio/blocks/null_sink.h>
 #include <gnuradio/blocks/null_source.h>
 #include <gnuradio/filter/interp_fir_filter.h>
+#include <gnuradio/gpuinterp/dpd_predistorter_cc.h>
 #include <gnuradio/gpuinterp/interp_fir.h>
 #include <gnuradio/gpuinterp/kernel/backend.h>
 #include <gnuradio/top_block.h>
@@ -67,7 +69,13 @@ void BM_fg_chain(benchmark::State& st)
             const std::string be = which >= 3 ? "cpu" : "cuda";
             const bool dev = which == 2 || which == 4;
             a = gr::gpuinterp::interp_fir_ccf::make(8, h1, be, 0, 0, dev);
-            b = gr::gpuinterp::interp_fir_ccf::make(L2, h2, be, 0, 0, dev);
+            if (L2 == 1) {
+                std::vector<cf> co(3 * 5 + 2 * 5, cf(0.01f, 0.002f));
+                co[0] = 1.0f;
+                b = gr::gpuinterp::dpd_predistorter_cc::make(5, 3, 5, 5, co, cf(0), be, 0, 0, false, dev);
+            } else {
+                b = gr::gpuinterp::interp_fir_ccf::make(L2, h2, be, 0, 0, dev);
+            }
         }
         // Large buffers for every row: per-call overhead is not what is compared.
         head->set_min_output_buffer(1 << 19);

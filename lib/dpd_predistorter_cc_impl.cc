@@ -107,10 +107,11 @@ dpd_predistorter_cc::sptr dpd_predistorter_cc::make(unsigned P,
                                                     const std::string& backend,
                                                     int device,
                                                     int batch,
-                                                    bool mapped)
+                                                    bool mapped,
+                                                    bool device_buffers)
 {
     return gnuradio::make_block_sptr<dpd_predistorter_cc_impl>(
-        P, Q, Lp, Lq, coefficients, lo_leakage, backend, device, batch, mapped);
+        P, Q, Lp, Lq, coefficients, lo_leakage, backend, device, batch, mapped, device_buffers);
 }
 
 dpd_predistorter_cc_impl::dpd_predistorter_cc_impl(unsigned P,
@@ -122,10 +123,11 @@ dpd_predistorter_cc_impl::dpd_predistorter_cc_impl(unsigned P,
                                                    const std::string& backend,
                                                    int device,
                                                    int batch,
-                                                   bool mapped)
+                                                   bool mapped,
+                                                   bool device_buffers)
     : gr::sync_block("dpd_predistorter_cc",
-                     gr::io_signature::make(1, 1, sizeof(gr_complex)),
-                     gr::io_signature::make(1, 1, sizeof(gr_complex))),
+                     device_buffer_signature(device_buffers, 1, 1, sizeof(gr_complex)),
+                     device_buffer_signature(device_buffers, 1, 1, sizeof(gr_complex))),
       d_kernel(P,
                Q,
                Lp,
@@ -136,9 +138,13 @@ dpd_predistorter_cc_impl::dpd_predistorter_cc_impl(unsigned P,
                device,
                batch_from_param(batch),
                mapped),
-      d_tag_key(pmt::intern(tag_name))
+      d_tag_key(pmt::intern(tag_name)),
+      d_device_buffers(device_buffers)
 {
     log_backend(d_logger, d_kernel.active_backend(), d_kernel.backend_note());
+    d_io.set_binding(device_io::binding_for(d_kernel.active_backend(), device));
+    if (device_buffers) // large chunks per launch; see interp_fir_impl.cc
+        set_min_output_buffer(1 << 18);
     message_port_register_in(pmt::mp(port_name));
     set_msg_handler(pmt::mp(port_name), [this](const pmt::pmt_t& msg) { handle_message(msg); });
 }
@@ -211,8 +217,17 @@ int dpd_predistorter_cc_impl::work(int noutput_items,
                                    gr_vector_void_star& output_items)
 {
     return guarded_work(d_logger, [&] {
-        const auto* in = static_cast<const gr_complex*>(input_items[0]);
+        const auto* in = static_cast<const gr_complex*>(
+            d_device_buffers ? d_io.input(*this, 0, input_items[0], size_t(noutput_items) * sizeof(gr_complex))
+                             : input_items[0]);
         auto* out = static_cast<gr_complex*>(output_items[0]);
+        // Device buffers hand over device pointers (host memory on the CPU backend).
+        auto process = [&](gr_complex* o, const gr_complex* i, size_t n) {
+            if (d_device_buffers)
+                d_kernel.process_device(o, i, n);
+            else
+                d_kernel.process(o, i, n);
+        };
         const uint64_t n0 = nitems_read(0);
         std::lock_guard<std::mutex> lock(d_mutex);
         get_tags_in_range(d_tags, 0, n0, n0 + noutput_items, d_tag_key);
@@ -223,11 +238,11 @@ int dpd_predistorter_cc_impl::work(int noutput_items,
         size_t done = 0;
         for (const auto& t : d_tags) {
             const size_t at = static_cast<size_t>(t.offset - n0);
-            d_kernel.process(out + done, in + done, at - done);
+            process(out + done, in + done, at - done);
             done = at;
             apply_locked(t.value, "tag 'dpd_coeffs'");
         }
-        d_kernel.process(out + done, in + done, static_cast<size_t>(noutput_items) - done);
+        process(out + done, in + done, static_cast<size_t>(noutput_items) - done);
         return noutput_items;
     });
 }

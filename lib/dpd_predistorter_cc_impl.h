@@ -6,6 +6,8 @@
 #ifndef INCLUDED_GPUINTERP_DPD_PREDISTORTER_CC_IMPL_H
 #define INCLUDED_GPUINTERP_DPD_PREDISTORTER_CC_IMPL_H
 
+#include "device_io.h"
+#include <gnuradio/gpuinterp/cuda_buffer.h>
 #include <gnuradio/gpuinterp/dpd_predistorter_cc.h>
 #include <gnuradio/gpuinterp/kernel/dpd_predistorter.h>
 #include <pmt/pmt.h>
@@ -27,7 +29,7 @@ struct dpd_update {
  */
 dpd_update parse_dpd_update(const pmt::pmt_t& v);
 
-class dpd_predistorter_cc_impl : public dpd_predistorter_cc
+class dpd_predistorter_cc_impl : public dpd_predistorter_cc, public device_buffer_client
 {
 public:
     dpd_predistorter_cc_impl(unsigned P,
@@ -39,7 +41,8 @@ public:
                              const std::string& backend,
                              int device,
                              int batch,
-                             bool mapped);
+                             bool mapped,
+                             bool device_buffers);
 
     void set_coefficients(const std::vector<gr_complex>& coefficients, gr_complex lo_leakage) override;
     std::vector<gr_complex> coefficients() const override;
@@ -52,6 +55,8 @@ public:
     int batch() const override;
     void set_cuda_variant(const std::string& variant) override;
     std::string active_backend() const override;
+    bool device_buffers() const override { return d_device_buffers; }
+    device_binding buffer_binding() const override { return d_io.binding(); }
 
     int work(int noutput_items,
              gr_vector_const_void_star& input_items,
@@ -65,6 +70,8 @@ private:
     mutable std::mutex d_mutex; // setters and messages land between two work() calls
     kernel::dpd_predistorter d_kernel;
     const pmt::pmt_t d_tag_key;
+    const bool d_device_buffers;
+    device_io d_io;
     std::vector<gr::tag_t> d_tags;
 };
 

@@ -43,6 +43,7 @@
 #include "../cpu/parallel.h"
 #include "../kernel/dpd_engine.h"
 #include "cuda_common.cuh"
+#include "device_history.cuh"
 #include <gnuradio/gpuinterp/kernel/stream_history.h>
 #include <algorithm>
 #include <cstring>
@@ -344,9 +345,23 @@ public:
 
     dpd_cuda_variant variant() const { return d_variant; }
 
+    // Device-buffer entry point: device pointers, history kept on the device (device_history.cuh);
+    // ends with a synchronise of this engine's stream only.
+    void process_device(cf* out, const cf* in, size_t n) override
+    {
+        device_guard guard(d_device);
+        const size_t H = d_hist.size();
+        cudaStream_t st = d_slots[0].strm->get();
+        float2* y = reinterpret_cast<float2*>(out);
+        d_dev_hist.run(d_hist, reinterpret_cast<const float2*>(in), n, st,
+                       [&](const float2* x, size_t first, size_t count) { launch(x - H, y + first, count, st); });
+        GPUINTERP_CUDA_CHECK(cudaStreamSynchronize(st));
+    }
+
     void process(cf* out, const cf* in, size_t n) override
     {
         device_guard guard(d_device);
+        d_dev_hist.pull(d_hist);
         const size_t H = d_hist.size();
         const size_t chunk = std::max<size_t>(1, d_batch);
         size_t pos = 0;
@@ -393,7 +408,11 @@ public:
         d_hist.advance(in, n);
     }
 
-    void reset() override { d_hist.clear(); }
+    void reset() override
+    {
+        d_hist.clear();
+        d_dev_hist.invalidate();
+    }
     void set_batch(size_t b) override { d_batch = b; }
 
     //! Device-resident timing: the kernel alone over n samples, median of iters launches.
@@ -522,6 +541,7 @@ private:
     kernel_fn d_kernel = nullptr;
     device_buffer<float4> d_coef;
     kernel::stream_history<cf> d_hist;
+    device_history<float2, cf> d_dev_hist; // device-buffer mode
     slot d_slots[2];
 };
 

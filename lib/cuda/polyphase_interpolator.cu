@@ -29,6 +29,7 @@
 #include "../kernel/fir_engine.h"
 #include "complex_ops.cuh"
 #include "cuda_common.cuh"
+#include "device_history.cuh"
 #include <gnuradio/gpuinterp/kernel/stream_history.h>
 #include <algorithm>
 #include <cstring>
@@ -200,7 +201,7 @@ public:
     void set_taps(const std::vector<HTAP>& padded, unsigned L, size_t M) override
     {
         device_guard guard(d_device);
-        pull_history(); // device-buffer mode keeps the history on the device
+        d_dev_hist.pull(d_hist); // device-buffer mode keeps the history on the device
         d_taps.reserve(padded.size());
         GPUINTERP_CUDA_CHECK(cudaMemcpy(
             d_taps.get(), padded.data(), padded.size() * sizeof(TAP), cudaMemcpyHostToDevice));
@@ -233,7 +234,7 @@ public:
     void filter(HT* out, const HT* in, size_t n_in) override
     {
         device_guard guard(d_device);
-        pull_history();
+        d_dev_hist.pull(d_hist);
         const size_t L = size_t(d_geom.L);
         const size_t H = d_hist.size();
         // Cap the output of one launch at 4 Mi samples so pinned staging stays bounded for large L.
@@ -278,52 +279,24 @@ public:
     void reset() override
     {
         d_hist.clear();
-        d_hist_on_device = false;
+        d_dev_hist.invalidate();
     }
 
     // Device-buffer entry point (additive; the host pipeline above is unchanged). `in`/`out` are
-    // device memory owned by GNU Radio device buffers. The kernel wants the M-1 history inputs
-    // directly in front of the chunk, which a GNU Radio buffer does not provide, so the first
-    // min(n, M-1) inputs (the only ones whose window reaches into the history) go through a small
-    // "seam" array [history, in[0..s)], and the rest is filtered in place, reading its window from
-    // `in` itself. The history stays on the device between calls. The call ends with a synchronise
-    // of this engine's stream only: GNU Radio treats input as consumed, and output as readable, when
-    // work() returns.
+    // device memory owned by GNU Radio device buffers; history handling in device_history.cuh. The
+    // call ends with a synchronise of this engine's stream only: GNU Radio treats input as consumed,
+    // and output as readable, when work() returns.
     void filter_device(HT* out_h, const HT* in_h, size_t n_in) override
     {
         device_guard guard(d_device);
         T* out = reinterpret_cast<T*>(out_h);
-        const T* in = reinterpret_cast<const T*>(in_h);
         const size_t L = size_t(d_geom.L);
         const size_t H = d_hist.size();
         cudaStream_t st = d_slots[0].strm->get();
-        if (!d_hist_on_device) {
-            d_dev_hist.reserve(std::max<size_t>(H, 1));
-            if (H)
-                GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(d_dev_hist.get(), d_hist.values().data(), H * sizeof(T),
-                                                     cudaMemcpyHostToDevice, st));
-            d_hist_on_device = true;
-        }
-        const size_t s = std::min(n_in, H);
-        if (s > 0) {
-            d_seam.reserve(H + s);
-            GPUINTERP_CUDA_CHECK(
-                cudaMemcpyAsync(d_seam.get(), d_dev_hist.get(), H * sizeof(T), cudaMemcpyDeviceToDevice, st));
-            GPUINTERP_CUDA_CHECK(
-                cudaMemcpyAsync(d_seam.get() + H, in, s * sizeof(T), cudaMemcpyDeviceToDevice, st));
-            launch(d_seam.get(), out, int(s), st);
-        }
-        // Launch sizes are int; keep each well inside it.
-        const size_t max_launch = size_t(1) << 28;
-        for (size_t pos = s; pos < n_in; pos += max_launch) {
-            const size_t cnt = std::min(max_launch, n_in - pos);
-            launch(in + pos - H, out + pos * L, int(cnt), st);
-        }
-        if (H > 0) {
-            const T* newest = n_in >= H ? in + (n_in - H) : d_seam.get() + n_in;
-            GPUINTERP_CUDA_CHECK(
-                cudaMemcpyAsync(d_dev_hist.get(), newest, H * sizeof(T), cudaMemcpyDeviceToDevice, st));
-        }
+        d_dev_hist.run(d_hist, reinterpret_cast<const T*>(in_h), n_in, st,
+                       [&](const T* x, size_t first, size_t count) {
+                           launch(x - H, out + first * L, int(count), st);
+                       });
         GPUINTERP_CUDA_CHECK(cudaStreamSynchronize(st));
     }
     void set_batch(size_t b) override { d_batch = b; }
@@ -366,19 +339,6 @@ private:
         size_t out_pos = 0, out_count = 0;
     };
 
-    //! Bring the history back to the host when the last call was filter_device().
-    void pull_history()
-    {
-        if (!d_hist_on_device)
-            return;
-        const size_t H = d_hist.size();
-        std::vector<HT> h(H);
-        if (H)
-            GPUINTERP_CUDA_CHECK(cudaMemcpy(h.data(), d_dev_hist.get(), H * sizeof(T), cudaMemcpyDeviceToHost));
-        d_hist.advance(h.data(), H);
-        d_hist_on_device = false;
-    }
-
     void drain(slot& s, HT* out)
     {
         if (!s.pending)
@@ -412,8 +372,7 @@ private:
     kernel::stream_history<HT> d_hist;
     slot d_slots[2];
     // Device-buffer mode (filter_device): history on the device and the seam array.
-    device_buffer<T> d_dev_hist, d_seam;
-    bool d_hist_on_device = false;
+    device_history<T, HT> d_dev_hist;
 };
 
 } // namespace

@@ -49,6 +49,11 @@ public:
     //! The structure (M, Lmax, taps) never changes after the first call; only the values do.
     virtual void set_model(const dpd_packed& m) = 0;
     virtual void process(std::complex<float>* out, const std::complex<float>* in, size_t n) = 0;
+    //! Pointers in the backend's own memory (device buffers); the CPU's memory is the host's.
+    virtual void process_device(std::complex<float>* out, const std::complex<float>* in, size_t n)
+    {
+        process(out, in, n);
+    }
     virtual void reset() = 0;
     virtual void set_batch(size_t) {}
     virtual void set_variant(dpd_cuda_variant) {}

@@ -196,6 +196,13 @@ void dpd_predistorter::process(complex* out, const complex* in, size_t n)
     d_engine->process(out, in, n);
 }
 
+void dpd_predistorter::process_device(complex* out, const complex* in, size_t n)
+{
+    if (n == 0)
+        return;
+    d_engine->process_device(out, in, n);
+}
+
 std::vector<dpd_predistorter::complex> dpd_predistorter::process(const std::vector<complex>& in)
 {
     std::vector<complex> out(in.size());

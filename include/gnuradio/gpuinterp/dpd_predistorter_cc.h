@@ -60,6 +60,8 @@ public:
      * \param device CUDA device index (>= 0)
      * \param batch most samples per GPU launch (0: default 262144); ignored on the CPU
      * \param mapped CUDA only: zero-copy mapped host staging instead of pinned staging + copies
+     * \param device_buffers keep the stream in device memory (GRC: "Keep data on GPU") so a chain of
+     *        gpuinterp blocks crosses the bus once in and once out; see docs/device_buffers.md
      */
     static sptr make(unsigned P,
                      unsigned Q,
@@ -70,10 +72,13 @@ public:
                      const std::string& backend = "automatic",
                      int device = 0,
                      int batch = 0,
-                     bool mapped = false);
+                     bool mapped = false,
+                     bool device_buffers = false);
 
     virtual void set_coefficients(const std::vector<gr_complex>& coefficients, gr_complex lo_leakage) = 0;
     virtual std::vector<gr_complex> coefficients() const = 0;
+    //! True when the ports use device buffers (the make() option).
+    virtual bool device_buffers() const = 0;
     virtual gr_complex lo_leakage() const = 0;
     virtual unsigned P() const = 0;
     virtual unsigned Q() const = 0;

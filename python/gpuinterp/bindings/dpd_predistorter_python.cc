@@ -163,7 +163,9 @@ void bind_dpd_predistorter(py::module& m)
              py::arg("device") = 0,
              py::arg("batch") = 0,
              py::arg("mapped") = false,
+             py::arg("device_buffers") = false,
              bdoc.c_str())
+        .def("device_buffers", &B::device_buffers, "True when the ports use device buffers.")
         .def(
             "set_coefficients",
             [](B& b, const std::vector<gr_complex>& co, std::optional<gr_complex> c) {

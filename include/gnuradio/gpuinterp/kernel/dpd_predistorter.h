@@ -103,6 +103,12 @@ public:
     void process(complex* out, const complex* in, size_t n);
     //! Convenience for bindings and tests.
     std::vector<complex> process(const std::vector<complex>& in);
+    /*!
+     * Like process(), but `out` and `in` live in the backend's own memory: device memory on the
+     * CUDA backend (GNU Radio device buffers, docs/device_buffers.md), host memory on the CPU.
+     * Returns when `out` is complete. Shares the stream state with process(), so the two may be mixed.
+     */
+    void process_device(complex* out, const complex* in, size_t n);
 
     //! Replace the coefficient set (same P, Q, Lp, Lq); validated first, unchanged on error.
     void set_coefficients(const std::vector<complex>& coefficients, complex lo_leakage);
