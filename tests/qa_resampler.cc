@@ -506,24 +506,24 @@ TEST(PolyTiles, EveryTapOfEveryTileIsStagedAndTilesFitTheCapacity)
     }
 }
 
-// The tap-major arm pairs hold the CPU engine's arms: pair (m, p) = (arm p, arm p+1) at
-// tap m, arm p tap m = table[(K-1-m) P + p].
-TEST(PolyTiles, ArmPairsAreTheCpuArms)
+// The tap-major arm columns hold the CPU engine's P+1 arms: entry (m, p) = arm p tap m =
+// table[(K-1-m) P + p]; shared memory after them stays 8-byte aligned.
+TEST(PolyTiles, ArmColumnsAreTheCpuArms)
 {
     const unsigned K = 6, P = 4;
     std::vector<float> table(K * P + 1);
     for (size_t i = 0; i < table.size(); i++)
         table[i] = float(i) + 0.25f;
-    const auto pairs = poly_arm_pairs(table, K, P);
-    ASSERT_EQ(pairs.size(), size_t(2 * K * P));
+    const auto cols = poly_arm_columns(table, K, P);
+    ASSERT_EQ(cols.size(), size_t(K * (P + 1)));
     for (unsigned m = 0; m < K; m++)
-        for (unsigned p = 0; p < P; p++) {
-            EXPECT_EQ(pairs[2 * (m * P + p)], float((K - 1 - m) * P + p) + 0.25f);
-            EXPECT_EQ(pairs[2 * (m * P + p) + 1], float((K - 1 - m) * P + p + 1) + 0.25f);
-        }
+        for (unsigned p = 0; p <= P; p++)
+            EXPECT_EQ(cols[m * (P + 1) + p], float((K - 1 - m) * P + p) + 0.25f);
+    EXPECT_EQ(poly_arm_columns_floats(K, P), 30u);
+    EXPECT_EQ(poly_arm_columns_floats(5, 4), 26u); // 25 rounded up to even
 }
 
-// A CPU emulation of the tiled kernel (tiles staged into a scratch array, arm pairs,
+// A CPU emulation of the tiled kernel (tiles staged into a scratch array, arm columns,
 // lanes j, j+256, ...) equals the CPU engine on a long stream: the GPU kernel's data flow
 // with the host's arithmetic.
 TEST(PolyTiles, EmulatedTiledKernelEqualsCpuEngine)
@@ -551,7 +551,7 @@ TEST(PolyTiles, EmulatedTiledKernelEqualsCpuEngine)
         std::vector<cf> want(plan.n_out);
         cpu->run(want.data(), w.data(), n_win, plan);
 
-        const auto pairs = poly_arm_pairs(table, unsigned(K), unsigned(P));
+        const auto cols = poly_arm_columns(table, unsigned(K), unsigned(P));
         const size_t tile = 1024, cap = poly_tile_cap(plan.step, tile, K);
         std::vector<cf> sx(cap), got(plan.n_out, cf(NAN, NAN));
         for (size_t k0 = 0; k0 < plan.n_out; k0 += tile) {
@@ -570,8 +570,8 @@ TEST(PolyTiles, EmulatedTiledKernelEqualsCpuEngine)
                     const cf* x = sx.data() + (p.ip - ip0);
                     cf a0 = 0, a1 = 0;
                     for (int m = 0; m < K; m++) {
-                        a0 += pairs[2 * (size_t(m) * P + arm)] * x[m];
-                        a1 += pairs[2 * (size_t(m) * P + arm) + 1] * x[m];
+                        a0 += cols[size_t(m) * (P + 1) + arm] * x[m];
+                        a1 += cols[size_t(m) * (P + 1) + arm + 1] * x[m];
                     }
                     got[k0 + j] = (1.0f - f) * a0 + f * a1;
                 }

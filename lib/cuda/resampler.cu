@@ -24,13 +24,13 @@
 // is one extra device-side read and write of the input. (Caveat: a non-finite input may
 // reach the row above through the zero vertical weight.)
 //
-// Polyphase, tiled (the default; issue 5): a block stages the whole arm-pair table (K x P
-// float2, tap-major: see poly_tiles.h) in shared memory once, then walks tiles of
+// Polyphase, tiled (the default; issue 5): a block stages the whole arm table (K x (P+1)
+// floats, tap-major: see poly_tiles.h) in shared memory once, then walks tiles of
 // consecutive outputs (persistent blocks, grid = what fits on the SMs): per tile it loads
 // the input span the tile reads (tile span + K) with coalesced loads, and each thread
 // computes outputs j, j + blockDim, ... of the tile from shared memory, lanes on
-// consecutive outputs (their taps are consecutive or equal samples, and their arm pairs are
-// distinct consecutive entries: no bank conflicts). Same arms, same tap order, same mac()
+// consecutive outputs (their taps are consecutive or equal samples, and their arms are
+// words of one 33-word row: no bank conflicts). Same arms, same tap order, same mac()
 // and the same blend as the first kernel, which stays behind GPUINTERP_RESAMP_POLY=old
 // (and is used when the table + span do not fit in shared memory: r << 1 stretches the
 // arms to K/r taps).
@@ -134,19 +134,20 @@ __global__ void resamp_kernel(const D* __restrict__ w,
     }
 }
 
-//! One polyphase output: x = its first tap sample, c = its arm pair at tap 0 (tap m at
-//! c[m P]). Inlined, so x stays a shared or a global pointer as the caller's is.
+//! One polyphase output: x = its first tap sample, c = its arm at tap 0 (arm tap m at
+//! c[m (P+1)], the next arm's one word later). Inlined, so x stays a shared or a global
+//! pointer as the caller's is.
 template <typename D>
 __device__ __forceinline__ D
-poly_dot(const D* x, const float2* c, int K, int P, float f)
+poly_dot(const D* x, const float* c, int K, int P1, float f)
 {
     D a0 = zero<D>(), a1 = zero<D>();
 #pragma unroll 4
     for (int m = 0; m < K; m++) {
-        const float2 h = c[m * P];
+        const float h0 = c[m * P1], h1 = c[m * P1 + 1];
         const D v = x[m];
-        mac(a0, h.x, v);
-        mac(a1, h.y, v);
+        mac(a0, h0, v);
+        mac(a1, h1, v);
     }
     return (1.0f - f) * a0 + f * a1;
 }
@@ -158,18 +159,18 @@ __global__ void __launch_bounds__(256)
                       size_t n_out,
                       fx_pos pos0,
                       fx_step step,
-                      const float2* __restrict__ pairs,
+                      const float* __restrict__ cols,
                       int K,
                       int P,
                       int half,
                       unsigned tile,
                       unsigned cap)
 {
-    extern __shared__ float2 smem[];
-    float2* sc = smem;                                  // K*P arm pairs
-    D* sx = reinterpret_cast<D*>(smem + size_t(K) * P); // cap samples
-    for (int i = threadIdx.x; i < K * P; i += blockDim.x)
-        sc[i] = pairs[i];
+    extern __shared__ float2 smem[]; // float2: 8-byte aligned
+    float* sc = reinterpret_cast<float*>(smem); // K*(P+1) arm taps
+    D* sx = reinterpret_cast<D*>(sc + kernel::poly_arm_columns_floats(K, P)); // cap samples
+    for (int i = threadIdx.x; i < K * (P + 1); i += blockDim.x)
+        sc[i] = cols[i];
     const size_t n_tiles = (n_out + tile - 1) / tile;
     for (size_t t = blockIdx.x; t < n_tiles; t += gridDim.x) {
         const size_t k0 = t * tile;
@@ -188,9 +189,9 @@ __global__ void __launch_bounds__(256)
             const unsigned long long arm =
                 kernel::fx_mulhi(p.fp, (unsigned long long)P);
             const float f = kernel::fx_frac_f(p.fp * (unsigned long long)P);
-            const float2* c = sc + arm;
-            y[k0 + j] = staged ? poly_dot(sx + (p.ip - ip0), c, K, P, f)
-                               : poly_dot(w + (p.ip - (half - 1)), c, K, P, f);
+            const float* c = sc + arm;
+            y[k0 + j] = staged ? poly_dot(sx + (p.ip - ip0), c, K, P + 1, f)
+                               : poly_dot(w + (p.ip - (half - 1)), c, K, P + 1, f);
         }
     }
 }
@@ -240,11 +241,11 @@ public:
                                         arms.data(),
                                         arms.size() * sizeof(float),
                                         cudaMemcpyHostToDevice));
-        const std::vector<float> pairs = kernel::poly_arm_pairs(table, K, P);
-        d_pairs.reserve(size_t(K) * P);
-        GPUINTERP_CUDA_CHECK(cudaMemcpy(d_pairs.get(),
-                                        pairs.data(),
-                                        pairs.size() * sizeof(float),
+        const std::vector<float> cols = kernel::poly_arm_columns(table, K, P);
+        d_cols.reserve(cols.size());
+        GPUINTERP_CUDA_CHECK(cudaMemcpy(d_cols.get(),
+                                        cols.data(),
+                                        cols.size() * sizeof(float),
                                         cudaMemcpyHostToDevice));
         d_K = int(K);
         d_P = int(P);
@@ -328,7 +329,7 @@ public:
     }
 
 private:
-    //! The tiled polyphase kernel; false (nothing launched) when the arm pairs and a tile's
+    //! The tiled polyphase kernel; false (nothing launched) when the arm table and a tile's
     //! span do not fit in shared memory.
     bool
     launch_tiled(const D* dwin, D* dout, const kernel::resamp_plan& plan, cudaStream_t st)
@@ -336,7 +337,8 @@ private:
         if (plan.n_out == 0)
             return true;
         constexpr int threads = 256;
-        const size_t coef = size_t(d_K) * d_P * sizeof(float2);
+        const size_t coef =
+            kernel::poly_arm_columns_floats(unsigned(d_K), unsigned(d_P)) * sizeof(float);
         for (size_t tile : { 1024, 256, 64 }) {
             const size_t cap = kernel::poly_tile_cap(plan.step, tile, d_K);
             const size_t bytes = coef + cap * sizeof(D);
@@ -358,7 +360,7 @@ private:
                                                  plan.n_out,
                                                  plan.pos0,
                                                  plan.step,
-                                                 d_pairs.get(),
+                                                 d_cols.get(),
                                                  d_K,
                                                  d_P,
                                                  plan.half_span,
@@ -448,7 +450,7 @@ private:
     int d_K = 0, d_P = 0;
     std::unique_ptr<stream> d_stream;
     device_buffer<float> d_arms;
-    device_buffer<float2> d_pairs;
+    device_buffer<float> d_cols;
     int d_smem_optin = 48 * 1024, d_tiled_occ = 1;
     size_t d_tiled_bytes = 0;
     bool d_poly_old = false;

@@ -45,19 +45,27 @@ inline size_t poly_tile_cap(fx_step step, size_t tile, int K)
     return size_t(std::floor(double(tile - 1) * s)) + 2 + size_t(K);
 }
 
-//! Arm pairs in tap-major order: entry m*P + p = (arm p tap m, arm p+1 tap m), where arm p
-//! tap m = table[(K-1-m) P + p] (the CPU engine's arms). Lanes of a warp read one tap of
-//! different arms: consecutive entries, free of shared-memory bank conflicts, and one
-//! 64-bit load gives both arms an output blends.
-inline std::vector<float> poly_arm_pairs(const std::vector<float>& table, unsigned K, unsigned P)
+//! The P+1 arms in tap-major order: entry m*(P+1) + p = arm p tap m = table[(K-1-m) P + p]
+//! (the CPU engine's arms). The lanes of a warp read one tap of different arms (p, then
+//! p+1): 32-bit words of one row of P+1 = 33 words, so distinct arms fall in distinct
+//! shared-memory banks (only arms 0 and 32 share one). A float2 pair layout (arm p, arm
+//! p+1) would cost 2-4 wavefronts per load instead: 16 lanes of a half-warp on a 64-word
+//! row collide whenever two arms are 16 apart.
+inline std::vector<float>
+poly_arm_columns(const std::vector<float>& table, unsigned K, unsigned P)
 {
-    std::vector<float> pairs(size_t(2) * K * P);
+    std::vector<float> cols(size_t(K) * (P + 1));
     for (unsigned m = 0; m < K; m++)
-        for (unsigned p = 0; p < P; p++) {
-            pairs[2 * (size_t(m) * P + p)] = table[size_t(K - 1 - m) * P + p];
-            pairs[2 * (size_t(m) * P + p) + 1] = table[size_t(K - 1 - m) * P + p + 1];
-        }
-    return pairs;
+        for (unsigned p = 0; p <= P; p++)
+            cols[size_t(m) * (P + 1) + p] = table[size_t(K - 1 - m) * P + p];
+    return cols;
+}
+
+//! Floats the arm columns take in shared memory, rounded up to keep the samples after them
+//! 8-byte aligned.
+GPUINTERP_HD inline size_t poly_arm_columns_floats(unsigned K, unsigned P)
+{
+    return (size_t(K) * (P + 1) + 1) / 2 * 2;
 }
 
 } // namespace kernel
