@@ -616,3 +616,24 @@ TEST(PolyTiles, GpuTiledKernelEqualsOldKernelAndCpu)
         EXPECT_TRUE(all_close(fn, widen(run(xf, r, backend::cpu, false)), 1e-5, 1e-6)) << "r=" << r;
     }
 }
+
+// GPU host only: two live CUDA resamplers whose tiled kernels need different shared memory
+// (r = 0.05: 640-tap arms, ~130 KB; r = 1.37: ~10 KB) take turns; each still equals the CPU
+// (the kernel's shared-memory limit is a per-kernel attribute both engines set).
+TEST(PolyTiles, GpuEnginesWithDifferentSharedMemoryTakeTurns)
+{
+    if (gr::gpuinterp::cuda_device_count() == 0)
+        GTEST_SKIP() << "no usable CUDA device";
+    const auto x = random_vector<cf>(100000, 2.f);
+    resampler<cf> big(0.05, resamp_method::polyphase, backend::cuda),
+        small(1.37, resamp_method::polyphase, backend::cuda);
+    resampler<cf> big_cpu(0.05, resamp_method::polyphase, backend::cpu),
+        small_cpu(1.37, resamp_method::polyphase, backend::cpu);
+    for (int round = 0; round < 2; round++) {
+        const std::vector<cf> part(x.begin() + round * 50000, x.begin() + (round + 1) * 50000);
+        const auto yb = big.resample(part);
+        const auto ys = small.resample(part);
+        EXPECT_TRUE(all_close(yb, widen(big_cpu.resample(part)), 1e-5, 1e-6)) << round;
+        EXPECT_TRUE(all_close(ys, widen(small_cpu.resample(part)), 1e-5, 1e-6)) << round;
+    }
+}

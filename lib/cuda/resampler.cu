@@ -345,9 +345,12 @@ private:
             if (bytes > size_t(d_smem_optin))
                 continue;
             auto* kern = poly_tiled_kernel<D>;
+            // The attribute belongs to the kernel, not to this engine: another engine (other
+            // rate) may have lowered it since, so set it before every launch, to the device
+            // limit (it only permits; the launch asks for `bytes`).
+            GPUINTERP_CUDA_CHECK(cudaFuncSetAttribute(
+                kern, cudaFuncAttributeMaxDynamicSharedMemorySize, d_smem_optin));
             if (bytes != d_tiled_bytes) {
-                GPUINTERP_CUDA_CHECK(cudaFuncSetAttribute(
-                    kern, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
                 GPUINTERP_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
                     &d_tiled_occ, kern, threads, bytes));
                 d_tiled_bytes = bytes;
