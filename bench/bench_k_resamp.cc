@@ -114,4 +114,34 @@ BENCHMARK(BM_resamp_cuda_kernel_cc)
     ->Unit(benchmark::kMillisecond)
     ->UseManualTime()
     ->Iterations(1);
+
+// The first polyphase kernel (one thread per output, arms read from global memory), kept
+// for comparison with the tiled kernel the rows above run (GPUINTERP_RESAMP_POLY=old).
+static void BM_resamp_cuda_kernel_cc_polyphase_old(benchmark::State& st)
+{
+    if (cuda_device_count() == 0) {
+        st.SkipWithError("no CUDA device");
+        return;
+    }
+    const double r = st.range(0) / 1000.0;
+    const size_t n = size_t(1) << gpuinterp_bench::log2n(26);
+    double ms = 0;
+    for (auto _ : st) {
+        ms = gpu::time_resampler_kernel_ms(
+            0, kernel::resamp_method::polyphase, r, n, 10, true);
+        st.SetIterationTime(ms * 1e-3);
+    }
+    st.SetLabel("polyphase (old kernel)");
+    st.SetItemsProcessed(int64_t(st.iterations()) * n);
+    st.counters["floor_ms"] = double(n) * 8 * (1 + r) / 4169e9 * 1e3;
+    st.counters["kernel_ms"] = ms;
+    st.counters["out_per_s"] = double(n) * r / (ms * 1e-3);
+}
+BENCHMARK(BM_resamp_cuda_kernel_cc_polyphase_old)
+    ->ArgName("rate_x1000")
+    ->Arg(1370)
+    ->Arg(730)
+    ->Unit(benchmark::kMillisecond)
+    ->UseManualTime()
+    ->Iterations(1);
 #endif

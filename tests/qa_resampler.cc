@@ -6,10 +6,14 @@
 // positions t_k = k / r (per rate segment), nearest = x[floor(t + 1/2)], linear, 9-bit
 // texture weights, Catmull-Rom, and the windowed-sinc sum for polyphase. CPU and (on the
 // GPU host) CUDA.
+#include "../lib/kernel/poly_tiles.h"
+#include "../lib/kernel/resamp_engines.h"
 #include "test_util.h"
 #include <gnuradio/gpuinterp/kernel/resampler.h>
 #include <gnuradio/gpuinterp/kernel/texture_emulation.h>
+#include <cstdlib>
 #include <cstring>
+#include <random>
 
 using namespace gpuinterp_test;
 using namespace gr::gpuinterp::kernel;
@@ -437,4 +441,199 @@ TEST(ResamplerParams, BadParametersThrowNamingTheParameter)
                   resampler_cc k(1.5, resamp_method::linear, backend::cpu, -1);
               }).rfind("device:", 0),
               0u);
+}
+
+// ---- Tiled CUDA polyphase kernel (lib/cuda/resampler.cu): its index arithmetic and data
+// layout run here on the CPU; the kernel itself on the GPU host.
+
+namespace {
+
+fx_step step_of(double rate)
+{
+    const double d = 1.0 / rate;
+    return { uint64_t(std::floor(d)), uint64_t(std::ldexp(d - std::floor(d), 64)) };
+}
+
+//! all_close wants the reference in double.
+std::vector<double> widen(const std::vector<float>& v) { return { v.begin(), v.end() }; }
+std::vector<std::complex<double>> widen(const std::vector<cf>& v)
+{
+    return { v.begin(), v.end() };
+}
+
+} // namespace
+
+// Every output of every tile reads only staged samples, and no tile stages more than the
+// capacity the host sizes shared memory for (so the kernel's global-memory fallback is
+// never needed). Rates include exact integers and steps just below an integer.
+TEST(PolyTiles, EveryTapOfEveryTileIsStagedAndTilesFitTheCapacity)
+{
+    std::mt19937_64 g(7);
+    for (double r : { 1.37, 0.73, 1.0, 0.5, 1.0 / 3, 2.0, 0.999999, 7.0, 0.05, 0.01 }) {
+        for (size_t tile : { 1024, 256, 64, 1 }) {
+            for (int K : { 4, 32, 44, 640 }) {
+                const int half = K / 2;
+                const fx_step s = step_of(r);
+                const fx_pos pos0{ int64_t(half + g() % 5), g() };
+                const size_t cap = poly_tile_cap(s, tile, K);
+                const size_t n_out = 5 * tile + g() % tile + 1; // last tile partial
+                long long worst = 0;
+                for (size_t k0 = 0; k0 < n_out; k0 += tile) {
+                    const size_t cnt = std::min(tile, n_out - k0);
+                    const poly_tile tr = poly_tile_range(pos0, s, k0, cnt, half, K);
+                    ASSERT_LE(tr.n_load, (long long)cap) << "r=" << r << " tile=" << tile;
+                    worst = std::max<long long>(worst, tr.n_load);
+                    const long long ip0 = tr.lo + (half - 1);
+                    for (size_t j = 0; j < cnt; j++) {
+                        const fx_pos p = fx_advance(pos0, s, k0 + j);
+                        // independent spelling of the position: t_k = t_0 + k / r
+                        const long double t = (long double)pos0.ip +
+                                              std::ldexp((long double)pos0.fp, -64) +
+                                              (long double)(k0 + j) / r;
+                        ASSERT_NEAR(double(p.ip), double(std::floor(t)), 1.0);
+                        const long long off = p.ip - ip0;
+                        ASSERT_GE(off, 0);
+                        ASSERT_LE(off + K, tr.n_load);
+                        // the taps the CPU engine reads: window index ip - (half-1) + m
+                        ASSERT_EQ(tr.lo + off, p.ip - (half - 1));
+                    }
+                }
+                // the bound is tight enough to matter: within 3 samples of the worst tile
+                if (tile > 1)
+                    EXPECT_LE((long long)cap - worst, 3) << "r=" << r << " tile=" << tile;
+            }
+        }
+    }
+}
+
+// The tap-major arm columns hold the CPU engine's P+1 arms: entry (m, p) = arm p tap m =
+// table[(K-1-m) P + p]; shared memory after them stays 8-byte aligned.
+TEST(PolyTiles, ArmColumnsAreTheCpuArms)
+{
+    const unsigned K = 6, P = 4;
+    std::vector<float> table(K * P + 1);
+    for (size_t i = 0; i < table.size(); i++)
+        table[i] = float(i) + 0.25f;
+    const auto cols = poly_arm_columns(table, K, P);
+    ASSERT_EQ(cols.size(), size_t(K * (P + 1)));
+    for (unsigned m = 0; m < K; m++)
+        for (unsigned p = 0; p <= P; p++)
+            EXPECT_EQ(cols[m * (P + 1) + p], float((K - 1 - m) * P + p) + 0.25f);
+    EXPECT_EQ(poly_arm_columns_floats(K, P), 30u);
+    EXPECT_EQ(poly_arm_columns_floats(5, 4), 26u); // 25 rounded up to even
+}
+
+// A CPU emulation of the tiled kernel (tiles staged into a scratch array, arm columns,
+// lanes j, j+256, ...) equals the CPU engine on a long stream: the GPU kernel's data flow
+// with the host's arithmetic.
+TEST(PolyTiles, EmulatedTiledKernelEqualsCpuEngine)
+{
+    for (double r : { 1.37, 0.73, 0.2 }) {
+        const polyphase_params pp;
+        const double scale = std::min(1.0, r);
+        const auto table = polyphase_prototype(pp, scale);
+        const int K = int(polyphase_taps(pp, scale)), P = int(pp.nfilts), half = K / 2;
+        const size_t n_win = 40000;
+        const auto w = random_vector<cf>(n_win);
+        resamp_plan plan;
+        plan.method = resamp_method::polyphase;
+        plan.step = step_of(r);
+        plan.pos0 = { half + 3, 0x9e3779b97f4a7c15ull };
+        plan.hist = size_t(half);
+        plan.scale = scale;
+        plan.half_span = half;
+        plan.nfilts = P;
+        plan.back = size_t(half - 1);
+        plan.ahead = size_t(half);
+        plan.n_out = size_t(double(n_win - 2 * K - 8) * r);
+        auto cpu = make_cpu_resamp_engine<cf>();
+        cpu->set_prototype(table, unsigned(K), unsigned(P));
+        std::vector<cf> want(plan.n_out);
+        cpu->run(want.data(), w.data(), n_win, plan);
+
+        const auto cols = poly_arm_columns(table, unsigned(K), unsigned(P));
+        const size_t tile = 1024, cap = poly_tile_cap(plan.step, tile, K);
+        std::vector<cf> sx(cap), got(plan.n_out, cf(NAN, NAN));
+        for (size_t k0 = 0; k0 < plan.n_out; k0 += tile) {
+            const size_t cnt = std::min(tile, plan.n_out - k0);
+            const poly_tile tr = poly_tile_range(plan.pos0, plan.step, k0, cnt, half, K);
+            ASSERT_LE(tr.n_load, (long long)cap);
+            std::fill(sx.begin(), sx.end(), cf(NAN, NAN)); // unstaged reads show
+            for (long long i = 0; i < tr.n_load; i++)
+                sx[i] = w[tr.lo + i];
+            const long long ip0 = tr.lo + (half - 1);
+            for (size_t lane = 0; lane < 256; lane++)
+                for (size_t j = lane; j < cnt; j += 256) {
+                    const fx_pos p = fx_advance(plan.pos0, plan.step, k0 + j);
+                    const uint64_t arm = fx_mulhi(p.fp, uint64_t(P));
+                    const float f = fx_frac_f(p.fp * uint64_t(P));
+                    const cf* x = sx.data() + (p.ip - ip0);
+                    cf a0 = 0, a1 = 0;
+                    for (int m = 0; m < K; m++) {
+                        a0 += cols[size_t(m) * (P + 1) + arm] * x[m];
+                        a1 += cols[size_t(m) * (P + 1) + arm + 1] * x[m];
+                    }
+                    got[k0 + j] = (1.0f - f) * a0 + f * a1;
+                }
+        }
+        EXPECT_TRUE(all_close(got, widen(want), 1e-5, 1e-6)) << "r=" << r;
+    }
+}
+
+// GPU host only: the tiled kernel (default) equals the first kernel
+// (GPUINTERP_RESAMP_POLY=old; same taps, same order, same mac) and the CPU backend, on a
+// stream of many tiles and persistent-block iterations, complex and real, for rates that
+// use 1024- and 256-output tiles and one (r = 0.01: 3200 taps) that falls back to the old
+// kernel.
+TEST(PolyTiles, GpuTiledKernelEqualsOldKernelAndCpu)
+{
+    if (gr::gpuinterp::cuda_device_count() == 0)
+        GTEST_SKIP() << "no usable CUDA device";
+    auto run = [](auto x, double r, backend b, bool old) {
+        using T = typename decltype(x)::value_type;
+        if (old)
+            setenv("GPUINTERP_RESAMP_POLY", "old", 1);
+        resampler<T> k(r, resamp_method::polyphase, b);
+        unsetenv("GPUINTERP_RESAMP_POLY");
+        return k.resample(x);
+    };
+    for (double r : { 1.37, 0.73, 3.1, 0.2, 0.05, 0.01 }) {
+        const auto xc = random_vector<cf>(400000, 2.f);
+        const auto yn = run(xc, r, backend::cuda, false);
+        const auto yo = run(xc, r, backend::cuda, true);
+        const auto yc = run(xc, r, backend::cpu, false);
+        ASSERT_EQ(yn.size(), yc.size());
+        size_t same = 0;
+        for (size_t i = 0; i < yn.size(); i++)
+            same += std::memcmp(&yn[i], &yo[i], sizeof(cf)) == 0;
+        std::cout << "[ tiled vs old kernel, r=" << r << " ] " << same << " of " << yn.size()
+                  << " outputs bit-identical\n";
+        EXPECT_TRUE(all_close(yn, widen(yo), 1e-6, 1e-7)) << "r=" << r;
+        EXPECT_TRUE(all_close(yn, widen(yc), 1e-5, 1e-6)) << "r=" << r;
+        const auto xf = random_vector<float>(200000, 2.f);
+        const auto fn = run(xf, r, backend::cuda, false);
+        EXPECT_TRUE(all_close(fn, widen(run(xf, r, backend::cuda, true)), 1e-6, 1e-7)) << "r=" << r;
+        EXPECT_TRUE(all_close(fn, widen(run(xf, r, backend::cpu, false)), 1e-5, 1e-6)) << "r=" << r;
+    }
+}
+
+// GPU host only: two live CUDA resamplers whose tiled kernels need different shared memory
+// (r = 0.05: 640-tap arms, ~130 KB; r = 1.37: ~10 KB) take turns; each still equals the CPU
+// (the kernel's shared-memory limit is a per-kernel attribute both engines set).
+TEST(PolyTiles, GpuEnginesWithDifferentSharedMemoryTakeTurns)
+{
+    if (gr::gpuinterp::cuda_device_count() == 0)
+        GTEST_SKIP() << "no usable CUDA device";
+    const auto x = random_vector<cf>(100000, 2.f);
+    resampler<cf> big(0.05, resamp_method::polyphase, backend::cuda),
+        small(1.37, resamp_method::polyphase, backend::cuda);
+    resampler<cf> big_cpu(0.05, resamp_method::polyphase, backend::cpu),
+        small_cpu(1.37, resamp_method::polyphase, backend::cpu);
+    for (int round = 0; round < 2; round++) {
+        const std::vector<cf> part(x.begin() + round * 50000, x.begin() + (round + 1) * 50000);
+        const auto yb = big.resample(part);
+        const auto ys = small.resample(part);
+        EXPECT_TRUE(all_close(yb, widen(big_cpu.resample(part)), 1e-5, 1e-6)) << round;
+        EXPECT_TRUE(all_close(ys, widen(small_cpu.resample(part)), 1e-5, 1e-6)) << round;
+    }
 }

@@ -24,18 +24,32 @@
 // is one extra device-side read and write of the input. (Caveat: a non-finite input may
 // reach the row above through the zero vertical weight.)
 //
+// Polyphase, tiled (the default; issue 5): a block stages the whole arm table (K x (P+1)
+// floats, tap-major: see poly_tiles.h) in shared memory once, then walks tiles of
+// consecutive outputs (persistent blocks, grid = what fits on the SMs): per tile it loads
+// the input span the tile reads (tile span + K) with coalesced loads, and each thread
+// computes outputs j, j + blockDim, ... of the tile from shared memory, lanes on
+// consecutive outputs (their taps are consecutive or equal samples, and their arms are
+// words of one 33-word row: no bank conflicts). Same arms, same tap order, same mac()
+// and the same blend as the first kernel, which stays behind GPUINTERP_RESAMP_POLY=old
+// (and is used when the table + span do not fit in shared memory: r << 1 stretches the
+// arms to K/r taps).
+//
 // Host side: one stream; the window (history + new inputs) is staged through pinned
 // memory and copied once per batch of outputs, then the kernel runs and the outputs come
 // back. Not double-buffered: unlike the FIR interpolator each batch's window depends on
 // where the previous batch's outputs ended, and the copies (8 B in, 8r B out per sample)
 // dominate the kernel time.
 #include "../kernel/fixed_phase.h"
+#include "../kernel/poly_tiles.h"
 #include "../kernel/resamp_engines.h"
 #include "complex_ops.cuh"
 #include "cuda_common.cuh"
 #include "texture_util.cuh"
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
+#include <string>
 
 namespace gr {
 namespace gpuinterp {
@@ -120,6 +134,75 @@ __global__ void resamp_kernel(const D* __restrict__ w,
     }
 }
 
+//! One polyphase output: x = its first tap sample, c = its arm at tap 0 (arm tap m at
+//! c[m (P+1)], the next arm's one word later). Inlined, so x stays a shared or a global
+//! pointer as the caller's is.
+template <typename D>
+__device__ __forceinline__ D
+poly_dot(const D* x, const float* c, int K, int P1, float f)
+{
+    D a0 = zero<D>(), a1 = zero<D>();
+#pragma unroll 4
+    for (int m = 0; m < K; m++) {
+        const float h0 = c[m * P1], h1 = c[m * P1 + 1];
+        const D v = x[m];
+        mac(a0, h0, v);
+        mac(a1, h1, v);
+    }
+    return (1.0f - f) * a0 + f * a1;
+}
+
+template <typename D>
+__global__ void __launch_bounds__(256)
+    poly_tiled_kernel(const D* __restrict__ w,
+                      D* __restrict__ y,
+                      size_t n_out,
+                      fx_pos pos0,
+                      fx_step step,
+                      const float* __restrict__ cols,
+                      int K,
+                      int P,
+                      int half,
+                      unsigned tile,
+                      unsigned cap)
+{
+    extern __shared__ float2 smem[]; // float2: 8-byte aligned
+    float* sc = reinterpret_cast<float*>(smem); // K*(P+1) arm taps
+    D* sx = reinterpret_cast<D*>(sc + kernel::poly_arm_columns_floats(K, P)); // cap samples
+    for (int i = threadIdx.x; i < K * (P + 1); i += blockDim.x)
+        sc[i] = cols[i];
+    const size_t n_tiles = (n_out + tile - 1) / tile;
+    for (size_t t = blockIdx.x; t < n_tiles; t += gridDim.x) {
+        const size_t k0 = t * tile;
+        const unsigned cnt = unsigned(min(size_t(tile), n_out - k0));
+        const kernel::poly_tile tr =
+            kernel::poly_tile_range(pos0, step, k0, cnt, half, K);
+        const bool staged = tr.n_load <= (long long)cap; // same in every thread
+        __syncthreads(); // the previous tile's reads of sx are done
+        if (staged)
+            for (int i = threadIdx.x; i < int(tr.n_load); i += blockDim.x)
+                sx[i] = w[tr.lo + i];
+        __syncthreads(); // sx (and, the first time, sc) written
+        const long long ip0 = tr.lo + (half - 1); // integer position of output k0
+        for (unsigned j = threadIdx.x; j < cnt; j += blockDim.x) {
+            const fx_pos p = kernel::fx_advance(pos0, step, k0 + j);
+            const unsigned long long arm =
+                kernel::fx_mulhi(p.fp, (unsigned long long)P);
+            const float f = kernel::fx_frac_f(p.fp * (unsigned long long)P);
+            const float* c = sc + arm;
+            y[k0 + j] = staged ? poly_dot(sx + (p.ip - ip0), c, K, P + 1, f)
+                               : poly_dot(w + (p.ip - (half - 1)), c, K, P + 1, f);
+        }
+    }
+}
+
+//! GPUINTERP_RESAMP_POLY=old selects the first polyphase kernel (benchmarks compare).
+bool poly_old_from_env()
+{
+    const char* v = std::getenv("GPUINTERP_RESAMP_POLY");
+    return v && std::string(v) == "old";
+}
+
 template <typename D, typename H>
 class cuda_resamp_engine final : public kernel::resamp_engine<H>
 {
@@ -136,6 +219,9 @@ public:
             &d_max_rows, cudaDevAttrMaxTexture2DLinearHeight, device));
         GPUINTERP_CUDA_CHECK(
             cudaDeviceGetAttribute(&d_tex_align, cudaDevAttrTextureAlignment, device));
+        GPUINTERP_CUDA_CHECK(cudaDeviceGetAttribute(
+            &d_smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+        d_poly_old = poly_old_from_env();
     }
     ~cuda_resamp_engine() override
     {
@@ -155,9 +241,18 @@ public:
                                         arms.data(),
                                         arms.size() * sizeof(float),
                                         cudaMemcpyHostToDevice));
+        const std::vector<float> cols = kernel::poly_arm_columns(table, K, P);
+        d_cols.reserve(cols.size());
+        GPUINTERP_CUDA_CHECK(cudaMemcpy(d_cols.get(),
+                                        cols.data(),
+                                        cols.size() * sizeof(float),
+                                        cudaMemcpyHostToDevice));
         d_K = int(K);
         d_P = int(P);
     }
+
+    //! true: the first polyphase kernel (benchmark comparison), false: tiled.
+    void set_poly_old(bool old) { d_poly_old = old; }
 
     void run(H* out, const H* win, size_t n_win, const kernel::resamp_plan& plan) override
     {
@@ -225,14 +320,60 @@ public:
                 dwin, dout, plan.n_out, plan.pos0, plan.step, pa, tex);
             break;
         case resamp_method::polyphase:
-            resamp_kernel<D, 4><<<blocks, threads, 0, st>>>(
-                dwin, dout, plan.n_out, plan.pos0, plan.step, pa, tex);
+            if (d_poly_old || !launch_tiled(dwin, dout, plan, st))
+                resamp_kernel<D, 4><<<blocks, threads, 0, st>>>(
+                    dwin, dout, plan.n_out, plan.pos0, plan.step, pa, tex);
             break;
         }
         GPUINTERP_CUDA_CHECK_LAUNCH(st);
     }
 
 private:
+    //! The tiled polyphase kernel; false (nothing launched) when the arm table and a tile's
+    //! span do not fit in shared memory.
+    bool
+    launch_tiled(const D* dwin, D* dout, const kernel::resamp_plan& plan, cudaStream_t st)
+    {
+        if (plan.n_out == 0)
+            return true;
+        constexpr int threads = 256;
+        const size_t coef =
+            kernel::poly_arm_columns_floats(unsigned(d_K), unsigned(d_P)) * sizeof(float);
+        for (size_t tile : { 1024, 256, 64 }) {
+            const size_t cap = kernel::poly_tile_cap(plan.step, tile, d_K);
+            const size_t bytes = coef + cap * sizeof(D);
+            if (bytes > size_t(d_smem_optin))
+                continue;
+            auto* kern = poly_tiled_kernel<D>;
+            // The attribute belongs to the kernel, not to this engine: another engine (other
+            // rate) may have lowered it since, so set it before every launch, to the device
+            // limit (it only permits; the launch asks for `bytes`).
+            GPUINTERP_CUDA_CHECK(cudaFuncSetAttribute(
+                kern, cudaFuncAttributeMaxDynamicSharedMemorySize, d_smem_optin));
+            if (bytes != d_tiled_bytes) {
+                GPUINTERP_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                    &d_tiled_occ, kern, threads, bytes));
+                d_tiled_bytes = bytes;
+            }
+            const size_t n_tiles = (plan.n_out + tile - 1) / tile;
+            const int blocks = int(std::max<size_t>(
+                1, std::min<size_t>(n_tiles, size_t(d_sms) * std::max(1, d_tiled_occ))));
+            kern<<<blocks, threads, bytes, st>>>(dwin,
+                                                 dout,
+                                                 plan.n_out,
+                                                 plan.pos0,
+                                                 plan.step,
+                                                 d_cols.get(),
+                                                 d_K,
+                                                 d_P,
+                                                 plan.half_span,
+                                                 unsigned(tile),
+                                                 unsigned(cap));
+            return true;
+        }
+        return false;
+    }
+
     //! Lay n samples out as rows of W+1 texels (overlap 1) and return a texture over
     //! them.
     cudaTextureObject_t to_pitch2d(const D* src, size_t n, cudaStream_t st)
@@ -312,6 +453,10 @@ private:
     int d_K = 0, d_P = 0;
     std::unique_ptr<stream> d_stream;
     device_buffer<float> d_arms;
+    device_buffer<float> d_cols;
+    int d_smem_optin = 48 * 1024, d_tiled_occ = 1;
+    size_t d_tiled_bytes = 0;
+    bool d_poly_old = false;
     device_buffer<D> d_dwin, d_dout;
     pinned_buffer<D> d_hwin, d_hout;
     device_buffer<char> d_pitched;
@@ -335,13 +480,18 @@ make_cuda_resamp_engine<float>(int, size_t);
 template std::unique_ptr<kernel::resamp_engine<std::complex<float>>>
 make_cuda_resamp_engine<std::complex<float>>(int, size_t);
 
-double time_resampler_kernel_ms(
-    int device, kernel::resamp_method m, double rate, size_t n_in, int iters)
+double time_resampler_kernel_ms(int device,
+                                kernel::resamp_method m,
+                                double rate,
+                                size_t n_in,
+                                int iters,
+                                bool poly_old)
 {
     using H = std::complex<float>;
     kernel::resampler<H> front(
         rate, m, backend::cpu); // only for the reach and the prototype
     cuda_resamp_engine<float2, H> e(device, n_in);
+    e.set_poly_old(poly_old);
     kernel::polyphase_params pp;
     if (m == resamp_method::polyphase)
         e.set_prototype(front.prototype(),

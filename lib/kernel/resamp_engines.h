@@ -76,8 +76,13 @@ std::unique_ptr<kernel::resamp_engine<T>> make_cuda_resamp_engine(int device,
 
 //! Benchmark hook: ms per resampling of n_in device-resident inputs (kernel, plus the
 //! pitch-2D re-layout for `texture`), CUDA events, median of iters. Outputs n_in * rate.
-double time_resampler_kernel_ms(
-    int device, kernel::resamp_method m, double rate, size_t n_in, int iters);
+//! poly_old: polyphase runs the first (untiled) kernel instead of the tiled one.
+double time_resampler_kernel_ms(int device,
+                                kernel::resamp_method m,
+                                double rate,
+                                size_t n_in,
+                                int iters,
+                                bool poly_old = false);
 } // namespace gpu
 
 } // namespace gpuinterp
