@@ -501,7 +501,9 @@ private:
         d_variant = v;
         d_kernel = kernel_for(d_M, v, d_R);
         d_smem = smem;
-        GPUINTERP_CUDA_CHECK(cudaFuncSetAttribute(d_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+        // Per-kernel attribute shared by all engines: the device limit, so no engine lowers it
+        // under another's need (see polyphase_interpolator.cu).
+        GPUINTERP_CUDA_CHECK(cudaFuncSetAttribute(d_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, d_smem_optin));
         int per_sm = 0;
         GPUINTERP_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, d_kernel, THREADS, smem));
         d_max_blocks = std::max(1, per_sm) * d_sms;

@@ -223,8 +223,10 @@ public:
                                         " taps per arm exceed the device's shared memory");
         d_kernel = pick_kernel();
         const size_t smem = smem_bytes<T, TAP>(d_geom);
+        // The attribute belongs to the kernel, shared by every engine in the process: set it to the
+        // device limit (it only permits), so an engine with fewer taps cannot lower it under another.
         GPUINTERP_CUDA_CHECK(cudaFuncSetAttribute(
-            reinterpret_cast<const void*>(d_kernel), cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+            reinterpret_cast<const void*>(d_kernel), cudaFuncAttributeMaxDynamicSharedMemorySize, d_smem_optin));
         int per_sm = 0;
         GPUINTERP_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
             &per_sm, d_kernel, THREADS, smem));
