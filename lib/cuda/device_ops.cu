@@ -241,25 +241,15 @@ double cuda_pinned_copy_gbps(int device, size_t bytes, bool h2d, int iters)
     h.reserve(bytes);
     device_buffer<char> d(bytes);
     stream s;
-    event a, b;
-    std::vector<float> ms;
-    for (int i = 0; i < iters + 1; i++) {
-        a.record(s.get());
+    const double ms = median_launch_ms(s.get(), iters, [&] {
         if (h2d)
             GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(
                 d.get(), h.get(), bytes, cudaMemcpyHostToDevice, s.get()));
         else
             GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(
                 h.get(), d.get(), bytes, cudaMemcpyDeviceToHost, s.get()));
-        b.record(s.get());
-        b.synchronize();
-        float t = 0;
-        GPUINTERP_CUDA_CHECK(cudaEventElapsedTime(&t, a.get(), b.get()));
-        if (i > 0)
-            ms.push_back(t);
-    }
-    std::sort(ms.begin(), ms.end());
-    return double(bytes) / (ms[ms.size() / 2] * 1e-3) / 1e9;
+    });
+    return double(bytes) / (ms * 1e-3) / 1e9;
 }
 
 } // namespace gpu

@@ -313,20 +313,7 @@ public:
             hx[i] = HT(float((i * 2654435761u) % 1000) * 1e-3f - 0.5f);
         GPUINTERP_CUDA_CHECK(cudaMemcpy(x.get(), hx.data(), hx.size() * sizeof(T), cudaMemcpyHostToDevice));
         cudaStream_t st = d_slots[0].strm->get();
-        event a, b;
-        std::vector<float> ms;
-        for (int i = 0; i < iters + 1; i++) {
-            a.record(st);
-            launch(x.get(), y.get(), int(n), st);
-            b.record(st);
-            b.synchronize();
-            float t = 0;
-            GPUINTERP_CUDA_CHECK(cudaEventElapsedTime(&t, a.get(), b.get()));
-            if (i > 0) // the first launch pays one-time costs
-                ms.push_back(t);
-        }
-        std::sort(ms.begin(), ms.end());
-        return ms[ms.size() / 2];
+        return median_launch_ms(st, iters, [&] { launch(x.get(), y.get(), int(n), st); });
     }
 
 private:

@@ -521,20 +521,7 @@ double time_resampler_kernel_ms(int device,
     plan.ahead = front.lookahead();
     device_buffer<float2> y(plan.n_out);
     stream s;
-    event a, b;
-    std::vector<float> ms;
-    for (int i = 0; i < iters + 1; i++) {
-        a.record(s.get());
-        e.launch(x.get(), n_win, y.get(), plan, s.get());
-        b.record(s.get());
-        b.synchronize();
-        float t = 0;
-        GPUINTERP_CUDA_CHECK(cudaEventElapsedTime(&t, a.get(), b.get()));
-        if (i > 0)
-            ms.push_back(t);
-    }
-    std::sort(ms.begin(), ms.end());
-    return ms[ms.size() / 2];
+    return median_launch_ms(s.get(), iters, [&] { e.launch(x.get(), n_win, y.get(), plan, s.get()); });
 }
 
 } // namespace gpu
