@@ -27,6 +27,7 @@
 #include <gnuradio/io_signature.h>
 #include <gnuradio/sync_block.h>
 #include <gnuradio/top_block.h>
+#include "fg_util.h"
 #include <gtest/gtest.h>
 #include <atomic>
 #include <chrono>
@@ -41,6 +42,8 @@ using cf = std::complex<float>;
 namespace gi = gr::gpuinterp;
 
 namespace {
+
+using gpuinterp_fg::rel_err;
 
 std::vector<cf> random_signal(size_t n, std::mt19937& g)
 {
@@ -60,19 +63,6 @@ std::vector<float> random_taps(size_t n, std::mt19937& g)
     for (auto& t : h)
         t = d(g);
     return h;
-}
-
-double rel_err(const std::vector<cf>& a, const std::vector<cf>& b)
-{
-    if (a.size() != b.size())
-        return 1e30;
-    double peak = 0, err = 0;
-    for (size_t i = 0; i < a.size(); i++) {
-        peak = std::max(peak, double(std::abs(b[i])));
-        const double e = std::abs(a[i] - b[i]);
-        err = std::isnan(e) ? 1e30 : std::max(err, e);
-    }
-    return err / std::max(peak, 1e-30);
 }
 
 //! Runs `f` (start + wait of a flowgraph) with a deadline: a hang is a failure, not a

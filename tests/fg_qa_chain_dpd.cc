@@ -13,6 +13,7 @@
 #include <gnuradio/gpuinterp/interp_fir.h>
 #include <gnuradio/gpuinterp/kernel/backend.h>
 #include <gnuradio/top_block.h>
+#include "fg_util.h"
 #include <gtest/gtest.h>
 #include <complex>
 #include <random>
@@ -21,6 +22,8 @@ using cf = std::complex<float>;
 namespace gi = gr::gpuinterp;
 
 namespace {
+
+using gpuinterp_fg::rel_err;
 
 std::vector<cf> run_tx_chain(const std::string& backend,
                              bool dev,
@@ -55,19 +58,6 @@ std::vector<cf> run_tx_chain(const std::string& backend,
     tb->connect(b, 0, snk, 0);
     tb->run();
     return snk->data();
-}
-
-double rel_err(const std::vector<cf>& a, const std::vector<cf>& b)
-{
-    if (a.size() != b.size())
-        return 1e30;
-    double peak = 0, err = 0;
-    for (size_t i = 0; i < a.size(); i++) {
-        peak = std::max(peak, double(std::abs(b[i])));
-        const double e = std::abs(a[i] - b[i]);
-        err = std::isnan(e) ? 1e30 : std::max(err, e);
-    }
-    return err / std::max(peak, 1e-30);
 }
 
 class FgTxChain : public ::testing::TestWithParam<std::string>
