@@ -54,6 +54,18 @@ resize_plan enumerate(resize_variant req,
                                         if (e < RW)
                                             mark(f0 + q.f, oy, e);
                                     }
+                            } else if (resize_is_strided(p.variant)) {
+                                const auto q =
+                                    resize_strided_pos(bx, by, bz, tx, ty, p.rows);
+                                if (q.e0 >= RW || q.oy0 >= out_h)
+                                    continue;
+                                for (int r = 0; r < p.rows; r++)
+                                    if (q.oy0 + r < out_h)
+                                        for (int v = 0; v < 4; v++) {
+                                            const int e = q.e0 + v * resize_vec_bx;
+                                            if (e < RW)
+                                                mark(f0 + q.f, q.oy0 + r, e);
+                                        }
                             } else if (resize_is_vec4(p.variant)) {
                                 const auto q = resize_vec4_pos(bx, by, bz, tx, ty, p.rows);
                                 if (q.e0 >= RW || q.oy0 >= out_h)
@@ -116,7 +128,8 @@ TEST(ResizeLaunchPlan, FramesBeyondOneGridAreSliced)
 {
     // gridDim.z holds at most 65535 frames (x4 for point_f4): more frames take several
     // launches, and the slices must still tile the frames exactly.
-    for (auto v : { resize_variant::vec4_r2, resize_variant::point }) {
+    for (auto v :
+         { resize_variant::vec4_r2, resize_variant::point, resize_variant::strided_r2 }) {
         std::vector<int> hits;
         const auto p = enumerate(v, 4, 1, 65537, true, hits);
         EXPECT_EQ(p.variant, v);
@@ -131,6 +144,11 @@ TEST(ResizeLaunchPlan, AutomaticChoiceAndFallbacks)
     // 4 x 1080p -> 4K: large, rows of 3840 floats -> 16-byte stores, 2 rows per thread.
     EXPECT_EQ(resize_plan_launch(V::automatic, 3840, 2160, 4, 132, true).variant,
               V::vec4_r2);
+    // Bicubic stays on tile (vec4 would need ~160 registers per thread).
+    EXPECT_EQ(resize_plan_launch(V::automatic, 3840, 2160, 4, 132, true, 4).variant,
+              V::tile);
+    EXPECT_EQ(resize_plan_launch(V::automatic, 3840, 2160, 4, 132, true, 1).variant,
+              V::vec4_r2);
     // Same without alignment: the original kernel.
     EXPECT_EQ(resize_plan_launch(V::automatic, 3842, 2160, 4, 132, false).variant,
               V::tile);
@@ -140,6 +158,9 @@ TEST(ResizeLaunchPlan, AutomaticChoiceAndFallbacks)
     EXPECT_EQ(p.gx * p.gy * p.gz, 7u * 28u * 4u);
     EXPECT_EQ(resize_plan_launch(V::automatic, 224, 224, 1, 132, true).variant,
               V::point);
+    // strided takes any row width.
+    EXPECT_EQ(resize_plan_launch(V::strided_r4, 10, 8, 1, 132, false).variant,
+              V::strided_r4);
     // Requested vec4 on a shape it cannot take falls back to tile.
     EXPECT_EQ(resize_plan_launch(V::vec4_r4, 10, 8, 1, 132, true).variant, V::tile);
     EXPECT_EQ(resize_plan_launch(V::vec4_r1, 12, 8, 1, 132, false).variant, V::tile);

@@ -185,13 +185,20 @@ template <typename T, int KX>
 __device__ __forceinline__ float
 horiz(const T* row, int sy, const int* xi, const float* xw, float bv)
 {
+    // Loads are unconditional (a constant-border tap reads a valid sample and discards
+    // it): a load behind a branch cannot be issued early, and all gathers of a thread
+    // should be in flight together.
     if constexpr (KX == 1) {
-        return (sy < 0 || xi[0] < 0) ? bv : load_src(row + xi[0]);
+        const float v = load_src(row + max(xi[0], 0));
+        return (sy < 0 || xi[0] < 0) ? bv : v;
     } else {
         float p[KX];
 #pragma unroll
         for (int k = 0; k < KX; k++)
-            p[k] = (sy < 0 || xi[k] < 0) ? bv : load_src(row + xi[k]);
+            p[k] = load_src(row + max(xi[k], 0));
+#pragma unroll
+        for (int k = 0; k < KX; k++)
+            p[k] = (sy < 0 || xi[k] < 0) ? bv : p[k];
         if constexpr (KX == 2)
             return xw[0] * p[0] + xw[1] * p[1];
         else
@@ -234,13 +241,35 @@ __device__ __forceinline__ void store4(unsigned short* p, const float (&r)[4])
         *reinterpret_cast<uint2*>(p) = v;
 }
 
-// Each thread: 4 consecutive elements (one 16-byte float / 8-byte binary16 store per
-// row, so a warp writes 512 contiguous bytes per instruction) of R consecutive rows; the
-// R rows are unrolled so all their gathers are in flight together. Requires RW % 4 == 0
-// and an aligned output base (the plan checks), so the tap-major x tables can be read
-// with 16-byte loads as well. Source gathers go through the read-only path: at 2x
-// upscaling every source sample feeds 4 outputs of neighbouring threads and rows.
-template <typename T, typename O, int KY, int KX, int R, bool STREAM>
+// vec4 (STRIDED = false): each thread writes 4 consecutive elements (one 16-byte float /
+// 8-byte binary16 store per row, so a warp writes 512 contiguous bytes per instruction)
+// of R consecutive rows; requires RW % 4 == 0 and an aligned output base (the plan
+// checks), so the tap-major x tables are read with 16-byte loads as well.
+// strided (STRIDED = true): the same blocks and rows, but tile's mapping: elements
+// e0 + v*64, 4-byte stores, any row width; a warp's gather instruction then spans half
+// as many source bytes (one L1 wavefront at 2x upscaling instead of two).
+// Both: 256-thread 2D blocks, the R rows unrolled so all their gathers are in flight
+// together, source gathers through the read-only path (at 2x upscaling every source
+// sample feeds 4 outputs of neighbouring threads and rows).
+template <bool STREAM>
+__device__ __forceinline__ void store1(float* p, float r)
+{
+    if (STREAM)
+        __stcs(p, r);
+    else
+        *p = r;
+}
+template <bool STREAM>
+__device__ __forceinline__ void store1(unsigned short* p, float r)
+{
+    const unsigned short h = __half_as_ushort(__float2half_rn(r));
+    if (STREAM)
+        __stcs(p, h);
+    else
+        *p = h;
+}
+
+template <typename T, typename O, int KY, int KX, int R, bool STREAM, bool STRIDED>
 __global__ void __launch_bounds__(resize_vec_bx* resize_vec_by)
     resize_vec4_kernel(const T* __restrict__ in,
                        O* __restrict__ out,
@@ -252,59 +281,90 @@ __global__ void __launch_bounds__(resize_vec_bx* resize_vec_by)
                        dev_transform tf)
 {
     const resize_thread_pos pos =
-        resize_vec4_pos(blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x, threadIdx.y, R);
+        STRIDED ? resize_strided_pos(
+                      blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x, threadIdx.y, R)
+                : resize_vec4_pos(
+                      blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x, threadIdx.y, R);
     if (pos.e0 >= s.RW || pos.oy0 >= s.out_h)
         return;
+    constexpr int step = STRIDED ? resize_vec_bx : 1;
     int xi[4][KX];
     float xwv[4][KX];
+    if constexpr (STRIDED) {
 #pragma unroll
-    for (int k = 0; k < KX; k++) {
-        const int4 i4 =
-            __ldg(reinterpret_cast<const int4*>(xidx + size_t(k) * s.RW + pos.e0));
-        const float4 w4 =
-            __ldg(reinterpret_cast<const float4*>(xw + size_t(k) * s.RW + pos.e0));
-        xi[0][k] = i4.x;
-        xi[1][k] = i4.y;
-        xi[2][k] = i4.z;
-        xi[3][k] = i4.w;
-        xwv[0][k] = w4.x;
-        xwv[1][k] = w4.y;
-        xwv[2][k] = w4.z;
-        xwv[3][k] = w4.w;
+        for (int v = 0; v < 4; v++) {
+            const int e = pos.e0 + v * step;
+            const bool ok = e < s.RW;
+#pragma unroll
+            for (int k = 0; k < KX; k++) {
+                xi[v][k] = ok ? __ldg(xidx + size_t(k) * s.RW + e) : 0;
+                xwv[v][k] = ok ? __ldg(xw + size_t(k) * s.RW + e) : 0.f;
+            }
+        }
+    } else {
+#pragma unroll
+        for (int k = 0; k < KX; k++) {
+            const int4 i4 =
+                __ldg(reinterpret_cast<const int4*>(xidx + size_t(k) * s.RW + pos.e0));
+            const float4 w4 =
+                __ldg(reinterpret_cast<const float4*>(xw + size_t(k) * s.RW + pos.e0));
+            xi[0][k] = i4.x;
+            xi[1][k] = i4.y;
+            xi[2][k] = i4.z;
+            xi[3][k] = i4.w;
+            xwv[0][k] = w4.x;
+            xwv[1][k] = w4.y;
+            xwv[2][k] = w4.z;
+            xwv[3][k] = w4.w;
+        }
     }
     float m[4], a[4];
 #pragma unroll
     for (int v = 0; v < 4; v++) {
-        const int c = (pos.e0 + v) % s.C;
+        const int c = (pos.e0 + v * step) % s.C;
         m[v] = pick4(tf.mul, c);
         a[v] = pick4(tf.add, c);
     }
     const T* fin = in + pos.f * s.in_frame;
     O* fout = out + pos.f * s.out_frame;
+    // Rows past the frame's last are computed on the last row and not stored, so every
+    // row's gathers are unconditional and can be issued before the first store.
+    float res[R][4];
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+        const int oy = min(pos.oy0 + r, s.out_h - 1);
+        float acc[4] = { 0.f, 0.f, 0.f, 0.f };
+#pragma unroll
+        for (int ky = 0; ky < KY; ky++) {
+            const int sy = __ldg(yidx + oy * KY + ky);
+            const float wyk = __ldg(yw + oy * KY + ky);
+            const T* row = fin + (long long)max(sy, 0) * s.in_row;
+#pragma unroll
+            for (int v = 0; v < 4; v++) {
+                const float h = horiz<T, KX>(row, sy, xi[v], xwv[v], s.border_value);
+                if (KY == 1)
+                    acc[v] = h;
+                else
+                    acc[v] += wyk * h;
+            }
+        }
+#pragma unroll
+        for (int v = 0; v < 4; v++)
+            res[r][v] = finish(acc[v], tf, m[v], a[v]);
+    }
 #pragma unroll
     for (int r = 0; r < R; r++) {
         const int oy = pos.oy0 + r;
         if (oy < s.out_h) {
-            float acc[4] = { 0.f, 0.f, 0.f, 0.f };
+            O* orow = fout + (long long)oy * s.RW;
+            if constexpr (STRIDED) {
 #pragma unroll
-            for (int ky = 0; ky < KY; ky++) {
-                const int sy = __ldg(yidx + oy * KY + ky);
-                const float wyk = __ldg(yw + oy * KY + ky);
-                const T* row = fin + (long long)max(sy, 0) * s.in_row;
-#pragma unroll
-                for (int v = 0; v < 4; v++) {
-                    const float h = horiz<T, KX>(row, sy, xi[v], xwv[v], s.border_value);
-                    if (KY == 1)
-                        acc[v] = h;
-                    else
-                        acc[v] += wyk * h;
-                }
+                for (int v = 0; v < 4; v++)
+                    if (pos.e0 + v * step < s.RW)
+                        store1<STREAM>(orow + pos.e0 + v * step, res[r][v]);
+            } else {
+                store4<STREAM>(orow + pos.e0, res[r]);
             }
-            float res[4];
-#pragma unroll
-            for (int v = 0; v < 4; v++)
-                res[v] = finish(acc[v], tf, m[v], a[v]);
-            store4<STREAM>(fout + (long long)oy * s.RW + pos.e0, res);
         }
     }
 }
@@ -345,27 +405,33 @@ __global__ void __launch_bounds__(resize_point_bx* resize_point_by)
     }
     const int c = pos.e0 % s.C;
     const float m = pick4(tf.mul, c), a = pick4(tf.add, c);
+    // Frames past the launch's last are computed on the last frame and not stored, so all
+    // F * KY * KX gathers are unconditional and issued together.
+    float res[F];
+#pragma unroll
+    for (int j = 0; j < F; j++) {
+        const long long f = min(pos.f + j, (long long)s.frames - 1);
+        const T* fin = in + f * s.in_frame;
+        float acc = 0.f;
+#pragma unroll
+        for (int ky = 0; ky < KY; ky++) {
+            const float h = horiz<T, KX>(fin + (long long)max(sy[ky], 0) * s.in_row,
+                                         sy[ky],
+                                         xi,
+                                         xwv,
+                                         s.border_value);
+            if (KY == 1)
+                acc = h;
+            else
+                acc += wy[ky] * h;
+        }
+        res[j] = finish(acc, tf, m, a);
+    }
 #pragma unroll
     for (int j = 0; j < F; j++) {
         const long long f = pos.f + j;
-        if (f < s.frames) {
-            const T* fin = in + f * s.in_frame;
-            float acc = 0.f;
-#pragma unroll
-            for (int ky = 0; ky < KY; ky++) {
-                const float h = horiz<T, KX>(fin + (long long)max(sy[ky], 0) * s.in_row,
-                                             sy[ky],
-                                             xi,
-                                             xwv,
-                                             s.border_value);
-                if (KY == 1)
-                    acc = h;
-                else
-                    acc += wy[ky] * h;
-            }
-            store_out(out + f * s.out_frame + (long long)pos.oy0 * s.RW + pos.e0,
-                      finish(acc, tf, m, a));
-        }
+        if (f < s.frames)
+            store_out(out + f * s.out_frame + (long long)pos.oy0 * s.RW + pos.e0, res[j]);
     }
 }
 
@@ -529,7 +595,7 @@ public:
         const int ov = resize_variant_override();
         const resize_variant req =
             ov != int(resize_variant::automatic) ? resize_variant(ov) : d_variant;
-        const resize_plan p = resize_plan_launch(req, s.RW, s.out_h, frames, d_sms, vec_ok);
+        const resize_plan p = resize_plan_launch(req, s.RW, s.out_h, frames, d_sms, vec_ok, d_kx);
         d_last_variant = p.variant;
         note_resize_variant(int(p.variant));
         s.tiles_x = p.tiles_x;
@@ -601,19 +667,27 @@ private:
         const float* xwp = d_xw.get();
         switch (v) {
         case resize_variant::vec4_r1:
-            resize_vec4_kernel<T, O, K, K, 1, true>
+            resize_vec4_kernel<T, O, K, K, 1, true, false>
                 <<<grid, block, 0, st>>>(in, out, yi, ywp, xi, xwp, s, d_tf);
             break;
         case resize_variant::vec4_r2:
-            resize_vec4_kernel<T, O, K, K, 2, true>
+            resize_vec4_kernel<T, O, K, K, 2, true, false>
                 <<<grid, block, 0, st>>>(in, out, yi, ywp, xi, xwp, s, d_tf);
             break;
         case resize_variant::vec4_r2_plain:
-            resize_vec4_kernel<T, O, K, K, 2, false>
+            resize_vec4_kernel<T, O, K, K, 2, false, false>
                 <<<grid, block, 0, st>>>(in, out, yi, ywp, xi, xwp, s, d_tf);
             break;
         case resize_variant::vec4_r4:
-            resize_vec4_kernel<T, O, K, K, 4, true>
+            resize_vec4_kernel<T, O, K, K, 4, true, false>
+                <<<grid, block, 0, st>>>(in, out, yi, ywp, xi, xwp, s, d_tf);
+            break;
+        case resize_variant::strided_r2:
+            resize_vec4_kernel<T, O, K, K, 2, true, true>
+                <<<grid, block, 0, st>>>(in, out, yi, ywp, xi, xwp, s, d_tf);
+            break;
+        case resize_variant::strided_r4:
+            resize_vec4_kernel<T, O, K, K, 4, true, true>
                 <<<grid, block, 0, st>>>(in, out, yi, ywp, xi, xwp, s, d_tf);
             break;
         case resize_variant::point:

@@ -35,8 +35,11 @@ enum class resize_variant : int {
     vec4_r1 = 4,         //!< 4 consecutive elements x 1 row, streaming stores
     point = 5,           //!< one output element per thread, 32x8 blocks, grid z = frame
     point_f4 = 6,        //!< one element of 4 frames per thread (16 gathers issued together)
+    strided_r2 = 7,      //!< vec4's 256-thread 2D blocks with tile's mapping (elements 64
+                         //!< apart, 4-byte stores, any row width) x 2 rows
+    strided_r4 = 8,      //!< the same with 4 rows per thread
 };
-constexpr int resize_variant_count = 7;
+constexpr int resize_variant_count = 9;
 
 inline const char* resize_variant_name(resize_variant v)
 {
@@ -55,6 +58,10 @@ inline const char* resize_variant_name(resize_variant v)
         return "point";
     case resize_variant::point_f4:
         return "point_f4";
+    case resize_variant::strided_r2:
+        return "strided_r2";
+    case resize_variant::strided_r4:
+        return "strided_r4";
     default:
         return "automatic";
     }
@@ -91,19 +98,32 @@ inline bool resize_is_vec4(resize_variant v)
            v == resize_variant::vec4_r2_plain || v == resize_variant::vec4_r4;
 }
 
+inline bool resize_is_strided(resize_variant v)
+{
+    return v == resize_variant::strided_r2 || v == resize_variant::strided_r4;
+}
+
+//! Rows per thread of the vec4 and strided variants.
 inline int resize_vec4_rows(resize_variant v)
 {
-    return v == resize_variant::vec4_r1 ? 1 : (v == resize_variant::vec4_r4 ? 4 : 2);
+    return (v == resize_variant::vec4_r1)
+               ? 1
+               : (v == resize_variant::vec4_r4 || v == resize_variant::strided_r4 ? 4 : 2);
 }
 
 /*!
  * RW: output elements per row (out_w * channels); vec_ok: the 16-byte (float) / 8-byte
  * (binary16) row stores and the 16-byte table loads are aligned (the output base is;
- * RW % 4 == 0 is checked here). A requested variant that the shape cannot take falls back to
+ * RW % 4 == 0 is checked here); taps: x taps of the method (1, 2, 4). A requested variant that the shape cannot take falls back to
  * tile, which takes every shape.
  */
-inline resize_plan resize_plan_launch(
-    resize_variant req, int RW, int out_h, size_t frames, int sms, bool vec_ok)
+inline resize_plan resize_plan_launch(resize_variant req,
+                                      int RW,
+                                      int out_h,
+                                      size_t frames,
+                                      int sms,
+                                      bool vec_ok,
+                                      int taps = 2)
 {
     resize_plan p;
     frames = std::max<size_t>(frames, 1);
@@ -114,19 +134,22 @@ inline resize_plan resize_plan_launch(
         if (total < resize_small_outputs)
             v = frames >= 4 ? resize_variant::point_f4 : resize_variant::point;
         else
-            v = vec_ok ? resize_variant::vec4_r2 : resize_variant::tile;
+            // Bicubic vec4 holds 4x4 taps x 2 rows in ~160 registers (one block per
+            // SM): it stays on tile until measured otherwise.
+            v = vec_ok && taps <= 2 ? resize_variant::vec4_r2 : resize_variant::tile;
     }
-    if (resize_is_vec4(v)) {
+    if (resize_is_vec4(v) || resize_is_strided(v)) {
         const int R = resize_vec4_rows(v);
         const long long gy = (out_h + resize_vec_by * R - 1) / (resize_vec_by * R);
-        if (!vec_ok || gy > resize_grid_yz_max)
+        if ((resize_is_vec4(v) && !vec_ok) || gy > resize_grid_yz_max)
             v = resize_variant::tile;
         else {
             p.variant = v;
             p.rows = R;
             p.bx = resize_vec_bx;
             p.by = resize_vec_by;
-            p.gx = unsigned((RW / 4 + resize_vec_bx - 1) / resize_vec_bx);
+            // Both cover 4 * resize_vec_bx elements of a row per block.
+            p.gx = unsigned((RW + 4 * resize_vec_bx - 1) / (4 * resize_vec_bx));
             p.gy = unsigned(gy);
             p.frames_per_launch = std::min<size_t>(frames, resize_grid_yz_max);
             p.gz = unsigned(p.frames_per_launch);
@@ -179,7 +202,8 @@ inline resize_grid resize_grid_for(const resize_plan& p, size_t nf)
 }
 
 //! Outputs of one thread. tile: elements e0 + v*64 (v < 4) of rows [oy0, oy0+rows) of
-//! frame f; vec4: elements e0..e0+3 of the same rows; point: element e0 of row oy0 of
+//! frame f; vec4: elements e0..e0+3 of the same rows; strided: elements e0 + v*64 (v < 4)
+//! of the same rows; point: element e0 of row oy0 of
 //! frames f .. f+frames_per_thread-1. Callers drop positions past the frame's edges.
 struct resize_thread_pos {
     int e0, oy0;
@@ -201,6 +225,14 @@ GPUINTERP_HD inline resize_thread_pos resize_vec4_pos(
     unsigned bx, unsigned by, unsigned bz, unsigned tx, unsigned ty, int rows)
 {
     return { int((bx * resize_vec_bx + tx) * 4),
+             int(by * resize_vec_by + ty) * rows,
+             (long long)bz };
+}
+
+GPUINTERP_HD inline resize_thread_pos resize_strided_pos(
+    unsigned bx, unsigned by, unsigned bz, unsigned tx, unsigned ty, int rows)
+{
+    return { int(bx * (resize_vec_bx * 4) + tx),
              int(by * resize_vec_by + ty) * rows,
              (long long)bz };
 }
