@@ -411,7 +411,7 @@ TEST_P(Resize, EveryKernelVariant)
                 tile = y;
             else
                 EXPECT_TRUE(all_close(y, std::vector<double>(tile.begin(), tile.end()),
-                                      1e-6, 1e-7))
+                                      1e-6, 1e-6))
                     << gpu::resize_variant_name(vr) << " differs from tile";
             k->resize_half(yh.data(), x.data(), frames);
             for (size_t i = 0; i < yh.size(); i++) {
