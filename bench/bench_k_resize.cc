@@ -14,6 +14,7 @@
 //                 normalise kernel; plus binary16 output. floor_ms = frames * 4 B * (in +
 //                 out pixels) / 4169 GB/s (the measured device-to-device copy rate of the
 //                 H200), the same floor as shared/bench/gpu_anchors2.py uses for torch;
+//  - cuda_kernel_variant: the same sizes once per CUDA kernel variant (median of 50);
 //  - cuda_host:   the whole host-to-host pipeline (pinned staging, two streams, copies +
 //  kernel).
 // items_per_second counts OUTPUT pixels.
@@ -126,6 +127,71 @@ void BM_resize_cuda_kernel_f32(benchmark::State& st)
 }
 BENCHMARK(BM_resize_cuda_kernel_f32)
     ->Apply(gpu_sizes)
+    ->Unit(benchmark::kMillisecond)
+    ->UseManualTime()
+    ->Iterations(1);
+
+// Kernel variants side by side (lib/cuda/resize_launch.h): variant -1 = automatic (the
+// default), 0 tile (the original kernel), 1 vec4_r2, 2 vec4_r2_plain, 3 vec4_r4,
+// 4 vec4_r1, 5 point, 6 point_f4, 7 strided_r2, 8 strided_r4. A vec4 variant on a row width that is not a multiple
+// of 4 runs tile instead. float32 output; mode 0 fused normalise, 1 resize only, 10 RGB fused, 11 bicubic
+// fused.
+void variant_sizes(benchmark::internal::Benchmark* b)
+{
+    b->ArgNames({ "ih", "iw", "oh", "ow", "frames", "mode", "variant" });
+    for (int mode = 0; mode < 2; mode++)
+        for (int v = -1; v < 9; v++) {
+            b->Args({ 1080, 1920, 2160, 3840, 4, mode, v });
+            b->Args({ 2160, 3840, 224, 224, 16, mode, v });
+        }
+    // binary16 output is not a variant axis; RGB 1080p -> 4K (RW = 11520) is.
+    for (int v = -1; v < 9; v++)
+        b->Args({ 1080, 1920, 2160, 3840, 1, 10, v });
+    // mode 11: bicubic, one channel, fused normalise.
+    for (int v = -1; v < 9; v++)
+        b->Args({ 1080, 1920, 2160, 3840, 4, 11, v });
+}
+
+void BM_resize_cuda_kernel_variant(benchmark::State& st)
+{
+    if (cuda_device_count() == 0) {
+        st.SkipWithError("no CUDA device");
+        return;
+    }
+    const int ih = int(st.range(0)), iw = int(st.range(1)), oh = int(st.range(2)),
+              ow = int(st.range(3));
+    const size_t frames = size_t(st.range(4));
+    // mode 10: 3 channels, fused normalise; 11: bicubic, fused normalise
+    const int channels = st.range(5) == 10 ? 3 : 1;
+    const auto mode = st.range(5) >= 10 ? gpu::resize_bench_mode::fused
+                                        : gpu::resize_bench_mode(st.range(5));
+    const auto method = st.range(5) == 11 ? kernel::resize_method::bicubic
+                                          : kernel::resize_method::bilinear;
+    const int variant = int(st.range(6));
+    double ms = 0;
+    for (auto _ : st) {
+        ms = gpu::time_resize_kernel_ms(0,
+                                        ih,
+                                        iw,
+                                        oh,
+                                        ow,
+                                        channels,
+                                        method,
+                                        frames,
+                                        mode,
+                                        false,
+                                        50,
+                                        variant);
+        st.SetIterationTime(ms * 1e-3);
+    }
+    st.SetItemsProcessed(int64_t(st.iterations()) * frames * oh * ow);
+    st.counters["floor_ms"] =
+        double(frames) * channels * 4.0 * (double(ih) * iw + double(oh) * ow) / 4169e9 * 1e3;
+    st.counters["kernel_ms"] = ms;
+    st.counters["ran_variant"] = gpu::last_resize_variant();
+}
+BENCHMARK(BM_resize_cuda_kernel_variant)
+    ->Apply(variant_sizes)
     ->Unit(benchmark::kMillisecond)
     ->UseManualTime()
     ->Iterations(1);

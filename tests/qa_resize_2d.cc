@@ -5,6 +5,7 @@
 // Kernel tests of resize_2d against a naive double-precision reference written here from
 // the definitions (coordinate maps, Keys' cubic with a = -0.75, periodic border folding,
 // transform), on the CPU and, when present, the GPU.
+#include "cuda/resize_launch.h"
 #include "kernel/resize_engine.h"
 #include "test_util.h"
 #include <gnuradio/gpuinterp/kernel/resize_2d.h>
@@ -356,6 +357,73 @@ TEST_P(Resize, HalfOutputWithinRelativeTolerance)
                     << "index " << i;
         }
     }
+}
+
+// The CUDA backend has several kernel variants (lib/cuda/resize_launch.h) with the same
+// arithmetic and different thread mappings; the other tests run the automatic choice.
+// Here each variant is forced on shapes that exercise its edges (row widths that are and
+// are not multiples of 4, partial blocks in x, y and frames, 1..4 taps, channels, the
+// fused transform, binary16) and checked against the reference, against the original
+// "tile" kernel, and its binary16 output against its own float output.
+TEST_P(Resize, EveryKernelVariant)
+{
+    if (GetParam() != backend::cuda)
+        GTEST_SKIP() << "CUDA kernel variants";
+    namespace gpu = gr::gpuinterp::gpu;
+    struct reset_override {
+        ~reset_override() { gpu::set_resize_variant_override(-1); }
+    } reset;
+    std::vector<spec> specs;
+    specs.push_back(spec{ 30, 50, 61, 100, 1, "bilinear" });      // RW 100: vec4
+    specs.push_back(spec{ 30, 50, 61, 98, 1, "bilinear" });       // RW 98: tile fallback
+    specs.push_back(spec{ 97, 131, 19, 21, 3, "bilinear" });      // shrink, RW 63
+    specs.push_back(spec{ 23, 17, 37, 20, 3, "bicubic", "half_pixel", "reflect" });
+    specs.push_back(spec{ 9, 8, 16, 12, 2, "nearest", "asymmetric", "constant", -0.5 });
+    specs.push_back(spec{ 40, 40, 81, 264, 4, "bicubic", "align_corners", "constant", 2 });
+    specs[3].mean = { 0.485, 0.456, 0.406 };
+    specs[3].stdv = { 0.229, 0.224, 0.225 };
+    specs[3].clip = true;
+    specs[3].lo = 0.1;
+    specs[3].hi = 0.8;
+    specs[5].mean = { 0.5 };
+    specs[5].scale = 3.0;
+    const size_t frames = 6;
+    for (const auto& s : specs) {
+        std::vector<float> x = random_frames<float>(frames * size_t(s.ih) * s.iw * s.C);
+        const auto want = reference(s, x, frames);
+        std::vector<float> tile;
+        for (int v = 0; v < gpu::resize_variant_count; v++) {
+            gpu::set_resize_variant_override(v);
+            auto k = make<float>(s);
+            std::vector<float> y(frames * k->out_frame_size());
+            std::vector<uint16_t> yh(y.size(), 0x7e00);
+            poison(y);
+            k->resize(y.data(), x.data(), frames);
+            const auto vr = gpu::resize_variant(v);
+            const int ran = gpu::last_resize_variant();
+            const bool vec_fits = s.ow * s.C % 4 == 0;
+            EXPECT_EQ(ran, gpu::resize_is_vec4(vr) && !vec_fits ? 0 : v)
+                << gpu::resize_variant_name(vr);
+            EXPECT_TRUE(all_close(y, want, rtol, atol))
+                << gpu::resize_variant_name(vr) << " " << s.method << " " << s.ih << "x"
+                << s.iw << "->" << s.oh << "x" << s.ow << " C=" << s.C;
+            if (v == 0)
+                tile = y;
+            else
+                EXPECT_TRUE(all_close(y, std::vector<double>(tile.begin(), tile.end()),
+                                      1e-6, 1e-6))
+                    << gpu::resize_variant_name(vr) << " differs from tile";
+            k->resize_half(yh.data(), x.data(), frames);
+            for (size_t i = 0; i < yh.size(); i++) {
+                const float h = gr::gpuinterp::kernel::half_to_float(yh[i]);
+                ASSERT_LE(std::fabs(h - y[i]), 1e-3 * std::fabs(y[i]) + 6e-8)
+                    << gpu::resize_variant_name(vr) << " index " << i << " half " << h
+                    << " float " << y[i];
+            }
+        }
+    }
+    EXPECT_THROW(gpu::set_resize_variant_override(gpu::resize_variant_count),
+                 std::invalid_argument);
 }
 
 TEST_P(Resize, SettersBetweenCalls)

@@ -30,8 +30,10 @@
 #include "../cpu/parallel.h"
 #include "../kernel/resize_engine.h"
 #include "cuda_common.cuh"
+#include "resize_launch.h"
 #include <cuda_fp16.h>
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <random>
 
@@ -41,8 +43,8 @@ namespace gpu {
 
 namespace {
 
-constexpr int TX = 64; // threads per block (one row tile)
-constexpr int V = 4;   // output elements per thread along x, TX apart
+constexpr int TX = resize_tile_tx; // threads per block (one row tile)
+constexpr int V = resize_tile_v;    // output elements per thread along x, TX apart
 
 struct dev_transform {
     float mul[4]; // scale/std (no clip) or 1/std (clip)
@@ -57,9 +59,10 @@ struct launch_shape {
     int RW;     // output elements per row (out_w * C)
     int out_h;
     int C;
-    int tiles_x;         // ceil(RW / (TX*V))
-    int rows;            // output rows per thread
-    int row_groups;      // ceil(out_h / rows)
+    int tiles_x;         // tile: ceil(RW / (TX*V))
+    int rows;            // tile: output rows per thread
+    int row_groups;      // tile: ceil(out_h / rows)
+    int frames;          // frames of this launch (point variants)
     long long in_frame;  // elements per input frame
     long long out_frame; // elements per output frame
     float border_value;
@@ -94,16 +97,14 @@ __global__ void __launch_bounds__(TX) resize_kernel(const T* __restrict__ in,
                                                     launch_shape s,
                                                     dev_transform tf)
 {
-    const unsigned b = blockIdx.x;
-    const int tile = int(b % unsigned(s.tiles_x));
-    const unsigned rest = b / unsigned(s.tiles_x);
-    const int rg = int(rest % unsigned(s.row_groups));
-    const long long f = rest / unsigned(s.row_groups);
+    const resize_thread_pos pos =
+        resize_tile_pos(blockIdx.x, threadIdx.x, s.tiles_x, s.row_groups, s.rows);
+    const long long f = pos.f;
 
     int xi[V][KX];
     float xwv[V][KX];
     float m[V], a[V];
-    const int e0 = tile * (TX * V) + threadIdx.x;
+    const int e0 = pos.e0;
 #pragma unroll
     for (int v = 0; v < V; v++) {
         const int e = e0 + v * TX;
@@ -120,7 +121,7 @@ __global__ void __launch_bounds__(TX) resize_kernel(const T* __restrict__ in,
 
     const T* fin = in + f * s.in_frame;
     O* fout = out + f * s.out_frame;
-    const int oy0 = rg * s.rows;
+    const int oy0 = pos.oy0;
     const int oy1 = min(s.out_h, oy0 + s.rows);
     for (int oy = oy0; oy < oy1; oy++) {
         float acc[V];
@@ -171,6 +172,266 @@ __global__ void __launch_bounds__(TX) resize_kernel(const T* __restrict__ in,
                 store_out(orow + e, r);
             }
         }
+    }
+}
+
+// --- vec4 and point variants -------------------------------------------------------
+// Same tables, same per-output arithmetic and association as resize_kernel (so every
+// variant gives bit-identical results); only the mapping of outputs to threads differs.
+
+// Interpolated value of one output element at source row `row` (sy < 0: constant
+// border row) for x taps xi/xw; the same association as the CPU backend.
+template <typename T, int KX>
+__device__ __forceinline__ float
+horiz(const T* row, int sy, const int* xi, const float* xw, float bv)
+{
+    // Loads are unconditional (a constant-border tap reads a valid sample and discards
+    // it): a load behind a branch cannot be issued early, and all gathers of a thread
+    // should be in flight together.
+    if constexpr (KX == 1) {
+        const float v = load_src(row + max(xi[0], 0));
+        return (sy < 0 || xi[0] < 0) ? bv : v;
+    } else {
+        float p[KX];
+#pragma unroll
+        for (int k = 0; k < KX; k++)
+            p[k] = load_src(row + max(xi[k], 0));
+#pragma unroll
+        for (int k = 0; k < KX; k++)
+            p[k] = (sy < 0 || xi[k] < 0) ? bv : p[k];
+        if constexpr (KX == 2)
+            return xw[0] * p[0] + xw[1] * p[1];
+        else
+            return (xw[0] * p[0] + xw[1] * p[1]) + (xw[2] * p[2] + xw[3] * p[3]);
+    }
+}
+
+__device__ __forceinline__ float
+finish(float r, const dev_transform& tf, float m, float a)
+{
+    if (!tf.identity) {
+        if (tf.clip)
+            r = fminf(fmaxf(r * tf.scale, tf.lo), tf.hi);
+        r = r * m + a;
+    }
+    return r;
+}
+
+template <bool STREAM>
+__device__ __forceinline__ void store4(float* p, const float (&r)[4])
+{
+    const float4 v = make_float4(r[0], r[1], r[2], r[3]);
+    if (STREAM)
+        __stcs(reinterpret_cast<float4*>(p), v);
+    else
+        *reinterpret_cast<float4*>(p) = v;
+}
+
+template <bool STREAM>
+__device__ __forceinline__ void store4(unsigned short* p, const float (&r)[4])
+{
+    uint2 v;
+    v.x = unsigned(__half_as_ushort(__float2half_rn(r[0]))) |
+          (unsigned(__half_as_ushort(__float2half_rn(r[1]))) << 16);
+    v.y = unsigned(__half_as_ushort(__float2half_rn(r[2]))) |
+          (unsigned(__half_as_ushort(__float2half_rn(r[3]))) << 16);
+    if (STREAM)
+        __stcs(reinterpret_cast<uint2*>(p), v);
+    else
+        *reinterpret_cast<uint2*>(p) = v;
+}
+
+// vec4 (STRIDED = false): each thread writes 4 consecutive elements (one 16-byte float /
+// 8-byte binary16 store per row, so a warp writes 512 contiguous bytes per instruction)
+// of R consecutive rows; requires RW % 4 == 0 and an aligned output base (the plan
+// checks), so the tap-major x tables are read with 16-byte loads as well.
+// strided (STRIDED = true): the same blocks and rows, but tile's mapping: elements
+// e0 + v*64, 4-byte stores, any row width; a warp's gather instruction then spans half
+// as many source bytes (one L1 wavefront at 2x upscaling instead of two).
+// Both: 256-thread 2D blocks, the R rows unrolled so all their gathers are in flight
+// together, source gathers through the read-only path (at 2x upscaling every source
+// sample feeds 4 outputs of neighbouring threads and rows).
+template <bool STREAM>
+__device__ __forceinline__ void store1(float* p, float r)
+{
+    if (STREAM)
+        __stcs(p, r);
+    else
+        *p = r;
+}
+template <bool STREAM>
+__device__ __forceinline__ void store1(unsigned short* p, float r)
+{
+    const unsigned short h = __half_as_ushort(__float2half_rn(r));
+    if (STREAM)
+        __stcs(p, h);
+    else
+        *p = h;
+}
+
+template <typename T, typename O, int KY, int KX, int R, bool STREAM, bool STRIDED>
+__global__ void __launch_bounds__(resize_vec_bx* resize_vec_by)
+    resize_vec4_kernel(const T* __restrict__ in,
+                       O* __restrict__ out,
+                       const int* __restrict__ yidx,
+                       const float* __restrict__ yw,
+                       const int* __restrict__ xidx,
+                       const float* __restrict__ xw,
+                       launch_shape s,
+                       dev_transform tf)
+{
+    const resize_thread_pos pos =
+        STRIDED ? resize_strided_pos(
+                      blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x, threadIdx.y, R)
+                : resize_vec4_pos(
+                      blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x, threadIdx.y, R);
+    if (pos.e0 >= s.RW || pos.oy0 >= s.out_h)
+        return;
+    constexpr int step = STRIDED ? resize_vec_bx : 1;
+    int xi[4][KX];
+    float xwv[4][KX];
+    if constexpr (STRIDED) {
+#pragma unroll
+        for (int v = 0; v < 4; v++) {
+            const int e = pos.e0 + v * step;
+            const bool ok = e < s.RW;
+#pragma unroll
+            for (int k = 0; k < KX; k++) {
+                xi[v][k] = ok ? __ldg(xidx + size_t(k) * s.RW + e) : 0;
+                xwv[v][k] = ok ? __ldg(xw + size_t(k) * s.RW + e) : 0.f;
+            }
+        }
+    } else {
+#pragma unroll
+        for (int k = 0; k < KX; k++) {
+            const int4 i4 =
+                __ldg(reinterpret_cast<const int4*>(xidx + size_t(k) * s.RW + pos.e0));
+            const float4 w4 =
+                __ldg(reinterpret_cast<const float4*>(xw + size_t(k) * s.RW + pos.e0));
+            xi[0][k] = i4.x;
+            xi[1][k] = i4.y;
+            xi[2][k] = i4.z;
+            xi[3][k] = i4.w;
+            xwv[0][k] = w4.x;
+            xwv[1][k] = w4.y;
+            xwv[2][k] = w4.z;
+            xwv[3][k] = w4.w;
+        }
+    }
+    float m[4], a[4];
+#pragma unroll
+    for (int v = 0; v < 4; v++) {
+        const int c = (pos.e0 + v * step) % s.C;
+        m[v] = pick4(tf.mul, c);
+        a[v] = pick4(tf.add, c);
+    }
+    const T* fin = in + pos.f * s.in_frame;
+    O* fout = out + pos.f * s.out_frame;
+    // Rows past the frame's last are computed on the last row and not stored, so every
+    // row's gathers are unconditional and can be issued before the first store.
+    float res[R][4];
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+        const int oy = min(pos.oy0 + r, s.out_h - 1);
+        float acc[4] = { 0.f, 0.f, 0.f, 0.f };
+#pragma unroll
+        for (int ky = 0; ky < KY; ky++) {
+            const int sy = __ldg(yidx + oy * KY + ky);
+            const float wyk = __ldg(yw + oy * KY + ky);
+            const T* row = fin + (long long)max(sy, 0) * s.in_row;
+#pragma unroll
+            for (int v = 0; v < 4; v++) {
+                const float h = horiz<T, KX>(row, sy, xi[v], xwv[v], s.border_value);
+                if (KY == 1)
+                    acc[v] = h;
+                else
+                    acc[v] += wyk * h;
+            }
+        }
+#pragma unroll
+        for (int v = 0; v < 4; v++)
+            res[r][v] = finish(acc[v], tf, m[v], a[v]);
+    }
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+        const int oy = pos.oy0 + r;
+        if (oy < s.out_h) {
+            O* orow = fout + (long long)oy * s.RW;
+            if constexpr (STRIDED) {
+#pragma unroll
+                for (int v = 0; v < 4; v++)
+                    if (pos.e0 + v * step < s.RW)
+                        store1<STREAM>(orow + pos.e0 + v * step, res[r][v]);
+            } else {
+                store4<STREAM>(orow + pos.e0, res[r]);
+            }
+        }
+    }
+}
+
+// One output element per thread (F frames of it): for small outputs (e.g. 4K -> 224x224)
+// the kernel is bound by the latency of the scattered gathers, so it wants as many
+// independent gathers in flight as possible: 2D blocks over (x, y), grid z over frames,
+// every tap of every frame loaded before any arithmetic (F = 4: 16 bilinear gathers per
+// thread, the tables read once for 4 frames).
+template <typename T, typename O, int KY, int KX, int F>
+__global__ void __launch_bounds__(resize_point_bx* resize_point_by)
+    resize_point_kernel(const T* __restrict__ in,
+                        O* __restrict__ out,
+                        const int* __restrict__ yidx,
+                        const float* __restrict__ yw,
+                        const int* __restrict__ xidx,
+                        const float* __restrict__ xw,
+                        launch_shape s,
+                        dev_transform tf)
+{
+    const resize_thread_pos pos =
+        resize_point_pos(blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x, threadIdx.y, F);
+    if (pos.e0 >= s.RW || pos.oy0 >= s.out_h)
+        return;
+    int xi[KX];
+    float xwv[KX];
+#pragma unroll
+    for (int k = 0; k < KX; k++) {
+        xi[k] = __ldg(xidx + size_t(k) * s.RW + pos.e0);
+        xwv[k] = __ldg(xw + size_t(k) * s.RW + pos.e0);
+    }
+    int sy[KY];
+    float wy[KY];
+#pragma unroll
+    for (int ky = 0; ky < KY; ky++) {
+        sy[ky] = __ldg(yidx + pos.oy0 * KY + ky);
+        wy[ky] = __ldg(yw + pos.oy0 * KY + ky);
+    }
+    const int c = pos.e0 % s.C;
+    const float m = pick4(tf.mul, c), a = pick4(tf.add, c);
+    // Frames past the launch's last are computed on the last frame and not stored, so all
+    // F * KY * KX gathers are unconditional and issued together.
+    float res[F];
+#pragma unroll
+    for (int j = 0; j < F; j++) {
+        const long long f = min(pos.f + j, (long long)s.frames - 1);
+        const T* fin = in + f * s.in_frame;
+        float acc = 0.f;
+#pragma unroll
+        for (int ky = 0; ky < KY; ky++) {
+            const float h = horiz<T, KX>(fin + (long long)max(sy[ky], 0) * s.in_row,
+                                         sy[ky],
+                                         xi,
+                                         xwv,
+                                         s.border_value);
+            if (KY == 1)
+                acc = h;
+            else
+                acc += wy[ky] * h;
+        }
+        res[j] = finish(acc, tf, m, a);
+    }
+#pragma unroll
+    for (int j = 0; j < F; j++) {
+        const long long f = pos.f + j;
+        if (f < s.frames)
+            store_out(out + f * s.out_frame + (long long)pos.oy0 * s.RW + pos.e0, res[j]);
     }
 }
 
@@ -316,38 +577,48 @@ public:
     //! Device-resident launch (benchmarks): d_out holds float or binary16 per `half`.
     void launch(const T* d_in, void* d_out, bool half, size_t frames, cudaStream_t st)
     {
+        if (frames == 0)
+            return;
         launch_shape s{};
         s.in_row = d_g.in_w * d_g.channels;
         s.RW = d_g.out_w * d_g.channels;
         s.out_h = d_g.out_h;
         s.C = d_g.channels;
-        s.tiles_x = (s.RW + TX * V - 1) / (TX * V);
         s.in_frame = (long long)d_g.in_h * s.in_row;
         s.out_frame = (long long)d_g.out_h * s.RW;
         s.border_value = d_bv;
-        // Several rows per thread reuse the x taps held in registers; only worth it while
-        // the grid still has a few waves of blocks for every SM.
-        const double blocks1 = double(s.tiles_x) * s.out_h * double(frames);
-        s.rows = blocks1 >= 4.0 * 32 * d_sms * 4
-                     ? 4
-                     : (blocks1 >= 4.0 * 32 * d_sms * 2 ? 2 : 1);
-        s.row_groups = (s.out_h + s.rows - 1) / s.rows;
-        // Launch in slices of frames so the flattened block index stays below 2^31.
-        const size_t per_frame = size_t(s.tiles_x) * s.row_groups;
-        const size_t max_frames = std::max<size_t>(1, (size_t(1) << 31) / per_frame - 1);
         const size_t osz = half ? sizeof(unsigned short) : sizeof(float);
-        for (size_t f0 = 0; f0 < frames; f0 += max_frames) {
-            const size_t nf = std::min(max_frames, frames - f0);
+        // Device buffers are 256-byte aligned; with RW % 4 == 0 every row (and every
+        // frame) then starts on a 16-byte (float) / 8-byte (binary16) boundary.
+        const bool vec_ok = s.RW % 4 == 0 &&
+                            reinterpret_cast<uintptr_t>(d_out) % (4 * osz) == 0;
+        const int ov = resize_variant_override();
+        const resize_variant req =
+            ov != int(resize_variant::automatic) ? resize_variant(ov) : d_variant;
+        const resize_plan p = resize_plan_launch(req, s.RW, s.out_h, frames, d_sms, vec_ok, d_kx);
+        d_last_variant = p.variant;
+        note_resize_variant(int(p.variant));
+        s.tiles_x = p.tiles_x;
+        s.rows = p.rows;
+        s.row_groups = p.row_groups;
+        for (size_t f0 = 0; f0 < frames; f0 += p.frames_per_launch) {
+            const size_t nf = std::min(p.frames_per_launch, frames - f0);
+            s.frames = int(nf);
             const T* src = d_in + f0 * size_t(s.in_frame);
             void* dst = static_cast<char*>(d_out) + f0 * size_t(s.out_frame) * osz;
-            const unsigned blocks = unsigned(per_frame * nf);
+            const resize_grid g = resize_grid_for(p, nf);
+            const dim3 grid(g.x, g.y, g.z), block(p.bx, p.by);
             if (half)
                 dispatch<unsigned short>(
-                    src, static_cast<unsigned short*>(dst), s, blocks, st);
+                    src, static_cast<unsigned short*>(dst), s, p.variant, grid, block, st);
             else
-                dispatch<float>(src, static_cast<float*>(dst), s, blocks, st);
+                dispatch<float>(
+                    src, static_cast<float*>(dst), s, p.variant, grid, block, st);
         }
     }
+
+    void set_variant(resize_variant v) { d_variant = v; }
+    resize_variant last_variant() const { return d_last_variant; }
 
     void launch_normalise(float* y, size_t frames, cudaStream_t st)
     {
@@ -381,24 +652,75 @@ private:
         s.pending = false;
     }
 
-    template <typename O>
-    void
-    dispatch(const T* in, O* out, const launch_shape& s, unsigned blocks, cudaStream_t st)
+    template <typename O, int K>
+    void dispatch_k(const T* in,
+                    O* out,
+                    const launch_shape& s,
+                    resize_variant v,
+                    dim3 grid,
+                    dim3 block,
+                    cudaStream_t st)
     {
         const int* yi = d_yidx.get();
         const float* ywp = d_yw.get();
         const int* xi = d_xidx.get();
         const float* xwp = d_xw.get();
-        if (d_ky == 1)
-            resize_kernel<T, O, 1, 1>
-                <<<blocks, TX, 0, st>>>(in, out, yi, ywp, xi, xwp, s, d_tf);
-        else if (d_ky == 2)
-            resize_kernel<T, O, 2, 2>
-                <<<blocks, TX, 0, st>>>(in, out, yi, ywp, xi, xwp, s, d_tf);
-        else
-            resize_kernel<T, O, 4, 4>
-                <<<blocks, TX, 0, st>>>(in, out, yi, ywp, xi, xwp, s, d_tf);
+        switch (v) {
+        case resize_variant::vec4_r1:
+            resize_vec4_kernel<T, O, K, K, 1, true, false>
+                <<<grid, block, 0, st>>>(in, out, yi, ywp, xi, xwp, s, d_tf);
+            break;
+        case resize_variant::vec4_r2:
+            resize_vec4_kernel<T, O, K, K, 2, true, false>
+                <<<grid, block, 0, st>>>(in, out, yi, ywp, xi, xwp, s, d_tf);
+            break;
+        case resize_variant::vec4_r2_plain:
+            resize_vec4_kernel<T, O, K, K, 2, false, false>
+                <<<grid, block, 0, st>>>(in, out, yi, ywp, xi, xwp, s, d_tf);
+            break;
+        case resize_variant::vec4_r4:
+            resize_vec4_kernel<T, O, K, K, 4, true, false>
+                <<<grid, block, 0, st>>>(in, out, yi, ywp, xi, xwp, s, d_tf);
+            break;
+        case resize_variant::strided_r2:
+            resize_vec4_kernel<T, O, K, K, 2, true, true>
+                <<<grid, block, 0, st>>>(in, out, yi, ywp, xi, xwp, s, d_tf);
+            break;
+        case resize_variant::strided_r4:
+            resize_vec4_kernel<T, O, K, K, 4, true, true>
+                <<<grid, block, 0, st>>>(in, out, yi, ywp, xi, xwp, s, d_tf);
+            break;
+        case resize_variant::point:
+            resize_point_kernel<T, O, K, K, 1>
+                <<<grid, block, 0, st>>>(in, out, yi, ywp, xi, xwp, s, d_tf);
+            break;
+        case resize_variant::point_f4:
+            resize_point_kernel<T, O, K, K, 4>
+                <<<grid, block, 0, st>>>(in, out, yi, ywp, xi, xwp, s, d_tf);
+            break;
+        default:
+            resize_kernel<T, O, K, K>
+                <<<grid, block, 0, st>>>(in, out, yi, ywp, xi, xwp, s, d_tf);
+            break;
+        }
         GPUINTERP_CUDA_CHECK_LAUNCH(st);
+    }
+
+    template <typename O>
+    void dispatch(const T* in,
+                  O* out,
+                  const launch_shape& s,
+                  resize_variant v,
+                  dim3 grid,
+                  dim3 block,
+                  cudaStream_t st)
+    {
+        if (d_ky == 1)
+            dispatch_k<O, 1>(in, out, s, v, grid, block, st);
+        else if (d_ky == 2)
+            dispatch_k<O, 2>(in, out, s, v, grid, block, st);
+        else
+            dispatch_k<O, 4>(in, out, s, v, grid, block, st);
     }
 
     int d_device;
@@ -411,6 +733,8 @@ private:
     device_buffer<int> d_yidx, d_xidx;
     device_buffer<float> d_yw, d_xw;
     slot d_slots[2];
+    resize_variant d_variant = resize_variant::automatic;
+    resize_variant d_last_variant = resize_variant::automatic;
 };
 
 } // namespace
@@ -437,13 +761,15 @@ double time_resize_kernel_ms(int device,
                              size_t n_frames,
                              resize_bench_mode mode,
                              bool half_output,
-                             int iters)
+                             int iters,
+                             int variant)
 {
     if (half_output && mode == resize_bench_mode::separate)
         throw std::invalid_argument(
             "half_output: the separate normalise pass works on float32 output");
     device_guard guard(device);
     cuda_resize_engine<float> e(device, n_frames);
+    e.set_variant(resize_variant(variant));
     kernel::resize_geometry g;
     g.in_h = in_h;
     g.in_w = in_w;

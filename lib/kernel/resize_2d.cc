@@ -4,10 +4,12 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "../cpu/parallel.h"
+#include "../cuda/resize_launch.h"
 #include "resize_engine.h"
 #include <gnuradio/gpuinterp/kernel/resize_2d.h>
 #include <gnuradio/gpuinterp/kernel/validate.h>
 #include <algorithm>
+#include <atomic>
 #include <climits>
 #include <cmath>
 #include <cstring>
@@ -465,5 +467,25 @@ template class resize_2d<float>;
 template class resize_2d<uint8_t>;
 
 } // namespace kernel
+
+namespace gpu {
+namespace {
+// Test hook state: one override for the whole process, like an environment setting.
+std::atomic<int> g_variant_override{ int(resize_variant::automatic) };
+std::atomic<int> g_last_variant{ int(resize_variant::automatic) };
+} // namespace
+
+void set_resize_variant_override(int variant)
+{
+    if (variant < -1 || variant >= resize_variant_count)
+        throw std::invalid_argument("variant: " + std::to_string(variant) +
+                                    " is not a resize kernel variant");
+    g_variant_override.store(variant);
+}
+int resize_variant_override() { return g_variant_override.load(); }
+int last_resize_variant() { return g_last_variant.load(); }
+void note_resize_variant(int variant) { g_last_variant.store(variant); }
+} // namespace gpu
+
 } // namespace gpuinterp
 } // namespace gr

@@ -62,7 +62,7 @@ enum class resize_bench_mode {
 //! Benchmark hook: milliseconds per launch (CUDA events, median of `iters`) for n_frames
 //! float32 frames resident on the device, bilinear/half_pixel/replicate unless `method`
 //! says otherwise; normalisation mean 0.5, std 0.25 per channel in the fused and separate
-//! modes.
+//! modes. variant: a gpu::resize_variant (lib/cuda/resize_launch.h), -1 = automatic.
 double time_resize_kernel_ms(int device,
                              int in_h,
                              int in_w,
@@ -73,7 +73,19 @@ double time_resize_kernel_ms(int device,
                              size_t n_frames,
                              resize_bench_mode mode,
                              bool half_output,
-                             int iters);
+                             int iters,
+                             int variant = -1);
+
+//! Test hook: every CUDA resize engine launches kernel variant `variant` (a
+//! gpu::resize_variant; -1 restores the automatic choice). A variant the shape cannot take
+//! falls back to "tile". Throws std::invalid_argument ("variant: ...") for unknown values.
+void set_resize_variant_override(int variant);
+//! The variant of the most recent CUDA resize launch in this process (-1 before any).
+int last_resize_variant();
+// Used by the CUDA engine (defined in lib/kernel/resize_2d.cc, so they exist in every
+// build and the tests link without CUDA).
+int resize_variant_override();
+void note_resize_variant(int variant);
 } // namespace gpu
 
 } // namespace gpuinterp

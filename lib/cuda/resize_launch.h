@@ -1,0 +1,252 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef INCLUDED_GPUINTERP_CUDA_RESIZE_LAUNCH_H
+#define INCLUDED_GPUINTERP_CUDA_RESIZE_LAUNCH_H
+
+// Launch geometry of the CUDA resize_2d kernels: which kernel variant runs, its grid,
+// and which outputs each thread owns. Plain C++ (no CUDA headers) so the CPU test suite
+// can enumerate every block and thread of a plan and check that each output element is
+// written exactly once; the kernels call the same position functions.
+
+#include <algorithm>
+#include <cstddef>
+
+#ifdef __CUDACC__
+#define GPUINTERP_HD __host__ __device__
+#else
+#define GPUINTERP_HD
+#endif
+
+namespace gr {
+namespace gpuinterp {
+namespace gpu {
+
+//! Kernel variants (all sample the same host-built tables with the same arithmetic, so
+//! they produce bit-identical results; they differ only in how work maps to threads).
+enum class resize_variant : int {
+    automatic = -1,
+    tile = 0,            //!< 64-thread blocks, 4 strided elements x up to 4 rows (original)
+    vec4_r2 = 1,         //!< 4 consecutive elements (one 16-byte store) x 2 rows, streaming
+    vec4_r2_plain = 2,   //!< as vec4_r2 with ordinary (write-back) stores
+    vec4_r4 = 3,         //!< 4 consecutive elements x 4 rows, streaming stores
+    vec4_r1 = 4,         //!< 4 consecutive elements x 1 row, streaming stores
+    point = 5,           //!< one output element per thread, 32x8 blocks, grid z = frame
+    point_f4 = 6,        //!< one element of 4 frames per thread (16 gathers issued together)
+    strided_r2 = 7,      //!< vec4's 256-thread 2D blocks with tile's mapping (elements 64
+                         //!< apart, 4-byte stores, any row width) x 2 rows
+    strided_r4 = 8,      //!< the same with 4 rows per thread
+};
+constexpr int resize_variant_count = 9;
+
+inline const char* resize_variant_name(resize_variant v)
+{
+    switch (v) {
+    case resize_variant::tile:
+        return "tile";
+    case resize_variant::vec4_r2:
+        return "vec4_r2";
+    case resize_variant::vec4_r2_plain:
+        return "vec4_r2_plain";
+    case resize_variant::vec4_r4:
+        return "vec4_r4";
+    case resize_variant::vec4_r1:
+        return "vec4_r1";
+    case resize_variant::point:
+        return "point";
+    case resize_variant::point_f4:
+        return "point_f4";
+    case resize_variant::strided_r2:
+        return "strided_r2";
+    case resize_variant::strided_r4:
+        return "strided_r4";
+    default:
+        return "automatic";
+    }
+}
+
+// tile variant
+constexpr int resize_tile_tx = 64; // threads per block
+constexpr int resize_tile_v = 4;   // elements per thread, resize_tile_tx apart
+// vec4 variants: blocks of vec_bx x vec_by threads, each thread 4 consecutive elements
+constexpr int resize_vec_bx = 64;
+constexpr int resize_vec_by = 4;
+// point variants
+constexpr int resize_point_bx = 32;
+constexpr int resize_point_by = 8;
+// Largest gridDim.y / gridDim.z.
+constexpr unsigned resize_grid_yz_max = 65535;
+// Below this many output elements per launch the automatic choice is a point variant:
+// the kernel is then bound by gather latency, not bandwidth, and wants many threads.
+constexpr double resize_small_outputs = 4.0 * 1024 * 1024;
+
+struct resize_plan {
+    resize_variant variant = resize_variant::tile;
+    unsigned gx = 1, gy = 1, gz = 1; // grid of one launch (tile: 1D, gx blocks)
+    unsigned bx = 1, by = 1;         // block
+    int rows = 1;                    // output rows per thread (tile, vec4)
+    int frames_per_thread = 1;       // point_f4: 4
+    int tiles_x = 1, row_groups = 1; // tile: decomposition of the flat block index
+    size_t frames_per_launch = 1;    // larger calls launch in slices of this many frames
+};
+
+inline bool resize_is_vec4(resize_variant v)
+{
+    return v == resize_variant::vec4_r1 || v == resize_variant::vec4_r2 ||
+           v == resize_variant::vec4_r2_plain || v == resize_variant::vec4_r4;
+}
+
+inline bool resize_is_strided(resize_variant v)
+{
+    return v == resize_variant::strided_r2 || v == resize_variant::strided_r4;
+}
+
+//! Rows per thread of the vec4 and strided variants.
+inline int resize_vec4_rows(resize_variant v)
+{
+    return (v == resize_variant::vec4_r1)
+               ? 1
+               : (v == resize_variant::vec4_r4 || v == resize_variant::strided_r4 ? 4 : 2);
+}
+
+/*!
+ * RW: output elements per row (out_w * channels); vec_ok: the 16-byte (float) / 8-byte
+ * (binary16) row stores and the 16-byte table loads are aligned (the output base is;
+ * RW % 4 == 0 is checked here); taps: x taps of the method (1, 2, 4). A requested variant that the shape cannot take falls back to
+ * tile, which takes every shape.
+ */
+inline resize_plan resize_plan_launch(resize_variant req,
+                                      int RW,
+                                      int out_h,
+                                      size_t frames,
+                                      int sms,
+                                      bool vec_ok,
+                                      int taps = 2)
+{
+    resize_plan p;
+    frames = std::max<size_t>(frames, 1);
+    vec_ok = vec_ok && RW % 4 == 0;
+    const double total = double(RW) * out_h * double(frames);
+    resize_variant v = req;
+    if (v == resize_variant::automatic) {
+        if (total < resize_small_outputs)
+            v = frames >= 4 ? resize_variant::point_f4 : resize_variant::point;
+        else
+            // Bicubic vec4 holds 4x4 taps x 2 rows in ~160 registers (one block per
+            // SM): it stays on tile until measured otherwise.
+            v = vec_ok && taps <= 2 ? resize_variant::vec4_r2 : resize_variant::tile;
+    }
+    if (resize_is_vec4(v) || resize_is_strided(v)) {
+        const int R = resize_vec4_rows(v);
+        const long long gy = (out_h + resize_vec_by * R - 1) / (resize_vec_by * R);
+        if ((resize_is_vec4(v) && !vec_ok) || gy > resize_grid_yz_max)
+            v = resize_variant::tile;
+        else {
+            p.variant = v;
+            p.rows = R;
+            p.bx = resize_vec_bx;
+            p.by = resize_vec_by;
+            // Both cover 4 * resize_vec_bx elements of a row per block.
+            p.gx = unsigned((RW + 4 * resize_vec_bx - 1) / (4 * resize_vec_bx));
+            p.gy = unsigned(gy);
+            p.frames_per_launch = std::min<size_t>(frames, resize_grid_yz_max);
+            p.gz = unsigned(p.frames_per_launch);
+            return p;
+        }
+    }
+    if (v == resize_variant::point || v == resize_variant::point_f4) {
+        const long long gy = (out_h + resize_point_by - 1) / resize_point_by;
+        if (gy <= resize_grid_yz_max) {
+            p.variant = v;
+            p.frames_per_thread = v == resize_variant::point_f4 ? 4 : 1;
+            p.bx = resize_point_bx;
+            p.by = resize_point_by;
+            p.gx = unsigned((RW + resize_point_bx - 1) / resize_point_bx);
+            p.gy = unsigned(gy);
+            p.frames_per_launch =
+                std::min<size_t>(frames, size_t(resize_grid_yz_max) * p.frames_per_thread);
+            p.gz = unsigned((p.frames_per_launch + p.frames_per_thread - 1) /
+                            p.frames_per_thread);
+            return p;
+        }
+    }
+    // tile: several rows per thread reuse the x taps held in registers; only worth it
+    // while the grid still has a few waves of blocks for every SM.
+    p.variant = resize_variant::tile;
+    p.bx = resize_tile_tx;
+    p.tiles_x = (RW + resize_tile_tx * resize_tile_v - 1) / (resize_tile_tx * resize_tile_v);
+    const double blocks1 = double(p.tiles_x) * out_h * double(frames);
+    p.rows = blocks1 >= 4.0 * 32 * sms * 4 ? 4 : (blocks1 >= 4.0 * 32 * sms * 2 ? 2 : 1);
+    p.row_groups = (out_h + p.rows - 1) / p.rows;
+    // The flattened block index stays below 2^31.
+    const size_t per_frame = size_t(p.tiles_x) * p.row_groups;
+    p.frames_per_launch =
+        std::min(frames, std::max<size_t>(1, (size_t(1) << 31) / per_frame - 1));
+    p.gx = unsigned(per_frame * p.frames_per_launch);
+    return p;
+}
+
+//! Grid of the launch that covers `nf` (<= p.frames_per_launch) frames.
+struct resize_grid {
+    unsigned x, y, z;
+};
+inline resize_grid resize_grid_for(const resize_plan& p, size_t nf)
+{
+    if (p.variant == resize_variant::tile)
+        return { unsigned(size_t(p.tiles_x) * p.row_groups * nf), 1, 1 };
+    return { p.gx,
+             p.gy,
+             unsigned((nf + p.frames_per_thread - 1) / p.frames_per_thread) };
+}
+
+//! Outputs of one thread. tile: elements e0 + v*64 (v < 4) of rows [oy0, oy0+rows) of
+//! frame f; vec4: elements e0..e0+3 of the same rows; strided: elements e0 + v*64 (v < 4)
+//! of the same rows; point: element e0 of row oy0 of
+//! frames f .. f+frames_per_thread-1. Callers drop positions past the frame's edges.
+struct resize_thread_pos {
+    int e0, oy0;
+    long long f;
+};
+
+GPUINTERP_HD inline resize_thread_pos resize_tile_pos(
+    unsigned b, unsigned tx, int tiles_x, int row_groups, int rows)
+{
+    const int tile = int(b % unsigned(tiles_x));
+    const unsigned rest = b / unsigned(tiles_x);
+    const int rg = int(rest % unsigned(row_groups));
+    return { tile * (resize_tile_tx * resize_tile_v) + int(tx),
+             rg * rows,
+             (long long)(rest / unsigned(row_groups)) };
+}
+
+GPUINTERP_HD inline resize_thread_pos resize_vec4_pos(
+    unsigned bx, unsigned by, unsigned bz, unsigned tx, unsigned ty, int rows)
+{
+    return { int((bx * resize_vec_bx + tx) * 4),
+             int(by * resize_vec_by + ty) * rows,
+             (long long)bz };
+}
+
+GPUINTERP_HD inline resize_thread_pos resize_strided_pos(
+    unsigned bx, unsigned by, unsigned bz, unsigned tx, unsigned ty, int rows)
+{
+    return { int(bx * (resize_vec_bx * 4) + tx),
+             int(by * resize_vec_by + ty) * rows,
+             (long long)bz };
+}
+
+GPUINTERP_HD inline resize_thread_pos resize_point_pos(
+    unsigned bx, unsigned by, unsigned bz, unsigned tx, unsigned ty, int frames_per_thread)
+{
+    return { int(bx * resize_point_bx + tx),
+             int(by * resize_point_by + ty),
+             (long long)bz * frames_per_thread };
+}
+
+} // namespace gpu
+} // namespace gpuinterp
+} // namespace gr
+
+#endif

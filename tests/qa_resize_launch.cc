@@ -1,0 +1,176 @@
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// CPU checks of the CUDA resize_2d launch plans (lib/cuda/resize_launch.h): every block
+// and thread of a plan is enumerated with the position functions the kernels use and the
+// kernels' edge guards, and each output element of every frame must be written exactly
+// once. Runs without a GPU; the kernels' arithmetic is checked on the GPU host by
+// qa_resize_2d (Resize.EveryKernelVariant).
+#include "cuda/resize_launch.h"
+#include "test_util.h"
+#include <vector>
+
+using namespace gr::gpuinterp::gpu;
+
+namespace {
+
+// Writes of each (frame, row, element) by the plan for (req, RW, out_h, frames); returns
+// the plan of the first slice.
+resize_plan enumerate(resize_variant req,
+                      int RW,
+                      int out_h,
+                      size_t frames,
+                      bool vec_ok,
+                      std::vector<int>& hits)
+{
+    const resize_plan p = resize_plan_launch(req, RW, out_h, frames, 132, vec_ok);
+    hits.assign(frames * size_t(out_h) * RW, 0);
+    auto mark = [&](long long f, int oy, int e) {
+        if (f < 0 || size_t(f) >= frames || oy < 0 || oy >= out_h || e < 0 || e >= RW)
+            ADD_FAILURE() << "write outside the output: f=" << f << " oy=" << oy
+                          << " e=" << e;
+        else
+            hits[(size_t(f) * out_h + oy) * RW + e]++;
+    };
+    for (size_t f0 = 0; f0 < frames; f0 += p.frames_per_launch) {
+        const size_t nf = std::min(p.frames_per_launch, frames - f0);
+        const resize_grid g = resize_grid_for(p, nf);
+        EXPECT_LE(g.y, resize_grid_yz_max);
+        EXPECT_LE(g.z, resize_grid_yz_max);
+        for (unsigned bz = 0; bz < g.z; bz++)
+            for (unsigned by = 0; by < g.y; by++)
+                for (unsigned bx = 0; bx < g.x; bx++)
+                    for (unsigned ty = 0; ty < p.by; ty++)
+                        for (unsigned tx = 0; tx < p.bx; tx++) {
+                            if (p.variant == resize_variant::tile) {
+                                const auto q = resize_tile_pos(
+                                    bx, tx, p.tiles_x, p.row_groups, p.rows);
+                                for (int oy = q.oy0;
+                                     oy < std::min(out_h, q.oy0 + p.rows);
+                                     oy++)
+                                    for (int v = 0; v < resize_tile_v; v++) {
+                                        const int e = q.e0 + v * resize_tile_tx;
+                                        if (e < RW)
+                                            mark(f0 + q.f, oy, e);
+                                    }
+                            } else if (resize_is_strided(p.variant)) {
+                                const auto q =
+                                    resize_strided_pos(bx, by, bz, tx, ty, p.rows);
+                                if (q.e0 >= RW || q.oy0 >= out_h)
+                                    continue;
+                                for (int r = 0; r < p.rows; r++)
+                                    if (q.oy0 + r < out_h)
+                                        for (int v = 0; v < 4; v++) {
+                                            const int e = q.e0 + v * resize_vec_bx;
+                                            if (e < RW)
+                                                mark(f0 + q.f, q.oy0 + r, e);
+                                        }
+                            } else if (resize_is_vec4(p.variant)) {
+                                const auto q = resize_vec4_pos(bx, by, bz, tx, ty, p.rows);
+                                if (q.e0 >= RW || q.oy0 >= out_h)
+                                    continue;
+                                for (int r = 0; r < p.rows; r++)
+                                    if (q.oy0 + r < out_h)
+                                        for (int v = 0; v < 4; v++)
+                                            mark(f0 + q.f, q.oy0 + r, q.e0 + v);
+                            } else {
+                                const auto q = resize_point_pos(
+                                    bx, by, bz, tx, ty, p.frames_per_thread);
+                                if (q.e0 >= RW || q.oy0 >= out_h)
+                                    continue;
+                                for (int j = 0; j < p.frames_per_thread; j++)
+                                    if (q.f + j < (long long)nf)
+                                        mark(f0 + q.f + j, q.oy0, q.e0);
+                            }
+                        }
+    }
+    return p;
+}
+
+size_t count_not_once(const std::vector<int>& hits)
+{
+    size_t bad = 0;
+    for (int h : hits)
+        bad += h != 1;
+    return bad;
+}
+
+struct shape {
+    int RW, out_h;
+    size_t frames;
+    bool vec_ok;
+};
+
+TEST(ResizeLaunchPlan, EveryVariantWritesEachOutputOnce)
+{
+    const shape shapes[] = {
+        { 1, 1, 1, true },      { 4, 1, 1, true },       { 20, 37, 9, true },
+        { 21, 37, 9, false },   { 256, 9, 3, true },     { 260, 17, 5, true },
+        { 1028, 3, 2, true },   { 300, 64, 1, false },   { 12, 5, 7, false },
+        { 672, 33, 4, true }, // 224 px x 3 channels
+    };
+    for (int v = -1; v < resize_variant_count; v++)
+        for (const auto& s : shapes) {
+            std::vector<int> hits;
+            const auto p = enumerate(resize_variant(v), s.RW, s.out_h, s.frames, s.vec_ok,
+                                     hits);
+            EXPECT_EQ(count_not_once(hits), 0u)
+                << "requested " << resize_variant_name(resize_variant(v)) << " ran "
+                << resize_variant_name(p.variant) << " RW=" << s.RW
+                << " out_h=" << s.out_h << " frames=" << s.frames;
+            if (resize_is_vec4(p.variant))
+                EXPECT_TRUE(s.vec_ok && s.RW % 4 == 0);
+        }
+}
+
+TEST(ResizeLaunchPlan, FramesBeyondOneGridAreSliced)
+{
+    // gridDim.z holds at most 65535 frames (x4 for point_f4): more frames take several
+    // launches, and the slices must still tile the frames exactly.
+    for (auto v :
+         { resize_variant::vec4_r2, resize_variant::point, resize_variant::strided_r2 }) {
+        std::vector<int> hits;
+        const auto p = enumerate(v, 4, 1, 65537, true, hits);
+        EXPECT_EQ(p.variant, v);
+        EXPECT_EQ(p.frames_per_launch, 65535u);
+        EXPECT_EQ(count_not_once(hits), 0u) << resize_variant_name(v);
+    }
+}
+
+TEST(ResizeLaunchPlan, AutomaticChoiceAndFallbacks)
+{
+    using V = resize_variant;
+    // 4 x 1080p -> 4K: large, rows of 3840 floats -> 16-byte stores, 2 rows per thread.
+    EXPECT_EQ(resize_plan_launch(V::automatic, 3840, 2160, 4, 132, true).variant,
+              V::vec4_r2);
+    // Bicubic stays on tile (vec4 would need ~160 registers per thread).
+    EXPECT_EQ(resize_plan_launch(V::automatic, 3840, 2160, 4, 132, true, 4).variant,
+              V::tile);
+    EXPECT_EQ(resize_plan_launch(V::automatic, 3840, 2160, 4, 132, true, 1).variant,
+              V::vec4_r2);
+    // Same without alignment: the original kernel.
+    EXPECT_EQ(resize_plan_launch(V::automatic, 3842, 2160, 4, 132, false).variant,
+              V::tile);
+    // 16 x 4K -> 224x224: small, latency-bound: one element of 4 frames per thread.
+    const auto p = resize_plan_launch(V::automatic, 224, 224, 16, 132, true);
+    EXPECT_EQ(p.variant, V::point_f4);
+    EXPECT_EQ(p.gx * p.gy * p.gz, 7u * 28u * 4u);
+    EXPECT_EQ(resize_plan_launch(V::automatic, 224, 224, 1, 132, true).variant,
+              V::point);
+    // strided takes any row width.
+    EXPECT_EQ(resize_plan_launch(V::strided_r4, 10, 8, 1, 132, false).variant,
+              V::strided_r4);
+    // Requested vec4 on a shape it cannot take falls back to tile.
+    EXPECT_EQ(resize_plan_launch(V::vec4_r4, 10, 8, 1, 132, true).variant, V::tile);
+    EXPECT_EQ(resize_plan_launch(V::vec4_r1, 12, 8, 1, 132, false).variant, V::tile);
+    // Rows beyond gridDim.y: vec4 and point fall back to tile.
+    EXPECT_EQ(resize_plan_launch(V::vec4_r1, 4, 4 * 65535 + 1, 1, 132, true).variant,
+              V::tile);
+    EXPECT_EQ(resize_plan_launch(V::point, 4, 8 * 65535 + 1, 1, 132, true).variant,
+              V::tile);
+    EXPECT_EQ(resize_plan_launch(V::vec4_r1, 4, 4 * 65535, 1, 132, true).variant,
+              V::vec4_r1);
+}
+
+} // namespace
