@@ -807,25 +807,14 @@ double time_resize_kernel_ms(int device,
             cudaMemcpy(x.get(), hx.data(), in_n * sizeof(float), cudaMemcpyHostToDevice));
     }
     cudaStream_t st = e.stream0();
-    event a, b;
-    std::vector<float> ms;
-    for (int i = 0; i < iters + 1; i++) {
-        a.record(st);
+    return median_launch_ms(st, iters, [&] {
         e.launch(x.get(), y.get(), half_output, n_frames, st);
         if (mode == resize_bench_mode::separate) {
             e.set_transform(tf);
             e.launch_normalise(reinterpret_cast<float*>(y.get()), n_frames, st);
             e.set_transform(plain);
         }
-        b.record(st);
-        b.synchronize();
-        float t = 0;
-        GPUINTERP_CUDA_CHECK(cudaEventElapsedTime(&t, a.get(), b.get()));
-        if (i > 0) // the first launch pays one-time costs
-            ms.push_back(t);
-    }
-    std::sort(ms.begin(), ms.end());
-    return ms[ms.size() / 2];
+    });
 }
 
 } // namespace gpu
