@@ -6,7 +6,8 @@
 //  - dpd_cpu:          the CPU fast path (AVX2 + OpenMP), 2^20 samples by default;
 //  - dpd_cpu_scalar:   a plain scalar loop over the equation (what the fast path is measured against);
 //  - dpd_cuda_kernel:  the fused CUDA kernel alone on device-resident data, 2^26 samples, per variant
-//                      (1 = shuffle, 2 = smem halo, 3 = shuffle_x), with the memory floor (16 B/sample at 4169 GB/s);
+//                      (1 = shuffle, 2 = smem halo, 3 = shuffle_x, 4 = tiled, 5 = tiled8, 0 = automatic; the
+//                      label names the kernel that ran), with the memory floor (16 B/sample at 4169 GB/s);
 //  - dpd_cuda_host:    host-to-host through the kernel front end, pinned staging vs mapped zero-copy.
 // Rows (P, Q, L) with Lp = Lq = L: (5,3,5), (7,7,8), (9,5,16), plus (1,0,1) and (9,5,33) on the CPU.
 // items_per_second counts samples. GPUINTERP_BENCH_LOG2N overrides the problem size.
@@ -101,7 +102,7 @@ BENCHMARK(BM_dpd_cpu_scalar)
 void rows_gpu(benchmark::internal::Benchmark* b)
 {
     b->ArgNames({ "P", "Q", "L", "variant" });
-    for (int64_t v : { 1, 2, 3 }) // dpd_cuda_variant::shuffle, ::smem, ::shuffle_x
+    for (int64_t v : { 1, 2, 3, 4, 5, 0 }) // shuffle, smem, shuffle_x, tiled, tiled8, automatic
         for (auto r : std::vector<std::array<int64_t, 3>>{ { 5, 3, 5 }, { 7, 7, 8 }, { 9, 5, 16 } })
             b->Args({ r[0], r[1], r[2], v });
 }

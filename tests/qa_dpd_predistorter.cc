@@ -5,7 +5,7 @@
 // Kernel tests of the parallel-Hammerstein predistorter against a naive double-precision reference
 //     z[n] = sum_p sum_k h_{p,k} psi_p(x[n-k]) + sum_q sum_k g_{q,k} conj(psi_q(x[n-k])) + c,
 //     psi_p(x) = x |x|^(p-1), zero history,
-// on the CPU and, when a device is present, on both CUDA kernel variants and the mapped pipeline.
+// on the CPU and, when a device is present, on every CUDA kernel variant, the default and the mapped pipeline.
 #include "test_util.h"
 #include "cpu/parallel.h"
 #include "kernel/dpd_engine.h"
@@ -31,27 +31,30 @@ struct reference_out {
     std::vector<double> S;
 };
 
-reference_out reference(const model& m, const std::vector<cf>& x)
+//! The reference at the outputs `at` only (in that order); all outputs when `at` is empty.
+reference_out reference(const model& m, const std::vector<cf>& x, const std::vector<size_t>& at = {})
 {
     reference_out r;
-    r.z.assign(x.size(), to_d(m.c));
-    r.S.assign(x.size(), std::abs(to_d(m.c)));
+    const size_t count = at.empty() ? x.size() : at.size();
+    r.z.assign(count, to_d(m.c));
+    r.S.assign(count, std::abs(to_d(m.c)));
     auto psi = [](cd v, unsigned p) { return v * std::pow(std::norm(v), (p - 1) / 2.0); };
     const unsigned Rp = (m.P + 1) / 2;
-    for (size_t n = 0; n < x.size(); n++) {
+    for (size_t j = 0; j < count; j++) {
+        const size_t n = at.empty() ? j : at[j];
         for (unsigned p = 1; p <= m.P; p += 2)
             for (unsigned k = 0; k < m.Lp && k <= n; k++) {
                 const cd h = to_d(m.co[(p - 1) / 2 * m.Lp + k]);
                 const cd b = psi(to_d(x[n - k]), p);
-                r.z[n] += h * b;
-                r.S[n] += std::abs(h) * std::abs(b);
+                r.z[j] += h * b;
+                r.S[j] += std::abs(h) * std::abs(b);
             }
         for (unsigned q = 1; m.Q && q <= m.Q; q += 2)
             for (unsigned k = 0; k < m.Lq && k <= n; k++) {
                 const cd g = to_d(m.co[Rp * m.Lp + (q - 1) / 2 * m.Lq + k]);
                 const cd b = std::conj(psi(to_d(x[n - k]), q));
-                r.z[n] += g * b;
-                r.S[n] += std::abs(g) * std::abs(b);
+                r.z[j] += g * b;
+                r.S[j] += std::abs(g) * std::abs(b);
             }
     }
     return r;
@@ -172,7 +175,8 @@ TEST_P(Dpd, CornerConfigurations)
 {
     for (auto [P, Q, Lp, Lq] : std::vector<std::array<unsigned, 4>>{
              { 1, 0, 1, 1 }, { 9, 5, 33, 33 }, { 9, 5, 33, 1 }, { 1, 5, 1, 33 }, { 15, 15, 32, 32 },
-             { 5, 3, 5, 5 }, { 7, 7, 8, 8 }, { 9, 5, 16, 16 }, { 3, 9, 2, 7 }, { 1, 1, 100, 100 } }) {
+             { 5, 3, 5, 5 }, { 7, 7, 8, 8 }, { 9, 5, 16, 16 }, { 3, 9, 2, 7 }, { 1, 1, 100, 100 },
+             { 3, 1, 300, 300 } }) { // the last: H >= 256, the tiled variants fall back to smem
         const model m = random_model(P, Q, Lp, Lq);
         for (float peak : { 1.0f, 4.0f }) {
             if (std::max(P, Q) > 9 && peak > 1) // |x|^14 at |x| = 4 is 2.7e8: still finite, but pointless
@@ -250,6 +254,35 @@ TEST_P(Dpd, LongStreamManyLaunchesAndThreads)
     EXPECT_TRUE(matches(run(m, x, false, 4096), reference(m, x), m));
 }
 
+TEST_P(Dpd, LargeCallsLoopOverTilesWithPartialLastTile)
+{
+    // One call of ~2^20 samples: more tiles than resident blocks, so each GPU block loops over
+    // tiles (the tiled kernels prefetch the next one during the current one), and an odd length
+    // leaves a last tile with an odd number of outputs (the float4 pair stores' scalar tail).
+    // The benchmark rows (unrolled tap loops), one with Lp != Lq (orders with fewer taps than
+    // the longest) and one with a length that is not unrolled.
+    for (auto [P, Q, Lp, Lq] : std::vector<std::array<unsigned, 4>>{
+             { 5, 3, 5, 5 }, { 7, 7, 8, 8 }, { 9, 5, 16, 16 }, { 7, 3, 8, 3 }, { 5, 1, 11, 11 } }) {
+        const model m = random_model(P, Q, Lp, Lq);
+        const auto x = random_signal((size_t(1) << 20) + 2 * random_size(0, 700) + 1, 1.0f);
+        const auto y = run(m, x, false, size_t(1) << 22); // one launch
+        // The double reference at every output would take a minute per configuration: check every
+        // 61st output (61 is prime to every tile size, so each tile and thread position is hit) and
+        // all of the last 4096; every output must have been written (finite: the buffer is NaN-poisoned).
+        std::vector<size_t> at;
+        for (size_t n = 0; n < x.size(); n += (n + 4096 < x.size() ? 61 : 1))
+            at.push_back(n);
+        std::vector<cf> got;
+        for (size_t n : at)
+            got.push_back(y[n]);
+        EXPECT_TRUE(matches(got, reference(m, x, at), m));
+        size_t non_finite = 0;
+        for (const cf& v : y)
+            non_finite += !(std::isfinite(v.real()) && std::isfinite(v.imag()));
+        EXPECT_EQ(non_finite, 0u);
+    }
+}
+
 TEST_P(Dpd, ResetRestartsFromZeroHistory)
 {
     const model m = random_model(5, 3, 8, 8);
@@ -291,6 +324,9 @@ INSTANTIATE_TEST_SUITE_P(
                       config{ backend::cuda, dpd_cuda_variant::shuffle, false, "cuda_shuffle" },
                       config{ backend::cuda, dpd_cuda_variant::smem, false, "cuda_smem" },
                       config{ backend::cuda, dpd_cuda_variant::shuffle_x, false, "cuda_shuffle_x" },
+                      config{ backend::cuda, dpd_cuda_variant::tiled, false, "cuda_tiled" },
+                      config{ backend::cuda, dpd_cuda_variant::tiled8, false, "cuda_tiled8" },
+                      config{ backend::cuda, dpd_cuda_variant::automatic, false, "cuda_default" },
                       config{ backend::cuda, dpd_cuda_variant::automatic, true, "cuda_mapped" }),
     [](const ::testing::TestParamInfo<config>& i) { return std::string(i.param.name); });
 

@@ -3,9 +3,9 @@
  * Copyright 2026 gr-gpuinterp authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-// CUDA backend of the predistorter: the source document's fused design, in two variants.
+// CUDA backend of the predistorter: the source document's fused design, in several variants.
 //
-// Both kernels are one fused pass, one thread per sample: a thread loads x[n], computes its basis
+// All kernels are one fused pass: a thread loads x[n], computes its basis
 // values psi_m (orders 1, 3, .., 2M-1) from low to high order in registers (|x|^2 once, one
 // multiplication per order), and accumulates the output with the packed 2x2 coefficient maps
 // (dpd_engine.h: 4 FMAs per order and delay, conjugate branches folded in, so conj(psi) is never
@@ -29,7 +29,11 @@
 // coefficient load per 160 outputs and is left FMA-bound, so by that model smem wins once the taps
 // dominate. Measured on the H200 (docs/performance.md, 2^26 samples): smem is fastest at every
 // benchmark row — (5,3,5) 0.663 ms vs shuffle 0.824 / shuffle_x 0.924; (7,7,8) 0.914 vs 1.55 / 1.91;
-// (9,5,16) 1.79 vs 5.41 / 6.49 — so `automatic` is smem.
+// (9,5,16) 1.79 vs 5.41 / 6.49. smem at (5,3,5) still sat at 39 % of the memory floor and 5x off
+// its FMA floor (latency and issue bound), hence two retuned variants of it, `tiled` (R = 5) and
+// `tiled8` (R = 8), described where they are defined. `automatic` is `tiled` by the instruction
+// count model (no coefficient loads, no window moves, loads in flight across the compute) until
+// the H200 measures it; where tiled does not fit (L > 256) it runs smem.
 //
 // Host pipeline: two slots, each with its own stream, staging and device buffers, as in the FIR
 // engine: while the GPU processes chunk c, the CPU copies chunk c-1's output out of staging and
@@ -46,6 +50,7 @@
 #include "device_history.cuh"
 #include <gnuradio/gpuinterp/kernel/stream_history.h>
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <stdexcept>
 
@@ -247,6 +252,272 @@ __global__ void __launch_bounds__(THREADS)
     }
 }
 
+// ---- tiled: the smem design retuned for issue/latency (variants `tiled` and `tiled8`) ----
+//
+// Measured, smem (5,3,5) ran at 39 % of the memory floor and 5x off its FMA floor, so neither
+// limit binds: the time goes to latency and instruction issue. The differences from smem:
+//  - the tile is a compile-time NT*R outputs; each thread fetches its share of the *next* tile
+//    (16-byte float4 loads, 2 samples each, all issued before any is used) while it computes
+//    the current one, so a block keeps R/2 loads in flight per thread across the compute phase
+//    instead of one load per trip of a serial loop;
+//  - for the common filter lengths (L in 1..8 and 16, up to 5 orders) the tap loop is unrolled
+//    at compile time: the sliding window becomes register renaming (no moves), and the
+//    coefficients travel as a __grid_constant__ kernel parameter, which each launch copies (no
+//    shared __constant__ symbol, so concurrent engines do not race) and the FMAs read straight
+//    from the constant bank: no shared-memory load for the maps at all;
+//  - two barriers per tile instead of three, 16-byte output stores.
+// `tiled` uses R = 5 (odd: R-strided plane reads are conflict-free) with 256 threads; `tiled8`
+// uses R = 8 with 128 threads, and pads the planes by one value per 8 so the 8-strided reads
+// stay conflict-free (stride 9).
+template <int N>
+struct coef_param {
+    float4 c[N];
+};
+
+__host__ __device__ constexpr int ilog2(int r) { return r <= 1 ? 0 : 1 + ilog2(r / 2); }
+
+//! Plane index of window value i: identity for odd R, one pad per R values for R a power of two.
+template <int R>
+__device__ __forceinline__ int pidx(int i)
+{
+    static_assert((R & 1) || (R & (R - 1)) == 0, "even R must be a power of two");
+    return (R & 1) ? i : i + (i >> ilog2(R));
+}
+
+template <int R>
+__host__ __device__ constexpr int padded(int count)
+{
+    return (R & 1) ? count : count + (count - 1) / R + 1;
+}
+
+//! Outputs of one order for a group of R consecutive outputs. b: the order's plane; j0: window
+//! index of output 0 at tap 0; c: the order's maps. FULL: the order uses all LT taps (unrolled).
+template <int R, int LT, bool FULL>
+__device__ __forceinline__ void tiled_order(float (&re)[R], float (&im)[R], const float2* b, int j0, const float4* c, int L)
+{
+    float2 w[R]; // w[r]: the value output r needs at the current tap
+#pragma unroll
+    for (int r = 0; r < R; r++)
+        w[r] = b[pidx<R>(j0 + r)];
+    if (FULL) {
+#pragma unroll
+        for (int k = 0; k < LT; k++) {
+            const float4 cc = c[k];
+#pragma unroll
+            for (int r = 0; r < R; r++)
+                apply_map(re[r], im[r], cc, w[r].x, w[r].y);
+#pragma unroll
+            for (int r = R - 1; r > 0; r--)
+                w[r] = w[r - 1];
+            if (k + 1 < LT)
+                w[0] = b[pidx<R>(j0 - k - 1)];
+        }
+    } else {
+        for (int k = 0; k < L; k++) {
+            const float4 cc = c[k];
+#pragma unroll
+            for (int r = 0; r < R; r++)
+                apply_map(re[r], im[r], cc, w[r].x, w[r].y);
+#pragma unroll
+            for (int r = R - 1; r > 0; r--)
+                w[r] = w[r - 1];
+            if (k + 1 < L)
+                w[0] = b[pidx<R>(j0 - k - 1)];
+        }
+    }
+}
+
+//! The tiled kernel's body. coef: the maps (kernel parameter when LT > 0, shared memory when
+//! LT == 0), order m's at coef + m * stride. smem: the planes and the output staging.
+template <int M, int R, int NT, int LT>
+__device__ __forceinline__ void tiled_body(const float2* __restrict__ x,
+                                           float2* __restrict__ y,
+                                           const float4* coef,
+                                           int stride,
+                                           const dev_model& md,
+                                           long long n,
+                                           float2* smem)
+{
+    constexpr int T = NT * R;      // outputs per tile
+    constexpr int Q = T / 2;       // float4 loads of a tile's first T window values
+    constexpr int NF = (Q + NT - 1) / NT;
+    static_assert(T % 2 == 0, "tiles hold whole float4 pairs");
+    const int H = md.H;            // < NT (configure): one halo value per thread at most
+    const int Wp = padded<R>(T + H);
+    float2* bas = smem;            // M planes of Wp values
+    float2* ys = bas + M * Wp;     // staged outputs, padded like the planes
+    const long long total = n + H; // window values
+    const long long n_tiles = (n + T - 1) / T;
+    const int tid = threadIdx.x;
+
+    float4 px[NF];
+    float2 ph = make_float2(0.f, 0.f);
+    // Window values [base, base + T) as float4 pairs (base is even: x + base stays 16-byte
+    // aligned), then the H-value halo past them, one per thread.
+    auto fetch = [&](long long tile) {
+        const long long base = tile * T;
+#pragma unroll
+        for (int f = 0; f < NF; f++) {
+            const int q = tid + f * NT;
+            const long long i = base + 2 * (long long)q;
+            px[f] = make_float4(0.f, 0.f, 0.f, 0.f);
+            if (Q % NT == 0 || q < Q) {
+                if (i + 1 < total) {
+                    px[f] = *reinterpret_cast<const float4*>(x + i);
+                } else if (i < total) {
+                    const float2 v = x[i];
+                    px[f].x = v.x;
+                    px[f].y = v.y;
+                }
+            }
+        }
+        if (tid < H) {
+            const long long i = base + T + tid;
+            ph = i < total ? x[i] : make_float2(0.f, 0.f);
+        }
+    };
+    auto put = [&](int j, float2 v) {
+        float2 psi[M];
+        compute_basis<M>(v, psi);
+#pragma unroll
+        for (int m = 0; m < M; m++)
+            bas[m * Wp + pidx<R>(j)] = psi[m];
+    };
+
+    long long tile = blockIdx.x;
+    if (tile < n_tiles)
+        fetch(tile);
+    for (; tile < n_tiles; tile += gridDim.x) {
+        const long long base = tile * T;
+        const int nt = int(min((long long)T, n - base));
+        // The previous tile's compute finished before its second barrier: the planes are free.
+#pragma unroll
+        for (int f = 0; f < NF; f++) {
+            const int q = tid + f * NT;
+            if (Q % NT == 0 || q < Q) {
+                put(2 * q, make_float2(px[f].x, px[f].y));
+                put(2 * q + 1, make_float2(px[f].z, px[f].w));
+            }
+        }
+        if (tid < H)
+            put(T + tid, ph);
+        __syncthreads();
+        if (tile + gridDim.x < n_tiles) // in flight while this tile is computed
+            fetch(tile + gridDim.x);
+        const int o0 = tid * R;
+        if (o0 < nt) {
+            float re[R], im[R];
+#pragma unroll
+            for (int r = 0; r < R; r++) {
+                re[r] = md.cr;
+                im[r] = md.ci;
+            }
+#pragma unroll
+            for (int m = 0; m < M; m++) {
+                const float2* b = bas + m * Wp;
+                const float4* c = coef + m * stride;
+                const int L = md.taps[m];
+                if (LT > 0 && L == LT)
+                    tiled_order<R, LT, true>(re, im, b, o0 + H, c, L);
+                else // fewer taps than the longest order (Lp != Lq), or L not unrolled
+                    tiled_order<R, LT, false>(re, im, b, o0 + H, c, L);
+            }
+#pragma unroll
+            for (int r = 0; r < R; r++)
+                ys[pidx<R>(o0 + r)] = make_float2(re[r], im[r]);
+        }
+        __syncthreads();
+        // Coalesced 16-byte stores; the next tile's plane writes do not touch ys, and its ys
+        // writes come after its first barrier, when these reads are done.
+        for (int q = tid; 2 * q < nt; q += NT) {
+            const float2 a = ys[pidx<R>(2 * q)];
+            if (2 * q + 1 < nt) {
+                const float2 b = ys[pidx<R>(2 * q + 1)];
+                // The intrinsic keeps it one 16-byte store (a plain float4 assignment was split into
+                // two 8-byte stores in the PTX); streaming: the output is not read again.
+                __stcs(reinterpret_cast<float4*>(y + base + 2 * q), make_float4(a.x, a.y, b.x, b.y));
+            } else {
+                y[base + 2 * q] = a;
+            }
+        }
+    }
+}
+
+//! Tiled kernel with the tap loop unrolled for L = LT and the maps as a kernel parameter.
+template <int M, int R, int NT, int LT>
+__global__ void __launch_bounds__(NT)
+    dpd_tiled_kernel(const float2* __restrict__ x,
+                     float2* __restrict__ y,
+                     const __grid_constant__ coef_param<M * LT> cp,
+                     dev_model md,
+                     long long n)
+{
+    extern __shared__ float4 sm4[];
+    tiled_body<M, R, NT, LT>(x, y, cp.c, LT, md, n, reinterpret_cast<float2*>(sm4));
+}
+
+//! Tiled kernel for any L: the maps in shared memory (before the planes), runtime tap loop.
+template <int M, int R, int NT>
+__global__ void __launch_bounds__(NT)
+    dpd_tiled_generic_kernel(const float2* __restrict__ x,
+                             float2* __restrict__ y,
+                             const float4* __restrict__ coef_g,
+                             dev_model md,
+                             long long n)
+{
+    extern __shared__ float4 sm4[];
+    load_coefficients(sm4, coef_g, M * md.Lmax);
+    tiled_body<M, R, NT, 0>(x, y, sm4, md.Lmax, md, n, reinterpret_cast<float2*>(sm4 + M * md.Lmax));
+}
+
+//! (outputs per thread, threads per block) of the tiled variants.
+constexpr int TILED_R = 5, TILED_NT = 256;
+constexpr int TILED8_R = 8, TILED8_NT = 128;
+//! Orders up to this many get the unrolled kernels (P, Q <= 9); more use the generic one.
+constexpr int TILED_UNROLL_M = 5;
+
+struct tiled_choice {
+    const void* fn = nullptr;
+    bool param = false; //!< maps as a kernel parameter (unrolled) or in shared memory (generic)
+};
+
+template <int M, int R, int NT>
+tiled_choice tiled_pick(int Lmax)
+{
+    auto un = [](const void* f) { return tiled_choice{ f, true }; };
+    if constexpr (M <= TILED_UNROLL_M) {
+        switch (Lmax) {
+        case 1: return un(reinterpret_cast<const void*>(dpd_tiled_kernel<M, R, NT, 1>));
+        case 2: return un(reinterpret_cast<const void*>(dpd_tiled_kernel<M, R, NT, 2>));
+        case 3: return un(reinterpret_cast<const void*>(dpd_tiled_kernel<M, R, NT, 3>));
+        case 4: return un(reinterpret_cast<const void*>(dpd_tiled_kernel<M, R, NT, 4>));
+        case 5: return un(reinterpret_cast<const void*>(dpd_tiled_kernel<M, R, NT, 5>));
+        case 6: return un(reinterpret_cast<const void*>(dpd_tiled_kernel<M, R, NT, 6>));
+        case 7: return un(reinterpret_cast<const void*>(dpd_tiled_kernel<M, R, NT, 7>));
+        case 8: return un(reinterpret_cast<const void*>(dpd_tiled_kernel<M, R, NT, 8>));
+        case 16: return un(reinterpret_cast<const void*>(dpd_tiled_kernel<M, R, NT, 16>));
+        default: break;
+        }
+    }
+    return tiled_choice{ reinterpret_cast<const void*>(dpd_tiled_generic_kernel<M, R, NT>), false };
+}
+
+template <int R, int NT>
+tiled_choice tiled_for(int M, int Lmax)
+{
+    switch (M) {
+    case 1: return tiled_pick<1, R, NT>(Lmax);
+    case 2: return tiled_pick<2, R, NT>(Lmax);
+    case 3: return tiled_pick<3, R, NT>(Lmax);
+    case 4: return tiled_pick<4, R, NT>(Lmax);
+    case 5: return tiled_pick<5, R, NT>(Lmax);
+    case 6: return tiled_pick<6, R, NT>(Lmax);
+    case 7: return tiled_pick<7, R, NT>(Lmax);
+    case 8: return tiled_pick<8, R, NT>(Lmax);
+    default: throw std::invalid_argument("P: orders above 15 are not supported by the CUDA backend");
+    }
+}
+
 //! Outputs per thread of the register-blocked smem kernel (odd: bank-conflict-free plane loads).
 constexpr int SMEM_R = 5;
 
@@ -323,6 +594,7 @@ public:
         // Synchronous copy: process() drains both slots before it returns, so no kernel reads it now.
         GPUINTERP_CUDA_CHECK(cudaMemcpy(d_coef.get(), m.abcd.data(), m.abcd.size() * sizeof(float),
                                         cudaMemcpyHostToDevice));
+        d_hcoef = m.abcd;
         d_md.Lmax = int(m.Lmax);
         d_md.H = int(m.H);
         for (int i = 0; i < MAX_M; i++)
@@ -426,20 +698,7 @@ public:
             hx[i] = cf(float((i * 2654435761u) % 1000) * 1e-3f - 0.5f, float((i * 40503u) % 997) * 1e-3f - 0.5f);
         GPUINTERP_CUDA_CHECK(cudaMemcpy(x.get(), hx.data(), hx.size() * sizeof(float2), cudaMemcpyHostToDevice));
         cudaStream_t st = d_slots[0].strm->get();
-        event a, b;
-        std::vector<float> ms;
-        for (int i = 0; i < iters + 1; i++) {
-            a.record(st);
-            launch(x.get(), y.get(), n, st);
-            b.record(st);
-            b.synchronize();
-            float t = 0;
-            GPUINTERP_CUDA_CHECK(cudaEventElapsedTime(&t, a.get(), b.get()));
-            if (i > 0) // the first launch pays one-time costs
-                ms.push_back(t);
-        }
-        std::sort(ms.begin(), ms.end());
-        return ms[ms.size() / 2];
+        return median_launch_ms(st, iters, [&] { launch(x.get(), y.get(), n, st); });
     }
 
 private:
@@ -462,12 +721,50 @@ private:
     }
 
     //! Resolve the variant, size the tile and the grid for the current structure.
+    //! The members one configuration sets (see configure()).
+    struct launch_cfg {
+        kernel_fn kernel;
+        size_t smem;
+        int tile, threads, R, max_blocks;
+        bool param;
+        dpd_cuda_variant variant;
+    };
+    launch_cfg snapshot() const
+    {
+        return { d_kernel, d_smem, d_tile, d_threads, d_R, d_max_blocks, d_param, d_variant };
+    }
+    void restore(const launch_cfg& c)
+    {
+        d_kernel = c.kernel;
+        d_smem = c.smem;
+        d_tile = c.tile;
+        d_threads = c.threads;
+        d_R = c.R;
+        d_max_blocks = c.max_blocks;
+        d_param = c.param;
+        d_variant = c.variant;
+    }
+
     void configure()
     {
+        configure_variant(d_requested);
+        // The tiled kernels move float4 pairs and need 16-byte aligned x and y; device-buffer
+        // calls (process_device) hand over GNU Radio buffer pointers at any 8-byte offset, so a
+        // smem configuration is kept ready for those.
+        const launch_cfg primary = snapshot();
+        if (primary.variant == dpd_cuda_variant::tiled || primary.variant == dpd_cuda_variant::tiled8) {
+            configure_variant(dpd_cuda_variant::smem);
+            d_fallback = snapshot();
+            restore(primary);
+        }
+    }
+
+    void configure_variant(dpd_cuda_variant requested)
+    {
         const int H = d_md.H, Lmax = d_md.Lmax;
-        dpd_cuda_variant v = d_requested;
-        if (v == dpd_cuda_variant::automatic)
-            v = dpd_cuda_variant::smem;
+        dpd_cuda_variant v = requested;
+        if (v == dpd_cuda_variant::automatic) // see the top: tiled is the predicted winner
+            v = dpd_cuda_variant::tiled;
         const bool warp_layout = v == dpd_cuda_variant::shuffle || v == dpd_cuda_variant::shuffle_x;
         if (warp_layout && H > 31) // a warp cannot cover more than 32 taps
             v = dpd_cuda_variant::smem;
@@ -475,6 +772,30 @@ private:
         size_t smem = coef_bytes;
         d_tile = 0;
         d_R = 1;
+        d_threads = THREADS;
+        d_param = false;
+        if (v == dpd_cuda_variant::tiled || v == dpd_cuda_variant::tiled8) {
+            const bool eight = v == dpd_cuda_variant::tiled8;
+            const int R = eight ? TILED8_R : TILED_R, NT = eight ? TILED8_NT : TILED_NT;
+            const tiled_choice tc = eight ? tiled_for<TILED8_R, TILED8_NT>(d_M, Lmax)
+                                          : tiled_for<TILED_R, TILED_NT>(d_M, Lmax);
+            const int T = R * NT;
+            auto pad = [&](int c) { return (R & 1) ? c : c + (c - 1) / R + 1; }; // padded<R>
+            const size_t need = (tc.param ? 0 : coef_bytes) +
+                                (size_t(d_M) * pad(T + H) + size_t(pad(T))) * sizeof(float2);
+            // One halo value per thread; longer filters (or no room) take the smem kernel.
+            if (H < NT && need <= size_t(d_smem_optin)) {
+                d_variant = v;
+                d_kernel = tc.fn;
+                d_param = tc.param;
+                d_tile = T;
+                d_threads = NT;
+                d_smem = need;
+                finish_configure();
+                return;
+            }
+            v = dpd_cuda_variant::smem;
+        }
         if (v == dpd_cuda_variant::smem) {
             // Register blocking pays where the taps dominate (L > 4); with R = 1 a tile needs no
             // staging. Tiles hold at least 4 outputs per halo sample so the halo's extra basis work
@@ -501,11 +822,16 @@ private:
         d_variant = v;
         d_kernel = kernel_for(d_M, v, d_R);
         d_smem = smem;
+        finish_configure();
+    }
+
+    void finish_configure()
+    {
         // Per-kernel attribute shared by all engines: the device limit, so no engine lowers it
         // under another's need (see polyphase_interpolator.cu).
         GPUINTERP_CUDA_CHECK(cudaFuncSetAttribute(d_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, d_smem_optin));
         int per_sm = 0;
-        GPUINTERP_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, d_kernel, THREADS, smem));
+        GPUINTERP_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, d_kernel, d_threads, d_smem));
         d_max_blocks = std::max(1, per_sm) * d_sms;
     }
 
@@ -514,7 +840,28 @@ private:
         const long long nn = (long long)n;
         const float4* co = d_coef.get();
         long long blocks;
-        const bool warp_layout = d_variant != dpd_cuda_variant::smem;
+        const bool tiled = d_variant == dpd_cuda_variant::tiled || d_variant == dpd_cuda_variant::tiled8;
+        const bool warp_layout = d_variant == dpd_cuda_variant::shuffle || d_variant == dpd_cuda_variant::shuffle_x;
+        if (tiled) {
+            // The kernel moves samples as float4 pairs from x + even offsets; misaligned
+            // (device-buffer) pointers take the smem configuration prepared in configure().
+            if ((reinterpret_cast<uintptr_t>(x) | reinterpret_cast<uintptr_t>(y)) & 15) {
+                const launch_cfg primary = snapshot();
+                restore(d_fallback);
+                launch(x, y, n, st);
+                restore(primary);
+                return;
+            }
+            blocks = (nn + d_tile - 1) / d_tile;
+            const int grid = int(std::min<long long>(blocks, d_max_blocks));
+            // Unrolled kernels take the maps by value (the launch copies d_hcoef, so later
+            // set_model calls cannot reach a kernel in flight); the generic one from the device.
+            void* args[] = { &x, &y, d_param ? static_cast<void*>(d_hcoef.data()) : static_cast<void*>(&co), &d_md,
+                             const_cast<long long*>(&nn) };
+            GPUINTERP_CUDA_CHECK(cudaLaunchKernel(d_kernel, dim3(grid), dim3(d_threads), args, d_smem, st));
+            GPUINTERP_CUDA_CHECK_LAUNCH(st);
+            return;
+        }
         if (warp_layout) {
             const long long per_warp = 32 - d_md.H;
             blocks = ((nn + per_warp - 1) / per_warp + THREADS / 32 - 1) / (THREADS / 32);
@@ -535,7 +882,10 @@ private:
     size_t d_batch;
     bool d_mapped;
     int d_sms = 1, d_smem_optin = 48 * 1024, d_max_blocks = 1;
-    int d_M = 1, d_tile = 0, d_R = 1;
+    int d_M = 1, d_tile = 0, d_R = 1, d_threads = THREADS;
+    bool d_param = false;           //!< tiled, unrolled: maps passed as a kernel parameter
+    launch_cfg d_fallback{};        //!< smem configuration for misaligned pointers (tiled only)
+    std::vector<float> d_hcoef;     //!< host copy of the maps for that parameter
     size_t d_smem = 0;
     dev_model d_md{};
     dpd_cuda_variant d_requested = dpd_cuda_variant::automatic;

@@ -52,7 +52,12 @@ dpd_cuda_variant dpd_cuda_variant_from_string(const std::string& name)
         return dpd_cuda_variant::smem;
     if (name == "shuffle_x")
         return dpd_cuda_variant::shuffle_x;
-    invalid_parameter("variant", "expected automatic, shuffle, smem or shuffle_x, got '" + name + "'");
+    if (name == "tiled")
+        return dpd_cuda_variant::tiled;
+    if (name == "tiled8")
+        return dpd_cuda_variant::tiled8;
+    invalid_parameter("variant",
+                      "expected automatic, shuffle, smem, shuffle_x, tiled or tiled8, got '" + name + "'");
 }
 
 std::string to_string(dpd_cuda_variant v)
@@ -64,6 +69,10 @@ std::string to_string(dpd_cuda_variant v)
         return "smem";
     case dpd_cuda_variant::shuffle_x:
         return "shuffle_x";
+    case dpd_cuda_variant::tiled:
+        return "tiled";
+    case dpd_cuda_variant::tiled8:
+        return "tiled8";
     default:
         return "automatic";
     }

@@ -21,12 +21,14 @@ class dpd_engine;
 
 //! How the CUDA backend shares the basis values of neighbouring samples (see docs/dpd_predistorter.md).
 enum class dpd_cuda_variant {
-    automatic = 0, //!< per configuration: shuffle for short filters, smem otherwise
+    automatic = 0, //!< the fastest measured (tiled; smem where tiled does not fit)
     shuffle = 1,   //!< warp shuffles, warps overlapping by L-1 threads (L <= 32 only)
     smem = 2,      //!< shared-memory tile with an L-1 halo (any L)
     shuffle_x = 3, //!< warp shuffles of the samples, basis recomputed per tap (L <= 32 only)
+    tiled = 4,     //!< smem retuned: prefetched float4 tiles, unrolled taps, maps as a kernel parameter
+    tiled8 = 5,    //!< tiled with 8 outputs per thread, 128 threads per block
 };
-//! "automatic" | "shuffle" | "smem" | "shuffle_x"; throws std::invalid_argument naming `variant`.
+//! "automatic" | "shuffle" | "smem" | "shuffle_x" | "tiled" | "tiled8"; throws std::invalid_argument naming `variant`.
 dpd_cuda_variant dpd_cuda_variant_from_string(const std::string& name);
 std::string to_string(dpd_cuda_variant v);
 
