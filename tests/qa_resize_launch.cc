@@ -141,14 +141,14 @@ TEST(ResizeLaunchPlan, FramesBeyondOneGridAreSliced)
 TEST(ResizeLaunchPlan, AutomaticChoiceAndFallbacks)
 {
     using V = resize_variant;
-    // 4 x 1080p -> 4K: large, rows of 3840 floats -> 16-byte stores, 2 rows per thread.
+    // 4 x 1080p -> 4K: large, rows of 3840 floats -> 16-byte stores, 4 rows per thread (measured).
     EXPECT_EQ(resize_plan_launch(V::automatic, 3840, 2160, 4, 132, true).variant,
-              V::vec4_r2);
+              V::vec4_r4);
     // Bicubic stays on tile (vec4 would need ~160 registers per thread).
     EXPECT_EQ(resize_plan_launch(V::automatic, 3840, 2160, 4, 132, true, 4).variant,
               V::tile);
     EXPECT_EQ(resize_plan_launch(V::automatic, 3840, 2160, 4, 132, true, 1).variant,
-              V::vec4_r2);
+              V::vec4_r4);
     // Same without alignment: the original kernel.
     EXPECT_EQ(resize_plan_launch(V::automatic, 3842, 2160, 4, 132, false).variant,
               V::tile);

@@ -31,9 +31,10 @@
 // benchmark row — (5,3,5) 0.663 ms vs shuffle 0.824 / shuffle_x 0.924; (7,7,8) 0.914 vs 1.55 / 1.91;
 // (9,5,16) 1.79 vs 5.41 / 6.49. smem at (5,3,5) still sat at 39 % of the memory floor and 5x off
 // its FMA floor (latency and issue bound), hence two retuned variants of it, `tiled` (R = 5) and
-// `tiled8` (R = 8), described where they are defined. `automatic` is `tiled` by the instruction
-// count model (no coefficient loads, no window moves, loads in flight across the compute) until
-// the H200 measures it; where tiled does not fit (L > 256) it runs smem.
+// `tiled8` (R = 8), described where they are defined. `automatic` is `tiled`: measured on the
+// H200 (2026-11-30) it is fastest at every row — (5,3,5) 0.334 ms (77 % of the memory floor) vs
+// tiled8 0.368 / smem 0.658; (7,7,8) 0.520 vs 0.597 / 0.907; (9,5,16) 1.03 vs 1.34 / 1.78. Where
+// tiled does not fit (L > 256), or for misaligned device-buffer pointers, it runs smem.
 //
 // Host pipeline: two slots, each with its own stream, staging and device buffers, as in the FIR
 // engine: while the GPU processes chunk c, the CPU copies chunk c-1's output out of staging and
@@ -763,7 +764,7 @@ private:
     {
         const int H = d_md.H, Lmax = d_md.Lmax;
         dpd_cuda_variant v = requested;
-        if (v == dpd_cuda_variant::automatic) // see the top: tiled is the predicted winner
+        if (v == dpd_cuda_variant::automatic) // measured fastest at every row (docs/performance.md)
             v = dpd_cuda_variant::tiled;
         const bool warp_layout = v == dpd_cuda_variant::shuffle || v == dpd_cuda_variant::shuffle_x;
         if (warp_layout && H > 31) // a warp cannot cover more than 32 taps

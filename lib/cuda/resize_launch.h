@@ -134,9 +134,10 @@ inline resize_plan resize_plan_launch(resize_variant req,
         if (total < resize_small_outputs)
             v = frames >= 4 ? resize_variant::point_f4 : resize_variant::point;
         else
-            // Bicubic vec4 holds 4x4 taps x 2 rows in ~160 registers (one block per
-            // SM): it stays on tile until measured otherwise.
-            v = vec_ok && taps <= 2 ? resize_variant::vec4_r2 : resize_variant::tile;
+            // Measured on the H200 (2026-11-30, docs/performance.md): vec4_r4 is the fastest
+            // for nearest/bilinear (4 x 1080p->4K: 0.094 ms vs vec4_r2 0.116, tile 0.116;
+            // 1 RGB frame: 0.077 vs 0.098); bicubic is fastest on tile (0.313 vs 0.33-0.41).
+            v = vec_ok && taps <= 2 ? resize_variant::vec4_r4 : resize_variant::tile;
     }
     if (resize_is_vec4(v) || resize_is_strided(v)) {
         const int R = resize_vec4_rows(v);
