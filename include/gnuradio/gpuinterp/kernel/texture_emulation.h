@@ -63,14 +63,14 @@ namespace texemu {
 enum class lerp_rounding { fused_exact, fma_second, lerp_fma, separate, fused_ties_away };
 enum class tie_rule { half_up, half_even };
 enum class point_rule { floor_exact, fixed8 };
-enum class norm_scaling { fp32_product, exact_product };
+enum class norm_scaling { fp32_product, exact_product, fixed21_product };
 enum class address { clamp, border };
 
 struct model {
     lerp_rounding lerp = lerp_rounding::fused_ties_away;
     tie_rule tie = tie_rule::half_up;
     point_rule point = point_rule::floor_exact;
-    norm_scaling norm = norm_scaling::fp32_product;
+    norm_scaling norm = norm_scaling::fixed21_product;
 };
 
 //! The model the CPU backends use; the GPU test asserts that the hardware agrees with it.
@@ -176,6 +176,11 @@ inline double texel_coordinate(float x, size_t n, bool normalized, norm_scaling 
         xu = x;
     else if (norm == norm_scaling::fp32_product)
         xu = static_cast<double>(opaque(x * static_cast<float>(n)));
+    else if (norm == norm_scaling::fixed21_product)
+        // Measured on the H200 (normdiag, 2026-11-30): the unit truncates the normalised coordinate
+        // to 21 fractional bits, then scales by the width exactly (n = 1000: 200000 of 200000 point
+        // fetches; fp32 x*n: 199947).
+        xu = std::floor(static_cast<double>(x) * 2097152.0) / 2097152.0 * static_cast<double>(n);
     else
         xu = static_cast<double>(x) * static_cast<double>(n);
     if (std::isnan(xu))
