@@ -51,7 +51,8 @@ typename resize_2d<T>::sptr resize_2d<T>::make(int in_height,
                                                int device,
                                                float clip_min,
                                                float clip_max,
-                                               int batch)
+                                               int batch,
+                                               bool device_buffers)
 {
     return gnuradio::make_block_sptr<resize_2d_impl<T>>(in_height,
                                                         in_width,
@@ -71,7 +72,8 @@ typename resize_2d<T>::sptr resize_2d<T>::make(int in_height,
                                                         device,
                                                         clip_min,
                                                         clip_max,
-                                                        batch);
+                                                        batch,
+                                                        device_buffers);
 }
 
 template <class T>
@@ -93,21 +95,25 @@ resize_2d_impl<T>::resize_2d_impl(int in_height,
                                   int device,
                                   float clip_min,
                                   float clip_max,
-                                  int batch)
+                                  int batch,
+                                  bool device_buffers)
     : gr::sync_block(
           "resize_2d",
-          gr::io_signature::make(
+          device_buffer_signature(
+              device_buffers,
               1,
               1,
               sizeof(T) *
                   frame_items("in_height", in_height, "in_width", in_width, channels)),
-          gr::io_signature::make(
+          device_buffer_signature(
+              device_buffers,
               1,
               1,
               (half_output ? 2 : 4) *
                   frame_items(
                       "out_height", out_height, "out_width", out_width, channels))),
-      d_half(half_output)
+      d_half(half_output),
+      d_device_buffers(device_buffers)
 {
     const gr::gpuinterp::backend b = backend_from_string(backend);
     d_kernel = std::make_unique<kernel::resize_2d<T>>(in_height,
@@ -126,6 +132,7 @@ resize_2d_impl<T>::resize_2d_impl(int in_height,
     d_kernel->set_scale(scale);
     d_kernel->set_clip(clip, clip_min, clip_max);
     log_backend(this->d_logger, d_kernel->active_backend(), d_kernel->backend_note());
+    d_io.set_binding(device_io::binding_for(d_kernel->active_backend(), device));
 }
 
 template <class T>
@@ -285,6 +292,12 @@ int resize_2d_impl<T>::work(int noutput_items,
 {
     return guarded_work(this->d_logger, [&] {
         std::lock_guard<std::mutex> lock(d_mutex);
+        if (d_device_buffers) { // device pointers (host memory on the CPU backend)
+            const size_t in_bytes = size_t(noutput_items) * this->input_signature()->sizeof_stream_item(0);
+            const T* in = static_cast<const T*>(d_io.input(*this, 0, input_items[0], in_bytes));
+            d_kernel->resize_device(output_items[0], d_half, in, size_t(noutput_items));
+            return noutput_items;
+        }
         const T* in = static_cast<const T*>(input_items[0]);
         if (d_half)
             d_kernel->resize_half(

@@ -6,6 +6,8 @@
 #ifndef INCLUDED_GPUINTERP_RESIZE_2D_IMPL_H
 #define INCLUDED_GPUINTERP_RESIZE_2D_IMPL_H
 
+#include "device_io.h"
+#include <gnuradio/gpuinterp/cuda_buffer.h>
 #include <gnuradio/gpuinterp/kernel/resize_2d.h>
 #include <gnuradio/gpuinterp/resize_2d.h>
 #include <mutex>
@@ -14,7 +16,7 @@ namespace gr {
 namespace gpuinterp {
 
 template <class T>
-class resize_2d_impl : public resize_2d<T>
+class resize_2d_impl : public resize_2d<T>, public device_buffer_client
 {
 public:
     resize_2d_impl(int in_height,
@@ -35,7 +37,8 @@ public:
                    int device,
                    float clip_min,
                    float clip_max,
-                   int batch);
+                   int batch,
+                   bool device_buffers);
 
     void set_normalization(const std::vector<float>& mean,
                            const std::vector<float>& std) override;
@@ -59,6 +62,8 @@ public:
     void set_batch(int batch) override;
     int batch() const override;
     bool half_output() const override { return d_half; }
+    bool device_buffers() const override { return d_device_buffers; }
+    device_binding buffer_binding() const override { return d_io.binding(); }
     std::string active_backend() const override;
 
     int work(int noutput_items,
@@ -69,6 +74,8 @@ private:
     mutable std::mutex d_mutex; // setters land between two work() calls
     std::unique_ptr<kernel::resize_2d<T>> d_kernel;
     const bool d_half;
+    const bool d_device_buffers;
+    device_io d_io;
 };
 
 } // namespace gpuinterp

@@ -574,6 +574,16 @@ public:
         }
     }
 
+    // Device-buffer entry point: one launch on device pointers (no history: frames are independent),
+    // then a synchronise of this engine's stream only.
+    void run_device(void* out, bool half, const T* in, size_t n_frames) override
+    {
+        device_guard guard(d_device);
+        cudaStream_t st = stream0();
+        launch(in, out, half, n_frames, st);
+        GPUINTERP_CUDA_CHECK(cudaStreamSynchronize(st));
+    }
+
     //! Device-resident launch (benchmarks): d_out holds float or binary16 per `half`.
     void launch(const T* d_in, void* d_out, bool half, size_t frames, cudaStream_t st)
     {

@@ -376,6 +376,14 @@ void resize_2d<T>::resize_half(uint16_t* out, const T* in, size_t n_frames)
 }
 
 template <typename T>
+void resize_2d<T>::resize_device(void* out, bool half, const T* in, size_t n_frames)
+{
+    if (n_frames == 0)
+        return;
+    d_engine->run_device(out, half, in, n_frames);
+}
+
+template <typename T>
 void resize_2d<T>::set_method(const std::string& method)
 {
     d_method = resize_method_from_string(method);

@@ -80,7 +80,12 @@ public:
                      int device = 0,
                      float clip_min = 0.0f,
                      float clip_max = 1.0f,
-                     int batch = 0);
+                     int batch = 0,
+                     bool device_buffers = false);
+
+    //! True when the ports use device buffers (make()'s `device_buffers`, GRC "Keep data on GPU":
+    //! frames stay in device memory between gpuinterp blocks, docs/device_buffers.md).
+    virtual bool device_buffers() const = 0;
 
     //! Replace mean and std together (validated as in make()).
     virtual void set_normalization(const std::vector<float>& mean,

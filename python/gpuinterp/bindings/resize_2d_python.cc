@@ -65,6 +65,7 @@ void bind_block(py::module& m, const char* name)
              py::arg("clip_min") = 0.0f,
              py::arg("clip_max") = 1.0f,
              py::arg("batch") = 0,
+             py::arg("device_buffers") = false,
              block_doc)
         .def("set_normalization",
              &blk::set_normalization,
@@ -94,6 +95,7 @@ void bind_block(py::module& m, const char* name)
         .def("set_batch", &blk::set_batch, py::arg("batch"))
         .def("batch", &blk::batch)
         .def("half_output", &blk::half_output)
+        .def("device_buffers", &blk::device_buffers, "True when the ports use device buffers.")
         .def("active_backend",
              &blk::active_backend,
              "The backend in use: 'cpu' or 'cuda'.");

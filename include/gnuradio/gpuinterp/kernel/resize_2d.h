@@ -136,6 +136,10 @@ public:
     void resize(float* out, const T* in, size_t n_frames);
     //! Same, writing IEEE binary16 bit patterns (round to nearest even).
     void resize_half(uint16_t* out, const T* in, size_t n_frames);
+    //! resize() / resize_half() with `out` and `in` in the backend's own memory: device memory on
+    //! CUDA (GNU Radio device buffers, docs/device_buffers.md), host memory on the CPU. `out` is a
+    //! float* or, with `half`, a uint16_t*. Returns when `out` is complete.
+    void resize_device(void* out, bool half, const T* in, size_t n_frames);
 
     void set_method(const std::string& method);
     void set_coord(const std::string& coord);
