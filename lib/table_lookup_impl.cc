@@ -6,6 +6,8 @@
 #include "block_util.h"
 #include <gnuradio/gpuinterp/kernel/table_lookup.h>
 #include <gnuradio/gpuinterp/table_lookup.h>
+#include "device_io.h"
+#include <gnuradio/gpuinterp/cuda_buffer.h>
 #include <gnuradio/io_signature.h>
 #include <mutex>
 
@@ -28,7 +30,7 @@ kernel::lookup_config make_config(bool normalized,
 } // namespace
 
 template <class T>
-class table_lookup_impl : public table_lookup<T>
+class table_lookup_impl : public table_lookup<T>, public device_buffer_client
 {
 public:
     table_lookup_impl(const std::vector<T>& table,
@@ -37,17 +39,23 @@ public:
                       const std::string& address,
                       const std::string& precision,
                       const std::string& backend,
-                      int device)
+                      int device,
+                      bool device_buffers)
         : gr::sync_block("table_lookup",
-                         gr::io_signature::make(1, 1, sizeof(float)),
-                         gr::io_signature::make(1, 1, sizeof(T))),
+                         device_buffer_signature(device_buffers, 1, 1, sizeof(float)),
+                         device_buffer_signature(device_buffers, 1, 1, sizeof(T))),
           d_kernel(table,
                    make_config(normalized, filter, address, precision),
                    backend_from_string(backend),
-                   device)
+                   device),
+          d_device_buffers(device_buffers)
     {
         log_backend(this->d_logger, d_kernel.active_backend(), d_kernel.backend_note());
+        d_io.set_binding(device_io::binding_for(d_kernel.active_backend(), device));
     }
+
+    bool device_buffers() const override { return d_device_buffers; }
+    device_binding buffer_binding() const override { return d_io.binding(); }
 
     void set_table(const std::vector<T>& table) override
     {
@@ -70,6 +78,12 @@ public:
     {
         return guarded_work(this->d_logger, [&] {
             std::lock_guard<std::mutex> lock(d_mutex);
+            if (d_device_buffers) { // device pointers (host memory on the CPU backend)
+                const auto* x = static_cast<const float*>(
+                    d_io.input(*this, 0, input_items[0], size_t(noutput_items) * sizeof(float)));
+                d_kernel.lookup_device(static_cast<T*>(output_items[0]), x, size_t(noutput_items));
+                return noutput_items;
+            }
             d_kernel.lookup(static_cast<T*>(output_items[0]),
                             static_cast<const float*>(input_items[0]),
                             static_cast<size_t>(noutput_items));
@@ -80,6 +94,8 @@ public:
 private:
     mutable std::mutex d_mutex; // set_table lands between two work() calls
     kernel::table_lookup<T> d_kernel;
+    const bool d_device_buffers;
+    device_io d_io;
 };
 
 template <class T>
@@ -89,10 +105,11 @@ typename table_lookup<T>::sptr table_lookup<T>::make(const std::vector<T>& table
                                                      const std::string& address,
                                                      const std::string& precision,
                                                      const std::string& backend,
-                                                     int device)
+                                                     int device,
+                                                     bool device_buffers)
 {
     return gnuradio::make_block_sptr<table_lookup_impl<T>>(
-        table, normalized, filter, address, precision, backend, device);
+        table, normalized, filter, address, precision, backend, device, device_buffers);
 }
 
 template class table_lookup<float>;

@@ -10,6 +10,7 @@
 #include <gnuradio/blocks/vector_source.h>
 #include <gnuradio/gpuinterp/kernel/backend.h>
 #include <gnuradio/gpuinterp/resize_2d.h>
+#include <gnuradio/gpuinterp/table_lookup.h>
 #include <gnuradio/top_block.h>
 #include <gtest/gtest.h>
 #include <random>
@@ -74,6 +75,36 @@ TEST_P(FgResizeDevice, DeviceBuffersEqualHostBuffers)
         // alignment (variants compute identically up to float contraction).
         EXPECT_LE(e_dev, 1e-6 * peak) << "device vs host buffers, chain " << chain;
         EXPECT_LE(e_cpu, 1e-5 * peak) << "backend vs CPU, chain " << chain;
+    }
+}
+
+// table_lookup with device buffers: coordinates and values stay on the device; results equal
+// the host-buffer block bit for bit (same kernel), for texture and exact precision.
+TEST_P(FgResizeDevice, TableLookupDeviceBuffersEqualHostBuffers)
+{
+    std::mt19937 g(9);
+    std::uniform_real_distribution<float> d(-1.f, 1.f), c(-2.f, 70.f);
+    std::vector<gr_complex> table(64);
+    for (auto& t : table)
+        t = { d(g), d(g) };
+    std::vector<float> x(50021);
+    for (auto& v : x)
+        v = c(g);
+    for (const char* precision : { "texture", "exact" }) {
+        auto run = [&](bool dev) {
+            auto tb = gr::make_top_block("lut");
+            auto src = gr::blocks::vector_source<float>::make(x);
+            auto blk = gi::table_lookup_fc::make(table, false, "linear", "border", precision, GetParam(), 0, dev);
+            EXPECT_EQ(blk->device_buffers(), dev);
+            auto snk = gr::blocks::vector_sink<gr_complex>::make();
+            tb->connect(src, 0, blk, 0);
+            tb->connect(blk, 0, snk, 0);
+            tb->run();
+            return snk->data();
+        };
+        const auto host = run(false), dev = run(true);
+        ASSERT_EQ(host.size(), x.size());
+        EXPECT_EQ(host, dev) << precision;
     }
 }
 

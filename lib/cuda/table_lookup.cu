@@ -157,21 +157,7 @@ public:
             std::memcpy(d_hx.get(), x + pos, c * sizeof(float));
             GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(
                 d_dx.get(), d_hx.get(), c * sizeof(float), cudaMemcpyHostToDevice, st));
-            const int blocks = int(std::min<size_t>((c + 255) / 256, size_t(d_sms) * 16));
-            if (d_cfg.precision == kernel::lookup_precision::texture)
-                tex_lookup_kernel<D>
-                    <<<blocks, 256, 0, st>>>(d_tex.get(), d_dx.get(), d_dy.get(), c);
-            else
-                exact_lookup_kernel<D><<<blocks, 256, 0, st>>>(
-                    d_linear.get(),
-                    (long long)d_n,
-                    d_dx.get(),
-                    d_dy.get(),
-                    c,
-                    d_cfg.normalized,
-                    d_cfg.filter == kernel::filter_mode::linear,
-                    d_cfg.addr == kernel::texemu::address::border);
-            GPUINTERP_CUDA_CHECK_LAUNCH(st);
+            launch(d_dx.get(), d_dy.get(), c, st);
             GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(
                 d_hy.get(), d_dy.get(), c * sizeof(D), cudaMemcpyDeviceToHost, st));
             d_stream->synchronize();
@@ -179,9 +165,37 @@ public:
         }
     }
 
+    // Device-buffer entry point: coordinates and outputs already in device memory (GNU Radio
+    // device buffers); one launch, then a synchronise of this engine's stream only.
+    void lookup_device(H* out, const float* x, size_t n) override
+    {
+        device_guard g(d_device);
+        cudaStream_t st = d_stream->get();
+        for (size_t pos = 0; pos < n; pos += (size_t(1) << 30))
+            launch(x + pos, reinterpret_cast<D*>(out) + pos, std::min(n - pos, size_t(1) << 30), st);
+        d_stream->synchronize();
+    }
+
     void set_batch(size_t b) override { d_batch = b; }
 
 private:
+    void launch(const float* dx, D* dy, size_t c, cudaStream_t st)
+    {
+        const int blocks = int(std::min<size_t>((c + 255) / 256, size_t(d_sms) * 16));
+        if (d_cfg.precision == kernel::lookup_precision::texture)
+            tex_lookup_kernel<D><<<blocks, 256, 0, st>>>(d_tex.get(), dx, dy, c);
+        else
+            exact_lookup_kernel<D><<<blocks, 256, 0, st>>>(d_linear.get(),
+                                                           (long long)d_n,
+                                                           dx,
+                                                           dy,
+                                                           c,
+                                                           d_cfg.normalized,
+                                                           d_cfg.filter == kernel::filter_mode::linear,
+                                                           d_cfg.addr == kernel::texemu::address::border);
+        GPUINTERP_CUDA_CHECK_LAUNCH(st);
+    }
+
     int d_device;
     size_t d_batch;
     int d_max_width = 0, d_sms = 1;

@@ -27,6 +27,8 @@ public:
     virtual ~lookup_engine() = default;
     virtual void set_table(const std::vector<T>& table, const lookup_config& cfg) = 0;
     virtual void lookup(T* out, const float* x, size_t n) = 0;
+    //! Pointers in the backend's own memory (GNU Radio device buffers); the CPU's is the host's.
+    virtual void lookup_device(T* out, const float* x, size_t n) { lookup(out, x, n); }
     virtual void set_batch(size_t) {}
 };
 

@@ -189,6 +189,14 @@ void table_lookup<T>::lookup(T* out, const float* x, size_t n)
 }
 
 template <typename T>
+void table_lookup<T>::lookup_device(T* out, const float* x, size_t n)
+{
+    if (n == 0)
+        return;
+    d_engine->lookup_device(out, x, n);
+}
+
+template <typename T>
 std::vector<T> table_lookup<T>::lookup(const std::vector<float>& x)
 {
     std::vector<T> y(x.size());

@@ -38,7 +38,8 @@ public:
      * \param normalized coordinates in [0, 1] (multiplied by the table length) instead of
      * texels \param filter "point" or "linear" \param address "clamp" or "border" \param
      * precision "texture" (9-bit weights) or "exact" \param backend "automatic", "cpu" or
-     * "cuda" \param device CUDA device index
+     * "cuda" \param device CUDA device index \param device_buffers keep the stream in device
+     * memory (GRC "Keep data on GPU"; docs/device_buffers.md)
      */
     static sptr make(const std::vector<T>& table,
                      bool normalized = false,
@@ -46,9 +47,12 @@ public:
                      const std::string& address = "clamp",
                      const std::string& precision = "texture",
                      const std::string& backend = "automatic",
-                     int device = 0);
+                     int device = 0,
+                     bool device_buffers = false);
 
     virtual void set_table(const std::vector<T>& table) = 0;
+    //! True when the ports use device buffers.
+    virtual bool device_buffers() const = 0;
     virtual std::vector<T> table() const = 0;
     virtual std::string active_backend() const = 0;
 };

@@ -93,12 +93,14 @@ void bind_lookup_block(py::module& m, const char* name)
              py::arg("precision") = "texture",
              py::arg("backend") = "automatic",
              py::arg("device") = 0,
+             py::arg("device_buffers") = false,
              lookup_doc)
         .def("set_table",
              &blk::set_table,
              py::arg("table"),
              "Replace the table (lands between two work() calls).")
         .def("table", &blk::table)
+        .def("device_buffers", &blk::device_buffers, "True when the ports use device buffers.")
         .def("active_backend", &blk::active_backend);
 }
 

@@ -76,6 +76,9 @@ public:
     table_lookup& operator=(const table_lookup&) = delete;
 
     void lookup(T* out, const float* x, size_t n);
+    //! lookup() with `out` and `x` in the backend's own memory (device memory on CUDA: GNU Radio
+    //! device buffers; host memory on the CPU). Returns when `out` is complete.
+    void lookup_device(T* out, const float* x, size_t n);
     std::vector<T> lookup(const std::vector<float>& x);
 
     void set_table(const std::vector<T>& table);
