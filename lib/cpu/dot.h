@@ -85,14 +85,7 @@ inline void dot(std::complex<float>* r, const std::complex<float>* x, const std:
     *r = { re, im };
 }
 
-//! Number of TAP-sized slots one arm of n taps occupies in the duplicated layout.
-template <typename T, typename TAP>
-constexpr size_t dup_factor()
-{
-    return (sizeof(T) == 2 * sizeof(float)) ? 2 : 1;
-}
-
-//! Store arm `h` (n taps) in the layout dot(T*, ...) expects, at dst (n * dup_factor TAPs).
+//! Store arm `h` (n taps) in the layout dot(T*, ...) expects: duplicated for complex samples.
 inline void store_arm(float* dst, const float* h, size_t n, bool complex_samples)
 {
     for (size_t i = 0; i < n; i++) {

@@ -116,7 +116,7 @@ class qa_dpd_predistorter(gr_unittest.TestCase):
         P, Q, Lp, Lq = 5, 3, 4, 2
         co = random_coeffs(P, Q, Lp, Lq)
         k = gpuinterp.dpd_predistorter(P, Q, Lp, Lq, co, 0.1j)  # backend defaults to "cpu"
-        k2 = gpuinterp.dpd_predistorter(P, Q, Lp, Lq, coeffs=co, lo_leakage=0.1j, backend="cpu")
+        k2 = gpuinterp.dpd_predistorter(P, Q, Lp, Lq, coefficients=co, lo_leakage=0.1j, backend="cpu")
         np.testing.assert_array_equal(k2.coefficients(), co)
         self.assertEqual(k.active_backend(), "cpu")
         self.assertEqual(gpuinterp.dpd_predistorter.num_coefficients(P, Q, Lp, Lq), len(co))

@@ -93,21 +93,6 @@ void bind_dpd_predistorter(py::module& m)
              py::arg("device") = 0,
              py::arg("batch") = 0,
              py::arg("mapped") = false)
-        // The same with the keyword spelled `coeffs` (how the adaptation loop's code names it).
-        .def(py::init([](unsigned P, unsigned Q, unsigned Lp, unsigned Lq, const std::vector<cf>& co, cf c,
-                         const std::string& b, int device, size_t batch, bool mapped) {
-                 return std::make_unique<K>(P, Q, Lp, Lq, co, c, backend_from_string(b), device, batch, mapped);
-             }),
-             py::arg("P"),
-             py::arg("Q"),
-             py::arg("Lp"),
-             py::arg("Lq"),
-             py::arg("coeffs"),
-             py::arg("lo_leakage") = cf(0),
-             py::arg("backend") = "cpu",
-             py::arg("device") = 0,
-             py::arg("batch") = 0,
-             py::arg("mapped") = false)
         .def(
             "process",
             [](K& k, const pyutil::carray<cf>& x) {
