@@ -3,29 +3,34 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 // Transmit-chain benchmark (issue 7): null_source -> head(N) -> interp x8 (128 taps) ->
-// stage 2 -> null_sink. L2 = 1: stage 2 is the predistorter dpd_predistorter_cc (P,Q,L) =
-// (5,3,5) for the gpuinterp rows; GNU Radio has no DPD block, so its CPU row uses a 48-tap
-// 1:1 FIR of similar cost (~25 complex MACs per sample). L2 = 2: a x2 FIR interpolator standing
-// in for a rate-raising resampler stage (the resampler has no device-buffer path yet).
-//   impl 0: GNU Radio's CPU blocks for both stages
-//   impl 1: gpuinterp, backend cuda, host buffers (each block copies in and out over the
-//   bus) impl 2: gpuinterp, backend cuda, device buffers (the chain crosses the bus once
-//   in, once out) impl 3: gpuinterp, backend cpu, host buffers impl 4: gpuinterp, backend
-//   cpu, device buffers (simulated device: what the buffers cost on a CPU)
+// predistorter (P,Q,L) = (5,3,5) [-> resampler x1.25] -> null_sink.
+//   stages 2: interp + DPD; stages 3: interp + DPD + resampler (polyphase, 32 arms x 32 taps).
+//   impl 0: GNU Radio's CPU blocks: interp_fir_filter_ccf x8; GNU Radio has no DPD block, so a
+//   48-tap 1:1 FIR of similar cost (~25 complex MACs per sample) stands in; and
+//   pfb_arb_resampler_ccf(1.25) with 32 arms (firdes::low_pass_2, 80 dB)
+//   impl 1: gpuinterp, backend cuda, host buffers (each block copies in and out over the bus)
+//   impl 2: gpuinterp, backend cuda, device buffers (the chain crosses the bus once in, once
+//   out)
+//   impl 3: gpuinterp, backend cpu, host buffers
+//   impl 4: gpuinterp, backend cpu, device buffers (simulated device: what the buffers cost on
+//   a CPU)
 // items_per_second counts INPUT samples; out_Msps the chain's output. N = 2^28 inputs for
 // the GPU rows (GPUINTERP_BENCH_LOG2N), 2^min(log2n, GPUINTERP_BENCH_CPU_LOG2N=22) for
 // the CPU rows (the rate is what is compared). BM_bus_ceiling measures pinned copy
 // bandwidth in the same process: the device-buffer chain cannot beat min(H2D/8 B, D2H/(8
-// B * 8 * L2)) input samples per second.
+// B * output/input)) input samples per second.
 #include "../lib/device/device_ops.h"
 #include "bench_util.h"
 #include <gnuradio/blocks/head.h>
 #include <gnuradio/blocks/null_sink.h>
 #include <gnuradio/blocks/null_source.h>
+#include <gnuradio/filter/firdes.h>
 #include <gnuradio/filter/interp_fir_filter.h>
+#include <gnuradio/filter/pfb_arb_resampler_ccf.h>
 #include <gnuradio/gpuinterp/dpd_predistorter_cc.h>
 #include <gnuradio/gpuinterp/interp_fir.h>
 #include <gnuradio/gpuinterp/kernel/backend.h>
+#include <gnuradio/gpuinterp/resampler.h>
 #include <gnuradio/top_block.h>
 #include <benchmark/benchmark.h>
 #include <algorithm>
@@ -42,12 +47,14 @@ int cpu_log2n(int log2n)
     return std::min(log2n, v ? std::atoi(v) : 22);
 }
 
+constexpr double resamp_rate = 1.25;
+
 void BM_fg_chain(benchmark::State& st)
 {
     const int which = int(st.range(0));
-    const unsigned L2 = unsigned(st.range(1));
+    const int stages = int(st.range(1));
     const auto h1 = gpuinterp_bench::lowpass(8, 128);
-    const auto h2 = gpuinterp_bench::lowpass(L2, 48);
+    const auto h2 = gpuinterp_bench::lowpass(1, 48);
     const int log2n = gpuinterp_bench::log2n(28);
     const bool gpu = which == 1 || which == 2;
     const size_t n = size_t(1) << (gpu ? log2n : cpu_log2n(log2n));
@@ -55,54 +62,65 @@ void BM_fg_chain(benchmark::State& st)
         st.SkipWithError("no CUDA device");
         return;
     }
+    const double out_per_in = 8 * (stages == 3 ? resamp_rate : 1.0);
     for (auto _ : st) {
         st.PauseTiming();
         auto tb = gr::make_top_block("chain");
         auto src = gr::blocks::null_source::make(sizeof(cf));
         auto head = gr::blocks::head::make(sizeof(cf), n);
         auto snk = gr::blocks::null_sink::make(sizeof(cf));
-        gr::block_sptr a, b;
+        std::vector<gr::block_sptr> chain;
         if (which == 0) {
-            a = gr::filter::interp_fir_filter_ccf::make(8, h1);
-            b = gr::filter::interp_fir_filter_ccf::make(L2, h2);
+            chain.push_back(gr::filter::interp_fir_filter_ccf::make(8, h1));
+            chain.push_back(gr::filter::interp_fir_filter_ccf::make(1, h2));
+            if (stages == 3)
+                chain.push_back(gr::filter::pfb_arb_resampler_ccf::make(
+                    float(resamp_rate),
+                    gr::filter::firdes::low_pass_2(32, 32, 0.5, 0.2, 80),
+                    32));
         } else {
             const std::string be = which >= 3 ? "cpu" : "cuda";
             const bool dev = which == 2 || which == 4;
-            a = gr::gpuinterp::interp_fir_ccf::make(8, h1, be, 0, 0, dev);
-            if (L2 == 1) {
-                std::vector<cf> co(3 * 5 + 2 * 5, cf(0.01f, 0.002f));
-                co[0] = 1.0f;
-                b = gr::gpuinterp::dpd_predistorter_cc::make(5, 3, 5, 5, co, cf(0), be, 0, 0, false, dev);
-            } else {
-                b = gr::gpuinterp::interp_fir_ccf::make(L2, h2, be, 0, 0, dev);
-            }
+            chain.push_back(gr::gpuinterp::interp_fir_ccf::make(8, h1, be, 0, 0, dev));
+            std::vector<cf> co(3 * 5 + 2 * 5, cf(0.01f, 0.002f));
+            co[0] = 1.0f;
+            chain.push_back(gr::gpuinterp::dpd_predistorter_cc::make(
+                5, 3, 5, 5, co, cf(0), be, 0, 0, false, dev));
+            if (stages == 3)
+                chain.push_back(gr::gpuinterp::resampler_cc::make(
+                    resamp_rate, "polyphase", 32, 32, 80.0, be, 0, dev));
         }
         // Large buffers for every row: per-call overhead is not what is compared.
         head->set_min_output_buffer(1 << 19);
-        a->set_min_output_buffer(1 << 22);
-        b->set_min_output_buffer(1 << 22);
+        for (auto& b : chain)
+            b->set_min_output_buffer(1 << 22);
         tb->connect(src, 0, head, 0);
-        tb->connect(head, 0, a, 0);
-        tb->connect(a, 0, b, 0);
-        tb->connect(b, 0, snk, 0);
+        gr::block_sptr prev = head;
+        for (auto& b : chain) {
+            tb->connect(prev, 0, b, 0);
+            prev = b;
+        }
+        tb->connect(prev, 0, snk, 0);
         st.ResumeTiming();
         tb->run();
     }
     st.SetItemsProcessed(int64_t(st.iterations()) * int64_t(n));
     st.counters["out_Msps"] = benchmark::Counter(
-        double(st.iterations()) * double(n) * 8 * L2 / 1e6, benchmark::Counter::kIsRate);
+        double(st.iterations()) * double(n) * out_per_in / 1e6, benchmark::Counter::kIsRate);
     st.counters["log2n"] = std::log2(double(n));
 }
 BENCHMARK(BM_fg_chain)
-    ->ArgNames({ "impl", "L2" })
-    ->Args({ 0, 1 })
-    ->Args({ 1, 1 })
-    ->Args({ 2, 1 })
-    ->Args({ 3, 1 })
-    ->Args({ 4, 1 })
+    ->ArgNames({ "impl", "stages" })
     ->Args({ 0, 2 })
     ->Args({ 1, 2 })
     ->Args({ 2, 2 })
+    ->Args({ 3, 2 })
+    ->Args({ 4, 2 })
+    ->Args({ 0, 3 })
+    ->Args({ 1, 3 })
+    ->Args({ 2, 3 })
+    ->Args({ 3, 3 })
+    ->Args({ 4, 3 })
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
     ->Iterations(2);
@@ -123,8 +141,9 @@ void BM_bus_ceiling(benchmark::State& st)
     st.counters["d2h_GBps"] = d2h;
     // input samples/s the chain could reach if only the bus mattered (complex64 = 8
     // bytes)
-    st.counters["ceiling_L2_1_Msps_in"] = std::min(h2d / 8, d2h / (8 * 8)) * 1e3;
-    st.counters["ceiling_L2_2_Msps_in"] = std::min(h2d / 8, d2h / (8 * 16)) * 1e3;
+    st.counters["ceiling_2stages_Msps_in"] = std::min(h2d / 8, d2h / (8 * 8)) * 1e3;
+    st.counters["ceiling_3stages_Msps_in"] =
+        std::min(h2d / 8, d2h / (8 * 8 * resamp_rate)) * 1e3;
 }
 BENCHMARK(BM_bus_ceiling)->Unit(benchmark::kMillisecond)->Iterations(1);
 

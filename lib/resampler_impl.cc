@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "block_util.h"
+#include "device_io.h"
 #include <gnuradio/gpuinterp/kernel/resampler.h>
 #include <gnuradio/gpuinterp/resampler.h>
 #include <gnuradio/io_signature.h>
@@ -22,10 +23,59 @@ kernel::polyphase_params make_params(unsigned nfilts, unsigned taps_per_arm, dou
     p.attenuation_db = att;
     return p;
 }
+//! The fraction p/q closest to r with q <= max_den (continued fractions, as Python's
+//! Fraction.limit_denominator).
+std::pair<uint64_t, uint64_t> bounded_fraction(double r, uint64_t max_den)
+{
+    uint64_t p0 = 0, q0 = 1, p1 = 1, q1 = 0;
+    double x = r;
+    for (int i = 0; i < 64; i++) {
+        const double a_d = std::floor(x);
+        if (a_d > 1e15)
+            break;
+        const uint64_t a = uint64_t(a_d);
+        const uint64_t q2 = q0 + a * q1;
+        if (q2 > max_den)
+            break;
+        const uint64_t p2 = p0 + a * p1;
+        p0 = p1;
+        q0 = q1;
+        p1 = p2;
+        q1 = q2;
+        const double frac = x - a_d;
+        if (frac < 1e-12)
+            break;
+        x = 1.0 / frac;
+    }
+    // The best bounded approximation is either the last convergent or a semiconvergent.
+    const uint64_t k = q1 ? (max_den - q0) / q1 : 0;
+    const uint64_t ps = p0 + k * p1, qs = q0 + k * q1;
+    auto err = [&](uint64_t p, uint64_t q) { return std::abs(double(p) / double(q) - r); };
+    if (q1 == 0 || (qs > 0 && err(ps, qs) < err(p1, q1)))
+        return { std::max<uint64_t>(ps, 1), std::max<uint64_t>(qs, 1) };
+    return { std::max<uint64_t>(p1, 1), q1 };
+}
+
+//! GNU Radio sizes single-mapped (device) buffers in multiples of the reader's relative-rate
+//! denominator; set_relative_rate(double) approximates 0.73 by a fraction with a ~1e9
+//! denominator, which made a gigabyte buffer. The rate is only a hint to the scheduler (the
+//! forecast is exact), so it gets the fraction with the smallest denominator bound (64,
+//! 4096, 2^20) that is within 0.1 % of the rate.
+void set_hint_rate(gr::block& b, double r)
+{
+    std::pair<uint64_t, uint64_t> f;
+    for (uint64_t max_den : { uint64_t(64), uint64_t(4096), uint64_t(1) << 20 }) {
+        f = bounded_fraction(r, max_den);
+        if (std::abs(double(f.first) / double(f.second) - r) <= 1e-3 * r)
+            break;
+    }
+    b.set_relative_rate(f.first, f.second);
+}
+
 } // namespace
 
 template <class T>
-class resampler_impl : public resampler<T>
+class resampler_impl : public resampler<T>, public device_buffer_client
 {
 public:
     resampler_impl(double rate,
@@ -34,18 +84,23 @@ public:
                    unsigned taps_per_arm,
                    double attenuation_db,
                    const std::string& backend,
-                   int device)
+                   int device,
+                   bool device_buffers)
         : gr::block("resampler",
-                    gr::io_signature::make(1, 1, sizeof(T)),
-                    gr::io_signature::make(1, 1, sizeof(T))),
+                    device_buffer_signature(device_buffers, 1, 1, sizeof(T)),
+                    device_buffer_signature(device_buffers, 1, 1, sizeof(T))),
           d_kernel(rate,
                    kernel::method_from_string(method),
                    backend_from_string(backend),
                    device,
-                   make_params(nfilts, taps_per_arm, attenuation_db))
+                   make_params(nfilts, taps_per_arm, attenuation_db)),
+          d_device_buffers(device_buffers)
     {
         log_backend(this->d_logger, d_kernel.active_backend(), d_kernel.backend_note());
-        this->set_relative_rate(rate);
+        d_io.set_binding(device_io::binding_for(d_kernel.active_backend(), device));
+        if (device_buffers) // large chunks: one launch per few thousand outputs is slow
+            this->set_min_output_buffer(1 << 18);
+        set_hint_rate(*this, rate);
         // The kernel keeps its own history; the declared history only makes GNU Radio
         // size our input buffer for the worst case of one output (K/r inputs for
         // polyphase at r < 1), which the default buffer (8192 complex items) cannot hold
@@ -76,6 +131,8 @@ public:
     {
         return to_string(d_kernel.active_backend());
     }
+    bool device_buffers() const override { return d_device_buffers; }
+    device_binding buffer_binding() const override { return d_io.binding(); }
 
     void forecast(int noutput_items, gr_vector_int& ninput_items_required) override
     {
@@ -94,18 +151,22 @@ public:
         return guarded_work(this->d_logger, [&] {
             std::lock_guard<std::mutex> lock(d_mutex);
             if (d_rate_changed) {
-                this->set_relative_rate(d_kernel.rate());
+                set_hint_rate(*this, d_kernel.rate());
                 d_rate_changed = false;
             }
             const uint64_t read0 = this->nitems_read(0);
             size_t used = 0;
             const size_t avail = size_t(std::max(0, ninput_items[0] - int(d_skip)));
-            const size_t got =
-                d_kernel.resample(static_cast<T*>(output_items[0]),
-                                  size_t(noutput_items),
-                                  static_cast<const T*>(input_items[0]) + d_skip,
-                                  avail,
-                                  used);
+            const T* in = static_cast<const T*>(input_items[0]) + d_skip;
+            size_t got;
+            if (d_device_buffers) { // device pointers (host memory on the CPU backend)
+                in = static_cast<const T*>(d_io.input(*this, 0, in, avail * sizeof(T)));
+                got = d_kernel.resample_device(
+                    static_cast<T*>(output_items[0]), size_t(noutput_items), in, avail, used);
+            } else {
+                got = d_kernel.resample(
+                    static_cast<T*>(output_items[0]), size_t(noutput_items), in, avail, used);
+            }
             if (used > 0) {
                 std::vector<gr::tag_t> tags;
                 this->get_tags_in_range(tags, 0, read0, read0 + used);
@@ -124,6 +185,8 @@ private:
     kernel::resampler<T> d_kernel;
     bool d_rate_changed = false;
     size_t d_skip = 0; // GNU Radio history items in front of the new input
+    const bool d_device_buffers;
+    device_io d_io;
 };
 
 template <class T>
@@ -133,10 +196,11 @@ typename resampler<T>::sptr resampler<T>::make(double rate,
                                                unsigned taps_per_arm,
                                                double attenuation_db,
                                                const std::string& backend,
-                                               int device)
+                                               int device,
+                                               bool device_buffers)
 {
     return gnuradio::make_block_sptr<resampler_impl<T>>(
-        rate, method, nfilts, taps_per_arm, attenuation_db, backend, device);
+        rate, method, nfilts, taps_per_arm, attenuation_db, backend, device, device_buffers);
 }
 
 template class resampler<std::complex<float>>;

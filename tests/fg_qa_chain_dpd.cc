@@ -2,16 +2,17 @@
  * Copyright 2026 gr-gpuinterp authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-// The transmit chain of issue 7 with the real predistorter: interp_fir (x4) -> dpd_predistorter,
-// with device buffers == with host buffers == the CPU backend, for GNU Radio's default buffers and
+// The transmit chain of issue 7: interp_fir (x4) -> dpd_predistorter -> resampler (x1.25,
+// polyphase), with device buffers == with host buffers == the CPU backend, for GNU Radio's default buffers and
 // for random tiny buffers and call sizes (every edge wraps; the DPD's device-side history seam runs
-// at every call). CUDA cases run on the GPU host; on the CPU the same buffers use host memory.
+// and the resampler's at every call). CUDA cases run on the GPU host; on the CPU the same buffers use host memory.
 #include <gnuradio/blocks/copy.h>
 #include <gnuradio/blocks/vector_sink.h>
 #include <gnuradio/blocks/vector_source.h>
 #include <gnuradio/gpuinterp/dpd_predistorter_cc.h>
 #include <gnuradio/gpuinterp/interp_fir.h>
 #include <gnuradio/gpuinterp/kernel/backend.h>
+#include <gnuradio/gpuinterp/resampler.h>
 #include <gnuradio/top_block.h>
 #include "fg_util.h"
 #include <gtest/gtest.h>
@@ -39,6 +40,8 @@ std::vector<cf> run_tx_chain(const std::string& backend,
     auto a = gi::interp_fir_ccf::make(4, h, backend, 0, 0, dev);
     auto b = gi::dpd_predistorter_cc::make(5, 3, 4, 2, co, cf(0.01f, -0.02f), backend, 0, 0, false, dev);
     EXPECT_EQ(b->device_buffers(), dev);
+    auto c = gi::resampler_cc::make(1.25, "polyphase", 32, 32, 80.0, backend, 0, dev);
+    EXPECT_EQ(c->device_buffers(), dev);
     auto snk = gr::blocks::vector_sink<cf>::make();
     if (small) {
         std::uniform_int_distribution<int> bs(64, 5000), calls(1, 2500);
@@ -49,13 +52,16 @@ std::vector<cf> run_tx_chain(const std::string& backend,
         a->set_max_noutput_items(calls(g) * 4);
         b->set_max_output_buffer(bs(g) * 4);
         b->set_max_noutput_items(calls(g) * 4);
+        c->set_max_output_buffer(bs(g) * 5);
+        c->set_max_noutput_items(calls(g) * 5);
         tb->connect(src, 0, cp, 0);
         tb->connect(cp, 0, a, 0);
     } else {
         tb->connect(src, 0, a, 0);
     }
     tb->connect(a, 0, b, 0);
-    tb->connect(b, 0, snk, 0);
+    tb->connect(b, 0, c, 0);
+    tb->connect(c, 0, snk, 0);
     tb->run();
     return snk->data();
 }
@@ -70,7 +76,7 @@ protected:
     }
 };
 
-TEST_P(FgTxChain, InterpThenDpdDeviceEqualsHostEqualsCpu)
+TEST_P(FgTxChain, InterpDpdResampleDeviceEqualsHostEqualsCpu)
 {
     std::mt19937 g(5);
     std::uniform_real_distribution<float> d(-0.4f, 0.4f);
@@ -89,7 +95,11 @@ TEST_P(FgTxChain, InterpThenDpdDeviceEqualsHostEqualsCpu)
         const auto cpu = run_tx_chain("cpu", false, false, seed, x, h, co);
         const auto host = run_tx_chain(GetParam(), false, small, seed, x, h, co);
         const auto dev = run_tx_chain(GetParam(), true, small, seed, x, h, co);
-        ASSERT_EQ(cpu.size(), x.size() * 4);
+        // The resampler waits for the 16 inputs after an output's position (no delay, no
+        // padding at the end): 1.25 * (4 n - 16) outputs, +-1.
+        ASSERT_NEAR(double(cpu.size()), 1.25 * double(x.size() * 4 - 16), 1.5);
+        ASSERT_EQ(host.size(), cpu.size());
+        ASSERT_EQ(dev.size(), cpu.size());
         // float arithmetic in different orders on CPU and GPU: the DPD's |x|^4 terms at |x| <~ 1
         // keep the relative error near 1e-6; 2e-5 of the peak leaves room.
         EXPECT_LE(rel_err(host, cpu), 2e-5) << "host buffers, seed " << seed;

@@ -5,6 +5,7 @@
 // Flowgraph tests of resampler_cc and table_lookup_fc in C++ (they run on the GPU host,
 // which has no GNU Radio Python): the block on each backend against the CPU kernel, tags,
 // and, on the GPU, the texture paths bit for bit against the CPU emulation.
+#include <gnuradio/blocks/copy.h>
 #include <gnuradio/blocks/vector_sink.h>
 #include <gnuradio/blocks/vector_source.h>
 #include <gnuradio/gpuinterp/kernel/backend.h>
@@ -114,6 +115,56 @@ TEST_P(FgResamp, TableLookupBlockEqualsCpuEmulation)
     for (size_t i = 0; i < got.size(); i++)
         differ += std::memcmp(&got[i], &want[i], sizeof(cf)) != 0;
     EXPECT_EQ(differ, 0u);
+}
+
+// Device buffers (issue 7): host -> copy -> resampler (device buffers) -> host, with small random
+// buffers and call sizes so every edge wraps and the device-side history seam runs at every call;
+// equal to the same block with host buffers bit for bit, and tags still move by input time.
+TEST_P(FgResamp, DeviceBuffersEqualHostBuffersBitForBit)
+{
+    const auto x = noise(60001, 5);
+    std::vector<gr::tag_t> tags(1);
+    tags[0].offset = 31337;
+    tags[0].key = pmt::intern("mark");
+    tags[0].value = pmt::from_long(1);
+    auto run = [&](const char* m, double r, bool dev, unsigned seed) {
+        std::mt19937 g(seed);
+        std::uniform_int_distribution<int> bs(600, 6000), calls(1, 3000);
+        auto tb = gr::make_top_block("t");
+        auto src = gr::blocks::vector_source<cf>::make(x, false, 1, tags);
+        auto cp = gr::blocks::copy::make(sizeof(cf));
+        cp->set_max_output_buffer(bs(g));
+        cp->set_max_noutput_items(calls(g));
+        auto blk = gr::gpuinterp::resampler_cc::make(r, m, 32, 32, 80.0, GetParam(), 0, dev);
+        EXPECT_EQ(blk->device_buffers(), dev);
+        blk->set_max_output_buffer(bs(g));
+        blk->set_max_noutput_items(calls(g));
+        auto snk = gr::blocks::vector_sink<cf>::make();
+        tb->connect(src, 0, cp, 0);
+        tb->connect(cp, 0, blk, 0);
+        tb->connect(blk, 0, snk, 0);
+        tb->run();
+        auto t = snk->tags();
+        EXPECT_EQ(t.size(), 1u);
+        return std::make_pair(snk->data(), t.empty() ? uint64_t(0) : t[0].offset);
+    };
+    unsigned seed = 1;
+    for (const char* m : { "nearest", "linear", "texture", "cubic", "polyphase" }) {
+        for (double r : { 1.25, 0.73 }) {
+            const auto host = run(m, r, false, seed);
+            const auto dev = run(m, r, true, seed++);
+            k::resampler_cc ref(r, k::method_from_string(m), gr::gpuinterp::backend::cpu);
+            const auto want = ref.resample(x);
+            ASSERT_EQ(host.first.size(), want.size()) << m << " r=" << r;
+            ASSERT_EQ(dev.first.size(), want.size()) << m << " r=" << r;
+            size_t differ = 0;
+            for (size_t i = 0; i < want.size(); i++)
+                differ += std::memcmp(&dev.first[i], &host.first[i], sizeof(cf)) != 0;
+            EXPECT_EQ(differ, 0u) << m << " r=" << r;
+            EXPECT_EQ(dev.second, ref.first_output_at(31337)) << m << " r=" << r;
+            EXPECT_EQ(host.second, dev.second);
+        }
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, FgResamp, ::testing::Values("cpu", "cuda"));

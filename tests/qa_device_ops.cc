@@ -5,11 +5,13 @@
 // The device operations behind cuda_buffer (no GNU Radio): the simulation's deferred
 // copies, overlap- safe device moves in both directions (every code path of the CUDA
 // move: disjoint, chunked, via scratch), allocation counters, and the FIR kernel's
-// device-resident entry point filter_device() against filter() for random chunk sizes.
+// device-resident entry points filter_device() and resample_device() against filter() and
+// resample() for random chunk sizes.
 // Parametrised over the simulation and CUDA.
 #include "device/device_ops.h"
 #include "test_util.h"
 #include <gnuradio/gpuinterp/kernel/polyphase_interpolator.h>
+#include <gnuradio/gpuinterp/kernel/resampler.h>
 #include <cstring>
 #include <numeric>
 
@@ -166,6 +168,80 @@ TEST_P(DeviceOps, FirFilterDeviceMatchesHost)
         ops->free_device(din);
         ops->free_device(dout);
     }
+}
+
+// resample_device() on device memory == resample() on host memory of the same backend, bit for
+// bit (same kernels, same positions; only the window differs: seam + in place vs one host
+// window), and == the CPU backend to float rounding; GNU Radio's protocol: random input counts and
+// output space, unconsumed inputs offered again, a rate change with the history on the device,
+// and the host entry point in between.
+TEST_P(DeviceOps, ResamplerDeviceMatchesHost)
+{
+    namespace k = gi::kernel;
+    auto ops = dev::make_device_ops(binding());
+    const size_t total = 60000;
+    const auto x = random_vector<cf>(total);
+    auto* din = static_cast<cf*>(ops->alloc_device(total * sizeof(cf)));
+    ops->copy_async(din, x.data(), total * sizeof(cf), dev::copy_dir::host_to_device);
+    ops->wait();
+    for (const char* m : { "nearest", "linear", "texture", "cubic", "polyphase" }) {
+        for (double r : { 1.25, 0.73, 0.05, 3.1 }) {
+            const auto meth = k::method_from_string(m);
+            k::resampler_cc on_dev(r, meth, GetParam(), 0, {}, 7000);
+            k::resampler_cc same(r, meth, GetParam(), 0, {}, 7000);
+            k::resampler_cc cpu(r, meth, backend::cpu);
+            const size_t cap = size_t(double(total) * std::max(r, 1.0) * 4) + 64;
+            auto* dout = static_cast<cf*>(ops->alloc_device(cap * sizeof(cf)));
+            std::vector<cf> got(cap, cf(std::nanf(""), 0)), want(cap), want_cpu(cap);
+            size_t pos = 0, produced = 0;
+            for (int call = 0; pos < total; call++) {
+                const size_t n = std::min(total - pos,
+                                          call % 3 == 0 ? random_size(0, 12) : random_size(1, 9000));
+                const size_t max_out = random_size(0, on_dev.outputs_possible(n) + 3);
+                size_t used = 0, used_same = 0, used_cpu = 0;
+                size_t got_n;
+                if (call % 5 == 4) {
+                    got_n = on_dev.resample(got.data() + produced, max_out, x.data() + pos, n, used);
+                } else {
+                    got_n = on_dev.resample_device(dout + produced, max_out, din + pos, n, used);
+                    ops->copy_async(got.data() + produced,
+                                    dout + produced,
+                                    got_n * sizeof(cf),
+                                    dev::copy_dir::device_to_host);
+                    ops->wait();
+                }
+                const size_t want_n =
+                    same.resample(want.data() + produced, max_out, x.data() + pos, n, used_same);
+                const size_t cpu_n =
+                    cpu.resample(want_cpu.data() + produced, max_out, x.data() + pos, n, used_cpu);
+                ASSERT_EQ(got_n, want_n) << m << " r=" << r << " call " << call;
+                ASSERT_EQ(cpu_n, want_n);
+                ASSERT_EQ(used, used_same);
+                ASSERT_EQ(used_cpu, used_same);
+                ASSERT_TRUE(got_n > 0 || used > 0 || n == 0 || max_out == 0)
+                    << "no progress: " << m << " r=" << r;
+                produced += got_n;
+                pos += used;
+                if (call == 9) { // new rate with the history on the device
+                    const double r2 = r * 0.61;
+                    on_dev.set_rate(r2);
+                    same.set_rate(r2);
+                    cpu.set_rate(r2);
+                }
+            }
+            ASSERT_GT(produced, 100u);
+            size_t differ = 0;
+            double err = 0;
+            for (size_t i = 0; i < produced; i++) {
+                differ += std::memcmp(&got[i], &want[i], sizeof(cf)) != 0;
+                err = std::max(err, double(std::abs(got[i] - want_cpu[i])));
+            }
+            EXPECT_EQ(differ, 0u) << m << " r=" << r << " (of " << produced << ")";
+            EXPECT_LE(err, 1e-5) << m << " r=" << r;
+            ops->free_device(dout);
+        }
+    }
+    ops->free_device(din);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends,

@@ -38,6 +38,26 @@ public:
     void run(kernel::stream_history<HT>& host, const T* in, size_t n, cudaStream_t st, Launch&& launch)
     {
         const size_t H = host.size();
+        const T* sm = seam(host, in, n, st);
+        const size_t s = std::min(n, H);
+        if (s > 0)
+            launch(sm + H, size_t(0), s);
+        // Launch sizes stay well inside int.
+        const size_t max_launch = size_t(1) << 28;
+        for (size_t pos = s; pos < n; pos += max_launch)
+            launch(in + pos, pos, std::min(max_launch, n - pos));
+        save(in, n, st);
+    }
+
+    /*!
+     * The seam of a call with n device-resident inputs: [history (H samples), in[0 .. min(n, H))],
+     * on the device, ordered on `st`. Returns its start (the oldest history sample); every window
+     * that reaches back into the history lies inside it. Also loads the history onto the device
+     * when the last call was a host call.
+     */
+    const T* seam(kernel::stream_history<HT>& host, const T* in, size_t n, cudaStream_t st)
+    {
+        const size_t H = host.size();
         if (!d_on_device) {
             d_hist.reserve(std::max<size_t>(H, 1));
             if (H)
@@ -45,24 +65,29 @@ public:
                     d_hist.get(), host.values().data(), H * sizeof(T), cudaMemcpyHostToDevice, st));
             d_on_device = true;
         }
+        d_H = H;
         const size_t s = std::min(n, H);
-        if (s > 0) {
-            d_seam.reserve(H + s);
+        d_seam.reserve(std::max<size_t>(H + s, 1));
+        if (H)
             GPUINTERP_CUDA_CHECK(
                 cudaMemcpyAsync(d_seam.get(), d_hist.get(), H * sizeof(T), cudaMemcpyDeviceToDevice, st));
+        if (s)
             GPUINTERP_CUDA_CHECK(
                 cudaMemcpyAsync(d_seam.get() + H, in, s * sizeof(T), cudaMemcpyDeviceToDevice, st));
-            launch(static_cast<const T*>(d_seam.get() + H), size_t(0), s);
-        }
-        // Launch sizes stay well inside int.
-        const size_t max_launch = size_t(1) << 28;
-        for (size_t pos = s; pos < n; pos += max_launch)
-            launch(in + pos, pos, std::min(max_launch, n - pos));
-        if (H > 0) {
-            const T* newest = n >= H ? in + (n - H) : d_seam.get() + n;
-            GPUINTERP_CUDA_CHECK(
-                cudaMemcpyAsync(d_hist.get(), newest, H * sizeof(T), cudaMemcpyDeviceToDevice, st));
-        }
+        return d_seam.get();
+    }
+
+    //! After seam(): the history becomes the newest H samples of [history, in[0 .. used)] (used <=
+    //! the n given to seam()), saved on the device, ordered on `st`.
+    void save(const T* in, size_t used, cudaStream_t st)
+    {
+        const size_t H = d_H;
+        if (H == 0)
+            return;
+        // used < H: the newest H samples are seam[used .. used + H), inside the seam as used <= min(n, H).
+        const T* newest = used >= H ? in + (used - H) : d_seam.get() + used;
+        GPUINTERP_CUDA_CHECK(
+            cudaMemcpyAsync(d_hist.get(), newest, H * sizeof(T), cudaMemcpyDeviceToDevice, st));
     }
 
     //! Bring the history back into `host` when the last call was a device call.
@@ -84,6 +109,7 @@ public:
 private:
     device_buffer<T> d_hist, d_seam;
     bool d_on_device = false;
+    size_t d_H = 0; // history length of the current call's seam
 };
 
 } // namespace gpu

@@ -45,6 +45,7 @@
 #include "../kernel/resamp_engines.h"
 #include "complex_ops.cuh"
 #include "cuda_common.cuh"
+#include "device_history.cuh"
 #include "texture_util.cuh"
 #include <algorithm>
 #include <cstdlib>
@@ -258,15 +259,8 @@ public:
     {
         device_guard g(d_device);
         cudaStream_t st = d_stream->get();
-        const size_t per = std::max<size_t>(1, d_batch);
-        for (size_t k0 = 0; k0 < plan.n_out; k0 += per) {
-            const size_t cnt = std::min(per, plan.n_out - k0);
-            const fx_pos first = kernel::fx_advance(plan.pos0, plan.step, k0);
-            const fx_pos lastp = kernel::fx_advance(plan.pos0, plan.step, k0 + cnt - 1);
-            const long long lo = std::max<long long>(0, first.ip - (long long)plan.back);
-            const long long hi = std::min<long long>(
-                (long long)n_win, lastp.ip + (long long)plan.ahead + 1);
-            const size_t n = size_t(hi - lo);
+        for_each_batch(plan, n_win, [&](size_t k0, size_t cnt, long long lo, size_t n,
+                                        const kernel::resamp_plan& sub) {
             d_hwin.reserve(n);
             d_dwin.reserve(n);
             d_hout.reserve(cnt);
@@ -274,16 +268,62 @@ public:
             std::memcpy(d_hwin.get(), win + lo, n * sizeof(D));
             GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(
                 d_dwin.get(), d_hwin.get(), n * sizeof(D), cudaMemcpyHostToDevice, st));
-            kernel::resamp_plan sub = plan;
-            sub.pos0 = { first.ip - lo, first.fp };
-            sub.n_out = cnt;
             launch(d_dwin.get(), n, d_dout.get(), sub, st);
             GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(
                 d_hout.get(), d_dout.get(), cnt * sizeof(D), cudaMemcpyDeviceToHost, st));
             d_stream->synchronize();
             std::memcpy(static_cast<void*>(out + k0), d_hout.get(), cnt * sizeof(D));
-        }
+        });
     }
+
+    // Device-buffer entry point. The window [history, in] is never assembled: the outputs
+    // whose reach goes back into the history (the first few) read the seam array
+    // [history, in[0 .. H)] of device_history.cuh, all later ones read `in` in place, so the
+    // call costs two small device copies on top of the kernel. Ends with a synchronise of
+    // this engine's stream (GNU Radio treats output as readable when work() returns).
+    void run_device(H* out_h,
+                    const H* in_h,
+                    size_t n_in,
+                    kernel::stream_history<H>& hist,
+                    size_t used,
+                    const kernel::resamp_plan& plan) override
+    {
+        device_guard g(d_device);
+        cudaStream_t st = d_stream->get();
+        D* out = reinterpret_cast<D*>(out_h);
+        const D* in = reinterpret_cast<const D*>(in_h);
+        const size_t Hn = hist.size();
+        const D* seam = d_dev_hist.seam(hist, in, n_in, st);
+        // An output at window index ip reads [ip - back, ip + ahead]: it reaches into the
+        // history when ip < H + back, and then ends before H + back + ahead < 2H (H >= back +
+        // ahead + 1), so the seam (H + min(n_in, H) samples) holds its whole reach.
+        const size_t n_seam = count_before(plan, (long long)(Hn + plan.back));
+        if (n_seam > 0) {
+            kernel::resamp_plan sub = plan;
+            sub.n_out = n_seam;
+            launch(seam, Hn + std::min(n_in, Hn), out, sub, st);
+        }
+        if (n_seam < plan.n_out) {
+            kernel::resamp_plan rest = plan;
+            rest.pos0 = kernel::fx_advance(plan.pos0, plan.step, n_seam);
+            rest.pos0.ip -= (long long)Hn; // window index -> index into `in`
+            rest.n_out = plan.n_out - n_seam;
+            for_each_batch(rest, n_in, [&](size_t k0, size_t cnt, long long lo, size_t n,
+                                           const kernel::resamp_plan& sub) {
+                (void)cnt;
+                launch(in + lo, n, out + n_seam + k0, sub, st);
+            });
+        }
+        d_dev_hist.save(in, used, st);
+        d_stream->synchronize();
+    }
+
+    void pull_history(kernel::stream_history<H>& hist) override
+    {
+        device_guard g(d_device);
+        d_dev_hist.pull(hist);
+    }
+    void forget_history() override { d_dev_hist.invalidate(); }
 
     void set_batch(size_t b) override { d_batch = b; }
 
@@ -329,6 +369,40 @@ public:
     }
 
 private:
+    //! Split the plan's outputs into launches of at most d_batch outputs; each gets the part
+    //! [lo, lo + n) of the window (length n_win) it reads and its plan relative to that part.
+    template <typename F>
+    void for_each_batch(const kernel::resamp_plan& plan, size_t n_win, F&& f)
+    {
+        const size_t per = std::max<size_t>(1, d_batch);
+        for (size_t k0 = 0; k0 < plan.n_out; k0 += per) {
+            const size_t cnt = std::min(per, plan.n_out - k0);
+            const fx_pos first = kernel::fx_advance(plan.pos0, plan.step, k0);
+            const fx_pos lastp = kernel::fx_advance(plan.pos0, plan.step, k0 + cnt - 1);
+            const long long lo = std::max<long long>(0, first.ip - (long long)plan.back);
+            const long long hi = std::min<long long>(
+                (long long)n_win, lastp.ip + (long long)plan.ahead + 1);
+            kernel::resamp_plan sub = plan;
+            sub.pos0 = { first.ip - lo, first.fp };
+            sub.n_out = cnt;
+            f(k0, cnt, lo, size_t(hi - lo), sub);
+        }
+    }
+
+    //! Number of the plan's outputs whose integer position is below `limit`.
+    static size_t count_before(const kernel::resamp_plan& plan, long long limit)
+    {
+        size_t lo = 0, hi = plan.n_out; // answer in [lo, hi]
+        while (lo < hi) {
+            const size_t mid = lo + (hi - lo) / 2;
+            if (kernel::fx_advance(plan.pos0, plan.step, mid).ip < limit)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        return lo;
+    }
+
     //! The tiled polyphase kernel; false (nothing launched) when the arm table and a tile's
     //! span do not fit in shared memory.
     bool
@@ -459,6 +533,7 @@ private:
     bool d_poly_old = false;
     device_buffer<D> d_dwin, d_dout;
     pinned_buffer<D> d_hwin, d_hout;
+    device_history<D, H> d_dev_hist; // device-buffer mode
     device_buffer<char> d_pitched;
     char* d_pitched_base = nullptr;
     int d_tex_align = 512;

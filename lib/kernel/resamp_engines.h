@@ -60,7 +60,36 @@ public:
     set_prototype(const std::vector<float>& table, unsigned K, unsigned nfilts) = 0;
     //! win: `plan.hist` history samples followed by the new inputs (length n_win).
     virtual void run(T* out, const T* win, size_t n_win, const resamp_plan& plan) = 0;
+    /*!
+     * Device-buffer entry point: `in` (n_in new inputs) and `out` live in the backend's own
+     * memory (host memory for the CPU backend, which is what the simulated device hands out).
+     * The window is [hist, in]; afterwards the history must hold the newest hist.size() samples
+     * of [hist, in[0 .. used)]. An engine may keep that history in its own memory (then
+     * pull_history() brings it back before the front end touches `hist`). Returns once `out`
+     * is written.
+     */
+    virtual void run_device(T* out,
+                            const T* in,
+                            size_t n_in,
+                            stream_history<T>& hist,
+                            size_t used,
+                            const resamp_plan& plan)
+    {
+        if (plan.n_out > 0) {
+            d_host_window.resize(hist.size() + n_in);
+            hist.window(d_host_window.data(), in, 0, n_in);
+            run(out, d_host_window.data(), d_host_window.size(), plan);
+        }
+        hist.advance(in, used);
+    }
+    //! Make `hist` current again when run_device() kept the history elsewhere.
+    virtual void pull_history(stream_history<T>&) {}
+    //! `hist` was reset: drop any copy of it the engine keeps.
+    virtual void forget_history() {}
     virtual void set_batch(size_t) {}
+
+private:
+    std::vector<T> d_host_window;
 };
 
 template <typename T>

@@ -251,8 +251,8 @@ size_t resampler<T>::inputs_needed(size_t n_out) const
 }
 
 template <typename T>
-size_t
-resampler<T>::resample(T* out, size_t max_out, const T* in, size_t n_in, size_t& consumed)
+template <typename Compute>
+size_t resampler<T>::step(size_t max_out, size_t n_in, size_t& consumed, Compute&& compute)
 {
     consumed = 0;
     const size_t H = d_hist.size();
@@ -260,22 +260,6 @@ resampler<T>::resample(T* out, size_t max_out, const T* in, size_t n_in, size_t&
     const int64_t last = int64_t(H + n_in) - 1 - int64_t(d_ahead);
     const size_t n_out = std::min(max_out, count_outputs(ip, d_next_fp, last));
     const fx_step s{ d_step_ip, d_step_fp };
-    if (n_out > 0) {
-        d_window.resize(H + n_in);
-        d_hist.window(d_window.data(), in, 0, n_in);
-        resamp_plan plan;
-        plan.method = d_method;
-        plan.pos0 = { ip, d_next_fp };
-        plan.step = s;
-        plan.n_out = n_out;
-        plan.hist = H;
-        plan.scale = std::min(1.0, d_rate);
-        plan.half_span = int(d_ahead); // polyphase: K'/2
-        plan.nfilts = int(d_pp.nfilts);
-        plan.back = d_back;
-        plan.ahead = d_ahead;
-        d_engine->run(out, d_window.data(), H + n_in, plan);
-    }
     const fx_pos after = fx_advance({ ip, d_next_fp }, s, n_out);
     // Consume up to (not including) the last input the next output needs: that output
     // then always needs at least one new input (so a forecast of 0 never happens), and
@@ -283,14 +267,49 @@ resampler<T>::resample(T* out, size_t max_out, const T* in, size_t n_in, size_t&
     // back.
     const int64_t c = std::min<int64_t>(
         int64_t(n_in), std::max<int64_t>(0, after.ip - int64_t(H) + int64_t(d_ahead)));
+    resamp_plan plan;
+    plan.method = d_method;
+    plan.pos0 = { ip, d_next_fp };
+    plan.step = s;
+    plan.n_out = n_out;
+    plan.hist = H;
+    plan.scale = std::min(1.0, d_rate);
+    plan.half_span = int(d_ahead); // polyphase: K'/2
+    plan.nfilts = int(d_pp.nfilts);
+    plan.back = d_back;
+    plan.ahead = d_ahead;
+    compute(plan, size_t(c)); // writes the outputs and advances the history by c inputs
     const fx_pos next = fx_advance({ d_next_ip, d_next_fp }, s, n_out);
     d_next_ip = next.ip;
     d_next_fp = next.fp;
     d_produced += n_out;
-    d_hist.advance(in, size_t(c));
     d_consumed += uint64_t(c);
     consumed = size_t(c);
     return n_out;
+}
+
+template <typename T>
+size_t
+resampler<T>::resample(T* out, size_t max_out, const T* in, size_t n_in, size_t& consumed)
+{
+    d_engine->pull_history(d_hist);
+    return step(max_out, n_in, consumed, [&](const resamp_plan& plan, size_t used) {
+        if (plan.n_out > 0) {
+            d_window.resize(plan.hist + n_in);
+            d_hist.window(d_window.data(), in, 0, n_in);
+            d_engine->run(out, d_window.data(), plan.hist + n_in, plan);
+        }
+        d_hist.advance(in, used);
+    });
+}
+
+template <typename T>
+size_t resampler<T>::resample_device(
+    T* out, size_t max_out, const T* in, size_t n_in, size_t& consumed)
+{
+    return step(max_out, n_in, consumed, [&](const resamp_plan& plan, size_t used) {
+        d_engine->run_device(out, in, n_in, d_hist, used, plan);
+    });
 }
 
 template <typename T>
@@ -351,6 +370,7 @@ template <typename T>
 void resampler<T>::set_rate(double rate)
 {
     check_rate(rate);
+    d_engine->pull_history(d_hist); // configure_reach() may grow it
     d_seg_k = d_produced;
     d_seg_ip = d_next_ip;
     d_seg_fp = d_next_fp;
@@ -369,6 +389,7 @@ void resampler<T>::reset()
     d_seg_k = 0;
     d_consumed = d_produced = 0;
     d_hist.clear();
+    d_engine->forget_history();
 }
 
 template <typename T>

@@ -41,6 +41,8 @@ public:
      * \param attenuation_db polyphase Kaiser design attenuation (20..150 dB)
      * \param backend "automatic", "cpu" or "cuda"
      * \param device CUDA device index
+     * \param device_buffers keep the stream in device memory (GRC "Keep data on GPU";
+     * docs/device_buffers.md)
      */
     static sptr make(double rate,
                      const std::string& method = "polyphase",
@@ -48,13 +50,16 @@ public:
                      unsigned taps_per_arm = 32,
                      double attenuation_db = 80.0,
                      const std::string& backend = "automatic",
-                     int device = 0);
+                     int device = 0,
+                     bool device_buffers = false);
 
     virtual void set_rate(double rate) = 0;
     virtual double rate() const = 0;
     virtual std::string method() const = 0;
     //! The backend actually in use: "cpu" or "cuda".
     virtual std::string active_backend() const = 0;
+    //! True when the ports use device buffers.
+    virtual bool device_buffers() const = 0;
 };
 
 typedef resampler<std::complex<float>> resampler_cc;

@@ -36,7 +36,8 @@ Args:
     taps_per_arm: polyphase length K in input samples (even, 4..512)
     attenuation_db: polyphase Kaiser design attenuation (20..150)
     backend: 'automatic', 'cpu' or 'cuda'
-    device: CUDA device index)doc";
+    device: CUDA device index
+    device_buffers: keep the stream in device memory (docs/device_buffers.md))doc";
 
 const char* lookup_doc =
     R"doc(Interpolated table lookup: float coordinates in, table values out (CUDA 1D texture rules).
@@ -53,7 +54,8 @@ Args:
     address: 'clamp' or 'border'
     precision: 'texture' or 'exact'
     backend: 'automatic', 'cpu' or 'cuda'
-    device: CUDA device index)doc";
+    device: CUDA device index
+    device_buffers: keep the stream in device memory (docs/device_buffers.md))doc";
 
 template <class T>
 void bind_resampler_block(py::module& m, const char* name)
@@ -69,6 +71,7 @@ void bind_resampler_block(py::module& m, const char* name)
              py::arg("attenuation_db") = 80.0,
              py::arg("backend") = "automatic",
              py::arg("device") = 0,
+             py::arg("device_buffers") = false,
              resampler_doc)
         .def("set_rate",
              &blk::set_rate,
@@ -76,6 +79,7 @@ void bind_resampler_block(py::module& m, const char* name)
              "Change the rate (lands between two work() calls).")
         .def("rate", &blk::rate)
         .def("method", &blk::method)
+        .def("device_buffers", &blk::device_buffers, "True when the ports use device buffers.")
         .def("active_backend", &blk::active_backend);
 }
 

@@ -84,6 +84,14 @@ public:
      * general_work).
      */
     size_t resample(T* out, size_t max_out, const T* in, size_t n_in, size_t& consumed);
+    /*!
+     * \brief Like resample(), but `in` and `out` are device memory of the active backend
+     * (CUDA device memory of `device` for cuda; host memory for cpu). Used by blocks whose
+     * ports use device buffers. Returns when `out` is complete. Shares the stream state with
+     * resample(), so the two may be mixed (the history moves between host and device).
+     */
+    size_t
+    resample_device(T* out, size_t max_out, const T* in, size_t n_in, size_t& consumed);
     //! Consume everything and return every output it allows.
     std::vector<T> resample(const std::vector<T>& in);
 
@@ -120,6 +128,10 @@ public:
 
 private:
     void configure_reach();
+    //! The bookkeeping shared by resample() and resample_device(): plans the call, lets
+    //! `compute(plan, used)` produce the outputs, advances the clock.
+    template <typename Compute>
+    size_t step(size_t max_out, size_t n_in, size_t& consumed, Compute&& compute);
     size_t count_outputs(int64_t first_ip, uint64_t first_fp, int64_t last_index) const;
 
     double d_rate;
