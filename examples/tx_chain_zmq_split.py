@@ -3,7 +3,8 @@
 """The transmit chain of tx_chain_gpu.py split over two processes with GNU Radio's ZMQ blocks:
 
     process "tx":  symbols -> interpolate x8 (GPU, device buffers) -> ZMQ PUB  (binds ADDRESS)
-    process "rx":  ZMQ SUB (connects to ADDRESS) -> second stage (GPU, device buffers) -> file
+    process "rx":  ZMQ SUB (connects to ADDRESS) -> predistort -> resample x1.25 (GPU, device
+                   buffers) -> file
 
 This is how the chain spreads over machines: run "--role tx" on one host and "--role rx
 --address tcp://<tx-host>:<port>" on another; each process keeps its own part on its own GPU(s)
@@ -24,23 +25,24 @@ import time
 
 import numpy as np
 from gnuradio import blocks, gr, zeromq
-from scipy import signal
 
 from gnuradio import gpuinterp
 
-L1 = 8
+# The chain's design and its double-precision reference live in tx_chain_gpu.py (same folder).
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tx_chain_gpu import L1, LO, Lp, Lq, P, Q, chain_design, chain_reference  # noqa: E402
+
+RATE = 1.25
 
 
-def design(n):
-    rng = np.random.default_rng(7)
-    x = ((rng.integers(0, 2, n) * 2 - 1) + 1j * (rng.integers(0, 2, n) * 2 - 1)).astype(np.complex64) / np.sqrt(2)
-    h1 = (L1 * signal.firwin(128, 0.9 / L1)).astype(np.float32)
-    h2 = signal.firwin(48, 0.2).astype(np.float32)
-    return x, h1, h2
+def expected_outputs(n):
+    """Outputs of the rx part for n input symbols: the resampler emits output k once input
+    floor(k / RATE) + 16 has arrived (32 taps per arm), i.e. for k / RATE < n L1 - 16."""
+    return int(np.ceil((n * L1 - 16) * RATE - 1e-9))
 
 
 def build_tx(args):
-    x, h1, _ = design(args.samples)
+    x, h1, _ = chain_design(args.samples)
     tb = gr.top_block("tx_chain_zmq_tx")
     src = blocks.vector_source_c(x.tolist())
     tb.interp = gpuinterp.interp_fir_ccf(L1, h1.tolist(), backend=args.backend, device=args.device,
@@ -58,26 +60,31 @@ def run_tx(args, tb):
 
 
 def run_rx(args):
-    _, _, h2 = design(args.samples)
+    _, _, w = chain_design(args.samples)
+    n_out = expected_outputs(args.samples)
     tb = gr.top_block("tx_chain_zmq_rx")
     sub = zeromq.sub_source(gr.sizeof_gr_complex, 1, args.address, 100, False, -1, "")
-    stage2 = gpuinterp.interp_fir_ccf(1, h2.tolist(), backend=args.backend, device=args.device,
-                                      device_buffers=True)
-    head = blocks.head(gr.sizeof_gr_complex, args.samples * L1)
+    stage2 = gpuinterp.dpd_predistorter_cc(P, Q, Lp, Lq, [complex(v) for v in w], LO,
+                                           backend=args.backend, device=args.device,
+                                           device_buffers=True)
+    stage3 = gpuinterp.resampler_cc(RATE, "polyphase", backend=args.backend, device=args.device,
+                                    device_buffers=True)
+    head = blocks.head(gr.sizeof_gr_complex, n_out)
     out = blocks.file_sink(gr.sizeof_gr_complex, args.rx_out)
-    tb.connect(sub, stage2, head, out)
+    tb.connect(sub, stage2, stage3, head, out)
     tb.start()
     if args.ready_file:  # tell the parent the subscriber exists (it may publish from now on)
         open(args.ready_file, "w").close()
     # A ZMQ source never reports the end of the stream (it just polls), so the flowgraph does not
     # end by itself: stop it once head has passed everything on.
-    while head.nitems_written(0) < args.samples * L1:
+    while head.nitems_written(0) < n_out:
         time.sleep(0.05)
     tb.stop()
     tb.wait()
     out.close()
-    print(f"rx: {args.samples * L1} samples received from {args.address}, second stage on "
-          f"{stage2.active_backend()}, written to {args.rx_out}")
+    print(f"rx: {args.samples * L1} samples received from {args.address}, predistorter and "
+          f"resampler on {stage2.active_backend()}/{stage3.active_backend()}, {n_out} samples "
+          f"written to {args.rx_out}")
 
 
 def free_port():
@@ -93,7 +100,7 @@ def main():
     ap.add_argument("--samples", type=int, default=1 << 16, help="input symbols")
     ap.add_argument("--backend", default="automatic", choices=["automatic", "cpu", "cuda"])
     ap.add_argument("--device", type=int, default=0)
-    ap.add_argument("--rx-out", default=None, help="rx: file for the received, filtered stream")
+    ap.add_argument("--rx-out", default=None, help="rx: file for the predistorted, resampled stream")
     ap.add_argument("--ready-file", default=None, help="rx: created once the subscriber runs")
     ap.add_argument("--output", default="tx_chain_zmq_split.png", help="PNG written by role 'both'")
     ap.add_argument("--timeout", type=float, default=120, help="seconds to wait for the receiver")
@@ -136,7 +143,8 @@ def main():
         except subprocess.TimeoutExpired:
             rx.kill()
             got = os.path.getsize(rx_out) // 8 if os.path.exists(rx_out) else 0
-            print(f"FAIL: the receiver got {got} of {args.samples * L1} samples in {args.timeout} s")
+            print(f"FAIL: the receiver wrote {got} of {expected_outputs(args.samples)} samples in "
+                  f"{args.timeout} s")
             return 1
         del tb
         if rc != 0:
@@ -144,9 +152,8 @@ def main():
             return 1
         y = np.fromfile(rx_out, dtype=np.complex64)
 
-    x, h1, h2 = design(args.samples)
-    ref = signal.lfilter(h2.astype(np.float64), [1.0],
-                         signal.upfirdn(h1.astype(np.float64), x.astype(np.complex128), L1)[: len(x) * L1])
+    x, h1, w = chain_design(args.samples)
+    _, ref = chain_reference(x, h1, w, RATE)
     err = np.max(np.abs(y - ref)) / np.max(np.abs(ref)) if len(y) == len(ref) else np.inf
     print(f"two-process chain: {len(y)} samples (expected {len(ref)}), relative max error vs "
           f"numpy/scipy {err:.2e}")

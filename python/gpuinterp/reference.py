@@ -1,0 +1,32 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Double-precision numpy references of gpuinterp's stream blocks, for tests and examples."""
+
+import numpy as np
+
+
+def polyphase_resample(x, rate, nfilts=32, taps_per_arm=32, attenuation_db=80.0):
+    """What resampler_cc(rate, "polyphase", nfilts, taps_per_arm, attenuation_db) outputs for the
+    whole stream x, in double precision: y_k = sum_n x[n] w(t_k - n) at t_k = k / rate (the first
+    output at input 0, zero history, no delay, so output k exists once input floor(t_k) + K/2 does),
+    w the block's windowed-sinc table (polyphase_prototype: nfilts samples per input sample of
+    h(tau), tau in [-K/2, K/2]) interpolated linearly between arms. rate >= 1 only (below 1 the
+    block stretches the filter by 1/rate)."""
+    from gnuradio import gpuinterp
+
+    if rate < 1:
+        raise ValueError("rate: the reference covers rate >= 1")
+    table = np.asarray(gpuinterp.polyphase_prototype(nfilts, taps_per_arm, attenuation_db),
+                       dtype=np.float64)
+    x = np.asarray(x, dtype=np.complex128)
+    half = taps_per_arm // 2
+    t = np.arange(int(np.floor(max(0, len(x) - 1 - half) * rate)) + 2) / rate
+    t = t[np.floor(t) + half <= len(x) - 1]
+    xp = np.concatenate([np.zeros(half, dtype=np.complex128), x])
+    i = np.floor(t).astype(np.int64)
+    y = np.zeros(len(t), dtype=np.complex128)
+    for m in range(taps_per_arm):  # tap m reads x[i - (half - 1) + m] at tau = t - n
+        n = i - (half - 1) + m
+        pos = (t - n + half) * nfilts
+        j = np.minimum(np.floor(pos).astype(np.int64), len(table) - 2)
+        y += (table[j] + (pos - j) * (table[j + 1] - table[j])) * xp[n + half]
+    return y
