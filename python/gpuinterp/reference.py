@@ -6,8 +6,10 @@ import numpy as np
 
 def polyphase_resample(x, rate, nfilts=32, taps_per_arm=32, attenuation_db=80.0):
     """What resampler_cc(rate, "polyphase", nfilts, taps_per_arm, attenuation_db) outputs for the
-    whole stream x, in double precision: y_k = sum_n x[n] w(t_k - n) at t_k = k / rate (the first
-    output at input 0, zero history, no delay, so output k exists once input floor(t_k) + K/2 does),
+    whole stream x, in double precision: y_k = sum_n x[n] w(t_k - n) at t_k = k D, D = 1/rate
+    rounded to a double and k D taken exactly, as the block's 64.64 fixed-point clock does (k / rate
+    rounded could land on the other side of an integer and pick the other edge tap); the first
+    output at input 0, zero history, no delay, so output k exists once input floor(t_k) + K/2 does;
     w the block's windowed-sinc table (polyphase_prototype: nfilts samples per input sample of
     h(tau), tau in [-K/2, K/2]) interpolated linearly between arms. rate >= 1 only (below 1 the
     block stretches the filter by 1/rate)."""
@@ -19,14 +21,17 @@ def polyphase_resample(x, rate, nfilts=32, taps_per_arm=32, attenuation_db=80.0)
                        dtype=np.float64)
     x = np.asarray(x, dtype=np.complex128)
     half = taps_per_arm // 2
-    t = np.arange(int(np.floor(max(0, len(x) - 1 - half) * rate)) + 2) / rate
-    t = t[np.floor(t) + half <= len(x) - 1]
+    a, b = (1.0 / rate).as_integer_ratio()  # D = a / b exactly, b a power of two
+    prod = np.arange(int(np.ceil(max(0, len(x) - half) * rate)) + 2, dtype=np.int64).astype(object) * a
+    i = (prod // b).astype(np.int64)
+    keep = i + half <= len(x) - 1
+    i = i[keep]
+    mu = (prod[keep] % b).astype(np.float64) / b  # exact numerator, one rounding
     xp = np.concatenate([np.zeros(half, dtype=np.complex128), x])
-    i = np.floor(t).astype(np.int64)
-    y = np.zeros(len(t), dtype=np.complex128)
+    y = np.zeros(len(i), dtype=np.complex128)
     for m in range(taps_per_arm):  # tap m reads x[i - (half - 1) + m] at tau = t - n
         n = i - (half - 1) + m
-        pos = (t - n + half) * nfilts
+        pos = ((i - n) + mu + half) * nfilts
         j = np.minimum(np.floor(pos).astype(np.int64), len(table) - 2)
         y += (table[j] + (pos - j) * (table[j + 1] - table[j])) * xp[n + half]
     return y
