@@ -36,19 +36,19 @@
 // tiled8 0.368 / smem 0.658; (7,7,8) 0.520 vs 0.597 / 0.907; (9,5,16) 1.03 vs 1.34 / 1.78. Where
 // tiled does not fit (L > 256), or for misaligned device-buffer pointers, it runs smem.
 //
-// Host pipeline: two slots, each with its own stream, staging and device buffers, as in the FIR
-// engine: while the GPU processes chunk c, the CPU copies chunk c-1's output out of staging and
-// chunk c+1's input in. Each chunk carries its own H-sample history (taken on the host), so the
-// streams stay independent. Staging is pinned (copies are DMA, truly asynchronous), or with
-// `mapped` it is mapped pinned memory that the kernel reads and writes directly over the bus
-// (cudaHostAllocMapped, zero-copy: no device buffers and no copy engine; what the source
-// document does on integrated GPUs, where host and device share the memory). The copies between
-// GNU Radio's pageable buffers and the staging are split over threads (cpu::parallel_copy): one
-// thread's memcpy would cap the block far below the bus.
+// Host pipeline: the two-slot pinned pipeline of host_pipeline.cuh, as in the FIR engine. Each
+// chunk carries its own H-sample history (taken on the host), so the streams stay independent.
+// Staging is pinned (copies are DMA, truly asynchronous), or with `mapped` it is mapped pinned
+// memory that the kernel reads and writes directly over the bus (cudaHostAllocMapped, zero-copy:
+// no device buffers and no copy engine; what the source document does on integrated GPUs, where
+// host and device share the memory). Both copies between GNU Radio's pageable buffers and the
+// staging are split over threads (cpu::parallel_copy): one thread's memcpy would cap the block
+// far below the bus.
 #include "../cpu/parallel.h"
 #include "../kernel/dpd_engine.h"
 #include "cuda_common.cuh"
 #include "device_history.cuh"
+#include "host_pipeline.cuh"
 #include <gnuradio/gpuinterp/kernel/stream_history.h>
 #include <algorithm>
 #include <cstdint>
@@ -557,15 +557,9 @@ class cuda_dpd_engine final : public kernel::dpd_engine
 {
 public:
     cuda_dpd_engine(int device, size_t batch, bool mapped)
-        : d_device(device), d_batch(batch), d_mapped(mapped)
+        : d_device(device), d_batch(batch), d_pipe(device, mapped) // staging mapped or not
     {
         device_guard guard(d_device);
-        for (auto& s : d_slots) {
-            s.strm = std::make_unique<stream>();
-            s.done = std::make_unique<event>(false);
-            s.h_in = std::make_unique<pinned_buffer<float2>>(mapped);
-            s.h_out = std::make_unique<pinned_buffer<float2>>(mapped);
-        }
         GPUINTERP_CUDA_CHECK(cudaDeviceGetAttribute(&d_sms, cudaDevAttrMultiProcessorCount, device));
         GPUINTERP_CUDA_CHECK(
             cudaDeviceGetAttribute(&d_smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
@@ -576,13 +570,6 @@ public:
                 throw std::runtime_error("mapped: device " + std::to_string(device) +
                                          " cannot map host memory");
         }
-    }
-
-    ~cuda_dpd_engine() override
-    {
-        for (auto& s : d_slots) // in-flight work must end before RAII frees what it uses; never throw
-            if (s.strm)
-                cudaStreamSynchronize(s.strm->get());
     }
 
     void set_model(const kernel::dpd_packed& m) override
@@ -624,7 +611,7 @@ public:
     {
         device_guard guard(d_device);
         const size_t H = d_hist.size();
-        cudaStream_t st = d_slots[0].strm->get();
+        cudaStream_t st = d_pipe.stream0();
         float2* y = reinterpret_cast<float2*>(out);
         d_dev_hist.run(d_hist, reinterpret_cast<const float2*>(in), n, st,
                        [&](const float2* x, size_t first, size_t count) { launch(x - H, y + first, count, st); });
@@ -636,48 +623,14 @@ public:
         device_guard guard(d_device);
         d_dev_hist.pull(d_hist);
         const size_t H = d_hist.size();
-        const size_t chunk = std::max<size_t>(1, d_batch);
-        size_t pos = 0;
-        int c = 0;
-        try {
-            while (pos < n) {
-                slot& s = d_slots[c & 1];
-                drain(s, out);
-                const size_t cnt = std::min(chunk, n - pos);
-                s.h_in->reserve(H + chunk);
-                s.h_out->reserve(chunk);
-                // The H samples before `pos` (history or input), then the chunk, copied by threads.
-                cf* staged = reinterpret_cast<cf*>(s.h_in->get());
-                d_hist.window(staged, in, pos, 0);
-                cpu::parallel_copy(staged + H, in + pos, cnt * sizeof(cf));
-                cudaStream_t st = s.strm->get();
-                if (d_mapped) {
-                    launch(s.h_in->device_pointer(), s.h_out->device_pointer(), cnt, st);
-                } else {
-                    s.d_in.reserve(H + chunk);
-                    s.d_out.reserve(chunk);
-                    GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(s.d_in.get(), s.h_in->get(), (H + cnt) * sizeof(float2),
-                                                         cudaMemcpyHostToDevice, st));
-                    launch(s.d_in.get(), s.d_out.get(), cnt, st);
-                    GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(s.h_out->get(), s.d_out.get(), cnt * sizeof(float2),
-                                                         cudaMemcpyDeviceToHost, st));
-                }
-                s.done->record(st);
-                s.pending = true;
-                s.out_pos = pos;
-                s.out_count = cnt;
-                pos += cnt;
-                c++;
-            }
-            drain(d_slots[c & 1], out);
-            drain(d_slots[(c + 1) & 1], out);
-        } catch (...) {
-            for (auto& s : d_slots) {
-                cudaStreamSynchronize(s.strm->get());
-                s.pending = false;
-            }
-            throw;
-        }
+        d_pipe.run(reinterpret_cast<float2*>(out), n, d_batch, { H, 1, 1 },
+                   [&](float2* pinned, size_t pos, size_t cnt) {
+                       // The H samples before `pos` (history or input), then the chunk, copied by threads.
+                       cf* staged = reinterpret_cast<cf*>(pinned);
+                       d_hist.window(staged, in, pos, 0);
+                       cpu::parallel_copy(staged + H, in + pos, cnt * sizeof(cf));
+                   },
+                   [&](const float2* x, float2* y, size_t cnt, cudaStream_t st) { launch(x, y, cnt, st); });
         d_hist.advance(in, n);
     }
 
@@ -698,29 +651,11 @@ public:
         for (size_t i = 0; i < hx.size(); i++) // |x| <= ~0.7, deterministic
             hx[i] = cf(float((i * 2654435761u) % 1000) * 1e-3f - 0.5f, float((i * 40503u) % 997) * 1e-3f - 0.5f);
         GPUINTERP_CUDA_CHECK(cudaMemcpy(x.get(), hx.data(), hx.size() * sizeof(float2), cudaMemcpyHostToDevice));
-        cudaStream_t st = d_slots[0].strm->get();
+        cudaStream_t st = d_pipe.stream0();
         return median_launch_ms(st, iters, [&] { launch(x.get(), y.get(), n, st); });
     }
 
 private:
-    struct slot {
-        std::unique_ptr<stream> strm;
-        std::unique_ptr<event> done;
-        std::unique_ptr<pinned_buffer<float2>> h_in, h_out; // mapped or not: chosen at construction
-        device_buffer<float2> d_in, d_out;
-        bool pending = false;
-        size_t out_pos = 0, out_count = 0;
-    };
-
-    void drain(slot& s, cf* out)
-    {
-        if (!s.pending)
-            return;
-        s.done->synchronize();
-        cpu::parallel_copy(out + s.out_pos, s.h_out->get(), s.out_count * sizeof(float2));
-        s.pending = false;
-    }
-
     //! Resolve the variant, size the tile and the grid for the current structure.
     //! The members one configuration sets (see configure()).
     struct launch_cfg {
@@ -881,7 +816,6 @@ private:
 
     int d_device;
     size_t d_batch;
-    bool d_mapped;
     int d_sms = 1, d_smem_optin = 48 * 1024, d_max_blocks = 1;
     int d_M = 1, d_tile = 0, d_R = 1, d_threads = THREADS;
     bool d_param = false;           //!< tiled, unrolled: maps passed as a kernel parameter
@@ -895,7 +829,9 @@ private:
     device_buffer<float4> d_coef;
     kernel::stream_history<cf> d_hist;
     device_history<float2, cf> d_dev_hist; // device-buffer mode
-    slot d_slots[2];
+    // Last member, so destroyed first: its destructor waits for both streams before the members
+    // above free memory that queued work may still use.
+    host_pipeline<float2, float2> d_pipe;
 };
 
 } // namespace

@@ -16,20 +16,15 @@
 // (stride R*L), so they are staged in shared memory and written back as one contiguous, coalesced
 // tile; for L >= 32 a warp already writes 32 consecutive outputs and writes directly.
 //
-// Host pipeline: two slots, each with its own stream, pinned input/output staging and device
-// buffers. While the GPU works on chunk c-1, the CPU copies chunk c-2's output out of pinned memory
-// and chunk c's input in, so the bus copies, the kernel and the host copies of consecutive chunks
-// overlap. GNU Radio's buffers are pageable, so pinned staging is what makes the copies asynchronous;
-// the host-side copy of the (L times larger) output is split across threads because one thread's
-// memcpy (~8 GB/s) was the measured limit of the whole block on the H200 host.
-// Each chunk's history (M-1 inputs) is taken from the host side of the stream and sent with the
-// chunk, which keeps the two streams independent (no cross-stream events) at the price of M-1
-// extra input samples per chunk.
-#include "../cpu/parallel.h"
+// Host pipeline: the two-slot pinned pipeline of host_pipeline.cuh, where the threaded copy of
+// the (L times larger) output matters most. Each chunk's history (M-1 inputs) is taken from the
+// host side of the stream and sent with the chunk, which keeps the two streams independent (no
+// cross-stream events) at the price of M-1 extra input samples per chunk.
 #include "../kernel/fir_engine.h"
 #include "complex_ops.cuh"
 #include "cuda_common.cuh"
 #include "device_history.cuh"
+#include "host_pipeline.cuh"
 #include <gnuradio/gpuinterp/kernel/stream_history.h>
 #include <algorithm>
 #include <cstring>
@@ -178,24 +173,12 @@ public:
     using HTAP = std::conditional_t<std::is_same_v<TAP, float2>, std::complex<float>, float>;
     static_assert(sizeof(HT) == sizeof(T) && sizeof(HTAP) == sizeof(TAP), "layout");
 
-    cuda_fir_engine(int device, size_t batch) : d_device(device), d_batch(batch)
+    cuda_fir_engine(int device, size_t batch) : d_device(device), d_batch(batch), d_pipe(device)
     {
         device_guard guard(d_device);
-        for (auto& s : d_slots) {
-            s.strm = std::make_unique<stream>();
-            s.done = std::make_unique<event>(false);
-        }
         GPUINTERP_CUDA_CHECK(cudaDeviceGetAttribute(&d_sms, cudaDevAttrMultiProcessorCount, device));
         GPUINTERP_CUDA_CHECK(
             cudaDeviceGetAttribute(&d_smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-    }
-
-    ~cuda_fir_engine() override
-    {
-        // Wait for in-flight work before the RAII members free what it uses; never throw.
-        for (auto& s : d_slots)
-            if (s.strm)
-                cudaStreamSynchronize(s.strm->get());
     }
 
     void set_taps(const std::vector<HTAP>& padded, unsigned L, size_t M) override
@@ -238,43 +221,13 @@ public:
         device_guard guard(d_device);
         d_dev_hist.pull(d_hist);
         const size_t L = size_t(d_geom.L);
-        const size_t H = d_hist.size();
         // Cap the output of one launch at 4 Mi samples so pinned staging stays bounded for large L.
-        const size_t chunk = std::max<size_t>(1, std::min(d_batch, (size_t(1) << 22) / L));
-        size_t pos = 0;
-        int c = 0;
-        try {
-            while (pos < n_in) {
-                slot& s = d_slots[c & 1];
-                drain(s, out);
-                const size_t cnt = std::min(chunk, n_in - pos);
-                s.h_in.reserve(H + chunk);
-                s.h_out.reserve(chunk * L);
-                s.d_in.reserve(H + chunk);
-                s.d_out.reserve(chunk * L);
-                d_hist.window(reinterpret_cast<HT*>(s.h_in.get()), in, pos, cnt);
-                cudaStream_t st = s.strm->get();
-                GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(
-                    s.d_in.get(), s.h_in.get(), (H + cnt) * sizeof(T), cudaMemcpyHostToDevice, st));
-                launch(s.d_in.get(), s.d_out.get(), int(cnt), st);
-                GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(
-                    s.h_out.get(), s.d_out.get(), cnt * L * sizeof(T), cudaMemcpyDeviceToHost, st));
-                s.done->record(st);
-                s.pending = true;
-                s.out_pos = pos * L;
-                s.out_count = cnt * L;
-                pos += cnt;
-                c++;
-            }
-            drain(d_slots[c & 1], out);
-            drain(d_slots[(c + 1) & 1], out);
-        } catch (...) {
-            for (auto& s : d_slots) {
-                cudaStreamSynchronize(s.strm->get());
-                s.pending = false;
-            }
-            throw;
-        }
+        const size_t chunk = std::min(d_batch, (size_t(1) << 22) / L);
+        d_pipe.run(reinterpret_cast<T*>(out), n_in, chunk, { d_hist.size(), 1, L },
+                   [&](T* staged, size_t pos, size_t cnt) {
+                       d_hist.window(reinterpret_cast<HT*>(staged), in, pos, cnt);
+                   },
+                   [&](const T* x, T* y, size_t cnt, cudaStream_t st) { launch(x, y, int(cnt), st); });
         d_hist.advance(in, n_in);
     }
 
@@ -294,7 +247,7 @@ public:
         T* out = reinterpret_cast<T*>(out_h);
         const size_t L = size_t(d_geom.L);
         const size_t H = d_hist.size();
-        cudaStream_t st = d_slots[0].strm->get();
+        cudaStream_t st = d_pipe.stream0();
         d_dev_hist.run(d_hist, reinterpret_cast<const T*>(in_h), n_in, st,
                        [&](const T* x, size_t first, size_t count) {
                            launch(x - H, out + first * L, int(count), st);
@@ -312,30 +265,12 @@ public:
         for (size_t i = 0; i < hx.size(); i++)
             hx[i] = HT(float((i * 2654435761u) % 1000) * 1e-3f - 0.5f);
         GPUINTERP_CUDA_CHECK(cudaMemcpy(x.get(), hx.data(), hx.size() * sizeof(T), cudaMemcpyHostToDevice));
-        cudaStream_t st = d_slots[0].strm->get();
+        cudaStream_t st = d_pipe.stream0();
         return median_launch_ms(st, iters, [&] { launch(x.get(), y.get(), int(n), st); });
     }
 
 private:
     using kernel_fn = void (*)(const T*, T*, const TAP*, int, tile_geometry);
-
-    struct slot {
-        std::unique_ptr<stream> strm;
-        std::unique_ptr<event> done;
-        pinned_buffer<T> h_in, h_out;
-        device_buffer<T> d_in, d_out;
-        bool pending = false;
-        size_t out_pos = 0, out_count = 0;
-    };
-
-    void drain(slot& s, HT* out)
-    {
-        if (!s.pending)
-            return;
-        s.done->synchronize();
-        cpu::parallel_copy(out + s.out_pos, s.h_out.get(), s.out_count * sizeof(T));
-        s.pending = false;
-    }
 
     kernel_fn pick_kernel() const
     {
@@ -359,9 +294,11 @@ private:
     kernel_fn d_kernel = nullptr;
     device_buffer<TAP> d_taps;
     kernel::stream_history<HT> d_hist;
-    slot d_slots[2];
     // Device-buffer mode (filter_device): history on the device and the seam array.
     device_history<T, HT> d_dev_hist;
+    // Last member, so destroyed first: its destructor waits for both streams before the members
+    // above free memory that queued work may still use.
+    host_pipeline<T, T> d_pipe;
 };
 
 } // namespace

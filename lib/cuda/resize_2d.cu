@@ -19,17 +19,15 @@
 // clip, (v - mean[c]) / std[c]) and the binary16 conversion happen before the store, so
 // the output is written exactly once.
 //
-// Host pipeline (resize_2d::resize from host memory): chunks of `batch` frames alternate
-// between two slots, each with its own stream, pinned input/output staging and device
-// buffers. While the GPU resizes chunk c, the CPU copies chunk c-1's output out of pinned
-// memory and chunk c+1's input in, so the bus copies, the kernel and the host copies of
-// consecutive chunks overlap. GNU Radio's buffers are pageable, so pinned staging is what
-// makes the copies asynchronous; the host copies run on several threads (one thread moves
-// ~8 GB/s, far below the ~55 GB/s bus). Frames are independent, so no state crosses
-// chunks and the two streams need no events between them.
+// Host pipeline (resize_2d::resize from host memory): chunks of `batch` frames go through the
+// two-slot pinned pipeline of host_pipeline.cuh; the host copies in and out of pinned staging
+// both run on several threads (one thread moves ~8 GB/s, far below the ~55 GB/s bus). Frames
+// are independent, so no state crosses chunks. The output is staged as bytes: float32 or
+// binary16 per call.
 #include "../cpu/parallel.h"
 #include "../kernel/resize_engine.h"
 #include "cuda_common.cuh"
+#include "host_pipeline.cuh"
 #include "resize_launch.h"
 #include <cuda_fp16.h>
 #include <algorithm>
@@ -449,22 +447,12 @@ template <typename T>
 class cuda_resize_engine final : public kernel::resize_engine<T>
 {
 public:
-    cuda_resize_engine(int device, size_t batch) : d_device(device), d_batch(batch)
+    cuda_resize_engine(int device, size_t batch)
+        : d_device(device), d_batch(batch), d_pipe(device)
     {
         device_guard guard(d_device);
-        for (auto& s : d_slots) {
-            s.strm = std::make_unique<stream>();
-            s.done = std::make_unique<event>(false);
-        }
         GPUINTERP_CUDA_CHECK(
             cudaDeviceGetAttribute(&d_sms, cudaDevAttrMultiProcessorCount, device));
-    }
-
-    ~cuda_resize_engine() override
-    {
-        for (auto& s : d_slots)
-            if (s.strm)
-                cudaStreamSynchronize(s.strm->get());
     }
 
     void set_tables(const kernel::resize_geometry& g,
@@ -529,49 +517,11 @@ public:
         const size_t in_frame = size_t(d_g.in_h) * d_g.in_w * d_g.channels;
         const size_t out_frame = size_t(d_g.out_h) * d_g.out_w * d_g.channels;
         const size_t osz = half ? sizeof(unsigned short) : sizeof(float);
-        const size_t chunk = std::max<size_t>(1, d_batch);
-        char* outb = static_cast<char*>(out);
-        size_t pos = 0;
-        int c = 0;
-        try {
-            while (pos < n_frames) {
-                slot& s = d_slots[c & 1];
-                drain(s, outb);
-                const size_t cnt = std::min(chunk, n_frames - pos);
-                s.h_in.reserve(chunk * in_frame);
-                s.d_in.reserve(chunk * in_frame);
-                s.h_out.reserve(chunk * out_frame * osz);
-                s.d_out.reserve(chunk * out_frame * osz);
-                cpu::parallel_copy(
-                    s.h_in.get(), in + pos * in_frame, cnt * in_frame * sizeof(T));
-                cudaStream_t st = s.strm->get();
-                GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(s.d_in.get(),
-                                                     s.h_in.get(),
-                                                     cnt * in_frame * sizeof(T),
-                                                     cudaMemcpyHostToDevice,
-                                                     st));
-                launch(s.d_in.get(), s.d_out.get(), half, cnt, st);
-                GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(s.h_out.get(),
-                                                     s.d_out.get(),
-                                                     cnt * out_frame * osz,
-                                                     cudaMemcpyDeviceToHost,
-                                                     st));
-                s.done->record(st);
-                s.pending = true;
-                s.out_byte = pos * out_frame * osz;
-                s.out_bytes = cnt * out_frame * osz;
-                pos += cnt;
-                c++;
-            }
-            drain(d_slots[c & 1], outb);
-            drain(d_slots[(c + 1) & 1], outb);
-        } catch (...) {
-            for (auto& s : d_slots) {
-                cudaStreamSynchronize(s.strm->get());
-                s.pending = false;
-            }
-            throw;
-        }
+        d_pipe.run(static_cast<char*>(out), n_frames, d_batch, { 0, in_frame, out_frame * osz },
+                   [&](T* staged, size_t pos, size_t cnt) {
+                       cpu::parallel_copy(staged, in + pos * in_frame, cnt * in_frame * sizeof(T));
+                   },
+                   [&](const T* x, char* y, size_t cnt, cudaStream_t st) { launch(x, y, half, cnt, st); });
     }
 
     // Device-buffer entry point: one launch on device pointers (no history: frames are independent),
@@ -639,29 +589,9 @@ public:
         GPUINTERP_CUDA_CHECK_LAUNCH(st);
     }
 
-    cudaStream_t stream0() const { return d_slots[0].strm->get(); }
+    cudaStream_t stream0() const { return d_pipe.stream0(); }
 
 private:
-    struct slot {
-        std::unique_ptr<stream> strm;
-        std::unique_ptr<event> done;
-        pinned_buffer<T> h_in;
-        pinned_buffer<char> h_out;
-        device_buffer<T> d_in;
-        device_buffer<char> d_out;
-        bool pending = false;
-        size_t out_byte = 0, out_bytes = 0;
-    };
-
-    void drain(slot& s, char* out)
-    {
-        if (!s.pending)
-            return;
-        s.done->synchronize();
-        cpu::parallel_copy(out + s.out_byte, s.h_out.get(), s.out_bytes);
-        s.pending = false;
-    }
-
     template <typename O, int K>
     void dispatch_k(const T* in,
                     O* out,
@@ -742,9 +672,11 @@ private:
     dev_transform d_tf{ { 1, 1, 1, 1 }, { 0, 0, 0, 0 }, 1, 0, 1, 0, 1 };
     device_buffer<int> d_yidx, d_xidx;
     device_buffer<float> d_yw, d_xw;
-    slot d_slots[2];
     resize_variant d_variant = resize_variant::automatic;
     resize_variant d_last_variant = resize_variant::automatic;
+    // Last member, so destroyed first: its destructor waits for both streams before the tables
+    // above are freed.
+    host_pipeline<T, char> d_pipe;
 };
 
 } // namespace
