@@ -189,6 +189,34 @@ TEST(TextureEmulation, NormalisedCoordinates)
     EXPECT_EQ(te::fetch_point(t.data(), 16, 1.0f, true, te::address::border), 0.f);
 }
 
+// The precision steps of normalised coordinates (measured on the H200, texture_emulation.h): the
+// coordinate keeps 21 fractional bits up to 8192 texels, 22 up to 65536, 23 above. So a coordinate
+// already truncated to those bits reads the same value, and one truncated a bit further does not
+// (on some coordinates). A 0,1,0,1 table makes a linear fetch return its weight directly.
+TEST(TextureEmulation, NormalisedCoordinatePrecisionDependsOnWidth)
+{
+    std::mt19937 g(4);
+    std::uniform_real_distribution<float> U(0.f, 1.f);
+    for (auto [n, bits] : std::vector<std::pair<size_t, int>>{
+             { 1000, 21 }, { 8192, 21 }, { 8193, 22 }, { 65536, 22 }, { 65537, 23 }, { 131072, 23 } }) {
+        std::vector<float> alt(n);
+        for (size_t j = 0; j < n; j++)
+            alt[j] = float(j & 1);
+        auto trunc = [](float u, int b) { return float(std::ldexp(std::floor(std::ldexp(double(u), b)), -b)); };
+        size_t same = 0, coarser_differs = 0;
+        const int m = 4000;
+        for (int i = 0; i < m; i++) {
+            const float u = U(g);
+            const float w = te::fetch_linear(alt.data(), n, u, true, te::address::clamp);
+            same += te::fetch_linear(alt.data(), n, trunc(u, bits), true, te::address::clamp) == w;
+            coarser_differs +=
+                te::fetch_linear(alt.data(), n, trunc(u, bits - 1), true, te::address::clamp) != w;
+        }
+        EXPECT_EQ(same, size_t(m)) << "n=" << n;
+        EXPECT_GT(coarser_differs, size_t(m / 20)) << "n=" << n;
+    }
+}
+
 TEST(TextureEmulation, FusedSumIsCorrectlyRounded)
 {
     // Against the exact sum on random operands: the 33-bit products are exact in double,

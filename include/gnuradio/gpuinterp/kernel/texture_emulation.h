@@ -63,14 +63,14 @@ namespace texemu {
 enum class lerp_rounding { fused_exact, fma_second, lerp_fma, separate, fused_ties_away };
 enum class tie_rule { half_up, half_even };
 enum class point_rule { floor_exact, fixed8 };
-enum class norm_scaling { fp32_product, exact_product, fixed21_product };
+enum class norm_scaling { fp32_product, exact_product, fixed21_product, truncated_product };
 enum class address { clamp, border };
 
 struct model {
     lerp_rounding lerp = lerp_rounding::fused_ties_away;
     tie_rule tie = tie_rule::half_up;
     point_rule point = point_rule::floor_exact;
-    norm_scaling norm = norm_scaling::fixed21_product;
+    norm_scaling norm = norm_scaling::truncated_product;
 };
 
 //! The model the CPU backends use; the GPU test asserts that the hardware agrees with it.
@@ -177,10 +177,18 @@ inline double texel_coordinate(float x, size_t n, bool normalized, norm_scaling 
     else if (norm == norm_scaling::fp32_product)
         xu = static_cast<double>(opaque(x * static_cast<float>(n)));
     else if (norm == norm_scaling::fixed21_product)
-        // Measured on the H200 (normdiag, 2026-11-30): the unit truncates the normalised coordinate
-        // to 21 fractional bits, then scales by the width exactly (n = 1000: 200000 of 200000 point
-        // fetches; fp32 x*n: 199947).
+        // The first measurement (n = 1000 only): 21 fractional bits whatever the width.
         xu = std::floor(static_cast<double>(x) * 2097152.0) / 2097152.0 * static_cast<double>(n);
+    else if (norm == norm_scaling::truncated_product) {
+        // Measured on the H200 (2026-11-30, normdiag2/3: 200000 random coordinates per width,
+        // linear weights read off a 0,1,0,1,... table and point indices off a 0,1,2,... table, 52
+        // widths from 48 to 131072 incl. 2^k - 1, 2^k, 2^k + 1, 3 * 2^(k-2)): the unit truncates the
+        // normalised coordinate to F fractional bits, F = 21 for n <= 2^13, 22 for n <= 2^16 and 23
+        // above (every width matched 100 % with its F and 50 % or less with F +- 1), then scales
+        // by the width exactly.
+        const double scale = n <= 8192 ? 2097152.0 : (n <= 65536 ? 4194304.0 : 8388608.0);
+        xu = std::floor(static_cast<double>(x) * scale) / scale * static_cast<double>(n);
+    }
     else
         xu = static_cast<double>(x) * static_cast<double>(n);
     if (std::isnan(xu))
