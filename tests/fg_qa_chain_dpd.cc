@@ -32,15 +32,18 @@ std::vector<cf> run_tx_chain(const std::string& backend,
                              unsigned seed,
                              const std::vector<cf>& x,
                              const std::vector<float>& h,
-                             const std::vector<cf>& co)
+                             const std::vector<cf>& co,
+                             int dev_a = 0,
+                             int dev_b = 0,
+                             int dev_c = 0)
 {
     std::mt19937 g(seed);
     auto tb = gr::make_top_block("tx");
     auto src = gr::blocks::vector_source<cf>::make(x);
-    auto a = gi::interp_fir_ccf::make(4, h, backend, 0, 0, dev);
-    auto b = gi::dpd_predistorter_cc::make(5, 3, 4, 2, co, cf(0.01f, -0.02f), backend, 0, 0, false, dev);
+    auto a = gi::interp_fir_ccf::make(4, h, backend, dev_a, 0, dev);
+    auto b = gi::dpd_predistorter_cc::make(5, 3, 4, 2, co, cf(0.01f, -0.02f), backend, dev_b, 0, false, dev);
     EXPECT_EQ(b->device_buffers(), dev);
-    auto c = gi::resampler_cc::make(1.25, "polyphase", 32, 32, 80.0, backend, 0, dev);
+    auto c = gi::resampler_cc::make(1.25, "polyphase", 32, 32, 80.0, backend, dev_c, dev);
     EXPECT_EQ(c->device_buffers(), dev);
     auto snk = gr::blocks::vector_sink<cf>::make();
     if (small) {
@@ -109,5 +112,32 @@ TEST_P(FgTxChain, InterpDpdResampleDeviceEqualsHostEqualsCpu)
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, FgTxChain, ::testing::Values("cpu", "cuda"));
+
+// The whole chain over two GPUs and back: interp on device 0, predistorter on device 1 (reads
+// device 0's buffer peer-to-peer), resampler on device 0 again (its general_work input crosses
+// back), with small random buffers; equal to the CPU backend.
+TEST(FgTxChainPlacement, TwoGpusFullChain)
+{
+    if (gi::cuda_device_count() < 2)
+        GTEST_SKIP() << "needs two CUDA devices (found " << gi::cuda_device_count() << ")";
+    std::mt19937 g(9);
+    std::uniform_real_distribution<float> d(-0.4f, 0.4f);
+    std::vector<float> h(48);
+    for (auto& t : h)
+        t = d(g);
+    std::vector<cf> co(3 * 4 + 2 * 2);
+    for (auto& c : co)
+        c = { 0.05f * d(g), 0.05f * d(g) };
+    co[0] = { 1.0f, 0.1f };
+    std::vector<cf> x(40013);
+    for (auto& v : x)
+        v = { d(g), d(g) };
+    const auto cpu = run_tx_chain("cpu", false, false, 1, x, h, co);
+    for (bool small : { false, true }) {
+        const auto two = run_tx_chain("cuda", true, small, 2, x, h, co, 0, 1, 0);
+        ASSERT_EQ(two.size(), cpu.size()) << "small buffers " << small;
+        EXPECT_LE(rel_err(two, cpu), 2e-5) << "small buffers " << small;
+    }
+}
 
 } // namespace
