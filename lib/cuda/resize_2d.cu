@@ -34,7 +34,9 @@
 #include <cuda_fp16.h>
 #include <algorithm>
 #include <cstdint>
+#include <climits>
 #include <cstring>
+#include <stdexcept>
 #include <random>
 
 namespace gr {
@@ -87,6 +89,42 @@ __device__ __forceinline__ float pick4(const float (&a)[4], int c)
     return c == 0 ? a[0] : (c == 1 ? a[1] : (c == 2 ? a[2] : a[3]));
 }
 
+// The arithmetic every variant shares, spelled with explicit rounding intrinsics: left to
+// the compiler, `w0*p0 + w1*p1` may be contracted into an FMA around either product, and
+// it may choose differently in differently shaped kernels. With the intrinsics every
+// variant performs the same roundings in the same order, so the variants are bit-identical
+// by construction (Resize.EveryKernelVariant compares them bit for bit).
+// Horizontal: pairs of taps, then their sum (the CPU backend's association).
+template <int KX>
+__device__ __forceinline__ float hsum(const float* w, const float* p)
+{
+    if constexpr (KX == 1)
+        return p[0];
+    else if constexpr (KX == 2)
+        return __fmaf_rn(w[0], p[0], __fmul_rn(w[1], p[1]));
+    else
+        return __fadd_rn(__fmaf_rn(w[0], p[0], __fmul_rn(w[1], p[1])),
+                         __fmaf_rn(w[2], p[2], __fmul_rn(w[3], p[3])));
+}
+
+// Vertical: acc = 0, then acc += wy_k * h_k in tap order (KY == 1: the value itself).
+__device__ __forceinline__ float vacc(float acc, float w, float h)
+{
+    return __fmaf_rn(w, h, acc);
+}
+
+// Output transform: scale, clip, then (v - mean) / std as v * mul + add.
+__device__ __forceinline__ float
+finish(float r, const dev_transform& tf, float m, float a)
+{
+    if (!tf.identity) {
+        if (tf.clip)
+            r = fminf(fmaxf(__fmul_rn(r, tf.scale), tf.lo), tf.hi);
+        r = __fmaf_rn(r, m, a);
+    }
+    return r;
+}
+
 template <typename T, typename O, int KY, int KX>
 __global__ void __launch_bounds__(TX) resize_kernel(const T* __restrict__ in,
                                                     O* __restrict__ out,
@@ -135,42 +173,24 @@ __global__ void __launch_bounds__(TX) resize_kernel(const T* __restrict__ in,
             const T* row = fin + (long long)max(sy, 0) * s.in_row;
 #pragma unroll
             for (int v = 0; v < V; v++) {
-                float h;
-                if (KX == 1) {
-                    h = (sy < 0 || xi[v][0] < 0) ? s.border_value
-                                                 : load_src(row + xi[v][0]);
-                } else {
-                    // Same association as the CPU backend: pairs of taps, then their sum.
-                    float p[KX];
+                float p[KX];
 #pragma unroll
-                    for (int k = 0; k < KX; k++)
-                        p[k] = (sy < 0 || xi[v][k] < 0) ? s.border_value
-                                                        : load_src(row + xi[v][k]);
-                    if (KX == 2)
-                        h = xwv[v][0] * p[0] + xwv[v][1] * p[1];
-                    else
-                        h = (xwv[v][0] * p[0] + xwv[v][1] * p[1]) +
-                            (xwv[v][2] * p[2] + xwv[v][3] * p[3]);
-                }
+                for (int k = 0; k < KX; k++)
+                    p[k] = (sy < 0 || xi[v][k] < 0) ? s.border_value
+                                                    : load_src(row + xi[v][k]);
+                const float h = hsum<KX>(xwv[v], p);
                 if (KY == 1)
                     acc[v] = h;
                 else
-                    acc[v] += wyk * h;
+                    acc[v] = vacc(acc[v], wyk, h);
             }
         }
         O* orow = fout + (long long)oy * s.RW;
 #pragma unroll
         for (int v = 0; v < V; v++) {
             const int e = e0 + v * TX;
-            if (e < s.RW) {
-                float r = acc[v];
-                if (!tf.identity) {
-                    if (tf.clip)
-                        r = fminf(fmaxf(r * tf.scale, tf.lo), tf.hi);
-                    r = r * m[v] + a[v];
-                }
-                store_out(orow + e, r);
-            }
+            if (e < s.RW)
+                store_out(orow + e, finish(acc[v], tf, m[v], a[v]));
         }
     }
 }
@@ -181,6 +201,18 @@ __global__ void __launch_bounds__(TX) resize_kernel(const T* __restrict__ in,
 
 // Interpolated value of one output element at source row `row` (sy < 0: constant
 // border row) for x taps xi/xw; the same association as the CPU backend.
+// Second half of horiz on already loaded samples p (constant-border taps replaced here).
+template <int KX>
+__device__ __forceinline__ float
+horiz_combine(int sy, const int* xi, const float* xw, const float* p, float bv)
+{
+    float q[KX];
+#pragma unroll
+    for (int k = 0; k < KX; k++)
+        q[k] = (sy < 0 || xi[k] < 0) ? bv : p[k];
+    return hsum<KX>(xw, q);
+}
+
 template <typename T, int KX>
 __device__ __forceinline__ float
 horiz(const T* row, int sy, const int* xi, const float* xw, float bv)
@@ -188,34 +220,13 @@ horiz(const T* row, int sy, const int* xi, const float* xw, float bv)
     // Loads are unconditional (a constant-border tap reads a valid sample and discards
     // it): a load behind a branch cannot be issued early, and all gathers of a thread
     // should be in flight together.
-    if constexpr (KX == 1) {
-        const float v = load_src(row + max(xi[0], 0));
-        return (sy < 0 || xi[0] < 0) ? bv : v;
-    } else {
-        float p[KX];
+    float p[KX];
 #pragma unroll
-        for (int k = 0; k < KX; k++)
-            p[k] = load_src(row + max(xi[k], 0));
-#pragma unroll
-        for (int k = 0; k < KX; k++)
-            p[k] = (sy < 0 || xi[k] < 0) ? bv : p[k];
-        if constexpr (KX == 2)
-            return xw[0] * p[0] + xw[1] * p[1];
-        else
-            return (xw[0] * p[0] + xw[1] * p[1]) + (xw[2] * p[2] + xw[3] * p[3]);
-    }
+    for (int k = 0; k < KX; k++)
+        p[k] = load_src(row + max(xi[k], 0));
+    return horiz_combine<KX>(sy, xi, xw, p, bv);
 }
 
-__device__ __forceinline__ float
-finish(float r, const dev_transform& tf, float m, float a)
-{
-    if (!tf.identity) {
-        if (tf.clip)
-            r = fminf(fmaxf(r * tf.scale, tf.lo), tf.hi);
-        r = r * m + a;
-    }
-    return r;
-}
 
 template <bool STREAM>
 __device__ __forceinline__ void store4(float* p, const float (&r)[4])
@@ -345,7 +356,7 @@ __global__ void __launch_bounds__(resize_vec_bx* resize_vec_by)
                 if (KY == 1)
                     acc[v] = h;
                 else
-                    acc[v] += wyk * h;
+                    acc[v] = vacc(acc[v], wyk, h);
             }
         }
 #pragma unroll
@@ -423,7 +434,7 @@ __global__ void __launch_bounds__(resize_point_bx* resize_point_by)
             if (KY == 1)
                 acc = h;
             else
-                acc += wy[ky] * h;
+                acc = vacc(acc, wy[ky], h);
         }
         res[j] = finish(acc, tf, m, a);
     }
@@ -432,6 +443,208 @@ __global__ void __launch_bounds__(resize_point_bx* resize_point_by)
         const long long f = pos.f + j;
         if (f < s.frames)
             store_out(out + f * s.out_frame + (long long)pos.oy0 * s.RW + pos.e0, res[j]);
+    }
+}
+
+// rowcache: the upscale variant built around reuse of horizontal work. A thread owns
+// chunks of 4 consecutive elements (16-byte stores, 512 contiguous bytes per warp store)
+// of R consecutive output rows and walks the rows in order. The horizontally interpolated
+// value of a chunk on one source row, h(sy) = sum_k wx_k * P(sy, x_k), does not depend on
+// the output row; when an upscale maps neighbouring output rows onto the same source rows
+// (at 2x, output rows 2i+1 and 2i+2 both use source rows i and i+1), h(sy) of the previous
+// output row is reused instead of gathered again. At 2x bilinear that is 0.5 new source rows
+// per output row instead of 2 (bicubic: 0.5 instead of 4), i.e. 4x (8x) fewer gather
+// instructions, which (not DRAM) bound vec4_r4: its 16 gathers per 4 outputs cost ~8x the
+// L1 wavefronts of the 16-byte store. A reused h is the same value computed the same way,
+// so the result stays bit-identical to the other variants.
+// The reuse test compares the row's source-row indices with the previous row's: all lanes of
+// a warp own the same rows, so the test and the branch around the gathers are uniform (no
+// divergence). The row loop is not unrolled and the gathers sit behind that branch, so the
+// compiler cannot hoist the loads of later rows and the registers hold one row's gathers
+// (unrolled with predicated loads it took 64-128 registers plus spills); the latency of a
+// new source row is hidden by the other warps (2-4 blocks of 256 threads per SM). Nearest
+// and bilinear gather all new taps of a row together; bicubic one tap at a time (at 2x
+// exactly one tap per new row is new, and one tap's samples fit the register budget).
+// Rows past the frame are computed on its last row and not stored.
+// Blocks of 256 threads per SM the register budget is set for: 4 (64 registers) for
+// nearest, 3 (80) for bilinear (at 64 it spilled), 2 (128) for bicubic and two chunks.
+template <int KY, int NCH>
+constexpr int resize_rowcache_min_blocks()
+{
+    return KY == 1 ? 4 : (KY == 2 && NCH == 1 ? 3 : 2);
+}
+
+template <typename T, typename O, int KY, int KX, int R, int NCH>
+__global__ void __launch_bounds__(resize_vec_bx* resize_vec_by,
+                                  resize_rowcache_min_blocks<KY, NCH>())
+    resize_rowcache_kernel(const T* __restrict__ in,
+                           O* __restrict__ out,
+                           const int* __restrict__ yidx,
+                           const float* __restrict__ yw,
+                           const int* __restrict__ xidx,
+                           const float* __restrict__ xw,
+                           launch_shape s,
+                           dev_transform tf)
+{
+    constexpr int W = 4 * NCH; // elements per thread and row
+    constexpr int chunk_step = 4 * resize_vec_bx;
+    const resize_thread_pos pos = resize_rowcache_pos(
+        blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x, threadIdx.y, R, NCH);
+    if (pos.e0 >= s.RW || pos.oy0 >= s.out_h)
+        return;
+    int xi[W][KX];
+    float xwv[W][KX];
+    float m[W], a[W];
+    bool keep[NCH];
+#pragma unroll
+    for (int j = 0; j < NCH; j++) {
+        const int ej = pos.e0 + j * chunk_step;
+        keep[j] = ej < s.RW;
+        // A chunk past the row recomputes chunk 0 and is not stored.
+        const int el = keep[j] ? ej : pos.e0;
+#pragma unroll
+        for (int k = 0; k < KX; k++) {
+            const int4 i4 =
+                __ldg(reinterpret_cast<const int4*>(xidx + size_t(k) * s.RW + el));
+            const float4 w4 =
+                __ldg(reinterpret_cast<const float4*>(xw + size_t(k) * s.RW + el));
+            xi[4 * j + 0][k] = i4.x;
+            xi[4 * j + 1][k] = i4.y;
+            xi[4 * j + 2][k] = i4.z;
+            xi[4 * j + 3][k] = i4.w;
+            xwv[4 * j + 0][k] = w4.x;
+            xwv[4 * j + 1][k] = w4.y;
+            xwv[4 * j + 2][k] = w4.z;
+            xwv[4 * j + 3][k] = w4.w;
+        }
+#pragma unroll
+        for (int v = 0; v < 4; v++) {
+            const int c = (el + v) % s.C;
+            m[4 * j + v] = pick4(tf.mul, c);
+            a[4 * j + v] = pick4(tf.add, c);
+        }
+    }
+    const T* fin = in + pos.f * s.in_frame;
+    O* fout = out + pos.f * s.out_frame;
+    // Cache: source rows of the previous output row and their h. Table indices are >= -1,
+    // so INT_MIN never matches.
+    int csy[KY];
+    float ch[KY][W];
+#pragma unroll
+    for (int k = 0; k < KY; k++) {
+        csy[k] = INT_MIN;
+#pragma unroll
+        for (int v = 0; v < W; v++)
+            ch[k][v] = 0.f;
+    }
+    int sy[KY];
+#pragma unroll
+    for (int k = 0; k < KY; k++)
+        sy[k] = __ldg(yidx + min(pos.oy0, s.out_h - 1) * KY + k);
+#pragma unroll 1
+    for (int r = 0; r < R; r++) {
+        const int oy = min(pos.oy0 + r, s.out_h - 1);
+        // The next row's indices and this row's weights load while this row gathers.
+        int nsy[KY];
+        float wy[KY];
+        const int oyn = min(oy + 1, s.out_h - 1);
+#pragma unroll
+        for (int k = 0; k < KY; k++) {
+            nsy[k] = __ldg(yidx + oyn * KY + k);
+            wy[k] = __ldg(yw + oy * KY + k);
+        }
+        int hit[KY];
+        bool any_new = false;
+#pragma unroll
+        for (int k = 0; k < KY; k++) {
+            hit[k] = -1;
+#pragma unroll
+            for (int j = KY - 1; j >= 0; j--)
+                hit[k] = sy[k] == csy[j] ? j : hit[k];
+            any_new = any_new || hit[k] < 0;
+        }
+        float nh[KY][W];
+#pragma unroll
+        for (int k = 0; k < KY; k++)
+#pragma unroll
+            for (int v = 0; v < W; v++) {
+                float c = ch[0][v];
+#pragma unroll
+                for (int j = 1; j < KY; j++)
+                    c = hit[k] == j ? ch[j][v] : c;
+                nh[k][v] = c;
+            }
+        if constexpr (KY <= 2) {
+            if (any_new) {
+                float p[KY][W][KX];
+#pragma unroll
+                for (int k = 0; k < KY; k++) {
+                    const T* row = fin + (long long)max(sy[k], 0) * s.in_row;
+#pragma unroll
+                    for (int v = 0; v < W; v++)
+#pragma unroll
+                        for (int kx = 0; kx < KX; kx++)
+                            p[k][v][kx] =
+                                hit[k] < 0 ? load_src(row + max(xi[v][kx], 0)) : 0.f;
+                }
+#pragma unroll
+                for (int k = 0; k < KY; k++)
+#pragma unroll
+                    for (int v = 0; v < W; v++)
+                        if (hit[k] < 0)
+                            nh[k][v] = horiz_combine<KX>(
+                                sy[k], xi[v], xwv[v], p[k][v], s.border_value);
+            }
+        } else {
+#pragma unroll
+            for (int k = 0; k < KY; k++)
+                if (hit[k] < 0) {
+                    const T* row = fin + (long long)max(sy[k], 0) * s.in_row;
+                    float p[W][KX];
+#pragma unroll
+                    for (int v = 0; v < W; v++)
+#pragma unroll
+                        for (int kx = 0; kx < KX; kx++)
+                            p[v][kx] = load_src(row + max(xi[v][kx], 0));
+#pragma unroll
+                    for (int v = 0; v < W; v++)
+                        nh[k][v] =
+                            horiz_combine<KX>(sy[k], xi[v], xwv[v], p[v], s.border_value);
+                }
+        }
+        float res[W];
+#pragma unroll
+        for (int v = 0; v < W; v++) {
+            float acc;
+            if constexpr (KY == 1) {
+                acc = nh[0][v];
+            } else {
+                acc = 0.f;
+#pragma unroll
+                for (int k = 0; k < KY; k++)
+                    acc = vacc(acc, wy[k], nh[k][v]);
+            }
+            res[v] = finish(acc, tf, m[v], a[v]);
+        }
+        if (pos.oy0 + r < s.out_h) {
+            O* orow = fout + (long long)(pos.oy0 + r) * s.RW + pos.e0;
+#pragma unroll
+            for (int j = 0; j < NCH; j++)
+                if (keep[j]) {
+                    const float r4[4] = {
+                        res[4 * j], res[4 * j + 1], res[4 * j + 2], res[4 * j + 3]
+                    };
+                    store4<true>(orow + j * chunk_step, r4);
+                }
+        }
+#pragma unroll
+        for (int k = 0; k < KY; k++) {
+            csy[k] = sy[k];
+            sy[k] = nsy[k];
+#pragma unroll
+            for (int v = 0; v < W; v++)
+                ch[k][v] = nh[k][v];
+        }
     }
 }
 
@@ -700,6 +913,22 @@ private:
             resize_vec4_kernel<T, O, K, K, 4, true, true>
                 <<<grid, block, 0, st>>>(in, out, yi, ywp, xi, xwp, s, d_tf);
             break;
+        case resize_variant::rowcache_r8:
+            resize_rowcache_kernel<T, O, K, K, 8, 1>
+                <<<grid, block, 0, st>>>(in, out, yi, ywp, xi, xwp, s, d_tf);
+            break;
+        case resize_variant::rowcache_r16:
+            resize_rowcache_kernel<T, O, K, K, 16, 1>
+                <<<grid, block, 0, st>>>(in, out, yi, ywp, xi, xwp, s, d_tf);
+            break;
+        case resize_variant::rowcache_w8:
+            // The plan runs rowcache_r8 for bicubic taps (register budget).
+            if constexpr (K <= 2)
+                resize_rowcache_kernel<T, O, K, K, 8, 2>
+                    <<<grid, block, 0, st>>>(in, out, yi, ywp, xi, xwp, s, d_tf);
+            else
+                throw std::logic_error("resize: rowcache_w8 planned for bicubic taps");
+            break;
         case resize_variant::point:
             resize_point_kernel<T, O, K, K, 1>
                 <<<grid, block, 0, st>>>(in, out, yi, ywp, xi, xwp, s, d_tf);
@@ -761,6 +990,14 @@ make_cuda_resize_engine<float>(int, size_t);
 template std::unique_ptr<kernel::resize_engine<uint8_t>>
 make_cuda_resize_engine<uint8_t>(int, size_t);
 
+int l2_fetch_granularity(int device)
+{
+    device_guard guard(device);
+    size_t v = 0;
+    GPUINTERP_CUDA_CHECK(cudaDeviceGetLimit(&v, cudaLimitMaxL2FetchGranularity));
+    return int(v);
+}
+
 double time_resize_kernel_ms(int device,
                              int in_h,
                              int in_w,
@@ -772,7 +1009,8 @@ double time_resize_kernel_ms(int device,
                              resize_bench_mode mode,
                              bool half_output,
                              int iters,
-                             int variant)
+                             int variant,
+                             int l2_fetch_bytes)
 {
     if (half_output && mode == resize_bench_mode::separate)
         throw std::invalid_argument(
@@ -817,6 +1055,26 @@ double time_resize_kernel_ms(int device,
             cudaMemcpy(x.get(), hx.data(), in_n * sizeof(float), cudaMemcpyHostToDevice));
     }
     cudaStream_t st = e.stream0();
+    // A 17x bilinear shrink reads ~2 scattered 32-byte sectors per output: if L2 fills
+    // from DRAM in larger units, most of each fill is wasted (benchmark experiment only).
+    struct l2_fetch_scope {
+        size_t old = 0;
+        bool set = false;
+        explicit l2_fetch_scope(int bytes)
+        {
+            if (bytes <= 0)
+                return;
+            GPUINTERP_CUDA_CHECK(cudaDeviceGetLimit(&old, cudaLimitMaxL2FetchGranularity));
+            GPUINTERP_CUDA_CHECK(
+                cudaDeviceSetLimit(cudaLimitMaxL2FetchGranularity, size_t(bytes)));
+            set = true;
+        }
+        ~l2_fetch_scope()
+        {
+            if (set)
+                cudaDeviceSetLimit(cudaLimitMaxL2FetchGranularity, old);
+        }
+    } l2_scope(l2_fetch_bytes);
     return median_launch_ms(st, iters, [&] {
         e.launch(x.get(), y.get(), half_output, n_frames, st);
         if (mode == resize_bench_mode::separate) {
