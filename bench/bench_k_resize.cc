@@ -135,9 +135,9 @@ BENCHMARK(BM_resize_cuda_kernel_f32)
 // Kernel variants side by side (lib/cuda/resize_launch.h): variant -1 = automatic (the
 // default), 0 tile (the original kernel), 1 vec4_r2, 2 vec4_r2_plain, 3 vec4_r4,
 // 4 vec4_r1, 5 point, 6 point_f4, 7 strided_r2, 8 strided_r4, 9 rowcache_r8,
-// 10 rowcache_r16, 11 rowcache_w8. A vec4/rowcache variant on a row width that is not a
-// multiple of 4 runs tile instead (rowcache_w8 with bicubic: rowcache_r8; the counter
-// ran_variant says what ran). float32 output; mode 0 fused normalise, 1 resize only,
+// 10 rowcache_r16, 11 rowcache_w8, 12 staged_r8, 13 staged_r16. A vec4, rowcache or
+// staged variant on a row width that is not a multiple of 4 runs tile instead
+// (rowcache_w8 with bicubic: rowcache_r8; the counter ran_variant says what ran). float32 output; mode 0 fused normalise, 1 resize only,
 // 10 RGB fused, 11 bicubic fused, 12 nearest fused.
 void variant_sizes(benchmark::internal::Benchmark* b)
 {

@@ -154,7 +154,8 @@ TEST(ResizeLaunchPlan, FramesBeyondOneGridAreSliced)
                     resize_variant::point,
                     resize_variant::strided_r2,
                     resize_variant::rowcache_r8,
-                    resize_variant::rowcache_w8 }) {
+                    resize_variant::rowcache_w8,
+                    resize_variant::staged_r16 }) {
         std::vector<int> hits;
         const auto p = enumerate(v, 4, 1, 65537, true, hits);
         EXPECT_EQ(p.variant, v);
@@ -217,6 +218,12 @@ TEST(ResizeLaunchPlan, AutomaticChoiceAndFallbacks)
         EXPECT_EQ(w.gy, 68u); // ceil(2160 / 32)
     }
     EXPECT_EQ(resize_plan_launch(V::rowcache_r8, 4, 32 * 65535 + 1, 1, 132, true).variant,
+              V::tile);
+    // staged: rowcache's geometry, one chunk, every method.
+    EXPECT_EQ(resize_plan_launch(V::staged_r8, 3840, 2160, 4, 132, true, 4).variant,
+              V::staged_r8);
+    EXPECT_EQ(resize_plan_launch(V::staged_r16, 3840, 2160, 4, 132, true).gy, 34u);
+    EXPECT_EQ(resize_plan_launch(V::staged_r16, 3842, 2160, 4, 132, false).variant,
               V::tile);
     EXPECT_EQ(resize_plan_launch(V::rowcache_r8, 4, 32 * 65535, 1, 132, true).variant,
               V::rowcache_r8);

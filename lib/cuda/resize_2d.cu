@@ -199,8 +199,6 @@ __global__ void __launch_bounds__(TX) resize_kernel(const T* __restrict__ in,
 // Same tables, same per-output arithmetic and association as resize_kernel (so every
 // variant gives bit-identical results); only the mapping of outputs to threads differs.
 
-// Interpolated value of one output element at source row `row` (sy < 0: constant
-// border row) for x taps xi/xw; the same association as the CPU backend.
 // Second half of horiz on already loaded samples p (constant-border taps replaced here).
 template <int KX>
 __device__ __forceinline__ float
@@ -213,6 +211,8 @@ horiz_combine(int sy, const int* xi, const float* xw, const float* p, float bv)
     return hsum<KX>(xw, q);
 }
 
+// Interpolated value of one output element at source row `row` (sy < 0: constant
+// border row) for x taps xi/xw; the same association as the CPU backend.
 template <typename T, int KX>
 __device__ __forceinline__ float
 horiz(const T* row, int sy, const int* xi, const float* xw, float bv)
@@ -465,7 +465,14 @@ __global__ void __launch_bounds__(resize_point_bx* resize_point_by)
 // new source row is hidden by the other warps (2-4 blocks of 256 threads per SM). Nearest
 // and bilinear gather all new taps of a row together; bicubic one tap at a time (at 2x
 // exactly one tap per new row is new, and one tap's samples fit the register budget).
-// Rows past the frame are computed on its last row and not stored.
+//
+// staged: the same walk, but the block first copies the source rectangle its 32 (64) output
+// rows x 256 elements need into shared memory with coalesced loads, all in flight at once
+// (one DRAM round trip per block instead of one per new source row and warp), then gathers
+// from shared memory. The rectangle is the bounding box of the block's table entries; where
+// it exceeds the buffer (shrinks, or reflected taps far apart) the block walks the global
+// source like rowcache. The staged values are load_src's floats, so the result is the same.
+
 // Blocks of 256 threads per SM the register budget is set for: 4 (64 registers) for
 // nearest, 3 (80) for bilinear (at 64 it spilled), 2 (128) for bicubic and two chunks.
 template <int KY, int NCH>
@@ -474,58 +481,87 @@ constexpr int resize_rowcache_min_blocks()
     return KY == 1 ? 4 : (KY == 2 && NCH == 1 ? 3 : 2);
 }
 
-template <typename T, typename O, int KY, int KX, int R, int NCH>
-__global__ void __launch_bounds__(resize_vec_bx* resize_vec_by,
-                                  resize_rowcache_min_blocks<KY, NCH>())
-    resize_rowcache_kernel(const T* __restrict__ in,
-                           O* __restrict__ out,
-                           const int* __restrict__ yidx,
-                           const float* __restrict__ yw,
-                           const int* __restrict__ xidx,
-                           const float* __restrict__ xw,
-                           launch_shape s,
-                           dev_transform tf)
+// Shared-memory source rectangle of the staged variants, in floats (24 KiB): a 2x upscale
+// block needs 18 x 130 (bilinear, 32 rows) to 36 x 132 (bicubic, 64 rows).
+constexpr int resize_stage_floats = 6144;
+
+// Source accessors of the walk: row(sy) is computed once per tap and row, at(row, x) per
+// sample. Constant-border taps (index -1) read some valid sample, replaced afterwards.
+template <typename T>
+struct global_rows {
+    const T* fin;
+    int in_row;
+    __device__ const T* row(int sy) const { return fin + (long long)max(sy, 0) * in_row; }
+    __device__ float at(const T* r, int x) const { return load_src(r + max(x, 0)); }
+};
+
+struct shared_rows {
+    const float* tile;
+    int pitch, y0, x0;
+    __device__ int row(int sy) const { return (sy < 0 ? 0 : sy - y0) * pitch - x0; }
+    __device__ float at(int r, int x) const { return tile[r + (x < 0 ? x0 : x)]; }
+};
+
+// A thread's x taps and per-element transform for NCH chunks of 4 elements starting at e0
+// (chunk j at e0 + j * 4 * resize_vec_bx); a chunk past the row (keep = false) loads chunk
+// 0's, recomputes it and is not stored. e0 itself must be < RW.
+template <int KX, int NCH>
+struct chunk_taps {
+    int xi[4 * NCH][KX];
+    float xw[4 * NCH][KX];
+    float m[4 * NCH], a[4 * NCH];
+    bool keep[NCH];
+
+    __device__ void load(const int* __restrict__ xidx,
+                         const float* __restrict__ xwt,
+                         int e0,
+                         int RW,
+                         int C,
+                         const dev_transform& tf)
+    {
+#pragma unroll
+        for (int j = 0; j < NCH; j++) {
+            const int ej = e0 + j * 4 * resize_vec_bx;
+            keep[j] = ej < RW;
+            const int el = keep[j] ? ej : e0;
+#pragma unroll
+            for (int k = 0; k < KX; k++) {
+                const int4 i4 =
+                    __ldg(reinterpret_cast<const int4*>(xidx + size_t(k) * RW + el));
+                const float4 w4 =
+                    __ldg(reinterpret_cast<const float4*>(xwt + size_t(k) * RW + el));
+                xi[4 * j + 0][k] = i4.x;
+                xi[4 * j + 1][k] = i4.y;
+                xi[4 * j + 2][k] = i4.z;
+                xi[4 * j + 3][k] = i4.w;
+                xw[4 * j + 0][k] = w4.x;
+                xw[4 * j + 1][k] = w4.y;
+                xw[4 * j + 2][k] = w4.z;
+                xw[4 * j + 3][k] = w4.w;
+            }
+#pragma unroll
+            for (int v = 0; v < 4; v++) {
+                const int c = (el + v) % C;
+                m[4 * j + v] = pick4(tf.mul, c);
+                a[4 * j + v] = pick4(tf.add, c);
+            }
+        }
+    }
+};
+
+template <int KY, int KX, int R, int NCH, typename Src, typename O>
+__device__ __forceinline__ void rowcache_walk(const Src& src,
+                                              const chunk_taps<KX, NCH>& t,
+                                              O* __restrict__ fout,
+                                              int e0,
+                                              int oy0,
+                                              const int* __restrict__ yidx,
+                                              const float* __restrict__ yw,
+                                              const launch_shape& s,
+                                              const dev_transform& tf)
 {
     constexpr int W = 4 * NCH; // elements per thread and row
     constexpr int chunk_step = 4 * resize_vec_bx;
-    const resize_thread_pos pos = resize_rowcache_pos(
-        blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x, threadIdx.y, R, NCH);
-    if (pos.e0 >= s.RW || pos.oy0 >= s.out_h)
-        return;
-    int xi[W][KX];
-    float xwv[W][KX];
-    float m[W], a[W];
-    bool keep[NCH];
-#pragma unroll
-    for (int j = 0; j < NCH; j++) {
-        const int ej = pos.e0 + j * chunk_step;
-        keep[j] = ej < s.RW;
-        // A chunk past the row recomputes chunk 0 and is not stored.
-        const int el = keep[j] ? ej : pos.e0;
-#pragma unroll
-        for (int k = 0; k < KX; k++) {
-            const int4 i4 =
-                __ldg(reinterpret_cast<const int4*>(xidx + size_t(k) * s.RW + el));
-            const float4 w4 =
-                __ldg(reinterpret_cast<const float4*>(xw + size_t(k) * s.RW + el));
-            xi[4 * j + 0][k] = i4.x;
-            xi[4 * j + 1][k] = i4.y;
-            xi[4 * j + 2][k] = i4.z;
-            xi[4 * j + 3][k] = i4.w;
-            xwv[4 * j + 0][k] = w4.x;
-            xwv[4 * j + 1][k] = w4.y;
-            xwv[4 * j + 2][k] = w4.z;
-            xwv[4 * j + 3][k] = w4.w;
-        }
-#pragma unroll
-        for (int v = 0; v < 4; v++) {
-            const int c = (el + v) % s.C;
-            m[4 * j + v] = pick4(tf.mul, c);
-            a[4 * j + v] = pick4(tf.add, c);
-        }
-    }
-    const T* fin = in + pos.f * s.in_frame;
-    O* fout = out + pos.f * s.out_frame;
     // Cache: source rows of the previous output row and their h. Table indices are >= -1,
     // so INT_MIN never matches.
     int csy[KY];
@@ -540,10 +576,12 @@ __global__ void __launch_bounds__(resize_vec_bx* resize_vec_by,
     int sy[KY];
 #pragma unroll
     for (int k = 0; k < KY; k++)
-        sy[k] = __ldg(yidx + min(pos.oy0, s.out_h - 1) * KY + k);
+        sy[k] = __ldg(yidx + min(oy0, s.out_h - 1) * KY + k);
+    // Rows past the frame's last are skipped (the count is uniform across the warp).
+    const int rows = min(R, s.out_h - oy0);
 #pragma unroll 1
-    for (int r = 0; r < R; r++) {
-        const int oy = min(pos.oy0 + r, s.out_h - 1);
+    for (int r = 0; r < rows; r++) {
+        const int oy = oy0 + r;
         // The next row's indices and this row's weights load while this row gathers.
         int nsy[KY];
         float wy[KY];
@@ -579,13 +617,12 @@ __global__ void __launch_bounds__(resize_vec_bx* resize_vec_by,
                 float p[KY][W][KX];
 #pragma unroll
                 for (int k = 0; k < KY; k++) {
-                    const T* row = fin + (long long)max(sy[k], 0) * s.in_row;
+                    const auto rp = src.row(sy[k]);
 #pragma unroll
                     for (int v = 0; v < W; v++)
 #pragma unroll
                         for (int kx = 0; kx < KX; kx++)
-                            p[k][v][kx] =
-                                hit[k] < 0 ? load_src(row + max(xi[v][kx], 0)) : 0.f;
+                            p[k][v][kx] = hit[k] < 0 ? src.at(rp, t.xi[v][kx]) : 0.f;
                 }
 #pragma unroll
                 for (int k = 0; k < KY; k++)
@@ -593,23 +630,23 @@ __global__ void __launch_bounds__(resize_vec_bx* resize_vec_by,
                     for (int v = 0; v < W; v++)
                         if (hit[k] < 0)
                             nh[k][v] = horiz_combine<KX>(
-                                sy[k], xi[v], xwv[v], p[k][v], s.border_value);
+                                sy[k], t.xi[v], t.xw[v], p[k][v], s.border_value);
             }
         } else {
 #pragma unroll
             for (int k = 0; k < KY; k++)
                 if (hit[k] < 0) {
-                    const T* row = fin + (long long)max(sy[k], 0) * s.in_row;
+                    const auto rp = src.row(sy[k]);
                     float p[W][KX];
 #pragma unroll
                     for (int v = 0; v < W; v++)
 #pragma unroll
                         for (int kx = 0; kx < KX; kx++)
-                            p[v][kx] = load_src(row + max(xi[v][kx], 0));
+                            p[v][kx] = src.at(rp, t.xi[v][kx]);
 #pragma unroll
                     for (int v = 0; v < W; v++)
-                        nh[k][v] =
-                            horiz_combine<KX>(sy[k], xi[v], xwv[v], p[v], s.border_value);
+                        nh[k][v] = horiz_combine<KX>(
+                            sy[k], t.xi[v], t.xw[v], p[v], s.border_value);
                 }
         }
         float res[W];
@@ -624,19 +661,17 @@ __global__ void __launch_bounds__(resize_vec_bx* resize_vec_by,
                 for (int k = 0; k < KY; k++)
                     acc = vacc(acc, wy[k], nh[k][v]);
             }
-            res[v] = finish(acc, tf, m[v], a[v]);
+            res[v] = finish(acc, tf, t.m[v], t.a[v]);
         }
-        if (pos.oy0 + r < s.out_h) {
-            O* orow = fout + (long long)(pos.oy0 + r) * s.RW + pos.e0;
+        O* orow = fout + (long long)oy * s.RW + e0;
 #pragma unroll
-            for (int j = 0; j < NCH; j++)
-                if (keep[j]) {
-                    const float r4[4] = {
-                        res[4 * j], res[4 * j + 1], res[4 * j + 2], res[4 * j + 3]
-                    };
-                    store4<true>(orow + j * chunk_step, r4);
-                }
-        }
+        for (int j = 0; j < NCH; j++)
+            if (t.keep[j]) {
+                const float r4[4] = {
+                    res[4 * j], res[4 * j + 1], res[4 * j + 2], res[4 * j + 3]
+                };
+                store4<true>(orow + j * chunk_step, r4);
+            }
 #pragma unroll
         for (int k = 0; k < KY; k++) {
             csy[k] = sy[k];
@@ -646,6 +681,154 @@ __global__ void __launch_bounds__(resize_vec_bx* resize_vec_by,
                 ch[k][v] = nh[k][v];
         }
     }
+}
+
+template <typename T, typename O, int KY, int KX, int R, int NCH>
+__global__ void __launch_bounds__(resize_vec_bx* resize_vec_by,
+                                  resize_rowcache_min_blocks<KY, NCH>())
+    resize_rowcache_kernel(const T* __restrict__ in,
+                           O* __restrict__ out,
+                           const int* __restrict__ yidx,
+                           const float* __restrict__ yw,
+                           const int* __restrict__ xidx,
+                           const float* __restrict__ xw,
+                           launch_shape s,
+                           dev_transform tf)
+{
+    const resize_thread_pos pos = resize_rowcache_pos(
+        blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x, threadIdx.y, R, NCH);
+    if (pos.e0 >= s.RW || pos.oy0 >= s.out_h)
+        return;
+    chunk_taps<KX, NCH> t;
+    t.load(xidx, xw, pos.e0, s.RW, s.C, tf);
+    rowcache_walk<KY, KX, R, NCH>(global_rows<T>{ in + pos.f * s.in_frame, s.in_row },
+                                  t,
+                                  out + pos.f * s.out_frame,
+                                  pos.e0,
+                                  pos.oy0,
+                                  yidx,
+                                  yw,
+                                  s,
+                                  tf);
+}
+
+template <typename T, typename O, int KY, int KX, int R>
+__global__ void __launch_bounds__(resize_vec_bx* resize_vec_by,
+                                  resize_rowcache_min_blocks<KY, 1>())
+    resize_staged_kernel(const T* __restrict__ in,
+                         O* __restrict__ out,
+                         const int* __restrict__ yidx,
+                         const float* __restrict__ yw,
+                         const int* __restrict__ xidx,
+                         const float* __restrict__ xw,
+                         launch_shape s,
+                         dev_transform tf)
+{
+    constexpr int NT = resize_vec_bx * resize_vec_by;
+    constexpr int block_rows = resize_vec_by * R;
+    static_assert(block_rows * KY <= NT, "one thread per row tap of the block");
+    __shared__ float tile[resize_stage_floats];
+    __shared__ int box[4]; // source rows y0..y1, elements x0..x1 the block reads
+    const resize_thread_pos pos = resize_rowcache_pos(
+        blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x, threadIdx.y, R, 1);
+    const int tid = threadIdx.y * resize_vec_bx + threadIdx.x;
+    const bool has_cols = pos.e0 < s.RW;
+    // No early return before the barriers: threads past the row or the frame still take
+    // part in the bounds and the copy.
+    chunk_taps<KX, 1> t;
+    t.load(xidx, xw, has_cols ? pos.e0 : 0, s.RW, s.C, tf);
+    if (tid == 0) {
+        box[0] = INT_MAX;
+        box[1] = INT_MIN;
+        box[2] = INT_MAX;
+        box[3] = INT_MIN;
+    }
+    int xlo = INT_MAX, xhi = INT_MIN, ylo = INT_MAX, yhi = INT_MIN;
+    if (has_cols)
+#pragma unroll
+        for (int v = 0; v < 4; v++)
+#pragma unroll
+            for (int k = 0; k < KX; k++)
+                if (t.xi[v][k] >= 0) {
+                    xlo = min(xlo, t.xi[v][k]);
+                    xhi = max(xhi, t.xi[v][k]);
+                }
+    if (tid < block_rows * KY) {
+        const int oy = int(blockIdx.y) * block_rows + tid / KY;
+        if (oy < s.out_h) {
+            const int sy = __ldg(yidx + oy * KY + tid % KY);
+            if (sy >= 0) {
+                ylo = sy;
+                yhi = sy;
+            }
+        }
+    }
+    // Warp reductions by shuffles (__reduce_min_sync would need sm_80).
+#pragma unroll
+    for (int d = 16; d > 0; d >>= 1) {
+        xlo = min(xlo, __shfl_xor_sync(0xffffffffu, xlo, d));
+        xhi = max(xhi, __shfl_xor_sync(0xffffffffu, xhi, d));
+        ylo = min(ylo, __shfl_xor_sync(0xffffffffu, ylo, d));
+        yhi = max(yhi, __shfl_xor_sync(0xffffffffu, yhi, d));
+    }
+    __syncthreads(); // box initialised
+    if ((tid & 31) == 0) {
+        atomicMin(&box[0], ylo);
+        atomicMax(&box[1], yhi);
+        atomicMin(&box[2], xlo);
+        atomicMax(&box[3], xhi);
+    }
+    __syncthreads();
+    const int y0 = box[0], y1 = box[1], x0 = box[2], x1 = box[3];
+    const bool any_tap = y1 >= y0 && x1 >= x0; // else every tap is a constant border
+    const int pitch = any_tap ? x1 - x0 + 1 : 1, nrows = any_tap ? y1 - y0 + 1 : 1;
+    const bool staged = any_tap && (long long)pitch * nrows <= resize_stage_floats;
+    const T* fin = in + pos.f * s.in_frame;
+    if (staged) {
+        const int n = pitch * nrows;
+        // Element i of the rectangle is (row i / pitch, column i % pitch); r and c follow i
+        // in steps of NT without a division per element. U loads in flight per thread
+        // before their shared-memory stores (2x bilinear, 32 rows: ~9 elements per thread).
+        constexpr int U = 8;
+        const int dr = NT / pitch, dc = NT - dr * pitch;
+        int r = tid / pitch, c = tid - (tid / pitch) * pitch;
+        for (int i0 = tid; i0 < n; i0 += U * NT) {
+            float v[U];
+#pragma unroll
+            for (int u = 0; u < U; u++) {
+                v[u] = i0 + u * NT < n
+                           ? load_src(fin + (long long)(y0 + r) * s.in_row + x0 + c)
+                           : 0.f;
+                r += dr;
+                c += dc;
+                if (c >= pitch) {
+                    c -= pitch;
+                    r++;
+                }
+            }
+#pragma unroll
+            for (int u = 0; u < U; u++)
+                if (i0 + u * NT < n)
+                    tile[i0 + u * NT] = v[u];
+        }
+    }
+    __syncthreads();
+    if (!has_cols || pos.oy0 >= s.out_h)
+        return;
+    O* fout = out + pos.f * s.out_frame;
+    if (staged)
+        rowcache_walk<KY, KX, R, 1>(shared_rows{ tile, pitch, y0, x0 },
+                                    t,
+                                    fout,
+                                    pos.e0,
+                                    pos.oy0,
+                                    yidx,
+                                    yw,
+                                    s,
+                                    tf);
+    else
+        rowcache_walk<KY, KX, R, 1>(
+            global_rows<T>{ fin, s.in_row }, t, fout, pos.e0, pos.oy0, yidx, yw, s, tf);
 }
 
 // Stand-alone normaliser, only for the "resize, then normalise" benchmark comparison.
@@ -928,6 +1111,14 @@ private:
                     <<<grid, block, 0, st>>>(in, out, yi, ywp, xi, xwp, s, d_tf);
             else
                 throw std::logic_error("resize: rowcache_w8 planned for bicubic taps");
+            break;
+        case resize_variant::staged_r8:
+            resize_staged_kernel<T, O, K, K, 8>
+                <<<grid, block, 0, st>>>(in, out, yi, ywp, xi, xwp, s, d_tf);
+            break;
+        case resize_variant::staged_r16:
+            resize_staged_kernel<T, O, K, K, 16>
+                <<<grid, block, 0, st>>>(in, out, yi, ywp, xi, xwp, s, d_tf);
             break;
         case resize_variant::point:
             resize_point_kernel<T, O, K, K, 1>

@@ -43,8 +43,11 @@ enum class resize_variant : int {
     rowcache_r16 = 10,   //!< the same with 16 rows per thread
     rowcache_w8 = 11,    //!< rowcache_r8 with 2 chunks of 4 elements (256 apart) per thread;
                          //!< nearest/bilinear only (bicubic runs rowcache_r8)
+    staged_r8 = 12,      //!< rowcache_r8 reading a shared-memory copy of the block's source
+                         //!< rectangle (global gathers where it does not fit)
+    staged_r16 = 13,     //!< the same with 16 rows per thread
 };
-constexpr int resize_variant_count = 12;
+constexpr int resize_variant_count = 14;
 
 inline const char* resize_variant_name(resize_variant v)
 {
@@ -73,6 +76,10 @@ inline const char* resize_variant_name(resize_variant v)
         return "rowcache_r16";
     case resize_variant::rowcache_w8:
         return "rowcache_w8";
+    case resize_variant::staged_r8:
+        return "staged_r8";
+    case resize_variant::staged_r16:
+        return "staged_r16";
     default:
         return "automatic";
     }
@@ -115,10 +122,12 @@ inline bool resize_is_strided(resize_variant v)
     return v == resize_variant::strided_r2 || v == resize_variant::strided_r4;
 }
 
+//! The rowcache variants and the staged ones (the same thread mapping and row walk).
 inline bool resize_is_rowcache(resize_variant v)
 {
     return v == resize_variant::rowcache_r8 || v == resize_variant::rowcache_r16 ||
-           v == resize_variant::rowcache_w8;
+           v == resize_variant::rowcache_w8 || v == resize_variant::staged_r8 ||
+           v == resize_variant::staged_r16;
 }
 
 //! Rows per thread of the vec4 and strided variants.
@@ -180,7 +189,8 @@ inline resize_plan resize_plan_launch(resize_variant req,
         // Two chunks of bicubic taps and cached rows would need ~250 registers.
         v = resize_variant::rowcache_r8;
     if (resize_is_rowcache(v)) {
-        const int R = v == resize_variant::rowcache_r16 ? 16 : 8;
+        const int R =
+            v == resize_variant::rowcache_r16 || v == resize_variant::staged_r16 ? 16 : 8;
         const int chunks = v == resize_variant::rowcache_w8 ? 2 : 1;
         const long long gy = (out_h + resize_vec_by * R - 1) / (resize_vec_by * R);
         if (vec_ok && gy <= resize_grid_yz_max) {
