@@ -484,8 +484,10 @@ __global__ void __launch_bounds__(resize_vec_bx* resize_vec_by,
         const int n = pitch * nrows;
         // Element i of the rectangle is (row i / pitch, column i % pitch); r and c follow i
         // in steps of NT without a division per element. U loads in flight per thread
-        // before their shared-memory stores (2x bilinear, 32 rows: ~9 elements per thread).
-        constexpr int U = 8;
+        // before their shared-memory stores, enough for a 2x upscale's rectangle in one
+        // round trip (bilinear 18 x 130 = 9.1 elements per thread for 32 rows, bicubic
+        // 36 x 132 = 18.6 for 64 rows); larger rectangles take more.
+        constexpr int U = R <= 8 ? 12 : 20;
         const int dr = NT / pitch, dc = NT - dr * pitch;
         int r = tid / pitch, c = tid - (tid / pitch) * pitch;
         for (int i0 = tid; i0 < n; i0 += U * NT) {
