@@ -2,16 +2,16 @@
  * Copyright 2026 gr-gpuinterp authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-// The row walk of the CUDA rowcache/staged resize variants (lib/cuda/resize_walk.h), run on
-// the CPU: the header compiles as plain C++ with host stand-ins for its few intrinsics, so
-// every thread of a launch plan is executed here with the kernels' own code (positions,
-// x-tap loading, source-row reuse, shared-memory rectangle addressing, stores) and the
-// result must equal, bit for bit, a direct per-output evaluation with the same arithmetic
-// helpers in the original "tile" kernel's order; that direct evaluation is in turn held to
-// the CPU backend within float rounding. The staged variants' shared-memory rectangle (a
-// block reduction on the GPU) is restated here as the bounding box of the block's table
-// entries. Without a GPU this checks the reuse logic; Resize.EveryKernelVariant checks the
-// compiled kernels on the GPU.
+// The row walk of the CUDA rowcache/staged resize variants (lib/cuda/resize_walk.h), run
+// on the CPU: the header compiles as plain C++ with host stand-ins for its few
+// intrinsics, so every thread of a launch plan is executed here with the kernels' own
+// code (positions, x-tap loading, source-row reuse, shared-memory rectangle addressing,
+// stores) and the result must equal, bit for bit, a direct per-output evaluation with the
+// same arithmetic helpers in the original "tile" kernel's order; that direct evaluation
+// is in turn held to the CPU backend within float rounding. The staged variants'
+// shared-memory rectangle (a block reduction on the GPU) is restated here as the bounding
+// box of the block's table entries. Without a GPU this checks the reuse logic;
+// Resize.EveryKernelVariant checks the compiled kernels on the GPU.
 #include "cuda/resize_walk.h"
 #include "kernel/resize_engine.h"
 #include "test_util.h"
@@ -103,8 +103,11 @@ std::vector<float> direct(const walk_setup& w, const std::vector<float>& in, int
                     const float h = rz::horiz_combine<K>(sy, x, wx, p, s.border_value);
                     acc = K == 1 ? h : rz::vacc(acc, w.yt.w[size_t(oy) * K + ky], h);
                 }
-                y[f * s.out_frame + (long long)oy * s.RW + e] = rz::finish(
-                    acc, w.tf, rz::pick4(w.tf.mul, e % s.C), rz::pick4(w.tf.add, e % s.C));
+                y[f * s.out_frame + (long long)oy * s.RW + e] =
+                    rz::finish(acc,
+                               w.tf,
+                               rz::pick4(w.tf.mul, e % s.C),
+                               rz::pick4(w.tf.add, e % s.C));
             }
     return y;
 }
@@ -134,7 +137,8 @@ int emulate(gpu::resize_variant v,
                 if (STAGED) {
                     for (unsigned ty = 0; ty < p.by; ty++)
                         for (unsigned tx = 0; tx < p.bx; tx++) {
-                            const auto q = gpu::resize_rowcache_pos(bx, by, bz, tx, ty, R, 1);
+                            const auto q =
+                                gpu::resize_rowcache_pos(bx, by, bz, tx, ty, R, 1);
                             if (q.e0 < s.RW)
                                 for (int e = q.e0; e < q.e0 + 4; e++)
                                     for (int k = 0; k < K; k++) {
@@ -165,13 +169,14 @@ int emulate(gpu::resize_variant v,
                         for (int r = 0; r <= y1 - y0; r++)
                             for (int c = 0; c < pitch; c++)
                                 tile[size_t(r) * pitch + c] =
-                                    in[bz * s.in_frame + (long long)(y0 + r) * s.in_row + x0 +
-                                       c];
+                                    in[bz * s.in_frame + (long long)(y0 + r) * s.in_row +
+                                       x0 + c];
                     }
                 }
                 for (unsigned ty = 0; ty < p.by; ty++)
                     for (unsigned tx = 0; tx < p.bx; tx++) {
-                        const auto q = gpu::resize_rowcache_pos(bx, by, bz, tx, ty, R, NCH);
+                        const auto q =
+                            gpu::resize_rowcache_pos(bx, by, bz, tx, ty, R, NCH);
                         if (q.e0 >= s.RW || q.oy0 >= s.out_h)
                             continue;
                         rz::chunk_taps<K, NCH> t;
@@ -180,13 +185,25 @@ int emulate(gpu::resize_variant v,
                         if (staged)
                             rz::rowcache_walk<K, K, R, NCH>(
                                 rz::shared_rows{ tile.data(), x1 - x0 + 1, y0, x0 },
-                                t, fout, q.e0, q.oy0, w.yt.idx.data(), w.yt.w.data(), s,
+                                t,
+                                fout,
+                                q.e0,
+                                q.oy0,
+                                w.yt.idx.data(),
+                                w.yt.w.data(),
+                                s,
                                 w.tf);
                         else
                             rz::rowcache_walk<K, K, R, NCH>(
                                 rz::global_rows<float>{ in.data() + q.f * s.in_frame,
                                                         s.in_row },
-                                t, fout, q.e0, q.oy0, w.yt.idx.data(), w.yt.w.data(), s,
+                                t,
+                                fout,
+                                q.e0,
+                                q.oy0,
+                                w.yt.idx.data(),
+                                w.yt.w.data(),
+                                s,
                                 w.tf);
                     }
             }
@@ -211,7 +228,15 @@ void check_case(const walk_case& c)
     const auto want = direct<K>(w, in, frames);
 
     // The direct evaluation against the CPU backend (independent code, float rounding).
-    kern::resize_2d<float> cpu(c.ih, c.iw, c.oh, c.ow, c.C, c.method, c.coord, c.border, w.bv,
+    kern::resize_2d<float> cpu(c.ih,
+                               c.iw,
+                               c.oh,
+                               c.ow,
+                               c.C,
+                               c.method,
+                               c.coord,
+                               c.border,
+                               w.bv,
                                gr::gpuinterp::backend::cpu);
     cpu.set_normalization(std::vector<float>(w.mean.begin(), w.mean.begin() + c.C),
                           std::vector<float>(w.stdv.begin(), w.stdv.begin() + c.C));
@@ -219,12 +244,14 @@ void check_case(const walk_case& c)
     cpu.set_clip(c.clip, w.lo, w.hi);
     std::vector<float> y_cpu(want.size());
     cpu.resize(y_cpu.data(), in.data(), frames);
-    EXPECT_TRUE(all_close(want, y_cpu, 1e-5, 1e-5)) << c.method << " " << c.ih << "x" << c.iw;
+    EXPECT_TRUE(all_close(want, y_cpu, 1e-5, 1e-5))
+        << c.method << " " << c.ih << "x" << c.iw;
 
     using V = gpu::resize_variant;
     struct run {
         V v;
-        int (*fn)(V, const walk_setup&, const std::vector<float>&, int, std::vector<float>&);
+        int (*fn)(
+            V, const walk_setup&, const std::vector<float>&, int, std::vector<float>&);
     };
     std::vector<run> runs = { { V::rowcache_r8, &emulate<K, 8, 1, false> },
                               { V::rowcache_r16, &emulate<K, 16, 1, false> },
@@ -261,17 +288,18 @@ void check(const walk_case& c)
 TEST(ResizeWalk, RowReuseEqualsDirectEvaluationBitForBit)
 {
     const walk_case cases[] = {
-        { 35, 132, 70, 264, 1, "bilinear", "half_pixel", "replicate", false },   // exact 2x
+        { 35, 132, 70, 264, 1, "bilinear", "half_pixel", "replicate", false }, // exact 2x
         { 35, 66, 70, 132, 2, "bicubic", "half_pixel", "reflect_101", true },
-        { 35, 33, 105, 132, 4, "nearest", "half_pixel", "replicate", false },    // 3x
+        { 35, 33, 105, 132, 4, "nearest", "half_pixel", "replicate", false }, // 3x
         { 18, 20, 37, 40, 1, "bilinear", "align_corners", "constant", false },
         { 20, 30, 41, 60, 2, "bilinear", "half_pixel", "reflect", true },
         { 23, 17, 37, 20, 3, "bicubic", "half_pixel", "reflect", false },
         { 40, 40, 81, 264, 4, "bicubic", "align_corners", "constant", false },
         { 9, 8, 16, 12, 2, "nearest", "asymmetric", "constant", false },
-        { 50, 16, 50, 64, 1, "bilinear", "half_pixel", "replicate", false },     // 1:1 rows
-        { 135, 240, 270, 480, 1, "bilinear", "half_pixel", "replicate", false }, // many blocks
-        { 90, 96, 30, 32, 1, "bicubic", "asymmetric", "replicate", false },      // shrinks
+        { 50, 16, 50, 64, 1, "bilinear", "half_pixel", "replicate", false }, // 1:1 rows
+        { 135, 240, 270, 480, 1, "bilinear", "half_pixel", "replicate", false }, // many
+                                                                                 // blocks
+        { 90, 96, 30, 32, 1, "bicubic", "asymmetric", "replicate", false }, // shrinks
         { 97, 131, 19, 20, 3, "bilinear", "half_pixel", "replicate", false },
         { 300, 400, 20, 24, 1, "bilinear", "half_pixel", "replicate", true },
     };

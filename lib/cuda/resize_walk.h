@@ -6,11 +6,11 @@
 #ifndef INCLUDED_GPUINTERP_CUDA_RESIZE_WALK_H
 #define INCLUDED_GPUINTERP_CUDA_RESIZE_WALK_H
 
-// Device code shared by the CUDA resize_2d kernels (lib/cuda/resize_2d.cu): the per-output
-// arithmetic every variant performs, and the row walk of the rowcache/staged variants. In
-// a header, and compilable as plain C++ with host stand-ins for the few CUDA intrinsics it
-// uses, so the CPU test suite runs the very same walk (tests/qa_resize_walk.cc) and checks
-// it bit for bit without a GPU.
+// Device code shared by the CUDA resize_2d kernels (lib/cuda/resize_2d.cu): the
+// per-output arithmetic every variant performs, and the row walk of the rowcache/staged
+// variants. In a header, and compilable as plain C++ with host stand-ins for the few CUDA
+// intrinsics it uses, so the CPU test suite runs the very same walk
+// (tests/qa_resize_walk.cc) and checks it bit for bit without a GPU.
 
 #include "resize_launch.h"
 #include <climits>
@@ -104,8 +104,8 @@ GPUINTERP_DI float pick4(const float (&a)[4], int c)
 // The arithmetic every variant shares, spelled with explicit rounding intrinsics: left to
 // the compiler, `w0*p0 + w1*p1` may be contracted into an FMA around either product, and
 // it may choose differently in differently shaped kernels. With the intrinsics every
-// variant performs the same roundings in the same order, so the variants are bit-identical
-// by construction (Resize.EveryKernelVariant compares them bit for bit).
+// variant performs the same roundings in the same order, so the variants are
+// bit-identical by construction (Resize.EveryKernelVariant compares them bit for bit).
 // Horizontal: pairs of taps, then their sum (the CPU backend's association).
 template <int KX>
 GPUINTERP_DI float hsum(const float* w, const float* p)
@@ -120,14 +120,10 @@ GPUINTERP_DI float hsum(const float* w, const float* p)
 }
 
 // Vertical: acc = 0, then acc += wy_k * h_k in tap order (KY == 1: the value itself).
-GPUINTERP_DI float vacc(float acc, float w, float h)
-{
-    return __fmaf_rn(w, h, acc);
-}
+GPUINTERP_DI float vacc(float acc, float w, float h) { return __fmaf_rn(w, h, acc); }
 
 // Output transform: scale, clip, then (v - mean) / std as v * mul + add.
-GPUINTERP_DI float
-finish(float r, const dev_transform& tf, float m, float a)
+GPUINTERP_DI float finish(float r, const dev_transform& tf, float m, float a)
 {
     if (!tf.identity) {
         if (tf.clip)
@@ -185,7 +181,10 @@ template <typename T>
 struct global_rows {
     const T* fin;
     int in_row;
-    GPUINTERP_DI const T* row(int sy) const { return fin + (long long)max(sy, 0) * in_row; }
+    GPUINTERP_DI const T* row(int sy) const
+    {
+        return fin + (long long)max(sy, 0) * in_row;
+    }
     GPUINTERP_DI float at(const T* r, int x) const { return load_src(r + max(x, 0)); }
 };
 
@@ -197,8 +196,8 @@ struct shared_rows {
 };
 
 // A thread's x taps and per-element transform for NCH chunks of 4 elements starting at e0
-// (chunk j at e0 + j * 4 * resize_vec_bx); a chunk past the row (keep = false) loads chunk
-// 0's, recomputes it and is not stored. e0 itself must be < RW.
+// (chunk j at e0 + j * 4 * resize_vec_bx); a chunk past the row (keep = false) loads
+// chunk 0's, recomputes it and is not stored. e0 itself must be < RW.
 template <int KX, int NCH>
 struct chunk_taps {
     int xi[4 * NCH][KX];
@@ -207,11 +206,11 @@ struct chunk_taps {
     bool keep[NCH];
 
     GPUINTERP_DI void load(const int* __restrict__ xidx,
-                         const float* __restrict__ xwt,
-                         int e0,
-                         int RW,
-                         int C,
-                         const dev_transform& tf)
+                           const float* __restrict__ xwt,
+                           int e0,
+                           int RW,
+                           int C,
+                           const dev_transform& tf)
     {
 #pragma unroll
         for (int j = 0; j < NCH; j++) {
@@ -245,14 +244,14 @@ struct chunk_taps {
 
 template <int KY, int KX, int R, int NCH, typename Src, typename O>
 GPUINTERP_DI void rowcache_walk(const Src& src,
-                                              const chunk_taps<KX, NCH>& t,
-                                              O* __restrict__ fout,
-                                              int e0,
-                                              int oy0,
-                                              const int* __restrict__ yidx,
-                                              const float* __restrict__ yw,
-                                              const launch_shape& s,
-                                              const dev_transform& tf)
+                                const chunk_taps<KX, NCH>& t,
+                                O* __restrict__ fout,
+                                int e0,
+                                int oy0,
+                                const int* __restrict__ yidx,
+                                const float* __restrict__ yw,
+                                const launch_shape& s,
+                                const dev_transform& tf)
 {
     constexpr int W = 4 * NCH; // elements per thread and row
     constexpr int chunk_step = 4 * resize_vec_bx;
