@@ -18,6 +18,7 @@
 //  - cuda_host:   the whole host-to-host pipeline (pinned staging, two streams, copies +
 //  kernel).
 // items_per_second counts OUTPUT pixels.
+#include "../lib/cuda/resize_launch.h"
 #include "../lib/kernel/resize_engine.h"
 #include "bench_util.h"
 #include <gnuradio/gpuinterp/kernel/resize_2d.h>
@@ -133,23 +134,29 @@ BENCHMARK(BM_resize_cuda_kernel_f32)
 
 // Kernel variants side by side (lib/cuda/resize_launch.h): variant -1 = automatic (the
 // default), 0 tile (the original kernel), 1 vec4_r2, 2 vec4_r2_plain, 3 vec4_r4,
-// 4 vec4_r1, 5 point, 6 point_f4, 7 strided_r2, 8 strided_r4. A vec4 variant on a row width that is not a multiple
-// of 4 runs tile instead. float32 output; mode 0 fused normalise, 1 resize only, 10 RGB fused, 11 bicubic
-// fused.
+// 4 vec4_r1, 5 point, 6 point_f4, 7 strided_r2, 8 strided_r4, 9 rowcache_r8,
+// 10 rowcache_r16, 11 rowcache_w8, 12 staged_r8, 13 staged_r16. A vec4, rowcache or
+// staged variant on a row width that is not a multiple of 4 runs tile instead
+// (rowcache_w8 with bicubic: rowcache_r8; the counter ran_variant says what ran). float32 output; mode 0 fused normalise, 1 resize only,
+// 10 RGB fused, 11 bicubic fused, 12 nearest fused.
 void variant_sizes(benchmark::internal::Benchmark* b)
 {
     b->ArgNames({ "ih", "iw", "oh", "ow", "frames", "mode", "variant" });
+    const int n = gpu::resize_variant_count;
     for (int mode = 0; mode < 2; mode++)
-        for (int v = -1; v < 9; v++) {
+        for (int v = -1; v < n; v++) {
             b->Args({ 1080, 1920, 2160, 3840, 4, mode, v });
             b->Args({ 2160, 3840, 224, 224, 16, mode, v });
         }
     // binary16 output is not a variant axis; RGB 1080p -> 4K (RW = 11520) is.
-    for (int v = -1; v < 9; v++)
+    for (int v = -1; v < n; v++)
         b->Args({ 1080, 1920, 2160, 3840, 1, 10, v });
     // mode 11: bicubic, one channel, fused normalise.
-    for (int v = -1; v < 9; v++)
+    for (int v = -1; v < n; v++)
         b->Args({ 1080, 1920, 2160, 3840, 4, 11, v });
+    // mode 12: nearest, one channel, fused normalise.
+    for (int v = -1; v < n; v++)
+        b->Args({ 1080, 1920, 2160, 3840, 4, 12, v });
 }
 
 void BM_resize_cuda_kernel_variant(benchmark::State& st)
@@ -161,12 +168,13 @@ void BM_resize_cuda_kernel_variant(benchmark::State& st)
     const int ih = int(st.range(0)), iw = int(st.range(1)), oh = int(st.range(2)),
               ow = int(st.range(3));
     const size_t frames = size_t(st.range(4));
-    // mode 10: 3 channels, fused normalise; 11: bicubic, fused normalise
+    // mode 10: 3 channels, fused normalise; 11: bicubic, 12: nearest, fused normalise
     const int channels = st.range(5) == 10 ? 3 : 1;
     const auto mode = st.range(5) >= 10 ? gpu::resize_bench_mode::fused
                                         : gpu::resize_bench_mode(st.range(5));
-    const auto method = st.range(5) == 11 ? kernel::resize_method::bicubic
-                                          : kernel::resize_method::bilinear;
+    const auto method = st.range(5) == 11   ? kernel::resize_method::bicubic
+                        : st.range(5) == 12 ? kernel::resize_method::nearest
+                                            : kernel::resize_method::bilinear;
     const int variant = int(st.range(6));
     double ms = 0;
     for (auto _ : st) {
@@ -192,6 +200,49 @@ void BM_resize_cuda_kernel_variant(benchmark::State& st)
 }
 BENCHMARK(BM_resize_cuda_kernel_variant)
     ->Apply(variant_sizes)
+    ->Unit(benchmark::kMillisecond)
+    ->UseManualTime()
+    ->Iterations(1);
+
+// The gather-bound shrink (16 x 4K -> 224x224 bilinear, resize only) with the context's
+// L2 fetch granularity hint set to l2fetch bytes (0: left as it is) during the timed
+// launches. Each output reads 2 source rows at 2 adjacent columns: ~2.1 sectors of 32 B,
+// ~58 MB in all; if L2 fills from DRAM in 64-byte units that is ~110 MB, which at the
+// measured 0.032 ms is already ~3.4 TB/s. If l2fetch=32 is markedly faster, the shrink is
+// bound by over-fetch, and the library could set the hint around its shrink launches.
+// Counter l2fetch_default: the value the driver reports outside the experiment.
+void BM_resize_cuda_shrink_l2_fetch(benchmark::State& st)
+{
+    if (cuda_device_count() == 0) {
+        st.SkipWithError("no CUDA device");
+        return;
+    }
+    const int variant = int(st.range(0)), l2 = int(st.range(1));
+    double ms = 0;
+    for (auto _ : st) {
+        ms = gpu::time_resize_kernel_ms(0,
+                                        2160,
+                                        3840,
+                                        224,
+                                        224,
+                                        1,
+                                        kernel::resize_method::bilinear,
+                                        16,
+                                        gpu::resize_bench_mode::plain,
+                                        false,
+                                        50,
+                                        variant,
+                                        l2);
+        st.SetIterationTime(ms * 1e-3);
+    }
+    st.SetItemsProcessed(int64_t(st.iterations()) * 16 * 224 * 224);
+    st.counters["kernel_ms"] = ms;
+    st.counters["l2fetch_default"] = gpu::l2_fetch_granularity(0);
+    st.counters["ran_variant"] = gpu::last_resize_variant();
+}
+BENCHMARK(BM_resize_cuda_shrink_l2_fetch)
+    ->ArgNames({ "variant", "l2fetch" })
+    ->ArgsProduct({ { -1, 5, 6 }, { 0, 32, 64, 128 } })
     ->Unit(benchmark::kMillisecond)
     ->UseManualTime()
     ->Iterations(1);

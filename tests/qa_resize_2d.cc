@@ -10,6 +10,7 @@
 #include "test_util.h"
 #include <gnuradio/gpuinterp/kernel/resize_2d.h>
 #include <array>
+#include <cstring>
 #include <functional>
 
 using namespace gpuinterp_test;
@@ -362,17 +363,28 @@ TEST_P(Resize, HalfOutputWithinRelativeTolerance)
 // The CUDA backend has several kernel variants (lib/cuda/resize_launch.h) with the same
 // arithmetic and different thread mappings; the other tests run the automatic choice.
 // Here each variant is forced on shapes that exercise its edges (row widths that are and
-// are not multiples of 4, partial blocks in x, y and frames, 1..4 taps, channels, the
-// fused transform, binary16) and checked against the reference, against the original
-// "tile" kernel, and its binary16 output against its own float output.
-TEST_P(Resize, EveryKernelVariant)
+// are not multiples of 4 and of the 256/512-element blocks, partial blocks in x, y and
+// frames, 1..4 taps, channels, every border, the fused transform, exact 2x/3x upscales
+// whose output rows share source rows, shrinks), with float32 and uint8 input, and checked
+// against the reference, and bit for bit against the original "tile" kernel in float32 and
+// binary16 output: every variant performs the same roundings in the same order
+// (lib/cuda/resize_2d.cu), so any difference is a wrong tap, weight or row reuse.
+namespace gpu = gr::gpuinterp::gpu;
+
+// The variant the plan runs when `v` is requested on spec `s` (resize_launch.h's rules).
+int expected_variant(int v, const spec& s)
 {
-    if (GetParam() != backend::cuda)
-        GTEST_SKIP() << "CUDA kernel variants";
-    namespace gpu = gr::gpuinterp::gpu;
-    struct reset_override {
-        ~reset_override() { gpu::set_resize_variant_override(-1); }
-    } reset;
+    const auto vr = gpu::resize_variant(v);
+    const bool vec_fits = s.ow * s.C % 4 == 0;
+    if (vr == gpu::resize_variant::rowcache_w8 && s.method == "bicubic")
+        return vec_fits ? int(gpu::resize_variant::rowcache_r8) : 0;
+    if ((gpu::resize_is_vec4(vr) || gpu::resize_is_rowcache(vr)) && !vec_fits)
+        return 0;
+    return v;
+}
+
+std::vector<spec> variant_specs()
+{
     std::vector<spec> specs;
     specs.push_back(spec{ 30, 50, 61, 100, 1, "bilinear" });      // RW 100: vec4
     specs.push_back(spec{ 30, 50, 61, 98, 1, "bilinear" });       // RW 98: tile fallback
@@ -387,43 +399,116 @@ TEST_P(Resize, EveryKernelVariant)
     specs[3].hi = 0.8;
     specs[5].mean = { 0.5 };
     specs[5].scale = 3.0;
-    const size_t frames = 6;
-    for (const auto& s : specs) {
-        std::vector<float> x = random_frames<float>(frames * size_t(s.ih) * s.iw * s.C);
+    // Exact 2x: output rows 2i+1 and 2i+2 share both source rows (rowcache reuse); 70 rows
+    // leave partial 32- and 64-row blocks, RW 264 partial 256- and 512-element blocks.
+    specs.push_back(spec{ 35, 132, 70, 264, 1, "bilinear" });
+    specs.push_back(spec{ 35, 66, 70, 132, 2, "bicubic", "half_pixel", "reflect_101" });
+    specs.push_back(spec{ 35, 33, 105, 132, 4, "nearest" }); // 3x: 3 rows per source row
+    specs.push_back(spec{ 18, 20, 37, 40, 1, "bilinear", "align_corners", "constant", 0.25 });
+    specs.push_back(spec{ 20, 30, 41, 60, 2, "bilinear", "half_pixel", "reflect" });
+    specs.back().mean = { 0.2, -0.1 };
+    specs.back().stdv = { 0.5, 2.0 };
+    // Rows that map to one source row each, and a shrink by 3.
+    specs.push_back(spec{ 50, 16, 50, 64, 1, "bilinear" });
+    specs.push_back(spec{ 90, 96, 30, 32, 1, "bicubic", "asymmetric", "replicate" });
+    return specs;
+}
+
+template <typename T>
+void check_variants(const std::function<std::unique_ptr<resize_2d<T>>(const spec&)>& make_k)
+{
+    struct reset_override {
+        ~reset_override() { gpu::set_resize_variant_override(-1); }
+    } reset;
+    const size_t frames = 5;
+    for (const auto& s : variant_specs()) {
+        const std::vector<T> x = random_frames<T>(frames * size_t(s.ih) * s.iw * s.C);
         const auto want = reference(s, x, frames);
         std::vector<float> tile;
+        std::vector<uint16_t> tile_h;
         for (int v = 0; v < gpu::resize_variant_count; v++) {
+            const auto vr = gpu::resize_variant(v);
+            const std::string what = std::string(gpu::resize_variant_name(vr)) + " " +
+                                     s.method + " " + s.coord + " " + s.border + " " +
+                                     std::to_string(s.ih) + "x" + std::to_string(s.iw) +
+                                     "->" + std::to_string(s.oh) + "x" +
+                                     std::to_string(s.ow) + " C=" + std::to_string(s.C) +
+                                     (sizeof(T) == 1 ? " uint8" : " float32");
             gpu::set_resize_variant_override(v);
-            auto k = make<float>(s);
+            auto k = make_k(s);
             std::vector<float> y(frames * k->out_frame_size());
-            std::vector<uint16_t> yh(y.size(), 0x7e00);
+            std::vector<uint16_t> yh(y.size(), 0x7e00); // NaN: an unwritten item fails
             poison(y);
             k->resize(y.data(), x.data(), frames);
-            const auto vr = gpu::resize_variant(v);
-            const int ran = gpu::last_resize_variant();
-            const bool vec_fits = s.ow * s.C % 4 == 0;
-            EXPECT_EQ(ran, gpu::resize_is_vec4(vr) && !vec_fits ? 0 : v)
-                << gpu::resize_variant_name(vr);
-            EXPECT_TRUE(all_close(y, want, rtol, atol))
-                << gpu::resize_variant_name(vr) << " " << s.method << " " << s.ih << "x"
-                << s.iw << "->" << s.oh << "x" << s.ow << " C=" << s.C;
-            if (v == 0)
-                tile = y;
-            else
-                EXPECT_TRUE(all_close(y, std::vector<double>(tile.begin(), tile.end()),
-                                      1e-6, 1e-6))
-                    << gpu::resize_variant_name(vr) << " differs from tile";
+            EXPECT_EQ(gpu::last_resize_variant(), expected_variant(v, s)) << what;
             k->resize_half(yh.data(), x.data(), frames);
+            EXPECT_EQ(gpu::last_resize_variant(), expected_variant(v, s)) << what;
+            EXPECT_TRUE(all_close(y, want, rtol, atol)) << what;
+            if (v == 0) {
+                tile = y;
+                tile_h = yh;
+            } else {
+                size_t diff = 0, first = 0;
+                for (size_t i = 0; i < y.size(); i++) {
+                    uint32_t a, b;
+                    std::memcpy(&a, &y[i], 4);
+                    std::memcpy(&b, &tile[i], 4);
+                    if (a != b && diff++ == 0)
+                        first = i;
+                }
+                EXPECT_EQ(diff, 0u) << what << ": float32 output differs from tile, first at "
+                                    << first << " (" << y[first] << " vs " << tile[first]
+                                    << ")";
+                diff = 0;
+                for (size_t i = 0; i < yh.size(); i++)
+                    if (yh[i] != tile_h[i] && diff++ == 0)
+                        first = i;
+                EXPECT_EQ(diff, 0u) << what << ": binary16 output differs from tile, first at "
+                                    << first;
+            }
             for (size_t i = 0; i < yh.size(); i++) {
                 const float h = gr::gpuinterp::kernel::half_to_float(yh[i]);
                 ASSERT_LE(std::fabs(h - y[i]), 1e-3 * std::fabs(y[i]) + 6e-8)
-                    << gpu::resize_variant_name(vr) << " index " << i << " half " << h
-                    << " float " << y[i];
+                    << what << " index " << i << " half " << h << " float " << y[i];
             }
         }
     }
+}
+
+TEST_P(Resize, EveryKernelVariant)
+{
+    if (GetParam() != backend::cuda)
+        GTEST_SKIP() << "CUDA kernel variants";
+    check_variants<float>([this](const spec& s) { return make<float>(s); });
     EXPECT_THROW(gpu::set_resize_variant_override(gpu::resize_variant_count),
                  std::invalid_argument);
+}
+
+TEST_P(Resize, EveryKernelVariantUint8)
+{
+    if (GetParam() != backend::cuda)
+        GTEST_SKIP() << "CUDA kernel variants";
+    check_variants<uint8_t>([this](const spec& s) { return make<uint8_t>(s); });
+}
+
+// The expected fallbacks above are resize_launch.h's rules restated; this pins them to
+// the plan itself for the variants whose support is partial.
+TEST(ResizeVariants, ExpectedFallbacksMatchThePlan)
+{
+    for (const auto& s : variant_specs())
+        for (int v = 0; v < gpu::resize_variant_count; v++) {
+            const int taps = s.method == "nearest" ? 1 : (s.method == "bilinear" ? 2 : 4);
+            const auto p = gpu::resize_plan_launch(gpu::resize_variant(v),
+                                                   s.ow * s.C,
+                                                   s.oh,
+                                                   5,
+                                                   132,
+                                                   s.ow * s.C % 4 == 0,
+                                                   taps);
+            EXPECT_EQ(int(p.variant), expected_variant(v, s))
+                << gpu::resize_variant_name(gpu::resize_variant(v)) << " " << s.method
+                << " RW=" << s.ow * s.C;
+        }
 }
 
 TEST_P(Resize, SettersBetweenCalls)

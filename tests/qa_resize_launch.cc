@@ -22,9 +22,10 @@ resize_plan enumerate(resize_variant req,
                       int out_h,
                       size_t frames,
                       bool vec_ok,
-                      std::vector<int>& hits)
+                      std::vector<int>& hits,
+                      int taps = 2)
 {
-    const resize_plan p = resize_plan_launch(req, RW, out_h, frames, 132, vec_ok);
+    const resize_plan p = resize_plan_launch(req, RW, out_h, frames, 132, vec_ok, taps);
     hits.assign(frames * size_t(out_h) * RW, 0);
     auto mark = [&](long long f, int oy, int e) {
         if (f < 0 || size_t(f) >= frames || oy < 0 || oy >= out_h || e < 0 || e >= RW)
@@ -65,6 +66,21 @@ resize_plan enumerate(resize_variant req,
                                             const int e = q.e0 + v * resize_vec_bx;
                                             if (e < RW)
                                                 mark(f0 + q.f, q.oy0 + r, e);
+                                        }
+                            } else if (resize_is_rowcache(p.variant)) {
+                                const auto q = resize_rowcache_pos(
+                                    bx, by, bz, tx, ty, p.rows, p.chunks);
+                                // The kernel's guard; its chunk guard is e < RW per
+                                // chunk, and a chunk is whole (RW % 4 == 0).
+                                if (q.e0 >= RW || q.oy0 >= out_h)
+                                    continue;
+                                for (int r = 0; r < p.rows; r++)
+                                    if (q.oy0 + r < out_h)
+                                        for (int j = 0; j < p.chunks; j++) {
+                                            const int e = q.e0 + j * 4 * resize_vec_bx;
+                                            if (e < RW)
+                                                for (int v = 0; v < 4; v++)
+                                                    mark(f0 + q.f, q.oy0 + r, e + v);
                                         }
                             } else if (resize_is_vec4(p.variant)) {
                                 const auto q = resize_vec4_pos(bx, by, bz, tx, ty, p.rows);
@@ -109,27 +125,37 @@ TEST(ResizeLaunchPlan, EveryVariantWritesEachOutputOnce)
         { 21, 37, 9, false },   { 256, 9, 3, true },     { 260, 17, 5, true },
         { 1028, 3, 2, true },   { 300, 64, 1, false },   { 12, 5, 7, false },
         { 672, 33, 4, true }, // 224 px x 3 channels
+        { 516, 70, 2, true },   // rowcache: partial 256/512-element and 32/64-row blocks
+        { 1024, 64, 2, true },  // whole blocks
+        { 264, 65, 3, true },
     };
-    for (int v = -1; v < resize_variant_count; v++)
-        for (const auto& s : shapes) {
-            std::vector<int> hits;
-            const auto p = enumerate(resize_variant(v), s.RW, s.out_h, s.frames, s.vec_ok,
-                                     hits);
-            EXPECT_EQ(count_not_once(hits), 0u)
-                << "requested " << resize_variant_name(resize_variant(v)) << " ran "
-                << resize_variant_name(p.variant) << " RW=" << s.RW
-                << " out_h=" << s.out_h << " frames=" << s.frames;
-            if (resize_is_vec4(p.variant))
-                EXPECT_TRUE(s.vec_ok && s.RW % 4 == 0);
-        }
+    for (int taps : { 1, 2, 4 })
+        for (int v = -1; v < resize_variant_count; v++)
+            for (const auto& s : shapes) {
+                std::vector<int> hits;
+                const auto p = enumerate(
+                    resize_variant(v), s.RW, s.out_h, s.frames, s.vec_ok, hits, taps);
+                EXPECT_EQ(count_not_once(hits), 0u)
+                    << "requested " << resize_variant_name(resize_variant(v)) << " ran "
+                    << resize_variant_name(p.variant) << " RW=" << s.RW
+                    << " out_h=" << s.out_h << " frames=" << s.frames << " taps=" << taps;
+                if (resize_is_vec4(p.variant) || resize_is_rowcache(p.variant))
+                    EXPECT_TRUE(s.vec_ok && s.RW % 4 == 0);
+                if (p.variant == resize_variant::rowcache_w8)
+                    EXPECT_LE(taps, 2);
+            }
 }
 
 TEST(ResizeLaunchPlan, FramesBeyondOneGridAreSliced)
 {
     // gridDim.z holds at most 65535 frames (x4 for point_f4): more frames take several
     // launches, and the slices must still tile the frames exactly.
-    for (auto v :
-         { resize_variant::vec4_r2, resize_variant::point, resize_variant::strided_r2 }) {
+    for (auto v : { resize_variant::vec4_r2,
+                    resize_variant::point,
+                    resize_variant::strided_r2,
+                    resize_variant::rowcache_r8,
+                    resize_variant::rowcache_w8,
+                    resize_variant::staged_r16 }) {
         std::vector<int> hits;
         const auto p = enumerate(v, 4, 1, 65537, true, hits);
         EXPECT_EQ(p.variant, v);
@@ -171,6 +197,36 @@ TEST(ResizeLaunchPlan, AutomaticChoiceAndFallbacks)
               V::tile);
     EXPECT_EQ(resize_plan_launch(V::vec4_r1, 4, 4 * 65535, 1, 132, true).variant,
               V::vec4_r1);
+    // rowcache: 16-byte stores like vec4, so the same alignment rule; two chunks only for
+    // nearest/bilinear (bicubic runs one chunk); rows beyond gridDim.y fall back to tile.
+    EXPECT_EQ(resize_plan_launch(V::rowcache_r8, 3840, 2160, 4, 132, true).variant,
+              V::rowcache_r8);
+    EXPECT_EQ(resize_plan_launch(V::rowcache_r16, 3842, 2160, 4, 132, false).variant,
+              V::tile);
+    EXPECT_EQ(resize_plan_launch(V::rowcache_w8, 3840, 2160, 4, 132, true, 4).variant,
+              V::rowcache_r8);
+    EXPECT_EQ(resize_plan_launch(V::rowcache_w8, 3840, 2160, 4, 132, true, 1).variant,
+              V::rowcache_w8);
+    EXPECT_EQ(resize_plan_launch(V::rowcache_w8, 10, 8, 1, 132, true, 4).variant, V::tile);
+    {
+        const auto p = resize_plan_launch(V::rowcache_r16, 3840, 2160, 4, 132, true);
+        EXPECT_EQ(p.gx, 15u); // 3840 / 256
+        EXPECT_EQ(p.gy, 34u); // ceil(2160 / 64)
+        EXPECT_EQ(p.gz, 4u);
+        const auto w = resize_plan_launch(V::rowcache_w8, 3840, 2160, 4, 132, true);
+        EXPECT_EQ(w.gx, 8u);  // ceil(3840 / 512)
+        EXPECT_EQ(w.gy, 68u); // ceil(2160 / 32)
+    }
+    EXPECT_EQ(resize_plan_launch(V::rowcache_r8, 4, 32 * 65535 + 1, 1, 132, true).variant,
+              V::tile);
+    // staged: rowcache's geometry, one chunk, every method.
+    EXPECT_EQ(resize_plan_launch(V::staged_r8, 3840, 2160, 4, 132, true, 4).variant,
+              V::staged_r8);
+    EXPECT_EQ(resize_plan_launch(V::staged_r16, 3840, 2160, 4, 132, true).gy, 34u);
+    EXPECT_EQ(resize_plan_launch(V::staged_r16, 3842, 2160, 4, 132, false).variant,
+              V::tile);
+    EXPECT_EQ(resize_plan_launch(V::rowcache_r8, 4, 32 * 65535, 1, 132, true).variant,
+              V::rowcache_r8);
 }
 
 } // namespace

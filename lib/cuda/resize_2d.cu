@@ -29,48 +29,25 @@
 #include "cuda_common.cuh"
 #include "host_pipeline.cuh"
 #include "resize_launch.h"
+#include "resize_walk.h"
 #include <cuda_fp16.h>
 #include <algorithm>
 #include <cstdint>
+#include <climits>
 #include <cstring>
+#include <stdexcept>
 #include <random>
 
 namespace gr {
 namespace gpuinterp {
 namespace gpu {
 
+using namespace rz;
+
 namespace {
 
 constexpr int TX = resize_tile_tx; // threads per block (one row tile)
 constexpr int V = resize_tile_v;    // output elements per thread along x, TX apart
-
-struct dev_transform {
-    float mul[4]; // scale/std (no clip) or 1/std (clip)
-    float add[4]; // -mean/std
-    float scale, lo, hi;
-    int clip;
-    int identity;
-};
-
-struct launch_shape {
-    int in_row; // source elements per row (in_w * C)
-    int RW;     // output elements per row (out_w * C)
-    int out_h;
-    int C;
-    int tiles_x;         // tile: ceil(RW / (TX*V))
-    int rows;            // tile: output rows per thread
-    int row_groups;      // tile: ceil(out_h / rows)
-    int frames;          // frames of this launch (point variants)
-    long long in_frame;  // elements per input frame
-    long long out_frame; // elements per output frame
-    float border_value;
-};
-
-template <typename T>
-__device__ __forceinline__ float load_src(const T* p)
-{
-    return float(__ldg(p));
-}
 
 // Streaming (evict-first) stores: the output is written once and not read by this kernel,
 // so it should not push the source rows, which neighbouring blocks re-read, out of L2.
@@ -78,11 +55,6 @@ __device__ __forceinline__ void store_out(float* p, float v) { __stcs(p, v); }
 __device__ __forceinline__ void store_out(unsigned short* p, float v)
 {
     __stcs(p, __half_as_ushort(__float2half_rn(v)));
-}
-
-__device__ __forceinline__ float pick4(const float (&a)[4], int c)
-{
-    return c == 0 ? a[0] : (c == 1 ? a[1] : (c == 2 ? a[2] : a[3]));
 }
 
 template <typename T, typename O, int KY, int KX>
@@ -133,42 +105,24 @@ __global__ void __launch_bounds__(TX) resize_kernel(const T* __restrict__ in,
             const T* row = fin + (long long)max(sy, 0) * s.in_row;
 #pragma unroll
             for (int v = 0; v < V; v++) {
-                float h;
-                if (KX == 1) {
-                    h = (sy < 0 || xi[v][0] < 0) ? s.border_value
-                                                 : load_src(row + xi[v][0]);
-                } else {
-                    // Same association as the CPU backend: pairs of taps, then their sum.
-                    float p[KX];
+                float p[KX];
 #pragma unroll
-                    for (int k = 0; k < KX; k++)
-                        p[k] = (sy < 0 || xi[v][k] < 0) ? s.border_value
-                                                        : load_src(row + xi[v][k]);
-                    if (KX == 2)
-                        h = xwv[v][0] * p[0] + xwv[v][1] * p[1];
-                    else
-                        h = (xwv[v][0] * p[0] + xwv[v][1] * p[1]) +
-                            (xwv[v][2] * p[2] + xwv[v][3] * p[3]);
-                }
+                for (int k = 0; k < KX; k++)
+                    p[k] = (sy < 0 || xi[v][k] < 0) ? s.border_value
+                                                    : load_src(row + xi[v][k]);
+                const float h = hsum<KX>(xwv[v], p);
                 if (KY == 1)
                     acc[v] = h;
                 else
-                    acc[v] += wyk * h;
+                    acc[v] = vacc(acc[v], wyk, h);
             }
         }
         O* orow = fout + (long long)oy * s.RW;
 #pragma unroll
         for (int v = 0; v < V; v++) {
             const int e = e0 + v * TX;
-            if (e < s.RW) {
-                float r = acc[v];
-                if (!tf.identity) {
-                    if (tf.clip)
-                        r = fminf(fmaxf(r * tf.scale, tf.lo), tf.hi);
-                    r = r * m[v] + a[v];
-                }
-                store_out(orow + e, r);
-            }
+            if (e < s.RW)
+                store_out(orow + e, finish(acc[v], tf, m[v], a[v]));
         }
     }
 }
@@ -186,58 +140,13 @@ horiz(const T* row, int sy, const int* xi, const float* xw, float bv)
     // Loads are unconditional (a constant-border tap reads a valid sample and discards
     // it): a load behind a branch cannot be issued early, and all gathers of a thread
     // should be in flight together.
-    if constexpr (KX == 1) {
-        const float v = load_src(row + max(xi[0], 0));
-        return (sy < 0 || xi[0] < 0) ? bv : v;
-    } else {
-        float p[KX];
+    float p[KX];
 #pragma unroll
-        for (int k = 0; k < KX; k++)
-            p[k] = load_src(row + max(xi[k], 0));
-#pragma unroll
-        for (int k = 0; k < KX; k++)
-            p[k] = (sy < 0 || xi[k] < 0) ? bv : p[k];
-        if constexpr (KX == 2)
-            return xw[0] * p[0] + xw[1] * p[1];
-        else
-            return (xw[0] * p[0] + xw[1] * p[1]) + (xw[2] * p[2] + xw[3] * p[3]);
-    }
+    for (int k = 0; k < KX; k++)
+        p[k] = load_src(row + max(xi[k], 0));
+    return horiz_combine<KX>(sy, xi, xw, p, bv);
 }
 
-__device__ __forceinline__ float
-finish(float r, const dev_transform& tf, float m, float a)
-{
-    if (!tf.identity) {
-        if (tf.clip)
-            r = fminf(fmaxf(r * tf.scale, tf.lo), tf.hi);
-        r = r * m + a;
-    }
-    return r;
-}
-
-template <bool STREAM>
-__device__ __forceinline__ void store4(float* p, const float (&r)[4])
-{
-    const float4 v = make_float4(r[0], r[1], r[2], r[3]);
-    if (STREAM)
-        __stcs(reinterpret_cast<float4*>(p), v);
-    else
-        *reinterpret_cast<float4*>(p) = v;
-}
-
-template <bool STREAM>
-__device__ __forceinline__ void store4(unsigned short* p, const float (&r)[4])
-{
-    uint2 v;
-    v.x = unsigned(__half_as_ushort(__float2half_rn(r[0]))) |
-          (unsigned(__half_as_ushort(__float2half_rn(r[1]))) << 16);
-    v.y = unsigned(__half_as_ushort(__float2half_rn(r[2]))) |
-          (unsigned(__half_as_ushort(__float2half_rn(r[3]))) << 16);
-    if (STREAM)
-        __stcs(reinterpret_cast<uint2*>(p), v);
-    else
-        *reinterpret_cast<uint2*>(p) = v;
-}
 
 // vec4 (STRIDED = false): each thread writes 4 consecutive elements (one 16-byte float /
 // 8-byte binary16 store per row, so a warp writes 512 contiguous bytes per instruction)
@@ -343,7 +252,7 @@ __global__ void __launch_bounds__(resize_vec_bx* resize_vec_by)
                 if (KY == 1)
                     acc[v] = h;
                 else
-                    acc[v] += wyk * h;
+                    acc[v] = vacc(acc[v], wyk, h);
             }
         }
 #pragma unroll
@@ -421,7 +330,7 @@ __global__ void __launch_bounds__(resize_point_bx* resize_point_by)
             if (KY == 1)
                 acc = h;
             else
-                acc += wy[ky] * h;
+                acc = vacc(acc, wy[ky], h);
         }
         res[j] = finish(acc, tf, m, a);
     }
@@ -431,6 +340,191 @@ __global__ void __launch_bounds__(resize_point_bx* resize_point_by)
         if (f < s.frames)
             store_out(out + f * s.out_frame + (long long)pos.oy0 * s.RW + pos.e0, res[j]);
     }
+}
+
+// rowcache: the upscale variant built around reuse of horizontal work. A thread owns
+// chunks of 4 consecutive elements (16-byte stores, 512 contiguous bytes per warp store)
+// of R consecutive output rows and walks the rows in order. The horizontally interpolated
+// value of a chunk on one source row, h(sy) = sum_k wx_k * P(sy, x_k), does not depend on
+// the output row; when an upscale maps neighbouring output rows onto the same source rows
+// (at 2x, output rows 2i+1 and 2i+2 both use source rows i and i+1), h(sy) of the previous
+// output row is reused instead of gathered again. At 2x bilinear that is 0.5 new source rows
+// per output row instead of 2 (bicubic: 0.5 instead of 4), i.e. 4x (8x) fewer gather
+// instructions, which (not DRAM) bound vec4_r4: its 16 gathers per 4 outputs cost ~8x the
+// L1 wavefronts of the 16-byte store. A reused h is the same value computed the same way,
+// so the result stays bit-identical to the other variants.
+// The reuse test compares the row's source-row indices with the previous row's: all lanes of
+// a warp own the same rows, so the test and the branch around the gathers are uniform (no
+// divergence). The row loop is not unrolled and the gathers sit behind that branch, so the
+// compiler cannot hoist the loads of later rows and the registers hold one row's gathers
+// (unrolled with predicated loads it took 64-128 registers plus spills); the latency of a
+// new source row is hidden by the other warps (2-4 blocks of 256 threads per SM). Nearest
+// and bilinear gather all new taps of a row together; bicubic one tap at a time (at 2x
+// exactly one tap per new row is new, and one tap's samples fit the register budget).
+//
+// staged: the same walk, but the block first copies the source rectangle its 32 (64) output
+// rows x 256 elements need into shared memory with coalesced loads, all in flight at once
+// (one DRAM round trip per block instead of one per new source row and warp), then gathers
+// from shared memory. The rectangle is the bounding box of the block's table entries; where
+// it exceeds the buffer (shrinks, or reflected taps far apart) the block walks the global
+// source like rowcache. The staged values are load_src's floats, so the result is the same.
+
+// Blocks of 256 threads per SM the register budget is set for: 4 (64 registers) for
+// nearest, 3 (80) for bilinear (at 64 it spilled), 2 (128) for bicubic and two chunks.
+template <int KY, int NCH>
+constexpr int resize_rowcache_min_blocks()
+{
+    return KY == 1 ? 4 : (KY == 2 && NCH == 1 ? 3 : 2);
+}
+
+template <typename T, typename O, int KY, int KX, int R, int NCH>
+__global__ void __launch_bounds__(resize_vec_bx* resize_vec_by,
+                                  resize_rowcache_min_blocks<KY, NCH>())
+    resize_rowcache_kernel(const T* __restrict__ in,
+                           O* __restrict__ out,
+                           const int* __restrict__ yidx,
+                           const float* __restrict__ yw,
+                           const int* __restrict__ xidx,
+                           const float* __restrict__ xw,
+                           launch_shape s,
+                           dev_transform tf)
+{
+    const resize_thread_pos pos = resize_rowcache_pos(
+        blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x, threadIdx.y, R, NCH);
+    if (pos.e0 >= s.RW || pos.oy0 >= s.out_h)
+        return;
+    chunk_taps<KX, NCH> t;
+    t.load(xidx, xw, pos.e0, s.RW, s.C, tf);
+    rowcache_walk<KY, KX, R, NCH>(global_rows<T>{ in + pos.f * s.in_frame, s.in_row },
+                                  t,
+                                  out + pos.f * s.out_frame,
+                                  pos.e0,
+                                  pos.oy0,
+                                  yidx,
+                                  yw,
+                                  s,
+                                  tf);
+}
+
+template <typename T, typename O, int KY, int KX, int R>
+__global__ void __launch_bounds__(resize_vec_bx* resize_vec_by,
+                                  resize_rowcache_min_blocks<KY, 1>())
+    resize_staged_kernel(const T* __restrict__ in,
+                         O* __restrict__ out,
+                         const int* __restrict__ yidx,
+                         const float* __restrict__ yw,
+                         const int* __restrict__ xidx,
+                         const float* __restrict__ xw,
+                         launch_shape s,
+                         dev_transform tf)
+{
+    constexpr int NT = resize_vec_bx * resize_vec_by;
+    constexpr int block_rows = resize_vec_by * R;
+    static_assert(block_rows * KY <= NT, "one thread per row tap of the block");
+    __shared__ float tile[resize_stage_floats];
+    __shared__ int box[4]; // source rows y0..y1, elements x0..x1 the block reads
+    const resize_thread_pos pos = resize_rowcache_pos(
+        blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x, threadIdx.y, R, 1);
+    const int tid = threadIdx.y * resize_vec_bx + threadIdx.x;
+    const bool has_cols = pos.e0 < s.RW;
+    // No early return before the barriers: threads past the row or the frame still take
+    // part in the bounds and the copy.
+    chunk_taps<KX, 1> t;
+    t.load(xidx, xw, has_cols ? pos.e0 : 0, s.RW, s.C, tf);
+    if (tid == 0) {
+        box[0] = INT_MAX;
+        box[1] = INT_MIN;
+        box[2] = INT_MAX;
+        box[3] = INT_MIN;
+    }
+    int xlo = INT_MAX, xhi = INT_MIN, ylo = INT_MAX, yhi = INT_MIN;
+    if (has_cols)
+#pragma unroll
+        for (int v = 0; v < 4; v++)
+#pragma unroll
+            for (int k = 0; k < KX; k++)
+                if (t.xi[v][k] >= 0) {
+                    xlo = min(xlo, t.xi[v][k]);
+                    xhi = max(xhi, t.xi[v][k]);
+                }
+    if (tid < block_rows * KY) {
+        const int oy = int(blockIdx.y) * block_rows + tid / KY;
+        if (oy < s.out_h) {
+            const int sy = __ldg(yidx + oy * KY + tid % KY);
+            if (sy >= 0) {
+                ylo = sy;
+                yhi = sy;
+            }
+        }
+    }
+    // Warp reductions by shuffles (__reduce_min_sync would need sm_80).
+#pragma unroll
+    for (int d = 16; d > 0; d >>= 1) {
+        xlo = min(xlo, __shfl_xor_sync(0xffffffffu, xlo, d));
+        xhi = max(xhi, __shfl_xor_sync(0xffffffffu, xhi, d));
+        ylo = min(ylo, __shfl_xor_sync(0xffffffffu, ylo, d));
+        yhi = max(yhi, __shfl_xor_sync(0xffffffffu, yhi, d));
+    }
+    __syncthreads(); // box initialised
+    if ((tid & 31) == 0) {
+        atomicMin(&box[0], ylo);
+        atomicMax(&box[1], yhi);
+        atomicMin(&box[2], xlo);
+        atomicMax(&box[3], xhi);
+    }
+    __syncthreads();
+    const int y0 = box[0], y1 = box[1], x0 = box[2], x1 = box[3];
+    const bool any_tap = y1 >= y0 && x1 >= x0; // else every tap is a constant border
+    const int pitch = any_tap ? x1 - x0 + 1 : 1, nrows = any_tap ? y1 - y0 + 1 : 1;
+    const bool staged = any_tap && (long long)pitch * nrows <= resize_stage_floats;
+    const T* fin = in + pos.f * s.in_frame;
+    if (staged) {
+        const int n = pitch * nrows;
+        // Element i of the rectangle is (row i / pitch, column i % pitch); r and c follow i
+        // in steps of NT without a division per element. U loads in flight per thread
+        // before their shared-memory stores, enough for a 2x upscale's rectangle in one
+        // round trip (bilinear 18 x 130 = 9.1 elements per thread for 32 rows, bicubic
+        // 36 x 132 = 18.6 for 64 rows); larger rectangles take more.
+        constexpr int U = R <= 8 ? 12 : 20;
+        const int dr = NT / pitch, dc = NT - dr * pitch;
+        int r = tid / pitch, c = tid - (tid / pitch) * pitch;
+        for (int i0 = tid; i0 < n; i0 += U * NT) {
+            float v[U];
+#pragma unroll
+            for (int u = 0; u < U; u++) {
+                v[u] = i0 + u * NT < n
+                           ? load_src(fin + (long long)(y0 + r) * s.in_row + x0 + c)
+                           : 0.f;
+                r += dr;
+                c += dc;
+                if (c >= pitch) {
+                    c -= pitch;
+                    r++;
+                }
+            }
+#pragma unroll
+            for (int u = 0; u < U; u++)
+                if (i0 + u * NT < n)
+                    tile[i0 + u * NT] = v[u];
+        }
+    }
+    __syncthreads();
+    if (!has_cols || pos.oy0 >= s.out_h)
+        return;
+    O* fout = out + pos.f * s.out_frame;
+    if (staged)
+        rowcache_walk<KY, KX, R, 1>(shared_rows{ tile, pitch, y0, x0 },
+                                    t,
+                                    fout,
+                                    pos.e0,
+                                    pos.oy0,
+                                    yidx,
+                                    yw,
+                                    s,
+                                    tf);
+    else
+        rowcache_walk<KY, KX, R, 1>(
+            global_rows<T>{ fin, s.in_row }, t, fout, pos.e0, pos.oy0, yidx, yw, s, tf);
 }
 
 // Stand-alone normaliser, only for the "resize, then normalise" benchmark comparison.
@@ -630,6 +724,30 @@ private:
             resize_vec4_kernel<T, O, K, K, 4, true, true>
                 <<<grid, block, 0, st>>>(in, out, yi, ywp, xi, xwp, s, d_tf);
             break;
+        case resize_variant::rowcache_r8:
+            resize_rowcache_kernel<T, O, K, K, 8, 1>
+                <<<grid, block, 0, st>>>(in, out, yi, ywp, xi, xwp, s, d_tf);
+            break;
+        case resize_variant::rowcache_r16:
+            resize_rowcache_kernel<T, O, K, K, 16, 1>
+                <<<grid, block, 0, st>>>(in, out, yi, ywp, xi, xwp, s, d_tf);
+            break;
+        case resize_variant::rowcache_w8:
+            // The plan runs rowcache_r8 for bicubic taps (register budget).
+            if constexpr (K <= 2)
+                resize_rowcache_kernel<T, O, K, K, 8, 2>
+                    <<<grid, block, 0, st>>>(in, out, yi, ywp, xi, xwp, s, d_tf);
+            else
+                throw std::logic_error("resize: rowcache_w8 planned for bicubic taps");
+            break;
+        case resize_variant::staged_r8:
+            resize_staged_kernel<T, O, K, K, 8>
+                <<<grid, block, 0, st>>>(in, out, yi, ywp, xi, xwp, s, d_tf);
+            break;
+        case resize_variant::staged_r16:
+            resize_staged_kernel<T, O, K, K, 16>
+                <<<grid, block, 0, st>>>(in, out, yi, ywp, xi, xwp, s, d_tf);
+            break;
         case resize_variant::point:
             resize_point_kernel<T, O, K, K, 1>
                 <<<grid, block, 0, st>>>(in, out, yi, ywp, xi, xwp, s, d_tf);
@@ -693,6 +811,14 @@ make_cuda_resize_engine<float>(int, size_t);
 template std::unique_ptr<kernel::resize_engine<uint8_t>>
 make_cuda_resize_engine<uint8_t>(int, size_t);
 
+int l2_fetch_granularity(int device)
+{
+    device_guard guard(device);
+    size_t v = 0;
+    GPUINTERP_CUDA_CHECK(cudaDeviceGetLimit(&v, cudaLimitMaxL2FetchGranularity));
+    return int(v);
+}
+
 double time_resize_kernel_ms(int device,
                              int in_h,
                              int in_w,
@@ -704,7 +830,8 @@ double time_resize_kernel_ms(int device,
                              resize_bench_mode mode,
                              bool half_output,
                              int iters,
-                             int variant)
+                             int variant,
+                             int l2_fetch_bytes)
 {
     if (half_output && mode == resize_bench_mode::separate)
         throw std::invalid_argument(
@@ -749,6 +876,26 @@ double time_resize_kernel_ms(int device,
             cudaMemcpy(x.get(), hx.data(), in_n * sizeof(float), cudaMemcpyHostToDevice));
     }
     cudaStream_t st = e.stream0();
+    // A 17x bilinear shrink reads ~2 scattered 32-byte sectors per output: if L2 fills
+    // from DRAM in larger units, most of each fill is wasted (benchmark experiment only).
+    struct l2_fetch_scope {
+        size_t old = 0;
+        bool set = false;
+        explicit l2_fetch_scope(int bytes)
+        {
+            if (bytes <= 0)
+                return;
+            GPUINTERP_CUDA_CHECK(cudaDeviceGetLimit(&old, cudaLimitMaxL2FetchGranularity));
+            GPUINTERP_CUDA_CHECK(
+                cudaDeviceSetLimit(cudaLimitMaxL2FetchGranularity, size_t(bytes)));
+            set = true;
+        }
+        ~l2_fetch_scope()
+        {
+            if (set)
+                cudaDeviceSetLimit(cudaLimitMaxL2FetchGranularity, old);
+        }
+    } l2_scope(l2_fetch_bytes);
     return median_launch_ms(st, iters, [&] {
         e.launch(x.get(), y.get(), half_output, n_frames, st);
         if (mode == resize_bench_mode::separate) {

@@ -38,8 +38,16 @@ enum class resize_variant : int {
     strided_r2 = 7,      //!< vec4's 256-thread 2D blocks with tile's mapping (elements 64
                          //!< apart, 4-byte stores, any row width) x 2 rows
     strided_r4 = 8,      //!< the same with 4 rows per thread
+    rowcache_r8 = 9,     //!< vec4's mapping, 8 rows walked in order; a horizontally
+                         //!< interpolated source row is reused by the next output row
+    rowcache_r16 = 10,   //!< the same with 16 rows per thread
+    rowcache_w8 = 11,    //!< rowcache_r8 with 2 chunks of 4 elements (256 apart) per thread;
+                         //!< nearest/bilinear only (bicubic runs rowcache_r8)
+    staged_r8 = 12,      //!< rowcache_r8 reading a shared-memory copy of the block's source
+                         //!< rectangle (global gathers where it does not fit)
+    staged_r16 = 13,     //!< the same with 16 rows per thread
 };
-constexpr int resize_variant_count = 9;
+constexpr int resize_variant_count = 14;
 
 inline const char* resize_variant_name(resize_variant v)
 {
@@ -62,6 +70,16 @@ inline const char* resize_variant_name(resize_variant v)
         return "strided_r2";
     case resize_variant::strided_r4:
         return "strided_r4";
+    case resize_variant::rowcache_r8:
+        return "rowcache_r8";
+    case resize_variant::rowcache_r16:
+        return "rowcache_r16";
+    case resize_variant::rowcache_w8:
+        return "rowcache_w8";
+    case resize_variant::staged_r8:
+        return "staged_r8";
+    case resize_variant::staged_r16:
+        return "staged_r16";
     default:
         return "automatic";
     }
@@ -88,6 +106,7 @@ struct resize_plan {
     unsigned bx = 1, by = 1;         // block
     int rows = 1;                    // output rows per thread (tile, vec4)
     int frames_per_thread = 1;       // point_f4: 4
+    int chunks = 1;                  // rowcache: chunks of 4 elements per thread
     int tiles_x = 1, row_groups = 1; // tile: decomposition of the flat block index
     size_t frames_per_launch = 1;    // larger calls launch in slices of this many frames
 };
@@ -103,6 +122,14 @@ inline bool resize_is_strided(resize_variant v)
     return v == resize_variant::strided_r2 || v == resize_variant::strided_r4;
 }
 
+//! The rowcache variants and the staged ones (the same thread mapping and row walk).
+inline bool resize_is_rowcache(resize_variant v)
+{
+    return v == resize_variant::rowcache_r8 || v == resize_variant::rowcache_r16 ||
+           v == resize_variant::rowcache_w8 || v == resize_variant::staged_r8 ||
+           v == resize_variant::staged_r16;
+}
+
 //! Rows per thread of the vec4 and strided variants.
 inline int resize_vec4_rows(resize_variant v)
 {
@@ -114,8 +141,9 @@ inline int resize_vec4_rows(resize_variant v)
 /*!
  * RW: output elements per row (out_w * channels); vec_ok: the 16-byte (float) / 8-byte
  * (binary16) row stores and the 16-byte table loads are aligned (the output base is;
- * RW % 4 == 0 is checked here); taps: x taps of the method (1, 2, 4). A requested variant that the shape cannot take falls back to
- * tile, which takes every shape.
+ * RW % 4 == 0 is checked here); taps: x taps of the method (1, 2, 4). A requested variant
+ * that the shape cannot take falls back to tile, which takes every shape (rowcache_w8 with
+ * bicubic taps runs rowcache_r8 instead, which then falls back to tile like the others).
  */
 inline resize_plan resize_plan_launch(resize_variant req,
                                       int RW,
@@ -156,6 +184,28 @@ inline resize_plan resize_plan_launch(resize_variant req,
             p.gz = unsigned(p.frames_per_launch);
             return p;
         }
+    }
+    if (v == resize_variant::rowcache_w8 && taps > 2)
+        // Two chunks of bicubic taps and cached rows would need ~250 registers.
+        v = resize_variant::rowcache_r8;
+    if (resize_is_rowcache(v)) {
+        const int R =
+            v == resize_variant::rowcache_r16 || v == resize_variant::staged_r16 ? 16 : 8;
+        const int chunks = v == resize_variant::rowcache_w8 ? 2 : 1;
+        const long long gy = (out_h + resize_vec_by * R - 1) / (resize_vec_by * R);
+        if (vec_ok && gy <= resize_grid_yz_max) {
+            p.variant = v;
+            p.rows = R;
+            p.chunks = chunks;
+            p.bx = resize_vec_bx;
+            p.by = resize_vec_by;
+            p.gx = unsigned((RW + 4 * resize_vec_bx * chunks - 1) / (4 * resize_vec_bx * chunks));
+            p.gy = unsigned(gy);
+            p.frames_per_launch = std::min<size_t>(frames, resize_grid_yz_max);
+            p.gz = unsigned(p.frames_per_launch);
+            return p;
+        }
+        v = resize_variant::tile;
     }
     if (v == resize_variant::point || v == resize_variant::point_f4) {
         const long long gy = (out_h + resize_point_by - 1) / resize_point_by;
@@ -204,7 +254,8 @@ inline resize_grid resize_grid_for(const resize_plan& p, size_t nf)
 
 //! Outputs of one thread. tile: elements e0 + v*64 (v < 4) of rows [oy0, oy0+rows) of
 //! frame f; vec4: elements e0..e0+3 of the same rows; strided: elements e0 + v*64 (v < 4)
-//! of the same rows; point: element e0 of row oy0 of
+//! of the same rows; rowcache: elements e0 + j*256 .. +3 (j < chunks) of the same rows;
+//! point: element e0 of row oy0 of
 //! frames f .. f+frames_per_thread-1. Callers drop positions past the frame's edges.
 struct resize_thread_pos {
     int e0, oy0;
@@ -234,6 +285,16 @@ GPUINTERP_HD inline resize_thread_pos resize_strided_pos(
     unsigned bx, unsigned by, unsigned bz, unsigned tx, unsigned ty, int rows)
 {
     return { int(bx * (resize_vec_bx * 4) + tx),
+             int(by * resize_vec_by + ty) * rows,
+             (long long)bz };
+}
+
+//! rowcache: chunk j (< chunks) of the thread is elements e0 + j*4*resize_vec_bx .. +3
+//! (whole chunks: the plan requires RW % 4 == 0) of rows [oy0, oy0 + rows).
+GPUINTERP_HD inline resize_thread_pos resize_rowcache_pos(
+    unsigned bx, unsigned by, unsigned bz, unsigned tx, unsigned ty, int rows, int chunks)
+{
+    return { int(bx * (resize_vec_bx * 4 * chunks) + tx * 4),
              int(by * resize_vec_by + ty) * rows,
              (long long)bz };
 }

@@ -65,6 +65,9 @@ enum class resize_bench_mode {
 //! float32 frames resident on the device, bilinear/half_pixel/replicate unless `method`
 //! says otherwise; normalisation mean 0.5, std 0.25 per channel in the fused and separate
 //! modes. variant: a gpu::resize_variant (lib/cuda/resize_launch.h), -1 = automatic.
+//! l2_fetch_bytes > 0: an experiment for gather-bound shapes — the context's
+//! cudaLimitMaxL2FetchGranularity (a hint, 0..128 bytes) is set to it for the timed
+//! launches and restored afterwards (a process-wide setting: benchmarks only).
 double time_resize_kernel_ms(int device,
                              int in_h,
                              int in_w,
@@ -76,7 +79,11 @@ double time_resize_kernel_ms(int device,
                              resize_bench_mode mode,
                              bool half_output,
                              int iters,
-                             int variant = -1);
+                             int variant = -1,
+                             int l2_fetch_bytes = 0);
+
+//! The context's current cudaLimitMaxL2FetchGranularity (bytes) on `device`.
+int l2_fetch_granularity(int device);
 
 //! Test hook: every CUDA resize engine launches kernel variant `variant` (a
 //! gpu::resize_variant; -1 restores the automatic choice). A variant the shape cannot take

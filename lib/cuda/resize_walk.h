@@ -1,0 +1,384 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef INCLUDED_GPUINTERP_CUDA_RESIZE_WALK_H
+#define INCLUDED_GPUINTERP_CUDA_RESIZE_WALK_H
+
+// Device code shared by the CUDA resize_2d kernels (lib/cuda/resize_2d.cu): the
+// per-output arithmetic every variant performs, and the row walk of the rowcache/staged
+// variants. In a header, and compilable as plain C++ with host stand-ins for the few CUDA
+// intrinsics it uses, so the CPU test suite runs the very same walk
+// (tests/qa_resize_walk.cc) and checks it bit for bit without a GPU.
+
+#include "resize_launch.h"
+#include <climits>
+
+#ifdef __CUDACC__
+#include <cuda_fp16.h>
+#define GPUINTERP_DI __device__ __forceinline__
+#else
+#include <algorithm>
+#include <cmath>
+#define GPUINTERP_DI inline
+#endif
+
+namespace gr {
+namespace gpuinterp {
+namespace gpu {
+namespace rz {
+
+#ifndef __CUDACC__
+// Host stand-ins (tests only). The rounding intrinsics go through volatile so that no
+// compiler setting can contract them into something else.
+struct int4 {
+    int x, y, z, w;
+};
+struct float4 {
+    float x, y, z, w;
+};
+template <typename T>
+inline T __ldg(const T* p)
+{
+    return *p;
+}
+inline float __fmaf_rn(float a, float b, float c)
+{
+    volatile float r = std::fma(a, b, c);
+    return r;
+}
+inline float __fmul_rn(float a, float b)
+{
+    volatile float r = a * b;
+    return r;
+}
+inline float __fadd_rn(float a, float b)
+{
+    volatile float r = a + b;
+    return r;
+}
+inline float4 make_float4(float a, float b, float c, float d) { return { a, b, c, d }; }
+template <typename T>
+inline void __stcs(T* p, T v)
+{
+    *p = v;
+}
+using std::max;
+using std::min;
+#endif
+
+struct dev_transform {
+    float mul[4]; // scale/std (no clip) or 1/std (clip)
+    float add[4]; // -mean/std
+    float scale, lo, hi;
+    int clip;
+    int identity;
+};
+
+struct launch_shape {
+    int in_row; // source elements per row (in_w * C)
+    int RW;     // output elements per row (out_w * C)
+    int out_h;
+    int C;
+    int tiles_x;         // tile: ceil(RW / (TX*V))
+    int rows;            // tile: output rows per thread
+    int row_groups;      // tile: ceil(out_h / rows)
+    int frames;          // frames of this launch (point variants)
+    long long in_frame;  // elements per input frame
+    long long out_frame; // elements per output frame
+    float border_value;
+};
+
+template <typename T>
+GPUINTERP_DI float load_src(const T* p)
+{
+    return float(__ldg(p));
+}
+
+GPUINTERP_DI float pick4(const float (&a)[4], int c)
+{
+    return c == 0 ? a[0] : (c == 1 ? a[1] : (c == 2 ? a[2] : a[3]));
+}
+
+// The arithmetic every variant shares, spelled with explicit rounding intrinsics: left to
+// the compiler, `w0*p0 + w1*p1` may be contracted into an FMA around either product, and
+// it may choose differently in differently shaped kernels. With the intrinsics every
+// variant performs the same roundings in the same order, so the variants are
+// bit-identical by construction (Resize.EveryKernelVariant compares them bit for bit).
+// Horizontal: pairs of taps, then their sum (the CPU backend's association).
+template <int KX>
+GPUINTERP_DI float hsum(const float* w, const float* p)
+{
+    if constexpr (KX == 1)
+        return p[0];
+    else if constexpr (KX == 2)
+        return __fmaf_rn(w[0], p[0], __fmul_rn(w[1], p[1]));
+    else
+        return __fadd_rn(__fmaf_rn(w[0], p[0], __fmul_rn(w[1], p[1])),
+                         __fmaf_rn(w[2], p[2], __fmul_rn(w[3], p[3])));
+}
+
+// Vertical: acc = 0, then acc += wy_k * h_k in tap order (KY == 1: the value itself).
+GPUINTERP_DI float vacc(float acc, float w, float h) { return __fmaf_rn(w, h, acc); }
+
+// Output transform: scale, clip, then (v - mean) / std as v * mul + add.
+GPUINTERP_DI float finish(float r, const dev_transform& tf, float m, float a)
+{
+    if (!tf.identity) {
+        if (tf.clip)
+            r = fminf(fmaxf(__fmul_rn(r, tf.scale), tf.lo), tf.hi);
+        r = __fmaf_rn(r, m, a);
+    }
+    return r;
+}
+
+// Second half of horiz on already loaded samples p (constant-border taps replaced here).
+template <int KX>
+GPUINTERP_DI float
+horiz_combine(int sy, const int* xi, const float* xw, const float* p, float bv)
+{
+    float q[KX];
+#pragma unroll
+    for (int k = 0; k < KX; k++)
+        q[k] = (sy < 0 || xi[k] < 0) ? bv : p[k];
+    return hsum<KX>(xw, q);
+}
+
+template <bool STREAM>
+GPUINTERP_DI void store4(float* p, const float (&r)[4])
+{
+    const float4 v = make_float4(r[0], r[1], r[2], r[3]);
+    if (STREAM)
+        __stcs(reinterpret_cast<float4*>(p), v);
+    else
+        *reinterpret_cast<float4*>(p) = v;
+}
+
+#ifdef __CUDACC__
+template <bool STREAM>
+GPUINTERP_DI void store4(unsigned short* p, const float (&r)[4])
+{
+    uint2 v;
+    v.x = unsigned(__half_as_ushort(__float2half_rn(r[0]))) |
+          (unsigned(__half_as_ushort(__float2half_rn(r[1]))) << 16);
+    v.y = unsigned(__half_as_ushort(__float2half_rn(r[2]))) |
+          (unsigned(__half_as_ushort(__float2half_rn(r[3]))) << 16);
+    if (STREAM)
+        __stcs(reinterpret_cast<uint2*>(p), v);
+    else
+        *reinterpret_cast<uint2*>(p) = v;
+}
+#endif
+
+// Shared-memory source rectangle of the staged variants, in floats (24 KiB): a 2x upscale
+// block needs 18 x 130 (bilinear, 32 rows) to 36 x 132 (bicubic, 64 rows).
+constexpr int resize_stage_floats = 6144;
+
+// Source accessors of the walk: row(sy) is computed once per tap and row, at(row, x) per
+// sample. Constant-border taps (index -1) read some valid sample, replaced afterwards.
+template <typename T>
+struct global_rows {
+    const T* fin;
+    int in_row;
+    GPUINTERP_DI const T* row(int sy) const
+    {
+        return fin + (long long)max(sy, 0) * in_row;
+    }
+    GPUINTERP_DI float at(const T* r, int x) const { return load_src(r + max(x, 0)); }
+};
+
+struct shared_rows {
+    const float* tile;
+    int pitch, y0, x0;
+    GPUINTERP_DI int row(int sy) const { return (sy < 0 ? 0 : sy - y0) * pitch - x0; }
+    GPUINTERP_DI float at(int r, int x) const { return tile[r + (x < 0 ? x0 : x)]; }
+};
+
+// A thread's x taps and per-element transform for NCH chunks of 4 elements starting at e0
+// (chunk j at e0 + j * 4 * resize_vec_bx); a chunk past the row (keep = false) loads
+// chunk 0's, recomputes it and is not stored. e0 itself must be < RW.
+template <int KX, int NCH>
+struct chunk_taps {
+    int xi[4 * NCH][KX];
+    float xw[4 * NCH][KX];
+    float m[4 * NCH], a[4 * NCH];
+    bool keep[NCH];
+
+    GPUINTERP_DI void load(const int* __restrict__ xidx,
+                           const float* __restrict__ xwt,
+                           int e0,
+                           int RW,
+                           int C,
+                           const dev_transform& tf)
+    {
+#pragma unroll
+        for (int j = 0; j < NCH; j++) {
+            const int ej = e0 + j * 4 * resize_vec_bx;
+            keep[j] = ej < RW;
+            const int el = keep[j] ? ej : e0;
+#pragma unroll
+            for (int k = 0; k < KX; k++) {
+                const int4 i4 =
+                    __ldg(reinterpret_cast<const int4*>(xidx + size_t(k) * RW + el));
+                const float4 w4 =
+                    __ldg(reinterpret_cast<const float4*>(xwt + size_t(k) * RW + el));
+                xi[4 * j + 0][k] = i4.x;
+                xi[4 * j + 1][k] = i4.y;
+                xi[4 * j + 2][k] = i4.z;
+                xi[4 * j + 3][k] = i4.w;
+                xw[4 * j + 0][k] = w4.x;
+                xw[4 * j + 1][k] = w4.y;
+                xw[4 * j + 2][k] = w4.z;
+                xw[4 * j + 3][k] = w4.w;
+            }
+#pragma unroll
+            for (int v = 0; v < 4; v++) {
+                const int c = (el + v) % C;
+                m[4 * j + v] = pick4(tf.mul, c);
+                a[4 * j + v] = pick4(tf.add, c);
+            }
+        }
+    }
+};
+
+template <int KY, int KX, int R, int NCH, typename Src, typename O>
+GPUINTERP_DI void rowcache_walk(const Src& src,
+                                const chunk_taps<KX, NCH>& t,
+                                O* __restrict__ fout,
+                                int e0,
+                                int oy0,
+                                const int* __restrict__ yidx,
+                                const float* __restrict__ yw,
+                                const launch_shape& s,
+                                const dev_transform& tf)
+{
+    constexpr int W = 4 * NCH; // elements per thread and row
+    constexpr int chunk_step = 4 * resize_vec_bx;
+    // Cache: source rows of the previous output row and their h. Table indices are >= -1,
+    // so INT_MIN never matches.
+    int csy[KY];
+    float ch[KY][W];
+#pragma unroll
+    for (int k = 0; k < KY; k++) {
+        csy[k] = INT_MIN;
+#pragma unroll
+        for (int v = 0; v < W; v++)
+            ch[k][v] = 0.f;
+    }
+    int sy[KY];
+#pragma unroll
+    for (int k = 0; k < KY; k++)
+        sy[k] = __ldg(yidx + min(oy0, s.out_h - 1) * KY + k);
+    // Rows past the frame's last are skipped (the count is uniform across the warp).
+    const int rows = min(R, s.out_h - oy0);
+#pragma unroll 1
+    for (int r = 0; r < rows; r++) {
+        const int oy = oy0 + r;
+        // The next row's indices and this row's weights load while this row gathers.
+        int nsy[KY];
+        float wy[KY];
+        const int oyn = min(oy + 1, s.out_h - 1);
+#pragma unroll
+        for (int k = 0; k < KY; k++) {
+            nsy[k] = __ldg(yidx + oyn * KY + k);
+            wy[k] = __ldg(yw + oy * KY + k);
+        }
+        int hit[KY];
+        bool any_new = false;
+#pragma unroll
+        for (int k = 0; k < KY; k++) {
+            hit[k] = -1;
+#pragma unroll
+            for (int j = KY - 1; j >= 0; j--)
+                hit[k] = sy[k] == csy[j] ? j : hit[k];
+            any_new = any_new || hit[k] < 0;
+        }
+        float nh[KY][W];
+#pragma unroll
+        for (int k = 0; k < KY; k++)
+#pragma unroll
+            for (int v = 0; v < W; v++) {
+                float c = ch[0][v];
+#pragma unroll
+                for (int j = 1; j < KY; j++)
+                    c = hit[k] == j ? ch[j][v] : c;
+                nh[k][v] = c;
+            }
+        if constexpr (KY <= 2) {
+            if (any_new) {
+                float p[KY][W][KX];
+#pragma unroll
+                for (int k = 0; k < KY; k++) {
+                    const auto rp = src.row(sy[k]);
+#pragma unroll
+                    for (int v = 0; v < W; v++)
+#pragma unroll
+                        for (int kx = 0; kx < KX; kx++)
+                            p[k][v][kx] = hit[k] < 0 ? src.at(rp, t.xi[v][kx]) : 0.f;
+                }
+#pragma unroll
+                for (int k = 0; k < KY; k++)
+#pragma unroll
+                    for (int v = 0; v < W; v++)
+                        if (hit[k] < 0)
+                            nh[k][v] = horiz_combine<KX>(
+                                sy[k], t.xi[v], t.xw[v], p[k][v], s.border_value);
+            }
+        } else {
+#pragma unroll
+            for (int k = 0; k < KY; k++)
+                if (hit[k] < 0) {
+                    const auto rp = src.row(sy[k]);
+                    float p[W][KX];
+#pragma unroll
+                    for (int v = 0; v < W; v++)
+#pragma unroll
+                        for (int kx = 0; kx < KX; kx++)
+                            p[v][kx] = src.at(rp, t.xi[v][kx]);
+#pragma unroll
+                    for (int v = 0; v < W; v++)
+                        nh[k][v] = horiz_combine<KX>(
+                            sy[k], t.xi[v], t.xw[v], p[v], s.border_value);
+                }
+        }
+        float res[W];
+#pragma unroll
+        for (int v = 0; v < W; v++) {
+            float acc;
+            if constexpr (KY == 1) {
+                acc = nh[0][v];
+            } else {
+                acc = 0.f;
+#pragma unroll
+                for (int k = 0; k < KY; k++)
+                    acc = vacc(acc, wy[k], nh[k][v]);
+            }
+            res[v] = finish(acc, tf, t.m[v], t.a[v]);
+        }
+        O* orow = fout + (long long)oy * s.RW + e0;
+#pragma unroll
+        for (int j = 0; j < NCH; j++)
+            if (t.keep[j]) {
+                const float r4[4] = {
+                    res[4 * j], res[4 * j + 1], res[4 * j + 2], res[4 * j + 3]
+                };
+                store4<true>(orow + j * chunk_step, r4);
+            }
+#pragma unroll
+        for (int k = 0; k < KY; k++) {
+            csy[k] = sy[k];
+            sy[k] = nsy[k];
+#pragma unroll
+            for (int v = 0; v < W; v++)
+                ch[k][v] = nh[k][v];
+        }
+    }
+}
+
+} // namespace rz
+} // namespace gpu
+} // namespace gpuinterp
+} // namespace gr
+
+#endif
