@@ -210,7 +210,9 @@ BENCHMARK(BM_resize_cuda_kernel_variant)
 // ~58 MB in all; if L2 fills from DRAM in 64-byte units that is ~110 MB, which at the
 // measured 0.032 ms is already ~3.4 TB/s. If l2fetch=32 is markedly faster, the shrink is
 // bound by over-fetch, and the library could set the hint around its shrink launches.
-// Counter l2fetch_default: the value the driver reports outside the experiment.
+// Counter l2fetch_default: the value the driver reports outside the experiment. The engine now
+// sets 32 bytes itself for these launches (l2_gather_hint in resize_2d.cu): run this benchmark
+// with GPUINTERP_RESIZE_L2_HINT=0 for a clean experiment.
 void BM_resize_cuda_shrink_l2_fetch(benchmark::State& st)
 {
     if (cuda_device_count() == 0) {

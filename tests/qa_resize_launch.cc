@@ -167,14 +167,25 @@ TEST(ResizeLaunchPlan, FramesBeyondOneGridAreSliced)
 TEST(ResizeLaunchPlan, AutomaticChoiceAndFallbacks)
 {
     using V = resize_variant;
-    // 4 x 1080p -> 4K: large, rows of 3840 floats -> 16-byte stores, 4 rows per thread (measured).
+    // 4 x 1080p -> 4K (output rows reuse source rows): bilinear and bicubic walk 16 rows per
+    // thread reusing source rows, nearest keeps vec4_r4 (measured, session 2).
+    EXPECT_EQ(resize_plan_launch(V::automatic, 3840, 2160, 4, 132, true, 2, true).variant,
+              V::rowcache_r16);
+    EXPECT_EQ(resize_plan_launch(V::automatic, 3840, 2160, 4, 132, true, 4, true).variant,
+              V::rowcache_r16);
+    EXPECT_EQ(resize_plan_launch(V::automatic, 3840, 2160, 4, 132, true, 1, true).variant,
+              V::vec4_r4);
+    // Large outputs without row reuse (vertical shrink): 16-byte stores, 4 rows per thread;
+    // bicubic on tile (vec4 would need ~160 registers per thread).
     EXPECT_EQ(resize_plan_launch(V::automatic, 3840, 2160, 4, 132, true).variant,
               V::vec4_r4);
-    // Bicubic stays on tile (vec4 would need ~160 registers per thread).
     EXPECT_EQ(resize_plan_launch(V::automatic, 3840, 2160, 4, 132, true, 4).variant,
               V::tile);
     EXPECT_EQ(resize_plan_launch(V::automatic, 3840, 2160, 4, 132, true, 1).variant,
               V::vec4_r4);
+    // rowcache needs the aligned 16-byte stores too.
+    EXPECT_EQ(resize_plan_launch(V::automatic, 3842, 2160, 4, 132, false, 2, true).variant,
+              V::tile);
     // Same without alignment: the original kernel.
     EXPECT_EQ(resize_plan_launch(V::automatic, 3842, 2160, 4, 132, false).variant,
               V::tile);

@@ -141,7 +141,8 @@ inline int resize_vec4_rows(resize_variant v)
 /*!
  * RW: output elements per row (out_w * channels); vec_ok: the 16-byte (float) / 8-byte
  * (binary16) row stores and the 16-byte table loads are aligned (the output base is;
- * RW % 4 == 0 is checked here); taps: x taps of the method (1, 2, 4). A requested variant
+ * RW % 4 == 0 is checked here); taps: x taps of the method (1, 2, 4); upscale_y: out_h >= in_h
+ * (output rows can reuse source rows). A requested variant
  * that the shape cannot take falls back to tile, which takes every shape (rowcache_w8 with
  * bicubic taps runs rowcache_r8 instead, which then falls back to tile like the others).
  */
@@ -151,7 +152,8 @@ inline resize_plan resize_plan_launch(resize_variant req,
                                       size_t frames,
                                       int sms,
                                       bool vec_ok,
-                                      int taps = 2)
+                                      int taps = 2,
+                                      bool upscale_y = false)
 {
     resize_plan p;
     frames = std::max<size_t>(frames, 1);
@@ -161,10 +163,17 @@ inline resize_plan resize_plan_launch(resize_variant req,
     if (v == resize_variant::automatic) {
         if (total < resize_small_outputs)
             v = frames >= 4 ? resize_variant::point_f4 : resize_variant::point;
+        else if (upscale_y && vec_ok && taps >= 2)
+            // Measured on the H200 (2026-11-30 session 2, docs/performance.md): when output
+            // rows outnumber source rows, rowcache_r16 (each thread walks 16 output rows and
+            // reuses the interpolated source rows) is the fastest for bilinear (4 x 1080p->4K:
+            // 0.086-0.087 ms vs vec4_r4 0.093-0.095; 1 RGB frame 0.068 vs 0.077) and bicubic
+            // (0.236 vs tile 0.316).
+            v = resize_variant::rowcache_r16;
         else
-            // Measured on the H200 (2026-11-30, docs/performance.md): vec4_r4 is the fastest
-            // for nearest/bilinear (4 x 1080p->4K: 0.094 ms vs vec4_r2 0.116, tile 0.116;
-            // 1 RGB frame: 0.077 vs 0.098); bicubic is fastest on tile (0.313 vs 0.33-0.41).
+            // vec4_r4 for nearest (0.051 vs rowcache_r16 0.054) and shapes without row reuse
+            // (session 1: 4 x 1080p->4K 0.094 ms vs vec4_r2 0.116, tile 0.116); bicubic without
+            // vec4 stores runs tile.
             v = vec_ok && taps <= 2 ? resize_variant::vec4_r4 : resize_variant::tile;
     }
     if (resize_is_vec4(v) || resize_is_strided(v)) {
