@@ -167,12 +167,12 @@ TEST(ResizeLaunchPlan, FramesBeyondOneGridAreSliced)
 TEST(ResizeLaunchPlan, AutomaticChoiceAndFallbacks)
 {
     using V = resize_variant;
-    // 4 x 1080p -> 4K (output rows reuse source rows): bilinear and bicubic walk 16 rows per
+    // 4 x 1080p -> 4K (output rows reuse source rows): bilinear and bicubic walk 32 rows per
     // thread reusing source rows, nearest keeps vec4_r4 (measured, session 2).
     EXPECT_EQ(resize_plan_launch(V::automatic, 3840, 2160, 4, 132, true, 2, true).variant,
-              V::rowcache_r16);
+              V::rowcache_r32);
     EXPECT_EQ(resize_plan_launch(V::automatic, 3840, 2160, 4, 132, true, 4, true).variant,
-              V::rowcache_r16);
+              V::rowcache_r32);
     EXPECT_EQ(resize_plan_launch(V::automatic, 3840, 2160, 4, 132, true, 1, true).variant,
               V::vec4_r4);
     // Large outputs without row reuse (vertical shrink): 16-byte stores, 4 rows per thread;

@@ -255,6 +255,7 @@ void check_case(const walk_case& c)
     };
     std::vector<run> runs = { { V::rowcache_r8, &emulate<K, 8, 1, false> },
                               { V::rowcache_r16, &emulate<K, 16, 1, false> },
+                              { V::rowcache_r32, &emulate<K, 32, 1, false> },
                               { V::staged_r8, &emulate<K, 8, 1, true> },
                               { V::staged_r16, &emulate<K, 16, 1, true> } };
     if constexpr (K <= 2)

@@ -810,6 +810,10 @@ private:
             resize_rowcache_kernel<T, O, K, K, 16, 1>
                 <<<grid, block, 0, st>>>(in, out, yi, ywp, xi, xwp, s, d_tf);
             break;
+        case resize_variant::rowcache_r32:
+            resize_rowcache_kernel<T, O, K, K, 32, 1>
+                <<<grid, block, 0, st>>>(in, out, yi, ywp, xi, xwp, s, d_tf);
+            break;
         case resize_variant::rowcache_w8:
             // The plan runs rowcache_r8 for bicubic taps (register budget).
             if constexpr (K <= 2)

@@ -46,8 +46,9 @@ enum class resize_variant : int {
     staged_r8 = 12,      //!< rowcache_r8 reading a shared-memory copy of the block's source
                          //!< rectangle (global gathers where it does not fit)
     staged_r16 = 13,     //!< the same with 16 rows per thread
+    rowcache_r32 = 14,   //!< rowcache with 32 rows per thread
 };
-constexpr int resize_variant_count = 14;
+constexpr int resize_variant_count = 15;
 
 inline const char* resize_variant_name(resize_variant v)
 {
@@ -80,6 +81,8 @@ inline const char* resize_variant_name(resize_variant v)
         return "staged_r8";
     case resize_variant::staged_r16:
         return "staged_r16";
+    case resize_variant::rowcache_r32:
+        return "rowcache_r32";
     default:
         return "automatic";
     }
@@ -126,6 +129,7 @@ inline bool resize_is_strided(resize_variant v)
 inline bool resize_is_rowcache(resize_variant v)
 {
     return v == resize_variant::rowcache_r8 || v == resize_variant::rowcache_r16 ||
+           v == resize_variant::rowcache_r32 ||
            v == resize_variant::rowcache_w8 || v == resize_variant::staged_r8 ||
            v == resize_variant::staged_r16;
 }
@@ -165,13 +169,13 @@ inline resize_plan resize_plan_launch(resize_variant req,
             v = frames >= 4 ? resize_variant::point_f4 : resize_variant::point;
         else if (upscale_y && vec_ok && taps >= 2)
             // Measured on the H200 (2026-11-30 session 2, docs/performance.md): when output
-            // rows outnumber source rows, rowcache_r16 (each thread walks 16 output rows and
-            // reuses the interpolated source rows) is the fastest for bilinear (4 x 1080p->4K:
-            // 0.086-0.087 ms vs vec4_r4 0.093-0.095; 1 RGB frame 0.068 vs 0.077) and bicubic
-            // (0.236 vs tile 0.316).
-            v = resize_variant::rowcache_r16;
+            // rows outnumber source rows, the rowcache walk (each thread walks 32 output rows
+            // and reuses the interpolated source rows) is the fastest for bilinear (4 x
+            // 1080p->4K resize only: r32 0.084-0.085 ms, r16 0.085-0.087, vec4_r4 0.093-0.094;
+            // 1 RGB frame 0.067-0.068 vs 0.077-0.079) and bicubic (0.227-0.232 vs tile 0.316).
+            v = resize_variant::rowcache_r32;
         else
-            // vec4_r4 for nearest (0.051 vs rowcache_r16 0.054) and shapes without row reuse
+            // vec4_r4 for nearest (0.050 vs rowcache_r32 0.053) and shapes without row reuse
             // (session 1: 4 x 1080p->4K 0.094 ms vs vec4_r2 0.116, tile 0.116); bicubic without
             // vec4 stores runs tile.
             v = vec_ok && taps <= 2 ? resize_variant::vec4_r4 : resize_variant::tile;
@@ -198,8 +202,11 @@ inline resize_plan resize_plan_launch(resize_variant req,
         // Two chunks of bicubic taps and cached rows would need ~250 registers.
         v = resize_variant::rowcache_r8;
     if (resize_is_rowcache(v)) {
-        const int R =
-            v == resize_variant::rowcache_r16 || v == resize_variant::staged_r16 ? 16 : 8;
+        const int R = v == resize_variant::rowcache_r32
+                          ? 32
+                          : (v == resize_variant::rowcache_r16 || v == resize_variant::staged_r16
+                                 ? 16
+                                 : 8);
         const int chunks = v == resize_variant::rowcache_w8 ? 2 : 1;
         const long long gy = (out_h + resize_vec_by * R - 1) / (resize_vec_by * R);
         if (vec_ok && gy <= resize_grid_yz_max) {
