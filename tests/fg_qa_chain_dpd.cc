@@ -79,17 +79,26 @@ protected:
     }
 };
 
+//! Random x4 interpolation taps (48) and (5, 3, 4, 2) predistorter coefficients near identity.
+void chain_design(std::mt19937& g, std::vector<float>& h, std::vector<cf>& co)
+{
+    std::uniform_real_distribution<float> d(-0.4f, 0.4f);
+    h.resize(48);
+    for (auto& t : h)
+        t = d(g);
+    co.resize(3 * 4 + 2 * 2);
+    for (auto& c : co)
+        c = { 0.05f * d(g), 0.05f * d(g) };
+    co[0] = { 1.0f, 0.1f };
+}
+
 TEST_P(FgTxChain, InterpDpdResampleDeviceEqualsHostEqualsCpu)
 {
     std::mt19937 g(5);
     std::uniform_real_distribution<float> d(-0.4f, 0.4f);
-    std::vector<float> h(48);
-    for (auto& t : h)
-        t = d(g);
-    std::vector<cf> co(3 * 4 + 2 * 2);
-    for (auto& c : co)
-        c = { 0.05f * d(g), 0.05f * d(g) };
-    co[0] = { 1.0f, 0.1f };
+    std::vector<float> h;
+    std::vector<cf> co;
+    chain_design(g, h, co);
     for (unsigned seed = 1; seed <= 4; seed++) {
         std::vector<cf> x(20000 + 1013 * seed);
         for (auto& v : x)
@@ -122,13 +131,9 @@ TEST(FgTxChainPlacement, TwoGpusFullChain)
         GTEST_SKIP() << "needs two CUDA devices (found " << gi::cuda_device_count() << ")";
     std::mt19937 g(9);
     std::uniform_real_distribution<float> d(-0.4f, 0.4f);
-    std::vector<float> h(48);
-    for (auto& t : h)
-        t = d(g);
-    std::vector<cf> co(3 * 4 + 2 * 2);
-    for (auto& c : co)
-        c = { 0.05f * d(g), 0.05f * d(g) };
-    co[0] = { 1.0f, 0.1f };
+    std::vector<float> h;
+    std::vector<cf> co;
+    chain_design(g, h, co);
     std::vector<cf> x(40013);
     for (auto& v : x)
         v = { d(g), d(g) };
