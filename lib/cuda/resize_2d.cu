@@ -563,12 +563,13 @@ public:
     {
         std::lock_guard<std::mutex> lock(mutex());
         state& s = states()[device];
-        if (s.users++ == 0) {
-            device_guard guard(device);
+        if (s.users == 0) {
+            device_guard guard(device); // may throw: then nothing was counted
             s.set = cudaDeviceGetLimit(&s.old, cudaLimitMaxL2FetchGranularity) == cudaSuccess &&
                     s.old != 32 &&
                     cudaDeviceSetLimit(cudaLimitMaxL2FetchGranularity, 32) == cudaSuccess;
         }
+        s.users++;
     }
     static void release(int device) noexcept
     {
