@@ -284,6 +284,29 @@ class qa_table_lookup(gr_unittest.TestCase):
         self.assertEqual(list(np.float32(gpuinterp.texture_fetch(table, x)).view(np.uint32)),
                          [0x3dcccccd, 0x3de1999a, 0x3df5999a, 0x3e053333])
 
+    def test_001b_normalised_coordinate_precision_steps(self):
+        # The H200 rule (measured, docs/resampler.md), restated in numpy: u keeps F = 21 / 22 / 23
+        # fractional bits for widths <= 8192 / <= 65536 / above, x = u n exactly, the weight is
+        # round-half-up(frac(x - 0.5) * 256) and the point index floor(x). A 0,1,0,1 table makes
+        # a linear fetch return the weight itself (or 1 - weight), with no rounding.
+        rng = np.random.default_rng(11)
+        u = rng.uniform(0, 1, 20000).astype(np.float32)
+        for n in (1000, 8192, 8193, 65536, 65537, 131072):
+            F = 21 if n <= 8192 else (22 if n <= 65536 else 23)
+            x = np.floor(u.astype(np.float64) * 2.0 ** F) / 2.0 ** F * n
+            i = np.floor(x - 0.5)
+            k = np.floor((x - 0.5 - i) * 256 + 0.5)
+            i_eff = np.where(k == 256, i + 1, i)
+            k_eff = np.where(k == 256, 0, k)
+            alt = (np.arange(n) % 2).astype(np.float32)
+            inside = (i_eff >= 0) & (i_eff < n - 1)
+            want = np.where(i_eff % 2 == 0, k_eff / 256, 1 - k_eff / 256)
+            got = np.array(gpuinterp.texture_fetch(alt.tolist(), u.tolist(), True, "clamp", True))
+            self.assertTrue(np.array_equal(got[inside], want[inside]), n)
+            ident = np.arange(n, dtype=np.float32)
+            got_p = np.array(gpuinterp.texture_fetch(ident.tolist(), u.tolist(), False, "clamp", True))
+            self.assertTrue(np.array_equal(got_p, np.clip(np.floor(x), 0, n - 1)), n)
+
     def test_002_point_clamp_border(self):
         t = [float(i) for i in range(16)]
         x = [0.99, 1.0, 16.0, -1.0]
