@@ -44,6 +44,27 @@ public:
     }
 
     void set_binding(device_binding b) { d_binding = b; }
+
+    //! Items of stream (sample) ports a device-buffer block asks for as its minimum output
+    //! buffer: GNU Radio's default (8192 complex items) would mean one kernel launch per few
+    //! thousand inputs, and a device chain wants large chunks. Still overridable before start().
+    static constexpr long stream_min_items = 1 << 18;
+
+    /*!
+     * What every gpuinterp block does in its constructor: bind to its backend's memory and, with
+     * device buffers, ask for `min_items` output items (0: leave GNU Radio's choice, e.g. for
+     * frame-sized vector items).
+     */
+    void attach(gr::block& blk,
+                backend active,
+                int device,
+                bool device_buffers,
+                long min_items = stream_min_items)
+    {
+        set_binding(binding_for(active, device));
+        if (device_buffers && min_items > 0)
+            blk.set_min_output_buffer(min_items);
+    }
     device_binding binding() const { return d_binding; }
 
     //! `ptr` (the scheduler's input pointer of `port`, `bytes` long) in this block's own

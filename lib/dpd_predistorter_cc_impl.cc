@@ -142,9 +142,7 @@ dpd_predistorter_cc_impl::dpd_predistorter_cc_impl(unsigned P,
       d_device_buffers(device_buffers)
 {
     log_backend(d_logger, d_kernel.active_backend(), d_kernel.backend_note());
-    d_io.set_binding(device_io::binding_for(d_kernel.active_backend(), device));
-    if (device_buffers) // large chunks per launch; see interp_fir_impl.cc
-        set_min_output_buffer(1 << 18);
+    d_io.attach(*this, d_kernel.active_backend(), device, device_buffers);
     message_port_register_in(pmt::mp(port_name));
     set_msg_handler(pmt::mp(port_name), [this](const pmt::pmt_t& msg) { handle_message(msg); });
 }

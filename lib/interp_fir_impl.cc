@@ -41,12 +41,7 @@ interp_fir_impl<T, TAP>::interp_fir_impl(int interpolation,
       d_device_buffers(device_buffers)
 {
     log_backend(this->d_logger, d_kernel.active_backend(), d_kernel.backend_note());
-    d_io.set_binding(device_io::binding_for(d_kernel.active_backend(), device));
-    if (device_buffers) {
-        // GNU Radio's default buffers (8192 complex items) would mean one kernel launch per few
-        // thousand inputs; a device chain wants large chunks. Still overridable before start().
-        this->set_min_output_buffer(1 << 18);
-    }
+    d_io.attach(*this, d_kernel.active_backend(), device, device_buffers);
 }
 
 template <class T, class TAP>

@@ -97,9 +97,7 @@ public:
           d_device_buffers(device_buffers)
     {
         log_backend(this->d_logger, d_kernel.active_backend(), d_kernel.backend_note());
-        d_io.set_binding(device_io::binding_for(d_kernel.active_backend(), device));
-        if (device_buffers) // large chunks: one launch per few thousand outputs is slow
-            this->set_min_output_buffer(1 << 18);
+        d_io.attach(*this, d_kernel.active_backend(), device, device_buffers);
         set_hint_rate(*this, rate);
         // The kernel keeps its own history; the declared history only makes GNU Radio
         // size our input buffer for the worst case of one output (K/r inputs for
@@ -168,9 +166,8 @@ public:
                     static_cast<T*>(output_items[0]), size_t(noutput_items), in, avail, used);
             }
             if (used > 0) {
-                std::vector<gr::tag_t> tags;
-                this->get_tags_in_range(tags, 0, read0, read0 + used);
-                for (gr::tag_t t : tags) {
+                this->get_tags_in_range(d_tags, 0, read0, read0 + used);
+                for (gr::tag_t t : d_tags) {
                     t.offset = d_kernel.first_output_at(t.offset);
                     this->add_item_tag(0, t);
                 }
@@ -187,6 +184,7 @@ private:
     size_t d_skip = 0; // GNU Radio history items in front of the new input
     const bool d_device_buffers;
     device_io d_io;
+    std::vector<gr::tag_t> d_tags; // reused across calls
 };
 
 template <class T>

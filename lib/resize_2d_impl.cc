@@ -132,7 +132,8 @@ resize_2d_impl<T>::resize_2d_impl(int in_height,
     d_kernel->set_scale(scale);
     d_kernel->set_clip(clip, clip_min, clip_max);
     log_backend(this->d_logger, d_kernel->active_backend(), d_kernel->backend_note());
-    d_io.set_binding(device_io::binding_for(d_kernel->active_backend(), device));
+    // Items are whole frames: GNU Radio's default buffer already holds several.
+    d_io.attach(*this, d_kernel->active_backend(), device, device_buffers, 0);
 }
 
 template <class T>

@@ -51,7 +51,7 @@ public:
           d_device_buffers(device_buffers)
     {
         log_backend(this->d_logger, d_kernel.active_backend(), d_kernel.backend_note());
-        d_io.set_binding(device_io::binding_for(d_kernel.active_backend(), device));
+        d_io.attach(*this, d_kernel.active_backend(), device, device_buffers);
     }
 
     bool device_buffers() const override { return d_device_buffers; }
