@@ -75,6 +75,16 @@ public:
                             size_t used,
                             const resamp_plan& plan)
     {
+        run_host(out, in, n_in, hist, used, plan);
+    }
+    //! Host memory: assemble the window [hist, in], run(), advance the history by `used`.
+    void run_host(T* out,
+                  const T* in,
+                  size_t n_in,
+                  stream_history<T>& hist,
+                  size_t used,
+                  const resamp_plan& plan)
+    {
         if (plan.n_out > 0) {
             d_host_window.resize(hist.size() + n_in);
             hist.window(d_host_window.data(), in, 0, n_in);

@@ -294,12 +294,7 @@ resampler<T>::resample(T* out, size_t max_out, const T* in, size_t n_in, size_t&
 {
     d_engine->pull_history(d_hist);
     return step(max_out, n_in, consumed, [&](const resamp_plan& plan, size_t used) {
-        if (plan.n_out > 0) {
-            d_window.resize(plan.hist + n_in);
-            d_hist.window(d_window.data(), in, 0, n_in);
-            d_engine->run(out, d_window.data(), plan.hist + n_in, plan);
-        }
-        d_hist.advance(in, used);
+        d_engine->run_host(out, in, n_in, d_hist, used, plan);
     });
 }
 

@@ -148,7 +148,6 @@ private:
     uint64_t d_seg_fp = 0;
     uint64_t d_consumed = 0, d_produced = 0;
     stream_history<T> d_hist;
-    std::vector<T> d_window;
     backend d_backend;
     std::string d_note;
     std::unique_ptr<resamp_engine<T>> d_engine;
