@@ -64,6 +64,7 @@ struct walk_setup {
         s.RW = RW;
         s.out_h = c.oh;
         s.C = c.C;
+        s.in_h = c.ih;
         s.in_frame = (long long)c.ih * s.in_row;
         s.out_frame = (long long)c.oh * RW;
         s.border_value = bv;
@@ -173,6 +174,17 @@ int emulate(gpu::resize_variant v,
                                        x0 + c];
                     }
                 }
+                // The rowcache kernel's shared-memory slice of the vertical tables: the
+                // block's rows and the one after, clamped to the last output row.
+                const int block_rows = int(p.by) * R + 1;
+                const int boy0 = int(by) * int(p.by) * R;
+                std::vector<int> ys_idx(size_t(block_rows) * K);
+                std::vector<float> ys_w(ys_idx.size());
+                for (int i = 0; i < block_rows * K; i++) {
+                    const int oy = std::min(boy0 + i / K, s.out_h - 1);
+                    ys_idx[i] = w.yt.idx[size_t(oy) * K + i % K];
+                    ys_w[i] = w.yt.w[size_t(oy) * K + i % K];
+                }
                 for (unsigned ty = 0; ty < p.by; ty++)
                     for (unsigned tx = 0; tx < p.bx; tx++) {
                         const auto q =
@@ -189,20 +201,19 @@ int emulate(gpu::resize_variant v,
                                 fout,
                                 q.e0,
                                 q.oy0,
-                                w.yt.idx.data(),
-                                w.yt.w.data(),
+                                rz::global_ytab<K>{ w.yt.idx.data(), w.yt.w.data() },
                                 s,
                                 w.tf);
                         else
                             rz::rowcache_walk<K, K, R, NCH>(
                                 rz::global_rows<float>{ in.data() + q.f * s.in_frame,
-                                                        s.in_row },
+                                                        s.in_row,
+                                                        s.in_h },
                                 t,
                                 fout,
                                 q.e0,
                                 q.oy0,
-                                w.yt.idx.data(),
-                                w.yt.w.data(),
+                                rz::shared_ytab<K>{ ys_idx.data(), ys_w.data(), boy0 },
                                 s,
                                 w.tf);
                     }

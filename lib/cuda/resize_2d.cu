@@ -391,21 +391,34 @@ __global__ void __launch_bounds__(resize_vec_bx* resize_vec_by,
                            launch_shape s,
                            dev_transform tf)
 {
+    // The block's rows of the vertical tables (its resize_vec_by * R output rows and the
+    // one after, which the walk's look-ahead reads) in shared memory: 1-4 KiB.
+    constexpr int block_rows = resize_vec_by * R + 1;
+    __shared__ int ys_idx[block_rows * KY];
+    __shared__ float ys_w[block_rows * KY];
+    const int boy0 = int(blockIdx.y) * resize_vec_by * R;
+    const int tid = threadIdx.y * resize_vec_bx + threadIdx.x;
+    for (int i = tid; i < block_rows * KY; i += resize_vec_bx * resize_vec_by) {
+        const int oy = min(boy0 + i / KY, s.out_h - 1);
+        ys_idx[i] = __ldg(yidx + oy * KY + i % KY);
+        ys_w[i] = __ldg(yw + oy * KY + i % KY);
+    }
+    __syncthreads();
     const resize_thread_pos pos = resize_rowcache_pos(
         blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x, threadIdx.y, R, NCH);
     if (pos.e0 >= s.RW || pos.oy0 >= s.out_h)
         return;
     chunk_taps<KX, NCH> t;
     t.load(xidx, xw, pos.e0, s.RW, s.C, tf);
-    rowcache_walk<KY, KX, R, NCH>(global_rows<T>{ in + pos.f * s.in_frame, s.in_row },
-                                  t,
-                                  out + pos.f * s.out_frame,
-                                  pos.e0,
-                                  pos.oy0,
-                                  yidx,
-                                  yw,
-                                  s,
-                                  tf);
+    rowcache_walk<KY, KX, R, NCH>(
+        global_rows<T>{ in + pos.f * s.in_frame, s.in_row, s.in_h },
+        t,
+        out + pos.f * s.out_frame,
+        pos.e0,
+        pos.oy0,
+        shared_ytab<KY>{ ys_idx, ys_w, boy0 },
+        s,
+        tf);
 }
 
 template <typename T, typename O, int KY, int KX, int R>
@@ -520,13 +533,18 @@ __global__ void __launch_bounds__(resize_vec_bx* resize_vec_by,
                                     fout,
                                     pos.e0,
                                     pos.oy0,
-                                    yidx,
-                                    yw,
+                                    global_ytab<KY>{ yidx, yw },
                                     s,
                                     tf);
     else
-        rowcache_walk<KY, KX, R, 1>(
-            global_rows<T>{ fin, s.in_row }, t, fout, pos.e0, pos.oy0, yidx, yw, s, tf);
+        rowcache_walk<KY, KX, R, 1>(global_rows<T>{ fin, s.in_row, s.in_h },
+                                    t,
+                                    fout,
+                                    pos.e0,
+                                    pos.oy0,
+                                    global_ytab<KY>{ yidx, yw },
+                                    s,
+                                    tf);
 }
 
 // Stand-alone normaliser, only for the "resize, then normalise" benchmark comparison.
@@ -701,6 +719,7 @@ public:
             return;
         launch_shape s{};
         s.in_row = d_g.in_w * d_g.channels;
+        s.in_h = d_g.in_h;
         s.RW = d_g.out_w * d_g.channels;
         s.out_h = d_g.out_h;
         s.C = d_g.channels;
