@@ -322,3 +322,32 @@ BENCHMARK(BM_resize_cuda_host_f32)
 #endif
 
 } // namespace
+
+// What a 2x upscale's traffic can reach (4 x 1080x1920 -> 2160x3840 float32: read 33 MB,
+// write 133 MB) without gathers or arithmetic, in three thread layouts
+// (gpu::time_resize_expand_floor_ms): 0 = output order, 1 = the rowcache mapping, 2 = two
+// half-sector-strided stores per row (a pattern to avoid). Compare kernel_ms with
+// BM_resize_cuda_kernel_variant's 1080p -> 4K rows and floor_ms.
+void BM_resize_cuda_expand_floor(benchmark::State& st)
+{
+    if (cuda_device_count() == 0) {
+        st.SkipWithError("no CUDA device");
+        return;
+    }
+    const int layout = int(st.range(0));
+    const size_t frames = 4;
+    double ms = 0;
+    for (auto _ : st) {
+        ms = gpu::time_resize_expand_floor_ms(0, 1080, 1920, frames, layout, 50);
+        st.SetIterationTime(ms * 1e-3);
+    }
+    st.SetItemsProcessed(int64_t(st.iterations()) * frames * 2160 * 3840);
+    st.counters["floor_ms"] = double(frames) * 4.0 * (1080.0 * 1920 + 2160.0 * 3840) / 4169e9 * 1e3;
+    st.counters["kernel_ms"] = ms;
+}
+BENCHMARK(BM_resize_cuda_expand_floor)
+    ->ArgName("layout")
+    ->DenseRange(0, 2)
+    ->Unit(benchmark::kMillisecond)
+    ->UseManualTime()
+    ->Iterations(1);

@@ -557,6 +557,61 @@ __global__ void normalise_kernel(float* y, long long n, int C, dev_transform tf)
     }
 }
 
+// Gather-free 2x2 expands (benchmark floor only, time_resize_expand_floor_ms). Input
+// frames of h rows x w4 float4, output 2h rows x 2*w4 float4.
+__global__ void expand_out_order_kernel(const float2* __restrict__ x,
+                                        float4* __restrict__ y,
+                                        long long n_out4,
+                                        int h,
+                                        int w4)
+{
+    const long long ow4 = 2LL * w4;
+    for (long long j = blockIdx.x * (long long)blockDim.x + threadIdx.x; j < n_out4;
+         j += (long long)gridDim.x * blockDim.x) {
+        const long long oy = j / ow4, c = j - oy * ow4;
+        const long long f = oy / (2 * h), r = (oy - f * 2 * h) / 2;
+        const float2 v = __ldg(x + (f * h + r) * ow4 + c);
+        __stcs(y + j, make_float4(v.x, v.x, v.y, v.y));
+    }
+}
+
+__global__ void expand_walk_kernel(const float2* __restrict__ x, float4* __restrict__ y, int h, int w4)
+{
+    constexpr int R = 32;
+    const int ow4 = 2 * w4;
+    const int c = int(blockIdx.x) * resize_vec_bx + threadIdx.x;
+    const int oy0 = (int(blockIdx.y) * resize_vec_by + threadIdx.y) * R;
+    const long long f = blockIdx.z;
+    if (c >= ow4 || oy0 >= 2 * h)
+        return;
+    float2 v = make_float2(0.f, 0.f);
+#pragma unroll 1
+    for (int r = 0; r < R && oy0 + r < 2 * h; r++) {
+        const int oy = oy0 + r;
+        if (r == 0 || (oy & 1) == 0)
+            v = __ldg(x + (f * h + oy / 2) * ow4 + c);
+        __stcs(y + (f * 2 * h + oy) * ow4 + c, make_float4(v.x, v.x, v.y, v.y));
+    }
+}
+
+__global__ void expand_pairs_kernel(const float4* __restrict__ x,
+                                    float4* __restrict__ y,
+                                    long long n_in4,
+                                    int w4)
+{
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n_in4;
+         i += (long long)gridDim.x * blockDim.x) {
+        const long long row = i / w4, c = i - row * w4;
+        const float4 v = __ldcs(x + i);
+        const float4 a = make_float4(v.x, v.x, v.y, v.y), b = make_float4(v.z, v.z, v.w, v.w);
+        float4* o = y + 2 * row * (2LL * w4) + 2 * c;
+        __stcs(o, a);
+        __stcs(o + 1, b);
+        __stcs(o + 2 * w4, a);
+        __stcs(o + 2 * w4 + 1, b);
+    }
+}
+
 //! GPUINTERP_RESIZE_L2_HINT=0 disables the L2 fetch-granularity hint of gather-bound launches.
 bool l2_hint_enabled()
 {
@@ -1015,6 +1070,49 @@ double time_resize_kernel_ms(int device,
             e.launch_normalise(reinterpret_cast<float*>(y.get()), n_frames, st);
             e.set_transform(plain);
         }
+    });
+}
+
+double time_resize_expand_floor_ms(int device, int in_h, int in_w, size_t n_frames, int layout, int iters)
+{
+    if (in_w % 4 != 0 || in_h < 1 || n_frames < 1)
+        throw std::invalid_argument("in_w: the expand floor needs a multiple of 4 (and in_h, "
+                                    "n_frames >= 1)");
+    if (layout < 0 || layout > 2)
+        throw std::invalid_argument("layout: 0, 1 or 2");
+    device_guard guard(device);
+    const size_t in_n = n_frames * size_t(in_h) * in_w, out_n = 4 * in_n;
+    device_buffer<float> x(in_n);
+    device_buffer<float> y(out_n);
+    GPUINTERP_CUDA_CHECK(cudaMemset(x.get(), 0, in_n * sizeof(float)));
+    int sms = 0;
+    GPUINTERP_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    cudaStream_t st = nullptr;
+    const int w4 = in_w / 4;
+    return median_launch_ms(st, iters, [&] {
+        if (layout == 0)
+            expand_out_order_kernel<<<unsigned(sms) * 8, 256, 0, st>>>(
+                reinterpret_cast<const float2*>(x.get()),
+                reinterpret_cast<float4*>(y.get()),
+                (long long)(out_n / 4),
+                in_h,
+                w4);
+        else if (layout == 1)
+            expand_walk_kernel<<<dim3(unsigned((2 * w4 + resize_vec_bx - 1) / resize_vec_bx),
+                                      unsigned((2 * in_h + resize_vec_by * 32 - 1) /
+                                               (resize_vec_by * 32)),
+                                      unsigned(n_frames)),
+                                 dim3(resize_vec_bx, resize_vec_by),
+                                 0,
+                                 st>>>(
+                reinterpret_cast<const float2*>(x.get()), reinterpret_cast<float4*>(y.get()), in_h, w4);
+        else
+            expand_pairs_kernel<<<unsigned(sms) * 8, 256, 0, st>>>(
+                reinterpret_cast<const float4*>(x.get()),
+                reinterpret_cast<float4*>(y.get()),
+                (long long)(in_n / 4),
+                w4);
+        GPUINTERP_CUDA_CHECK(cudaGetLastError());
     });
 }
 

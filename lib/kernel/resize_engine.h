@@ -82,6 +82,17 @@ double time_resize_kernel_ms(int device,
                              int variant = -1,
                              int l2_fetch_bytes = 0);
 
+//! Benchmark hook, what a 2x upscale's traffic can reach on this GPU: a gather-free expand
+//! that reads n_frames float32 frames of in_h x in_w once and writes every pixel as a 2x2
+//! block (no tables, no arithmetic). Milliseconds per launch, median of `iters`.
+//! layout 0: one 16-byte store per thread, threads in output order (grid-stride);
+//! 1: the rowcache variants' mapping (blocks of 64 x 4 threads, each 4 elements of 32 output
+//!    rows walked in order, a new source row every other row);
+//! 2: one 16-byte load per thread and two 16-byte stores on each of two output rows (a warp's
+//!    store instruction then covers every other 16 bytes: half of each 32-byte sector).
+//! Throws std::invalid_argument unless in_w % 4 == 0 and layout is 0..2.
+double time_resize_expand_floor_ms(int device, int in_h, int in_w, size_t n_frames, int layout, int iters);
+
 //! The context's current cudaLimitMaxL2FetchGranularity (bytes) on `device`.
 int l2_fetch_granularity(int device);
 
