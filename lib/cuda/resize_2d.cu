@@ -357,12 +357,13 @@ __global__ void __launch_bounds__(resize_point_bx* resize_point_by)
 // so the result stays bit-identical to the other variants.
 // The reuse test compares the row's source-row indices with the previous row's: all lanes of
 // a warp own the same rows, so the test and the branch around the gathers are uniform (no
-// divergence). The row loop is not unrolled and the gathers sit behind that branch, so the
-// compiler cannot hoist the loads of later rows and the registers hold one row's gathers
-// (unrolled with predicated loads it took 64-128 registers plus spills); the latency of a
-// new source row is hidden by the other warps (2-4 blocks of 256 threads per SM). Nearest
-// and bilinear gather all new taps of a row together; bicubic one tap at a time (at 2x
-// exactly one tap per new row is new, and one tap's samples fit the register budget).
+// divergence). The row loop is not unrolled (unrolled with predicated loads it took 64-128
+// registers plus spills); instead the walk is software-pipelined by hand (rowcache_walk in
+// resize_walk.h): for nearest/bilinear the next source row's samples load one step before a
+// row needs them, the next row's table entries load one step ahead, and this kernel first
+// copies the block's rows of the vertical tables into shared memory. Bicubic gathers one
+// tap at a time when the row needs it (at 2x exactly one tap per new row is new); its
+// prefetch is not built: a prefetched row adds 16 registers to its 119 (budget 128).
 //
 // staged: the same walk, but the block first copies the source rectangle its 32 (64) output
 // rows x 256 elements need into shared memory with coalesced loads, all in flight at once
