@@ -271,6 +271,27 @@ struct chunk_taps {
             }
         }
     }
+
+    //! The samples of source row sy that the chunk's taps read.
+    template <typename Src>
+    GPUINTERP_DI void gather(const Src& src, int sy, float (&p)[4 * NCH][KX]) const
+    {
+        const auto rp = src.row(sy);
+#pragma unroll
+        for (int v = 0; v < 4 * NCH; v++)
+#pragma unroll
+            for (int k = 0; k < KX; k++)
+                p[v][k] = src.at(rp, xi[v][k]);
+    }
+
+    //! h(sy) of every element from those samples (constant-border taps replaced by bv).
+    GPUINTERP_DI void
+    horiz(int sy, const float (&p)[4 * NCH][KX], float bv, float (&h)[4 * NCH]) const
+    {
+#pragma unroll
+        for (int v = 0; v < 4 * NCH; v++)
+            h[v] = horiz_combine<KX>(sy, xi[v], xw[v], p[v], bv);
+    }
 };
 
 // The row walk of the rowcache and staged variants (see resize_2d.cu): a thread owns NCH
@@ -372,17 +393,9 @@ GPUINTERP_DI void rowcache_walk(const Src& src,
                             for (int kx = 0; kx < KX; kx++)
                                 p[v][kx] = pp[v][kx];
                     } else {
-                        const auto rp = src.row(sy[k]);
-#pragma unroll
-                        for (int v = 0; v < W; v++)
-#pragma unroll
-                            for (int kx = 0; kx < KX; kx++)
-                                p[v][kx] = src.at(rp, t.xi[v][kx]);
+                        t.gather(src, sy[k], p);
                     }
-#pragma unroll
-                    for (int v = 0; v < W; v++)
-                        nh[k][v] = horiz_combine<KX>(
-                            sy[k], t.xi[v], t.xw[v], p[v], s.border_value);
+                    t.horiz(sy[k], p, s.border_value, nh[k]);
                 }
             // Next prefetch: the source row after the largest in use, if there is one
             // and this thread has rows left.
@@ -392,48 +405,28 @@ GPUINTERP_DI void rowcache_walk(const Src& src,
                 top = max(top, sy[k]);
             if (top + 1 != pfy && src.has_row(top + 1) && r + 1 < rows) {
                 pfy = top + 1;
-                const auto rp = src.row(pfy);
-#pragma unroll
-                for (int v = 0; v < W; v++)
-#pragma unroll
-                    for (int kx = 0; kx < KX; kx++)
-                        pp[v][kx] = src.at(rp, t.xi[v][kx]);
+                t.gather(src, pfy, pp);
             }
         } else if constexpr (KY <= 2) {
+            // All new taps' loads are issued before any is used.
             if (any_new) {
                 float p[KY][W][KX];
 #pragma unroll
-                for (int k = 0; k < KY; k++) {
-                    const auto rp = src.row(sy[k]);
-#pragma unroll
-                    for (int v = 0; v < W; v++)
-#pragma unroll
-                        for (int kx = 0; kx < KX; kx++)
-                            p[k][v][kx] = hit[k] < 0 ? src.at(rp, t.xi[v][kx]) : 0.f;
-                }
+                for (int k = 0; k < KY; k++)
+                    if (hit[k] < 0)
+                        t.gather(src, sy[k], p[k]);
 #pragma unroll
                 for (int k = 0; k < KY; k++)
-#pragma unroll
-                    for (int v = 0; v < W; v++)
-                        if (hit[k] < 0)
-                            nh[k][v] = horiz_combine<KX>(
-                                sy[k], t.xi[v], t.xw[v], p[k][v], s.border_value);
+                    if (hit[k] < 0)
+                        t.horiz(sy[k], p[k], s.border_value, nh[k]);
             }
         } else {
 #pragma unroll
             for (int k = 0; k < KY; k++)
                 if (hit[k] < 0) {
-                    const auto rp = src.row(sy[k]);
                     float p[W][KX];
-#pragma unroll
-                    for (int v = 0; v < W; v++)
-#pragma unroll
-                        for (int kx = 0; kx < KX; kx++)
-                            p[v][kx] = src.at(rp, t.xi[v][kx]);
-#pragma unroll
-                    for (int v = 0; v < W; v++)
-                        nh[k][v] = horiz_combine<KX>(
-                            sy[k], t.xi[v], t.xw[v], p[v], s.border_value);
+                    t.gather(src, sy[k], p);
+                    t.horiz(sy[k], p, s.border_value, nh[k]);
                 }
         }
         float res[W];
