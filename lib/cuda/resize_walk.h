@@ -320,8 +320,8 @@ GPUINTERP_DI void rowcache_walk(const Src& src,
     constexpr int W = 4 * NCH; // elements per thread and row
     constexpr int chunk_step = 4 * resize_vec_bx;
     constexpr bool PF = Src::prefetch && KY <= 2;
-    // Cache: source rows of the previous output row and their h. Table indices are >= -1,
-    // so INT_MIN never matches.
+    // Cache: the source rows in use (those of the last row that changed them) and their h.
+    // Table indices are >= -1, so INT_MIN never matches.
     int csy[KY];
     float ch[KY][W];
 #pragma unroll
@@ -360,86 +360,101 @@ GPUINTERP_DI void rowcache_walk(const Src& src,
             nsy[k] = yt.row(oyn, k);
             nwy[k] = yt.weight(oyn, k);
         }
-        int hit[KY];
-        bool any_new = false;
-#pragma unroll
-        for (int k = 0; k < KY; k++) {
-            hit[k] = -1;
-#pragma unroll
-            for (int j = KY - 1; j >= 0; j--)
-                hit[k] = sy[k] == csy[j] ? j : hit[k];
-            any_new = any_new || hit[k] < 0;
-        }
-        float nh[KY][W];
+        // Rows with the same source rows as the previous one (every other row at 2x)
+        // take the short path: the cached h are still current. The test is warp-uniform.
+        bool changed = false;
 #pragma unroll
         for (int k = 0; k < KY; k++)
+            changed = changed || sy[k] != csy[k];
+        if (changed) {
+            int hit[KY];
+            bool any_new = false;
 #pragma unroll
-            for (int v = 0; v < W; v++) {
-                float c = ch[0][v];
+            for (int k = 0; k < KY; k++) {
+                hit[k] = -1;
 #pragma unroll
-                for (int j = 1; j < KY; j++)
-                    c = hit[k] == j ? ch[j][v] : c;
-                nh[k][v] = c;
+                for (int j = KY - 1; j >= 0; j--)
+                    hit[k] = sy[k] == csy[j] ? j : hit[k];
+                any_new = any_new || hit[k] < 0;
             }
-        if constexpr (PF) {
+            float nh[KY][W];
 #pragma unroll
             for (int k = 0; k < KY; k++)
-                if (hit[k] < 0) {
-                    float p[W][KX];
-                    if (sy[k] == pfy) {
 #pragma unroll
-                        for (int v = 0; v < W; v++)
+                for (int v = 0; v < W; v++) {
+                    float c = ch[0][v];
 #pragma unroll
-                            for (int kx = 0; kx < KX; kx++)
-                                p[v][kx] = pp[v][kx];
-                    } else {
-                        t.gather(src, sy[k], p);
+                    for (int j = 1; j < KY; j++)
+                        c = hit[k] == j ? ch[j][v] : c;
+                    nh[k][v] = c;
+                }
+            if constexpr (PF) {
+#pragma unroll
+                for (int k = 0; k < KY; k++)
+                    if (hit[k] < 0) {
+                        float p[W][KX];
+                        if (sy[k] == pfy) {
+#pragma unroll
+                            for (int v = 0; v < W; v++)
+#pragma unroll
+                                for (int kx = 0; kx < KX; kx++)
+                                    p[v][kx] = pp[v][kx];
+                        } else {
+                            t.gather(src, sy[k], p);
+                        }
+                        t.horiz(sy[k], p, s.border_value, nh[k]);
                     }
-                    t.horiz(sy[k], p, s.border_value, nh[k]);
-                }
-            // Next prefetch: the source row after the largest in use, if there is one
-            // and this thread has rows left.
-            int top = sy[0];
+                // Next prefetch: the source row after the largest in use, if there is
+                // one and this thread has rows left.
+                int top = sy[0];
 #pragma unroll
-            for (int k = 1; k < KY; k++)
-                top = max(top, sy[k]);
-            if (top + 1 != pfy && src.has_row(top + 1) && r + 1 < rows) {
-                pfy = top + 1;
-                t.gather(src, pfy, pp);
-            }
-        } else if constexpr (KY <= 2) {
-            // All new taps' loads are issued before any is used.
-            if (any_new) {
-                float p[KY][W][KX];
+                for (int k = 1; k < KY; k++)
+                    top = max(top, sy[k]);
+                if (top + 1 != pfy && src.has_row(top + 1) && r + 1 < rows) {
+                    pfy = top + 1;
+                    t.gather(src, pfy, pp);
+                }
+            } else if constexpr (KY <= 2) {
+                // All new taps' loads are issued before any is used.
+                if (any_new) {
+                    float p[KY][W][KX];
+#pragma unroll
+                    for (int k = 0; k < KY; k++)
+                        if (hit[k] < 0)
+                            t.gather(src, sy[k], p[k]);
+#pragma unroll
+                    for (int k = 0; k < KY; k++)
+                        if (hit[k] < 0)
+                            t.horiz(sy[k], p[k], s.border_value, nh[k]);
+                }
+            } else {
 #pragma unroll
                 for (int k = 0; k < KY; k++)
-                    if (hit[k] < 0)
-                        t.gather(src, sy[k], p[k]);
-#pragma unroll
-                for (int k = 0; k < KY; k++)
-                    if (hit[k] < 0)
-                        t.horiz(sy[k], p[k], s.border_value, nh[k]);
+                    if (hit[k] < 0) {
+                        float p[W][KX];
+                        t.gather(src, sy[k], p);
+                        t.horiz(sy[k], p, s.border_value, nh[k]);
+                    }
             }
-        } else {
 #pragma unroll
-            for (int k = 0; k < KY; k++)
-                if (hit[k] < 0) {
-                    float p[W][KX];
-                    t.gather(src, sy[k], p);
-                    t.horiz(sy[k], p, s.border_value, nh[k]);
-                }
+            for (int k = 0; k < KY; k++) {
+                csy[k] = sy[k];
+#pragma unroll
+                for (int v = 0; v < W; v++)
+                    ch[k][v] = nh[k][v];
+            }
         }
         float res[W];
 #pragma unroll
         for (int v = 0; v < W; v++) {
             float acc;
             if constexpr (KY == 1) {
-                acc = nh[0][v];
+                acc = ch[0][v];
             } else {
                 acc = 0.f;
 #pragma unroll
                 for (int k = 0; k < KY; k++)
-                    acc = vacc(acc, wy[k], nh[k][v]);
+                    acc = vacc(acc, wy[k], ch[k][v]);
             }
             res[v] = finish(acc, tf, t.m[v], t.a[v]);
         }
@@ -454,12 +469,8 @@ GPUINTERP_DI void rowcache_walk(const Src& src,
             }
 #pragma unroll
         for (int k = 0; k < KY; k++) {
-            csy[k] = sy[k];
             sy[k] = nsy[k];
             wy[k] = nwy[k];
-#pragma unroll
-            for (int v = 0; v < W; v++)
-                ch[k][v] = nh[k][v];
         }
     }
 }
