@@ -300,31 +300,25 @@ __device__ __forceinline__ void tiled_order(float (&re)[R], float (&im)[R], cons
 #pragma unroll
     for (int r = 0; r < R; r++)
         w[r] = b[pidx<R>(j0 + r)];
+    // Tap k of n: apply its map to every output, then shift the window by one input.
+    const auto tap = [&](int k, int n) {
+        const float4 cc = c[k];
+#pragma unroll
+        for (int r = 0; r < R; r++)
+            apply_map(re[r], im[r], cc, w[r].x, w[r].y);
+#pragma unroll
+        for (int r = R - 1; r > 0; r--)
+            w[r] = w[r - 1];
+        if (k + 1 < n)
+            w[0] = b[pidx<R>(j0 - k - 1)];
+    };
     if (FULL) {
 #pragma unroll
-        for (int k = 0; k < LT; k++) {
-            const float4 cc = c[k];
-#pragma unroll
-            for (int r = 0; r < R; r++)
-                apply_map(re[r], im[r], cc, w[r].x, w[r].y);
-#pragma unroll
-            for (int r = R - 1; r > 0; r--)
-                w[r] = w[r - 1];
-            if (k + 1 < LT)
-                w[0] = b[pidx<R>(j0 - k - 1)];
-        }
+        for (int k = 0; k < LT; k++)
+            tap(k, LT);
     } else {
-        for (int k = 0; k < L; k++) {
-            const float4 cc = c[k];
-#pragma unroll
-            for (int r = 0; r < R; r++)
-                apply_map(re[r], im[r], cc, w[r].x, w[r].y);
-#pragma unroll
-            for (int r = R - 1; r > 0; r--)
-                w[r] = w[r - 1];
-            if (k + 1 < L)
-                w[0] = b[pidx<R>(j0 - k - 1)];
-        }
+        for (int k = 0; k < L; k++)
+            tap(k, L);
     }
 }
 

@@ -851,74 +851,60 @@ private:
                     dim3 block,
                     cudaStream_t st)
     {
-        const int* yi = d_yidx.get();
-        const float* ywp = d_yw.get();
-        const int* xi = d_xidx.get();
-        const float* xwp = d_xw.get();
+        // Every variant takes the same arguments.
+        const auto go = [&](auto kernel) {
+            kernel<<<grid, block, 0, st>>>(
+                in, out, d_yidx.get(), d_yw.get(), d_xidx.get(), d_xw.get(), s, d_tf);
+        };
         switch (v) {
         case resize_variant::vec4_r1:
-            resize_vec4_kernel<T, O, K, K, 1, true, false>
-                <<<grid, block, 0, st>>>(in, out, yi, ywp, xi, xwp, s, d_tf);
+            go(resize_vec4_kernel<T, O, K, K, 1, true, false>);
             break;
         case resize_variant::vec4_r2:
-            resize_vec4_kernel<T, O, K, K, 2, true, false>
-                <<<grid, block, 0, st>>>(in, out, yi, ywp, xi, xwp, s, d_tf);
+            go(resize_vec4_kernel<T, O, K, K, 2, true, false>);
             break;
         case resize_variant::vec4_r2_plain:
-            resize_vec4_kernel<T, O, K, K, 2, false, false>
-                <<<grid, block, 0, st>>>(in, out, yi, ywp, xi, xwp, s, d_tf);
+            go(resize_vec4_kernel<T, O, K, K, 2, false, false>);
             break;
         case resize_variant::vec4_r4:
-            resize_vec4_kernel<T, O, K, K, 4, true, false>
-                <<<grid, block, 0, st>>>(in, out, yi, ywp, xi, xwp, s, d_tf);
+            go(resize_vec4_kernel<T, O, K, K, 4, true, false>);
             break;
         case resize_variant::strided_r2:
-            resize_vec4_kernel<T, O, K, K, 2, true, true>
-                <<<grid, block, 0, st>>>(in, out, yi, ywp, xi, xwp, s, d_tf);
+            go(resize_vec4_kernel<T, O, K, K, 2, true, true>);
             break;
         case resize_variant::strided_r4:
-            resize_vec4_kernel<T, O, K, K, 4, true, true>
-                <<<grid, block, 0, st>>>(in, out, yi, ywp, xi, xwp, s, d_tf);
+            go(resize_vec4_kernel<T, O, K, K, 4, true, true>);
             break;
         case resize_variant::rowcache_r8:
-            resize_rowcache_kernel<T, O, K, K, 8, 1>
-                <<<grid, block, 0, st>>>(in, out, yi, ywp, xi, xwp, s, d_tf);
+            go(resize_rowcache_kernel<T, O, K, K, 8, 1>);
             break;
         case resize_variant::rowcache_r16:
-            resize_rowcache_kernel<T, O, K, K, 16, 1>
-                <<<grid, block, 0, st>>>(in, out, yi, ywp, xi, xwp, s, d_tf);
+            go(resize_rowcache_kernel<T, O, K, K, 16, 1>);
             break;
         case resize_variant::rowcache_r32:
-            resize_rowcache_kernel<T, O, K, K, 32, 1>
-                <<<grid, block, 0, st>>>(in, out, yi, ywp, xi, xwp, s, d_tf);
+            go(resize_rowcache_kernel<T, O, K, K, 32, 1>);
             break;
         case resize_variant::rowcache_w8:
             // The plan runs rowcache_r8 for bicubic taps (register budget).
             if constexpr (K <= 2)
-                resize_rowcache_kernel<T, O, K, K, 8, 2>
-                    <<<grid, block, 0, st>>>(in, out, yi, ywp, xi, xwp, s, d_tf);
+                go(resize_rowcache_kernel<T, O, K, K, 8, 2>);
             else
                 throw std::logic_error("resize: rowcache_w8 planned for bicubic taps");
             break;
         case resize_variant::staged_r8:
-            resize_staged_kernel<T, O, K, K, 8>
-                <<<grid, block, 0, st>>>(in, out, yi, ywp, xi, xwp, s, d_tf);
+            go(resize_staged_kernel<T, O, K, K, 8>);
             break;
         case resize_variant::staged_r16:
-            resize_staged_kernel<T, O, K, K, 16>
-                <<<grid, block, 0, st>>>(in, out, yi, ywp, xi, xwp, s, d_tf);
+            go(resize_staged_kernel<T, O, K, K, 16>);
             break;
         case resize_variant::point:
-            resize_point_kernel<T, O, K, K, 1>
-                <<<grid, block, 0, st>>>(in, out, yi, ywp, xi, xwp, s, d_tf);
+            go(resize_point_kernel<T, O, K, K, 1>);
             break;
         case resize_variant::point_f4:
-            resize_point_kernel<T, O, K, K, 4>
-                <<<grid, block, 0, st>>>(in, out, yi, ywp, xi, xwp, s, d_tf);
+            go(resize_point_kernel<T, O, K, K, 4>);
             break;
         default:
-            resize_kernel<T, O, K, K>
-                <<<grid, block, 0, st>>>(in, out, yi, ywp, xi, xwp, s, d_tf);
+            go(resize_kernel<T, O, K, K>);
             break;
         }
         GPUINTERP_CUDA_CHECK_LAUNCH(st);

@@ -11,14 +11,9 @@
 // can enumerate every block and thread of a plan and check that each output element is
 // written exactly once; the kernels call the same position functions.
 
+#include "../host_device.h"
 #include <algorithm>
 #include <cstddef>
-
-#ifdef __CUDACC__
-#define GPUINTERP_HD __host__ __device__
-#else
-#define GPUINTERP_HD
-#endif
 
 namespace gr {
 namespace gpuinterp {

@@ -14,13 +14,8 @@
 // the stream runs (a double closed form would lose ~1e-4 samples of precision after 10^12
 // outputs). Shared by C++ and CUDA code.
 
+#include "../host_device.h"
 #include <cstdint>
-
-#if defined(__CUDACC__)
-#define GPUINTERP_HD __host__ __device__
-#else
-#define GPUINTERP_HD
-#endif
 
 namespace gr {
 namespace gpuinterp {
