@@ -7,6 +7,7 @@
 #define INCLUDED_GPUINTERP_KERNEL_DPD_PREDISTORTER_H
 
 #include <gnuradio/gpuinterp/kernel/backend.h>
+#include <gnuradio/gpuinterp/kernel/dpd_model.h>
 #include <complex>
 #include <cstddef>
 #include <memory>
@@ -18,6 +19,7 @@ namespace gpuinterp {
 namespace kernel {
 
 class dpd_engine;
+class gmp_engine;
 
 //! How the CUDA backend shares the basis values of neighbouring samples (see docs/dpd_predistorter.md).
 enum class dpd_cuda_variant {
@@ -65,6 +67,19 @@ std::string to_string(dpd_cuda_variant v);
  * sample whose terms have absolute sum S = |c| + sum |coef| * |psi|, the error is at most about
  * (3*(max(P,Q)+1)/2 + 4 + number of taps) * 2^-24 * S (first-order bound), whatever the peak |x|.
  *
+ * Other model families: the constructor from a dpd_model (dpd_model.h) also runs the all-order
+ * memory polynomial (`mp`) and the generalised memory polynomial (`gmp`), with the coefficient
+ * layouts given there. Same streaming contract as above with history() = model().history(), and
+ * one addition: with leading-envelope terms the output is delayed by D = delay() = lookahead()
+ * samples, out[i] = y[i - D] with x[n] = 0 for n < 0, so a set switched before input n0 applies
+ * from output n0 (= model time n0 - D). A `ph` model runs exactly the (P, Q, Lp, Lq) predistorter.
+ * mp/gmp precision: float, Horner's rule over the powers of |x| per envelope lag; for a sample
+ * with term sum S = |c| + sum |coef| |x| |x_env|^k, the error is at most about
+ * (2 * (max order + 2) + number of signal lags + 4) * 2^-24 * S (first order).
+ * mp/gmp backends: `cpu` (AVX2/FMA, OpenMP threads over sample ranges; gmp_predistorter_cpu.cc) and
+ * `cuda` (several outputs per thread, samples and |x| tiled in shared memory, the model's program
+ * and coefficients in shared memory; gmp_kernels.cu). set_cuda_variant() does not apply to them.
+ *
  * Backends: `cpu` (basis computed once per sample into an L1-resident tile and reused by every tap,
  * AVX2/FMA through GCC vector code with a portable clone, OpenMP threads over sample ranges for
  * large calls) and `cuda` (one fused kernel, one thread per sample; see dpd_cuda_variant).
@@ -97,6 +112,19 @@ public:
                      int device = 0,
                      size_t batch = 0,
                      bool mapped = false);
+    /*!
+     * \brief A predistorter of any model family (dpd_model.h).
+     * \param model the structure; `ph` gives exactly the (P, Q, Lp, Lq) constructor
+     * \param coefficients model.num_coefficients() finite values in the model's layout
+     * Other parameters as above.
+     */
+    dpd_predistorter(const dpd_model& model,
+                     const std::vector<complex>& coefficients,
+                     complex lo_leakage = complex(0),
+                     backend requested = backend::cpu,
+                     int device = 0,
+                     size_t batch = 0,
+                     bool mapped = false);
     ~dpd_predistorter();
     dpd_predistorter(const dpd_predistorter&) = delete;
     dpd_predistorter& operator=(const dpd_predistorter&) = delete;
@@ -112,7 +140,7 @@ public:
      */
     void process_device(complex* out, const complex* in, size_t n);
 
-    //! Replace the coefficient set (same P, Q, Lp, Lq); validated first, unchanged on error.
+    //! Replace the coefficient set (same model); validated first, unchanged on error.
     void set_coefficients(const std::vector<complex>& coefficients, complex lo_leakage);
     const std::vector<complex>& coefficients() const { return d_coeffs; }
     complex lo_leakage() const { return d_c; }
@@ -120,11 +148,19 @@ public:
     //! Zero the history, as at construction.
     void reset();
 
+    //! The model (for the (P, Q, Lp, Lq) constructor: ph with those sizes).
+    const dpd_model& model() const { return d_model; }
+    //! Output delay in samples: model().lookahead() (0 for ph and mp).
+    size_t delay() const { return d_model.lookahead(); }
+    //! Check a coefficient set against a model (count, finite values); throws like validate().
+    static void validate(const dpd_model& model, const std::vector<complex>& coefficients, complex lo_leakage);
+
+    //! ph sizes (0 for the other families).
     unsigned P() const { return d_P; }
     unsigned Q() const { return d_Q; }
     unsigned Lp() const { return d_Lp; }
     unsigned Lq() const { return d_Lq; }
-    //! Input samples carried between calls: max(Lp, Lq) - 1 (Lq only when Q > 0).
+    //! Input samples carried between calls: max(Lp, Lq) - 1 (Lq only when Q > 0); model().history() in general.
     size_t history() const { return d_H; }
 
     //! Length of the coefficient vector for (P, Q, Lp, Lq): (P+1)/2*Lp + (Q+1)/2*Lq (Q > 0).
@@ -157,6 +193,9 @@ public:
     static constexpr size_t default_batch = 1 << 18;
 
 private:
+    void make_engine(backend requested, int device, bool mapped);
+
+    dpd_model d_model;
     unsigned d_P, d_Q, d_Lp, d_Lq;
     size_t d_H;
     size_t d_batch;
@@ -166,7 +205,8 @@ private:
     complex d_c;
     backend d_backend;
     std::string d_note;
-    std::unique_ptr<dpd_engine> d_engine;
+    std::unique_ptr<dpd_engine> d_engine;     //!< ph
+    std::unique_ptr<gmp_engine> d_gmp_engine; //!< mp, gmp
 };
 
 } // namespace kernel
