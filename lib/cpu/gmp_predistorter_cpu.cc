@@ -96,16 +96,23 @@ GMP_INLINE void filter_body(cf* __restrict out,
                     hi0 = hi0 * e0 + cim;
                     hi1 = hi1 * e1 + cim;
                 }
-                for (int k = 0; k < E.k0; k++) {
-                    hr0 *= e0;
-                    hr1 *= e1;
-                    hi0 *= e0;
-                    hi1 *= e1;
+                if (E.k0 == 0) {
+                    gr0 += hr0;
+                    gr1 += hr1;
+                    gi0 += hi0;
+                    gi1 += hi1;
+                } else { // g += h |x|^k0, the last power folded into the accumulation
+                    for (int k = 1; k < E.k0; k++) {
+                        hr0 *= e0;
+                        hr1 *= e1;
+                        hi0 *= e0;
+                        hi1 *= e1;
+                    }
+                    gr0 += hr0 * e0;
+                    gr1 += hr1 * e1;
+                    gi0 += hi0 * e0;
+                    gi1 += hi1 * e1;
                 }
-                gr0 += hr0;
-                gr1 += hr1;
-                gi0 += hi0;
-                gi1 += hi1;
             }
             const v8 x0 = load8(xr + g0 - L.s), x1 = load8(xr + g0 - L.s + 8);
             const v8 y0 = load8(xi + g0 - L.s), y1 = load8(xi + g0 - L.s + 8);

@@ -15,8 +15,8 @@
 //     g_s[i] = sum_{entries (e, k0, cnt, off) of s} |x[i-e]|^k0 * sum_{t<cnt} coef[off+t] |x[i-e]|^t
 // An entry is one envelope lag e with a run of consecutive powers k0 .. k0+cnt-1 (a: e = s, powers
 // 0..Ka-1; b: e = s+m, powers 1..Kb; c: e = s-m, powers 1..Kc). The inner sum is evaluated by
-// Horner's rule, 2 real fused multiply-adds per complex coefficient, and the product with the
-// signal sample costs 4 more per signal lag. Coefficients are stored in program order (entry by
+// Horner's rule, 2 real fused multiply-adds per complex coefficient (the factor |x|^k0 folds into
+// the accumulation into g), and the product with the signal sample costs 4 more per signal lag. Coefficients are stored in program order (entry by
 // entry, ascending power), not in the user's order.
 
 #include <gnuradio/gpuinterp/kernel/dpd_model.h>
@@ -47,7 +47,16 @@ struct gmp_program {
     std::vector<std::complex<float>> coef; //!< program order
     float cr = 0, ci = 0;                  //!< LO leakage
 
-    size_t fmas_per_sample() const { return 2 * coef.size() + 4 * lags.size() + 2 * entries.size(); }
+    //! Real fused multiply-adds (or adds/multiplies) per output: 2 per coefficient (Horner steps
+    //! and the final accumulation into g), 4 per signal lag, plus 2 per power above the first of
+    //! an entry's k0 (none for mp/gmp, whose k0 is 0 or 1).
+    size_t fmas_per_sample() const
+    {
+        size_t n = 2 * coef.size() + 4 * lags.size();
+        for (const auto& e : entries)
+            n += e.k0 > 1 ? 2 * size_t(e.k0 - 1) : 0;
+        return n;
+    }
 };
 
 //! Build the program of an mp or gmp model from its coefficients in the model's order (checked by the caller).
@@ -82,8 +91,14 @@ namespace gpu {
 std::unique_ptr<kernel::gmp_engine> make_cuda_gmp_engine(int device, size_t batch, bool mapped);
 
 //! Benchmark hook: milliseconds per launch of the kernel alone on n samples already resident on
-//! the device (CUDA events, median of `iters` launches).
-double time_gmp_kernel_ms(int device, const kernel::gmp_program& program, size_t n, int iters);
+//! the device (CUDA events, median of `iters` launches), with R outputs per thread (4 or 8; 0:
+//! the policy's choice, reported in `used_R`).
+double time_gmp_kernel_ms(int device,
+                          const kernel::gmp_program& program,
+                          size_t n,
+                          int iters,
+                          int R = 0,
+                          int* used_R = nullptr);
 } // namespace gpu
 
 } // namespace gpuinterp
