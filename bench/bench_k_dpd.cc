@@ -7,7 +7,7 @@
 //  - dpd_cpu_scalar:   a plain scalar loop over the equation (what the fast path is measured against);
 //  - dpd_cuda_kernel:  the fused CUDA kernel alone on device-resident data, 2^26 samples, per variant
 //                      (1 = shuffle, 2 = smem halo, 3 = shuffle_x, 4 = tiled, 5 = tiled8, 0 = automatic; the
-//                      label names the kernel that ran), with the memory floor (16 B/sample at 4169 GB/s);
+//                      label names the kernel that ran; 1, 3 and 5 are benchmark-only, bench/dpd_ph_lab.cu), with the memory floor (16 B/sample at 4169 GB/s);
 //  - dpd_cuda_host:    host-to-host through the kernel front end, pinned staging vs mapped zero-copy.
 // Rows (P, Q, L) with Lp = Lq = L: (5,3,5), (7,7,8), (9,5,16), plus (1,0,1) and (9,5,33) on the CPU.
 // Generalised memory polynomial (mp/gmp engine), rows of ~30, 95 and 500 complex coefficients
@@ -22,6 +22,9 @@
 // items_per_second counts samples. GPUINTERP_BENCH_LOG2N overrides the problem size.
 #include "../lib/kernel/dpd_engine.h"
 #include "../lib/device/device_ops.h"
+#ifdef GPUINTERP_HAVE_CUDA
+#include "../lib/cuda/dpd_ph_lab.h"
+#endif
 #include "../lib/kernel/gmp_engine.h"
 #include "bench_util.h"
 #include <algorithm>
@@ -216,6 +219,7 @@ void BM_dpd_cuda_kernel(benchmark::State& st)
         st.SkipWithError("no CUDA device");
         return;
     }
+    gpu::register_dpd_lab_variants(); // shuffle, shuffle_x, tiled8 (bench/dpd_ph_lab.cu)
     const unsigned P = unsigned(st.range(0)), Q = unsigned(st.range(1)), L = unsigned(st.range(2));
     const auto v = kernel::dpd_cuda_variant(st.range(3));
     const size_t n = size_t(1) << gpuinterp_bench::log2n(26);

@@ -111,8 +111,8 @@ public:
     virtual unsigned Lq() const = 0;
     virtual void set_batch(int batch) = 0;
     virtual int batch() const = 0;
-    //! CUDA kernel variant: "automatic", "shuffle", "smem", "shuffle_x", "tiled" or "tiled8"
-    //! (ignored on the CPU).
+    //! CUDA kernel variant: "automatic", "smem" or "tiled" (ignored on the CPU and for mp/gmp;
+    //! "shuffle", "shuffle_x" and "tiled8" are benchmark-only and raise).
     virtual void set_cuda_variant(const std::string& variant) = 0;
     //! The backend actually in use: "cpu" or "cuda".
     virtual std::string active_backend() const = 0;

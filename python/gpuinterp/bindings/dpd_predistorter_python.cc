@@ -199,7 +199,8 @@ void bind_dpd_predistorter(py::module& m)
             "set_cuda_variant",
             [](K& k, const std::string& v) { k.set_cuda_variant(kernel::dpd_cuda_variant_from_string(v)); },
             py::arg("variant"),
-            "CUDA kernel variant: 'automatic', 'shuffle', 'smem', 'shuffle_x', 'tiled' or 'tiled8' (ignored on the CPU).")
+            "CUDA kernel variant: 'automatic', 'smem' or 'tiled' (ignored on the CPU and for mp/gmp; 'shuffle', "
+            "'shuffle_x' and 'tiled8' are benchmark-only and raise ValueError).")
         .def("cuda_variant", [](const K& k) { return kernel::to_string(k.cuda_variant()); })
         .def("active_backend", [](const K& k) { return to_string(k.active_backend()); })
         .def("backend_note", &K::backend_note);

@@ -22,13 +22,16 @@ class dpd_engine;
 class gmp_engine;
 
 //! How the CUDA backend shares the basis values of neighbouring samples (see docs/dpd_predistorter.md).
+//! The library runs automatic, smem and tiled; shuffle, shuffle_x and tiled8 lost the measurements
+//! and are benchmark-only (bench/dpd_ph_lab.cu): set_cuda_variant() refuses them with
+//! std::invalid_argument unless a benchmark or test program registered them.
 enum class dpd_cuda_variant {
     automatic = 0, //!< the fastest measured (tiled; smem where tiled does not fit)
-    shuffle = 1,   //!< warp shuffles, warps overlapping by L-1 threads (L <= 32 only)
+    shuffle = 1,   //!< benchmark-only: warp shuffles, warps overlapping by L-1 threads (L <= 32 only)
     smem = 2,      //!< shared-memory tile with an L-1 halo (any L)
-    shuffle_x = 3, //!< warp shuffles of the samples, basis recomputed per tap (L <= 32 only)
+    shuffle_x = 3, //!< benchmark-only: warp shuffles of the samples, basis recomputed per tap (L <= 32 only)
     tiled = 4,     //!< smem retuned: prefetched float4 tiles, unrolled taps, maps as a kernel parameter
-    tiled8 = 5,    //!< tiled with 8 outputs per thread, 128 threads per block
+    tiled8 = 5,    //!< benchmark-only: tiled with 8 outputs per thread, 128 threads per block
 };
 //! "automatic" | "shuffle" | "smem" | "shuffle_x" | "tiled" | "tiled8"; throws std::invalid_argument naming `variant`.
 dpd_cuda_variant dpd_cuda_variant_from_string(const std::string& name);
@@ -181,7 +184,8 @@ public:
 
     void set_batch(size_t batch);
     size_t batch() const { return d_batch; }
-    //! CUDA only (ignored on the CPU): which kernel variant runs; takes effect at the next call.
+    //! CUDA only (ignored on the CPU and for mp/gmp): which kernel variant runs; takes effect at the
+    //! next call. Benchmark-only variants throw std::invalid_argument unless registered (see above).
     void set_cuda_variant(dpd_cuda_variant v);
     dpd_cuda_variant cuda_variant() const { return d_variant; }
     bool mapped() const { return d_mapped; }
