@@ -40,6 +40,8 @@ TEST(DpdModel, CanonicalPrintingAndRoundTrip)
     EXPECT_EQ(dpd_model::parse("gmp:Ka=5,La=30").to_string(), "gmp:Ka=5,La=30,Kb=0,Lb=0,Mb=0,Kc=0,Lc=0,Mc=0");
     EXPECT_EQ(dpd_model::parse("gmp:Mc=5,Lc=30,Kc=4,Mb=5,Lb=30,Kb=4,La=30,Ka=5").to_string(),
               "gmp:Ka=5,La=30,Kb=4,Lb=30,Mb=5,Kc=4,Lc=30,Mc=5");
+    EXPECT_EQ(dpd_model::parse(" mp : K = 9 ,\tM=20\n").to_string(), "mp:K=9,M=20");
+    EXPECT_EQ(dpd_model::parse("mp:K=09,M=20").to_string(), "mp:K=9,M=20");
     EXPECT_EQ(dpd_model::parse("\tgmp:\nKa=0,La=0,Kc=2,Lc=3,Mc=1").to_string(),
               "gmp:Ka=0,La=0,Kb=0,Lb=0,Mb=0,Kc=2,Lc=3,Mc=1");
     for (const char* s : { "ph:P=1,Q=0,Lp=1,Lq=1", "ph:P=15,Q=15,Lp=1024,Lq=7", "mp:K=1,M=1", "mp:K=15,M=273",
@@ -103,6 +105,10 @@ TEST(DpdModel, ErrorsStartWithModelAndNameTheKey)
              { "mp:K=-1,M=2", "K" },
              { "mp:K=,M=2", "K" },
              { "mp:K=x,M=2", "K" },
+             { "mp:K=1 0,M=2", "K" },
+             { "mp:K=+3,M=2", "K" },
+             { "m p:K=3,M=2", "family" },
+             { "mp:K=3,,M=2", "key" },
              { "mp:K=99999999999,M=2", "K" },
              { "mp:K,M=2", "K" },
              { "mp:K=3,M=2,", "key" },

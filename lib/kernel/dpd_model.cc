@@ -103,12 +103,18 @@ dpd_model dpd_model::make_gmp(
 
 dpd_model dpd_model::parse(const std::string& spec)
 {
-    std::string s;
-    for (char ch : spec)
-        if (!std::isspace(static_cast<unsigned char>(ch)))
-            s += ch;
-    const size_t colon = s.find(':');
-    const std::string fam = s.substr(0, colon);
+    // Whitespace is allowed around the family, the keys and the values, not inside them.
+    auto trim = [](const std::string& t) {
+        const auto sp = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };
+        size_t a = 0, b = t.size();
+        while (a < b && sp(t[a]))
+            a++;
+        while (b > a && sp(t[b - 1]))
+            b--;
+        return t.substr(a, b - a);
+    };
+    const size_t colon = spec.find(':');
+    const std::string fam = trim(spec.substr(0, colon));
     dpd_model m;
     if (fam == "ph")
         m.family = family_t::ph;
@@ -122,19 +128,19 @@ dpd_model dpd_model::parse(const std::string& spec)
     m.P = m.Q = m.Lp = m.Lq = 0;
     const std::vector<key_ref> keys = keys_of(m.family);
     std::vector<bool> seen(keys.size(), false);
-    const std::string body = colon == std::string::npos ? std::string() : s.substr(colon + 1);
-    size_t pos = 0;
-    while (colon != std::string::npos && pos <= body.size() && !body.empty()) {
+    const std::string body = colon == std::string::npos ? std::string() : spec.substr(colon + 1);
+    for (size_t pos = 0; !trim(body).empty() && pos <= body.size();) {
         size_t end = body.find(',', pos);
         if (end == std::string::npos)
             end = body.size();
         const std::string item = body.substr(pos, end - pos);
+        pos = end + 1;
         const size_t eq = item.find('=');
-        const std::string key = item.substr(0, eq);
+        const std::string key = trim(item.substr(0, eq));
         if (eq == std::string::npos)
-            fail((key.empty() ? std::string("key") : key) + ": expected key=value, got '" + item + "' in '" + spec +
-                 "'");
-        const std::string val = item.substr(eq + 1);
+            fail((key.empty() ? std::string("key") : key) + ": expected key=value, got '" + trim(item) + "' in '" +
+                 spec + "'");
+        const std::string val = trim(item.substr(eq + 1));
         auto it = std::find_if(keys.begin(), keys.end(), [&](const key_ref& k) { return key == k.name; });
         if (it == keys.end()) {
             std::string known;
@@ -150,9 +156,6 @@ dpd_model dpd_model::parse(const std::string& spec)
             !std::all_of(val.begin(), val.end(), [](char c) { return c >= '0' && c <= '9'; }))
             fail(key + ": expected a non-negative integer, got '" + val + "'");
         m.*(it->field) = unsigned(std::stoul(val));
-        pos = end + 1;
-        if (end == body.size())
-            break;
     }
     for (size_t i = 0; i < keys.size(); i++)
         if (keys[i].required && !seen[i])

@@ -18,7 +18,8 @@ namespace kernel {
  *
  * \details One description shared by the predistorter kernel and block, the Python estimator,
  * the PA models, GRC and JSON files. Written as a string spec `family:key=value,...`
- * (whitespace anywhere is ignored, keys are case-sensitive):
+ * (whitespace around the family, keys and values is ignored; names are case-sensitive; values are
+ * decimal integers):
  *
  *  - `ph:P=5,Q=3,Lp=4,Lq=2`: parallel Hammerstein with conjugate branches, exactly the model and
  *    coefficient layout of dpd_predistorter's (P, Q, Lp, Lq) constructor. All four keys required;
