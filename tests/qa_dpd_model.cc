@@ -372,6 +372,18 @@ TEST_P(GmpKernel, LeadingTermsDelayTheOutput)
     }
 }
 
+TEST_P(GmpKernel, ModelsAtTheBounds)
+{
+    // 4095 coefficients at order 15; 4096 coefficients with a 1024-sample look-ahead and a history of
+    // 2049 samples (the largest shared-memory need of the CUDA kernel, ~150 KiB per block).
+    for (const char* spec : { "gmp:Ka=15,La=273", "gmp:Ka=1,La=1024,Kb=1,Lb=1024,Mb=2,Kc=1,Lc=1,Mc=1024" }) {
+        const model_set s = random_set(spec, 0.02f);
+        ASSERT_LE(s.m.num_coefficients(), dpd_model::max_coefficients);
+        const auto x = random_vector<cf>(3000, 1.0f);
+        EXPECT_TRUE(matches(run(s, x, 1500), reference(s, x), s.m)) << spec;
+    }
+}
+
 TEST_P(GmpKernel, LongStreamManyLaunchesAndThreads)
 {
     const model_set s = random_set("gmp:Ka=5,La=10,Kb=3,Lb=5,Mb=2,Kc=3,Lc=5,Mc=1");
