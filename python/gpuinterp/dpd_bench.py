@@ -96,7 +96,10 @@ def read_spec(directory):
     if bw is None:
         raise BenchError(f"{path}: bw_main_ch: missing (nor input_signal_bw)")
     out["bw"] = bw
+    out["contiguous"] = "split_ratios" in spec
     for key, v in out.items():
+        if key == "contiguous":
+            continue
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0:
             raise BenchError(f"{path}: {key}: must be a positive number, got {v!r}")
     for key in ("nperseg", "n_sub_ch"):
@@ -149,7 +152,7 @@ def _aclr_dict(t):
 
 
 def run(directory, pa_model=DEFAULT_PA_MODEL, dpd_model=DEFAULT_DPD_MODEL, iterations=4, gain="peak",
-        regularization=None, progress=print):
+        regularization=None, progress=print, contiguous=None):
     """The whole procedure; returns the report dict (the JSON document)."""
     t0 = time.time()
 
@@ -168,13 +171,26 @@ def run(directory, pa_model=DEFAULT_PA_MODEL, dpd_model=DEFAULT_DPD_MODEL, itera
 
     say(f"fitting the PA model {pam} ({pam.num_coefficients} coefficients) on train, regularisation "
         "chosen on val")
-    pa = dm.fit_forward(xtr, ytr, pam, xva, yva, xte, yte, regularization=regularization, nperseg=nper)
+    # OpenDPD's split_csv datasets cut one capture into consecutive train, val and test parts (their
+    # spec.json carries the split_ratios): then the end of one split is the history of the next, and
+    # every model runs over the splits as one stream, as a block would, instead of starting each split
+    # from a zero state (a start-up transient of the memory terms, visible in the spectra).
+    if contiguous is None:
+        contiguous = spec["contiguous"]
+    pa = dm.fit_forward(xtr, ytr, pam, xva, yva, xte, yte, regularization=regularization, nperseg=nper,
+                        contiguous=contiguous)
     say(f"PA model NMSE train {pa.nmse_db['train']:.2f} dB, val {pa.nmse_db['val']:.2f} dB, test "
         f"{pa.nmse_db['test']:.2f} dB (regularisation {pa.regularization:.1e}, rank {pa.rank}, condition "
         f"{pa.condition:.2e})")
 
     aclr_meas = metrics.opendpd_aclr(yte, fs, bw, nsub, nper)
-    y_sur = pa.apply(xte)
+    def stream(model_fit, x, before):
+        """model_fit over x, continuing the stream ``before`` when the splits are contiguous."""
+        if not contiguous:
+            return model_fit.apply(x)
+        return model_fit.apply(np.concatenate([before, x]))[before.size:]
+
+    y_sur = stream(pa, xte, xva)
     aclr_sur = metrics.opendpd_aclr(y_sur, fs, bw, nsub, nper)
     say(f"ACLR of the measured test output {aclr_meas[2]:.2f} dBc, of the surrogate without DPD "
         f"{aclr_sur[2]:.2f} dBc")
@@ -196,16 +212,20 @@ def run(directory, pa_model=DEFAULT_PA_MODEL, dpd_model=DEFAULT_DPD_MODEL, itera
     for it in range(1, iterations + 1):
         x, nlim = limit(dpd_fit.apply(xtr), peak)
         y = pa.apply(x)
-        r = dpd.estimate(x, y, model=dpm, target_gain=G, delay=0.0, regularization=regularization,
-                         validation=None)
+        # Both models start from a zero state here: their start-up transient stays out of the fit.
+        skip = dpm.history + pam.history
+        r = dpd.estimate(x[skip:], y[skip:], model=dpm, target_gain=G, delay=0.0,
+                         regularization=regularization, validation=None)
         dpd_fit = dm.ModelFit(str(dpm), r.coefficients, r.lo_leakage, {}, kind="predistorter",
                               regularization=r.regularization, condition=r.condition, rank=r.rank)
         say(f"  iteration {it}: train ACLR before this update {metrics.opendpd_aclr(y, fs, bw, nsub, nper)[2]:.2f} "
             f"dBc, {nlim} samples limited, post-inverse fit {r.fit_nmse_db:.2f} dB")
 
-    x_raw = dpd_fit.apply(xte)
-    x_t, nlim = limit(x_raw, peak)
-    y_t = pa.apply(x_t)
+    n = xte.size
+    x_in = np.concatenate([xva, xte]) if contiguous else xte
+    x_all, _ = limit(dpd_fit.apply(x_in), peak)
+    nlim = int(np.sum(np.abs(dpd_fit.apply(x_in)[-n:]) > peak))
+    y_t = pa.apply(x_all)[-n:]
     out_peak = float(np.max(np.abs(ytr)))
     blown = not np.all(np.isfinite(y_t)) or np.max(np.abs(y_t)) > 1.5 * out_peak
     report = {
@@ -305,6 +325,9 @@ def main(argv=None):
     p.add_argument("--save-pa-model", metavar="FILE", help="write the fitted PA model as JSON (pa_model_cc "
                    "can run it)")
     p.add_argument("--psd-plot", metavar="PNG", help="plot the test-split spectra")
+    p.add_argument("--independent-splits", action="store_true",
+                   help="start every model from a zero state at each split (default when spec.json has no "
+                        "split_ratios, i.e. the splits are not consecutive parts of one capture)")
     a = p.parse_args(argv)
 
     def fail(msg):
@@ -327,7 +350,7 @@ def main(argv=None):
             return fail(f"--{opt.replace('_', '-')}: folder of {path} does not exist")
     try:
         rep = run(a.dataset, a.pa_model, a.dpd_model, a.iterations, a.gain, reg,
-                  progress=lambda m: print(m, flush=True))
+                  progress=lambda m: print(m, flush=True), contiguous=False if a.independent_splits else None)
     except (BenchError, dm.ModelError, dpd.DPDError) as e:
         return fail(str(e))
     print(format_table(rep))

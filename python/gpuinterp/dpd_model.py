@@ -301,12 +301,14 @@ class ModelFit:
 
 
 def fit_forward(x, y, model, x_val=None, y_val=None, x_test=None, y_test=None, regularization=None,
-                nperseg=None):
+                nperseg=None, contiguous=False):
     """Fit y ~ f(x) (a PA behavioural model: x the PA input, y its output, time-aligned) of any family.
 
     The regularisation is chosen on the validation pair when given (else on the last 20 % of the
     training capture). NMSE is reported on each split given, averaged over ``nperseg``-long segments
-    when ``nperseg`` is set (OpenDPD's definition), over the whole split otherwise."""
+    when ``nperseg`` is set (OpenDPD's definition), over the whole split otherwise. Each split is run
+    from a zero state, or, with ``contiguous`` (train, val and test are consecutive parts of one
+    capture), with the end of the previous split as its history, as a streaming block would run."""
     from . import dpd  # dpd imports this module
 
     m = parse(model)
@@ -322,17 +324,23 @@ def fit_forward(x, y, model, x_val=None, y_val=None, x_test=None, y_test=None, r
     fit = ModelFit(str(m), r.coefficients, r.lo_leakage, {}, float(np.max(np.abs(x))), r.regularization,
                    r.condition, r.rank)
 
-    def score(xs, ys):
+    hist = m.history
+
+    def score(xs, ys, before=None):
         if xs is None:
             return float("nan")
         ys = np.asarray(ys, dtype=np.complex128).ravel()
-        est = fit.apply(xs)
+        h = None
+        if contiguous and before is not None and hist:
+            h = np.asarray(before, dtype=np.complex128).ravel()[-hist:]
+        est = fit.apply(xs, history=h)
         if nperseg:
             from .metrics import opendpd_nmse_db
             return opendpd_nmse_db(est, ys, nperseg)
         return dpd.nmse_db(ys, est)
 
-    fit.nmse_db = {"train": score(x, y), "val": score(x_val, y_val), "test": score(x_test, y_test)}
+    fit.nmse_db = {"train": score(x, y), "val": score(x_val, y_val, x),
+                   "test": score(x_test, y_test, x_val if x_val is not None else None)}
     return fit
 
 

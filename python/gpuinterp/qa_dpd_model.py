@@ -223,6 +223,22 @@ class qa_dpd_model(gr_unittest.TestCase):
                 dm.load_model(path)
             self.assertIn("coefficients: expected 2", str(cm.exception))
 
+    def test_fit_forward_contiguous_splits_stream(self):
+        # Consecutive parts of one capture: each split is scored with the previous one as history,
+        # i.e. exactly the model run over the whole capture as one stream.
+        spec, data = self._slice()
+        x, y = data["train"]
+        xtr, xva, xte = x[:3000], x[3000:4500], x[4500:]
+        ytr, yva, yte = y[:3000], y[3000:4500], y[4500:]
+        m = "gmp:Ka=4,La=4,Kb=2,Lb=2,Mb=2,Kc=2,Lc=2,Mc=2"
+        f = dm.fit_forward(xtr, ytr, m, xva, yva, xte, yte, contiguous=True)
+        whole = f.apply(x)
+        # (the last Mc samples of a split have no look-ahead: the only difference to the stream)
+        self.assertAlmostEqual(f.nmse_db["val"], dpd.nmse_db(yva, whole[3000:4500]), delta=0.01)
+        self.assertAlmostEqual(f.nmse_db["test"], dpd.nmse_db(yte[:-2], whole[4500:-2]), delta=0.05)
+        g = dm.fit_forward(xtr, ytr, m, xva, yva, xte, yte, contiguous=False)
+        self.assertAlmostEqual(g.nmse_db["val"], dpd.nmse_db(yva, f.apply(xva)), delta=1e-9)
+
     # --- OpenDPD's metrics -----------------------------------------------------------------------
     def test_opendpd_aclr_by_hand(self):
         # Two tones: one in the main channel, one in the right adjacent channel, 30 dB apart, on bin
