@@ -533,8 +533,8 @@ def _fit(xa, yn, model, regularization, max_condition, lo_leakage, min_samples_p
     m = _spec.parse(model)
     ok = _rows(m, xa.size, bad)
 
-    def design(v):
-        p = _spec.basis(v, m)
+    def design(v, history=None):
+        p = _spec.basis(v, m, history)
         if lo_leakage:
             p = np.hstack([p, np.ones((p.shape[0], 1), dtype=np.complex128)])
         return p
@@ -545,8 +545,10 @@ def _fit(xa, yn, model, regularization, max_condition, lo_leakage, min_samples_p
     reg, how, val = regularization, None, float("nan")
     if reg is None:
         ahead = m.lookahead
+        vhist = None
         if validation is not None:
-            xv, yv = (np.asarray(v, dtype=np.complex128).ravel() for v in validation)
+            xv, yv = (np.asarray(v, dtype=np.complex128).ravel() for v in validation[:2])
+            vhist = validation[2] if len(validation) > 2 else None
             fit_rows = ok
         else:
             cut = int(xa.size * 0.8)
@@ -558,7 +560,7 @@ def _fit(xa, yn, model, regularization, max_condition, lo_leakage, min_samples_p
         if bad is not None and validation is None:
             okv &= ~bad[xa.size - xv.size:]
         if fit_rows.sum() >= phi.shape[1] and okv.sum() > 0:
-            pre = solve_regularized(full[fit_rows], xa[fit_rows], None, design(yv)[okv], xv[okv])
+            pre = solve_regularized(full[fit_rows], xa[fit_rows], None, design(yv, vhist)[okv], xv[okv])
             reg, val = pre.regularization, pre.validation_nmse_db
             how = "validation" if validation is not None else "holdout"
     sol = solve_regularized(phi, target, reg)
@@ -588,7 +590,9 @@ def estimate(x, y, P=None, Q=None, Lp=None, Lq=None, target_gain=None, regulariz
     y ~ G x); fit the post-inverse x ~ f(y/G) by regularised least squares on the column-normalised
     basis (:func:`solve_regularized`). ``regularization`` None chooses lambda on held-out data: the
     ``validation`` pair (x_val, y_val, same roles as x, y, already aligned) when given, else the last
-    20 % of this capture; a number fixes it (relative to the largest squared singular value).
+    20 % of this capture; a number fixes it (relative to the largest squared singular value). The
+    held-out run starts from a zero state, or from the samples of y that preceded y_val when
+    ``validation`` carries them as a third element (a split that continues the capture).
     Copying f into the predistorter makes PA(f(u)) ~ G u.
 
     Raises :class:`DPDError` (a ValueError whose message starts with the parameter name) for
@@ -604,8 +608,9 @@ def estimate(x, y, P=None, Q=None, Lp=None, Lq=None, target_gain=None, regulariz
     x, y = _check_pair(x, y)
     xa, yn, d, G, bad = _prepare(x, y, m, target_gain, delay, max_delay, fractional)
     if validation is not None:
-        xv, yv = _check_pair(*validation)
-        validation = (xv, yv / G)
+        xv, yv = _check_pair(*validation[:2])
+        vh = None if len(validation) < 3 or validation[2] is None else np.asarray(validation[2]) / G
+        validation = (xv, yv / G, vh)
     coeffs, c, sol, rows = _fit(xa, yn, m, regularization, max_condition, lo_leakage,
                                 min_samples_per_coefficient, bad, validation)
     good = ~bad

@@ -305,7 +305,8 @@ def fit_forward(x, y, model, x_val=None, y_val=None, x_test=None, y_test=None, r
     """Fit y ~ f(x) (a PA behavioural model: x the PA input, y its output, time-aligned) of any family.
 
     The regularisation is chosen on the validation pair when given (else on the last 20 % of the
-    training capture). NMSE is reported on each split given, averaged over ``nperseg``-long segments
+    training capture), the model run over it as a stream (from a zero state, or continuing the
+    training split with ``contiguous``). NMSE is reported on each split given, averaged over ``nperseg``-long segments
     when ``nperseg`` is set (OpenDPD's definition), over the whole split otherwise. Each split is run
     from a zero state, or, with ``contiguous`` (train, val and test are consecutive parts of one
     capture), with the end of the previous split as its history, as a streaming block would run."""
@@ -316,7 +317,8 @@ def fit_forward(x, y, model, x_val=None, y_val=None, x_test=None, y_test=None, r
     y = np.asarray(y, dtype=np.complex128).ravel()
     val = None
     if x_val is not None:
-        val = (np.asarray(y_val, dtype=np.complex128).ravel(), np.asarray(x_val, dtype=np.complex128).ravel())
+        val = (np.asarray(y_val, dtype=np.complex128).ravel(), np.asarray(x_val, dtype=np.complex128).ravel(),
+               x[-m.history:] if contiguous and m.history else None)
     # estimate() fits its first argument from the basis of its second: the forward model is the
     # "post-inverse" of the swapped pair, with unit gain and no delay (the capture is aligned).
     r = dpd.estimate(y, x, model=m, target_gain=1.0, delay=0.0, regularization=regularization,

@@ -237,7 +237,7 @@ class qa_dpd_model(gr_unittest.TestCase):
         self.assertAlmostEqual(f.nmse_db["val"], dpd.nmse_db(yva, whole[3000:4500]), delta=0.01)
         self.assertAlmostEqual(f.nmse_db["test"], dpd.nmse_db(yte[:-2], whole[4500:-2]), delta=0.05)
         g = dm.fit_forward(xtr, ytr, m, xva, yva, xte, yte, contiguous=False)
-        self.assertAlmostEqual(g.nmse_db["val"], dpd.nmse_db(yva, f.apply(xva)), delta=1e-9)
+        self.assertAlmostEqual(g.nmse_db["val"], dpd.nmse_db(yva, g.apply(xva)), delta=1e-9)
 
     # --- OpenDPD's metrics -----------------------------------------------------------------------
     def test_opendpd_aclr_by_hand(self):
