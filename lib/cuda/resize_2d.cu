@@ -24,8 +24,10 @@
 // both run on several threads (one thread moves ~8 GB/s, far below the ~55 GB/s bus). Frames
 // are independent, so no state crosses chunks. The output is staged as bytes: float32 or
 // binary16 per call.
-#include "../cpu/parallel.h"
-#include "../kernel/resize_engine.h"
+#include "../common/env.h"
+#include "../common/parallel.h"
+#include "bench_hooks.h"
+#include "cuda_engines.h"
 #include "cuda_common.cuh"
 #include "host_pipeline.cuh"
 #include "resize_launch.h"
@@ -615,15 +617,7 @@ __global__ void expand_pairs_kernel(const float4* __restrict__ x,
     }
 }
 
-//! GPUINTERP_RESIZE_L2_HINT=0 disables the L2 fetch-granularity hint of gather-bound launches.
-bool l2_hint_enabled()
-{
-    static const bool on = [] {
-        const char* v = std::getenv("GPUINTERP_RESIZE_L2_HINT");
-        return !(v && std::string(v) == "0");
-    }();
-    return on;
-}
+bool l2_hint_enabled() { return env::resize_l2_hint(); }
 
 /*!
  * The context's L2 fetch granularity set to 32 bytes while at least one engine that runs
@@ -689,6 +683,12 @@ public:
         device_guard guard(d_device);
         GPUINTERP_CUDA_CHECK(
             cudaDeviceGetAttribute(&d_sms, cudaDevAttrMultiProcessorCount, device));
+        int major = 0, minor = 0;
+        GPUINTERP_CUDA_CHECK(
+            cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+        GPUINTERP_CUDA_CHECK(
+            cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
+        d_sm = major * 10 + minor;
     }
 
     void set_tables(const kernel::resize_geometry& g,
@@ -793,7 +793,7 @@ public:
         const resize_variant req =
             ov != int(resize_variant::automatic) ? resize_variant(ov) : d_variant;
         const resize_plan p = resize_plan_launch(
-            req, s.RW, s.out_h, frames, d_sms, vec_ok, d_kx, d_g.out_h >= d_g.in_h);
+            req, s.RW, s.out_h, frames, d_sms, vec_ok, d_kx, d_g.out_h >= d_g.in_h, d_sm);
         d_last_variant = p.variant;
         note_resize_variant(int(p.variant));
         // The point variants run the gather-bound shapes (few outputs, each reading ~2
@@ -930,6 +930,7 @@ private:
     int d_device;
     size_t d_batch;
     int d_sms = 1;
+    int d_sm = 90; // compute capability, major * 10 + minor (the tuning row)
     kernel::resize_geometry d_g;
     int d_ky = 1, d_kx = 1;
     float d_bv = 0;
