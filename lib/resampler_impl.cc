@@ -12,16 +12,6 @@ namespace gr {
 namespace gpuinterp {
 
 namespace {
-kernel::polyphase_params make_params(unsigned nfilts, unsigned taps_per_arm, double att)
-{
-    kernel::polyphase_params p;
-    p.nfilts = nfilts;
-    p.taps_per_arm = taps_per_arm;
-    p.attenuation_db = att;
-    return p;
-}
-//! The fraction p/q closest to r with q <= max_den (continued fractions, as Python's
-//! Fraction.limit_denominator).
 std::pair<uint64_t, uint64_t> bounded_fraction(double r, uint64_t max_den)
 {
     uint64_t p0 = 0, q0 = 1, p1 = 1, q1 = 0;
@@ -55,6 +45,20 @@ std::pair<uint64_t, uint64_t> bounded_fraction(double r, uint64_t max_den)
     return { std::max<uint64_t>(p1, 1), q1 };
 }
 
+
+} // namespace
+
+namespace resampler_detail {
+kernel::polyphase_params make_params(unsigned nfilts, unsigned taps_per_arm, double att)
+{
+    kernel::polyphase_params p;
+    p.nfilts = nfilts;
+    p.taps_per_arm = taps_per_arm;
+    p.attenuation_db = att;
+    return p;
+}
+//! The fraction p/q closest to r with q <= max_den (continued fractions, as Python's
+//! Fraction.limit_denominator).
 //! GNU Radio sizes single-mapped (device) buffers in multiples of the reader's
 //! relative-rate denominator; set_relative_rate(double) approximates 0.73 by a fraction
 //! with a ~1e9 denominator, which made a gigabyte buffer. The rate is only a hint to the
@@ -70,44 +74,7 @@ void set_hint_rate(gr::block& b, double r)
     }
     b.set_relative_rate(f.first, f.second);
 }
-
-} // namespace
-
-template <class T>
-resampler_impl<T>::resampler_impl(double rate,
-                                  const std::string& method,
-                                  unsigned nfilts,
-                                  unsigned taps_per_arm,
-                                  double attenuation_db,
-                                  const std::string& backend,
-                                  int device,
-                                  bool device_buffers)
-    : gr::block("resampler",
-                device_buffer_signature(device_buffers, 1, 1, sizeof(T)),
-                device_buffer_signature(device_buffers, 1, 1, sizeof(T))),
-      d_kernel(rate,
-               kernel::method_from_string(method),
-               backend_from_string(backend),
-               device,
-               make_params(nfilts, taps_per_arm, attenuation_db)),
-      d_device_buffers(device_buffers)
-{
-    log_backend(this->d_logger, d_kernel.active_backend(), d_kernel.backend_note());
-    d_io.attach(*this, d_kernel.active_backend(), device, device_buffers);
-    set_hint_rate(*this, rate);
-    // The kernel keeps its own history; the declared history only makes GNU Radio
-    // size our input buffer for the worst case of one output (K/r inputs for
-    // polyphase at r < 1), which the default buffer (8192 complex items) cannot hold
-    // at low rates. GNU Radio's history items sit in front of input_items[0] and are
-    // skipped in general_work. The buffer is sized once, at start: lowering the rate
-    // a lot while running (polyphase) can outgrow it.
-    d_skip =
-        d_kernel.reach_back() + d_kernel.lookahead() + size_t(std::ceil(1.0 / rate)) + 1;
-    this->set_history(unsigned(d_skip + 1));
-    // Tags are moved by their input time (first output at or after it), not offset *
-    // rate.
-    this->set_tag_propagation_policy(gr::block::TPP_DONT);
-}
+} // namespace resampler_detail
 
 template <class T>
 int resampler_impl<T>::general_work(int noutput_items,
@@ -118,7 +85,7 @@ int resampler_impl<T>::general_work(int noutput_items,
     return guarded_work(this->d_logger, [&] {
         std::lock_guard<std::mutex> lock(d_mutex);
         if (d_rate_changed) {
-            set_hint_rate(*this, d_kernel.rate());
+            resampler_detail::set_hint_rate(*this, d_kernel.rate());
             d_rate_changed = false;
         }
         const uint64_t read0 = this->nitems_read(0);

@@ -15,6 +15,13 @@
 namespace gr {
 namespace gpuinterp {
 
+namespace resampler_detail {
+kernel::polyphase_params make_params(unsigned nfilts, unsigned taps_per_arm, double att);
+//! Give the scheduler the rate as a fraction with a small denominator (see the
+//! definition).
+void set_hint_rate(gr::block& b, double r);
+} // namespace resampler_detail
+
 template <class T>
 class resampler_impl : public resampler<T>, public device_buffer_client
 {
@@ -26,7 +33,33 @@ public:
                    double attenuation_db,
                    const std::string& backend,
                    int device,
-                   bool device_buffers);
+                   bool device_buffers)
+        : gr::block("resampler",
+                    device_buffer_signature(device_buffers, 1, 1, sizeof(T)),
+                    device_buffer_signature(device_buffers, 1, 1, sizeof(T))),
+          d_kernel(rate,
+                   kernel::method_from_string(method),
+                   backend_from_string(backend),
+                   device,
+                   resampler_detail::make_params(nfilts, taps_per_arm, attenuation_db)),
+          d_device_buffers(device_buffers)
+    {
+        log_backend(this->d_logger, d_kernel.active_backend(), d_kernel.backend_note());
+        d_io.attach(*this, d_kernel.active_backend(), device, device_buffers);
+        resampler_detail::set_hint_rate(*this, rate);
+        // The kernel keeps its own history; the declared history only makes GNU Radio
+        // size our input buffer for the worst case of one output (K/r inputs for
+        // polyphase at r < 1), which the default buffer (8192 complex items) cannot hold
+        // at low rates. GNU Radio's history items sit in front of input_items[0] and are
+        // skipped in general_work. The buffer is sized once, at start: lowering the rate
+        // a lot while running (polyphase) can outgrow it.
+        d_skip = d_kernel.reach_back() + d_kernel.lookahead() +
+                 size_t(std::ceil(1.0 / rate)) + 1;
+        this->set_history(unsigned(d_skip + 1));
+        // Tags are moved by their input time (first output at or after it), not offset *
+        // rate.
+        this->set_tag_propagation_policy(gr::block::TPP_DONT);
+    }
 
     void set_rate(double rate) override
     {

@@ -10,7 +10,7 @@
 namespace gr {
 namespace gpuinterp {
 
-namespace {
+namespace table_lookup_detail {
 kernel::lookup_config make_config(bool normalized,
                                   const std::string& f,
                                   const std::string& a,
@@ -23,29 +23,7 @@ kernel::lookup_config make_config(bool normalized,
     c.precision = kernel::precision_from_string(p);
     return c;
 }
-} // namespace
-
-template <class T>
-table_lookup_impl<T>::table_lookup_impl(const std::vector<T>& table,
-                                        bool normalized,
-                                        const std::string& filter,
-                                        const std::string& address,
-                                        const std::string& precision,
-                                        const std::string& backend,
-                                        int device,
-                                        bool device_buffers)
-    : gr::sync_block("table_lookup",
-                     device_buffer_signature(device_buffers, 1, 1, sizeof(float)),
-                     device_buffer_signature(device_buffers, 1, 1, sizeof(T))),
-      d_kernel(table,
-               make_config(normalized, filter, address, precision),
-               backend_from_string(backend),
-               device),
-      d_device_buffers(device_buffers)
-{
-    log_backend(this->d_logger, d_kernel.active_backend(), d_kernel.backend_note());
-    d_io.attach(*this, d_kernel.active_backend(), device, device_buffers);
-}
+} // namespace table_lookup_detail
 
 template <class T>
 int table_lookup_impl<T>::work(int noutput_items,

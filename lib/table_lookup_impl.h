@@ -15,6 +15,13 @@
 namespace gr {
 namespace gpuinterp {
 
+namespace table_lookup_detail {
+kernel::lookup_config make_config(bool normalized,
+                                  const std::string& filter,
+                                  const std::string& address,
+                                  const std::string& precision);
+} // namespace table_lookup_detail
+
 template <class T>
 class table_lookup_impl : public table_lookup<T>, public device_buffer_client
 {
@@ -26,7 +33,20 @@ public:
                       const std::string& precision,
                       const std::string& backend,
                       int device,
-                      bool device_buffers);
+                      bool device_buffers)
+        : gr::sync_block("table_lookup",
+                         device_buffer_signature(device_buffers, 1, 1, sizeof(float)),
+                         device_buffer_signature(device_buffers, 1, 1, sizeof(T))),
+          d_kernel(
+              table,
+              table_lookup_detail::make_config(normalized, filter, address, precision),
+              backend_from_string(backend),
+              device),
+          d_device_buffers(device_buffers)
+    {
+        log_backend(this->d_logger, d_kernel.active_backend(), d_kernel.backend_note());
+        d_io.attach(*this, d_kernel.active_backend(), device, device_buffers);
+    }
 
     bool device_buffers() const override { return d_device_buffers; }
     device_binding buffer_binding() const override { return d_io.binding(); }
