@@ -359,7 +359,8 @@ def solve_regularized(phi, target, regularization=None, phi_val=None, target_val
     Columns of different orders differ by orders of magnitude, so each is scaled to unit norm first:
     the regularisation and the condition number then do not depend on the signal level. The thin SVD
     phi_s = U S V^H (LAPACK gesdd, float64) gives w = V diag(s / (s^2 + lambda)) U^H target without
-    ever forming the normal equations, whose condition number would be the square.
+    ever forming the normal equations, whose condition number would be the square (tall bases go
+    through a Householder QR first).
 
     ``regularization``: a number fixes lambda / s_max^2 (0: minimum-norm least squares, singular
     values below 1e-13 s_max dropped as LAPACK's gelsd does); None chooses it from
@@ -369,10 +370,20 @@ def solve_regularized(phi, target, regularization=None, phi_val=None, target_val
     if np.any(norms == 0) or not np.all(np.isfinite(norms)):
         raise DPDError("y: basis matrix is singular (a basis column is all zeros)")
     A = phi / norms
-    U, s, Vh = np.linalg.svd(A, full_matrices=False)
+    if A.shape[0] > 2 * A.shape[1]:
+        # Tall basis: Householder QR without forming Q (LAPACK geqrf + ormqr for Q^H target), then the
+        # SVD of the K x K factor, A = Q R = (Q U_R) S V^H. Same singular values and U^H target as the
+        # SVD of A, about three times faster, and never the normal equations.
+        from scipy.linalg import qr_multiply
+
+        cq, R = qr_multiply(A, target.conj()[None, :], mode="right")
+        U_r, s, Vh = np.linalg.svd(R)
+        b = U_r.conj().T @ cq.conj().ravel()
+    else:
+        U, s, Vh = np.linalg.svd(A, full_matrices=False)
+        b = U.conj().T @ target
     s0 = s[0]
     cond = float(s0 / s[-1]) if s[-1] > 0 else float("inf")
-    b = U.conj().T @ target
     grid = np.asarray(grid if grid is not None else REGULARIZATION_GRID, dtype=np.float64)
     s2 = (s / s0) ** 2
     val_nmse = float("nan")
