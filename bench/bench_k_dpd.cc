@@ -7,12 +7,27 @@
 //  - dpd_cpu_scalar:   a plain scalar loop over the equation (what the fast path is measured against);
 //  - dpd_cuda_kernel:  the fused CUDA kernel alone on device-resident data, 2^26 samples, per variant
 //                      (1 = shuffle, 2 = smem halo, 3 = shuffle_x, 4 = tiled, 5 = tiled8, 0 = automatic; the
-//                      label names the kernel that ran), with the memory floor (16 B/sample at 4169 GB/s);
+//                      label names the kernel that ran; 1, 3 and 5 are benchmark-only, bench/dpd_ph_lab.cu), with the memory floor (16 B/sample at 4169 GB/s);
 //  - dpd_cuda_host:    host-to-host through the kernel front end, pinned staging vs mapped zero-copy.
 // Rows (P, Q, L) with Lp = Lq = L: (5,3,5), (7,7,8), (9,5,16), plus (1,0,1) and (9,5,33) on the CPU.
+// Generalised memory polynomial (mp/gmp engine), rows of ~30, 95 and 500 complex coefficients
+// (gmp_rows below):
+//  - gmp_cpu:          the CPU engine (AVX2 + OpenMP), 2^20 samples by default;
+//  - gmp_cuda_kernel:  the kernel alone on device-resident data, 2^24 samples, R outputs per thread
+//                      (0 = the policy's choice; the label says which ran), against both floors:
+//                      memory (16 B/sample at 4169 GB/s, the measured D2D copy) and FMA (the
+//                      program's fused multiply-adds per sample at 30e12 FMA/s = 60 TFLOP/s FP32);
+//                      `of_bound` is the binding floor over the measured time;
+//  - gmp_cuda_device:  process_device() on device buffers (history seam included), 2^24 samples.
 // items_per_second counts samples. GPUINTERP_BENCH_LOG2N overrides the problem size.
 #include "../lib/kernel/dpd_engine.h"
+#include "../lib/device/device_ops.h"
+#ifdef GPUINTERP_HAVE_CUDA
+#include "../lib/cuda/dpd_ph_lab.h"
+#endif
+#include "../lib/kernel/gmp_engine.h"
 #include "bench_util.h"
+#include <algorithm>
 #include <array>
 #include <benchmark/benchmark.h>
 #include <gnuradio/gpuinterp/kernel/dpd_predistorter.h>
@@ -98,7 +113,98 @@ BENCHMARK(BM_dpd_cpu_scalar)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
+const char* const gmp_rows[] = {
+    "gmp:Ka=5,La=6",                                     // 30: aligned terms only
+    "gmp:Ka=5,La=10,Kb=3,Lb=5,Mb=2,Kc=3,Lc=5,Mc=1",      // 95
+    "gmp:Ka=10,La=20,Kb=5,Lb=10,Mb=3,Kc=5,Lc=10,Mc=3",   // 500
+};
+
+std::vector<cf> gmp_coeffs(const kernel::dpd_model& m)
+{
+    std::vector<cf> c(m.num_coefficients());
+    for (size_t i = 0; i < c.size(); i++)
+        c[i] = cf(0.01f * float((i * 7) % 11) - 0.05f, 0.003f * float((i * 5) % 7));
+    c[0] = 1.0f;
+    return c;
+}
+
+void BM_gmp_cpu(benchmark::State& st)
+{
+    const auto m = kernel::dpd_model::parse(gmp_rows[st.range(0)]);
+    const size_t n = size_t(1) << gpuinterp_bench::log2n(20);
+    kernel::dpd_predistorter k(m, gmp_coeffs(m), cf(0.01f, -0.02f), backend::cpu);
+    auto x = signal(n);
+    std::vector<cf> y(n);
+    for (auto _ : st) {
+        k.process(y.data(), x.data(), n);
+        benchmark::DoNotOptimize(y.data());
+    }
+    st.SetItemsProcessed(int64_t(st.iterations()) * n);
+    st.counters["coefficients"] = double(m.num_coefficients());
+    st.SetLabel(m.to_string());
+}
+BENCHMARK(BM_gmp_cpu)->ArgName("row")->DenseRange(0, 2)->Unit(benchmark::kMillisecond)->UseRealTime();
+
 #ifdef GPUINTERP_HAVE_CUDA
+void BM_gmp_cuda_kernel(benchmark::State& st)
+{
+    if (cuda_device_count() == 0) {
+        st.SkipWithError("no CUDA device");
+        return;
+    }
+    const auto m = kernel::dpd_model::parse(gmp_rows[st.range(0)]);
+    const auto prog = kernel::make_gmp_program(m, gmp_coeffs(m), cf(0.01f, -0.02f));
+    const size_t n = size_t(1) << gpuinterp_bench::log2n(24);
+    double ms = 0;
+    int used = 0;
+    for (auto _ : st) {
+        ms = gpu::time_gmp_kernel_ms(0, prog, n, 20, int(st.range(1)), &used);
+        st.SetIterationTime(ms * 1e-3);
+    }
+    st.SetItemsProcessed(int64_t(st.iterations()) * n);
+    const double mem_ms = double(n) * 16 / 4169e9 * 1e3;
+    const double fma_ms = double(n) * double(prog.fmas_per_sample()) / 30e12 * 1e3;
+    st.counters["coefficients"] = double(m.num_coefficients());
+    st.counters["fma_per_sample"] = double(prog.fmas_per_sample());
+    st.counters["mem_floor_ms"] = mem_ms;
+    st.counters["fma_floor_ms"] = fma_ms;
+    st.counters["kernel_ms"] = ms;
+    st.counters["Gsps"] = double(n) / (ms * 1e-3) / 1e9;
+    st.counters["of_bound"] = std::max(mem_ms, fma_ms) / ms;
+    st.SetLabel(std::string(mem_ms >= fma_ms ? "memory-bound" : "FMA-bound") + " R=" + std::to_string(used));
+}
+BENCHMARK(BM_gmp_cuda_kernel)
+    ->ArgNames({ "row", "R" })
+    ->ArgsProduct({ { 0, 1, 2 }, { 0, 4, 8 } })
+    ->Unit(benchmark::kMillisecond)
+    ->UseManualTime()
+    ->Iterations(1);
+
+void BM_gmp_cuda_device(benchmark::State& st)
+{
+    if (cuda_device_count() == 0) {
+        st.SkipWithError("no CUDA device");
+        return;
+    }
+    const auto m = kernel::dpd_model::parse(gmp_rows[st.range(0)]);
+    const size_t n = size_t(1) << gpuinterp_bench::log2n(24);
+    kernel::dpd_predistorter k(m, gmp_coeffs(m), cf(0.01f, -0.02f), backend::cuda);
+    auto ops = device::make_device_ops(device_binding{ memory_kind::cuda, 0 });
+    auto* din = static_cast<cf*>(ops->alloc_device(n * sizeof(cf)));
+    auto* dout = static_cast<cf*>(ops->alloc_device(n * sizeof(cf)));
+    const auto x = signal(n);
+    ops->copy_async(din, x.data(), n * sizeof(cf), device::copy_dir::host_to_device);
+    ops->wait();
+    k.process_device(dout, din, n); // warm-up
+    for (auto _ : st)
+        k.process_device(dout, din, n);
+    st.SetItemsProcessed(int64_t(st.iterations()) * n);
+    st.SetLabel(m.to_string());
+    ops->free_device(din);
+    ops->free_device(dout);
+}
+BENCHMARK(BM_gmp_cuda_device)->ArgName("row")->DenseRange(0, 2)->Unit(benchmark::kMillisecond)->UseRealTime();
+
 void rows_gpu(benchmark::internal::Benchmark* b)
 {
     b->ArgNames({ "P", "Q", "L", "variant" });
@@ -113,6 +219,7 @@ void BM_dpd_cuda_kernel(benchmark::State& st)
         st.SkipWithError("no CUDA device");
         return;
     }
+    gpu::register_dpd_lab_variants(); // shuffle, shuffle_x, tiled8 (bench/dpd_ph_lab.cu)
     const unsigned P = unsigned(st.range(0)), Q = unsigned(st.range(1)), L = unsigned(st.range(2));
     const auto v = kernel::dpd_cuda_variant(st.range(3));
     const size_t n = size_t(1) << gpuinterp_bench::log2n(26);

@@ -29,11 +29,35 @@ dpd_predistorter_cc::sptr dpd_predistorter_cc::make(unsigned P,
                                                     int device,
                                                     int batch,
                                                     bool mapped,
-                                                    bool device_buffers)
+                                                    bool device_buffers,
+                                                    const std::string& model)
 {
     return gnuradio::make_block_sptr<dpd_predistorter_cc_impl>(
-        P, Q, Lp, Lq, coefficients, lo_leakage, backend, device, batch, mapped, device_buffers);
+        P, Q, Lp, Lq, coefficients, lo_leakage, backend, device, batch, mapped, device_buffers, model);
 }
+
+namespace {
+kernel::dpd_model model_from_params(unsigned P,
+                                    unsigned Q,
+                                    unsigned Lp,
+                                    unsigned Lq,
+                                    const std::vector<gr_complex>& coefficients,
+                                    gr_complex lo_leakage,
+                                    const std::string& spec)
+{
+    if (spec.find_first_not_of(" \t\n") == std::string::npos) {
+        // The (P, Q, Lp, Lq) parameters keep their own error messages ("P: ...").
+        kernel::dpd_predistorter::validate(P, Q, Lp, Lq, coefficients, lo_leakage);
+        kernel::dpd_model m;
+        m.P = P;
+        m.Q = Q;
+        m.Lp = Lp;
+        m.Lq = Lq;
+        return m;
+    }
+    return kernel::dpd_model::parse(spec);
+}
+} // namespace
 
 dpd_predistorter_cc_impl::dpd_predistorter_cc_impl(unsigned P,
                                                    unsigned Q,
@@ -45,14 +69,12 @@ dpd_predistorter_cc_impl::dpd_predistorter_cc_impl(unsigned P,
                                                    int device,
                                                    int batch,
                                                    bool mapped,
-                                                   bool device_buffers)
+                                                   bool device_buffers,
+                                                   const std::string& model)
     : gr::sync_block("dpd_predistorter_cc",
                      device_buffer_signature(device_buffers, 1, 1, sizeof(gr_complex)),
                      device_buffer_signature(device_buffers, 1, 1, sizeof(gr_complex))),
-      d_kernel(P,
-               Q,
-               Lp,
-               Lq,
+      d_kernel(model_from_params(P, Q, Lp, Lq, coefficients, lo_leakage, model),
                coefficients,
                lo_leakage,
                backend_from_string(backend),
@@ -63,6 +85,9 @@ dpd_predistorter_cc_impl::dpd_predistorter_cc_impl(unsigned P,
       d_device_buffers(device_buffers)
 {
     log_backend(d_logger, d_kernel.active_backend(), d_kernel.backend_note());
+    // Delayed output: tags move with it (work() re-adds them at offset + delay).
+    if (d_kernel.delay() > 0)
+        set_tag_propagation_policy(TPP_DONT);
     d_io.attach(*this, d_kernel.active_backend(), device, device_buffers);
     message_port_register_in(pmt::mp(port_name));
     set_msg_handler(pmt::mp(port_name), [this](const pmt::pmt_t& msg) { handle_message(msg); });
@@ -147,19 +172,34 @@ int dpd_predistorter_cc_impl::work(int noutput_items,
             else
                 d_kernel.process(o, i, n);
         };
-        const uint64_t n0 = nitems_read(0);
+        const uint64_t n0 = nitems_read(0), w0 = nitems_written(0);
+        const uint64_t D = d_kernel.delay();
         std::lock_guard<std::mutex> lock(d_mutex);
-        get_tags_in_range(d_tags, 0, n0, n0 + noutput_items, d_tag_key);
+        if (D == 0)
+            get_tags_in_range(d_tags, 0, n0, n0 + noutput_items, d_tag_key);
+        else
+            get_tags_in_range(d_tags, 0, n0, n0 + noutput_items);
         std::stable_sort(d_tags.begin(), d_tags.end(), [](const gr::tag_t& a, const gr::tag_t& b) {
             return a.offset < b.offset;
         });
-        // Split the call at every tagged sample so the new set starts exactly there.
-        size_t done = 0;
+        // Output i is aligned with input i - D: a tag moves to offset + D, and so does the
+        // switch a `dpd_coeffs` tag asks for (queued when it lands in a later call). Targets of
+        // earlier calls are below this call's, so the queue stays in output order.
         for (const auto& t : d_tags) {
-            const size_t at = static_cast<size_t>(t.offset - n0);
+            if (D > 0)
+                add_item_tag(0, t.offset + D, t.key, t.value, t.srcid);
+            if (pmt::eq(t.key, d_tag_key))
+                d_pending.push_back({ t.offset + D, t.value });
+        }
+        // Split the call at every switch due in it so the new set starts exactly there.
+        size_t done = 0;
+        const uint64_t end = w0 + uint64_t(noutput_items);
+        while (!d_pending.empty() && d_pending.front().at < end) {
+            const size_t at = static_cast<size_t>(std::max(d_pending.front().at, w0) - w0);
             process(out + done, in + done, at - done);
             done = at;
-            apply_locked(t.value, "tag 'dpd_coeffs'");
+            apply_locked(d_pending.front().value, "tag 'dpd_coeffs'");
+            d_pending.pop_front();
         }
         process(out + done, in + done, static_cast<size_t>(noutput_items) - done);
         return noutput_items;

@@ -12,6 +12,7 @@
 #include <gnuradio/gpuinterp/dpd_predistorter_cc.h>
 #include <gnuradio/gpuinterp/kernel/dpd_predistorter.h>
 #include <pmt/pmt.h>
+#include <deque>
 #include <mutex>
 
 namespace gr {
@@ -30,11 +31,14 @@ public:
                              int device,
                              int batch,
                              bool mapped,
-                             bool device_buffers);
+                             bool device_buffers,
+                             const std::string& model);
 
     void set_coefficients(const std::vector<gr_complex>& coefficients, gr_complex lo_leakage) override;
     std::vector<gr_complex> coefficients() const override;
     gr_complex lo_leakage() const override;
+    std::string model() const override { return d_kernel.model().to_string(); }
+    unsigned delay() const override { return unsigned(d_kernel.delay()); }
     unsigned P() const override { return d_kernel.P(); }
     unsigned Q() const override { return d_kernel.Q(); }
     unsigned Lp() const override { return d_kernel.Lp(); }
@@ -61,6 +65,12 @@ private:
     const bool d_device_buffers;
     device_io d_io;
     std::vector<gr::tag_t> d_tags;
+    //! `dpd_coeffs` switches waiting for their output (tag offset + delay), in output order.
+    struct pending_switch {
+        uint64_t at;
+        pmt::pmt_t value;
+    };
+    std::deque<pending_switch> d_pending;
 };
 
 } // namespace gpuinterp

@@ -9,8 +9,10 @@
 #include <gnuradio/blocks/vector_source.h>
 #include <gnuradio/gpuinterp/dpd_predistorter_cc.h>
 #include <gnuradio/gpuinterp/kernel/backend.h>
+#include <gnuradio/gpuinterp/kernel/dpd_model.h>
 #include <gnuradio/top_block.h>
 #include <gtest/gtest.h>
+#include <array>
 #include <complex>
 #include <random>
 
@@ -197,6 +199,125 @@ TEST_P(FgDpd, MessagePortAppliesAValidSetAndIgnoresAMalformedOne)
     }
 }
 
+
+// ---- generalised memory polynomial: delay, tag alignment, sample-exact switches ----
+
+struct gmp_set {
+    gr::gpuinterp::kernel::dpd_model m;
+    std::vector<cf> co;
+    cf c;
+};
+
+gmp_set random_gmp(const std::string& spec)
+{
+    gmp_set g{ gr::gpuinterp::kernel::dpd_model::parse(spec), {}, crand(1, 0.05f)[0] };
+    g.co = crand(g.m.num_coefficients(), 0.3f);
+    return g;
+}
+
+//! Output i of the gmp of dpd_model.h in double: y[i - D] with x[n] = 0 for n < 0; S as above.
+cd gmp_reference_at(const gmp_set& g, const std::vector<cf>& x, size_t i, double* S)
+{
+    const auto& m = g.m;
+    const long n = long(i) - long(m.lookahead());
+    auto X = [&](long j) { return (j < 0 || j >= long(x.size())) ? cd(0) : cd(x[j].real(), x[j].imag()); };
+    cd z(g.c.real(), g.c.imag());
+    *S = std::abs(z);
+    size_t idx = 0;
+    auto add = [&](cd sig, cd env, unsigned k) {
+        const cd t = cd(g.co[idx].real(), g.co[idx].imag()) * sig * std::pow(std::abs(env), double(k));
+        idx++;
+        z += t;
+        *S += std::abs(t);
+    };
+    for (unsigned k = 0; k < m.Ka; k++)
+        for (unsigned l = 0; l < m.La; l++)
+            add(X(n - l), X(n - l), k);
+    for (unsigned k = 1; k <= m.Kb; k++)
+        for (unsigned l = 0; l < m.Lb; l++)
+            for (unsigned mm = 1; mm <= m.Mb; mm++)
+                add(X(n - l), X(n - l - mm), k);
+    for (unsigned k = 1; k <= m.Kc; k++)
+        for (unsigned l = 0; l < m.Lc; l++)
+            for (unsigned mm = 1; mm <= m.Mc; mm++)
+                add(X(n - l), X(n - l + mm), k);
+    return z;
+}
+
+TEST_P(FgDpd, GmpDelaysOutputTagsAndCoefficientSwitchesTogether)
+{
+    const std::string spec = "gmp:Ka=4,La=3,Kb=2,Lb=3,Mb=2,Kc=3,Lc=2,Mc=3";
+    const gmp_set a = random_gmp(spec), b = random_gmp(spec), c = random_gmp(spec);
+    const size_t D = 3;
+    const auto x = crand(5000, 0.8f);
+    // Work calls of at most 64 items: the switch tagged on input 127 lands on output 130, in the
+    // next call (queued), the one on input 3000 inside its call.
+    const std::vector<gr::tag_t> tags = {
+        tag(100, "mark", pmt::from_long(7)),
+        tag(127, "dpd_coeffs", pmt::init_c32vector(b.co.size(), b.co)), // keeps a's c
+        tag(3000, "dpd_coeffs", pmt::cons(pmt::init_c32vector(c.co.size(), c.co), pmt::from_complex(c.c))),
+        tag(4998, "mark", pmt::from_long(8)), // output 5001: beyond the stream's end
+    };
+    auto blk = gr::gpuinterp::dpd_predistorter_cc::make(0, 0, 0, 0, a.co, a.c, GetParam(), 0, 0, false, false, spec);
+    EXPECT_EQ(blk->delay(), D);
+    EXPECT_EQ(blk->model(), spec);
+    EXPECT_EQ(blk->P(), 0u);
+    auto tb = gr::make_top_block("t");
+    auto src = gr::blocks::vector_source<cf>::make(x, false, 1, tags);
+    auto snk = gr::blocks::vector_sink<cf>::make();
+    tb->connect(src, 0, blk, 0);
+    tb->connect(blk, 0, snk, 0);
+    tb->run(64);
+    const auto& y = snk->data();
+    ASSERT_EQ(y.size(), x.size());
+    gmp_set b_with_a_c = b;
+    b_with_a_c.c = a.c;
+    double worst_rel = 0;
+    for (size_t i = 0; i < y.size(); i++) {
+        const gmp_set& g = i < 127 + D ? a : (i < 3000 + D ? b_with_a_c : c);
+        double S;
+        const cd want = gmp_reference_at(g, x, i, &S);
+        worst_rel = std::max(worst_rel, std::abs(cd(y[i].real(), y[i].imag()) - want) / S);
+    }
+    EXPECT_LE(worst_rel, 2e-5);
+    // The switch is sample-exact: output 129 still follows a, output 130 follows b.
+    double S;
+    EXPECT_GT(std::abs(cd(y[130].real(), y[130].imag()) - gmp_reference_at(a, x, 130, &S)), 1e-3);
+    EXPECT_LT(std::abs(cd(y[129].real(), y[129].imag()) - gmp_reference_at(a, x, 129, &S)), 2e-5 * S);
+    // Tags move with the delayed output.
+    std::vector<uint64_t> offsets;
+    for (const auto& t : snk->tags())
+        offsets.push_back(t.offset);
+    std::sort(offsets.begin(), offsets.end());
+    EXPECT_EQ(offsets, (std::vector<uint64_t>{ 100 + D, 127 + D, 3000 + D }));
+}
+
+TEST_P(FgDpd, MpAndPhSpecsRunWithoutDelay)
+{
+    const gmp_set mp = random_gmp("mp:K=5,M=4");
+    const auto x = crand(3000, 0.8f);
+    auto blk = gr::gpuinterp::dpd_predistorter_cc::make(1, 0, 1, 1, mp.co, mp.c, GetParam(), 0, 0, false, false, "mp:K=5,M=4");
+    EXPECT_EQ(blk->delay(), 0u);
+    auto snk = run(blk, x, { tag(1234, "mark", pmt::from_long(42)) });
+    gmp_set as_gmp = mp;
+    as_gmp.m = mp.m.as_gmp();
+    double worst_rel = 0;
+    for (size_t i = 0; i < x.size(); i++) {
+        double S;
+        const cd want = gmp_reference_at(as_gmp, x, i, &S);
+        worst_rel = std::max(worst_rel, std::abs(cd(snk->data()[i].real(), snk->data()[i].imag()) - want) / S);
+    }
+    EXPECT_LE(worst_rel, 2e-5);
+    ASSERT_EQ(snk->tags().size(), 1u);
+    EXPECT_EQ(snk->tags()[0].offset, 1234u);
+    // A ph spec is the (P, Q, Lp, Lq) block.
+    const model m = random_model(5, 3, 4, 2);
+    auto by_spec = gr::gpuinterp::dpd_predistorter_cc::make(0, 0, 0, 0, m.co, m.c, GetParam(), 0, 0, false, false,
+                                                            " ph:P=5,Q=3,Lp=4,Lq=2 ");
+    EXPECT_EQ(by_spec->P(), 5u);
+    EXPECT_EQ(run(by_spec, x)->data(), run(make(m), x)->data());
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, FgDpd, ::testing::Values("cpu", "cuda"));
 
 TEST(FgDpdParams, BadParametersThrowNamingTheParameter)
@@ -219,6 +340,10 @@ TEST(FgDpdParams, BadParametersThrowNamingTheParameter)
     EXPECT_EQ(msg([&] { b->set_coefficients({ cf(1) }, 0); }).rfind("coefficients:", 0), 0u);
     EXPECT_EQ(msg([&] { b->set_cuda_variant("fast"); }).rfind("variant:", 0), 0u);
     EXPECT_EQ(b->coefficients().size(), 2u);
+    EXPECT_EQ(b->model(), "ph:P=1,Q=0,Lp=2,Lq=1");
+    EXPECT_EQ(msg([] { B::make(1, 0, 1, 1, { cf(1) }, 0, "cpu", 0, 0, false, false, "gmp:Ka=2"); }).rfind("model: La", 0), 0u);
+    EXPECT_EQ(msg([] { B::make(1, 0, 1, 1, { cf(1) }, 0, "cpu", 0, 0, false, false, "mp:K=2,M=2"); }),
+              "coefficients: expected 4 values for mp:K=2,M=2 (got 1)");
 }
 
 } // namespace

@@ -12,6 +12,9 @@
 #include <gnuradio/gpuinterp/kernel/dpd_predistorter.h>
 #include <array>
 #include <functional>
+#ifdef GPUINTERP_DPD_LAB
+#include "cuda/dpd_ph_lab.h"
+#endif
 
 using namespace gpuinterp_test;
 using gr::gpuinterp::kernel::dpd_cuda_variant;
@@ -131,7 +134,18 @@ void PrintTo(const config& c, std::ostream* os) { *os << c.name; }
 class Dpd : public ::testing::TestWithParam<config>
 {
 protected:
-    void SetUp() override { GPUINTERP_SKIP_WITHOUT_DEVICE(GetParam().b); }
+    void SetUp() override
+    {
+        GPUINTERP_SKIP_WITHOUT_DEVICE(GetParam().b);
+        const auto v = GetParam().variant;
+        if (v == dpd_cuda_variant::shuffle || v == dpd_cuda_variant::shuffle_x || v == dpd_cuda_variant::tiled8) {
+#ifdef GPUINTERP_DPD_LAB
+            gr::gpuinterp::gpu::register_dpd_lab_variants(); // benchmark-only kernels, bench/dpd_ph_lab.cu
+#else
+            GTEST_SKIP() << "benchmark-only variant not linked";
+#endif
+        }
+    }
 
     std::unique_ptr<dpd_predistorter> make(const model& m, size_t batch = 0)
     {
@@ -359,6 +373,23 @@ TEST(DpdCpu, PortablePathMatchesReference)
     }
     gr::gpuinterp::kernel::set_dpd_cpu_simd(true);
 }
+
+#ifdef GPUINTERP_DPD_LAB
+TEST(DpdCuda, BenchmarkOnlyVariantsNeedTheirRegistration)
+{
+    if (gr::gpuinterp::cuda_device_count() == 0)
+        GTEST_SKIP() << "no usable CUDA device";
+    dpd_predistorter k(1, 0, 1, 1, { cf(1) }, 0, backend::cuda);
+    gr::gpuinterp::gpu::set_dpd_lab_variants({});
+    EXPECT_THROW(k.set_cuda_variant(dpd_cuda_variant::shuffle), std::invalid_argument);
+    EXPECT_THROW(k.set_cuda_variant(dpd_cuda_variant::tiled8), std::invalid_argument);
+    EXPECT_NO_THROW(k.set_cuda_variant(dpd_cuda_variant::smem));
+    gr::gpuinterp::gpu::register_dpd_lab_variants();
+    EXPECT_NO_THROW(k.set_cuda_variant(dpd_cuda_variant::shuffle_x));
+    const std::vector<cf> x = random_vector<cf>(100, 1.0f);
+    EXPECT_EQ(k.process(x), x);
+}
+#endif
 
 TEST(CpuUtil, ParallelCopyCopiesEveryByte)
 {

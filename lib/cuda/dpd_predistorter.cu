@@ -35,6 +35,9 @@
 // H200 (2026-11-30) it is fastest at every row — (5,3,5) 0.334 ms (77 % of the memory floor) vs
 // tiled8 0.368 / smem 0.658; (7,7,8) 0.520 vs 0.597 / 0.907; (9,5,16) 1.03 vs 1.34 / 1.78. Where
 // tiled does not fit (L > 256), or for misaligned device-buffer pointers, it runs smem.
+// The library holds tiled and smem only (kernels in dpd_ph_kernels.cuh); shuffle, shuffle_x and
+// tiled8 live in bench/dpd_ph_lab.cu and run here only when a benchmark or test registers them
+// (dpd_ph_lab.h).
 //
 // Host pipeline: the two-slot pinned pipeline of host_pipeline.cuh, as in the FIR engine. Each
 // chunk carries its own H-sample history (taken on the host), so the streams stay independent.
@@ -48,6 +51,8 @@
 #include "../kernel/dpd_engine.h"
 #include "cuda_common.cuh"
 #include "device_history.cuh"
+#include "dpd_ph_kernels.cuh"
+#include "dpd_ph_lab.h"
 #include "host_pipeline.cuh"
 #include <gnuradio/gpuinterp/kernel/stream_history.h>
 #include <algorithm>
@@ -64,457 +69,16 @@ namespace {
 using kernel::dpd_cuda_variant;
 using cf = std::complex<float>;
 
-constexpr int MAX_M = 8;     // orders up to 15 (the front end's bound)
-constexpr int THREADS = 256; // threads per block, both variants
-constexpr unsigned FULL = 0xffffffffu;
-
-//! What the kernels need besides the coefficient maps (passed by value: constant bank).
-struct dev_model {
-    int Lmax;
-    int H;
-    int taps[MAX_M];
-    float cr, ci;
-};
-
-template <int M>
-__device__ __forceinline__ void compute_basis(float2 v, float2 (&psi)[M])
+dpd_lab_variants& lab_registry()
 {
-    const float a2 = fmaf(v.x, v.x, v.y * v.y);
-    psi[0] = v;
-#pragma unroll
-    for (int m = 1; m < M; m++)
-        psi[m] = make_float2(psi[m - 1].x * a2, psi[m - 1].y * a2);
+    static dpd_lab_variants v;
+    return v;
 }
 
-__device__ __forceinline__ void apply_map(float& re, float& im, float4 c, float pr, float pi)
+bool is_lab_variant(dpd_cuda_variant v)
 {
-    re = fmaf(c.x, pr, re);
-    re = fmaf(c.y, pi, re);
-    im = fmaf(c.z, pr, im);
-    im = fmaf(c.w, pi, im);
+    return v == dpd_cuda_variant::shuffle || v == dpd_cuda_variant::shuffle_x || v == dpd_cuda_variant::tiled8;
 }
-
-__device__ __forceinline__ void load_coefficients(float4* dst, const float4* __restrict__ src, int count)
-{
-    for (int i = threadIdx.x; i < count; i += blockDim.x)
-        dst[i] = src[i];
-    __syncthreads();
-}
-
-//! Warp-shuffle variant. x: H + n samples (history first); y: n outputs. Needs H <= 31.
-template <int M>
-__global__ void __launch_bounds__(THREADS)
-    dpd_shuffle_kernel(const float2* __restrict__ x,
-                       float2* __restrict__ y,
-                       const float4* __restrict__ coef_g,
-                       dev_model md,
-                       long long n)
-{
-    extern __shared__ float4 coef[];
-    load_coefficients(coef, coef_g, M * md.Lmax);
-    const int lane = threadIdx.x & 31;
-    const int per_warp = 32 - md.H; // outputs per warp
-    const long long n_warps = (n + per_warp - 1) / per_warp;
-    const long long stride = (long long)gridDim.x * (blockDim.x / 32);
-    // The loop bound is the same for all lanes of a warp, so every shuffle sees a full warp.
-    for (long long w = (long long)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32; w < n_warps; w += stride) {
-        const long long i = w * per_warp + lane; // window index; output index i - H
-        const float2 v = i < n + md.H ? x[i] : make_float2(0.f, 0.f);
-        float2 psi[M];
-        compute_basis<M>(v, psi);
-        float re = md.cr, im = md.ci;
-#pragma unroll
-        for (int m = 0; m < M; m++) {
-            const float4* c = coef + m * md.Lmax;
-            const int L = md.taps[m];
-#pragma unroll 4
-            for (int k = 0; k < L; k++) {
-                const float pr = __shfl_up_sync(FULL, psi[m].x, k);
-                const float pi = __shfl_up_sync(FULL, psi[m].y, k);
-                apply_map(re, im, c[k], pr, pi);
-            }
-        }
-        if (lane >= md.H && i - md.H < n)
-            y[i - md.H] = make_float2(re, im);
-    }
-}
-
-//! Like dpd_shuffle_kernel, but the samples are shuffled and their basis recomputed per tap.
-template <int M>
-__global__ void __launch_bounds__(THREADS)
-    dpd_shuffle_x_kernel(const float2* __restrict__ x,
-                         float2* __restrict__ y,
-                         const float4* __restrict__ coef_g,
-                         dev_model md,
-                         long long n)
-{
-    extern __shared__ float4 coef[];
-    load_coefficients(coef, coef_g, M * md.Lmax);
-    const int lane = threadIdx.x & 31;
-    const int per_warp = 32 - md.H;
-    const long long n_warps = (n + per_warp - 1) / per_warp;
-    const long long stride = (long long)gridDim.x * (blockDim.x / 32);
-    for (long long w = (long long)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32; w < n_warps; w += stride) {
-        const long long i = w * per_warp + lane;
-        const float2 v = i < n + md.H ? x[i] : make_float2(0.f, 0.f);
-        float re = md.cr, im = md.ci;
-        for (int k = 0; k < md.Lmax; k++) {
-            const float2 u = make_float2(__shfl_up_sync(FULL, v.x, k), __shfl_up_sync(FULL, v.y, k));
-            float2 psi[M];
-            compute_basis<M>(u, psi);
-#pragma unroll
-            for (int m = 0; m < M; m++)
-                if (k < md.taps[m]) // uniform; the map is zero past an order's taps anyway
-                    apply_map(re, im, coef[m * md.Lmax + k], psi[m].x, psi[m].y);
-        }
-        if (lane >= md.H && i - md.H < n)
-            y[i - md.H] = make_float2(re, im);
-    }
-}
-
-//! Shared-memory-halo variant: tiles of T outputs; T + H basis values per order in shared memory.
-//! R = 1: one output per thread. R > 1 (odd): a thread computes R consecutive outputs with a
-//! sliding register window, so each (order, tap) costs one plane load and one map load for 4R
-//! FMAs instead of 4 (the kernel becomes FMA-bound rather than shared-memory-bound for long
-//! filters); odd R keeps the R-strided plane loads free of bank conflicts, and the outputs are
-//! staged in shared memory so the global stores stay coalesced.
-template <int M, int R>
-__global__ void __launch_bounds__(THREADS)
-    dpd_smem_kernel(const float2* __restrict__ x,
-                    float2* __restrict__ y,
-                    const float4* __restrict__ coef_g,
-                    dev_model md,
-                    long long n,
-                    int T)
-{
-    extern __shared__ float4 coef[];
-    const int W = T + md.H; // window per tile
-    float2* bas = reinterpret_cast<float2*>(coef + M * md.Lmax); // M planes of W values
-    float2* ys = bas + M * W;                                    // T staged outputs (R > 1)
-    load_coefficients(coef, coef_g, M * md.Lmax);
-    const long long n_tiles = (n + T - 1) / T;
-    for (long long tile = blockIdx.x; tile < n_tiles; tile += gridDim.x) {
-        const long long base = tile * T; // window index of the tile's first value
-        const int nt = int(min((long long)T, n - base));
-        __syncthreads(); // the previous tile's planes and staging are no longer read
-        for (int j = threadIdx.x; j < W; j += blockDim.x) {
-            const long long i = base + j;
-            const float2 v = i < n + md.H ? x[i] : make_float2(0.f, 0.f);
-            float2 psi[M];
-            compute_basis<M>(v, psi);
-#pragma unroll
-            for (int m = 0; m < M; m++)
-                bas[m * W + j] = psi[m];
-        }
-        __syncthreads();
-        // T is a multiple of R, so a group's R values (o0 .. o0+R-1 < T) are all in the planes;
-        // the ones past nt come from zero samples and are not stored.
-        for (int o0 = threadIdx.x * R; o0 < nt; o0 += blockDim.x * R) {
-            float re[R], im[R];
-#pragma unroll
-            for (int r = 0; r < R; r++) {
-                re[r] = md.cr;
-                im[r] = md.ci;
-            }
-#pragma unroll
-            for (int m = 0; m < M; m++) {
-                const float4* c = coef + m * md.Lmax;
-                const float2* b = bas + m * W + md.H + o0; // output o0 + r, tap k reads b[r - k]
-                const int L = md.taps[m];
-                float2 w[R];
-#pragma unroll
-                for (int r = 0; r < R; r++)
-                    w[r] = b[r];
-                for (int k = 0; k < L; k++) {
-                    const float4 cc = c[k];
-#pragma unroll
-                    for (int r = 0; r < R; r++)
-                        apply_map(re[r], im[r], cc, w[r].x, w[r].y);
-#pragma unroll
-                    for (int r = R - 1; r > 0; r--) // slide by one sample: w[r] = b[r - k - 1]
-                        w[r] = w[r - 1];
-                    if (k + 1 < L)
-                        w[0] = b[-(k + 1)];
-                }
-            }
-            if (R == 1) {
-                y[base + o0] = make_float2(re[0], im[0]);
-            } else {
-#pragma unroll
-                for (int r = 0; r < R; r++)
-                    ys[o0 + r] = make_float2(re[r], im[r]);
-            }
-        }
-        if (R > 1) {
-            __syncthreads();
-            for (int t = threadIdx.x; t < nt; t += blockDim.x)
-                y[base + t] = ys[t];
-        }
-    }
-}
-
-// ---- tiled: the smem design retuned for issue/latency (variants `tiled` and `tiled8`) ----
-//
-// Measured, smem (5,3,5) ran at 39 % of the memory floor and 5x off its FMA floor, so neither
-// limit binds: the time goes to latency and instruction issue. The differences from smem:
-//  - the tile is a compile-time NT*R outputs; each thread fetches its share of the *next* tile
-//    (16-byte float4 loads, 2 samples each, all issued before any is used) while it computes
-//    the current one, so a block keeps R/2 loads in flight per thread across the compute phase
-//    instead of one load per trip of a serial loop;
-//  - for the common filter lengths (L in 1..8 and 16, up to 5 orders) the tap loop is unrolled
-//    at compile time: the sliding window becomes register renaming (no moves), and the
-//    coefficients travel as a __grid_constant__ kernel parameter, which each launch copies (no
-//    shared __constant__ symbol, so concurrent engines do not race) and the FMAs read straight
-//    from the constant bank: no shared-memory load for the maps at all;
-//  - two barriers per tile instead of three, 16-byte output stores.
-// `tiled` uses R = 5 (odd: R-strided plane reads are conflict-free) with 256 threads; `tiled8`
-// uses R = 8 with 128 threads, and pads the planes by one value per 8 so the 8-strided reads
-// stay conflict-free (stride 9).
-template <int N>
-struct coef_param {
-    float4 c[N];
-};
-
-__host__ __device__ constexpr int ilog2(int r) { return r <= 1 ? 0 : 1 + ilog2(r / 2); }
-
-//! Plane index of window value i: identity for odd R, one pad per R values for R a power of two.
-template <int R>
-__device__ __forceinline__ int pidx(int i)
-{
-    static_assert((R & 1) || (R & (R - 1)) == 0, "even R must be a power of two");
-    return (R & 1) ? i : i + (i >> ilog2(R));
-}
-
-template <int R>
-__host__ __device__ constexpr int padded(int count)
-{
-    return (R & 1) ? count : count + (count - 1) / R + 1;
-}
-
-//! Outputs of one order for a group of R consecutive outputs. b: the order's plane; j0: window
-//! index of output 0 at tap 0; c: the order's maps. FULL: the order uses all LT taps (unrolled).
-template <int R, int LT, bool FULL>
-__device__ __forceinline__ void tiled_order(float (&re)[R], float (&im)[R], const float2* b, int j0, const float4* c, int L)
-{
-    float2 w[R]; // w[r]: the value output r needs at the current tap
-#pragma unroll
-    for (int r = 0; r < R; r++)
-        w[r] = b[pidx<R>(j0 + r)];
-    // Tap k of n: apply its map to every output, then shift the window by one input.
-    const auto tap = [&](int k, int n) {
-        const float4 cc = c[k];
-#pragma unroll
-        for (int r = 0; r < R; r++)
-            apply_map(re[r], im[r], cc, w[r].x, w[r].y);
-#pragma unroll
-        for (int r = R - 1; r > 0; r--)
-            w[r] = w[r - 1];
-        if (k + 1 < n)
-            w[0] = b[pidx<R>(j0 - k - 1)];
-    };
-    if (FULL) {
-#pragma unroll
-        for (int k = 0; k < LT; k++)
-            tap(k, LT);
-    } else {
-        for (int k = 0; k < L; k++)
-            tap(k, L);
-    }
-}
-
-//! The tiled kernel's body. coef: the maps (kernel parameter when LT > 0, shared memory when
-//! LT == 0), order m's at coef + m * stride. smem: the planes and the output staging.
-template <int M, int R, int NT, int LT>
-__device__ __forceinline__ void tiled_body(const float2* __restrict__ x,
-                                           float2* __restrict__ y,
-                                           const float4* coef,
-                                           int stride,
-                                           const dev_model& md,
-                                           long long n,
-                                           float2* smem)
-{
-    constexpr int T = NT * R;      // outputs per tile
-    constexpr int Q = T / 2;       // float4 loads of a tile's first T window values
-    constexpr int NF = (Q + NT - 1) / NT;
-    static_assert(T % 2 == 0, "tiles hold whole float4 pairs");
-    const int H = md.H;            // < NT (configure): one halo value per thread at most
-    const int Wp = padded<R>(T + H);
-    float2* bas = smem;            // M planes of Wp values
-    float2* ys = bas + M * Wp;     // staged outputs, padded like the planes
-    const long long total = n + H; // window values
-    const long long n_tiles = (n + T - 1) / T;
-    const int tid = threadIdx.x;
-
-    float4 px[NF];
-    float2 ph = make_float2(0.f, 0.f);
-    // Window values [base, base + T) as float4 pairs (base is even: x + base stays 16-byte
-    // aligned), then the H-value halo past them, one per thread.
-    auto fetch = [&](long long tile) {
-        const long long base = tile * T;
-#pragma unroll
-        for (int f = 0; f < NF; f++) {
-            const int q = tid + f * NT;
-            const long long i = base + 2 * (long long)q;
-            px[f] = make_float4(0.f, 0.f, 0.f, 0.f);
-            if (Q % NT == 0 || q < Q) {
-                if (i + 1 < total) {
-                    px[f] = *reinterpret_cast<const float4*>(x + i);
-                } else if (i < total) {
-                    const float2 v = x[i];
-                    px[f].x = v.x;
-                    px[f].y = v.y;
-                }
-            }
-        }
-        if (tid < H) {
-            const long long i = base + T + tid;
-            ph = i < total ? x[i] : make_float2(0.f, 0.f);
-        }
-    };
-    auto put = [&](int j, float2 v) {
-        float2 psi[M];
-        compute_basis<M>(v, psi);
-#pragma unroll
-        for (int m = 0; m < M; m++)
-            bas[m * Wp + pidx<R>(j)] = psi[m];
-    };
-
-    long long tile = blockIdx.x;
-    if (tile < n_tiles)
-        fetch(tile);
-    for (; tile < n_tiles; tile += gridDim.x) {
-        const long long base = tile * T;
-        const int nt = int(min((long long)T, n - base));
-        // The previous tile's compute finished before its second barrier: the planes are free.
-#pragma unroll
-        for (int f = 0; f < NF; f++) {
-            const int q = tid + f * NT;
-            if (Q % NT == 0 || q < Q) {
-                put(2 * q, make_float2(px[f].x, px[f].y));
-                put(2 * q + 1, make_float2(px[f].z, px[f].w));
-            }
-        }
-        if (tid < H)
-            put(T + tid, ph);
-        __syncthreads();
-        if (tile + gridDim.x < n_tiles) // in flight while this tile is computed
-            fetch(tile + gridDim.x);
-        const int o0 = tid * R;
-        if (o0 < nt) {
-            float re[R], im[R];
-#pragma unroll
-            for (int r = 0; r < R; r++) {
-                re[r] = md.cr;
-                im[r] = md.ci;
-            }
-#pragma unroll
-            for (int m = 0; m < M; m++) {
-                const float2* b = bas + m * Wp;
-                const float4* c = coef + m * stride;
-                const int L = md.taps[m];
-                if (LT > 0 && L == LT)
-                    tiled_order<R, LT, true>(re, im, b, o0 + H, c, L);
-                else // fewer taps than the longest order (Lp != Lq), or L not unrolled
-                    tiled_order<R, LT, false>(re, im, b, o0 + H, c, L);
-            }
-#pragma unroll
-            for (int r = 0; r < R; r++)
-                ys[pidx<R>(o0 + r)] = make_float2(re[r], im[r]);
-        }
-        __syncthreads();
-        // Coalesced 16-byte stores; the next tile's plane writes do not touch ys, and its ys
-        // writes come after its first barrier, when these reads are done.
-        for (int q = tid; 2 * q < nt; q += NT) {
-            const float2 a = ys[pidx<R>(2 * q)];
-            if (2 * q + 1 < nt) {
-                const float2 b = ys[pidx<R>(2 * q + 1)];
-                // The intrinsic keeps it one 16-byte store (a plain float4 assignment was split into
-                // two 8-byte stores in the PTX); streaming: the output is not read again.
-                __stcs(reinterpret_cast<float4*>(y + base + 2 * q), make_float4(a.x, a.y, b.x, b.y));
-            } else {
-                y[base + 2 * q] = a;
-            }
-        }
-    }
-}
-
-//! Tiled kernel with the tap loop unrolled for L = LT and the maps as a kernel parameter.
-template <int M, int R, int NT, int LT>
-__global__ void __launch_bounds__(NT)
-    dpd_tiled_kernel(const float2* __restrict__ x,
-                     float2* __restrict__ y,
-                     const __grid_constant__ coef_param<M * LT> cp,
-                     dev_model md,
-                     long long n)
-{
-    extern __shared__ float4 sm4[];
-    tiled_body<M, R, NT, LT>(x, y, cp.c, LT, md, n, reinterpret_cast<float2*>(sm4));
-}
-
-//! Tiled kernel for any L: the maps in shared memory (before the planes), runtime tap loop.
-template <int M, int R, int NT>
-__global__ void __launch_bounds__(NT)
-    dpd_tiled_generic_kernel(const float2* __restrict__ x,
-                             float2* __restrict__ y,
-                             const float4* __restrict__ coef_g,
-                             dev_model md,
-                             long long n)
-{
-    extern __shared__ float4 sm4[];
-    load_coefficients(sm4, coef_g, M * md.Lmax);
-    tiled_body<M, R, NT, 0>(x, y, sm4, md.Lmax, md, n, reinterpret_cast<float2*>(sm4 + M * md.Lmax));
-}
-
-//! (outputs per thread, threads per block) of the tiled variants.
-constexpr int TILED_R = 5, TILED_NT = 256;
-constexpr int TILED8_R = 8, TILED8_NT = 128;
-//! Orders up to this many get the unrolled kernels (P, Q <= 9); more use the generic one.
-constexpr int TILED_UNROLL_M = 5;
-
-struct tiled_choice {
-    const void* fn = nullptr;
-    bool param = false; //!< maps as a kernel parameter (unrolled) or in shared memory (generic)
-};
-
-template <int M, int R, int NT>
-tiled_choice tiled_pick(int Lmax)
-{
-    auto un = [](const void* f) { return tiled_choice{ f, true }; };
-    if constexpr (M <= TILED_UNROLL_M) {
-        switch (Lmax) {
-        case 1: return un(reinterpret_cast<const void*>(dpd_tiled_kernel<M, R, NT, 1>));
-        case 2: return un(reinterpret_cast<const void*>(dpd_tiled_kernel<M, R, NT, 2>));
-        case 3: return un(reinterpret_cast<const void*>(dpd_tiled_kernel<M, R, NT, 3>));
-        case 4: return un(reinterpret_cast<const void*>(dpd_tiled_kernel<M, R, NT, 4>));
-        case 5: return un(reinterpret_cast<const void*>(dpd_tiled_kernel<M, R, NT, 5>));
-        case 6: return un(reinterpret_cast<const void*>(dpd_tiled_kernel<M, R, NT, 6>));
-        case 7: return un(reinterpret_cast<const void*>(dpd_tiled_kernel<M, R, NT, 7>));
-        case 8: return un(reinterpret_cast<const void*>(dpd_tiled_kernel<M, R, NT, 8>));
-        case 16: return un(reinterpret_cast<const void*>(dpd_tiled_kernel<M, R, NT, 16>));
-        default: break;
-        }
-    }
-    return tiled_choice{ reinterpret_cast<const void*>(dpd_tiled_generic_kernel<M, R, NT>), false };
-}
-
-template <int R, int NT>
-tiled_choice tiled_for(int M, int Lmax)
-{
-    switch (M) {
-    case 1: return tiled_pick<1, R, NT>(Lmax);
-    case 2: return tiled_pick<2, R, NT>(Lmax);
-    case 3: return tiled_pick<3, R, NT>(Lmax);
-    case 4: return tiled_pick<4, R, NT>(Lmax);
-    case 5: return tiled_pick<5, R, NT>(Lmax);
-    case 6: return tiled_pick<6, R, NT>(Lmax);
-    case 7: return tiled_pick<7, R, NT>(Lmax);
-    case 8: return tiled_pick<8, R, NT>(Lmax);
-    default: throw std::invalid_argument("P: orders above 15 are not supported by the CUDA backend");
-    }
-}
-
-//! Outputs per thread of the register-blocked smem kernel (odd: bank-conflict-free plane loads).
-constexpr int SMEM_R = 5;
 
 using kernel_fn = const void*;
 
@@ -523,9 +87,9 @@ kernel_fn pick(dpd_cuda_variant v, int R)
 {
     switch (v) {
     case dpd_cuda_variant::shuffle:
-        return reinterpret_cast<kernel_fn>(dpd_shuffle_kernel<M>);
+        return lab_registry().shuffle(M);
     case dpd_cuda_variant::shuffle_x:
-        return reinterpret_cast<kernel_fn>(dpd_shuffle_x_kernel<M>);
+        return lab_registry().shuffle_x(M);
     default:
         return R == 1 ? reinterpret_cast<kernel_fn>(dpd_smem_kernel<M, 1>)
                       : reinterpret_cast<kernel_fn>(dpd_smem_kernel<M, SMEM_R>);
@@ -592,6 +156,10 @@ public:
 
     void set_variant(dpd_cuda_variant v) override
     {
+        if (is_lab_variant(v) && !lab_registry().tiled8)
+            throw std::invalid_argument("variant: '" + kernel::to_string(v) +
+                                        "' is a benchmark-only variant (bench/dpd_ph_lab.cu); the library runs "
+                                        "automatic, smem or tiled");
         d_requested = v;
         if (d_coef.capacity())
             configure();
@@ -707,8 +275,13 @@ private:
         if (v == dpd_cuda_variant::tiled || v == dpd_cuda_variant::tiled8) {
             const bool eight = v == dpd_cuda_variant::tiled8;
             const int R = eight ? TILED8_R : TILED_R, NT = eight ? TILED8_NT : TILED_NT;
-            const tiled_choice tc = eight ? tiled_for<TILED8_R, TILED8_NT>(d_M, Lmax)
-                                          : tiled_for<TILED_R, TILED_NT>(d_M, Lmax);
+            tiled_choice tc;
+            if (eight) {
+                const dpd_lab_kernel k = lab_registry().tiled8(d_M, Lmax);
+                tc = tiled_choice{ k.fn, k.param };
+            } else {
+                tc = tiled_for<TILED_R, TILED_NT>(d_M, Lmax);
+            }
             const int T = R * NT;
             auto pad = [&](int c) { return (R & 1) ? c : c + (c - 1) / R + 1; }; // padded<R>
             const size_t need = (tc.param ? 0 : coef_bytes) +
@@ -829,6 +402,9 @@ private:
 };
 
 } // namespace
+
+void set_dpd_lab_variants(const dpd_lab_variants& v) { lab_registry() = v; }
+const dpd_lab_variants& dpd_lab() { return lab_registry(); }
 
 std::unique_ptr<kernel::dpd_engine> make_cuda_dpd_engine(int device, size_t batch, bool mapped)
 {

@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "dpd_engine.h"
+#include "gmp_engine.h"
 #include <gnuradio/gpuinterp/kernel/dpd_predistorter.h>
 #include <gnuradio/gpuinterp/kernel/validate.h>
 #include <algorithm>
@@ -174,26 +175,87 @@ dpd_predistorter::dpd_predistorter(unsigned P,
       d_mapped(mapped)
 {
     validate(P, Q, Lp, Lq, coefficients, lo_leakage);
+    d_model = dpd_model::make_ph(P, Q, Lp, Lq);
     d_H = std::max(Lp, Q ? Lq : 1u) - 1;
+    make_engine(requested, device, mapped);
+    set_coefficients(coefficients, lo_leakage);
+}
+
+dpd_predistorter::dpd_predistorter(const dpd_model& model,
+                                   const std::vector<complex>& coefficients,
+                                   complex lo_leakage,
+                                   backend requested,
+                                   int device,
+                                   size_t batch,
+                                   bool mapped)
+    : d_model(model),
+      d_P(0),
+      d_Q(0),
+      d_Lp(0),
+      d_Lq(0),
+      d_H(0),
+      d_batch(batch ? batch : default_batch),
+      d_mapped(mapped)
+{
+    validate(model, coefficients, lo_leakage);
+    if (model.family == dpd_model::family_t::ph) {
+        d_P = model.P;
+        d_Q = model.Q;
+        d_Lp = model.Lp;
+        d_Lq = model.Lq;
+    }
+    d_H = model.history();
+    make_engine(requested, device, mapped);
+    set_coefficients(coefficients, lo_leakage);
+}
+
+void dpd_predistorter::make_engine(backend requested, int device, bool mapped)
+{
+    (void)mapped; // CUDA only
+    const bool ph = d_model.family == dpd_model::family_t::ph;
     const backend_choice choice = select_backend(requested, device);
     d_backend = choice.selected;
     d_note = choice.reason;
     if (d_backend == backend::cuda) {
 #ifdef GPUINTERP_HAVE_CUDA
-        d_engine = gpu::make_cuda_dpd_engine(device, d_batch, mapped);
+        if (ph)
+            d_engine = gpu::make_cuda_dpd_engine(device, d_batch, mapped);
+        else
+            d_gmp_engine = gpu::make_cuda_gmp_engine(device, d_batch, mapped);
 #endif
-    } else {
+    } else if (ph) {
         d_engine = make_cpu_dpd_engine();
+    } else {
+        d_gmp_engine = make_cpu_gmp_engine();
     }
-    set_coefficients(coefficients, lo_leakage);
+}
+
+void dpd_predistorter::validate(const dpd_model& model,
+                                const std::vector<complex>& coefficients,
+                                complex lo_leakage)
+{
+    model.validate();
+    if (model.family == dpd_model::family_t::ph)
+        return validate(model.P, model.Q, model.Lp, model.Lq, coefficients, lo_leakage);
+    const size_t want = model.num_coefficients();
+    if (coefficients.size() != want)
+        invalid_parameter("coefficients",
+                          "expected " + std::to_string(want) + " values for " + model.to_string() +
+                              " (got " + std::to_string(coefficients.size()) + ")");
+    require_finite("coefficients", coefficients);
+    if (!is_finite_value(lo_leakage))
+        invalid_parameter("lo_leakage", "is not finite");
 }
 
 dpd_predistorter::~dpd_predistorter() = default;
 
 void dpd_predistorter::set_coefficients(const std::vector<complex>& coefficients, complex lo_leakage)
 {
-    validate(d_P, d_Q, d_Lp, d_Lq, coefficients, lo_leakage);
-    d_engine->set_model(pack_dpd(d_P, d_Q, d_Lp, d_Lq, coefficients, lo_leakage));
+    validate(d_model, coefficients, lo_leakage);
+    if (d_gmp_engine)
+        d_gmp_engine->set_program(make_gmp_program(d_model, coefficients, lo_leakage));
+    else
+        d_engine->set_model(pack_dpd(d_P, d_Q, d_Lp, d_Lq, coefficients, lo_leakage));
     d_coeffs = coefficients;
     d_c = lo_leakage;
 }
@@ -202,6 +264,8 @@ void dpd_predistorter::process(complex* out, const complex* in, size_t n)
 {
     if (n == 0)
         return;
+    if (d_gmp_engine)
+        return d_gmp_engine->process(out, in, n);
     d_engine->process(out, in, n);
 }
 
@@ -209,6 +273,8 @@ void dpd_predistorter::process_device(complex* out, const complex* in, size_t n)
 {
     if (n == 0)
         return;
+    if (d_gmp_engine)
+        return d_gmp_engine->process_device(out, in, n);
     d_engine->process_device(out, in, n);
 }
 
@@ -219,20 +285,28 @@ std::vector<dpd_predistorter::complex> dpd_predistorter::process(const std::vect
     return out;
 }
 
-void dpd_predistorter::reset() { d_engine->reset(); }
+void dpd_predistorter::reset()
+{
+    if (d_gmp_engine)
+        return d_gmp_engine->reset();
+    d_engine->reset();
+}
 
 void dpd_predistorter::set_batch(size_t batch)
 {
     if (batch < 1)
         invalid_parameter("batch", "must be >= 1");
     d_batch = batch;
+    if (d_gmp_engine)
+        return d_gmp_engine->set_batch(batch);
     d_engine->set_batch(batch);
 }
 
 void dpd_predistorter::set_cuda_variant(dpd_cuda_variant v)
 {
     d_variant = v;
-    d_engine->set_variant(v);
+    if (d_engine) // the mp/gmp kernel has a single variant
+        d_engine->set_variant(v);
 }
 
 } // namespace kernel

@@ -40,6 +40,23 @@ namespace gpuinterp {
  *  - an input stream tag with key `dpd_coeffs` and a value in the same formats: applied at exactly
  *    the tagged sample (outputs from that sample on use the new set). Tags propagate unchanged.
  *
+ * Other model families: with a non-empty `model` spec (kernel/dpd_model.h) the block runs that
+ * model instead and P, Q, Lp, Lq are ignored:
+ *  - "ph:P=5,Q=3,Lp=4,Lq=2": the model above;
+ *  - "mp:K=9,M=20": all-order memory polynomial, y[n] = sum_{k=1..K} sum_{m<M} a_{k,m} x[n-m] |x[n-m]|^(k-1),
+ *    coefficients k outer, m inner;
+ *  - "gmp:Ka=..,La=..,Kb=..,Lb=..,Mb=..,Kc=..,Lc=..,Mc=..": generalised memory polynomial (aligned,
+ *    lagging-envelope and leading-envelope groups; layout in dpd_model.h; b and c keys default to 0).
+ *
+ * Delay: the leading-envelope terms of a gmp read x[n + Mc], so the block delays its output by
+ * D = delay() = Mc samples (0 for ph, mp, and gmp without leading terms): output i is the model at
+ * time i - D, the first D outputs being the model at negative times (zero input plus look-ahead).
+ * The block keeps everything aligned with the delayed output: a stream tag on input sample n
+ * appears on output n + D, and a `dpd_coeffs` tag on input n switches the set at output n + D
+ * (the output aligned with n), also when that output falls in a later work() call. A `coeffs`
+ * message still applies at the next chunk boundary. With D > 0 the last D input samples of a
+ * finite stream do not reach the output.
+ *
  * The backend is "automatic" (CUDA when a usable device exists, else the CPU, with one log line),
  * "cpu" or "cuda".
  */
@@ -62,6 +79,8 @@ public:
      * \param mapped CUDA only: zero-copy mapped host staging instead of pinned staging + copies
      * \param device_buffers keep the stream in device memory (GRC: "Keep data on GPU") so a chain of
      *        gpuinterp blocks crosses the bus once in and once out; see docs/device_buffers.md
+     * \param model model spec ("ph:..", "mp:K=..,M=..", "gmp:Ka=..,.."); empty: ph from P, Q, Lp, Lq.
+     *        When given, `coefficients` follows its layout and P, Q, Lp, Lq are ignored.
      */
     static sptr make(unsigned P,
                      unsigned Q,
@@ -73,21 +92,27 @@ public:
                      int device = 0,
                      int batch = 0,
                      bool mapped = false,
-                     bool device_buffers = false);
+                     bool device_buffers = false,
+                     const std::string& model = "");
 
     virtual void set_coefficients(const std::vector<gr_complex>& coefficients, gr_complex lo_leakage) = 0;
     virtual std::vector<gr_complex> coefficients() const = 0;
     //! True when the ports use device buffers (the make() option).
     virtual bool device_buffers() const = 0;
     virtual gr_complex lo_leakage() const = 0;
+    //! The model as its canonical spec (e.g. "ph:P=5,Q=3,Lp=4,Lq=2").
+    virtual std::string model() const = 0;
+    //! Output delay in samples (the model's look-ahead; 0 for ph and mp).
+    virtual unsigned delay() const = 0;
+    //! ph sizes (0 for the other families).
     virtual unsigned P() const = 0;
     virtual unsigned Q() const = 0;
     virtual unsigned Lp() const = 0;
     virtual unsigned Lq() const = 0;
     virtual void set_batch(int batch) = 0;
     virtual int batch() const = 0;
-    //! CUDA kernel variant: "automatic", "shuffle", "smem", "shuffle_x", "tiled" or "tiled8"
-    //! (ignored on the CPU).
+    //! CUDA kernel variant: "automatic", "smem" or "tiled" (ignored on the CPU and for mp/gmp;
+    //! "shuffle", "shuffle_x" and "tiled8" are benchmark-only and raise).
     virtual void set_cuda_variant(const std::string& variant) = 0;
     //! The backend actually in use: "cpu" or "cuda".
     virtual std::string active_backend() const = 0;

@@ -4,6 +4,7 @@
  */
 #include "numpy_util.h"
 #include <gnuradio/gpuinterp/dpd_predistorter_cc.h>
+#include <gnuradio/gpuinterp/kernel/dpd_model.h>
 #include <gnuradio/gpuinterp/kernel/dpd_predistorter.h>
 #include <pybind11/complex.h>
 #include <pybind11/pybind11.h>
@@ -45,6 +46,10 @@ Args:
     device: CUDA device index
     batch: most samples per GPU launch (0 = default 262144); ignored on the CPU
     mapped: CUDA only, zero-copy mapped host staging instead of pinned staging + copies
+    device_buffers: keep the stream in device memory
+    model: a model spec ("mp:K=9,M=20", "gmp:Ka=..,..."); empty = ph from P, Q, Lp, Lq (then
+        ignored). A gmp with leading terms delays the output by delay() = Mc samples; tags and
+        'dpd_coeffs' switches move with it (a tag on input n lands on output n + delay()).
 
 Runtime updates (same structure): set_coefficients(coefficients, lo_leakage=None) between two
 work() calls; message port 'coeffs' (c32vector, pair (c32vector . c), or dict with
@@ -74,8 +79,47 @@ py::array_t<cf> to_array(const std::vector<cf>& v)
 
 } // namespace
 
+void bind_dpd_model(py::module& m)
+{
+    using D = kernel::dpd_model;
+    py::class_<D>(m, "dpd_model", R"doc(
+Structure of a predistorter / PA model, as the spec string "family:key=value,...":
+  "ph:P=5,Q=3,Lp=4,Lq=2"   parallel Hammerstein (the P, Q, Lp, Lq model)
+  "mp:K=9,M=20"            all-order memory polynomial, a[k,m] at (k-1)*M + m
+  "gmp:Ka=5,La=30,Kb=4,Lb=30,Mb=5,Kc=4,Lc=30,Mc=5"   generalised memory polynomial (Morgan 2006):
+      a[k,l] (k=0..Ka-1) at k*La + l, then b[k,l,m] (k=1..Kb, m=1..Mb) at Na + ((k-1)*Lb + l)*Mb + m-1,
+      then c[k,l,m] likewise; b and c keys default to 0.
+lookahead() = Mc when the leading group has terms: a streaming predistorter delays its output by it.
+Bad specs raise ValueError("model: <key>: ...").)doc")
+        .def_static("parse", &D::parse, py::arg("spec"), "Parse a spec string.")
+        .def("to_string", &D::to_string, "Canonical spec: every key of the family, in order.")
+        .def("__str__", &D::to_string)
+        .def("__repr__", [](const D& d) { return "dpd_model('" + d.to_string() + "')"; })
+        .def("__eq__", [](const D& a, const D& b) { return a == b; })
+        .def("num_coefficients", &D::num_coefficients)
+        .def("lookahead", &D::lookahead, "Output delay of a streaming predistorter (samples).")
+        .def("history", &D::history, "Input samples a streaming predistorter carries between calls.")
+        .def("family", [](const D& d) { return kernel::to_string(d.family); }, "'ph', 'mp' or 'gmp'.")
+        .def("as_gmp", &D::as_gmp, "An mp as the equivalent gmp (others unchanged).")
+        .def_readonly("P", &D::P)
+        .def_readonly("Q", &D::Q)
+        .def_readonly("Lp", &D::Lp)
+        .def_readonly("Lq", &D::Lq)
+        .def_readonly("K", &D::K)
+        .def_readonly("M", &D::M)
+        .def_readonly("Ka", &D::Ka)
+        .def_readonly("La", &D::La)
+        .def_readonly("Kb", &D::Kb)
+        .def_readonly("Lb", &D::Lb)
+        .def_readonly("Mb", &D::Mb)
+        .def_readonly("Kc", &D::Kc)
+        .def_readonly("Lc", &D::Lc)
+        .def_readonly("Mc", &D::Mc);
+}
+
 void bind_dpd_predistorter(py::module& m)
 {
+    bind_dpd_model(m);
     using K = kernel::dpd_predistorter;
     static const std::string kdoc = kernel_doc();
     py::class_<K>(m, "dpd_predistorter", kdoc.c_str())
@@ -93,6 +137,32 @@ void bind_dpd_predistorter(py::module& m)
              py::arg("device") = 0,
              py::arg("batch") = 0,
              py::arg("mapped") = false)
+        .def(py::init([](const std::string& model, const std::vector<cf>& co, cf c, const std::string& b, int device,
+                         size_t batch, bool mapped) {
+                 return std::make_unique<K>(
+                     kernel::dpd_model::parse(model), co, c, backend_from_string(b), device, batch, mapped);
+             }),
+             py::arg("model"),
+             py::arg("coefficients"),
+             py::arg("lo_leakage") = cf(0),
+             py::arg("backend") = "cpu",
+             py::arg("device") = 0,
+             py::arg("batch") = 0,
+             py::arg("mapped") = false,
+             "From a model spec (see dpd_model): ph, mp or gmp; output delayed by delay() samples.")
+        .def(py::init([](const kernel::dpd_model& model, const std::vector<cf>& co, cf c, const std::string& b,
+                         int device, size_t batch, bool mapped) {
+                 return std::make_unique<K>(model, co, c, backend_from_string(b), device, batch, mapped);
+             }),
+             py::arg("model"),
+             py::arg("coefficients"),
+             py::arg("lo_leakage") = cf(0),
+             py::arg("backend") = "cpu",
+             py::arg("device") = 0,
+             py::arg("batch") = 0,
+             py::arg("mapped") = false)
+        .def("model", &K::model, "The model (a dpd_model).")
+        .def("delay", &K::delay, "Output delay in samples: out[i] = y[i - delay()].")
         .def(
             "process",
             [](K& k, const pyutil::carray<cf>& x) {
@@ -115,7 +185,7 @@ void bind_dpd_predistorter(py::module& m)
         .def("Q", &K::Q)
         .def("Lp", &K::Lp)
         .def("Lq", &K::Lq)
-        .def("history", &K::history, "Input samples carried between calls: max(Lp, Lq) - 1.")
+        .def("history", &K::history, "Input samples carried between calls (ph: max(Lp, Lq) - 1).")
         .def_static("num_coefficients", &K::num_coefficients, py::arg("P"), py::arg("Q"), py::arg("Lp"), py::arg("Lq"))
         .def_static("main_index", [](unsigned P, unsigned Lp, unsigned p, unsigned k) { return K::main_index(P, Lp, p, k); },
                     py::arg("P"), py::arg("Lp"), py::arg("p"), py::arg("k"), "Index of h[p,k] in the flat vector.")
@@ -129,7 +199,8 @@ void bind_dpd_predistorter(py::module& m)
             "set_cuda_variant",
             [](K& k, const std::string& v) { k.set_cuda_variant(kernel::dpd_cuda_variant_from_string(v)); },
             py::arg("variant"),
-            "CUDA kernel variant: 'automatic', 'shuffle', 'smem', 'shuffle_x', 'tiled' or 'tiled8' (ignored on the CPU).")
+            "CUDA kernel variant: 'automatic', 'smem' or 'tiled' (ignored on the CPU and for mp/gmp; 'shuffle', "
+            "'shuffle_x' and 'tiled8' are benchmark-only and raise ValueError).")
         .def("cuda_variant", [](const K& k) { return kernel::to_string(k.cuda_variant()); })
         .def("active_backend", [](const K& k) { return to_string(k.active_backend()); })
         .def("backend_note", &K::backend_note);
@@ -149,7 +220,10 @@ void bind_dpd_predistorter(py::module& m)
              py::arg("batch") = 0,
              py::arg("mapped") = false,
              py::arg("device_buffers") = false,
+             py::arg("model") = "",
              bdoc.c_str())
+        .def("model", &B::model, "The model's canonical spec.")
+        .def("delay", &B::delay, "Output delay in samples (gmp look-ahead; 0 for ph and mp).")
         .def("device_buffers", &B::device_buffers, "True when the ports use device buffers.")
         .def(
             "set_coefficients",

@@ -7,6 +7,7 @@
 #define INCLUDED_GPUINTERP_KERNEL_DPD_PREDISTORTER_H
 
 #include <gnuradio/gpuinterp/kernel/backend.h>
+#include <gnuradio/gpuinterp/kernel/dpd_model.h>
 #include <complex>
 #include <cstddef>
 #include <memory>
@@ -18,15 +19,19 @@ namespace gpuinterp {
 namespace kernel {
 
 class dpd_engine;
+class gmp_engine;
 
 //! How the CUDA backend shares the basis values of neighbouring samples (see docs/dpd_predistorter.md).
+//! The library runs automatic, smem and tiled; shuffle, shuffle_x and tiled8 lost the measurements
+//! and are benchmark-only (bench/dpd_ph_lab.cu): set_cuda_variant() refuses them with
+//! std::invalid_argument unless a benchmark or test program registered them.
 enum class dpd_cuda_variant {
     automatic = 0, //!< the fastest measured (tiled; smem where tiled does not fit)
-    shuffle = 1,   //!< warp shuffles, warps overlapping by L-1 threads (L <= 32 only)
+    shuffle = 1,   //!< benchmark-only: warp shuffles, warps overlapping by L-1 threads (L <= 32 only)
     smem = 2,      //!< shared-memory tile with an L-1 halo (any L)
-    shuffle_x = 3, //!< warp shuffles of the samples, basis recomputed per tap (L <= 32 only)
+    shuffle_x = 3, //!< benchmark-only: warp shuffles of the samples, basis recomputed per tap (L <= 32 only)
     tiled = 4,     //!< smem retuned: prefetched float4 tiles, unrolled taps, maps as a kernel parameter
-    tiled8 = 5,    //!< tiled with 8 outputs per thread, 128 threads per block
+    tiled8 = 5,    //!< benchmark-only: tiled with 8 outputs per thread, 128 threads per block
 };
 //! "automatic" | "shuffle" | "smem" | "shuffle_x" | "tiled" | "tiled8"; throws std::invalid_argument naming `variant`.
 dpd_cuda_variant dpd_cuda_variant_from_string(const std::string& name);
@@ -65,6 +70,19 @@ std::string to_string(dpd_cuda_variant v);
  * sample whose terms have absolute sum S = |c| + sum |coef| * |psi|, the error is at most about
  * (3*(max(P,Q)+1)/2 + 4 + number of taps) * 2^-24 * S (first-order bound), whatever the peak |x|.
  *
+ * Other model families: the constructor from a dpd_model (dpd_model.h) also runs the all-order
+ * memory polynomial (`mp`) and the generalised memory polynomial (`gmp`), with the coefficient
+ * layouts given there. Same streaming contract as above with history() = model().history(), and
+ * one addition: with leading-envelope terms the output is delayed by D = delay() = lookahead()
+ * samples, out[i] = y[i - D] with x[n] = 0 for n < 0, so a set switched before input n0 applies
+ * from output n0 (= model time n0 - D). A `ph` model runs exactly the (P, Q, Lp, Lq) predistorter.
+ * mp/gmp precision: float, Horner's rule over the powers of |x| per envelope lag; for a sample
+ * with term sum S = |c| + sum |coef| |x| |x_env|^k, the error is at most about
+ * (2 * (max order + 2) + number of signal lags + 4) * 2^-24 * S (first order).
+ * mp/gmp backends: `cpu` (AVX2/FMA, OpenMP threads over sample ranges; gmp_predistorter_cpu.cc) and
+ * `cuda` (several outputs per thread, samples and |x| tiled in shared memory, the model's program
+ * and coefficients in shared memory; gmp_kernels.cu). set_cuda_variant() does not apply to them.
+ *
  * Backends: `cpu` (basis computed once per sample into an L1-resident tile and reused by every tap,
  * AVX2/FMA through GCC vector code with a portable clone, OpenMP threads over sample ranges for
  * large calls) and `cuda` (one fused kernel, one thread per sample; see dpd_cuda_variant).
@@ -97,6 +115,19 @@ public:
                      int device = 0,
                      size_t batch = 0,
                      bool mapped = false);
+    /*!
+     * \brief A predistorter of any model family (dpd_model.h).
+     * \param model the structure; `ph` gives exactly the (P, Q, Lp, Lq) constructor
+     * \param coefficients model.num_coefficients() finite values in the model's layout
+     * Other parameters as above.
+     */
+    dpd_predistorter(const dpd_model& model,
+                     const std::vector<complex>& coefficients,
+                     complex lo_leakage = complex(0),
+                     backend requested = backend::cpu,
+                     int device = 0,
+                     size_t batch = 0,
+                     bool mapped = false);
     ~dpd_predistorter();
     dpd_predistorter(const dpd_predistorter&) = delete;
     dpd_predistorter& operator=(const dpd_predistorter&) = delete;
@@ -112,7 +143,7 @@ public:
      */
     void process_device(complex* out, const complex* in, size_t n);
 
-    //! Replace the coefficient set (same P, Q, Lp, Lq); validated first, unchanged on error.
+    //! Replace the coefficient set (same model); validated first, unchanged on error.
     void set_coefficients(const std::vector<complex>& coefficients, complex lo_leakage);
     const std::vector<complex>& coefficients() const { return d_coeffs; }
     complex lo_leakage() const { return d_c; }
@@ -120,11 +151,19 @@ public:
     //! Zero the history, as at construction.
     void reset();
 
+    //! The model (for the (P, Q, Lp, Lq) constructor: ph with those sizes).
+    const dpd_model& model() const { return d_model; }
+    //! Output delay in samples: model().lookahead() (0 for ph and mp).
+    size_t delay() const { return d_model.lookahead(); }
+    //! Check a coefficient set against a model (count, finite values); throws like validate().
+    static void validate(const dpd_model& model, const std::vector<complex>& coefficients, complex lo_leakage);
+
+    //! ph sizes (0 for the other families).
     unsigned P() const { return d_P; }
     unsigned Q() const { return d_Q; }
     unsigned Lp() const { return d_Lp; }
     unsigned Lq() const { return d_Lq; }
-    //! Input samples carried between calls: max(Lp, Lq) - 1 (Lq only when Q > 0).
+    //! Input samples carried between calls: max(Lp, Lq) - 1 (Lq only when Q > 0); model().history() in general.
     size_t history() const { return d_H; }
 
     //! Length of the coefficient vector for (P, Q, Lp, Lq): (P+1)/2*Lp + (Q+1)/2*Lq (Q > 0).
@@ -145,7 +184,8 @@ public:
 
     void set_batch(size_t batch);
     size_t batch() const { return d_batch; }
-    //! CUDA only (ignored on the CPU): which kernel variant runs; takes effect at the next call.
+    //! CUDA only (ignored on the CPU and for mp/gmp): which kernel variant runs; takes effect at the
+    //! next call. Benchmark-only variants throw std::invalid_argument unless registered (see above).
     void set_cuda_variant(dpd_cuda_variant v);
     dpd_cuda_variant cuda_variant() const { return d_variant; }
     bool mapped() const { return d_mapped; }
@@ -157,6 +197,9 @@ public:
     static constexpr size_t default_batch = 1 << 18;
 
 private:
+    void make_engine(backend requested, int device, bool mapped);
+
+    dpd_model d_model;
     unsigned d_P, d_Q, d_Lp, d_Lq;
     size_t d_H;
     size_t d_batch;
@@ -166,7 +209,8 @@ private:
     complex d_c;
     backend d_backend;
     std::string d_note;
-    std::unique_ptr<dpd_engine> d_engine;
+    std::unique_ptr<dpd_engine> d_engine;     //!< ph
+    std::unique_ptr<gmp_engine> d_gmp_engine; //!< mp, gmp
 };
 
 } // namespace kernel

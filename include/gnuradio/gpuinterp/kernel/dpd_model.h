@@ -1,0 +1,105 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef INCLUDED_GPUINTERP_KERNEL_DPD_MODEL_H
+#define INCLUDED_GPUINTERP_KERNEL_DPD_MODEL_H
+
+#include <cstddef>
+#include <string>
+
+namespace gr {
+namespace gpuinterp {
+namespace kernel {
+
+/*!
+ * \brief The structure of a predistorter or PA behavioural model: family and sizes, no values.
+ *
+ * \details One description shared by the predistorter kernel and block, the Python estimator,
+ * the PA models, GRC and JSON files. Written as a string spec `family:key=value,...`
+ * (whitespace around the family, keys and values is ignored; names are case-sensitive; values are
+ * decimal integers):
+ *
+ *  - `ph:P=5,Q=3,Lp=4,Lq=2`: parallel Hammerstein with conjugate branches, exactly the model and
+ *    coefficient layout of dpd_predistorter's (P, Q, Lp, Lq) constructor. All four keys required;
+ *    P odd >= 1, Q = 0 or odd, Lp, Lq >= 1.
+ *  - `mp:K=9,M=20`: all-order memory polynomial (even orders included)
+ *        y[n] = sum_{k=1..K} sum_{m<M} a_{k,m} x[n-m] |x[n-m]|^(k-1)
+ *    coefficients k outer (k = 1 first), m inner: a_{k,m} at (k-1)*M + m. Both keys required, >= 1.
+ *    mp:K,M is exactly gmp:Ka=K,La=M (same coefficients, same order).
+ *  - `gmp:Ka=5,La=30,Kb=4,Lb=30,Mb=5,Kc=4,Lc=30,Mc=5`: generalised memory polynomial (Morgan 2006)
+ *        y[n] = sum_{k=0..Ka-1} sum_{l<La} a_{kl} x[n-l] |x[n-l]|^k
+ *             + sum_{k=1..Kb} sum_{l<Lb} sum_{m=1..Mb} b_{klm} x[n-l] |x[n-l-m]|^k   (lagging envelope)
+ *             + sum_{k=1..Kc} sum_{l<Lc} sum_{m=1..Mc} c_{klm} x[n-l] |x[n-l+m]|^k   (leading envelope)
+ *    coefficients: all a (k outer, l inner: a_{kl} at k*La + l), then all b (k, then l, then m
+ *    innermost: b_{klm} at Na + ((k-1)*Lb + l)*Mb + m-1), then all c (same, after the b).
+ *    Ka and La are required (they may be 0); the b and c keys default to 0. A group with any of
+ *    its sizes 0 has no terms; the model needs at least one coefficient.
+ *
+ * Every model also has the complex LO-leakage constant added to each output; it is not part of
+ * the coefficient vector.
+ *
+ * Bounds (checked by validate() and parse()): orders P, Q, K, Ka, Kb, Kc <= 15 (a float holds
+ * |x|^15 over the dynamic range of a PA capture, and no fitted model uses more); memory sizes
+ * Lp, Lq, M, La, Lb, Lc, Mb, Mc <= 1024; for mp and gmp num_coefficients() <= 4096 (the CUDA
+ * kernel keeps the whole set in shared memory; ph has its own engines and no such cap).
+ *
+ * Look-ahead: the leading-envelope terms of a gmp need x[n+Mc]. A streaming predistorter
+ * therefore delays its output by lookahead() samples: out[i] = y[i - lookahead()], with x[n] = 0
+ * for n < 0 (the first lookahead() outputs are the model at negative times).
+ */
+struct dpd_model {
+    enum class family_t { ph = 0, mp = 1, gmp = 2 };
+
+    family_t family = family_t::ph;
+    // ph
+    unsigned P = 1, Q = 0, Lp = 1, Lq = 1;
+    // mp
+    unsigned K = 0, M = 0;
+    // gmp
+    unsigned Ka = 0, La = 0, Kb = 0, Lb = 0, Mb = 0, Kc = 0, Lc = 0, Mc = 0;
+
+    static constexpr unsigned max_order = 15;
+    static constexpr unsigned max_lag = 1024;
+    static constexpr size_t max_coefficients = 4096;
+
+    //! Parse a spec; throws std::invalid_argument("model: ...") naming the offending key.
+    static dpd_model parse(const std::string& spec);
+    static dpd_model make_ph(unsigned P, unsigned Q, unsigned Lp, unsigned Lq);
+    static dpd_model make_mp(unsigned K, unsigned M);
+    static dpd_model make_gmp(unsigned Ka,
+                              unsigned La,
+                              unsigned Kb = 0,
+                              unsigned Lb = 0,
+                              unsigned Mb = 0,
+                              unsigned Kc = 0,
+                              unsigned Lc = 0,
+                              unsigned Mc = 0);
+
+    //! Canonical spec: every key of the family, in the order above. parse(to_string()) == *this.
+    std::string to_string() const;
+    //! Throws std::invalid_argument("model: <key>: ...") when a size is out of range.
+    void validate() const;
+    size_t num_coefficients() const;
+    //! Samples of look-ahead, i.e. the output delay of a streaming predistorter: Mc when the
+    //! gmp's leading group has terms, else 0.
+    unsigned lookahead() const;
+    //! Input samples a streaming predistorter carries between calls (the deepest input it reads
+    //! behind the current one, look-ahead delay included).
+    size_t history() const;
+    //! mp and gmp as the equivalent gmp (ph unchanged).
+    dpd_model as_gmp() const;
+
+    bool operator==(const dpd_model& o) const;
+    bool operator!=(const dpd_model& o) const { return !(*this == o); }
+};
+
+//! "ph" | "mp" | "gmp"
+std::string to_string(dpd_model::family_t f);
+
+} // namespace kernel
+} // namespace gpuinterp
+} // namespace gr
+
+#endif

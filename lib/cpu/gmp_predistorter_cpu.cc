@@ -1,0 +1,262 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// CPU backend of the memory-polynomial predistorters (mp, gmp), running the program of
+// gmp_engine.h.
+//
+// A thread owns a contiguous range of samples and walks it in tiles. Per tile it writes three
+// planes, real part, imaginary part and |x| of every new sample, behind the H values carried from
+// the previous tile, so |x| (one square root) is computed once per sample. Outputs are produced in
+// groups of G = 16 consecutive samples held in two 8-lane vectors per component: for each signal
+// lag s the group's g_s is built entry by entry, each entry a Horner chain over its powers with
+// the coefficient broadcast and the envelope vector loaded unaligned from the |x| plane at offset
+// -e, then multiplied by the samples at offset -s. So each coefficient costs 2 fused multiply-adds
+// per sample and no power of |x| is ever stored.
+//
+// The group loop is written once with GCC vector types and compiled twice, for AVX2/FMA and for the
+// baseline, chosen at run time (__builtin_cpu_supports), as the parallel-Hammerstein backend does.
+#include "../kernel/gmp_engine.h"
+#include "parallel.h"
+#include <gnuradio/gpuinterp/kernel/stream_history.h>
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstring>
+
+namespace gr {
+namespace gpuinterp {
+namespace kernel {
+
+namespace {
+
+using cf = std::complex<float>;
+
+constexpr size_t G = 16; // outputs per group: two 8-lane vectors per component
+
+typedef float v8 __attribute__((vector_size(32)));
+// Every function taking or returning v8 is always inlined, so no call crosses the two ABIs GCC
+// warns about.
+#pragma GCC diagnostic ignored "-Wpsabi"
+
+struct scratch {
+    std::vector<float> planes; // xr, xi, |x|: each S floats [H carried][tile][G padding]
+    std::vector<cf> hist;
+    size_t S = 0;
+};
+
+#define GMP_INLINE inline __attribute__((always_inline))
+
+GMP_INLINE v8 load8(const float* p)
+{
+    v8 v;
+    __builtin_memcpy(&v, p, sizeof v);
+    return v;
+}
+
+GMP_INLINE void planes_body(float* __restrict xr, float* __restrict xi, float* __restrict ev, const cf* __restrict x, size_t cnt)
+{
+    for (size_t j = 0; j < cnt; j++) {
+        const float r = x[j].real(), i = x[j].imag();
+        xr[j] = r;
+        xi[j] = i;
+        ev[j] = std::sqrt(r * r + i * i);
+    }
+}
+
+//! out[j] for j < cnt, with the planes' position 0 at output 0 (the H carried values before it).
+GMP_INLINE void filter_body(cf* __restrict out,
+                            const float* __restrict xr,
+                            const float* __restrict xi,
+                            const float* __restrict ev,
+                            const gmp_program& p,
+                            size_t cnt)
+{
+    const gmp_program::lag* lags = p.lags.data();
+    const gmp_program::entry* ent = p.entries.data();
+    const float* co = reinterpret_cast<const float*>(p.coef.data());
+    const size_t nl = p.lags.size();
+    for (size_t g0 = 0; g0 < cnt; g0 += G) {
+        v8 ar0 = v8{} + p.cr, ar1 = ar0, ai0 = v8{} + p.ci, ai1 = ai0;
+        for (size_t li = 0; li < nl; li++) {
+            const gmp_program::lag L = lags[li];
+            v8 gr0 = v8{}, gr1 = v8{}, gi0 = v8{}, gi1 = v8{};
+            for (int ei = L.first; ei < L.end; ei++) {
+                const gmp_program::entry E = ent[ei];
+                const float* ep = ev + g0 - E.e;
+                const v8 e0 = load8(ep), e1 = load8(ep + 8);
+                const float* c = co + 2 * (E.off + E.cnt - 1);
+                v8 hr0 = v8{} + c[0], hr1 = hr0, hi0 = v8{} + c[1], hi1 = hi0;
+                for (int t = E.cnt - 1; t > 0; t--) {
+                    c -= 2;
+                    const float cre = c[0], cim = c[1];
+                    hr0 = hr0 * e0 + cre;
+                    hr1 = hr1 * e1 + cre;
+                    hi0 = hi0 * e0 + cim;
+                    hi1 = hi1 * e1 + cim;
+                }
+                if (E.k0 == 0) {
+                    gr0 += hr0;
+                    gr1 += hr1;
+                    gi0 += hi0;
+                    gi1 += hi1;
+                } else { // g += h |x|^k0, the last power folded into the accumulation
+                    for (int k = 1; k < E.k0; k++) {
+                        hr0 *= e0;
+                        hr1 *= e1;
+                        hi0 *= e0;
+                        hi1 *= e1;
+                    }
+                    gr0 += hr0 * e0;
+                    gr1 += hr1 * e1;
+                    gi0 += hi0 * e0;
+                    gi1 += hi1 * e1;
+                }
+            }
+            const v8 x0 = load8(xr + g0 - L.s), x1 = load8(xr + g0 - L.s + 8);
+            const v8 y0 = load8(xi + g0 - L.s), y1 = load8(xi + g0 - L.s + 8);
+            ar0 += x0 * gr0 - y0 * gi0;
+            ar1 += x1 * gr1 - y1 * gi1;
+            ai0 += x0 * gi0 + y0 * gr0;
+            ai1 += x1 * gi1 + y1 * gr1;
+        }
+        float re[G], im[G];
+        __builtin_memcpy(re, &ar0, 32);
+        __builtin_memcpy(re + 8, &ar1, 32);
+        __builtin_memcpy(im, &ai0, 32);
+        __builtin_memcpy(im + 8, &ai1, 32);
+        const size_t m = std::min(G, cnt - g0);
+        for (size_t j = 0; j < m; j++)
+            out[g0 + j] = cf(re[j], im[j]);
+    }
+}
+
+void planes_generic(float* xr, float* xi, float* ev, const cf* x, size_t cnt) { planes_body(xr, xi, ev, x, cnt); }
+void filter_generic(cf* out, const float* xr, const float* xi, const float* ev, const gmp_program& p, size_t cnt)
+{
+    filter_body(out, xr, xi, ev, p, cnt);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define GPUINTERP_GMP_AVX2 1
+__attribute__((target("avx2,fma"))) void planes_avx2(float* xr, float* xi, float* ev, const cf* x, size_t cnt)
+{
+    planes_body(xr, xi, ev, x, cnt);
+}
+__attribute__((target("avx2,fma"))) void
+filter_avx2(cf* out, const float* xr, const float* xi, const float* ev, const gmp_program& p, size_t cnt)
+{
+    filter_body(out, xr, xi, ev, p, cnt);
+}
+
+std::atomic<bool> g_allow_simd{ true };
+
+bool cpu_has_avx2()
+{
+    static const bool yes = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    return yes && g_allow_simd.load(std::memory_order_relaxed);
+}
+#endif
+
+void planes(float* xr, float* xi, float* ev, const cf* x, size_t cnt)
+{
+#ifdef GPUINTERP_GMP_AVX2
+    if (cpu_has_avx2())
+        return planes_avx2(xr, xi, ev, x, cnt);
+#endif
+    planes_generic(xr, xi, ev, x, cnt);
+}
+
+void filter(cf* out, const float* xr, const float* xi, const float* ev, const gmp_program& p, size_t cnt)
+{
+#ifdef GPUINTERP_GMP_AVX2
+    if (cpu_has_avx2())
+        return filter_avx2(out, xr, xi, ev, p, cnt);
+#endif
+    filter_generic(out, xr, xi, ev, p, cnt);
+}
+
+class cpu_gmp_engine final : public gmp_engine
+{
+public:
+    void set_program(const gmp_program& p) override
+    {
+        d_p = p;
+        d_hist.resize(p.H);
+        // A tile at least as long as the history, so carrying the H values costs <= one tile.
+        d_tile = std::max<size_t>(512, (p.H + G - 1) / G * G);
+        d_S = (p.H + d_tile + G + 7) & ~size_t(7);
+    }
+
+    void process(cf* out, const cf* in, size_t n) override
+    {
+        const int nt = cpu::max_threads();
+        if (d_work.size() < size_t(nt))
+            d_work.resize(nt);
+        // Contiguous ranges, several per thread handed out dynamically (see the parallel-Hammerstein
+        // backend): a range recomputes only the planes of the H samples before it.
+        const size_t n_ranges =
+            std::max<size_t>(1, std::min<size_t>(size_t(4) * nt, n / (4 * d_tile)));
+        const size_t per = (n + n_ranges - 1) / n_ranges;
+        const bool par = n_ranges > 1 && nt > 1 && double(n) * d_p.fmas_per_sample() > 1e6;
+        (void)par;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) if (par)
+#endif
+        for (long r = 0; r < long(n_ranges); r++) {
+            const size_t s0 = size_t(r) * per, s1 = std::min(n, s0 + per);
+            if (s0 < s1)
+                run_range(d_work[cpu::thread_index()], out, in, s0, s1);
+        }
+        d_hist.advance(in, n);
+    }
+
+    void reset() override { d_hist.clear(); }
+
+private:
+    void run_range(scratch& w, cf* out, const cf* in, size_t s0, size_t s1)
+    {
+        const size_t H = d_p.H, S = d_S;
+        if (w.S != S) {
+            w.S = S;
+            w.planes.assign(3 * S, 0.f); // zeroed once: the padding a partial group reads stays finite
+        }
+        float* xr = w.planes.data();
+        float* xi = xr + S;
+        float* ev = xi + S;
+        w.hist.resize(H);
+        d_hist.window(w.hist.data(), in, s0, 0);
+        planes(xr, xi, ev, w.hist.data(), H);
+        for (size_t s = s0; s < s1; s += d_tile) {
+            const size_t cnt = std::min(d_tile, s1 - s);
+            if (s != s0 && H)
+                for (float* pl : { xr, xi, ev })
+                    std::memmove(pl, pl + d_tile, H * sizeof(float));
+            planes(xr + H, xi + H, ev + H, in + s, cnt);
+            filter(out + s, xr + H, xi + H, ev + H, d_p, cnt);
+        }
+    }
+
+    gmp_program d_p;
+    size_t d_tile = 512, d_S = 0;
+    stream_history<cf> d_hist;
+    std::vector<scratch> d_work;
+};
+
+} // namespace
+
+std::unique_ptr<gmp_engine> make_cpu_gmp_engine() { return std::make_unique<cpu_gmp_engine>(); }
+
+void set_gmp_cpu_simd(bool allow)
+{
+#ifdef GPUINTERP_GMP_AVX2
+    g_allow_simd = allow;
+#else
+    (void)allow;
+#endif
+}
+
+} // namespace kernel
+} // namespace gpuinterp
+} // namespace gr

@@ -1,0 +1,261 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <gnuradio/gpuinterp/kernel/dpd_model.h>
+#include <gnuradio/gpuinterp/kernel/validate.h>
+#include <algorithm>
+#include <cctype>
+#include <utility>
+#include <vector>
+
+namespace gr {
+namespace gpuinterp {
+namespace kernel {
+
+namespace {
+
+[[noreturn]] void fail(const std::string& why) { invalid_parameter("model", why); }
+
+struct key_ref {
+    const char* name;
+    unsigned dpd_model::*field;
+    bool required;
+};
+
+std::vector<key_ref> keys_of(dpd_model::family_t f)
+{
+    using m = dpd_model;
+    switch (f) {
+    case m::family_t::ph:
+        return { { "P", &m::P, true }, { "Q", &m::Q, true }, { "Lp", &m::Lp, true }, { "Lq", &m::Lq, true } };
+    case m::family_t::mp:
+        return { { "K", &m::K, true }, { "M", &m::M, true } };
+    default:
+        return { { "Ka", &m::Ka, true },  { "La", &m::La, true },  { "Kb", &m::Kb, false },
+                 { "Lb", &m::Lb, false }, { "Mb", &m::Mb, false }, { "Kc", &m::Kc, false },
+                 { "Lc", &m::Lc, false }, { "Mc", &m::Mc, false } };
+    }
+}
+
+bool is_order_key(const std::string& k) { return k == "P" || k == "Q" || k[0] == 'K'; }
+
+void check_range(const std::string& key, unsigned v, unsigned lo, unsigned hi)
+{
+    if (v < lo || v > hi)
+        fail(key + ": must be " + std::to_string(lo) + " <= " + key + " <= " + std::to_string(hi) + ", got " +
+             std::to_string(v));
+}
+
+} // namespace
+
+std::string to_string(dpd_model::family_t f)
+{
+    switch (f) {
+    case dpd_model::family_t::mp:
+        return "mp";
+    case dpd_model::family_t::gmp:
+        return "gmp";
+    default:
+        return "ph";
+    }
+}
+
+dpd_model dpd_model::make_ph(unsigned P, unsigned Q, unsigned Lp, unsigned Lq)
+{
+    dpd_model m;
+    m.family = family_t::ph;
+    m.P = P;
+    m.Q = Q;
+    m.Lp = Lp;
+    m.Lq = Lq;
+    m.validate();
+    return m;
+}
+
+dpd_model dpd_model::make_mp(unsigned K, unsigned M)
+{
+    dpd_model m;
+    m.family = family_t::mp;
+    m.K = K;
+    m.M = M;
+    m.validate();
+    return m;
+}
+
+dpd_model dpd_model::make_gmp(
+    unsigned Ka, unsigned La, unsigned Kb, unsigned Lb, unsigned Mb, unsigned Kc, unsigned Lc, unsigned Mc)
+{
+    dpd_model m;
+    m.family = family_t::gmp;
+    m.Ka = Ka;
+    m.La = La;
+    m.Kb = Kb;
+    m.Lb = Lb;
+    m.Mb = Mb;
+    m.Kc = Kc;
+    m.Lc = Lc;
+    m.Mc = Mc;
+    m.validate();
+    return m;
+}
+
+dpd_model dpd_model::parse(const std::string& spec)
+{
+    // Whitespace is allowed around the family, the keys and the values, not inside them.
+    auto trim = [](const std::string& t) {
+        const auto sp = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };
+        size_t a = 0, b = t.size();
+        while (a < b && sp(t[a]))
+            a++;
+        while (b > a && sp(t[b - 1]))
+            b--;
+        return t.substr(a, b - a);
+    };
+    const size_t colon = spec.find(':');
+    const std::string fam = trim(spec.substr(0, colon));
+    dpd_model m;
+    if (fam == "ph")
+        m.family = family_t::ph;
+    else if (fam == "mp")
+        m.family = family_t::mp;
+    else if (fam == "gmp")
+        m.family = family_t::gmp;
+    else
+        fail("family: expected 'ph', 'mp' or 'gmp' before ':', got '" + fam + "' in '" + spec + "'");
+    // Sizes not given stay 0 (the b and c groups of a gmp); the ph defaults are overwritten.
+    m.P = m.Q = m.Lp = m.Lq = 0;
+    const std::vector<key_ref> keys = keys_of(m.family);
+    std::vector<bool> seen(keys.size(), false);
+    const std::string body = colon == std::string::npos ? std::string() : spec.substr(colon + 1);
+    for (size_t pos = 0; !trim(body).empty() && pos <= body.size();) {
+        size_t end = body.find(',', pos);
+        if (end == std::string::npos)
+            end = body.size();
+        const std::string item = body.substr(pos, end - pos);
+        pos = end + 1;
+        const size_t eq = item.find('=');
+        const std::string key = trim(item.substr(0, eq));
+        if (eq == std::string::npos)
+            fail((key.empty() ? std::string("key") : key) + ": expected key=value, got '" + trim(item) + "' in '" +
+                 spec + "'");
+        const std::string val = trim(item.substr(eq + 1));
+        auto it = std::find_if(keys.begin(), keys.end(), [&](const key_ref& k) { return key == k.name; });
+        if (it == keys.end()) {
+            std::string known;
+            for (const auto& k : keys)
+                known += std::string(known.empty() ? "" : ", ") + k.name;
+            fail((key.empty() ? std::string("key") : key) + ": unknown key for " + fam + " (keys: " + known + ")");
+        }
+        const size_t i = size_t(it - keys.begin());
+        if (seen[i])
+            fail(key + ": given twice in '" + spec + "'");
+        seen[i] = true;
+        if (val.empty() || val.size() > 9 ||
+            !std::all_of(val.begin(), val.end(), [](char c) { return c >= '0' && c <= '9'; }))
+            fail(key + ": expected a non-negative integer, got '" + val + "'");
+        m.*(it->field) = unsigned(std::stoul(val));
+    }
+    for (size_t i = 0; i < keys.size(); i++)
+        if (keys[i].required && !seen[i])
+            fail(std::string(keys[i].name) + ": missing (a " + fam + " spec needs it)");
+    m.validate();
+    return m;
+}
+
+std::string dpd_model::to_string() const
+{
+    std::string s = kernel::to_string(family) + ":";
+    bool first = true;
+    for (const auto& k : keys_of(family)) {
+        s += (first ? "" : ",") + std::string(k.name) + "=" + std::to_string(this->*(k.field));
+        first = false;
+    }
+    return s;
+}
+
+void dpd_model::validate() const
+{
+    for (const auto& k : keys_of(family)) {
+        const std::string key = k.name;
+        const unsigned v = this->*(k.field);
+        if (is_order_key(key))
+            check_range(key, v, (family == family_t::gmp || key == "Q") ? 0 : 1, max_order);
+        else
+            check_range(key, v, (family == family_t::gmp) ? 0 : 1, max_lag);
+    }
+    if (family == family_t::ph) {
+        if (P % 2 == 0)
+            fail("P: must be odd, got " + std::to_string(P));
+        if (Q != 0 && Q % 2 == 0)
+            fail("Q: must be 0 (no conjugate branches) or odd, got " + std::to_string(Q));
+    }
+    const size_t n = num_coefficients();
+    if (n == 0)
+        fail("Ka: the model has no terms (a gmp needs Ka, La >= 1 or a complete b or c group)");
+    // The parallel-Hammerstein engines have their own (larger) reach; the cap is the mp/gmp kernels'.
+    if (family != family_t::ph && n > max_coefficients)
+        fail("coefficients: " + to_string() + " has " + std::to_string(n) + " coefficients, more than " +
+             std::to_string(max_coefficients));
+}
+
+size_t dpd_model::num_coefficients() const
+{
+    switch (family) {
+    case family_t::ph:
+        return size_t((P + 1) / 2) * Lp + (Q ? size_t((Q + 1) / 2) * Lq : 0);
+    case family_t::mp:
+        return size_t(K) * M;
+    default:
+        return size_t(Ka) * La + size_t(Kb) * Lb * Mb + size_t(Kc) * Lc * Mc;
+    }
+}
+
+unsigned dpd_model::lookahead() const
+{
+    return (family == family_t::gmp && Kc > 0 && Lc > 0) ? Mc : 0;
+}
+
+size_t dpd_model::history() const
+{
+    if (family == family_t::ph)
+        return std::max(Lp, Q ? Lq : 1u) - 1;
+    const dpd_model g = as_gmp();
+    // Input lags behind the current input: a signal lag D + l, a lagging envelope D + l + m, a
+    // leading one D + l - m (never deeper than its signal lag).
+    size_t deepest = 0;
+    if (g.Ka && g.La)
+        deepest = std::max<size_t>(deepest, g.La - 1);
+    if (g.Kb && g.Lb && g.Mb)
+        deepest = std::max<size_t>(deepest, g.Lb - 1 + g.Mb);
+    if (g.Kc && g.Lc && g.Mc)
+        deepest = std::max<size_t>(deepest, g.Lc - 1);
+    return g.lookahead() + deepest;
+}
+
+dpd_model dpd_model::as_gmp() const
+{
+    if (family != family_t::mp)
+        return *this;
+    dpd_model g;
+    g.family = family_t::gmp;
+    g.P = g.Q = g.Lp = g.Lq = 0;
+    g.Ka = K;
+    g.La = M;
+    return g;
+}
+
+bool dpd_model::operator==(const dpd_model& o) const
+{
+    if (family != o.family)
+        return false;
+    for (const auto& k : keys_of(family))
+        if (this->*(k.field) != o.*(k.field))
+            return false;
+    return true;
+}
+
+} // namespace kernel
+} // namespace gpuinterp
+} // namespace gr

@@ -1,0 +1,107 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef INCLUDED_GPUINTERP_KERNEL_GMP_ENGINE_H
+#define INCLUDED_GPUINTERP_KERNEL_GMP_ENGINE_H
+
+// Internal: what a backend implements for the memory-polynomial families (mp, gmp) of
+// dpd_predistorter, and the "program" form of a model the backends share.
+//
+// Program. With the output delayed by D = lookahead(), every term reads inputs at or behind the
+// current one, so per output i (input lags relative to i, all >= 0):
+//     out[i] = c + sum_s x[i-s] * g_s[i],
+//     g_s[i] = sum_{entries (e, k0, cnt, off) of s} |x[i-e]|^k0 * sum_{t<cnt} coef[off+t] |x[i-e]|^t
+// An entry is one envelope lag e with a run of consecutive powers k0 .. k0+cnt-1 (a: e = s, powers
+// 0..Ka-1; b: e = s+m, powers 1..Kb; c: e = s-m, powers 1..Kc). The inner sum is evaluated by
+// Horner's rule, 2 real fused multiply-adds per complex coefficient (the factor |x|^k0 folds into
+// the accumulation into g), and the product with the signal sample costs 4 more per signal lag. Coefficients are stored in program order (entry by
+// entry, ascending power), not in the user's order.
+
+#include <gnuradio/gpuinterp/kernel/dpd_model.h>
+#include <complex>
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+namespace gr {
+namespace gpuinterp {
+namespace kernel {
+
+struct gmp_program {
+    struct entry {
+        int e;   //!< envelope lag behind the output
+        int k0;  //!< first power
+        int cnt; //!< number of consecutive powers (>= 1)
+        int off; //!< first coefficient in `coef`
+    };
+    struct lag {
+        int s;     //!< signal lag behind the output
+        int first; //!< entries [first, end) belong to this lag
+        int end;
+    };
+    size_t H = 0; //!< history: the deepest lag read
+    std::vector<lag> lags;
+    std::vector<entry> entries;
+    std::vector<std::complex<float>> coef; //!< program order
+    float cr = 0, ci = 0;                  //!< LO leakage
+
+    //! Real fused multiply-adds (or adds/multiplies) per output: 2 per coefficient (Horner steps
+    //! and the final accumulation into g), 4 per signal lag, plus 2 per power above the first of
+    //! an entry's k0 (none for mp/gmp, whose k0 is 0 or 1).
+    size_t fmas_per_sample() const
+    {
+        size_t n = 2 * coef.size() + 4 * lags.size();
+        for (const auto& e : entries)
+            n += e.k0 > 1 ? 2 * size_t(e.k0 - 1) : 0;
+        return n;
+    }
+};
+
+//! Build the program of an mp or gmp model from its coefficients in the model's order (checked by the caller).
+gmp_program make_gmp_program(const dpd_model& model,
+                             const std::vector<std::complex<float>>& coefficients,
+                             std::complex<float> c);
+
+class gmp_engine
+{
+public:
+    virtual ~gmp_engine() = default;
+    //! The structure (lags, entries, H) never changes after the first call; only the values do.
+    virtual void set_program(const gmp_program& p) = 0;
+    virtual void process(std::complex<float>* out, const std::complex<float>* in, size_t n) = 0;
+    virtual void process_device(std::complex<float>* out, const std::complex<float>* in, size_t n)
+    {
+        process(out, in, n);
+    }
+    virtual void reset() = 0;
+    virtual void set_batch(size_t) {}
+};
+
+std::unique_ptr<gmp_engine> make_cpu_gmp_engine();
+
+//! Test hook: false forces the CPU backend's portable (non-AVX2) code path.
+void set_gmp_cpu_simd(bool allow);
+
+} // namespace kernel
+
+namespace gpu {
+// Defined in lib/cuda/gmp_engine.cu (only in CUDA builds).
+std::unique_ptr<kernel::gmp_engine> make_cuda_gmp_engine(int device, size_t batch, bool mapped);
+
+//! Benchmark hook: milliseconds per launch of the kernel alone on n samples already resident on
+//! the device (CUDA events, median of `iters` launches), with R outputs per thread (4 or 8; 0:
+//! the policy's choice, reported in `used_R`).
+double time_gmp_kernel_ms(int device,
+                          const kernel::gmp_program& program,
+                          size_t n,
+                          int iters,
+                          int R = 0,
+                          int* used_R = nullptr);
+} // namespace gpu
+
+} // namespace gpuinterp
+} // namespace gr
+
+#endif

@@ -1,0 +1,527 @@
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// The model description (spec grammar, canonical printing, bounds, errors) and the predistorter
+// of the memory-polynomial families, against a naive double-precision reference written from the
+// equations of dpd_model.h, on the CPU and, when a device is present, on CUDA (host and
+// device-resident entry points).
+#include "device/device_ops.h"
+#include "kernel/gmp_engine.h"
+#include "test_util.h"
+#include <gnuradio/gpuinterp/kernel/dpd_model.h>
+#include <gnuradio/gpuinterp/kernel/dpd_predistorter.h>
+#include <functional>
+
+using namespace gpuinterp_test;
+namespace gi = gr::gpuinterp;
+using gi::kernel::dpd_model;
+using gi::kernel::dpd_predistorter;
+
+namespace {
+
+std::string message(const std::function<void()>& f)
+{
+    try {
+        f();
+    } catch (const std::invalid_argument& e) {
+        return e.what();
+    }
+    return "no exception";
+}
+
+// ---- spec grammar ----
+
+TEST(DpdModel, CanonicalPrintingAndRoundTrip)
+{
+    EXPECT_EQ(dpd_model::parse("ph:P=5,Q=3,Lp=4,Lq=2").to_string(), "ph:P=5,Q=3,Lp=4,Lq=2");
+    EXPECT_EQ(dpd_model::parse(" ph : Lq = 2 , Lp=4,Q=3,P=5 ").to_string(), "ph:P=5,Q=3,Lp=4,Lq=2");
+    EXPECT_EQ(dpd_model::parse("mp:M=20,K=9").to_string(), "mp:K=9,M=20");
+    EXPECT_EQ(dpd_model::parse("gmp:Ka=5,La=30").to_string(), "gmp:Ka=5,La=30,Kb=0,Lb=0,Mb=0,Kc=0,Lc=0,Mc=0");
+    EXPECT_EQ(dpd_model::parse("gmp:Mc=5,Lc=30,Kc=4,Mb=5,Lb=30,Kb=4,La=30,Ka=5").to_string(),
+              "gmp:Ka=5,La=30,Kb=4,Lb=30,Mb=5,Kc=4,Lc=30,Mc=5");
+    EXPECT_EQ(dpd_model::parse(" mp : K = 9 ,\tM=20\n").to_string(), "mp:K=9,M=20");
+    EXPECT_EQ(dpd_model::parse("mp:K=09,M=20").to_string(), "mp:K=9,M=20");
+    EXPECT_EQ(dpd_model::parse("\tgmp:\nKa=0,La=0,Kc=2,Lc=3,Mc=1").to_string(),
+              "gmp:Ka=0,La=0,Kb=0,Lb=0,Mb=0,Kc=2,Lc=3,Mc=1");
+    for (const char* s : { "ph:P=1,Q=0,Lp=1,Lq=1", "ph:P=15,Q=15,Lp=1024,Lq=7", "mp:K=1,M=1", "mp:K=15,M=273",
+                           "gmp:Ka=5,La=6,Kb=0,Lb=0,Mb=0,Kc=0,Lc=0,Mc=0",
+                           "gmp:Ka=5,La=10,Kb=3,Lb=5,Mb=2,Kc=3,Lc=5,Mc=1",
+                           "gmp:Ka=0,La=3,Kb=1,Lb=1,Mb=1024,Kc=0,Lc=0,Mc=0" }) {
+        const dpd_model m = dpd_model::parse(s);
+        EXPECT_EQ(m.to_string(), s);
+        EXPECT_EQ(dpd_model::parse(m.to_string()), m);
+    }
+    // Equality looks at the family's own keys only.
+    EXPECT_EQ(dpd_model::parse("mp:K=3,M=2"), dpd_model::make_mp(3, 2));
+    EXPECT_NE(dpd_model::parse("mp:K=3,M=2"), dpd_model::make_gmp(3, 2));
+    EXPECT_EQ(dpd_model::make_mp(3, 2).as_gmp(), dpd_model::make_gmp(3, 2));
+    EXPECT_EQ(dpd_model::parse("gmp:Ka=3,La=2"), dpd_model::make_gmp(3, 2));
+}
+
+TEST(DpdModel, SizesLookaheadAndHistory)
+{
+    const dpd_model ph = dpd_model::parse("ph:P=5,Q=3,Lp=4,Lq=6");
+    EXPECT_EQ(ph.num_coefficients(), 3u * 4 + 2u * 6);
+    EXPECT_EQ(ph.lookahead(), 0u);
+    EXPECT_EQ(ph.history(), 5u);
+    EXPECT_EQ(dpd_model::parse("ph:P=5,Q=0,Lp=4,Lq=6").history(), 3u);
+    const dpd_model mp = dpd_model::parse("mp:K=9,M=20");
+    EXPECT_EQ(mp.num_coefficients(), 180u);
+    EXPECT_EQ(mp.lookahead(), 0u);
+    EXPECT_EQ(mp.history(), 19u);
+    const dpd_model g = dpd_model::parse("gmp:Ka=5,La=30,Kb=4,Lb=30,Mb=5,Kc=4,Lc=30,Mc=5");
+    EXPECT_EQ(g.num_coefficients(), 5u * 30 + 4u * 30 * 5 + 4u * 30 * 5);
+    EXPECT_EQ(g.lookahead(), 5u);
+    // deepest read: lagging envelope x[n - 29 - 5], plus the 5-sample delay
+    EXPECT_EQ(g.history(), 5u + 34);
+    EXPECT_EQ(dpd_model::parse("gmp:Ka=5,La=10,Kb=3,Lb=5,Mb=2,Kc=3,Lc=5,Mc=1").num_coefficients(), 95u);
+    // A group with a zero size is absent: no look-ahead without leading terms.
+    EXPECT_EQ(dpd_model::parse("gmp:Ka=2,La=2,Kc=0,Lc=5,Mc=3").lookahead(), 0u);
+    EXPECT_EQ(dpd_model::parse("gmp:Ka=2,La=2,Kc=1,Lc=5,Mc=3").lookahead(), 3u);
+    EXPECT_EQ(dpd_model::parse("gmp:Ka=2,La=2,Kc=1,Lc=5,Mc=3").history(), 3u + 4);
+    EXPECT_EQ(dpd_model::parse("gmp:Ka=1,La=1").history(), 0u);
+}
+
+TEST(DpdModel, ErrorsStartWithModelAndNameTheKey)
+{
+    struct bad {
+        const char* spec;
+        const char* key;
+    };
+    for (const bad& b : std::vector<bad>{
+             { "", "family" },
+             { "volterra:K=3", "family" },
+             { "MP:K=3,M=2", "family" },
+             { "mp:K=3,M=2,Q=1", "Q" },
+             { "mp:K=3,M=2,k=1", "k" },
+             { "mp:K=3,K=4,M=2", "K" },
+             { "mp:K=3", "M" },
+             { "mp:M=3", "K" },
+             { "gmp:La=3", "Ka" },
+             { "gmp:Ka=3", "La" },
+             { "ph:P=5,Q=3,Lp=4", "Lq" },
+             { "mp:K=2.5,M=2", "K" },
+             { "mp:K=-1,M=2", "K" },
+             { "mp:K=,M=2", "K" },
+             { "mp:K=x,M=2", "K" },
+             { "mp:K=1 0,M=2", "K" },
+             { "mp:K=+3,M=2", "K" },
+             { "m p:K=3,M=2", "family" },
+             { "mp:K=3,,M=2", "key" },
+             { "mp:K=99999999999,M=2", "K" },
+             { "mp:K,M=2", "K" },
+             { "mp:K=3,M=2,", "key" },
+             { "mp:K=16,M=2", "K" },
+             { "mp:K=0,M=2", "K" },
+             { "mp:K=1,M=1025", "M" },
+             { "mp:K=1,M=0", "M" },
+             { "gmp:Ka=1,La=1,Kb=16", "Kb" },
+             { "gmp:Ka=1,La=1,Lc=1025", "Lc" },
+             { "gmp:Ka=1,La=1,Mb=1025", "Mb" },
+             { "ph:P=4,Q=3,Lp=4,Lq=2", "P" },
+             { "ph:P=5,Q=2,Lp=4,Lq=2", "Q" },
+             { "ph:P=17,Q=3,Lp=4,Lq=2", "P" },
+             { "ph:P=5,Q=3,Lp=0,Lq=2", "Lp" },
+             { "ph:P=5,Q=3,Lp=1,Lq=0", "Lq" },
+             { "gmp:Ka=0,La=5", "Ka" },
+             { "gmp:Ka=15,La=1024", "coefficients" },
+             { "mp:K=5,M=820", "coefficients" } }) {
+        const std::string msg = message([&] { dpd_model::parse(b.spec); });
+        EXPECT_EQ(msg.rfind("model: ", 0), 0u) << b.spec << " -> " << msg;
+        EXPECT_NE(msg.find(b.key), std::string::npos) << b.spec << " -> " << msg;
+    }
+    // At the bound: accepted.
+    EXPECT_NO_THROW(dpd_model::parse("mp:K=4,M=1024"));
+    EXPECT_NO_THROW(dpd_model::parse("mp:K=15,M=1"));
+    EXPECT_EQ(message([] { dpd_model::make_gmp(16, 1); }).rfind("model: Ka", 0), 0u);
+}
+
+// ---- the predistorter ----
+
+//! The models in the tests: sizes, random coefficients and LO leakage.
+struct model_set {
+    dpd_model m;
+    std::vector<cf> co;
+    cf c;
+};
+
+model_set random_set(const std::string& spec, float scale = 0.3f)
+{
+    model_set s{ dpd_model::parse(spec), {}, random_value<cf>(0.1f) };
+    s.co = random_vector<cf>(s.m.num_coefficients(), scale);
+    return s;
+}
+
+struct reference_out {
+    std::vector<cd> z;
+    std::vector<double> S; //!< |c| + sum of |terms|: the scale float rounding lives on
+    double terms_per_output = 0;
+};
+
+//! Naive double reference from the equations in dpd_model.h (ph included), output delayed by lookahead().
+reference_out reference(const model_set& s, const std::vector<cf>& x)
+{
+    const dpd_model& m = s.m;
+    const long D = long(m.lookahead());
+    auto X = [&](long n) { return (n < 0 || n >= long(x.size())) ? cd(0) : to_d(x[size_t(n)]); };
+    reference_out r;
+    r.z.assign(x.size(), to_d(s.c));
+    r.S.assign(x.size(), std::abs(to_d(s.c)));
+    for (size_t i = 0; i < x.size(); i++) {
+        const long n = long(i) - D;
+        auto add = [&](cf coef, cd sig, double env, unsigned k) {
+            const cd t = to_d(coef) * sig * std::pow(env, double(k));
+            r.z[i] += t;
+            r.S[i] += std::abs(t);
+        };
+        if (m.family == dpd_model::family_t::ph) {
+            const unsigned Rp = (m.P + 1) / 2;
+            for (unsigned p = 1; p <= m.P; p += 2)
+                for (unsigned k = 0; k < m.Lp; k++)
+                    add(s.co[(p - 1) / 2 * m.Lp + k], X(n - k), std::abs(X(n - k)), p - 1);
+            for (unsigned q = 1; m.Q && q <= m.Q; q += 2)
+                for (unsigned k = 0; k < m.Lq; k++)
+                    add(s.co[Rp * m.Lp + (q - 1) / 2 * m.Lq + k], std::conj(X(n - k)), std::abs(X(n - k)), q - 1);
+        } else if (m.family == dpd_model::family_t::mp) {
+            for (unsigned k = 1; k <= m.K; k++)
+                for (unsigned mm = 0; mm < m.M; mm++)
+                    add(s.co[(k - 1) * m.M + mm], X(n - mm), std::abs(X(n - mm)), k - 1);
+        } else {
+            size_t idx = 0;
+            for (unsigned k = 0; k < m.Ka; k++)
+                for (unsigned l = 0; l < m.La; l++)
+                    add(s.co[idx++], X(n - l), std::abs(X(n - l)), k);
+            for (unsigned k = 1; k <= m.Kb; k++)
+                for (unsigned l = 0; l < m.Lb; l++)
+                    for (unsigned mm = 1; mm <= m.Mb; mm++)
+                        add(s.co[idx++], X(n - l), std::abs(X(n - l - mm)), k);
+            for (unsigned k = 1; k <= m.Kc; k++)
+                for (unsigned l = 0; l < m.Lc; l++)
+                    for (unsigned mm = 1; mm <= m.Mc; mm++)
+                        add(s.co[idx++], X(n - l), std::abs(X(n - l + mm)), k);
+        }
+    }
+    return r;
+}
+
+/*
+ * Per output |z - z_ref| <= 4 (2 Kmax + E + Ls + 8) 2^-24 S: a first-order bound of the float
+ * evaluation (Horner over at most Kmax+1 powers, E entries summed into a signal lag's g, Ls signal
+ * lags accumulated, |x| with 2 roundings), the factor 4 covering the complex components. A wrong
+ * coefficient, lag or power moves z by a whole term, far above it.
+ */
+::testing::AssertionResult matches(const std::vector<cf>& got, const reference_out& want, const dpd_model& m)
+{
+    if (got.size() != want.z.size())
+        return ::testing::AssertionFailure() << "size " << got.size() << " != " << want.z.size();
+    const dpd_model g = m.as_gmp();
+    const double chain = m.family == dpd_model::family_t::ph
+                             ? 3.0 * (std::max(m.P, m.Q) + 1) / 2 + 4 + m.num_coefficients()
+                             : 2.0 * 16 + 1 + g.Mb + g.Mc + std::max({ g.La, g.Lb, g.Lc }) + 8;
+    const double tol_rel = 4 * chain * std::ldexp(1.0, -24);
+    for (size_t i = 0; i < got.size(); i++) {
+        const double err = std::abs(to_d(got[i]) - want.z[i]);
+        if (!(err <= tol_rel * want.S[i] + 1e-30))
+            return ::testing::AssertionFailure() << "output " << i << ": got " << got[i] << " want " << want.z[i]
+                                                 << " err " << err << " > " << tol_rel * want.S[i];
+    }
+    return ::testing::AssertionSuccess();
+}
+
+const std::vector<std::string> specs = {
+    "mp:K=9,M=7",
+    "mp:K=1,M=1",
+    "gmp:Ka=5,La=6",
+    "gmp:Ka=5,La=10,Kb=3,Lb=5,Mb=2,Kc=3,Lc=5,Mc=1",
+    "gmp:Ka=4,La=3,Kb=2,Lb=4,Mb=3,Kc=3,Lc=2,Mc=4",
+    "gmp:Ka=0,La=0,Kc=2,Lc=3,Mc=2",         // leading terms only
+    "gmp:Ka=1,La=1,Kb=4,Lb=2,Mb=6",         // lagging terms only, history deeper than La
+    "gmp:Ka=3,La=40,Kb=2,Lb=3,Mb=33,Kc=2,Lc=2,Mc=20", // long lags: halo over several warps
+};
+
+struct cfg {
+    backend b;
+    bool mapped;
+    const char* name;
+};
+
+class GmpKernel : public ::testing::TestWithParam<cfg>
+{
+protected:
+    void SetUp() override { GPUINTERP_SKIP_WITHOUT_DEVICE(GetParam().b); }
+
+    std::unique_ptr<dpd_predistorter> make(const model_set& s, size_t batch = 0)
+    {
+        return std::make_unique<dpd_predistorter>(s.m, s.co, s.c, GetParam().b, 0, batch, GetParam().mapped);
+    }
+
+    //! x through a fresh kernel in random chunks (0 included) into a NaN-poisoned output.
+    std::vector<cf> run(const model_set& s, const std::vector<cf>& x, size_t max_chunk, size_t batch = 0)
+    {
+        auto k = make(s, batch);
+        std::vector<cf> y(x.size());
+        poison(y);
+        for (size_t pos = 0; pos < x.size();) {
+            const size_t c = std::min(x.size() - pos, random_size(0, max_chunk));
+            k->process(y.data() + pos, x.data() + pos, c);
+            pos += c;
+        }
+        return y;
+    }
+};
+
+TEST_P(GmpKernel, MatchesReferenceInRandomChunks)
+{
+    for (const auto& spec : specs) {
+        const model_set s = random_set(spec);
+        const auto x = random_vector<cf>(3000, 1.0f);
+        EXPECT_TRUE(matches(run(s, x, 300, 256), reference(s, x), s.m)) << spec;
+        EXPECT_TRUE(matches(run(s, x, 5), reference(s, x), s.m)) << spec << " (tiny chunks)";
+    }
+}
+
+TEST_P(GmpKernel, OneCallEqualsAnyChunkingBitForBit)
+{
+    const model_set s = random_set("gmp:Ka=4,La=3,Kb=2,Lb=4,Mb=3,Kc=3,Lc=2,Mc=4");
+    const auto x = random_vector<cf>(20000, 1.0f);
+    auto k = make(s);
+    const auto whole = k->process(x);
+    EXPECT_EQ(run(s, x, 4000, 3000), whole);
+    EXPECT_EQ(run(s, x, 3), std::vector<cf>(whole.begin(), whole.end())) << "chunks shorter than the history";
+}
+
+TEST_P(GmpKernel, CoefficientSwitchAtAnExactSample)
+{
+    for (size_t n0 : { size_t(0), size_t(1), size_t(5), size_t(1000), size_t(2047) }) {
+        const model_set a = random_set("gmp:Ka=3,La=4,Kb=2,Lb=3,Mb=2,Kc=2,Lc=3,Mc=3");
+        model_set b = a;
+        b.co = random_vector<cf>(a.co.size(), 0.3f);
+        b.c = random_value<cf>(0.1f);
+        const auto x = random_vector<cf>(2048, 1.0f);
+        auto k = make(a);
+        std::vector<cf> y(x.size());
+        poison(y);
+        k->process(y.data(), x.data(), n0);
+        k->set_coefficients(b.co, b.c);
+        EXPECT_EQ(k->coefficients(), b.co);
+        k->process(y.data() + n0, x.data() + n0, x.size() - n0);
+        // Outputs before n0 follow a; from n0 on b (its memory and look-ahead reach old samples).
+        auto ra = reference(a, x), rb = reference(b, x);
+        std::copy(ra.z.begin(), ra.z.begin() + n0, rb.z.begin());
+        std::copy(ra.S.begin(), ra.S.begin() + n0, rb.S.begin());
+        EXPECT_TRUE(matches(y, rb, b.m)) << "n0=" << n0;
+        if (n0 < x.size())
+            EXPECT_GT(std::abs(to_d(y[n0]) - ra.z[n0]), 1e-3) << "the old set must differ at n0";
+    }
+}
+
+TEST_P(GmpKernel, MpIsGmpWithAlignedTermsOnly)
+{
+    const model_set mp = random_set("mp:K=7,M=9");
+    model_set g = mp;
+    g.m = dpd_model::make_gmp(7, 9);
+    const auto x = random_vector<cf>(5000, 1.0f);
+    EXPECT_EQ(run(mp, x, 700), run(g, x, 700));
+    EXPECT_TRUE(matches(run(mp, x, 700), reference(mp, x), mp.m));
+}
+
+TEST_P(GmpKernel, PhThroughTheModelIsTheOldConstructorBitForBit)
+{
+    const model_set s = random_set("ph:P=7,Q=3,Lp=5,Lq=3");
+    const auto x = random_vector<cf>(10000, 1.0f);
+    dpd_predistorter old(7, 3, 5, 3, s.co, s.c, GetParam().b, 0, 0, GetParam().mapped);
+    auto k = make(s);
+    const auto y = k->process(x);
+    EXPECT_EQ(y, old.process(x));
+    EXPECT_TRUE(matches(y, reference(s, x), s.m));
+    EXPECT_EQ(k->model(), s.m);
+    EXPECT_EQ(k->P(), 7u);
+    EXPECT_EQ(k->Lq(), 3u);
+    EXPECT_EQ(k->delay(), 0u);
+    EXPECT_EQ(old.model().to_string(), "ph:P=7,Q=3,Lp=5,Lq=3");
+}
+
+TEST_P(GmpKernel, LeadingTermsDelayTheOutput)
+{
+    // a_00 = 1 and leading terms with zero coefficients: out[i] = x[i - D], the first D outputs
+    // the LO leakage alone (model at negative times sees only zeros).
+    model_set s = random_set("gmp:Ka=2,La=2,Kc=2,Lc=3,Mc=3");
+    std::fill(s.co.begin(), s.co.end(), cf(0));
+    s.co[0] = cf(1);
+    s.c = cf(0.25f, -0.5f);
+    const auto x = random_vector<cf>(1000, 1.0f);
+    auto k = make(s);
+    EXPECT_EQ(k->delay(), 3u);
+    EXPECT_EQ(k->history(), 3u + 2);
+    const auto y = run(s, x, 50);
+    for (size_t i = 0; i < x.size(); i++) {
+        const cf want = (i < 3 ? cf(0) : x[i - 3]) + s.c;
+        ASSERT_NEAR(y[i].real(), want.real(), 1e-6) << i;
+        ASSERT_NEAR(y[i].imag(), want.imag(), 1e-6) << i;
+    }
+    // A leading term alone: out[i] = x[i-D] |x[i-D+m]| (m = 2) reaches the newest input at m = D.
+    model_set t = random_set("gmp:Ka=0,La=0,Kc=1,Lc=1,Mc=3");
+    std::fill(t.co.begin(), t.co.end(), cf(0));
+    t.co[1] = cf(0, 1); // c_{1,0,2}
+    t.c = cf(0);
+    const auto z = run(t, x, 77);
+    for (size_t i = 0; i < x.size(); i++) {
+        const cf want = i < 3 ? cf(0) : x[i - 3] * std::abs(x[i - 1]) * cf(0, 1);
+        ASSERT_NEAR(std::abs(z[i] - want), 0.0, 1e-6) << i;
+    }
+}
+
+TEST_P(GmpKernel, LongStreamManyLaunchesAndThreads)
+{
+    const model_set s = random_set("gmp:Ka=5,La=10,Kb=3,Lb=5,Mb=2,Kc=3,Lc=5,Mc=1");
+    const auto x = random_vector<cf>(300001, 1.0f);
+    EXPECT_TRUE(matches(run(s, x, 200000, 4096), reference(s, x), s.m));
+}
+
+TEST_P(GmpKernel, ResetAndEmptyInput)
+{
+    const model_set s = random_set("gmp:Ka=3,La=3,Kb=2,Lb=2,Mb=2,Kc=2,Lc=2,Mc=2");
+    const auto x = random_vector<cf>(700, 1.0f);
+    auto k = make(s);
+    const auto a = k->process(x);
+    k->process(nullptr, nullptr, 0);
+    EXPECT_TRUE(k->process(std::vector<cf>{}).empty());
+    const auto b = k->process(x);
+    EXPECT_NE(a[0], b[0]);
+    k->reset();
+    EXPECT_EQ(k->process(x), a);
+}
+
+TEST_P(GmpKernel, DeviceEntryPointMatchesHost)
+{
+    const cfg c = GetParam();
+    const gi::device_binding bind =
+        c.b == backend::cuda ? gi::device_binding{ gi::memory_kind::cuda, 0 } : gi::device_binding{};
+    auto ops = gi::device::make_device_ops(bind);
+    const model_set s = random_set("gmp:Ka=4,La=3,Kb=2,Lb=4,Mb=3,Kc=3,Lc=2,Mc=4");
+    const size_t total = 60000;
+    const auto x = random_vector<cf>(total, 1.0f);
+    auto* din = static_cast<cf*>(ops->alloc_device(total * sizeof(cf)));
+    auto* dout = static_cast<cf*>(ops->alloc_device(total * sizeof(cf)));
+    ops->copy_async(din, x.data(), total * sizeof(cf), gi::device::copy_dir::host_to_device);
+    ops->wait();
+    auto k = make(s);
+    std::vector<cf> got(total, cf(std::nanf(""), 0));
+    size_t pos = 0;
+    for (int it = 0; pos < total; it++) {
+        const size_t n = std::min(total - pos, it % 3 == 0 ? random_size(1, 9) : random_size(1, 9000));
+        if (it % 5 == 4) {
+            k->process(got.data() + pos, x.data() + pos, n);
+        } else {
+            k->process_device(dout + pos, din + pos, n);
+            ops->copy_async(got.data() + pos, dout + pos, n * sizeof(cf), gi::device::copy_dir::device_to_host);
+            ops->wait();
+        }
+        pos += n;
+    }
+    EXPECT_TRUE(matches(got, reference(s, x), s.m));
+    ops->free_device(din);
+    ops->free_device(dout);
+}
+
+TEST_P(GmpKernel, LargeCallWithPartialLastTile)
+{
+    const model_set s = random_set("gmp:Ka=5,La=6,Kb=2,Lb=3,Mb=2,Kc=2,Lc=3,Mc=2");
+    const auto x = random_vector<cf>((size_t(1) << 20) + 2 * random_size(0, 700) + 1, 1.0f);
+    const auto y = run(s, x, size_t(1) << 21, size_t(1) << 22);
+    // Reference on the first and last 20000 outputs (every tile position of the GPU kernel is in
+    // them); every output must have been written (NaN poison).
+    const std::vector<cf> head(x.begin(), x.begin() + 20000);
+    EXPECT_TRUE(matches(std::vector<cf>(y.begin(), y.begin() + 20000), reference(s, head), s.m));
+    size_t non_finite = 0;
+    for (const cf& v : y)
+        non_finite += !(std::isfinite(v.real()) && std::isfinite(v.imag()));
+    EXPECT_EQ(non_finite, 0u);
+    // The tail: the same kernel over the last 20000 + history inputs, outputs compared past the history.
+    const size_t from = x.size() - 20000 - s.m.history();
+    const std::vector<cf> tail(x.begin() + from, x.end());
+    const auto rt = reference(s, tail);
+    reference_out r;
+    r.z.assign(rt.z.begin() + s.m.history(), rt.z.end());
+    r.S.assign(rt.S.begin() + s.m.history(), rt.S.end());
+    EXPECT_TRUE(matches(std::vector<cf>(y.end() - 20000, y.end()), r, s.m));
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends,
+                         GmpKernel,
+                         ::testing::Values(cfg{ backend::cpu, false, "cpu" },
+                                           cfg{ backend::cuda, false, "cuda" },
+                                           cfg{ backend::cuda, true, "cuda_mapped" }),
+                         [](const testing::TestParamInfo<cfg>& i) { return std::string(i.param.name); });
+
+TEST(GmpCpu, PortablePathMatchesReference)
+{
+    gi::kernel::set_gmp_cpu_simd(false);
+    for (const auto& spec : specs) {
+        const model_set s = random_set(spec);
+        const auto x = random_vector<cf>(4000, 1.0f);
+        dpd_predistorter k(s.m, s.co, s.c);
+        EXPECT_TRUE(matches(k.process(x), reference(s, x), s.m)) << spec;
+    }
+    gi::kernel::set_gmp_cpu_simd(true);
+}
+
+TEST(GmpParams, CoefficientErrors)
+{
+    const model_set s = random_set("gmp:Ka=2,La=2,Kb=1,Lb=1,Mb=1");
+    auto co = s.co;
+    co.pop_back();
+    EXPECT_EQ(message([&] { dpd_predistorter(s.m, co, 0); }).rfind("coefficients: expected 5 values for gmp:", 0), 0u);
+    co = s.co;
+    co[4] = cf(std::nanf(""), 0);
+    EXPECT_EQ(message([&] { dpd_predistorter(s.m, co, 0); }).rfind("coefficients:", 0), 0u);
+    EXPECT_EQ(message([&] { dpd_predistorter(s.m, s.co, cf(INFINITY, 0)); }).rfind("lo_leakage:", 0), 0u);
+    dpd_predistorter k(s.m, s.co, 0);
+    const auto x = random_vector<cf>(100, 1.0f);
+    const auto before = k.process(x);
+    k.reset();
+    EXPECT_THROW(k.set_coefficients(co, 0), std::invalid_argument);
+    EXPECT_EQ(k.coefficients(), s.co) << "unchanged on error";
+    EXPECT_EQ(k.process(x), before);
+    dpd_model bad = s.m;
+    bad.Kb = 99;
+    EXPECT_EQ(message([&] { dpd_predistorter(bad, s.co, 0); }).rfind("model: Kb", 0), 0u);
+}
+
+TEST(GmpProgram, LayoutOfTheCoefficients)
+{
+    // The program places user coefficient (k, l, m) at the documented index: build a model whose
+    // coefficients are their own indices and read them back per (signal lag, envelope lag, power).
+    const dpd_model m = dpd_model::parse("gmp:Ka=2,La=3,Kb=2,Lb=2,Mb=3,Kc=3,Lc=2,Mc=2");
+    std::vector<cf> co(m.num_coefficients());
+    for (size_t i = 0; i < co.size(); i++)
+        co[i] = cf(float(i), 0);
+    const auto p = gi::kernel::make_gmp_program(m, co, 0);
+    const int D = 2;
+    EXPECT_EQ(p.H, size_t(D + 1 + 3));
+    EXPECT_EQ(p.coef.size(), co.size());
+    auto find = [&](int s, int e, int k) -> float {
+        for (const auto& L : p.lags)
+            if (L.s == s)
+                for (int i = L.first; i < L.end; i++) {
+                    const auto& E = p.entries[i];
+                    if (E.e == e && k >= E.k0 && k < E.k0 + E.cnt)
+                        return p.coef[E.off + (k - E.k0)].real();
+                }
+        return -1;
+    };
+    for (unsigned k = 0; k < 2; k++)
+        for (unsigned l = 0; l < 3; l++)
+            EXPECT_EQ(find(D + l, D + l, k), float(k * 3 + l));
+    for (unsigned k = 1; k <= 2; k++)
+        for (unsigned l = 0; l < 2; l++)
+            for (unsigned mm = 1; mm <= 3; mm++)
+                EXPECT_EQ(find(D + l, D + l + mm, k), float(6 + ((k - 1) * 2 + l) * 3 + mm - 1));
+    for (unsigned k = 1; k <= 3; k++)
+        for (unsigned l = 0; l < 2; l++)
+            for (unsigned mm = 1; mm <= 2; mm++)
+                EXPECT_EQ(find(D + l, D + l - mm, k), float(18 + ((k - 1) * 2 + l) * 2 + mm - 1));
+}
+
+} // namespace
