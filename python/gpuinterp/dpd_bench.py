@@ -264,7 +264,7 @@ def format_table(rep):
     lim = rep["_limits"]
     lines = [
         f"dataset {rep['dataset']} (test split)",
-        f"PA model   {pa['name']} ({pa['coefficients']} coefficients)",
+        f"PA model   {pa['name']} ({len(pa['coefficients']) - 1} coefficients + constant)",
         f"  NMSE train {f(pa['nmse_db']['train'], 'dB')}   val {f(pa['nmse_db']['val'], 'dB')}   "
         f"test {f(pa['nmse_db']['test'], 'dB')}",
         f"{'':28s}{'ACLR left':>14s}{'ACLR right':>14s}{'ACLR avg':>14s}",
