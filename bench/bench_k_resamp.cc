@@ -10,7 +10,7 @@
 //  `texture` the
 //                 re-layout into the pitch-2D texture; counter floor_ms = bytes moved /
 //                 4169 GB/s.
-#include "../lib/kernel/resamp_engines.h"
+#include "../lib/cuda/bench_hooks.h"
 #include "bench_util.h"
 #include <gnuradio/gpuinterp/kernel/resampler.h>
 #include <gnuradio/gpuinterp/kernel/table_lookup.h>

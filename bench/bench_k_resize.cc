@@ -19,7 +19,7 @@
 //  kernel).
 // items_per_second counts OUTPUT pixels.
 #include "../lib/cuda/resize_launch.h"
-#include "../lib/kernel/resize_engine.h"
+#include "../lib/cuda/bench_hooks.h"
 #include "bench_util.h"
 #include <gnuradio/gpuinterp/kernel/resize_2d.h>
 #include <benchmark/benchmark.h>
@@ -328,6 +328,7 @@ BENCHMARK(BM_resize_cuda_host_f32)
 
 } // namespace
 
+#ifdef GPUINTERP_HAVE_CUDA
 // What a 2x upscale's traffic can reach (4 x 1080x1920 -> 2160x3840 float32: read 33 MB,
 // write 133 MB) without gathers or arithmetic, in three thread layouts
 // (gpu::time_resize_expand_floor_ms): 0 = output order, 1 = the rowcache mapping, 2 = two
@@ -356,3 +357,4 @@ BENCHMARK(BM_resize_cuda_expand_floor)
     ->Unit(benchmark::kMillisecond)
     ->UseManualTime()
     ->Iterations(1);
+#endif

@@ -7,6 +7,7 @@
 #define INCLUDED_GPUINTERP_DPD_PREDISTORTER_CC_IMPL_H
 
 #include "device_io.h"
+#include <gnuradio/gpuinterp/coeffs_message.h>
 #include <gnuradio/gpuinterp/cuda_buffer.h>
 #include <gnuradio/gpuinterp/dpd_predistorter_cc.h>
 #include <gnuradio/gpuinterp/kernel/dpd_predistorter.h>
@@ -16,19 +17,6 @@
 
 namespace gr {
 namespace gpuinterp {
-
-//! A coefficient update decoded from a PMT (message or tag value).
-struct dpd_update {
-    std::vector<gr_complex> coefficients;
-    bool has_lo_leakage = false;
-    gr_complex lo_leakage{ 0, 0 };
-};
-/*!
- * Decode a c32vector / c64vector / vector of numbers (coefficients only), a pair
- * (vector . number) or a dict {"coefficients"|"coeffs": vector, "lo_leakage"|"c": number}.
- * Throws std::invalid_argument naming what is wrong.
- */
-dpd_update parse_dpd_update(const pmt::pmt_t& v);
 
 class dpd_predistorter_cc_impl : public dpd_predistorter_cc, public device_buffer_client
 {

@@ -4,27 +4,14 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "block_util.h"
-#include "device_io.h"
-#include <gnuradio/gpuinterp/kernel/resampler.h>
-#include <gnuradio/gpuinterp/resampler.h>
+#include "resampler_impl.h"
 #include <gnuradio/io_signature.h>
 #include <cmath>
-#include <mutex>
 
 namespace gr {
 namespace gpuinterp {
 
 namespace {
-kernel::polyphase_params make_params(unsigned nfilts, unsigned taps_per_arm, double att)
-{
-    kernel::polyphase_params p;
-    p.nfilts = nfilts;
-    p.taps_per_arm = taps_per_arm;
-    p.attenuation_db = att;
-    return p;
-}
-//! The fraction p/q closest to r with q <= max_den (continued fractions, as Python's
-//! Fraction.limit_denominator).
 std::pair<uint64_t, uint64_t> bounded_fraction(double r, uint64_t max_den)
 {
     uint64_t p0 = 0, q0 = 1, p1 = 1, q1 = 0;
@@ -50,17 +37,33 @@ std::pair<uint64_t, uint64_t> bounded_fraction(double r, uint64_t max_den)
     // The best bounded approximation is either the last convergent or a semiconvergent.
     const uint64_t k = q1 ? (max_den - q0) / q1 : 0;
     const uint64_t ps = p0 + k * p1, qs = q0 + k * q1;
-    auto err = [&](uint64_t p, uint64_t q) { return std::abs(double(p) / double(q) - r); };
+    auto err = [&](uint64_t p, uint64_t q) {
+        return std::abs(double(p) / double(q) - r);
+    };
     if (q1 == 0 || (qs > 0 && err(ps, qs) < err(p1, q1)))
         return { std::max<uint64_t>(ps, 1), std::max<uint64_t>(qs, 1) };
     return { std::max<uint64_t>(p1, 1), q1 };
 }
 
-//! GNU Radio sizes single-mapped (device) buffers in multiples of the reader's relative-rate
-//! denominator; set_relative_rate(double) approximates 0.73 by a fraction with a ~1e9
-//! denominator, which made a gigabyte buffer. The rate is only a hint to the scheduler (the
-//! forecast is exact), so it gets the fraction with the smallest denominator bound (64,
-//! 4096, 2^20) that is within 0.1 % of the rate.
+
+} // namespace
+
+namespace resampler_detail {
+kernel::polyphase_params make_params(unsigned nfilts, unsigned taps_per_arm, double att)
+{
+    kernel::polyphase_params p;
+    p.nfilts = nfilts;
+    p.taps_per_arm = taps_per_arm;
+    p.attenuation_db = att;
+    return p;
+}
+//! The fraction p/q closest to r with q <= max_den (continued fractions, as Python's
+//! Fraction.limit_denominator).
+//! GNU Radio sizes single-mapped (device) buffers in multiples of the reader's
+//! relative-rate denominator; set_relative_rate(double) approximates 0.73 by a fraction
+//! with a ~1e9 denominator, which made a gigabyte buffer. The rate is only a hint to the
+//! scheduler (the forecast is exact), so it gets the fraction with the smallest
+//! denominator bound (64, 4096, 2^20) that is within 0.1 % of the rate.
 void set_hint_rate(gr::block& b, double r)
 {
     std::pair<uint64_t, uint64_t> f;
@@ -71,121 +74,44 @@ void set_hint_rate(gr::block& b, double r)
     }
     b.set_relative_rate(f.first, f.second);
 }
-
-} // namespace
+} // namespace resampler_detail
 
 template <class T>
-class resampler_impl : public resampler<T>, public device_buffer_client
+int resampler_impl<T>::general_work(int noutput_items,
+                                    gr_vector_int& ninput_items,
+                                    gr_vector_const_void_star& input_items,
+                                    gr_vector_void_star& output_items)
 {
-public:
-    resampler_impl(double rate,
-                   const std::string& method,
-                   unsigned nfilts,
-                   unsigned taps_per_arm,
-                   double attenuation_db,
-                   const std::string& backend,
-                   int device,
-                   bool device_buffers)
-        : gr::block("resampler",
-                    device_buffer_signature(device_buffers, 1, 1, sizeof(T)),
-                    device_buffer_signature(device_buffers, 1, 1, sizeof(T))),
-          d_kernel(rate,
-                   kernel::method_from_string(method),
-                   backend_from_string(backend),
-                   device,
-                   make_params(nfilts, taps_per_arm, attenuation_db)),
-          d_device_buffers(device_buffers)
-    {
-        log_backend(this->d_logger, d_kernel.active_backend(), d_kernel.backend_note());
-        d_io.attach(*this, d_kernel.active_backend(), device, device_buffers);
-        set_hint_rate(*this, rate);
-        // The kernel keeps its own history; the declared history only makes GNU Radio
-        // size our input buffer for the worst case of one output (K/r inputs for
-        // polyphase at r < 1), which the default buffer (8192 complex items) cannot hold
-        // at low rates. GNU Radio's history items sit in front of input_items[0] and are
-        // skipped in general_work. The buffer is sized once, at start: lowering the rate
-        // a lot while running (polyphase) can outgrow it.
-        d_skip = d_kernel.reach_back() + d_kernel.lookahead() +
-                 size_t(std::ceil(1.0 / rate)) + 1;
-        this->set_history(unsigned(d_skip + 1));
-        // Tags are moved by their input time (first output at or after it), not offset *
-        // rate.
-        this->set_tag_propagation_policy(gr::block::TPP_DONT);
-    }
-
-    void set_rate(double rate) override
-    {
+    return guarded_work(this->d_logger, [&] {
         std::lock_guard<std::mutex> lock(d_mutex);
-        d_kernel.set_rate(rate); // validates; the new segment starts at the next output
-        d_rate_changed = true;
-    }
-    double rate() const override
-    {
-        std::lock_guard<std::mutex> lock(d_mutex);
-        return d_kernel.rate();
-    }
-    std::string method() const override { return kernel::to_string(d_kernel.method()); }
-    std::string active_backend() const override
-    {
-        return to_string(d_kernel.active_backend());
-    }
-    bool device_buffers() const override { return d_device_buffers; }
-    device_binding buffer_binding() const override { return d_io.binding(); }
-
-    void forecast(int noutput_items, gr_vector_int& ninput_items_required) override
-    {
-        std::lock_guard<std::mutex> lock(d_mutex);
-        const size_t need = d_kernel.inputs_needed(size_t(noutput_items));
-        // inputs_needed() >= 1 always (see the kernel's consumption rule), plus GNU
-        // Radio's history.
-        ninput_items_required[0] = int(std::max<size_t>(1, need) + d_skip);
-    }
-
-    int general_work(int noutput_items,
-                     gr_vector_int& ninput_items,
-                     gr_vector_const_void_star& input_items,
-                     gr_vector_void_star& output_items) override
-    {
-        return guarded_work(this->d_logger, [&] {
-            std::lock_guard<std::mutex> lock(d_mutex);
-            if (d_rate_changed) {
-                set_hint_rate(*this, d_kernel.rate());
-                d_rate_changed = false;
+        if (d_rate_changed) {
+            resampler_detail::set_hint_rate(*this, d_kernel.rate());
+            d_rate_changed = false;
+        }
+        const uint64_t read0 = this->nitems_read(0);
+        size_t used = 0;
+        const size_t avail = size_t(std::max(0, ninput_items[0] - int(d_skip)));
+        const T* in = static_cast<const T*>(input_items[0]) + d_skip;
+        size_t got;
+        if (d_device_buffers) { // device pointers (host memory on the CPU backend)
+            in = static_cast<const T*>(d_io.input(*this, 0, in, avail * sizeof(T)));
+            got = d_kernel.resample_device(
+                static_cast<T*>(output_items[0]), size_t(noutput_items), in, avail, used);
+        } else {
+            got = d_kernel.resample(
+                static_cast<T*>(output_items[0]), size_t(noutput_items), in, avail, used);
+        }
+        if (used > 0) {
+            this->get_tags_in_range(d_tags, 0, read0, read0 + used);
+            for (gr::tag_t t : d_tags) {
+                t.offset = d_kernel.first_output_at(t.offset);
+                this->add_item_tag(0, t);
             }
-            const uint64_t read0 = this->nitems_read(0);
-            size_t used = 0;
-            const size_t avail = size_t(std::max(0, ninput_items[0] - int(d_skip)));
-            const T* in = static_cast<const T*>(input_items[0]) + d_skip;
-            size_t got;
-            if (d_device_buffers) { // device pointers (host memory on the CPU backend)
-                in = static_cast<const T*>(d_io.input(*this, 0, in, avail * sizeof(T)));
-                got = d_kernel.resample_device(
-                    static_cast<T*>(output_items[0]), size_t(noutput_items), in, avail, used);
-            } else {
-                got = d_kernel.resample(
-                    static_cast<T*>(output_items[0]), size_t(noutput_items), in, avail, used);
-            }
-            if (used > 0) {
-                this->get_tags_in_range(d_tags, 0, read0, read0 + used);
-                for (gr::tag_t t : d_tags) {
-                    t.offset = d_kernel.first_output_at(t.offset);
-                    this->add_item_tag(0, t);
-                }
-            }
-            this->consume_each(int(used));
-            return int(got);
-        });
-    }
-
-private:
-    mutable std::mutex d_mutex; // set_rate lands between two work() calls
-    kernel::resampler<T> d_kernel;
-    bool d_rate_changed = false;
-    size_t d_skip = 0; // GNU Radio history items in front of the new input
-    const bool d_device_buffers;
-    device_io d_io;
-    std::vector<gr::tag_t> d_tags; // reused across calls
-};
+        }
+        this->consume_each(int(used));
+        return int(got);
+    });
+}
 
 template <class T>
 typename resampler<T>::sptr resampler<T>::make(double rate,
@@ -197,8 +123,14 @@ typename resampler<T>::sptr resampler<T>::make(double rate,
                                                int device,
                                                bool device_buffers)
 {
-    return gnuradio::make_block_sptr<resampler_impl<T>>(
-        rate, method, nfilts, taps_per_arm, attenuation_db, backend, device, device_buffers);
+    return gnuradio::make_block_sptr<resampler_impl<T>>(rate,
+                                                        method,
+                                                        nfilts,
+                                                        taps_per_arm,
+                                                        attenuation_db,
+                                                        backend,
+                                                        device,
+                                                        device_buffers);
 }
 
 template class resampler<std::complex<float>>;

@@ -4,17 +4,13 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "block_util.h"
-#include <gnuradio/gpuinterp/kernel/table_lookup.h>
-#include <gnuradio/gpuinterp/table_lookup.h>
-#include "device_io.h"
-#include <gnuradio/gpuinterp/cuda_buffer.h>
+#include "table_lookup_impl.h"
 #include <gnuradio/io_signature.h>
-#include <mutex>
 
 namespace gr {
 namespace gpuinterp {
 
-namespace {
+namespace table_lookup_detail {
 kernel::lookup_config make_config(bool normalized,
                                   const std::string& f,
                                   const std::string& a,
@@ -27,76 +23,28 @@ kernel::lookup_config make_config(bool normalized,
     c.precision = kernel::precision_from_string(p);
     return c;
 }
-} // namespace
+} // namespace table_lookup_detail
 
 template <class T>
-class table_lookup_impl : public table_lookup<T>, public device_buffer_client
+int table_lookup_impl<T>::work(int noutput_items,
+                               gr_vector_const_void_star& input_items,
+                               gr_vector_void_star& output_items)
 {
-public:
-    table_lookup_impl(const std::vector<T>& table,
-                      bool normalized,
-                      const std::string& filter,
-                      const std::string& address,
-                      const std::string& precision,
-                      const std::string& backend,
-                      int device,
-                      bool device_buffers)
-        : gr::sync_block("table_lookup",
-                         device_buffer_signature(device_buffers, 1, 1, sizeof(float)),
-                         device_buffer_signature(device_buffers, 1, 1, sizeof(T))),
-          d_kernel(table,
-                   make_config(normalized, filter, address, precision),
-                   backend_from_string(backend),
-                   device),
-          d_device_buffers(device_buffers)
-    {
-        log_backend(this->d_logger, d_kernel.active_backend(), d_kernel.backend_note());
-        d_io.attach(*this, d_kernel.active_backend(), device, device_buffers);
-    }
-
-    bool device_buffers() const override { return d_device_buffers; }
-    device_binding buffer_binding() const override { return d_io.binding(); }
-
-    void set_table(const std::vector<T>& table) override
-    {
+    return guarded_work(this->d_logger, [&] {
         std::lock_guard<std::mutex> lock(d_mutex);
-        d_kernel.set_table(table);
-    }
-    std::vector<T> table() const override
-    {
-        std::lock_guard<std::mutex> lock(d_mutex);
-        return d_kernel.table();
-    }
-    std::string active_backend() const override
-    {
-        return to_string(d_kernel.active_backend());
-    }
-
-    int work(int noutput_items,
-             gr_vector_const_void_star& input_items,
-             gr_vector_void_star& output_items) override
-    {
-        return guarded_work(this->d_logger, [&] {
-            std::lock_guard<std::mutex> lock(d_mutex);
-            if (d_device_buffers) { // device pointers (host memory on the CPU backend)
-                const auto* x = static_cast<const float*>(
-                    d_io.input(*this, 0, input_items[0], size_t(noutput_items) * sizeof(float)));
-                d_kernel.lookup_device(static_cast<T*>(output_items[0]), x, size_t(noutput_items));
-                return noutput_items;
-            }
-            d_kernel.lookup(static_cast<T*>(output_items[0]),
-                            static_cast<const float*>(input_items[0]),
-                            static_cast<size_t>(noutput_items));
+        if (d_device_buffers) { // device pointers (host memory on the CPU backend)
+            const auto* x = static_cast<const float*>(d_io.input(
+                *this, 0, input_items[0], size_t(noutput_items) * sizeof(float)));
+            d_kernel.lookup_device(
+                static_cast<T*>(output_items[0]), x, size_t(noutput_items));
             return noutput_items;
-        });
-    }
-
-private:
-    mutable std::mutex d_mutex; // set_table lands between two work() calls
-    kernel::table_lookup<T> d_kernel;
-    const bool d_device_buffers;
-    device_io d_io;
-};
+        }
+        d_kernel.lookup(static_cast<T*>(output_items[0]),
+                        static_cast<const float*>(input_items[0]),
+                        static_cast<size_t>(noutput_items));
+        return noutput_items;
+    });
+}
 
 template <class T>
 typename table_lookup<T>::sptr table_lookup<T>::make(const std::vector<T>& table,

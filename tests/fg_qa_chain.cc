@@ -2,7 +2,7 @@
  * Copyright 2026 gr-gpuinterp authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-// Device-resident chains (issue 7): gpuinterp blocks with device_buffers (cuda_buffer)
+// Device-resident chains: gpuinterp blocks with device_buffers (cuda_buffer)
 // against the same chain with host buffers and against GNU Radio's own
 // interp_fir_filter_ccf; random buffer and call sizes so the single-mapped wrap-around
 // runs on both sides; start/stop cycles with memory measured; the fan-out cases; the

@@ -2,7 +2,7 @@
  * Copyright 2026 gr-gpuinterp authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-// The transmit chain of issue 7: interp_fir (x4) -> dpd_predistorter -> resampler (x1.25,
+// The transmit chain: interp_fir (x4) -> dpd_predistorter -> resampler (x1.25,
 // polyphase), with device buffers == with host buffers == the CPU backend, for GNU Radio's default buffers and
 // for random tiny buffers and call sizes (every edge wraps; the DPD's device-side history seam runs
 // and the resampler's at every call). CUDA cases run on the GPU host; on the CPU the same buffers use host memory.

@@ -117,7 +117,7 @@ TEST_P(FgResamp, TableLookupBlockEqualsCpuEmulation)
     EXPECT_EQ(differ, 0u);
 }
 
-// Device buffers (issue 7): host -> copy -> resampler (device buffers) -> host, with small random
+// Device buffers: host -> copy -> resampler (device buffers) -> host, with small random
 // buffers and call sizes so every edge wraps and the device-side history seam runs at every call;
 // equal to the same block with host buffers bit for bit, and tags still move by input time.
 TEST_P(FgResamp, DeviceBuffersEqualHostBuffersBitForBit)

@@ -7,7 +7,7 @@
 // texture weights, Catmull-Rom, and the windowed-sinc sum for polyphase. CPU and (on the
 // GPU host) CUDA.
 #include "../lib/kernel/poly_tiles.h"
-#include "../lib/kernel/resamp_engines.h"
+#include "../lib/cpu/cpu_engines.h"
 #include "test_util.h"
 #include <gnuradio/gpuinterp/kernel/resampler.h>
 #include <gnuradio/gpuinterp/kernel/texture_emulation.h>

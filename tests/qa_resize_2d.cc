@@ -6,7 +6,8 @@
 // the definitions (coordinate maps, Keys' cubic with a = -0.75, periodic border folding,
 // transform), on the CPU and, when present, the GPU.
 #include "cuda/resize_launch.h"
-#include "kernel/resize_engine.h"
+#include "common/float16.h"
+#include "cuda/bench_hooks.h"
 #include "test_util.h"
 #include <gnuradio/gpuinterp/kernel/resize_2d.h>
 #include <array>
@@ -347,14 +348,14 @@ TEST_P(Resize, HalfOutputWithinRelativeTolerance)
         const auto want = reference(s, x, frames);
         ASSERT_TRUE(all_close(yf, want, rtol, 1e-3));
         for (size_t i = 0; i < yh.size(); i++) {
-            const float h = gr::gpuinterp::kernel::half_to_float(yh[i]);
+            const float h = gr::gpuinterp::half_to_float(yh[i]);
             ASSERT_LE(std::fabs(h - yf[i]), 1e-3 * std::fabs(yf[i]) + 6e-8)
                 << "index " << i << " half " << h << " float " << yf[i];
             // On the CPU the float and half paths share every operation up to the
             // conversion (F16C or the portable one): the half is exactly the float
             // rounded to nearest even.
             if (GetParam() == backend::cpu)
-                ASSERT_EQ(yh[i], gr::gpuinterp::kernel::float_to_half(yf[i]))
+                ASSERT_EQ(yh[i], gr::gpuinterp::float_to_half(yf[i]))
                     << "index " << i;
         }
     }
@@ -467,7 +468,7 @@ void check_variants(const std::function<std::unique_ptr<resize_2d<T>>(const spec
                                     << first;
             }
             for (size_t i = 0; i < yh.size(); i++) {
-                const float h = gr::gpuinterp::kernel::half_to_float(yh[i]);
+                const float h = gr::gpuinterp::half_to_float(yh[i]);
                 ASSERT_LE(std::fabs(h - y[i]), 1e-3 * std::fabs(y[i]) + 6e-8)
                     << what << " index " << i << " half " << h << " float " << y[i];
             }
@@ -642,8 +643,8 @@ TEST(ResizeParams, BorderIndexMatchesPeriodicFolding)
 
 TEST(ResizeParams, HalfConversionRoundsToNearestEven)
 {
-    using gr::gpuinterp::kernel::float_to_half;
-    using gr::gpuinterp::kernel::half_to_float;
+    using gr::gpuinterp::float_to_half;
+    using gr::gpuinterp::half_to_float;
     EXPECT_EQ(float_to_half(1.0f), 0x3c00);
     EXPECT_EQ(float_to_half(-2.0f), 0xc000);
     EXPECT_EQ(float_to_half(65504.0f), 0x7bff);

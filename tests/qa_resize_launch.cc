@@ -168,7 +168,7 @@ TEST(ResizeLaunchPlan, AutomaticChoiceAndFallbacks)
 {
     using V = resize_variant;
     // 4 x 1080p -> 4K (output rows reuse source rows): bilinear and bicubic walk 32 rows per
-    // thread reusing source rows, nearest keeps vec4_r4 (measured, session 2).
+    // thread reusing source rows, nearest keeps vec4_r4 (the sm_90 tuning row).
     EXPECT_EQ(resize_plan_launch(V::automatic, 3840, 2160, 4, 132, true, 2, true).variant,
               V::rowcache_r32);
     EXPECT_EQ(resize_plan_launch(V::automatic, 3840, 2160, 4, 132, true, 4, true).variant,
@@ -241,3 +241,26 @@ TEST(ResizeLaunchPlan, AutomaticChoiceAndFallbacks)
 }
 
 } // namespace
+
+// The tuning table: every compute capability finds a row, the rows are ordered newest first, and
+// the automatic choice follows the row it finds.
+TEST(ResizeLaunchPlan, TuningTable)
+{
+    using V = resize_variant;
+    for (int sm : { 0, 50, 75, 80, 89, 90, 100, 120 }) {
+        const resize_tuning& t = resize_tuning_for(sm);
+        EXPECT_LE(t.sm_min, sm);
+        EXPECT_EQ(resize_plan_launch(V::automatic, 3840, 2160, 4, 132, true, 2, true, sm).variant,
+                  t.upscale)
+            << sm;
+        EXPECT_EQ(resize_plan_launch(V::automatic, 3840, 2160, 4, 132, true, 2, false, sm).variant,
+                  t.wide)
+            << sm;
+        EXPECT_EQ(resize_plan_launch(V::automatic, 224, 224, 1, 132, true, 2, false, sm).variant,
+                  V::point)
+            << sm;
+    }
+    for (size_t i = 1; i < sizeof(resize_tuning_table) / sizeof(resize_tuning_table[0]); i++)
+        EXPECT_GT(resize_tuning_table[i - 1].sm_min, resize_tuning_table[i].sm_min);
+    EXPECT_EQ(resize_tuning_for(90).sm_min, 90);
+}

@@ -6,9 +6,9 @@
 // CPU backend of the polyphase interpolator: the arms are stored reversed so each output is one
 // SIMD dot product over a contiguous input window (what GNU Radio's fir_filter does; dot.h says why
 // not VOLK), and large calls are split into input blocks handled by OpenMP threads.
-#include "../kernel/fir_engine.h"
+#include "cpu_engines.h"
 #include "dot.h"
-#include "parallel.h"
+#include "../common/parallel.h"
 #include <gnuradio/gpuinterp/kernel/stream_history.h>
 #include <complex>
 

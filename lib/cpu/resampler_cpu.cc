@@ -11,9 +11,9 @@
 // Radio's pfb_arb_resampler blends its filter and derivative outputs (for r < 1 the arms
 // are K/r long: the table is stretched).
 #include "../kernel/fixed_phase.h"
-#include "../kernel/resamp_engines.h"
+#include "cpu_engines.h"
 #include "dot.h"
-#include "parallel.h"
+#include "../common/parallel.h"
 #include <gnuradio/gpuinterp/kernel/texture_emulation.h>
 #include <cmath>
 

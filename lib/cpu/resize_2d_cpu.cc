@@ -14,9 +14,10 @@
 // built twice by target_clones (AVX2/FMA where the CPU has it). Work is split into
 // (frame, block of output rows) items over OpenMP threads; every thread owns its scratch
 // (row cache, converted source row), so items never share writable memory.
-#include "../kernel/resize_engine.h"
+#include "../common/float16.h"
+#include "cpu_engines.h"
 #include "dot.h" // GPUINTERP_SIMD_CLONES
-#include "parallel.h"
+#include "../common/parallel.h"
 #include <type_traits>
 #include <algorithm>
 #include <climits>

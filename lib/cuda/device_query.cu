@@ -3,6 +3,7 @@
  * Copyright 2026 gr-gpuinterp authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
+#include "../common/env.h"
 #include "cuda_common.cuh"
 #include "device_query.h"
 #include <sstream>
@@ -21,11 +22,7 @@ void throw_cuda_error(cudaError_t err, const char* expr, const char* file, int l
 
 bool debug_sync_enabled()
 {
-    static const bool on = [] {
-        const char* v = std::getenv("GPUINTERP_CUDA_SYNC");
-        return v && v[0] == '1';
-    }();
-    return on;
+    return env::cuda_sync();
 }
 
 namespace {

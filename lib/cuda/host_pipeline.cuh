@@ -19,7 +19,7 @@
 // With `mapped` the staging is mapped pinned memory that the device work reads and writes
 // directly over the bus (zero-copy: no device buffers, no copy engine).
 
-#include "../cpu/parallel.h"
+#include "../common/parallel.h"
 #include "cuda_common.cuh"
 #include <algorithm>
 #include <cstddef>

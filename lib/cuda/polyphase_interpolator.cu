@@ -20,7 +20,8 @@
 // the (L times larger) output matters most. Each chunk's history (M-1 inputs) is taken from the
 // host side of the stream and sent with the chunk, which keeps the two streams independent (no
 // cross-stream events) at the price of M-1 extra input samples per chunk.
-#include "../kernel/fir_engine.h"
+#include "bench_hooks.h"
+#include "cuda_engines.h"
 #include "complex_ops.cuh"
 #include "cuda_common.cuh"
 #include "device_history.cuh"

@@ -24,7 +24,7 @@
 // is one extra device-side read and write of the input. (Caveat: a non-finite input may
 // reach the row above through the zero vertical weight.)
 //
-// Polyphase, tiled (the default; issue 5): a block stages the whole arm table (K x (P+1)
+// Polyphase, tiled (the default): a block stages the whole arm table (K x (P+1)
 // floats, tap-major: see poly_tiles.h) in shared memory once, then walks tiles of
 // consecutive outputs (persistent blocks, grid = what fits on the SMs): per tile it loads
 // the input span the tile reads (tile span + K) with coalesced loads, and each thread
@@ -42,7 +42,9 @@
 // dominate the kernel time.
 #include "../kernel/fixed_phase.h"
 #include "../kernel/poly_tiles.h"
-#include "../kernel/resamp_engines.h"
+#include "../common/env.h"
+#include "bench_hooks.h"
+#include "cuda_engines.h"
 #include "complex_ops.cuh"
 #include "cuda_common.cuh"
 #include "device_history.cuh"
@@ -197,13 +199,6 @@ __global__ void __launch_bounds__(256)
     }
 }
 
-//! GPUINTERP_RESAMP_POLY=old selects the first polyphase kernel (benchmarks compare).
-bool poly_old_from_env()
-{
-    const char* v = std::getenv("GPUINTERP_RESAMP_POLY");
-    return v && std::string(v) == "old";
-}
-
 template <typename D, typename H>
 class cuda_resamp_engine final : public kernel::resamp_engine<H>
 {
@@ -222,7 +217,7 @@ public:
             cudaDeviceGetAttribute(&d_tex_align, cudaDevAttrTextureAlignment, device));
         GPUINTERP_CUDA_CHECK(cudaDeviceGetAttribute(
             &d_smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-        d_poly_old = poly_old_from_env();
+        d_poly_old = env::resamp_poly_untiled();
     }
     ~cuda_resamp_engine() override
     {

@@ -11,7 +11,7 @@
 // can enumerate every block and thread of a plan and check that each output element is
 // written exactly once; the kernels call the same position functions.
 
-#include "../host_device.h"
+#include "../common/host_device.h"
 #include <algorithm>
 #include <cstddef>
 
@@ -98,6 +98,34 @@ constexpr unsigned resize_grid_yz_max = 65535;
 // the kernel is then bound by gather latency, not bandwidth, and wants many threads.
 constexpr double resize_small_outputs = 4.0 * 1024 * 1024;
 
+/*!
+ * Tuning of the automatic choice, per GPU architecture (as CUB's dispatch/tuning tables): which
+ * variant each kind of shape runs. The figures behind each row are in docs/performance.md
+ * ("2D frame resize"); only sm_90 (H200) has been measured, so every architecture uses its row
+ * until another one is measured.
+ */
+struct resize_tuning {
+    int sm_min;                      //!< first compute capability (major * 10 + minor) of the row
+    double small_outputs;            //!< fewer outputs per launch: a point variant
+    resize_variant upscale;          //!< output rows reuse source rows, 16-byte stores, >= 2 taps
+    resize_variant wide;             //!< other shapes with 16-byte stores and <= 2 taps
+};
+constexpr resize_tuning resize_tuning_table[] = {
+    // sm_90: the rowcache walk over 32 output rows wins every upscale with row reuse
+    // (bilinear and bicubic); vec4_r4 the rest (nearest, shrinks).
+    { 90, resize_small_outputs, resize_variant::rowcache_r32, resize_variant::vec4_r4 },
+    { 0, resize_small_outputs, resize_variant::rowcache_r32, resize_variant::vec4_r4 },
+};
+
+//! The tuning row of compute capability `sm` (major * 10 + minor).
+inline const resize_tuning& resize_tuning_for(int sm)
+{
+    for (const auto& t : resize_tuning_table)
+        if (sm >= t.sm_min)
+            return t;
+    return resize_tuning_table[sizeof(resize_tuning_table) / sizeof(resize_tuning_table[0]) - 1];
+}
+
 struct resize_plan {
     resize_variant variant = resize_variant::tile;
     unsigned gx = 1, gy = 1, gz = 1; // grid of one launch (tile: 1D, gx blocks)
@@ -141,7 +169,8 @@ inline int resize_vec4_rows(resize_variant v)
  * RW: output elements per row (out_w * channels); vec_ok: the 16-byte (float) / 8-byte
  * (binary16) row stores and the 16-byte table loads are aligned (the output base is;
  * RW % 4 == 0 is checked here); taps: x taps of the method (1, 2, 4); upscale_y: out_h >= in_h
- * (output rows can reuse source rows). A requested variant
+ * (output rows can reuse source rows); sm: compute capability, major * 10 + minor (selects the
+ * tuning row of the automatic choice). A requested variant
  * that the shape cannot take falls back to tile, which takes every shape (rowcache_w8 with
  * bicubic taps runs rowcache_r8 instead, which then falls back to tile like the others).
  */
@@ -152,7 +181,8 @@ inline resize_plan resize_plan_launch(resize_variant req,
                                       int sms,
                                       bool vec_ok,
                                       int taps = 2,
-                                      bool upscale_y = false)
+                                      bool upscale_y = false,
+                                      int sm = 90)
 {
     resize_plan p;
     frames = std::max<size_t>(frames, 1);
@@ -160,20 +190,14 @@ inline resize_plan resize_plan_launch(resize_variant req,
     const double total = double(RW) * out_h * double(frames);
     resize_variant v = req;
     if (v == resize_variant::automatic) {
-        if (total < resize_small_outputs)
+        const resize_tuning& t = resize_tuning_for(sm);
+        if (total < t.small_outputs)
             v = frames >= 4 ? resize_variant::point_f4 : resize_variant::point;
         else if (upscale_y && vec_ok && taps >= 2)
-            // Measured on the H200 (2026-11-30 session 2, docs/performance.md): when output
-            // rows outnumber source rows, the rowcache walk (each thread walks 32 output rows
-            // and reuses the interpolated source rows) is the fastest for bilinear (4 x
-            // 1080p->4K resize only: r32 0.084-0.085 ms, r16 0.085-0.087, vec4_r4 0.093-0.094;
-            // 1 RGB frame 0.067-0.068 vs 0.077-0.079) and bicubic (0.227-0.232 vs tile 0.316).
-            v = resize_variant::rowcache_r32;
+            v = t.upscale;
         else
-            // vec4_r4 for nearest (0.050 vs rowcache_r32 0.053) and shapes without row reuse
-            // (session 1: 4 x 1080p->4K 0.094 ms vs vec4_r2 0.116, tile 0.116); bicubic without
-            // vec4 stores runs tile.
-            v = vec_ok && taps <= 2 ? resize_variant::vec4_r4 : resize_variant::tile;
+            // Bicubic without row reuse runs tile: vec4 would need ~160 registers per thread.
+            v = vec_ok && taps <= 2 ? t.wide : resize_variant::tile;
     }
     if (resize_is_vec4(v) || resize_is_strided(v)) {
         const int R = resize_vec4_rows(v);

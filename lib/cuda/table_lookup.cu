@@ -18,7 +18,7 @@
 // copied, looked up and copied back. Not double-buffered: a lookup is one read and one
 // write per sample, so the copies dominate and a second stream would only overlap the
 // (short) kernel with them.
-#include "../kernel/resamp_engines.h"
+#include "cuda_engines.h"
 #include "complex_ops.cuh"
 #include "cuda_common.cuh"
 #include "texture_util.cuh"

@@ -3,6 +3,8 @@
  * Copyright 2026 gr-gpuinterp authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
+#include "common/enum_names.h"
+#include "common/env.h"
 #include "cuda/device_query.h"
 #include <gnuradio/gpuinterp/kernel/backend.h>
 #include <cstdlib>
@@ -10,30 +12,21 @@
 namespace gr {
 namespace gpuinterp {
 
+namespace {
+constexpr enum_name<backend> backends[] = {
+    { backend::automatic, "automatic" },
+    { backend::cpu, "cpu" },
+    { backend::cuda, "cuda" },
+    { backend::automatic, "auto" },
+};
+} // namespace
+
 backend backend_from_string(const std::string& name)
 {
-    if (name == "automatic" || name == "auto")
-        return backend::automatic;
-    if (name == "cpu")
-        return backend::cpu;
-    if (name == "cuda")
-        return backend::cuda;
-    throw std::invalid_argument("backend: unknown value '" + name +
-                                "' (expected 'automatic', 'cpu' or 'cuda')");
+    return enum_from_string("backend", name, backends);
 }
 
-std::string to_string(backend b)
-{
-    switch (b) {
-    case backend::automatic:
-        return "automatic";
-    case backend::cpu:
-        return "cpu";
-    case backend::cuda:
-        return "cuda";
-    }
-    return "unknown";
-}
+std::string to_string(backend b) { return enum_to_string(b, backends); }
 
 bool built_with_cuda() { return gpu::built_with_cuda(); }
 int cuda_device_count() { return gpu::device_count(); }
@@ -49,8 +42,7 @@ backend_choice select_backend(backend requested, int device)
     if (requested != backend::automatic && requested != backend::cuda)
         throw std::invalid_argument("backend: invalid enumerator");
 
-    const char* force = std::getenv("GPUINTERP_BACKEND");
-    const bool forced_cpu = force && std::string(force) == "cpu";
+    const bool forced_cpu = env::force_cpu();
     if (requested == backend::automatic && forced_cpu)
         return { backend::cpu, "GPUINTERP_BACKEND=cpu is set" };
 

@@ -33,21 +33,7 @@ public:
     virtual void set_batch(size_t) {}
 };
 
-template <typename T, typename TAP>
-std::unique_ptr<fir_engine<T, TAP>> make_cpu_fir_engine();
-
 } // namespace kernel
-
-namespace gpu {
-// Defined in lib/cuda/polyphase_interpolator.cu (only in CUDA builds).
-template <typename T, typename TAP>
-std::unique_ptr<kernel::fir_engine<T, TAP>> make_cuda_fir_engine(int device, size_t batch);
-
-//! Benchmark hook: milliseconds per launch of the interpolation kernel alone, on n_in random
-//! inputs already resident on the device (CUDA events, median of `iters` launches).
-template <typename T, typename TAP>
-double time_fir_kernel_ms(int device, unsigned L, const std::vector<TAP>& taps, size_t n_in, int iters);
-} // namespace gpu
 
 } // namespace gpuinterp
 } // namespace gr

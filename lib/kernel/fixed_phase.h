@@ -14,7 +14,7 @@
 // the stream runs (a double closed form would lose ~1e-4 samples of precision after 10^12
 // outputs). Shared by C++ and CUDA code.
 
-#include "../host_device.h"
+#include "../common/host_device.h"
 #include <cstdint>
 
 namespace gr {

@@ -3,7 +3,7 @@
  * Copyright 2026 gr-gpuinterp authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-#include "fir_engine.h"
+#include "engine_factory.h"
 #include <gnuradio/gpuinterp/kernel/polyphase_interpolator.h>
 #include <gnuradio/gpuinterp/kernel/validate.h>
 
@@ -32,13 +32,7 @@ polyphase_interpolator<T, TAP>::polyphase_interpolator(unsigned interpolation,
     const backend_choice choice = select_backend(requested, device);
     d_backend = choice.selected;
     d_note = choice.reason;
-    if (d_backend == backend::cuda) {
-#ifdef GPUINTERP_HAVE_CUDA
-        d_engine = gpu::make_cuda_fir_engine<T, TAP>(device, d_batch);
-#endif
-    } else {
-        d_engine = make_cpu_fir_engine<T, TAP>();
-    }
+    d_engine = make_fir_engine<T, TAP>(d_backend, device, d_batch);
     set_taps(taps);
 }
 

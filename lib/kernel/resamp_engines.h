@@ -32,9 +32,6 @@ public:
     virtual void set_batch(size_t) {}
 };
 
-template <typename T>
-std::unique_ptr<lookup_engine<T>> make_cpu_lookup_engine();
-
 //! Everything an engine needs to compute a run of outputs (see resampler.h for the
 //! conventions).
 struct resamp_plan {
@@ -102,29 +99,7 @@ private:
     std::vector<T> d_host_window;
 };
 
-template <typename T>
-std::unique_ptr<resamp_engine<T>> make_cpu_resamp_engine();
-
 } // namespace kernel
-
-namespace gpu {
-template <typename T>
-std::unique_ptr<kernel::lookup_engine<T>> make_cuda_lookup_engine(int device,
-                                                                  size_t batch);
-template <typename T>
-std::unique_ptr<kernel::resamp_engine<T>> make_cuda_resamp_engine(int device,
-                                                                  size_t batch);
-
-//! Benchmark hook: ms per resampling of n_in device-resident inputs (kernel, plus the
-//! pitch-2D re-layout for `texture`), CUDA events, median of iters. Outputs n_in * rate.
-//! poly_old: polyphase runs the first (untiled) kernel instead of the tiled one.
-double time_resampler_kernel_ms(int device,
-                                kernel::resamp_method m,
-                                double rate,
-                                size_t n_in,
-                                int iters,
-                                bool poly_old = false);
-} // namespace gpu
 
 } // namespace gpuinterp
 } // namespace gr

@@ -7,7 +7,8 @@
 // consume/produce bookkeeping that makes chunking irrelevant. The engines only compute
 // outputs.
 #include "fixed_phase.h"
-#include "resamp_engines.h"
+#include "engine_factory.h"
+#include "../common/enum_names.h"
 #include <gnuradio/gpuinterp/kernel/resampler.h>
 #include <gnuradio/gpuinterp/kernel/validate.h>
 #include <cmath>
@@ -16,39 +17,20 @@ namespace gr {
 namespace gpuinterp {
 namespace kernel {
 
+namespace {
+constexpr enum_name<resamp_method> resamp_methods[] = {
+    { resamp_method::nearest, "nearest" }, { resamp_method::linear, "linear" },
+    { resamp_method::texture, "texture" }, { resamp_method::cubic, "cubic" },
+    { resamp_method::polyphase, "polyphase" },
+};
+} // namespace
+
 resamp_method method_from_string(const std::string& s)
 {
-    if (s == "nearest")
-        return resamp_method::nearest;
-    if (s == "linear")
-        return resamp_method::linear;
-    if (s == "texture")
-        return resamp_method::texture;
-    if (s == "cubic")
-        return resamp_method::cubic;
-    if (s == "polyphase")
-        return resamp_method::polyphase;
-    invalid_parameter(
-        "method",
-        "expected 'nearest', 'linear', 'texture', 'cubic' or 'polyphase', got '" + s +
-            "'");
+    return enum_from_string("method", s, resamp_methods);
 }
 
-std::string to_string(resamp_method m)
-{
-    switch (m) {
-    case resamp_method::nearest:
-        return "nearest";
-    case resamp_method::linear:
-        return "linear";
-    case resamp_method::texture:
-        return "texture";
-    case resamp_method::cubic:
-        return "cubic";
-    default:
-        return "polyphase";
-    }
-}
+std::string to_string(resamp_method m) { return enum_to_string(m, resamp_methods); }
 
 namespace {
 
@@ -158,13 +140,7 @@ resampler<T>::resampler(double rate,
     const backend_choice choice = select_backend(requested, device);
     d_backend = choice.selected;
     d_note = choice.reason;
-    if (d_backend == backend::cuda) {
-#ifdef GPUINTERP_HAVE_CUDA
-        d_engine = gpu::make_cuda_resamp_engine<T>(device, batch ? batch : default_batch);
-#endif
-    } else {
-        d_engine = make_cpu_resamp_engine<T>();
-    }
+    d_engine = make_resamp_engine<T>(d_backend, device, batch ? batch : default_batch);
     const fx_step s = step_from_rate(rate);
     d_step_ip = s.ip;
     d_step_fp = s.fp;

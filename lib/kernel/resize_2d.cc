@@ -3,13 +3,11 @@
  * Copyright 2026 gr-gpuinterp authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-#include "../cpu/parallel.h"
-#include "../cuda/resize_launch.h"
-#include "resize_engine.h"
+#include "../common/enum_names.h"
+#include "engine_factory.h"
 #include <gnuradio/gpuinterp/kernel/resize_2d.h>
 #include <gnuradio/gpuinterp/kernel/validate.h>
 #include <algorithm>
-#include <atomic>
 #include <climits>
 #include <cmath>
 #include <cstring>
@@ -18,83 +16,40 @@ namespace gr {
 namespace gpuinterp {
 namespace kernel {
 
+namespace {
+constexpr enum_name<resize_method> resize_methods[] = {
+    { resize_method::nearest, "nearest" },   { resize_method::bilinear, "bilinear" },
+    { resize_method::bicubic, "bicubic" },   { resize_method::bilinear, "linear" },
+    { resize_method::bicubic, "cubic" },
+};
+constexpr enum_name<resize_coord> resize_coords[] = {
+    { resize_coord::half_pixel, "half_pixel" },
+    { resize_coord::align_corners, "align_corners" },
+    { resize_coord::asymmetric, "asymmetric" },
+};
+constexpr enum_name<resize_border> resize_borders[] = {
+    { resize_border::replicate, "replicate" },
+    { resize_border::reflect, "reflect" },
+    { resize_border::reflect_101, "reflect_101" },
+    { resize_border::constant, "constant" },
+};
+} // namespace
+
 resize_method resize_method_from_string(const std::string& s)
 {
-    if (s == "nearest")
-        return resize_method::nearest;
-    if (s == "bilinear" || s == "linear")
-        return resize_method::bilinear;
-    if (s == "bicubic" || s == "cubic")
-        return resize_method::bicubic;
-    invalid_parameter("method",
-                      "unknown method '" + s + "' (nearest, bilinear, bicubic)");
+    return enum_from_string("method", s, resize_methods);
 }
-
 resize_coord resize_coord_from_string(const std::string& s)
 {
-    if (s == "half_pixel")
-        return resize_coord::half_pixel;
-    if (s == "align_corners")
-        return resize_coord::align_corners;
-    if (s == "asymmetric")
-        return resize_coord::asymmetric;
-    invalid_parameter("coord",
-                      "unknown coordinate convention '" + s +
-                          "' (half_pixel, align_corners, asymmetric)");
+    return enum_from_string("coord", s, resize_coords);
 }
-
 resize_border resize_border_from_string(const std::string& s)
 {
-    if (s == "replicate")
-        return resize_border::replicate;
-    if (s == "reflect")
-        return resize_border::reflect;
-    if (s == "reflect_101")
-        return resize_border::reflect_101;
-    if (s == "constant")
-        return resize_border::constant;
-    invalid_parameter("border",
-                      "unknown border '" + s +
-                          "' (replicate, reflect, reflect_101, constant)");
+    return enum_from_string("border", s, resize_borders);
 }
-
-std::string to_string(resize_method m)
-{
-    switch (m) {
-    case resize_method::nearest:
-        return "nearest";
-    case resize_method::bilinear:
-        return "bilinear";
-    default:
-        return "bicubic";
-    }
-}
-
-std::string to_string(resize_coord c)
-{
-    switch (c) {
-    case resize_coord::half_pixel:
-        return "half_pixel";
-    case resize_coord::align_corners:
-        return "align_corners";
-    default:
-        return "asymmetric";
-    }
-}
-
-std::string to_string(resize_border b)
-{
-    switch (b) {
-    case resize_border::replicate:
-        return "replicate";
-    case resize_border::reflect:
-        return "reflect";
-    case resize_border::reflect_101:
-        return "reflect_101";
-    default:
-        return "constant";
-    }
-}
+std::string to_string(resize_method m) { return enum_to_string(m, resize_methods); }
+std::string to_string(resize_coord c) { return enum_to_string(c, resize_coords); }
+std::string to_string(resize_border b) { return enum_to_string(b, resize_borders); }
 
 int resize_border_index(int p, int n, resize_border border)
 {
@@ -206,52 +161,6 @@ bool resize_transform::identity() const
     return scale == 1.0f && !clip;
 }
 
-// IEEE binary16 conversions, portable (no F16C needed); round to nearest even.
-uint16_t float_to_half(float f)
-{
-    uint32_t x;
-    std::memcpy(&x, &f, 4);
-    const uint32_t sign = (x >> 16) & 0x8000u;
-    const uint32_t a = x & 0x7fffffffu;
-    if (a >= 0x7f800000u) // inf or NaN (keep NaN quiet and non-zero)
-        return uint16_t(sign | 0x7c00u |
-                        (a > 0x7f800000u ? (0x200u | ((a >> 13) & 0x3ffu)) : 0u));
-    if (a >= 0x477ff000u) // >= 65520 rounds to infinity
-        return uint16_t(sign | 0x7c00u);
-    if (a < 0x38800000u) { // below the smallest normal half, 2^-14: subnormal or zero
-        float v;
-        std::memcpy(&v, &a, 4);
-        const uint32_t q =
-            uint32_t(std::nearbyint(v * 16777216.0f)); // units of 2^-24, exact scaling
-        return uint16_t(sign | q);
-    }
-    uint32_t h = ((((a >> 23) - 127 + 15) & 0x1fu) << 10) | ((a >> 13) & 0x3ffu);
-    const uint32_t rem = a & 0x1fffu;
-    if (rem > 0x1000u || (rem == 0x1000u && (h & 1u)))
-        h++; // a carry into the exponent is the correct rounding
-    return uint16_t(sign | h);
-}
-
-float half_to_float(uint16_t h)
-{
-    const uint32_t sign = uint32_t(h & 0x8000u) << 16;
-    const uint32_t e = (h >> 10) & 0x1fu;
-    const uint32_t m = h & 0x3ffu;
-    float v;
-    if (e == 0) {
-        v = std::ldexp(float(m), -24);
-        uint32_t b;
-        std::memcpy(&b, &v, 4);
-        b |= sign;
-        std::memcpy(&v, &b, 4);
-        return v;
-    }
-    uint32_t b =
-        sign | (e == 31 ? (0xffu << 23) | (m << 13) : ((e - 15 + 127) << 23) | (m << 13));
-    std::memcpy(&v, &b, 4);
-    return v;
-}
-
 namespace {
 
 void check_size(const char* name, int v)
@@ -317,13 +226,7 @@ resize_2d<T>::resize_2d(int in_height,
     const backend_choice choice = select_backend(requested, device);
     d_backend = choice.selected;
     d_note = choice.reason;
-    if (d_backend == backend::cuda) {
-#ifdef GPUINTERP_HAVE_CUDA
-        d_engine = gpu::make_cuda_resize_engine<T>(device, d_batch);
-#endif
-    } else {
-        d_engine = make_cpu_resize_engine<T>();
-    }
+    d_engine = make_resize_engine<T>(d_backend, device, d_batch);
     rebuild_tables();
     push_transform();
 }
@@ -475,25 +378,5 @@ template class resize_2d<float>;
 template class resize_2d<uint8_t>;
 
 } // namespace kernel
-
-namespace gpu {
-namespace {
-// Test hook state: one override for the whole process, like an environment setting.
-std::atomic<int> g_variant_override{ int(resize_variant::automatic) };
-std::atomic<int> g_last_variant{ int(resize_variant::automatic) };
-} // namespace
-
-void set_resize_variant_override(int variant)
-{
-    if (variant < -1 || variant >= resize_variant_count)
-        throw std::invalid_argument("variant: " + std::to_string(variant) +
-                                    " is not a resize kernel variant");
-    g_variant_override.store(variant);
-}
-int resize_variant_override() { return g_variant_override.load(); }
-int last_resize_variant() { return g_last_variant.load(); }
-void note_resize_variant(int variant) { g_last_variant.store(variant); }
-} // namespace gpu
-
 } // namespace gpuinterp
 } // namespace gr

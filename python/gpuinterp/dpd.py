@@ -23,10 +23,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import dpd_model as _spec
+
 __all__ = [
     "DPDError", "validate_structure", "num_coefficients", "branch_layout", "identity_coefficients",
     "basis_matrix", "apply_model", "NumpyPredistorter", "make_engine", "align", "estimate_delay",
-    "fractional_shift", "estimate", "EstimateResult", "Adaptation", "StepResult", "nmse_db",
+    "fractional_shift", "estimate", "make_model_engine", "solve_regularized", "Solution", "EstimateResult", "Adaptation", "StepResult", "nmse_db",
     "save_coefficients", "load_coefficients",
 ]
 
@@ -106,37 +108,10 @@ def basis_matrix(x, P, Q, Lp, Lq, history=None):
     Column j belongs to entry j of the flat coefficient vector (see :func:`branch_layout`): column
     (p, k) holds psi_p(x[n-k]), column (q, k) conj(psi_q(x[n-k])). Samples before x[0] are taken from
     ``history`` (the samples that preceded x, oldest first) or are zero (the predistorter's initial
-    state)."""
+    state). The same as :func:`gnuradio.gpuinterp.dpd_model.basis` of ``ph:P=..,Q=..,Lp=..,Lq=..``."""
     P, Q, Lp, Lq = validate_structure(P, Q, Lp, Lq)
     x = _as_complex_vector("x", x)
-    n = x.size
-    L = max(Lp, Lq if Q > 0 else 1)
-    pad = np.zeros(L - 1, dtype=np.complex128)
-    if history is not None and L > 1:
-        h = _as_complex_vector("history", history)[-(L - 1):]
-        pad[L - 1 - h.size:] = h
-    xe = np.concatenate([pad, x])
-    mag2 = np.abs(xe) ** 2
-    K = num_coefficients(P, Q, Lp, Lq)
-    phi = np.empty((n, K), dtype=np.complex128)
-    col = 0
-    # psi_p(x) = x |x|^(p-1) = x (|x|^2)^((p-1)/2): even powers of |x| only, no square roots.
-    psi = {}
-    cur = xe.copy()
-    for p in range(1, max(P, Q) + 1, 2):
-        psi[p] = cur
-        cur = cur * mag2
-    for p in range(1, P + 1, 2):
-        for k in range(Lp):
-            phi[:, col] = psi[p][L - 1 - k:L - 1 - k + n]
-            col += 1
-    if Q > 0:
-        for q in range(1, Q + 1, 2):
-            cq = np.conj(psi[q])
-            for k in range(Lq):
-                phi[:, col] = cq[L - 1 - k:L - 1 - k + n]
-                col += 1
-    return phi
+    return _spec.basis(x, f"ph:P={P},Q={Q},Lp={Lp},Lq={Lq}", history)
 
 
 def apply_model(x, coefficients, lo_leakage, P, Q, Lp, Lq, history=None):
@@ -188,6 +163,19 @@ def make_engine(P, Q, Lp, Lq, coefficients, lo_leakage=0j, backend="cpu"):
     w = _check_coefficients(coefficients, P, Q, Lp, Lq)
     return _gi.dpd_predistorter(int(P), int(Q), int(Lp), int(Lq), [complex(v) for v in w],
                                 complex(lo_leakage), backend=backend)
+
+
+def make_model_engine(model, coefficients, lo_leakage=0j, backend="cpu"):
+    """A streaming engine for a model of any family (:mod:`gnuradio.gpuinterp.dpd_model` spec): the C++
+    kernel ``gpuinterp.dpd_predistorter`` (CPU SIMD or CUDA) built from the spec. Its output is delayed
+    by the model's look-ahead (``engine.delay()`` samples; 0 for ph and mp)."""
+    from gnuradio import gpuinterp as _gi
+
+    m = _spec.parse(model)
+    w = _as_complex_vector("coefficients", coefficients)
+    if w.size != m.num_coefficients or not np.all(np.isfinite(w)):
+        raise DPDError(f"coefficients: expected {m.num_coefficients} finite values for {m}, got {w.size}")
+    return _gi.dpd_predistorter(str(m), [complex(v) for v in w], complex(lo_leakage), backend=backend)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -328,15 +316,122 @@ def align(x, y, delay=None, max_delay=None, fractional=True):
 # Estimation (indirect learning)
 # ----------------------------------------------------------------------------------------------
 
+def _model_of(P, Q, Lp, Lq, model):
+    """The model spec from either a spec (``model``) or the parallel-Hammerstein P, Q, Lp, Lq."""
+    if model is not None:
+        return _spec.parse(model)
+    P, Q, Lp, Lq = validate_structure(P, Q, Lp, Lq)
+    return _spec.parse(f"ph:P={P},Q={Q},Lp={Lp},Lq={Lq}")
+
+
+# Relative ridge values (lambda / s_max^2) tried when the regularisation is chosen on held-out data:
+# from "none" (1e-14, below which a float64 SVD cannot tell the difference) to heavy smoothing.
+REGULARIZATION_GRID = tuple(10.0 ** e for e in np.arange(-14.0, -0.9, 0.5))
+
+
+@dataclass
+class Solution:
+    """A regularised least-squares solution of ``target ~ phi @ w``.
+
+    regularization: lambda relative to the largest squared singular value of the column-normalised
+    basis; condition: s_max/s_min of that basis; rank: singular values above the regularisation
+    (s^2 > lambda), i.e. the directions the solution actually uses; dof: effective degrees of
+    freedom sum s^2/(s^2 + lambda); selected_by: "fixed", "validation" or "gcv";
+    validation_nmse_db: NMSE on the held-out rows at the chosen value (nan without them)."""
+    w: np.ndarray
+    regularization: float
+    condition: float
+    rank: int
+    dof: float
+    fit_nmse_db: float
+    selected_by: str
+    validation_nmse_db: float = float("nan")
+
+
+def _nmse_vec(ref, est):
+    den = np.vdot(ref, ref).real
+    return 10 * math.log10(max(np.vdot(ref - est, ref - est).real / den, 1e-30)) if den > 0 else float("nan")
+
+
+def solve_regularized(phi, target, regularization=None, phi_val=None, target_val=None, grid=None):
+    """Tikhonov-regularised least squares in float64 on the column-normalised basis, by SVD.
+
+    Columns of different orders differ by orders of magnitude, so each is scaled to unit norm first:
+    the regularisation and the condition number then do not depend on the signal level. The thin SVD
+    phi_s = U S V^H (LAPACK gesdd, float64) gives w = V diag(s / (s^2 + lambda)) U^H target without
+    ever forming the normal equations, whose condition number would be the square (tall bases go
+    through a Householder QR first).
+
+    ``regularization``: a number fixes lambda / s_max^2 (0: minimum-norm least squares, singular
+    values below 1e-13 s_max dropped as LAPACK's gelsd does); None chooses it from
+    :data:`REGULARIZATION_GRID` by the NMSE on held-out rows (``phi_val``, ``target_val``) when given,
+    else by generalised cross-validation; "gcv" forces GCV."""
+    norms = np.linalg.norm(phi, axis=0)
+    if np.any(norms == 0) or not np.all(np.isfinite(norms)):
+        raise DPDError("y: basis matrix is singular (a basis column is all zeros)")
+    A = phi / norms
+    if A.shape[0] > 2 * A.shape[1]:
+        # Tall basis: Householder QR without forming Q (LAPACK geqrf + ormqr for Q^H target), then the
+        # SVD of the K x K factor, A = Q R = (Q U_R) S V^H. Same singular values and U^H target as the
+        # SVD of A, about three times faster, and never the normal equations.
+        from scipy.linalg import qr_multiply
+
+        cq, R = qr_multiply(A, target.conj()[None, :], mode="right")
+        U_r, s, Vh = np.linalg.svd(R)
+        b = U_r.conj().T @ cq.conj().ravel()
+    else:
+        U, s, Vh = np.linalg.svd(A, full_matrices=False)
+        b = U.conj().T @ target
+    s0 = s[0]
+    cond = float(s0 / s[-1]) if s[-1] > 0 else float("inf")
+    grid = np.asarray(grid if grid is not None else REGULARIZATION_GRID, dtype=np.float64)
+    s2 = (s / s0) ** 2
+    val_nmse = float("nan")
+    if regularization is None and phi_val is not None and len(target_val):
+        Bv = (phi_val / norms) @ Vh.conj().T
+        scores = [_nmse_vec(target_val, Bv @ ((s / (s ** 2 + lam * s0 ** 2)) * b)) for lam in grid]
+        i = int(np.nanargmin(scores))
+        lam, how, val_nmse = float(grid[i]), "validation", float(scores[i])
+    elif regularization is None or regularization == "gcv":
+        # GCV(lambda) = N ||r||^2 / (N - dof)^2 with ||r||^2 = ||t||^2 - ||b||^2 + sum((1 - f)^2 |b|^2).
+        n = A.shape[0]
+        tt = np.vdot(target, target).real
+        bb = np.abs(b) ** 2
+        out = tt - bb.sum()
+        scores = []
+        for lam in grid:
+            f = s2 / (s2 + lam)
+            r2 = max(out + np.sum((1 - f) ** 2 * bb), 0.0)
+            scores.append(n * r2 / max(n - f.sum(), 1e-9) ** 2)
+        lam, how = float(grid[int(np.argmin(scores))]), "gcv"
+    else:
+        lam, how = float(regularization), "fixed"
+    if lam > 0:
+        g = s / (s ** 2 + lam * s0 ** 2)
+        keep = s2 > lam
+    else:
+        keep = s > 1e-13 * s0
+        g = np.where(keep, 1.0 / np.where(keep, s, 1.0), 0.0)
+    w = (Vh.conj().T @ (g * b)) / norms
+    if not np.all(np.isfinite(w)):
+        raise DPDError("y: estimation produced non-finite coefficients (ill-conditioned basis)")
+    dof = float(np.sum(s2 / (s2 + lam))) if lam > 0 else float(np.sum(keep))
+    fit = _nmse_vec(target, phi @ w)
+    return Solution(w, lam, cond, int(np.sum(keep)), dof, fit, how, val_nmse)
+
+
 @dataclass
 class EstimateResult:
     """Outcome of :func:`estimate`.
 
-    coefficients: flat complex vector in the predistorter layout; lo_leakage: c;
+    coefficients: flat complex vector in the layout of ``model``; lo_leakage: c;
     fit_nmse_db: NMSE of the post-inverse fit, ||x - f(y/G)||^2/||x||^2 (how well the model explains
     the capture); raw_nmse_db: NMSE of y/G against x (the PA distortion seen in this capture);
-    delay: y lag in samples; gain: G used; condition: condition number of the column-scaled basis;
-    num_samples: rows used in the fit."""
+    delay: y lag in samples; gain: G used; condition: condition number of the column-normalised basis;
+    rank: singular directions above the regularisation; regularization: the lambda used (relative to
+    s_max^2) and regularization_selected_by how it was chosen; validation_nmse_db: NMSE on the
+    held-out rows that chose it; outliers: samples excluded as outliers; num_samples: rows fitted;
+    model: the spec string."""
     coefficients: np.ndarray
     lo_leakage: complex
     fit_nmse_db: float
@@ -349,6 +444,12 @@ class EstimateResult:
     Q: int = 0
     Lp: int = 1
     Lq: int = 1
+    rank: int = 0
+    regularization: float = float("nan")
+    regularization_selected_by: str = ""
+    validation_nmse_db: float = float("nan")
+    outliers: int = 0
+    model: str = ""
 
     @property
     def nmse_db(self):
@@ -362,92 +463,175 @@ def _require_rows(rows, ncol, min_samples_per_coefficient):
                        f"unknowns (need at least {need} = {min_samples_per_coefficient} per unknown)")
 
 
-def _prepare(x, y, P, Q, Lp, Lq, target_gain, delay, max_delay, fractional):
+# A sample whose magnitude exceeds this many times the capture's robust RMS is a glitch (an ADC
+# overload, a dropped packet patched with garbage), not signal: 24 x RMS is a 27.6 dB peak-to-average
+# ratio, far above any communication signal's. Such samples are zeroed before alignment and the rows
+# that touch them are left out of the fit, so one glitch cannot bias the delay, the gain or the
+# coefficients. More than 1 % of them means the capture itself is bad.
+OUTLIER_FACTOR = 24.0
+MAX_OUTLIER_FRACTION = 0.01
+
+
+def _outlier_mask(name, v):
+    mag = np.abs(v)
+    # median |v| of a complex Gaussian is sqrt(ln 2) x RMS; robust to the outliers themselves.
+    rms = np.median(mag) / math.sqrt(math.log(2.0))
+    bad = mag > OUTLIER_FACTOR * rms if rms > 0 else np.zeros(v.size, dtype=bool)
+    if bad.sum() > MAX_OUTLIER_FRACTION * v.size:
+        raise DPDError(f"{name}: {int(bad.sum())} of {v.size} samples exceed {OUTLIER_FACTOR:g} x the "
+                       "capture's robust RMS: the capture is clipped, corrupted or not a PA signal")
+    return bad
+
+
+def _prepare(x, y, model, target_gain, delay, max_delay, fractional):
+    """Align y to x and normalise it by the gain. Returns (xa, yn, delay, G, bad) with ``bad`` the
+    aligned rows that an outlier sample touches (excluded from every fit)."""
+    bx, by = _outlier_mask("x", x), _outlier_mask("y", y)
+    if bx.any() or by.any():
+        x, y = np.where(bx, 0, x), np.where(by, 0, y)
     xa, ya, d = align(x, y, delay=delay, max_delay=max_delay, fractional=fractional)
     if xa.size == 0 or not np.any(xa) or not np.any(ya):
         raise DPDError(f"x: capture too short: no usable overlap of x and y after aligning by {d:.3f} "
                        "samples")
+    bad = np.zeros(xa.size, dtype=bool)
+    if bx.any() or by.any():
+        # Map the glitches onto the aligned grid, widened by the interpolation window of the shift.
+        _, first = fractional_shift(np.zeros(x.size), float(d))
+        idx = np.arange(xa.size) + first
+        near = np.convolve(by.astype(float), np.ones(2 * 24 + 3), mode="same") > 0
+        shift = int(math.floor(d))
+        src = np.clip(idx + shift, 0, y.size - 1)
+        bad = bx[idx] | near[src]
+    good = ~bad
     if target_gain is None or target_gain == 0:
-        den = np.vdot(xa, xa).real
-        G = np.vdot(xa, ya) / den if den > 0 else 0j  # LS gain: y ~ G x
+        den = np.vdot(xa[good], xa[good]).real
+        G = np.vdot(xa[good], ya[good]) / den if den > 0 else 0j  # LS gain: y ~ G x
     else:
         G = complex(target_gain)
     if not np.isfinite(G) or abs(G) < 1e-12:
         raise DPDError(f"target_gain: gain {G} is zero or not finite (y uncorrelated with x? "
                        "check the delay range and the loopback)")
-    return xa, ya / G, d, complex(G)
+    return xa, ya / G, d, complex(G), bad
 
 
-def _fit(xa, yn, P, Q, Lp, Lq, regularization, max_condition, lo_leakage, min_samples_per_coefficient):
-    L = max(Lp, Lq if Q > 0 else 1)
-    phi = basis_matrix(yn, P, Q, Lp, Lq)[L - 1:]
-    target = xa[L - 1:]
-    if lo_leakage:
-        phi = np.hstack([phi, np.ones((phi.shape[0], 1), dtype=np.complex128)])
+def _rows(model, n, bad=None):
+    """Rows of a length-n capture whose basis window lies inside it and touches no bad sample."""
+    m = _spec.parse(model)
+    terms = _spec.term_list(m)
+    back = max(max(l, j) for l, j, _, _ in terms)
+    ahead = max([-j for _, j, _, _ in terms] + [0])
+    ok = np.zeros(n, dtype=bool)
+    ok[back:n - ahead] = True
+    if bad is not None and bad.any():
+        # a row reads samples n-back .. n+ahead
+        hit = np.convolve(bad.astype(float), np.ones(back + ahead + 1), mode="full")
+        ok &= hit[ahead:ahead + n] == 0
+    return ok
+
+
+def _fit(xa, yn, model, regularization, max_condition, lo_leakage, min_samples_per_coefficient,
+         bad=None, validation=None):
+    """Fit x ~ f(yn) + c.
+
+    With ``regularization`` None, lambda is chosen on held-out data: the ``validation`` pair
+    (x_val, y_val, already normalised) when given, else the last 20 % of this capture (fitted on the
+    first 80 % for the choice, then refitted on everything). The held-out score is the NMSE of the
+    model *run over the held-out samples from a zero initial state*, as a predistorter or PA model
+    block would run it. That matters on oversampled captures: their basis columns are nearly
+    collinear, a barely-regularised fit balances large coefficients of opposite sign, and such a model
+    explodes as soon as its input leaves the captured signal's manifold (a start-up transient, a
+    predistorted signal). Scoring the run exposes it; scoring only steady-state rows would not."""
+    m = _spec.parse(model)
+    ok = _rows(m, xa.size, bad)
+
+    def design(v, history=None):
+        p = _spec.basis(v, m, history)
+        if lo_leakage:
+            p = np.hstack([p, np.ones((p.shape[0], 1), dtype=np.complex128)])
+        return p
+
+    full = design(yn)
+    phi, target = full[ok], xa[ok]
     _require_rows(phi.shape[0], phi.shape[1], min_samples_per_coefficient)
-    # Columns of different orders differ by orders of magnitude; unit-norm scaling makes the
-    # regularisation and the condition number independent of the signal level.
-    norms = np.linalg.norm(phi, axis=0)
-    if np.any(norms == 0):
-        raise DPDError("y: basis matrix is singular (a basis column is all zeros)")
-    phis = phi / norms
-    # Tikhonov solution v = V diag(s/(s^2 + lam)) U^H x of phis = U S V^H. The K x K Gram matrix gives
-    # the same V and s^2 four times faster than an SVD of the N x K basis; it squares the condition
-    # number, so well-conditioned bases (cond < 1e5: error ~1e-6 relative) use it and the rest take the
-    # SVD, which also decides the max_condition check exactly.
-    gram = phis.conj().T @ phis
-    ev, V = np.linalg.eigh(gram)
-    b = phis.conj().T @ target
-    cond = math.sqrt(ev[-1] / ev[0]) if ev[0] > 0 else float("inf")
-    if cond < 1e5:
-        s2 = ev
-        lam = regularization * s2[-1]
-        v = V @ ((V.conj().T @ b) / (s2 + lam))
-    else:
-        U, s, Vh = np.linalg.svd(phis, full_matrices=False)
-        cond = float(s[0] / s[-1]) if s[-1] > 0 else float("inf")
-        lam = regularization * s[0] ** 2
-        if cond < max_condition:
-            v = Vh.conj().T @ ((s / (s ** 2 + lam)) * (U.conj().T @ target))
-    if not cond < max_condition:
-        raise DPDError(f"y: basis matrix is singular or ill-conditioned (condition number {cond:.3g} >= "
+    reg, how, val = regularization, None, float("nan")
+    if reg is None:
+        ahead = m.lookahead
+        vhist = None
+        if validation is not None:
+            xv, yv = (np.asarray(v, dtype=np.complex128).ravel() for v in validation[:2])
+            vhist = validation[2] if len(validation) > 2 else None
+            fit_rows = ok
+        else:
+            cut = int(xa.size * 0.8)
+            xv, yv = xa[cut:], yn[cut:]
+            fit_rows = ok & (np.arange(xa.size) < cut)
+        okv = np.ones(xv.size, dtype=bool)
+        if ahead:
+            okv[-ahead:] = False
+        if bad is not None and validation is None:
+            okv &= ~bad[xa.size - xv.size:]
+        if fit_rows.sum() >= phi.shape[1] and okv.sum() > 0:
+            pre = solve_regularized(full[fit_rows], xa[fit_rows], None, design(yv, vhist)[okv], xv[okv])
+            reg, val = pre.regularization, pre.validation_nmse_db
+            how = "validation" if validation is not None else "holdout"
+    sol = solve_regularized(phi, target, reg)
+    if how:
+        sol.selected_by, sol.validation_nmse_db = how, val
+    if max_condition is not None and not sol.condition < max_condition:
+        raise DPDError(f"y: basis matrix is ill-conditioned (condition number {sol.condition:.3g} >= "
                        f"max_condition {max_condition:.3g}); the capture does not excite the model "
-                       "(constant envelope? too few distinct amplitudes?) or P/Lp is too large for it")
-    w = v / norms
-    if not np.all(np.isfinite(w)):
-        raise DPDError("y: estimation produced non-finite coefficients (ill-conditioned basis)")
-    resid = target - phi @ w
-    fit = 10 * math.log10(max(np.vdot(resid, resid).real / np.vdot(target, target).real, 1e-30))
+                       "(constant envelope? too few distinct amplitudes?) or the model is too large for it")
+    w = sol.w
     c = complex(w[-1]) if lo_leakage else 0j
     coeffs = w[:-1] if lo_leakage else w
-    return coeffs, c, fit, cond, phi.shape[0]
+    return coeffs, c, sol, phi.shape[0]
 
 
-def estimate(x, y, P, Q, Lp, Lq, target_gain=None, regularization=1e-9, delay=None, max_delay=None,
-             fractional=True, lo_leakage=True, max_condition=1e8, min_samples_per_coefficient=10):
+def estimate(x, y, P=None, Q=None, Lp=None, Lq=None, target_gain=None, regularization=None, delay=None,
+             max_delay=None, fractional=True, lo_leakage=True, max_condition=None,
+             min_samples_per_coefficient=10, model=None, validation=None):
     """Indirect-learning estimate of predistorter coefficients from one capture.
 
-    x: PA input (the predistorter output), y: PA output (loopback capture), same length.
+    x: PA input (the predistorter output), y: PA output (loopback capture), same length. The model is
+    the parallel Hammerstein (P, Q, Lp, Lq) or any spec of :mod:`gnuradio.gpuinterp.dpd_model`
+    (``model="gmp:Ka=5,La=8,Kb=3,Lb=4,Mb=2"``). Swapping x and y fits a forward (PA) model instead.
     Steps: align y to x (integer delay by cross-correlation, fractional by band-limited interpolation;
-    pass ``delay`` to skip the search); normalise y by the complex gain G (``target_gain``; None
-    measures the least-squares gain of this capture, y ~ G x); fit the post-inverse x ~ f(y/G) with f
-    of the predistorter's form, by Tikhonov-regularised least squares on the column-normalised basis
-    (``regularization`` is relative to the largest squared singular value). Copying f into the
-    predistorter makes PA(f(u)) ~ G u.
+    pass ``delay`` to skip the search); exclude outlier samples (beyond 24 x the robust RMS); normalise
+    y by the complex gain G (``target_gain``; None measures the least-squares gain of this capture,
+    y ~ G x); fit the post-inverse x ~ f(y/G) by regularised least squares on the column-normalised
+    basis (:func:`solve_regularized`). ``regularization`` None chooses lambda on held-out data: the
+    ``validation`` pair (x_val, y_val, same roles as x, y, already aligned) when given, else the last
+    20 % of this capture; a number fixes it (relative to the largest squared singular value). The
+    held-out run starts from a zero state, or from the samples of y that preceded y_val when
+    ``validation`` carries them as a third element (a split that continues the capture).
+    Copying f into the predistorter makes PA(f(u)) ~ G u.
 
     Raises :class:`DPDError` (a ValueError whose message starts with the parameter name) for
     mismatched lengths, empty/all-zero/non-finite captures, a capture too short for the number of
     unknowns (``min_samples_per_coefficient`` rows per unknown), a basis whose condition number
-    reaches ``max_condition``; the returned coefficients are always finite."""
-    P, Q, Lp, Lq = validate_structure(P, Q, Lp, Lq)
-    if not (regularization >= 0 and math.isfinite(regularization)):
-        raise DPDError(f"regularization: must be finite and >= 0, got {regularization}")
+    reaches ``max_condition`` (None: no limit, the regularisation handles it); the returned
+    coefficients are always finite."""
+    m = _model_of(P, Q, Lp, Lq, model)
+    if regularization is not None and regularization != "gcv" and not (
+            isinstance(regularization, (int, float)) and regularization >= 0 and math.isfinite(regularization)):
+        raise DPDError(f"regularization: must be None (choose on held-out data) or finite and >= 0, "
+                       f"got {regularization}")
     x, y = _check_pair(x, y)
-    xa, yn, d, G = _prepare(x, y, P, Q, Lp, Lq, target_gain, delay, max_delay, fractional)
-    coeffs, c, fit, cond, rows = _fit(xa, yn, P, Q, Lp, Lq, regularization, max_condition, lo_leakage,
-                                      min_samples_per_coefficient)
-    raw = nmse_db(xa, yn)
-    return EstimateResult(coeffs, c, fit, raw, d, G, cond, rows, P, Q, Lp, Lq)
+    xa, yn, d, G, bad = _prepare(x, y, m, target_gain, delay, max_delay, fractional)
+    if validation is not None:
+        xv, yv = _check_pair(*validation[:2])
+        vh = None if len(validation) < 3 or validation[2] is None else np.asarray(validation[2]) / G
+        validation = (xv, yv / G, vh)
+    coeffs, c, sol, rows = _fit(xa, yn, m, regularization, max_condition, lo_leakage,
+                                min_samples_per_coefficient, bad, validation)
+    good = ~bad
+    raw = nmse_db(xa[good], yn[good])
+    ph = m.params if m.family == "ph" else (0, 0, 1, 1)
+    return EstimateResult(coeffs, c, sol.fit_nmse_db, raw, d, G, sol.condition, rows, *ph, rank=sol.rank,
+                          regularization=sol.regularization,
+                          regularization_selected_by=sol.selected_by,
+                          validation_nmse_db=sol.validation_nmse_db, outliers=int(bad.sum()),
+                          model=str(m))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -495,8 +679,12 @@ class Adaptation:
 
     def __init__(self, P, Q, Lp, Lq, damping=0.8, target_gain=None, rollback_tolerance_db=0.5,
                  min_damping=0.1, max_gain_db=10.0, lock_delay=False, initial_coefficients=None,
-                 initial_lo_leakage=0j, **estimate_kwargs):
-        self.P, self.Q, self.Lp, self.Lq = validate_structure(P, Q, Lp, Lq)
+                 initial_lo_leakage=0j, model=None, **estimate_kwargs):
+        self.model = _model_of(P, Q, Lp, Lq, model)
+        if self.model.family == "ph":
+            self.P, self.Q, self.Lp, self.Lq = self.model.params
+        else:
+            self.P, self.Q, self.Lp, self.Lq = 0, 0, 1, 1
         if not 0 < damping <= 1:
             raise DPDError(f"damping: must be in (0, 1], got {damping}")
         if not 0 < min_damping <= damping:
@@ -509,9 +697,14 @@ class Adaptation:
         self.lock_delay = bool(lock_delay)
         self.delay = None
         self.estimate_kwargs = dict(estimate_kwargs)
+        K = self.model.num_coefficients
         if initial_coefficients is None or len(initial_coefficients) == 0:
-            initial_coefficients = identity_coefficients(P, Q, Lp, Lq)
-        self.coefficients = _check_coefficients(initial_coefficients, P, Q, Lp, Lq).copy()
+            initial_coefficients = np.zeros(K, dtype=np.complex128)
+            initial_coefficients[0] = 1.0  # the first term of every family is x[n]
+        self.coefficients = _as_complex_vector("initial_coefficients", initial_coefficients).copy()
+        if self.coefficients.size != K or not np.all(np.isfinite(self.coefficients)):
+            raise DPDError(f"initial_coefficients: expected {K} finite values for {self.model}, "
+                           f"got {self.coefficients.size}")
         self.lo_leakage = complex(initial_lo_leakage)
         self.best = None  # (loop_nmse_db, coefficients, lo_leakage)
         self.iteration = 0
@@ -526,20 +719,19 @@ class Adaptation:
     def step(self, x, y):
         self.iteration += 1
         kw = dict(self.estimate_kwargs)
+        m = self.model
         try:
             x, y = _check_pair(x, y)
-            xa, yn, d, G = _prepare(x, y, self.P, self.Q, self.Lp, self.Lq, self.target_gain,
-                                    self.delay if self.lock_delay else None, kw.get("max_delay"),
-                                    kw.get("fractional", True))
+            xa, yn, d, G, bad = _prepare(x, y, m, self.target_gain, self.delay if self.lock_delay else None,
+                                         kw.get("max_delay"), kw.get("fractional", True))
         except DPDError as e:
             return self._refuse(str(e))
-        L = max(self.Lp, self.Lq if self.Q > 0 else 1)
         try:
-            _require_rows(xa.size - (L - 1),
-                          num_coefficients(self.P, self.Q, self.Lp, self.Lq) + int(kw.get("lo_leakage", True)),
+            ok = _rows(m, xa.size, bad)
+            _require_rows(int(ok.sum()), m.num_coefficients + int(kw.get("lo_leakage", True)),
                           kw.get("min_samples_per_coefficient", 10))
-            f_cur = apply_model(yn, self.coefficients, self.lo_leakage, self.P, self.Q, self.Lp, self.Lq)
-            loop = nmse_db(xa[L - 1:], f_cur[L - 1:])
+            f_cur = _spec.apply(yn, m, self.coefficients, self.lo_leakage)
+            loop = nmse_db(xa[ok], f_cur[ok])
         except DPDError as e:
             return self._refuse(str(e), delay=d, gain=G)
         if self.target_gain is None:
@@ -558,10 +750,9 @@ class Adaptation:
         if self.best is None or loop < self.best[0]:
             self.best = (loop, self.coefficients.copy(), self.lo_leakage)
         try:
-            coeffs, c, fit, cond, _ = _fit(xa, yn, self.P, self.Q, self.Lp, self.Lq,
-                                           kw.get("regularization", 1e-9), kw.get("max_condition", 1e8),
-                                           kw.get("lo_leakage", True),
-                                           kw.get("min_samples_per_coefficient", 10))
+            coeffs, c, sol, _ = _fit(xa, yn, m, kw.get("regularization"), kw.get("max_condition"),
+                                     kw.get("lo_leakage", True), kw.get("min_samples_per_coefficient", 10),
+                                     bad)
         except DPDError as e:
             return self._refuse(str(e), loop_nmse_db=loop, delay=d, gain=G)
         mu = self.damping
@@ -569,14 +760,15 @@ class Adaptation:
         c_new = self.lo_leakage + mu * (c - self.lo_leakage)
         if not (np.all(np.isfinite(w_new)) and np.isfinite(c_new)):
             return self._refuse("coefficients: update is not finite", loop_nmse_db=loop, delay=d, gain=G)
-        z = apply_model(yn, w_new, c_new, self.P, self.Q, self.Lp, self.Lq)
-        g_db = 10 * math.log10(max(np.vdot(z, z).real, 1e-300) / np.vdot(yn, yn).real)
+        z = _spec.apply(yn, m, w_new, c_new)[ok]
+        g_db = 10 * math.log10(max(np.vdot(z, z).real, 1e-300) / np.vdot(yn[ok], yn[ok]).real)
         if abs(g_db) > self.max_gain_db:
             return self._refuse(f"coefficients: predistorter gain {g_db:.1f} dB on the capture exceeds "
                                 f"+-max_gain_db {self.max_gain_db:g} dB", loop_nmse_db=loop, delay=d,
                                 gain=G)
         self.coefficients, self.lo_leakage = w_new, complex(c_new)
-        r = StepResult(self.iteration, "updated", w_new.copy(), complex(c_new), loop, fit, d, G, cond, mu)
+        r = StepResult(self.iteration, "updated", w_new.copy(), complex(c_new), loop, sol.fit_nmse_db, d, G,
+                       sol.condition, mu)
         self.history.append(r)
         return r
 

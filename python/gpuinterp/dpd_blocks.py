@@ -12,29 +12,22 @@ import pmt
 from gnuradio import gr
 
 from . import dpd
+from .gpuinterp_python import decode_coeffs_message, encode_coeffs_message
 
 __all__ = ["dpd_estimator_cc", "coefficients_message", "parse_coefficients_message"]
 
 
 def coefficients_message(coefficients, lo_leakage):
     """The PMT the predistorter's ``coeffs`` port takes: pair (c32vector . complex c)."""
-    w = np.asarray(coefficients, dtype=np.complex64)
-    return pmt.cons(pmt.init_c32vector(w.size, [complex(v) for v in w]), pmt.from_complex(complex(lo_leakage)))
+    w = np.asarray(coefficients, dtype=np.complex64).ravel()
+    return encode_coeffs_message([complex(v) for v in w], complex(lo_leakage))
 
 
 def parse_coefficients_message(msg, expected_len):
-    """(coefficients, lo_leakage or None) from a c32vector or a pair (c32vector . c); ValueError on
-    anything else (wrong type, wrong length, non-finite values)."""
-    c = None
-    vec = msg
-    if pmt.is_pair(msg) and not pmt.is_dict(msg):
-        vec, cp = pmt.car(msg), pmt.cdr(msg)
-        if not (pmt.is_complex(cp) or pmt.is_number(cp)):
-            raise ValueError("coeffs: the pair's second element must be a complex number (LO leakage c)")
-        c = complex(pmt.to_complex(cp)) if pmt.is_complex(cp) else complex(pmt.to_double(cp))
-    if not pmt.is_c32vector(vec):
-        raise ValueError("coeffs: expected a c32vector or a pair (c32vector . c)")
-    w = np.array(pmt.c32vector_elements(vec), dtype=np.complex128)
+    """(coefficients, lo_leakage or None) from any form decode_coeffs_message() accepts (the C++
+    predistorter's definition); ValueError on anything else, a wrong length or non-finite values."""
+    w, c = decode_coeffs_message(msg)
+    w = w.astype(np.complex128)
     if w.size != expected_len:
         raise ValueError(f"coeffs: expected {expected_len} coefficients, got {w.size}")
     if not np.all(np.isfinite(w)) or (c is not None and not np.isfinite(c)):

@@ -17,13 +17,17 @@ import math
 
 import numpy as np
 
-__all__ = ["welch_psd", "band_power", "aclr", "acpr", "nmse_db", "evm_percent", "am_am_pm", "ofdm_test_signal",
+__all__ = ["welch_psd", "band_power", "opendpd_psd", "opendpd_aclr", "opendpd_evm_db",
+           "opendpd_nmse_db", "aclr", "acpr", "nmse_db", "evm_percent", "am_am_pm", "ofdm_test_signal",
            "ofdm_demodulate", "plot_psd", "plot_am_am_pm"]
 
 
 def welch_psd(x, fs=1.0, nfft=4096, overlap=0.5):
     """Two-sided Welch PSD of complex x: (f [Hz, ascending from -fs/2], psd [power/Hz]). Hann window,
-    ``overlap`` fraction of segment overlap; x shorter than nfft uses one zero-padded segment."""
+    ``overlap`` fraction of segment overlap, no detrending; x shorter than nfft uses one zero-padded
+    segment. scipy.signal.welch does the work."""
+    from scipy.signal import welch
+
     x = np.asarray(x, dtype=np.complex128).ravel()
     if x.size == 0:
         raise ValueError("x: empty signal")
@@ -32,18 +36,79 @@ def welch_psd(x, fs=1.0, nfft=4096, overlap=0.5):
     if not 0 <= overlap < 1:
         raise ValueError(f"overlap: must be in [0, 1), got {overlap}")
     nseg = min(nfft, x.size)
-    win = np.hanning(nseg + 1)[:-1] if nseg > 1 else np.ones(1)  # periodic Hann, as scipy's 'hann'
     step = max(1, int(nseg * (1 - overlap)))
-    starts = range(0, x.size - nseg + 1, step)
-    acc = np.zeros(nfft)
-    count = 0
-    for s in starts:
-        seg = x[s:s + nseg] * win
-        acc += np.abs(np.fft.fft(seg, nfft)) ** 2
-        count += 1
-    psd = acc / (count * fs * np.sum(win ** 2))
-    f = np.fft.fftshift(np.fft.fftfreq(nfft, 1 / fs))
-    return f, np.fft.fftshift(psd)
+    f, psd = welch(x, fs=fs, window="hann", nperseg=nseg, noverlap=nseg - step, nfft=nfft, detrend=False,
+                   return_onesided=False, scaling="density")
+    return np.fft.fftshift(f), np.fft.fftshift(psd)
+
+
+# ----------------------------------------------------------------------------------------------
+# OpenDPD's metrics (lab-emi/OpenDPD utils/metrics.py, as restated in docs/dpd_loop.md), so figures
+# measured here stand next to the ones published on the same datasets.
+# ----------------------------------------------------------------------------------------------
+
+def opendpd_psd(x, fs, nperseg):
+    """Welch PSD as OpenDPD computes it: Hann, ``nperseg``, two-sided, scaling "spectrum", shifted so
+    the frequency axis ascends."""
+    from scipy.signal import welch
+
+    x = np.asarray(x, dtype=np.complex128).ravel()
+    if x.size < nperseg:
+        raise ValueError(f"x: {x.size} samples is shorter than nperseg {nperseg}")
+    f, p = welch(x, fs=fs, window="hann", nperseg=nperseg, return_onesided=False, scaling="spectrum")
+    return np.fft.fftshift(f), np.fft.fftshift(p)
+
+
+def _opendpd_channels(f, bw, n_sub_ch):
+    main = np.flatnonzero((f >= -bw / 2) & (f <= bw / 2))
+    w = main.size // n_sub_ch
+    subs = [main[i * w:(i + 1) * w] for i in range(n_sub_ch)]
+    left = np.arange(main[0] - w, main[0])
+    right = np.arange(main[-1] + 1, main[-1] + 1 + w)
+    if left[0] < 0 or right[-1] >= f.size:
+        raise ValueError(f"bw: adjacent channels of a {bw:g} Hz main channel fall outside the sampled band")
+    return subs, left, right
+
+
+def opendpd_aclr(x, fs, bw, n_sub_ch, nperseg):
+    """(left, right, mean) ACLR in dBc as OpenDPD: adjacent-channel power (the w bins just below /
+    above the main channel, w the width of one of its ``n_sub_ch`` sub-channels) over the power of the
+    strongest sub-channel."""
+    f, p = opendpd_psd(x, fs, nperseg)
+    subs, left, right = _opendpd_channels(f, bw, n_sub_ch)
+    ref = max(p[s].sum() for s in subs)
+    lo = 10 * math.log10(p[left].sum() / ref)
+    hi = 10 * math.log10(p[right].sum() / ref)
+    return lo, hi, (lo + hi) / 2
+
+
+def opendpd_evm_db(measured, reference, fs, bw, n_sub_ch, nperseg):
+    """OpenDPD's spectral EVM in dB: in each sub-channel of the main channel, mean |spectrum error| over
+    mean |reference spectrum| (FFTs of the first ``nperseg`` samples), averaged over the sub-channels,
+    in 20 log10. A spectral figure, not a demodulated constellation EVM."""
+    a = np.asarray(measured, dtype=np.complex128).ravel()[:nperseg]
+    r = np.asarray(reference, dtype=np.complex128).ravel()[:nperseg]
+    if a.size < nperseg or r.size < nperseg:
+        raise ValueError(f"measured: need {nperseg} samples")
+    A = np.fft.fftshift(np.fft.fft(a))
+    R = np.fft.fftshift(np.fft.fft(r))
+    f = np.fft.fftshift(np.fft.fftfreq(nperseg, 1 / fs))
+    subs, _, _ = _opendpd_channels(f, bw, n_sub_ch)
+    ratio = np.mean([np.mean(np.abs(A[s] - R[s])) / np.mean(np.abs(R[s])) for s in subs])
+    return 20 * math.log10(ratio)
+
+
+def opendpd_nmse_db(measured, reference, nperseg):
+    """NMSE in dB averaged over the ``nperseg``-long segments (a shorter tail is left out), as OpenDPD."""
+    a = np.asarray(measured, dtype=np.complex128).ravel()
+    r = np.asarray(reference, dtype=np.complex128).ravel()
+    nseg = max(1, r.size // nperseg)
+    L = min(nperseg, r.size)
+    vals = []
+    for i in range(nseg):
+        d, e = r[i * L:(i + 1) * L], a[i * L:(i + 1) * L]
+        vals.append(10 * math.log10(max(np.vdot(d - e, d - e).real / np.vdot(d, d).real, 1e-30)))
+    return float(np.mean(vals))
 
 
 def band_power(f, psd, f_lo, f_hi):

@@ -29,7 +29,7 @@ import threading
 import numpy as np
 from gnuradio import gr
 
-from . import dpd
+from . import dpd, dpd_model
 
 __all__ = ["PRESETS", "preset_coefficients", "PAModel", "pa_model_cc", "MODELS", "SALEH_DEFAULT"]
 
@@ -89,10 +89,22 @@ class PAModel:
     def __init__(self, model="ding2004", coefficients=(), memory_depth=3, backoff_db=0.0, gain=1.0,
                  snr_db=math.inf, rapp_saturation=1.0, rapp_smoothness=2.0, saleh=SALEH_DEFAULT,
                  seed=0, backend="cpu"):
-        if model not in MODELS:
-            raise ValueError(f"model: must be one of {MODELS}, got {model!r}")
-        self.model = model
         self._engine = None
+        self.fit = None
+        self.delay = 0
+        if isinstance(model, dpd_model.ModelFit) or (isinstance(model, str) and model.endswith(".json")):
+            # A model fitted from captures (dpd_model.fit_forward, gpuinterp_dpd_bench --save-pa-model):
+            # any family, on the predistorter's engine; leading-envelope terms delay the output.
+            if len(coefficients):
+                raise ValueError("coefficients: must be empty for a fitted model file (they are in the file)")
+            self.fit = model if isinstance(model, dpd_model.ModelFit) else dpd_model.load_model(model)
+            self._engine = dpd.make_model_engine(self.fit.model, self.fit.coefficients, self.fit.lo_leakage,
+                                                 backend=backend)
+            self.delay = dpd_model.parse(self.fit.model).lookahead
+            model = "fitted"
+        elif model not in MODELS:
+            raise ValueError(f"model: must be one of {MODELS} or a fitted model file (.json), got {model!r}")
+        self.model = model
         if model in PRESETS:
             if len(coefficients):
                 raise ValueError(f"coefficients: must be empty for preset {model!r} "
@@ -175,7 +187,10 @@ class pa_model_cc(gr.sync_block):
 
     Args:
         model: "ding2004", "warp_v3" (memory-polynomial presets), "memory_polynomial" (your
-            coefficients), "rapp" or "saleh".
+            coefficients), "rapp", "saleh", or the path of a PA model fitted from captures (a .json
+            file from gpuinterp_dpd_bench --save-pa-model or dpd_model.save_model; any model family,
+            run on the predistorter engine; a GMP with leading-envelope terms delays the output by
+            its look-ahead Mc samples).
         coefficients: memory-polynomial coefficients in the predistorter layout
             [a(1,0..M-1), a(3,0..M-1), ...] (model "memory_polynomial" only).
         memory_depth: M, taps per order (model "memory_polynomial" only).

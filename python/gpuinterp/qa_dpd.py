@@ -151,18 +151,17 @@ class qa_dpd(gr_unittest.TestCase):
     def test_estimate_equals_lstsq(self):
         # Unregularised, the estimate is the least-squares solution: compare with LAPACK's gelsd on the
         # unscaled basis (plus the constant column), for a well-conditioned basis (Gram route) and a
-        # badly conditioned one (P = 19, cond ~7e5, SVD route).
-        for P, Lp, scale in ((5, 3, 0.3), (19, 2, 0.3)):
+        # badly conditioned one (P = 15, the highest order the engines take).
+        for P, Lp, scale in ((5, 3, 0.3), (15, 2, 0.3)):
             y = self.rand_c(20000, scale)
             x = y + 0.05 * y * np.abs(y) ** 2 + 0.01 * self.rand_c(20000)
             r = dpd.estimate(x, y, P, 0, Lp, 1, delay=0.0, target_gain=1.0, regularization=0.0)
             phi = np.hstack([dpd.basis_matrix(y, P, 0, Lp, 1), np.ones((y.size, 1))])[Lp - 1:]
             ref = np.linalg.lstsq(phi, x[Lp - 1:], rcond=None)[0]
             got = np.append(r.coefficients, r.lo_leakage)
-            # measured 1e-13 (cond 8.5) and 3e-9 (cond 6.6e5)
             self.assertLess(np.linalg.norm(got - ref) / np.linalg.norm(ref), 1e-10 if r.condition < 1e5 else 1e-6,
                             (P, r.condition))
-        self.assertGreater(r.condition, 1e5)  # the second case did take the SVD route
+        self.assertGreater(r.condition, 1e4)  # the second basis is badly conditioned
 
     def test_estimate_with_delay_and_measured_gain(self):
         # y lags x by 23 samples and carries a gain; the fitted inverse maps y/G back to x.
@@ -242,13 +241,17 @@ class qa_dpd(gr_unittest.TestCase):
             self.assertTrue(str(cm.exception).startswith(prefix), str(cm.exception))
 
     def test_singular_basis(self):
-        # Constant envelope: |y| is constant, so psi_3(y) = |y|^2 y is a multiple of psi_1(y).
+        # Constant envelope: |y| is constant, so psi_3(y) = |y|^2 y is a multiple of psi_1(y). The
+        # regularised solve still returns finite coefficients that explain the capture, and reports
+        # the rank it could use (2 of the 4 basis columns + the constant are independent: 3).
         n = 4000
         phase = np.cumsum(self.rng.standard_normal(n) * 0.3)
         y = 0.5 * np.exp(1j * phase)
-        with self.assertRaises(ValueError) as cm:
-            dpd.estimate(y, y, 3, 0, 2, 1, delay=0.0)
-        self.assertTrue(str(cm.exception).startswith("y: basis matrix is singular"), str(cm.exception))
+        r = dpd.estimate(y, y, 3, 0, 2, 1, delay=0.0)
+        self.assertTrue(np.all(np.isfinite(r.coefficients)))
+        self.assertLess(r.fit_nmse_db, -60)
+        self.assertEqual(r.rank, 3)
+        self.assertGreater(r.condition, 1e12)
 
     def test_ill_conditioned_limit(self):
         x = bandlimited(20000, self.rng, rms=0.3)

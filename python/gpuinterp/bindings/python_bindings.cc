@@ -8,7 +8,16 @@
 
 namespace py = pybind11;
 
-void bind_all(py::module& m); // generated: one call per *_python.cc file
+// One bind_<name>() per <name>_python.cc. gr_modtool add inserts new blocks between the markers
+// (keep them).
+// BINDING_FUNCTION_PROTOTYPES(
+void bind_coeffs_message(py::module& m);
+void bind_device_buffers(py::module& m);
+void bind_dpd_predistorter(py::module& m);
+void bind_interp_fir(py::module& m);
+void bind_resamp(py::module& m);
+void bind_resize_2d(py::module& m);
+// ) END BINDING_FUNCTION_PROTOTYPES
 
 PYBIND11_MODULE(gpuinterp_python, m)
 {
@@ -27,5 +36,13 @@ PYBIND11_MODULE(gpuinterp_python, m)
         py::arg("backend"),
         py::arg("device") = 0,
         "Resolve a backend name: returns (selected, reason). Raises like a block's constructor would.");
-    bind_all(m);
+
+    // BINDING_FUNCTION_CALLS(
+    bind_coeffs_message(m);
+    bind_device_buffers(m);
+    bind_dpd_predistorter(m);
+    bind_interp_fir(m);
+    bind_resamp(m);
+    bind_resize_2d(m);
+    // ) END BINDING_FUNCTION_CALLS
 }

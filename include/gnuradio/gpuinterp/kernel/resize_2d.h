@@ -81,11 +81,11 @@ class resize_engine;
  *  - half_pixel (default): s = (o + 0.5) r - 0.5, i.e. OpenCV cv::resize / torch
  * align_corners=False;
  *  - align_corners: s = o (in-1)/(out-1) (s = 0 when out = 1), torch align_corners=True;
- *  - asymmetric: s = o r, the seed document's mapping.
+ *  - asymmetric: s = o r (TensorFlow's legacy resize without half_pixel_centers);
  * Methods:
  *  - nearest: half_pixel reads floor(o r) clamped to in-1, exactly OpenCV INTER_NEAREST
  * (r computed as 1/(out/in) in double, as OpenCV does) and torch 'nearest'; align_corners
- * and asymmetric read round(s) (half to even, like the seed's __float2int_rn);
+ * and asymmetric read round(s) (half to even, like CUDA's __float2int_rn);
  *  - bilinear: taps floor(s), floor(s)+1 with weights 1-f, f (f = s - floor(s));
  *  - bicubic: taps floor(s)-1 .. floor(s)+2, Keys' cubic with a = -0.75 (OpenCV
  * INTER_CUBIC, torch 'bicubic'). Bicubic may overshoot the input range; `clip` bounds it.

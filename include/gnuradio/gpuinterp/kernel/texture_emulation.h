@@ -8,42 +8,20 @@
 
 /*
  * CPU emulation of a CUDA 1D float / float2 texture fetch (tex1D) with point or linear
- * filtering, clamp or border addressing, unnormalised or normalised coordinates.
+ * filtering, clamp or border addressing, unnormalised or normalised coordinates, so the CPU
+ * backend of `precision = texture` returns the bits the GPU returns.
  *
- * The hardware (CUDA Programming Guide, "Texture Fetching"; CUDA Handbook 10.5):
+ * The hardware (CUDA Programming Guide, "Texture Fetching"):
  *   point:  tex(x) = T[floor(x)]
- *   linear: tex(x) = (1 - a) T[i] + a T[i+1],  x_B = x - 0.5,  i = floor(x_B),  a =
- * frac(x_B) where a is held in 9-bit fixed point with 8 fractional bits: a = k/256, k =
- * 0..256 (257 levels). Out-of-range texels read the edge texel (clamp) or zero (border).
- * Normalised coordinates are multiplied by the texture width first.
+ *   linear: tex(x) = (1 - a) T[i] + a T[i+1],  x_B = x - 0.5,  i = floor(x_B),  a = frac(x_B)
+ * with a held in 9-bit fixed point (a = k/256, k = 0..256). Out-of-range texels read the edge
+ * texel (clamp) or zero (border); normalised coordinates are scaled by the width first.
  *
- * Evaluation order, and why it is not the Handbook's listing. The Handbook's emulation
- * `(1.0f-frac)*T[i] + frac*T[i+1]` rounds both products to float and then the sum.
- * Evaluated that way in IEEE single precision it reproduces the four worked values
- * 0x3dcccccd, 0x3de1999a, 0x3df5999a, 0x3e053333, but NOT the hardware outputs the same
- * page prints for x = 2.3, 2.4 and 2.25 (0x3e386667, 0x3e426667, 0x3e333333: it gives
- * ...666, ...666, ...334; the book's x87 build evaluated the expression in extended
- * precision, which hides this). Three single-rounding-of-the-sum orders reproduce all
- * twelve printed hardware values: fused_exact: round((1-a) T0 + a T1) with both products
- * and the sum exact (one rounding); fma_second:  fmaf(a, T1, round((1-a) T0)); lerp_fma:
- * fmaf(a, T1 - T0, T0) (T1 - T0 rounded). They differ from each other on ~20-35 % of
- * random (T0, T1, a), so the GPU test (TextureBitExact.*, tests/qa_texture_emulation.cc)
- * tells them apart on real hardware; it reports the match rate of every model and asserts
- * the one in `hardware_model`.
- *
- * Measured on an H200 (2026-11-30, 200000 random fetches per table, tables uniform in
- * [-1, 1] and in [-1, -0.001]): the texture unit forms the exact weighted sum and rounds it
- * once to nearest, with exact ties going AWAY FROM ZERO (not to even): `fused_ties_away`
- * matched 200000 of 200000 on both, round-half-even 97.4-99.7 %, ties toward +inf or -inf
- * one sign only. On a table uniform in [0.001, 1] it matched 199080 of 200000 (no tie rule
- * explains the remaining 0.46 %); see docs/resampler.md. fused_exact (ties to even) is kept
- * as a named alternative because the Handbook's printed values cannot tell them apart.
- *
- * The other open detail is the coordinate: how a = frac(x_B) is rounded to k/256 at an
- * exact tie (half up as the Handbook's listing, or half to even), whether point sampling
- * uses floor(x) or the 8-bit fixed-point coordinate, and whether normalised coordinates
- * are scaled by the width in fp32 or exactly. Each is a field of `model`; the GPU test
- * measures all of them.
+ * The guide leaves three details open: how the weighted sum is rounded, how a is rounded at a
+ * tie, and how a normalised coordinate is scaled. Each is a field of `model`, so one GPU test
+ * (TextureBitExact.*, tests/qa_texture_emulation.cc) can measure every candidate against the
+ * hardware; `hardware_model` is the one it asserts. How the candidates were told apart, and the
+ * match rates, are in docs/performance.md ("Texture unit emulation").
  *
  * Everything here is plain C++ (no CUDA); both the CPU backends and the tests use it.
  */
@@ -177,15 +155,12 @@ inline double texel_coordinate(float x, size_t n, bool normalized, norm_scaling 
     else if (norm == norm_scaling::fp32_product)
         xu = static_cast<double>(opaque(x * static_cast<float>(n)));
     else if (norm == norm_scaling::fixed21_product)
-        // The first measurement (n = 1000 only): 21 fractional bits whatever the width.
+        // 21 fractional bits whatever the width (what a single width, n = 1000, suggests).
         xu = std::floor(static_cast<double>(x) * 2097152.0) / 2097152.0 * static_cast<double>(n);
     else if (norm == norm_scaling::truncated_product) {
-        // Measured on the H200 (2026-11-30, normdiag2/3: 200000 random coordinates per width,
-        // linear weights read off a 0,1,0,1,... table and point indices off a 0,1,2,... table, 52
-        // widths from 48 to 131072 incl. 2^k - 1, 2^k, 2^k + 1, 3 * 2^(k-2)): the unit truncates the
-        // normalised coordinate to F fractional bits, F = 21 for n <= 2^13, 22 for n <= 2^16 and 23
-        // above (every width matched 100 % with its F and 50 % or less with F +- 1), then scales
-        // by the width exactly.
+        // The unit truncates the normalised coordinate to F fractional bits, F = 21 for
+        // n <= 2^13, 22 for n <= 2^16 and 23 above, then scales by the width exactly
+        // (measured on the H200, docs/performance.md).
         const double scale = n <= 8192 ? 2097152.0 : (n <= 65536 ? 4194304.0 : 8388608.0);
         xu = std::floor(static_cast<double>(x) * scale) / scale * static_cast<double>(n);
     }

@@ -1,0 +1,48 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef INCLUDED_GPUINTERP_COEFFS_MESSAGE_H
+#define INCLUDED_GPUINTERP_COEFFS_MESSAGE_H
+
+#include <gnuradio/gpuinterp/api.h>
+#include <gnuradio/types.h>
+#include <pmt/pmt.h>
+#include <vector>
+
+namespace gr {
+namespace gpuinterp {
+
+//! A coefficient update carried by a `coeffs` message (or a `dpd_coeffs` tag value).
+struct coeffs_update {
+    std::vector<gr_complex> coefficients;
+    bool has_lo_leakage = false; //!< false: the message left the LO leakage c unchanged
+    gr_complex lo_leakage{ 0, 0 };
+};
+
+/*!
+ * \brief Decode a `coeffs` message: the one definition every block of this module accepts.
+ * \details Accepted forms (coefficient vector = c32vector, c64vector, f32vector (real values) or
+ * a PMT vector of numbers):
+ *  - a coefficient vector alone: the coefficients; c unchanged;
+ *  - a pair (coefficient vector . number c);
+ *  - a dict {"coefficients" | "coeffs": coefficient vector, optional "lo_leakage" | "c": number}.
+ * Values are narrowed to complex float. The length and finiteness are the receiver's to check
+ * (it knows its model). Throws std::invalid_argument naming what is wrong.
+ * \param msg the message or tag value
+ */
+GPUINTERP_API coeffs_update decode_coeffs_message(const pmt::pmt_t& msg);
+
+/*!
+ * \brief Encode a `coeffs` message in the form senders use: the pair (c32vector . complex c).
+ * \param coefficients the coefficient vector
+ * \param lo_leakage the LO leakage term c
+ */
+GPUINTERP_API pmt::pmt_t encode_coeffs_message(const std::vector<gr_complex>& coefficients,
+                                               gr_complex lo_leakage);
+
+} // namespace gpuinterp
+} // namespace gr
+
+#endif

@@ -1,0 +1,108 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <gnuradio/gpuinterp/coeffs_message.h>
+#include <stdexcept>
+#include <string>
+
+namespace gr {
+namespace gpuinterp {
+
+namespace {
+
+std::string show(const pmt::pmt_t& v)
+{
+    std::string s = pmt::write_string(v);
+    return s.size() > 80 ? s.substr(0, 77) + "..." : s;
+}
+
+std::vector<gr_complex> to_coefficients(const pmt::pmt_t& v)
+{
+    if (pmt::is_c32vector(v))
+        return pmt::c32vector_elements(v);
+    std::vector<gr_complex> out;
+    if (pmt::is_c64vector(v)) {
+        for (const auto& z : pmt::c64vector_elements(v))
+            out.emplace_back(float(z.real()), float(z.imag()));
+        return out;
+    }
+    if (pmt::is_f32vector(v)) {
+        for (float f : pmt::f32vector_elements(v))
+            out.emplace_back(f, 0.f);
+        return out;
+    }
+    if (pmt::is_vector(v)) {
+        for (size_t i = 0; i < pmt::length(v); i++) {
+            const pmt::pmt_t e = pmt::vector_ref(v, i);
+            if (!pmt::is_number(e))
+                throw std::invalid_argument("coefficients: element " + std::to_string(i) +
+                                            " is not a number: " + show(e));
+            const auto z = pmt::to_complex(e);
+            out.emplace_back(float(z.real()), float(z.imag()));
+        }
+        return out;
+    }
+    throw std::invalid_argument(
+        "coefficients: expected a complex vector (c32vector), got " + show(v));
+}
+
+gr_complex to_lo_leakage(const pmt::pmt_t& v)
+{
+    if (!pmt::is_number(v))
+        throw std::invalid_argument("lo_leakage: expected a number, got " + show(v));
+    const auto z = pmt::to_complex(v);
+    return { float(z.real()), float(z.imag()) };
+}
+
+pmt::pmt_t dict_get(const pmt::pmt_t& d, const char* a, const char* b)
+{
+    for (const char* k : { a, b }) {
+        const pmt::pmt_t key = pmt::intern(k);
+        if (pmt::dict_has_key(d, key))
+            return pmt::dict_ref(d, key, pmt::PMT_NIL);
+    }
+    return pmt::PMT_NIL;
+}
+
+} // namespace
+
+coeffs_update decode_coeffs_message(const pmt::pmt_t& v)
+{
+    coeffs_update u;
+    if (pmt::is_uniform_vector(v) || pmt::is_vector(v)) {
+        u.coefficients = to_coefficients(v);
+    } else if (pmt::is_pair(v) &&
+               pmt::is_pair(pmt::car(v))) { // a dict: a list of (key . value)
+        const pmt::pmt_t co = dict_get(v, "coefficients", "coeffs");
+        if (pmt::is_null(co))
+            throw std::invalid_argument(
+                "coefficients: the dict has no 'coefficients' entry");
+        u.coefficients = to_coefficients(co);
+        const pmt::pmt_t c = dict_get(v, "lo_leakage", "c");
+        if (!pmt::is_null(c)) {
+            u.lo_leakage = to_lo_leakage(c);
+            u.has_lo_leakage = true;
+        }
+    } else if (pmt::is_pair(v)) { // (coefficients . c)
+        u.coefficients = to_coefficients(pmt::car(v));
+        u.lo_leakage = to_lo_leakage(pmt::cdr(v));
+        u.has_lo_leakage = true;
+    } else {
+        throw std::invalid_argument(
+            "coefficients: expected a c32vector, a pair (c32vector . c) or a dict, got " +
+            show(v));
+    }
+    return u;
+}
+
+pmt::pmt_t encode_coeffs_message(const std::vector<gr_complex>& coefficients,
+                                 gr_complex lo_leakage)
+{
+    return pmt::cons(pmt::init_c32vector(coefficients.size(), coefficients),
+                     pmt::from_complex(lo_leakage));
+}
+
+} // namespace gpuinterp
+} // namespace gr

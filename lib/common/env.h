@@ -1,0 +1,33 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef INCLUDED_GPUINTERP_COMMON_ENV_H
+#define INCLUDED_GPUINTERP_COMMON_ENV_H
+
+// Every environment variable the module reads, in one place. None selects a kernel variant:
+// those are options of the kernels and blocks.
+
+namespace gr {
+namespace gpuinterp {
+namespace env {
+
+//! GPUINTERP_BACKEND=cpu: `automatic` resolves to the CPU (tests and machines with a GPU that
+//! should not be used). Read at every resolution.
+bool force_cpu();
+//! GPUINTERP_CUDA_SYNC=1: synchronise and check after every CUDA launch (debugging). Read once.
+bool cuda_sync();
+//! GPUINTERP_RESIZE_L2_HINT=0: no L2 fetch-granularity hint for gather-bound resize launches
+//! (to measure what the hint is worth). Read once.
+bool resize_l2_hint();
+//! GPUINTERP_RESAMP_POLY=old: CUDA resamplers created afterwards run every polyphase output
+//! through the untiled kernel (the fallback for arms too long for shared memory), so tests and
+//! benchmarks can compare it with the tiled one. Read at every engine creation.
+bool resamp_poly_untiled();
+
+} // namespace env
+} // namespace gpuinterp
+} // namespace gr
+
+#endif

@@ -1,0 +1,35 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef INCLUDED_GPUINTERP_CUDA_ENGINES_H
+#define INCLUDED_GPUINTERP_CUDA_ENGINES_H
+
+// The CUDA engines, one per kernel class, defined in lib/cuda/*.cu (CUDA builds only). Plain C++:
+// lib/engine_factory.cc includes it without the CUDA toolkit's headers.
+
+#include "../kernel/fir_engine.h"
+#include "../kernel/resamp_engines.h"
+#include "../kernel/resize_engine.h"
+#include <cstddef>
+#include <memory>
+
+namespace gr {
+namespace gpuinterp {
+namespace gpu {
+
+template <typename T, typename TAP>
+std::unique_ptr<kernel::fir_engine<T, TAP>> make_cuda_fir_engine(int device, size_t batch);
+template <typename T>
+std::unique_ptr<kernel::lookup_engine<T>> make_cuda_lookup_engine(int device, size_t batch);
+template <typename T>
+std::unique_ptr<kernel::resamp_engine<T>> make_cuda_resamp_engine(int device, size_t batch);
+template <typename T>
+std::unique_ptr<kernel::resize_engine<T>> make_cuda_resize_engine(int device, size_t batch);
+
+} // namespace gpu
+} // namespace gpuinterp
+} // namespace gr
+
+#endif

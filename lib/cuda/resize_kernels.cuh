@@ -1,0 +1,611 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef INCLUDED_GPUINTERP_CUDA_RESIZE_KERNELS_CUH
+#define INCLUDED_GPUINTERP_CUDA_RESIZE_KERNELS_CUH
+
+// The CUDA kernels of resize_2d (the engine is lib/cuda/resize_2d.cu, the launch plan
+// resize_launch.h). Included by resize_2d.cu only: the kernels have internal linkage.
+//
+// Kernel: one launch covers a whole batch of frames. The per-axis tables built on the
+// host (the same ones the CPU backend uses) live in device memory: per output row Ky
+// source rows and weights, per output element (channels expanded) Kx source offsets and
+// weights, tap-major so a warp reads each tap array contiguously. A block of TX threads
+// owns a tile of TX*V consecutive elements of one group of output rows: thread t handles
+// elements t, t+TX, ..., t+(V-1)*TX, so every store instruction of a warp writes 32
+// consecutive values (coalesced), and it keeps that tile's x taps in registers while it
+// walks `rows` consecutive output rows (the x tables are read once per thread, not once
+// per output). The row weights are uniform across the block (broadcast loads). Source
+// samples are gathered through the read-only path; for upscaling, neighbouring threads
+// read neighbouring samples, so the gathers coalesce as well. The fused transform (scale,
+// clip, (v - mean[c]) / std[c]) and the binary16 conversion happen before the store, so
+// the output is written exactly once.
+
+#include "cuda_common.cuh"
+#include "resize_launch.h"
+#include "resize_walk.h"
+#include <cuda_fp16.h>
+
+namespace gr {
+namespace gpuinterp {
+namespace gpu {
+
+using namespace rz;
+
+namespace {
+
+constexpr int TX = resize_tile_tx; // threads per block (one row tile)
+constexpr int V = resize_tile_v;    // output elements per thread along x, TX apart
+
+// Streaming (evict-first) stores: the output is written once and not read by this kernel,
+// so it should not push the source rows, which neighbouring blocks re-read, out of L2.
+__device__ __forceinline__ void store_out(float* p, float v) { __stcs(p, v); }
+__device__ __forceinline__ void store_out(unsigned short* p, float v)
+{
+    __stcs(p, __half_as_ushort(__float2half_rn(v)));
+}
+
+template <typename T, typename O, int KY, int KX>
+__global__ void __launch_bounds__(TX) resize_kernel(const T* __restrict__ in,
+                                                    O* __restrict__ out,
+                                                    const int* __restrict__ yidx,
+                                                    const float* __restrict__ yw,
+                                                    const int* __restrict__ xidx,
+                                                    const float* __restrict__ xw,
+                                                    launch_shape s,
+                                                    dev_transform tf)
+{
+    const resize_thread_pos pos =
+        resize_tile_pos(blockIdx.x, threadIdx.x, s.tiles_x, s.row_groups, s.rows);
+    const long long f = pos.f;
+
+    int xi[V][KX];
+    float xwv[V][KX];
+    float m[V], a[V];
+    const int e0 = pos.e0;
+#pragma unroll
+    for (int v = 0; v < V; v++) {
+        const int e = e0 + v * TX;
+        const bool ok = e < s.RW;
+#pragma unroll
+        for (int k = 0; k < KX; k++) {
+            xi[v][k] = ok ? __ldg(xidx + size_t(k) * s.RW + e) : 0;
+            xwv[v][k] = ok ? __ldg(xw + size_t(k) * s.RW + e) : 0.f;
+        }
+        const int c = ok ? e % s.C : 0;
+        m[v] = pick4(tf.mul, c);
+        a[v] = pick4(tf.add, c);
+    }
+
+    const T* fin = in + f * s.in_frame;
+    O* fout = out + f * s.out_frame;
+    const int oy0 = pos.oy0;
+    const int oy1 = min(s.out_h, oy0 + s.rows);
+    for (int oy = oy0; oy < oy1; oy++) {
+        float acc[V];
+#pragma unroll
+        for (int v = 0; v < V; v++)
+            acc[v] = 0.f;
+#pragma unroll
+        for (int ky = 0; ky < KY; ky++) {
+            const int sy = __ldg(yidx + oy * KY + ky);
+            const float wyk = __ldg(yw + oy * KY + ky);
+            const T* row = fin + (long long)max(sy, 0) * s.in_row;
+#pragma unroll
+            for (int v = 0; v < V; v++) {
+                float p[KX];
+#pragma unroll
+                for (int k = 0; k < KX; k++)
+                    p[k] = (sy < 0 || xi[v][k] < 0) ? s.border_value
+                                                    : load_src(row + xi[v][k]);
+                const float h = hsum<KX>(xwv[v], p);
+                if (KY == 1)
+                    acc[v] = h;
+                else
+                    acc[v] = vacc(acc[v], wyk, h);
+            }
+        }
+        O* orow = fout + (long long)oy * s.RW;
+#pragma unroll
+        for (int v = 0; v < V; v++) {
+            const int e = e0 + v * TX;
+            if (e < s.RW)
+                store_out(orow + e, finish(acc[v], tf, m[v], a[v]));
+        }
+    }
+}
+
+// --- vec4 and point variants -------------------------------------------------------
+// Same tables, same per-output arithmetic and association as resize_kernel (so every
+// variant gives bit-identical results); only the mapping of outputs to threads differs.
+
+// Interpolated value of one output element at source row `row` (sy < 0: constant
+// border row) for x taps xi/xw; the same association as the CPU backend.
+template <typename T, int KX>
+__device__ __forceinline__ float
+horiz(const T* row, int sy, const int* xi, const float* xw, float bv)
+{
+    // Loads are unconditional (a constant-border tap reads a valid sample and discards
+    // it): a load behind a branch cannot be issued early, and all gathers of a thread
+    // should be in flight together.
+    float p[KX];
+#pragma unroll
+    for (int k = 0; k < KX; k++)
+        p[k] = load_src(row + max(xi[k], 0));
+    return horiz_combine<KX>(sy, xi, xw, p, bv);
+}
+
+
+// vec4 (STRIDED = false): each thread writes 4 consecutive elements (one 16-byte float /
+// 8-byte binary16 store per row, so a warp writes 512 contiguous bytes per instruction)
+// of R consecutive rows; requires RW % 4 == 0 and an aligned output base (the plan
+// checks), so the tap-major x tables are read with 16-byte loads as well.
+// strided (STRIDED = true): the same blocks and rows, but tile's mapping: elements
+// e0 + v*64, 4-byte stores, any row width; a warp's gather instruction then spans half
+// as many source bytes (one L1 wavefront at 2x upscaling instead of two).
+// Both: 256-thread 2D blocks, the R rows unrolled so all their gathers are in flight
+// together, source gathers through the read-only path (at 2x upscaling every source
+// sample feeds 4 outputs of neighbouring threads and rows).
+template <bool STREAM>
+__device__ __forceinline__ void store1(float* p, float r)
+{
+    if (STREAM)
+        __stcs(p, r);
+    else
+        *p = r;
+}
+template <bool STREAM>
+__device__ __forceinline__ void store1(unsigned short* p, float r)
+{
+    const unsigned short h = __half_as_ushort(__float2half_rn(r));
+    if (STREAM)
+        __stcs(p, h);
+    else
+        *p = h;
+}
+
+template <typename T, typename O, int KY, int KX, int R, bool STREAM, bool STRIDED>
+__global__ void __launch_bounds__(resize_vec_bx* resize_vec_by)
+    resize_vec4_kernel(const T* __restrict__ in,
+                       O* __restrict__ out,
+                       const int* __restrict__ yidx,
+                       const float* __restrict__ yw,
+                       const int* __restrict__ xidx,
+                       const float* __restrict__ xw,
+                       launch_shape s,
+                       dev_transform tf)
+{
+    const resize_thread_pos pos =
+        STRIDED ? resize_strided_pos(
+                      blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x, threadIdx.y, R)
+                : resize_vec4_pos(
+                      blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x, threadIdx.y, R);
+    if (pos.e0 >= s.RW || pos.oy0 >= s.out_h)
+        return;
+    constexpr int step = STRIDED ? resize_vec_bx : 1;
+    int xi[4][KX];
+    float xwv[4][KX];
+    if constexpr (STRIDED) {
+#pragma unroll
+        for (int v = 0; v < 4; v++) {
+            const int e = pos.e0 + v * step;
+            const bool ok = e < s.RW;
+#pragma unroll
+            for (int k = 0; k < KX; k++) {
+                xi[v][k] = ok ? __ldg(xidx + size_t(k) * s.RW + e) : 0;
+                xwv[v][k] = ok ? __ldg(xw + size_t(k) * s.RW + e) : 0.f;
+            }
+        }
+    } else {
+#pragma unroll
+        for (int k = 0; k < KX; k++) {
+            const int4 i4 =
+                __ldg(reinterpret_cast<const int4*>(xidx + size_t(k) * s.RW + pos.e0));
+            const float4 w4 =
+                __ldg(reinterpret_cast<const float4*>(xw + size_t(k) * s.RW + pos.e0));
+            xi[0][k] = i4.x;
+            xi[1][k] = i4.y;
+            xi[2][k] = i4.z;
+            xi[3][k] = i4.w;
+            xwv[0][k] = w4.x;
+            xwv[1][k] = w4.y;
+            xwv[2][k] = w4.z;
+            xwv[3][k] = w4.w;
+        }
+    }
+    float m[4], a[4];
+#pragma unroll
+    for (int v = 0; v < 4; v++) {
+        const int c = (pos.e0 + v * step) % s.C;
+        m[v] = pick4(tf.mul, c);
+        a[v] = pick4(tf.add, c);
+    }
+    const T* fin = in + pos.f * s.in_frame;
+    O* fout = out + pos.f * s.out_frame;
+    // Rows past the frame's last are computed on the last row and not stored, so every
+    // row's gathers are unconditional and can be issued before the first store.
+    float res[R][4];
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+        const int oy = min(pos.oy0 + r, s.out_h - 1);
+        float acc[4] = { 0.f, 0.f, 0.f, 0.f };
+#pragma unroll
+        for (int ky = 0; ky < KY; ky++) {
+            const int sy = __ldg(yidx + oy * KY + ky);
+            const float wyk = __ldg(yw + oy * KY + ky);
+            const T* row = fin + (long long)max(sy, 0) * s.in_row;
+#pragma unroll
+            for (int v = 0; v < 4; v++) {
+                const float h = horiz<T, KX>(row, sy, xi[v], xwv[v], s.border_value);
+                if (KY == 1)
+                    acc[v] = h;
+                else
+                    acc[v] = vacc(acc[v], wyk, h);
+            }
+        }
+#pragma unroll
+        for (int v = 0; v < 4; v++)
+            res[r][v] = finish(acc[v], tf, m[v], a[v]);
+    }
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+        const int oy = pos.oy0 + r;
+        if (oy < s.out_h) {
+            O* orow = fout + (long long)oy * s.RW;
+            if constexpr (STRIDED) {
+#pragma unroll
+                for (int v = 0; v < 4; v++)
+                    if (pos.e0 + v * step < s.RW)
+                        store1<STREAM>(orow + pos.e0 + v * step, res[r][v]);
+            } else {
+                store4<STREAM>(orow + pos.e0, res[r]);
+            }
+        }
+    }
+}
+
+// One output element per thread (F frames of it): for small outputs (e.g. 4K -> 224x224)
+// the kernel is bound by the latency of the scattered gathers, so it wants as many
+// independent gathers in flight as possible: 2D blocks over (x, y), grid z over frames,
+// every tap of every frame loaded before any arithmetic (F = 4: 16 bilinear gathers per
+// thread, the tables read once for 4 frames).
+template <typename T, typename O, int KY, int KX, int F>
+__global__ void __launch_bounds__(resize_point_bx* resize_point_by)
+    resize_point_kernel(const T* __restrict__ in,
+                        O* __restrict__ out,
+                        const int* __restrict__ yidx,
+                        const float* __restrict__ yw,
+                        const int* __restrict__ xidx,
+                        const float* __restrict__ xw,
+                        launch_shape s,
+                        dev_transform tf)
+{
+    const resize_thread_pos pos =
+        resize_point_pos(blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x, threadIdx.y, F);
+    if (pos.e0 >= s.RW || pos.oy0 >= s.out_h)
+        return;
+    int xi[KX];
+    float xwv[KX];
+#pragma unroll
+    for (int k = 0; k < KX; k++) {
+        xi[k] = __ldg(xidx + size_t(k) * s.RW + pos.e0);
+        xwv[k] = __ldg(xw + size_t(k) * s.RW + pos.e0);
+    }
+    int sy[KY];
+    float wy[KY];
+#pragma unroll
+    for (int ky = 0; ky < KY; ky++) {
+        sy[ky] = __ldg(yidx + pos.oy0 * KY + ky);
+        wy[ky] = __ldg(yw + pos.oy0 * KY + ky);
+    }
+    const int c = pos.e0 % s.C;
+    const float m = pick4(tf.mul, c), a = pick4(tf.add, c);
+    // Frames past the launch's last are computed on the last frame and not stored, so all
+    // F * KY * KX gathers are unconditional and issued together.
+    float res[F];
+#pragma unroll
+    for (int j = 0; j < F; j++) {
+        const long long f = min(pos.f + j, (long long)s.frames - 1);
+        const T* fin = in + f * s.in_frame;
+        float acc = 0.f;
+#pragma unroll
+        for (int ky = 0; ky < KY; ky++) {
+            const float h = horiz<T, KX>(fin + (long long)max(sy[ky], 0) * s.in_row,
+                                         sy[ky],
+                                         xi,
+                                         xwv,
+                                         s.border_value);
+            if (KY == 1)
+                acc = h;
+            else
+                acc = vacc(acc, wy[ky], h);
+        }
+        res[j] = finish(acc, tf, m, a);
+    }
+#pragma unroll
+    for (int j = 0; j < F; j++) {
+        const long long f = pos.f + j;
+        if (f < s.frames)
+            store_out(out + f * s.out_frame + (long long)pos.oy0 * s.RW + pos.e0, res[j]);
+    }
+}
+
+// rowcache: the upscale variant built around reuse of horizontal work. A thread owns
+// chunks of 4 consecutive elements (16-byte stores, 512 contiguous bytes per warp store)
+// of R consecutive output rows and walks the rows in order. The horizontally interpolated
+// value of a chunk on one source row, h(sy) = sum_k wx_k * P(sy, x_k), does not depend on
+// the output row; when an upscale maps neighbouring output rows onto the same source rows
+// (at 2x, output rows 2i+1 and 2i+2 both use source rows i and i+1), h(sy) of the previous
+// output row is reused instead of gathered again. At 2x bilinear that is 0.5 new source rows
+// per output row instead of 2 (bicubic: 0.5 instead of 4), i.e. 4x (8x) fewer gather
+// instructions, which (not DRAM) bound vec4_r4: its 16 gathers per 4 outputs cost ~8x the
+// L1 wavefronts of the 16-byte store. A reused h is the same value computed the same way,
+// so the result stays bit-identical to the other variants.
+// The reuse test compares the row's source-row indices with the previous row's: all lanes of
+// a warp own the same rows, so the test and the branch around the gathers are uniform (no
+// divergence). The row loop is not unrolled (unrolled with predicated loads it took 64-128
+// registers plus spills); instead the walk is software-pipelined by hand (rowcache_walk in
+// resize_walk.h): for nearest/bilinear the next source row's samples load one step before a
+// row needs them, the next row's table entries load one step ahead, and this kernel first
+// copies the block's rows of the vertical tables into shared memory; a row whose source
+// rows did not change goes straight to the vertical sum. Bicubic gathers one
+// tap at a time when the row needs it (at 2x exactly one tap per new row is new) without
+// the prefetch: with it (128 registers, no spills) 4 x 1080p -> 4K took 0.239 ms against
+// 0.230 ms without (H200, same call; measured before the short path above).
+//
+// staged: the same walk, but the block first copies the source rectangle its 32 (64) output
+// rows x 256 elements need into shared memory with coalesced loads, all in flight at once
+// (one DRAM round trip per block instead of one per new source row and warp), then gathers
+// from shared memory. The rectangle is the bounding box of the block's table entries; where
+// it exceeds the buffer (shrinks, or reflected taps far apart) the block walks the global
+// source like rowcache. The staged values are load_src's floats, so the result is the same.
+
+// Blocks of 256 threads per SM the register budget is set for: 4 (64 registers) for
+// nearest, 3 (80) for bilinear (at 64 it spilled), 2 (128) for bicubic and two chunks.
+template <int KY, int NCH>
+constexpr int resize_rowcache_min_blocks()
+{
+    return KY == 1 ? 4 : (KY == 2 && NCH == 1 ? 3 : 2);
+}
+
+template <typename T, typename O, int KY, int KX, int R, int NCH>
+__global__ void __launch_bounds__(resize_vec_bx* resize_vec_by,
+                                  resize_rowcache_min_blocks<KY, NCH>())
+    resize_rowcache_kernel(const T* __restrict__ in,
+                           O* __restrict__ out,
+                           const int* __restrict__ yidx,
+                           const float* __restrict__ yw,
+                           const int* __restrict__ xidx,
+                           const float* __restrict__ xw,
+                           launch_shape s,
+                           dev_transform tf)
+{
+    // The block's rows of the vertical tables (its resize_vec_by * R output rows and the
+    // one after, which the walk's look-ahead reads) in shared memory: 1-4 KiB.
+    constexpr int block_rows = resize_vec_by * R + 1;
+    __shared__ int ys_idx[block_rows * KY];
+    __shared__ float ys_w[block_rows * KY];
+    const int boy0 = int(blockIdx.y) * resize_vec_by * R;
+    const int tid = threadIdx.y * resize_vec_bx + threadIdx.x;
+    for (int i = tid; i < block_rows * KY; i += resize_vec_bx * resize_vec_by) {
+        const int oy = min(boy0 + i / KY, s.out_h - 1);
+        ys_idx[i] = __ldg(yidx + oy * KY + i % KY);
+        ys_w[i] = __ldg(yw + oy * KY + i % KY);
+    }
+    __syncthreads();
+    const resize_thread_pos pos = resize_rowcache_pos(
+        blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x, threadIdx.y, R, NCH);
+    if (pos.e0 >= s.RW || pos.oy0 >= s.out_h)
+        return;
+    chunk_taps<KX, NCH> t;
+    t.load(xidx, xw, pos.e0, s.RW, s.C, tf);
+    rowcache_walk<KY, KX, R, NCH>(
+        global_rows<T>{ in + pos.f * s.in_frame, s.in_row, s.in_h },
+        t,
+        out + pos.f * s.out_frame,
+        pos.e0,
+        pos.oy0,
+        shared_ytab<KY>{ ys_idx, ys_w, boy0 },
+        s,
+        tf);
+}
+
+template <typename T, typename O, int KY, int KX, int R>
+__global__ void __launch_bounds__(resize_vec_bx* resize_vec_by,
+                                  resize_rowcache_min_blocks<KY, 1>())
+    resize_staged_kernel(const T* __restrict__ in,
+                         O* __restrict__ out,
+                         const int* __restrict__ yidx,
+                         const float* __restrict__ yw,
+                         const int* __restrict__ xidx,
+                         const float* __restrict__ xw,
+                         launch_shape s,
+                         dev_transform tf)
+{
+    constexpr int NT = resize_vec_bx * resize_vec_by;
+    constexpr int block_rows = resize_vec_by * R;
+    static_assert(block_rows * KY <= NT, "one thread per row tap of the block");
+    __shared__ float tile[resize_stage_floats];
+    __shared__ int box[4]; // source rows y0..y1, elements x0..x1 the block reads
+    const resize_thread_pos pos = resize_rowcache_pos(
+        blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x, threadIdx.y, R, 1);
+    const int tid = threadIdx.y * resize_vec_bx + threadIdx.x;
+    const bool has_cols = pos.e0 < s.RW;
+    // No early return before the barriers: threads past the row or the frame still take
+    // part in the bounds and the copy.
+    chunk_taps<KX, 1> t;
+    t.load(xidx, xw, has_cols ? pos.e0 : 0, s.RW, s.C, tf);
+    if (tid == 0) {
+        box[0] = INT_MAX;
+        box[1] = INT_MIN;
+        box[2] = INT_MAX;
+        box[3] = INT_MIN;
+    }
+    int xlo = INT_MAX, xhi = INT_MIN, ylo = INT_MAX, yhi = INT_MIN;
+    if (has_cols)
+#pragma unroll
+        for (int v = 0; v < 4; v++)
+#pragma unroll
+            for (int k = 0; k < KX; k++)
+                if (t.xi[v][k] >= 0) {
+                    xlo = min(xlo, t.xi[v][k]);
+                    xhi = max(xhi, t.xi[v][k]);
+                }
+    if (tid < block_rows * KY) {
+        const int oy = int(blockIdx.y) * block_rows + tid / KY;
+        if (oy < s.out_h) {
+            const int sy = __ldg(yidx + oy * KY + tid % KY);
+            if (sy >= 0) {
+                ylo = sy;
+                yhi = sy;
+            }
+        }
+    }
+    // Warp reductions by shuffles (__reduce_min_sync would need sm_80).
+#pragma unroll
+    for (int d = 16; d > 0; d >>= 1) {
+        xlo = min(xlo, __shfl_xor_sync(0xffffffffu, xlo, d));
+        xhi = max(xhi, __shfl_xor_sync(0xffffffffu, xhi, d));
+        ylo = min(ylo, __shfl_xor_sync(0xffffffffu, ylo, d));
+        yhi = max(yhi, __shfl_xor_sync(0xffffffffu, yhi, d));
+    }
+    __syncthreads(); // box initialised
+    if ((tid & 31) == 0) {
+        atomicMin(&box[0], ylo);
+        atomicMax(&box[1], yhi);
+        atomicMin(&box[2], xlo);
+        atomicMax(&box[3], xhi);
+    }
+    __syncthreads();
+    const int y0 = box[0], y1 = box[1], x0 = box[2], x1 = box[3];
+    const bool any_tap = y1 >= y0 && x1 >= x0; // else every tap is a constant border
+    const int pitch = any_tap ? x1 - x0 + 1 : 1, nrows = any_tap ? y1 - y0 + 1 : 1;
+    const bool staged = any_tap && (long long)pitch * nrows <= resize_stage_floats;
+    const T* fin = in + pos.f * s.in_frame;
+    if (staged) {
+        const int n = pitch * nrows;
+        // Element i of the rectangle is (row i / pitch, column i % pitch); r and c follow i
+        // in steps of NT without a division per element. U loads in flight per thread
+        // before their shared-memory stores, enough for a 2x upscale's rectangle in one
+        // round trip (bilinear 18 x 130 = 9.1 elements per thread for 32 rows, bicubic
+        // 36 x 132 = 18.6 for 64 rows); larger rectangles take more.
+        constexpr int U = R <= 8 ? 12 : 20;
+        const int dr = NT / pitch, dc = NT - dr * pitch;
+        int r = tid / pitch, c = tid - (tid / pitch) * pitch;
+        for (int i0 = tid; i0 < n; i0 += U * NT) {
+            float v[U];
+#pragma unroll
+            for (int u = 0; u < U; u++) {
+                v[u] = i0 + u * NT < n
+                           ? load_src(fin + (long long)(y0 + r) * s.in_row + x0 + c)
+                           : 0.f;
+                r += dr;
+                c += dc;
+                if (c >= pitch) {
+                    c -= pitch;
+                    r++;
+                }
+            }
+#pragma unroll
+            for (int u = 0; u < U; u++)
+                if (i0 + u * NT < n)
+                    tile[i0 + u * NT] = v[u];
+        }
+    }
+    __syncthreads();
+    if (!has_cols || pos.oy0 >= s.out_h)
+        return;
+    O* fout = out + pos.f * s.out_frame;
+    if (staged)
+        rowcache_walk<KY, KX, R, 1>(shared_rows{ tile, pitch, y0, x0 },
+                                    t,
+                                    fout,
+                                    pos.e0,
+                                    pos.oy0,
+                                    global_ytab<KY>{ yidx, yw },
+                                    s,
+                                    tf);
+    else
+        rowcache_walk<KY, KX, R, 1>(global_rows<T>{ fin, s.in_row, s.in_h },
+                                    t,
+                                    fout,
+                                    pos.e0,
+                                    pos.oy0,
+                                    global_ytab<KY>{ yidx, yw },
+                                    s,
+                                    tf);
+}
+
+// Stand-alone normaliser, only for the "resize, then normalise" benchmark comparison.
+__global__ void normalise_kernel(float* y, long long n, int C, dev_transform tf)
+{
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+         i += (long long)gridDim.x * blockDim.x) {
+        const int c = int(i % C);
+        y[i] = y[i] * pick4(tf.mul, c) + pick4(tf.add, c);
+    }
+}
+
+// Gather-free 2x2 expands (benchmark floor only, time_resize_expand_floor_ms). Input
+// frames of h rows x w4 float4, output 2h rows x 2*w4 float4.
+__global__ void expand_out_order_kernel(const float2* __restrict__ x,
+                                        float4* __restrict__ y,
+                                        long long n_out4,
+                                        int h,
+                                        int w4)
+{
+    const long long ow4 = 2LL * w4;
+    for (long long j = blockIdx.x * (long long)blockDim.x + threadIdx.x; j < n_out4;
+         j += (long long)gridDim.x * blockDim.x) {
+        const long long oy = j / ow4, c = j - oy * ow4;
+        const long long f = oy / (2 * h), r = (oy - f * 2 * h) / 2;
+        const float2 v = __ldg(x + (f * h + r) * ow4 + c);
+        __stcs(y + j, make_float4(v.x, v.x, v.y, v.y));
+    }
+}
+
+__global__ void expand_walk_kernel(const float2* __restrict__ x, float4* __restrict__ y, int h, int w4)
+{
+    constexpr int R = 32;
+    const int ow4 = 2 * w4;
+    const int c = int(blockIdx.x) * resize_vec_bx + threadIdx.x;
+    const int oy0 = (int(blockIdx.y) * resize_vec_by + threadIdx.y) * R;
+    const long long f = blockIdx.z;
+    if (c >= ow4 || oy0 >= 2 * h)
+        return;
+    float2 v = make_float2(0.f, 0.f);
+#pragma unroll 1
+    for (int r = 0; r < R && oy0 + r < 2 * h; r++) {
+        const int oy = oy0 + r;
+        if (r == 0 || (oy & 1) == 0)
+            v = __ldg(x + (f * h + oy / 2) * ow4 + c);
+        __stcs(y + (f * 2 * h + oy) * ow4 + c, make_float4(v.x, v.x, v.y, v.y));
+    }
+}
+
+__global__ void expand_pairs_kernel(const float4* __restrict__ x,
+                                    float4* __restrict__ y,
+                                    long long n_in4,
+                                    int w4)
+{
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n_in4;
+         i += (long long)gridDim.x * blockDim.x) {
+        const long long row = i / w4, c = i - row * w4;
+        const float4 v = __ldcs(x + i);
+        const float4 a = make_float4(v.x, v.x, v.y, v.y), b = make_float4(v.z, v.z, v.w, v.w);
+        float4* o = y + 2 * row * (2LL * w4) + 2 * c;
+        __stcs(o, a);
+        __stcs(o + 1, b);
+        __stcs(o + 2 * w4, a);
+        __stcs(o + 2 * w4 + 1, b);
+    }
+}
+
+} // namespace
+} // namespace gpu
+} // namespace gpuinterp
+} // namespace gr
+
+#endif

@@ -1,0 +1,113 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// The engine factory: the only file that knows both backends. A kernel passes the backend
+// that select_backend() resolved (never automatic); a CPU-only build never resolves to
+// cuda, since select_backend() already refuses it there.
+#include "cpu/cpu_engines.h"
+#include "kernel/engine_factory.h"
+#ifdef GPUINTERP_HAVE_CUDA
+#include "cuda/cuda_engines.h"
+#endif
+#include <complex>
+#include <stdexcept>
+
+namespace gr {
+namespace gpuinterp {
+namespace kernel {
+
+namespace {
+template <typename Engine, typename Cpu, typename Cuda>
+std::unique_ptr<Engine> make_engine(backend selected, Cpu&& cpu, Cuda&& cuda)
+{
+    switch (selected) {
+    case backend::cpu:
+        return cpu();
+    case backend::cuda:
+#ifdef GPUINTERP_HAVE_CUDA
+        return cuda();
+#else
+        (void)cuda;
+        throw std::logic_error("engine factory: this build has no CUDA backend");
+#endif
+    default:
+        throw std::logic_error("engine factory: the backend must be resolved first");
+    }
+}
+} // namespace
+
+#ifdef GPUINTERP_HAVE_CUDA
+#define GPUINTERP_CUDA_ENGINE(expr) [&] { return expr; }
+#else
+#define GPUINTERP_CUDA_ENGINE(expr) [] { return nullptr; }
+#endif
+
+template <typename T, typename TAP>
+std::unique_ptr<fir_engine<T, TAP>> make_fir_engine(backend selected,
+                                                    [[maybe_unused]] int device,
+                                                    [[maybe_unused]] size_t batch)
+{
+    return make_engine<fir_engine<T, TAP>>(
+        selected,
+        [] { return make_cpu_fir_engine<T, TAP>(); },
+        GPUINTERP_CUDA_ENGINE((gpu::make_cuda_fir_engine<T, TAP>(device, batch))));
+}
+
+template <typename T>
+std::unique_ptr<lookup_engine<T>> make_lookup_engine(backend selected,
+                                                     [[maybe_unused]] int device,
+                                                     [[maybe_unused]] size_t batch)
+{
+    return make_engine<lookup_engine<T>>(
+        selected,
+        [] { return make_cpu_lookup_engine<T>(); },
+        GPUINTERP_CUDA_ENGINE(gpu::make_cuda_lookup_engine<T>(device, batch)));
+}
+
+template <typename T>
+std::unique_ptr<resamp_engine<T>> make_resamp_engine(backend selected,
+                                                     [[maybe_unused]] int device,
+                                                     [[maybe_unused]] size_t batch)
+{
+    return make_engine<resamp_engine<T>>(
+        selected,
+        [] { return make_cpu_resamp_engine<T>(); },
+        GPUINTERP_CUDA_ENGINE(gpu::make_cuda_resamp_engine<T>(device, batch)));
+}
+
+template <typename T>
+std::unique_ptr<resize_engine<T>> make_resize_engine(backend selected,
+                                                     [[maybe_unused]] int device,
+                                                     [[maybe_unused]] size_t batch)
+{
+    return make_engine<resize_engine<T>>(
+        selected,
+        [] { return make_cpu_resize_engine<T>(); },
+        GPUINTERP_CUDA_ENGINE(gpu::make_cuda_resize_engine<T>(device, batch)));
+}
+
+#undef GPUINTERP_CUDA_ENGINE
+
+using cf = std::complex<float>;
+template std::unique_ptr<fir_engine<cf, float>>
+make_fir_engine<cf, float>(backend, int, size_t);
+template std::unique_ptr<fir_engine<float, float>>
+make_fir_engine<float, float>(backend, int, size_t);
+template std::unique_ptr<fir_engine<cf, cf>>
+make_fir_engine<cf, cf>(backend, int, size_t);
+template std::unique_ptr<lookup_engine<float>>
+make_lookup_engine<float>(backend, int, size_t);
+template std::unique_ptr<lookup_engine<cf>> make_lookup_engine<cf>(backend, int, size_t);
+template std::unique_ptr<resamp_engine<float>>
+make_resamp_engine<float>(backend, int, size_t);
+template std::unique_ptr<resamp_engine<cf>> make_resamp_engine<cf>(backend, int, size_t);
+template std::unique_ptr<resize_engine<float>>
+make_resize_engine<float>(backend, int, size_t);
+template std::unique_ptr<resize_engine<uint8_t>>
+make_resize_engine<uint8_t>(backend, int, size_t);
+
+} // namespace kernel
+} // namespace gpuinterp
+} // namespace gr

@@ -1,0 +1,39 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef INCLUDED_GPUINTERP_KERNEL_ENGINE_FACTORY_H
+#define INCLUDED_GPUINTERP_KERNEL_ENGINE_FACTORY_H
+
+// Internal: the one place a kernel class gets its engine from. A kernel resolves the backend
+// (select_backend), then asks here; lib/engine_factory.cc is the only file that knows both
+// backends' engines, so kernel/ depends on engine interfaces only.
+
+#include "fir_engine.h"
+#include "resamp_engines.h"
+#include "resize_engine.h"
+#include <gnuradio/gpuinterp/kernel/backend.h>
+#include <cstddef>
+#include <memory>
+
+namespace gr {
+namespace gpuinterp {
+namespace kernel {
+
+//! `selected` is cpu or cuda (a select_backend() result); `batch` is the CUDA engine's most items
+//! (frames for resize) per launch, ignored by the CPU engines.
+template <typename T, typename TAP>
+std::unique_ptr<fir_engine<T, TAP>> make_fir_engine(backend selected, int device, size_t batch);
+template <typename T>
+std::unique_ptr<lookup_engine<T>> make_lookup_engine(backend selected, int device, size_t batch);
+template <typename T>
+std::unique_ptr<resamp_engine<T>> make_resamp_engine(backend selected, int device, size_t batch);
+template <typename T>
+std::unique_ptr<resize_engine<T>> make_resize_engine(backend selected, int device, size_t batch);
+
+} // namespace kernel
+} // namespace gpuinterp
+} // namespace gr
+
+#endif

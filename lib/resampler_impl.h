@@ -1,0 +1,110 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef INCLUDED_GPUINTERP_RESAMPLER_IMPL_H
+#define INCLUDED_GPUINTERP_RESAMPLER_IMPL_H
+
+#include "device_io.h"
+#include <gnuradio/gpuinterp/kernel/resampler.h>
+#include <gnuradio/gpuinterp/resampler.h>
+#include <mutex>
+#include <vector>
+
+namespace gr {
+namespace gpuinterp {
+
+namespace resampler_detail {
+kernel::polyphase_params make_params(unsigned nfilts, unsigned taps_per_arm, double att);
+//! Give the scheduler the rate as a fraction with a small denominator (see the
+//! definition).
+void set_hint_rate(gr::block& b, double r);
+} // namespace resampler_detail
+
+template <class T>
+class resampler_impl : public resampler<T>, public device_buffer_client
+{
+public:
+    resampler_impl(double rate,
+                   const std::string& method,
+                   unsigned nfilts,
+                   unsigned taps_per_arm,
+                   double attenuation_db,
+                   const std::string& backend,
+                   int device,
+                   bool device_buffers)
+        : gr::block("resampler",
+                    device_buffer_signature(device_buffers, 1, 1, sizeof(T)),
+                    device_buffer_signature(device_buffers, 1, 1, sizeof(T))),
+          d_kernel(rate,
+                   kernel::method_from_string(method),
+                   backend_from_string(backend),
+                   device,
+                   resampler_detail::make_params(nfilts, taps_per_arm, attenuation_db)),
+          d_device_buffers(device_buffers)
+    {
+        log_backend(this->d_logger, d_kernel.active_backend(), d_kernel.backend_note());
+        d_io.attach(*this, d_kernel.active_backend(), device, device_buffers);
+        resampler_detail::set_hint_rate(*this, rate);
+        // The kernel keeps its own history; the declared history only makes GNU Radio
+        // size our input buffer for the worst case of one output (K/r inputs for
+        // polyphase at r < 1), which the default buffer (8192 complex items) cannot hold
+        // at low rates. GNU Radio's history items sit in front of input_items[0] and are
+        // skipped in general_work. The buffer is sized once, at start: lowering the rate
+        // a lot while running (polyphase) can outgrow it.
+        d_skip = d_kernel.reach_back() + d_kernel.lookahead() +
+                 size_t(std::ceil(1.0 / rate)) + 1;
+        this->set_history(unsigned(d_skip + 1));
+        // Tags are moved by their input time (first output at or after it), not offset *
+        // rate.
+        this->set_tag_propagation_policy(gr::block::TPP_DONT);
+    }
+
+    void set_rate(double rate) override
+    {
+        std::lock_guard<std::mutex> lock(d_mutex);
+        d_kernel.set_rate(rate); // validates; the new segment starts at the next output
+        d_rate_changed = true;
+    }
+    double rate() const override
+    {
+        std::lock_guard<std::mutex> lock(d_mutex);
+        return d_kernel.rate();
+    }
+    std::string method() const override { return kernel::to_string(d_kernel.method()); }
+    std::string active_backend() const override
+    {
+        return to_string(d_kernel.active_backend());
+    }
+    bool device_buffers() const override { return d_device_buffers; }
+    device_binding buffer_binding() const override { return d_io.binding(); }
+
+    void forecast(int noutput_items, gr_vector_int& ninput_items_required) override
+    {
+        std::lock_guard<std::mutex> lock(d_mutex);
+        const size_t need = d_kernel.inputs_needed(size_t(noutput_items));
+        // inputs_needed() >= 1 always (see the kernel's consumption rule), plus GNU
+        // Radio's history.
+        ninput_items_required[0] = int(std::max<size_t>(1, need) + d_skip);
+    }
+
+    int general_work(int noutput_items,
+                     gr_vector_int& ninput_items,
+                     gr_vector_const_void_star& input_items,
+                     gr_vector_void_star& output_items) override;
+
+private:
+    mutable std::mutex d_mutex; // set_rate lands between two work() calls
+    kernel::resampler<T> d_kernel;
+    bool d_rate_changed = false;
+    size_t d_skip = 0; // GNU Radio history items in front of the new input
+    const bool d_device_buffers;
+    device_io d_io;
+    std::vector<gr::tag_t> d_tags; // reused across calls
+};
+
+} // namespace gpuinterp
+} // namespace gr
+
+#endif

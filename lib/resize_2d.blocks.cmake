@@ -1,1 +1,0 @@
-list(APPEND block_sources resize_2d_impl.cc)

@@ -1,0 +1,43 @@
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// The `coeffs` message codec, so Python blocks decode and encode exactly what the C++ blocks do.
+#include <gnuradio/gpuinterp/coeffs_message.h>
+#include <pybind11/complex.h>
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+namespace py = pybind11;
+
+void bind_coeffs_message(py::module& m)
+{
+    using namespace gr::gpuinterp;
+    m.def(
+        "decode_coeffs_message",
+        [](const pmt::pmt_t& msg) {
+            coeffs_update u;
+            try {
+                u = decode_coeffs_message(msg);
+            } catch (const std::invalid_argument& e) {
+                throw py::value_error(e.what());
+            }
+            py::array_t<std::complex<float>> w(u.coefficients.size());
+            std::copy(u.coefficients.begin(), u.coefficients.end(), w.mutable_data());
+            py::object c = py::none();
+            if (u.has_lo_leakage)
+                c = py::cast(std::complex<double>(u.lo_leakage));
+            return py::make_tuple(w, c);
+        },
+        py::arg("msg"),
+        "Decode a `coeffs` message: (coefficients as a complex64 array, LO leakage c or None when "
+        "the message leaves c unchanged). Accepts a c32/c64/f32 vector or a PMT vector of numbers, "
+        "a pair (vector . c) or a dict {'coefficients'|'coeffs': vector, 'lo_leakage'|'c': c}. "
+        "Raises ValueError on anything else.");
+    m.def("encode_coeffs_message",
+          &encode_coeffs_message,
+          py::arg("coefficients"),
+          py::arg("lo_leakage"),
+          "Encode a `coeffs` message: the pair (c32vector . complex c).");
+}

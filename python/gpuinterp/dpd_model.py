@@ -1,0 +1,406 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""One description of the predistorter / PA model families, their coefficient layouts and their basis
+matrices in double precision.
+
+A model is written as a spec string ``family:key=value,...``, the same grammar the C++ kernel parses
+(``gr::gpuinterp::kernel::dpd_model``), GRC shows, JSON files store and the command-line tools take:
+
+``ph:P=5,Q=3,Lp=4,Lq=2``
+    Parallel Hammerstein (odd orders, optional conjugate branches); layout as
+    :func:`gnuradio.gpuinterp.dpd.branch_layout`.
+``mp:K=9,M=20``
+    All-order memory polynomial (even orders included):
+    y[n] = sum_{k=1..K} sum_{m<M} a_{k,m} x[n-m] |x[n-m]|^(k-1); order k outer, tap m inner.
+``gmp:Ka=5,La=30,Kb=4,Lb=30,Mb=5,Kc=4,Lc=30,Mc=5``
+    Generalised memory polynomial (Morgan et al., IEEE Trans. SP 54(10), 2006)::
+
+        y[n] = sum_{k<Ka} sum_{l<La} a_kl x[n-l]|x[n-l]|^k
+             + sum_{k=1..Kb} sum_{l<Lb} sum_{m=1..Mb} b_klm x[n-l]|x[n-l-m]|^k     (lagging envelope)
+             + sum_{k=1..Kc} sum_{l<Lc} sum_{m=1..Mc} c_klm x[n-l]|x[n-l+m]|^k     (leading envelope)
+
+    Coefficients: all a (k outer, l inner), then all b (k, l, m innermost), then all c (same). Missing
+    b/c keys are 0 (no such terms). ``mp:K,M`` is ``gmp:Ka=K,La=M`` with the same coefficient order.
+
+Every family adds a separate complex constant (LO leakage). Leading-envelope terms look ahead by
+``lookahead = Mc`` samples; the streaming kernel and the block therefore delay their output by that
+many samples (out[i] = y[i - lookahead]), and :func:`basis` computes the undelayed y[n], with the
+look-ahead samples past the end of x taken as zero unless ``future`` is given.
+"""
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["ModelSpec", "parse", "basis", "apply", "term_list"]
+
+# Bounds shared with the C++ kernel (dpd_model.h): orders beyond 15 are out of reach in float, lags
+# beyond 1024 beyond any measured PA memory, and 4096 coefficients beyond any sensible fit.
+MAX_ORDER = 15
+MAX_LAG = 1024
+MAX_COEFFICIENTS = 4096
+
+_KEYS = {
+    "ph": ("P", "Q", "Lp", "Lq"),
+    "mp": ("K", "M"),
+    "gmp": ("Ka", "La", "Kb", "Lb", "Mb", "Kc", "Lc", "Mc"),
+}
+_OPTIONAL = {"gmp": ("Kb", "Lb", "Mb", "Kc", "Lc", "Mc")}
+
+
+class ModelError(ValueError):
+    """A malformed model spec; the message starts with ``model:`` and names the key."""
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    family: str
+    params: tuple  # values in the family's key order
+
+    def __getattr__(self, key):
+        keys = _KEYS.get(object.__getattribute__(self, "family"), ())
+        if key in keys:
+            return self.params[keys.index(key)]
+        raise AttributeError(key)
+
+    def __str__(self):
+        return self.family + ":" + ",".join(f"{k}={v}" for k, v in zip(_KEYS[self.family], self.params))
+
+    @property
+    def name(self):
+        return str(self)
+
+    def as_gmp(self):
+        """(Ka, La, Kb, Lb, Mb, Kc, Lc, Mc) for mp and gmp."""
+        if self.family == "mp":
+            return (self.K, self.M, 0, 0, 0, 0, 0, 0)
+        if self.family == "gmp":
+            return self.params
+        raise ModelError(f"model: {self} is not a memory-polynomial family")
+
+    @property
+    def lookahead(self):
+        if self.family != "gmp":
+            return 0
+        return self.Mc if (self.Kc and self.Lc and self.Mc) else 0
+
+    @property
+    def history(self):
+        """Past input samples a streaming implementation carries between calls."""
+        if self.family == "ph":
+            return max(self.Lp, self.Lq if self.Q > 0 else 1) - 1
+        Ka, La, Kb, Lb, Mb, Kc, Lc, Mc = self.as_gmp()
+        h = La - 1 if Ka and La else 0
+        if Kb and Lb and Mb:
+            h = max(h, Lb - 1 + Mb)
+        if Kc and Lc and Mc:
+            h = max(h, Lc - 1)
+        return h + self.lookahead
+
+    @property
+    def num_coefficients(self):
+        return len(term_list(self))
+
+
+def _int_value(key, text):
+    if not re.fullmatch(r"\s*\d+\s*", text):
+        raise ModelError(f"model: {key} must be a non-negative integer, got {text.strip()!r}")
+    return int(text)
+
+
+def parse(spec):
+    """Parse a spec string (or pass a :class:`ModelSpec` through); raises :class:`ModelError`."""
+    if isinstance(spec, ModelSpec):
+        return spec
+    if not isinstance(spec, str):
+        raise ModelError(f"model: expected a spec string like 'gmp:Ka=5,La=30', got {type(spec).__name__}")
+    fam, sep, rest = spec.strip().partition(":")
+    fam = fam.strip()
+    if fam not in _KEYS:
+        raise ModelError(f"model: unknown family {fam!r} (expected ph, mp or gmp) in {spec!r}")
+    vals = {}
+    for item in filter(None, (s.strip() for s in rest.split(","))) if sep else ():
+        k, eq, v = item.partition("=")
+        k = k.strip()
+        if not eq:
+            raise ModelError(f"model: expected key=value, got {item!r}")
+        if k not in _KEYS[fam]:
+            raise ModelError(f"model: unknown key {k!r} for {fam} (keys: {', '.join(_KEYS[fam])})")
+        if k in vals:
+            raise ModelError(f"model: duplicate key {k!r}")
+        vals[k] = _int_value(k, v)
+    for k in _KEYS[fam]:
+        if k not in vals:
+            if k in _OPTIONAL.get(fam, ()):
+                vals[k] = 0
+            else:
+                raise ModelError(f"model: {fam} needs {k} (keys: {', '.join(_KEYS[fam])})")
+    m = ModelSpec(fam, tuple(vals[k] for k in _KEYS[fam]))
+    _validate(m)
+    return m
+
+
+def _validate(m):
+    def order(k, v, lo):
+        if not lo <= v <= MAX_ORDER:
+            raise ModelError(f"model: {k} must be in [{lo}, {MAX_ORDER}], got {v}")
+
+    def lag(k, v, lo):
+        if not lo <= v <= MAX_LAG:
+            raise ModelError(f"model: {k} must be in [{lo}, {MAX_LAG}], got {v}")
+
+    if m.family == "ph":
+        order("P", m.P, 1)
+        if m.P % 2 == 0:
+            raise ModelError(f"model: P must be odd, got {m.P}")
+        order("Q", m.Q, 0)
+        if m.Q and m.Q % 2 == 0:
+            raise ModelError(f"model: Q must be 0 or odd, got {m.Q}")
+        lag("Lp", m.Lp, 1)
+        lag("Lq", m.Lq, 1)
+    elif m.family == "mp":
+        order("K", m.K, 1)
+        lag("M", m.M, 1)
+    else:
+        order("Ka", m.Ka, 1)
+        lag("La", m.La, 1)
+        for k in ("Kb", "Kc"):
+            order(k, getattr(m, k), 0)
+        for k in ("Lb", "Mb", "Lc", "Mc"):
+            lag(k, getattr(m, k), 0)
+    n = len(term_list(m))
+    if n > MAX_COEFFICIENTS:
+        raise ModelError(f"model: {m} has {n} coefficients, more than {MAX_COEFFICIENTS}")
+
+
+def term_list(m):
+    """One (signal lag l, envelope lag j, power k, conjugate) per coefficient, in layout order:
+    the term is x[n-l] |x[n-j]|^k (conjugated for conjugate-branch terms of ph). ph: power p-1."""
+    m = parse(m)
+    if m.family == "ph":
+        t = [(k, k, p - 1, False) for p in range(1, m.P + 1, 2) for k in range(m.Lp)]
+        if m.Q:
+            t += [(k, k, q - 1, True) for q in range(1, m.Q + 1, 2) for k in range(m.Lq)]
+        return t
+    Ka, La, Kb, Lb, Mb, Kc, Lc, Mc = m.as_gmp()
+    t = [(l, l, k, False) for k in range(Ka) for l in range(La)]
+    if Kb and Lb and Mb:
+        t += [(l, l + q, k, False) for k in range(1, Kb + 1) for l in range(Lb) for q in range(1, Mb + 1)]
+    if Kc and Lc and Mc:
+        t += [(l, l - q, k, False) for k in range(1, Kc + 1) for l in range(Lc) for q in range(1, Mc + 1)]
+    return t
+
+
+def basis(x, model, history=None, future=None):
+    """Basis matrix (len(x) x num_coefficients, complex128): y = basis @ coefficients + c, undelayed.
+
+    Samples before x[0] come from ``history`` (oldest first) or are zero; look-ahead samples after
+    x[-1] come from ``future`` or are zero."""
+    m = parse(model)
+    x = np.asarray(x, dtype=np.complex128).ravel()
+    terms = term_list(m)
+    n = x.size
+    back = max([max(l, j) for l, j, _, _ in terms] + [0])
+    ahead = max([-j for _, j, _, _ in terms] + [0])
+    pre = np.zeros(back, dtype=np.complex128)
+    if history is not None and back:
+        h = np.asarray(history, dtype=np.complex128).ravel()[-back:]
+        pre[back - h.size:] = h
+    post = np.zeros(ahead, dtype=np.complex128)
+    if future is not None and ahead:
+        f = np.asarray(future, dtype=np.complex128).ravel()[:ahead]
+        post[:f.size] = f
+    xe = np.concatenate([pre, x, post])
+    r = np.abs(xe)
+    pw = {0: np.ones_like(r)}
+    for k in range(1, max(t[2] for t in terms) + 1):
+        pw[k] = pw[k - 1] * r
+    phi = np.empty((n, len(terms)), dtype=np.complex128)
+    for c, (l, j, k, conj) in enumerate(terms):
+        sig = xe[back - l:back - l + n]
+        v = sig * pw[k][back - j:back - j + n]
+        phi[:, c] = np.conj(v) if conj else v
+    return phi
+
+
+def apply(x, model, coefficients, lo_leakage=0j, history=None, future=None):
+    """y = basis(x) @ coefficients + lo_leakage in double precision (undelayed, zero initial state)."""
+    w = np.asarray(coefficients, dtype=np.complex128).ravel()
+    m = parse(model)
+    if w.size != m.num_coefficients:
+        raise ModelError(f"coefficients: expected {m.num_coefficients} values for {m}, got {w.size}")
+    return basis(x, m, history, future) @ w + complex(lo_leakage)
+
+
+class StreamingModel:
+    """Streaming double-precision implementation of any family, with the conventions of the C++
+    kernel: ``process(x)`` returns len(x) outputs, out[i] = y[i - lookahead] (zero history before
+    the stream), chunking never changes the output; ``set_coefficients`` takes effect for the outputs
+    of the next call. The reference the kernel tests compare with, and the engine of last resort."""
+
+    def __init__(self, model, coefficients, lo_leakage=0j):
+        self.model = parse(model)
+        self.set_coefficients(coefficients, lo_leakage)
+        self.delay = self.model.lookahead
+        terms = term_list(self.model)
+        self._back = max(max(l, j) for l, j, _, _ in terms)
+        self._hist = np.zeros(self._back + self.delay, dtype=np.complex128)
+
+    def set_coefficients(self, coefficients, lo_leakage=0j):
+        w = np.asarray(coefficients, dtype=np.complex128).ravel()
+        if w.size != self.model.num_coefficients:
+            raise ModelError(f"coefficients: expected {self.model.num_coefficients} values for "
+                             f"{self.model}, got {w.size}")
+        if not np.all(np.isfinite(w)) or not np.isfinite(complex(lo_leakage)):
+            raise ModelError("coefficients: contain NaN or infinity")
+        self._w, self._c = w.copy(), complex(lo_leakage)
+
+    def coefficients(self):
+        return self._w.copy()
+
+    def lo_leakage(self):
+        return self._c
+
+    def process(self, x):
+        x = np.asarray(x, dtype=np.complex128).ravel()
+        if x.size == 0:
+            return np.zeros(0, dtype=np.complex128)
+        buf = np.concatenate([self._hist, x])
+        # out[i] = y[t] at t = i - delay: history of the first output = buf[:back], look-ahead = delay.
+        n = x.size
+        y = basis(buf[self._back:self._back + n], self.model, history=buf[:self._back],
+                  future=buf[self._back + n:]) @ self._w + self._c
+        if self._hist.size:
+            self._hist = buf[-self._hist.size:]
+        return y
+
+
+# ----------------------------------------------------------------------------------------------
+# Fitted models and their files
+# ----------------------------------------------------------------------------------------------
+
+@dataclass
+class ModelFit:
+    """A model of any family with its coefficients, e.g. a PA behavioural model fitted from a capture
+    (:func:`fit_forward`) or a predistorter. ``nmse_db``: {"train", "val", "test"} (nan where no data);
+    ``input_range``: the largest input magnitude seen in the fit, beyond which the polynomial
+    extrapolates; ``regularization``, ``condition``, ``rank``: as :class:`gnuradio.gpuinterp.dpd.Solution`."""
+    model: str
+    coefficients: np.ndarray
+    lo_leakage: complex = 0j
+    nmse_db: dict = None
+    input_range: float = float("inf")
+    regularization: float = float("nan")
+    condition: float = float("nan")
+    rank: int = 0
+    kind: str = "pa_model"
+
+    def apply(self, x, history=None, future=None):
+        """The model on x (undelayed, zero initial state unless ``history`` is given), float64."""
+        return apply(x, self.model, self.coefficients, self.lo_leakage, history, future)
+
+
+def fit_forward(x, y, model, x_val=None, y_val=None, x_test=None, y_test=None, regularization=None,
+                nperseg=None, contiguous=False):
+    """Fit y ~ f(x) (a PA behavioural model: x the PA input, y its output, time-aligned) of any family.
+
+    The regularisation is chosen on the validation pair when given (else on the last 20 % of the
+    training capture), the model run over it as a stream (from a zero state, or continuing the
+    training split with ``contiguous``). NMSE is reported on each split given, averaged over ``nperseg``-long segments
+    when ``nperseg`` is set (OpenDPD's definition), over the whole split otherwise. Each split is run
+    from a zero state, or, with ``contiguous`` (train, val and test are consecutive parts of one
+    capture), with the end of the previous split as its history, as a streaming block would run."""
+    from . import dpd  # dpd imports this module
+
+    m = parse(model)
+    x = np.asarray(x, dtype=np.complex128).ravel()
+    y = np.asarray(y, dtype=np.complex128).ravel()
+    val = None
+    if x_val is not None:
+        val = (np.asarray(y_val, dtype=np.complex128).ravel(), np.asarray(x_val, dtype=np.complex128).ravel(),
+               x[-m.history:] if contiguous and m.history else None)
+    # estimate() fits its first argument from the basis of its second: the forward model is the
+    # "post-inverse" of the swapped pair, with unit gain and no delay (the capture is aligned).
+    r = dpd.estimate(y, x, model=m, target_gain=1.0, delay=0.0, regularization=regularization,
+                     validation=val)
+    fit = ModelFit(str(m), r.coefficients, r.lo_leakage, {}, float(np.max(np.abs(x))), r.regularization,
+                   r.condition, r.rank)
+
+    hist = m.history
+
+    def score(xs, ys, before=None):
+        if xs is None:
+            return float("nan")
+        ys = np.asarray(ys, dtype=np.complex128).ravel()
+        h = None
+        if contiguous and before is not None and hist:
+            h = np.asarray(before, dtype=np.complex128).ravel()[-hist:]
+        est = fit.apply(xs, history=h)
+        if nperseg:
+            from .metrics import opendpd_nmse_db
+            return opendpd_nmse_db(est, ys, nperseg)
+        return dpd.nmse_db(ys, est)
+
+    fit.nmse_db = {"train": score(x, y), "val": score(x_val, y_val, x),
+                   "test": score(x_test, y_test, x_val if x_val is not None else None)}
+    return fit
+
+
+def save_model(path, fit, **extra):
+    """Write a :class:`ModelFit` as JSON: {"kind", "model" (the spec), "coefficients": [[re, im], ..],
+    "lo_leakage": [re, im], "input_range", "nmse_db", "regularization", "condition", "rank", ...extra}.
+    One coefficient per line, so files diff well."""
+    import json
+    import math as _m
+
+    def num(v):
+        return None if isinstance(v, float) and not _m.isfinite(v) else v
+
+    doc = {"kind": fit.kind, "model": str(parse(fit.model)),
+           "coefficients": [[float(v.real), float(v.imag)] for v in np.asarray(fit.coefficients)],
+           "lo_leakage": [float(complex(fit.lo_leakage).real), float(complex(fit.lo_leakage).imag)],
+           "input_range": num(float(fit.input_range)),
+           "nmse_db": {k: num(float(v)) for k, v in (fit.nmse_db or {}).items()},
+           "regularization": num(float(fit.regularization)), "condition": num(float(fit.condition)),
+           "rank": int(fit.rank)}
+    doc.update(extra)
+    lines = []
+    for k, v in doc.items():
+        if k == "coefficients":
+            lines.append(f' "{k}": [\n  ' + ",\n  ".join(json.dumps(e) for e in v) + "\n ]")
+        else:
+            lines.append(f" {json.dumps(k)}: {json.dumps(v)}")
+    with open(path, "w") as f:
+        f.write("{\n" + ",\n".join(lines) + "\n}\n")
+
+
+def load_model(path):
+    """Read a file written by :func:`save_model` (or a predistorter coefficient file with a "model"
+    spec); raises ModelError naming the file and the field on a malformed file."""
+    import json
+
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+    except (OSError, ValueError) as e:
+        raise ModelError(f"{path}: cannot read a model file ({e})") from None
+    if not isinstance(doc, dict) or "model" not in doc or "coefficients" not in doc:
+        raise ModelError(f"{path}: not a model file (needs the keys 'model' and 'coefficients')")
+    try:
+        m = parse(doc["model"])
+    except ModelError as e:
+        raise ModelError(f"{path}: {e}") from None
+    try:
+        w = np.array([complex(float(a), float(b)) for a, b in doc["coefficients"]])
+        c = complex(*[float(v) for v in doc.get("lo_leakage", [0.0, 0.0])])
+    except (TypeError, ValueError):
+        raise ModelError(f"{path}: coefficients: expected a list of [re, im] pairs") from None
+    if w.size != m.num_coefficients or not np.all(np.isfinite(w)) or not np.isfinite(c):
+        raise ModelError(f"{path}: coefficients: expected {m.num_coefficients} finite values for {m}, "
+                         f"got {w.size}")
+    rng = doc.get("input_range")
+    nm = {k: (float("nan") if v is None else float(v)) for k, v in (doc.get("nmse_db") or {}).items()}
+    f = ModelFit(str(m), w, c, nm, float("inf") if rng is None else float(rng),
+                 float(doc.get("regularization") or float("nan")), float(doc.get("condition") or float("nan")),
+                 int(doc.get("rank") or 0), str(doc.get("kind", "pa_model")))
+    return f
