@@ -42,12 +42,15 @@ TEST(DpdModel, CanonicalPrintingAndRoundTrip)
               "gmp:Ka=5,La=30,Kb=4,Lb=30,Mb=5,Kc=4,Lc=30,Mc=5");
     EXPECT_EQ(dpd_model::parse(" mp : K = 9 ,\tM=20\n").to_string(), "mp:K=9,M=20");
     EXPECT_EQ(dpd_model::parse("mp:K=09,M=20").to_string(), "mp:K=9,M=20");
-    EXPECT_EQ(dpd_model::parse("\tgmp:\nKa=0,La=0,Kc=2,Lc=3,Mc=1").to_string(),
-              "gmp:Ka=0,La=0,Kb=0,Lb=0,Mb=0,Kc=2,Lc=3,Mc=1");
-    for (const char* s : { "ph:P=1,Q=0,Lp=1,Lq=1", "ph:P=15,Q=15,Lp=1024,Lq=7", "mp:K=1,M=1", "mp:K=15,M=273",
+    EXPECT_EQ(dpd_model::parse("\tgmp:\nKa=1,La=1,Kc=2,Lc=3,Mc=1").to_string(),
+              "gmp:Ka=1,La=1,Kb=0,Lb=0,Mb=0,Kc=2,Lc=3,Mc=1");
+    // Empty items are skipped.
+    EXPECT_EQ(dpd_model::parse("mp:K=3,M=2,"), dpd_model::make_mp(3, 2));
+    EXPECT_EQ(dpd_model::parse("mp:K=3,,M=2"), dpd_model::make_mp(3, 2));
+    for (const char* s : { "ph:P=1,Q=0,Lp=1,Lq=1", "ph:P=15,Q=15,Lp=256,Lq=255", "mp:K=1,M=1", "mp:K=15,M=273",
                            "gmp:Ka=5,La=6,Kb=0,Lb=0,Mb=0,Kc=0,Lc=0,Mc=0",
                            "gmp:Ka=5,La=10,Kb=3,Lb=5,Mb=2,Kc=3,Lc=5,Mc=1",
-                           "gmp:Ka=0,La=3,Kb=1,Lb=1,Mb=1024,Kc=0,Lc=0,Mc=0" }) {
+                           "gmp:Ka=1,La=3,Kb=1,Lb=1,Mb=1024,Kc=0,Lc=0,Mc=0" }) {
         const dpd_model m = dpd_model::parse(s);
         EXPECT_EQ(m.to_string(), s);
         EXPECT_EQ(dpd_model::parse(m.to_string()), m);
@@ -108,10 +111,8 @@ TEST(DpdModel, ErrorsStartWithModelAndNameTheKey)
              { "mp:K=1 0,M=2", "K" },
              { "mp:K=+3,M=2", "K" },
              { "m p:K=3,M=2", "family" },
-             { "mp:K=3,,M=2", "key" },
              { "mp:K=99999999999,M=2", "K" },
              { "mp:K,M=2", "K" },
-             { "mp:K=3,M=2,", "key" },
              { "mp:K=16,M=2", "K" },
              { "mp:K=0,M=2", "K" },
              { "mp:K=1,M=1025", "M" },
@@ -125,6 +126,8 @@ TEST(DpdModel, ErrorsStartWithModelAndNameTheKey)
              { "ph:P=5,Q=3,Lp=0,Lq=2", "Lp" },
              { "ph:P=5,Q=3,Lp=1,Lq=0", "Lq" },
              { "gmp:Ka=0,La=5", "Ka" },
+             { "gmp:Ka=2,La=0,Kc=1,Lc=1,Mc=1", "La" },
+             { "ph:P=15,Q=15,Lp=1024,Lq=7", "coefficients" },
              { "gmp:Ka=15,La=1024", "coefficients" },
              { "mp:K=5,M=820", "coefficients" } }) {
         const std::string msg = message([&] { dpd_model::parse(b.spec); });
@@ -235,7 +238,7 @@ const std::vector<std::string> specs = {
     "gmp:Ka=5,La=6",
     "gmp:Ka=5,La=10,Kb=3,Lb=5,Mb=2,Kc=3,Lc=5,Mc=1",
     "gmp:Ka=4,La=3,Kb=2,Lb=4,Mb=3,Kc=3,Lc=2,Mc=4",
-    "gmp:Ka=0,La=0,Kc=2,Lc=3,Mc=2",         // leading terms only
+    "gmp:Ka=1,La=1,Kc=2,Lc=3,Mc=2",         // mostly leading terms
     "gmp:Ka=1,La=1,Kb=4,Lb=2,Mb=6",         // lagging terms only, history deeper than La
     "gmp:Ka=3,La=40,Kb=2,Lb=3,Mb=33,Kc=2,Lc=2,Mc=20", // long lags: halo over several warps
 };
@@ -361,9 +364,9 @@ TEST_P(GmpKernel, LeadingTermsDelayTheOutput)
         ASSERT_NEAR(y[i].imag(), want.imag(), 1e-6) << i;
     }
     // A leading term alone: out[i] = x[i-D] |x[i-D+m]| (m = 2) reaches the newest input at m = D.
-    model_set t = random_set("gmp:Ka=0,La=0,Kc=1,Lc=1,Mc=3");
+    model_set t = random_set("gmp:Ka=1,La=1,Kc=1,Lc=1,Mc=3");
     std::fill(t.co.begin(), t.co.end(), cf(0));
-    t.co[1] = cf(0, 1); // c_{1,0,2}
+    t.co[2] = cf(0, 1); // c_{1,0,2}, after a_00
     t.c = cf(0);
     const auto z = run(t, x, 77);
     for (size_t i = 0; i < x.size(); i++) {
@@ -477,6 +480,18 @@ TEST(GmpCpu, PortablePathMatchesReference)
         EXPECT_TRUE(matches(k.process(x), reference(s, x), s.m)) << spec;
     }
     gi::kernel::set_gmp_cpu_simd(true);
+}
+
+TEST(GmpParams, LegacyConstructorKeepsItsWiderPhBounds)
+{
+    // 8 orders x 600 taps x 2 branches: beyond a spec's 4096 coefficients, still a valid (P, Q, Lp, Lq) set.
+    std::vector<cf> co(dpd_predistorter::num_coefficients(15, 15, 600, 600), cf(0));
+    co[0] = cf(1);
+    dpd_predistorter k(15, 15, 600, 600, co, 0);
+    const auto x = random_vector<cf>(50, 1.0f);
+    EXPECT_EQ(k.process(x), x);
+    EXPECT_EQ(k.model().to_string(), "ph:P=15,Q=15,Lp=600,Lq=600");
+    EXPECT_EQ(message([&] { dpd_model::parse(k.model().to_string()); }).rfind("model: coefficients", 0), 0u);
 }
 
 TEST(GmpParams, CoefficientErrors)

@@ -135,6 +135,8 @@ dpd_model dpd_model::parse(const std::string& spec)
             end = body.size();
         const std::string item = body.substr(pos, end - pos);
         pos = end + 1;
+        if (trim(item).empty()) // "K=3,M=2," and "K=3,,M=2": empty items are skipped
+            continue;
         const size_t eq = item.find('=');
         const std::string key = trim(item.substr(0, eq));
         if (eq == std::string::npos)
@@ -181,9 +183,9 @@ void dpd_model::validate() const
         const std::string key = k.name;
         const unsigned v = this->*(k.field);
         if (is_order_key(key))
-            check_range(key, v, (family == family_t::gmp || key == "Q") ? 0 : 1, max_order);
+            check_range(key, v, (key == "Q" || key == "Kb" || key == "Kc") ? 0 : 1, max_order);
         else
-            check_range(key, v, (family == family_t::gmp) ? 0 : 1, max_lag);
+            check_range(key, v, (key == "Lb" || key == "Mb" || key == "Lc" || key == "Mc") ? 0 : 1, max_lag);
     }
     if (family == family_t::ph) {
         if (P % 2 == 0)
@@ -192,10 +194,7 @@ void dpd_model::validate() const
             fail("Q: must be 0 (no conjugate branches) or odd, got " + std::to_string(Q));
     }
     const size_t n = num_coefficients();
-    if (n == 0)
-        fail("Ka: the model has no terms (a gmp needs Ka, La >= 1 or a complete b or c group)");
-    // The parallel-Hammerstein engines have their own (larger) reach; the cap is the mp/gmp kernels'.
-    if (family != family_t::ph && n > max_coefficients)
+    if (n > max_coefficients)
         fail("coefficients: " + to_string() + " has " + std::to_string(n) + " coefficients, more than " +
              std::to_string(max_coefficients));
 }

@@ -175,7 +175,12 @@ dpd_predistorter::dpd_predistorter(unsigned P,
       d_mapped(mapped)
 {
     validate(P, Q, Lp, Lq, coefficients, lo_leakage);
-    d_model = dpd_model::make_ph(P, Q, Lp, Lq);
+    // Not make_ph(): this constructor keeps the ph engine's own bounds, wider than a spec's.
+    d_model.family = dpd_model::family_t::ph;
+    d_model.P = P;
+    d_model.Q = Q;
+    d_model.Lp = Lp;
+    d_model.Lq = Lq;
     d_H = std::max(Lp, Q ? Lq : 1u) - 1;
     make_engine(requested, device, mapped);
     set_coefficients(coefficients, lo_leakage);
@@ -234,9 +239,10 @@ void dpd_predistorter::validate(const dpd_model& model,
                                 const std::vector<complex>& coefficients,
                                 complex lo_leakage)
 {
-    model.validate();
+    // ph: the engine's own bounds (the (P, Q, Lp, Lq) constructor's), not the spec's coefficient cap.
     if (model.family == dpd_model::family_t::ph)
         return validate(model.P, model.Q, model.Lp, model.Lq, coefficients, lo_leakage);
+    model.validate();
     const size_t want = model.num_coefficients();
     if (coefficients.size() != want)
         invalid_parameter("coefficients",

@@ -82,7 +82,11 @@ py::array_t<cf> to_array(const std::vector<cf>& v)
 void bind_dpd_model(py::module& m)
 {
     using D = kernel::dpd_model;
-    py::class_<D>(m, "dpd_model", R"doc(
+    // Bound as dpd_model_spec: the name dpd_model belongs to the Python module of the same grammar
+    // (numpy basis, fitting), which the package exposes as gnuradio.gpuinterp.dpd_model.
+    py::class_<D>(m, "dpd_model_spec", R"doc(
+The C++ model description (kernel::dpd_model) behind the predistorter; the same grammar and
+coefficient order as the Python module gnuradio.gpuinterp.dpd_model.
 Structure of a predistorter / PA model, as the spec string "family:key=value,...":
   "ph:P=5,Q=3,Lp=4,Lq=2"   parallel Hammerstein (the P, Q, Lp, Lq model)
   "mp:K=9,M=20"            all-order memory polynomial, a[k,m] at (k-1)*M + m
@@ -94,7 +98,7 @@ Bad specs raise ValueError("model: <key>: ...").)doc")
         .def_static("parse", &D::parse, py::arg("spec"), "Parse a spec string.")
         .def("to_string", &D::to_string, "Canonical spec: every key of the family, in order.")
         .def("__str__", &D::to_string)
-        .def("__repr__", [](const D& d) { return "dpd_model('" + d.to_string() + "')"; })
+        .def("__repr__", [](const D& d) { return "dpd_model_spec('" + d.to_string() + "')"; })
         .def("__eq__", [](const D& a, const D& b) { return a == b; })
         .def("num_coefficients", &D::num_coefficients)
         .def("lookahead", &D::lookahead, "Output delay of a streaming predistorter (samples).")
@@ -149,7 +153,7 @@ void bind_dpd_predistorter(py::module& m)
              py::arg("device") = 0,
              py::arg("batch") = 0,
              py::arg("mapped") = false,
-             "From a model spec (see dpd_model): ph, mp or gmp; output delayed by delay() samples.")
+             "From a model spec (gnuradio.gpuinterp.dpd_model grammar): ph, mp or gmp; output delayed by delay() samples.")
         .def(py::init([](const kernel::dpd_model& model, const std::vector<cf>& co, cf c, const std::string& b,
                          int device, size_t batch, bool mapped) {
                  return std::make_unique<K>(model, co, c, backend_from_string(b), device, batch, mapped);
@@ -161,7 +165,7 @@ void bind_dpd_predistorter(py::module& m)
              py::arg("device") = 0,
              py::arg("batch") = 0,
              py::arg("mapped") = false)
-        .def("model", &K::model, "The model (a dpd_model).")
+        .def("model", &K::model, "The model (a dpd_model_spec; str() gives the canonical spec).")
         .def("delay", &K::delay, "Output delay in samples: out[i] = y[i - delay()].")
         .def(
             "process",

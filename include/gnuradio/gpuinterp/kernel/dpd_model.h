@@ -34,16 +34,18 @@ namespace kernel {
  *             + sum_{k=1..Kc} sum_{l<Lc} sum_{m=1..Mc} c_{klm} x[n-l] |x[n-l+m]|^k   (leading envelope)
  *    coefficients: all a (k outer, l inner: a_{kl} at k*La + l), then all b (k, then l, then m
  *    innermost: b_{klm} at Na + ((k-1)*Lb + l)*Mb + m-1), then all c (same, after the b).
- *    Ka and La are required (they may be 0); the b and c keys default to 0. A group with any of
- *    its sizes 0 has no terms; the model needs at least one coefficient.
+ *    Ka, La >= 1 are required; the b and c keys default to 0, and a b or c group with any of its
+ *    sizes 0 has no terms. Empty items ("K=3,M=2,") are skipped.
  *
  * Every model also has the complex LO-leakage constant added to each output; it is not part of
  * the coefficient vector.
  *
  * Bounds (checked by validate() and parse()): orders P, Q, K, Ka, Kb, Kc <= 15 (a float holds
  * |x|^15 over the dynamic range of a PA capture, and no fitted model uses more); memory sizes
- * Lp, Lq, M, La, Lb, Lc, Mb, Mc <= 1024; for mp and gmp num_coefficients() <= 4096 (the CUDA
- * kernel keeps the whole set in shared memory; ph has its own engines and no such cap).
+ * Lp, Lq, M, La, Lb, Lc, Mb, Mc <= 1024; num_coefficients() <= 4096 (the mp/gmp CUDA kernel keeps
+ * the whole set in shared memory). The same bounds as the Python module gnuradio.gpuinterp.dpd_model.
+ * (dpd_predistorter's (P, Q, Lp, Lq) constructor keeps its own, wider ph bounds: a ph set larger
+ * than 4096 coefficients runs there, but its spec does not parse.)
  *
  * Look-ahead: the leading-envelope terms of a gmp need x[n+Mc]. A streaming predistorter
  * therefore delays its output by lookahead() samples: out[i] = y[i - lookahead()], with x[n] = 0
