@@ -198,10 +198,8 @@ def run(directory, pa_model=DEFAULT_PA_MODEL, dpd_model=DEFAULT_DPD_MODEL, itera
     # The linear target: "average" is the least-squares gain of the measured PA; "peak" maps the
     # largest input to the largest output the PA delivered, so the predistorter never has to drive the
     # PA beyond the range it was measured in.
-    if gain == "average":
-        G = complex(np.vdot(xtr, ytr) / np.vdot(xtr, xtr))
-    else:
-        G = complex(np.vdot(xtr, ytr) / np.vdot(xtr, xtr))
+    G = complex(np.vdot(xtr, ytr) / np.vdot(xtr, xtr))
+    if gain == "peak":
         G *= np.max(np.abs(ytr)) / (abs(G) * np.max(np.abs(xtr)))
     peak = pa.input_range
     w = np.zeros(dpm.num_coefficients, dtype=np.complex128)
@@ -223,8 +221,9 @@ def run(directory, pa_model=DEFAULT_PA_MODEL, dpd_model=DEFAULT_DPD_MODEL, itera
 
     n = xte.size
     x_in = np.concatenate([xva, xte]) if contiguous else xte
-    x_all, _ = limit(dpd_fit.apply(x_in), peak)
-    nlim = int(np.sum(np.abs(dpd_fit.apply(x_in)[-n:]) > peak))
+    x_raw = dpd_fit.apply(x_in)
+    nlim = int(np.sum(np.abs(x_raw[-n:]) > peak))  # counted on the test split only
+    x_all, _ = limit(x_raw, peak)
     y_t = pa.apply(x_all)[-n:]
     out_peak = float(np.max(np.abs(ytr)))
     blown = not np.all(np.isfinite(y_t)) or np.max(np.abs(y_t)) > 1.5 * out_peak
