@@ -44,7 +44,9 @@ def main(argv=None):
     p.add_argument("--delay", type=float, default=None, help="known y delay in samples (default: estimate)")
     p.add_argument("--max-delay", type=int, default=None, help="delay search range (default min(N/4, 8192))")
     p.add_argument("--integer-delay", action="store_true", help="no fractional delay alignment")
-    p.add_argument("--regularization", type=float, default=1e-9)
+    p.add_argument("--regularization", default="auto",
+                   help="ridge lambda relative to s_max^2, or 'auto' to choose it on the last 20 %% of the "
+                        "capture held out (default: %(default)s)")
     p.add_argument("--no-lo-leakage", action="store_true", help="do not estimate the constant term c")
     p.add_argument("--previous", help="coefficient file (JSON/CSV) the capture was made with")
     p.add_argument("--damping", type=float, default=1.0, help="step towards the estimate (with --previous)")
@@ -52,6 +54,13 @@ def main(argv=None):
     p.add_argument("--csv", help="write coefficients as CSV")
     a = p.parse_args(argv)
 
+    reg = None
+    if a.regularization != "auto":
+        try:
+            reg = float(a.regularization)
+        except ValueError:
+            print(f"error: --regularization: expected a number or 'auto', got {a.regularization!r}", file=sys.stderr)
+            return 2
     x = read_cf32(a.x, a.offset, a.count)
     y = read_cf32(a.y, a.offset, a.count)
     if x.size != y.size:
@@ -61,7 +70,7 @@ def main(argv=None):
     try:
         r = dpd.estimate(x, y, a.P, a.Q, a.Lp, a.Lq, target_gain=a.target_gain, delay=a.delay,
                          max_delay=a.max_delay, fractional=not a.integer_delay,
-                         regularization=a.regularization, lo_leakage=not a.no_lo_leakage)
+                         regularization=reg, lo_leakage=not a.no_lo_leakage)
     except dpd.DPDError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
