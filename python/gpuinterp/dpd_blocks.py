@@ -67,10 +67,12 @@ class dpd_estimator_cc(gr.sync_block):
         P, Q = int_param("P", P, 1, 15), int_param("Q", Q, 0, 15)
         Lp, Lq = int_param("Lp", Lp, 1, 1024), int_param("Lq", Lq, 1, 1024)
         dpd.validate_structure(P, Q, Lp, Lq)
-        capture_length = int_param("capture_length", capture_length, 1)
-        update_period = int_param("update_period", update_period, 1)
+        # 2^26 samples (512 MiB per buffer, two buffers plus the estimator's copies) is far beyond
+        # any useful capture; a larger one would fail later as a bare MemoryError.
+        capture_length = int_param("capture_length", capture_length, 1, 1 << 26)
+        update_period = int_param("update_period", update_period, 1, 1 << 62)
         max_delay = int_param("max_delay", max_delay, 0)
-        max_updates = int_param("max_updates", max_updates, 0)
+        max_updates = int_param("max_updates", max_updates, 0, 1 << 62)
         damping = float_param("damping", damping, 0, 1, lo_open=True)
         target_gain = complex_param("target_gain", target_gain)
         if regularization is not None:  # None: chosen on held-out data by the estimator
@@ -137,7 +139,7 @@ class dpd_estimator_cc(gr.sync_block):
             self._adapt.min_damping = min(self._adapt.min_damping, float(damping))
 
     def set_update_period(self, update_period):
-        update_period = int_param("update_period", update_period, self._cap_len)
+        update_period = int_param("update_period", update_period, self._cap_len, 1 << 62)
         with self._lock:
             self._period = update_period
 
