@@ -167,6 +167,26 @@ class qa_bad_params(gr_unittest.TestCase):
         est.set_update_period(16384)
         self.assertEqual(len(gpuinterp.polyphase_prototype(np.uint32(8), 4, 60.0)), 4 * 8 + 1)
 
+    def test_complex_samples_to_real_kernels(self):
+        # numpy's cast would drop the imaginary part with only a ComplexWarning.
+        z = np.array([1 + 1j, 2, 3], dtype=np.complex64)
+        calls = [gpuinterp.polyphase_interpolator_fff(2, TAPS, backend="cpu").filter,
+                 gpuinterp.resampler_kernel_ff(1.5, backend="cpu").resample,
+                 gpuinterp.table_lookup_kernel_ff(TABLE, backend="cpu").lookup,
+                 gpuinterp.table_lookup_kernel_fc(TABLE, backend="cpu").lookup]
+        for f in calls:
+            with self.subTest(f=f):
+                self.assert_named("x", lambda: f(z))
+                self.assert_named("x", lambda: f([1, 2j]))
+                self.assert_named("x", lambda: f(["a", "b"]))
+        # Real arrays of other dtypes are still converted, to the right values.
+        k = gpuinterp.table_lookup_kernel_ff(TABLE, filter="point", backend="cpu")
+        np.testing.assert_array_equal(k.lookup(np.array([0, 1, 2, 3], dtype=np.int64)), [0.0, 1.0, 4.0, 9.0])
+        np.testing.assert_array_equal(k.lookup([2.5, 3.5]), [4.0, 9.0])
+        # A complex kernel takes complex samples as before.
+        y = gpuinterp.polyphase_interpolator_ccf(1, [1.0], backend="cpu").filter(z)
+        np.testing.assert_array_equal(y, z)
+
 
 if __name__ == "__main__":
     gr_unittest.run(qa_bad_params)

@@ -92,7 +92,8 @@ void bind_kernel(py::module& m, const char* name)
              py::arg("batch") = 0)
         .def(
             "filter",
-            [](G& g, const pyutil::carray<T>& x) {
+            [](G& g, const py::object& x_in) {
+                const auto x = pyutil::input_array<T>(x_in, "x");
                 if (x.ndim() != 1)
                     throw std::invalid_argument("x: expected a one-dimensional array");
                 const size_t L = g.run([](K& k) { return size_t(k.interpolation()); });

@@ -165,7 +165,8 @@ void bind_resampler_kernel(py::module& m, const char* name)
              py::arg("batch") = 0)
         .def(
             "resample",
-            [](G& g, const pyutil::carray<T>& x) {
+            [](G& g, const py::object& x_in) {
+                const auto x = pyutil::input_array<T>(x_in, "x");
                 if (x.ndim() != 1)
                     throw std::invalid_argument("x: expected a one-dimensional array");
                 std::vector<T> in(x.data(), x.data() + x.shape(0));
@@ -233,7 +234,8 @@ void bind_lookup_kernel(py::module& m, const char* name)
              py::arg("device") = 0)
         .def(
             "lookup",
-            [](G& g, const pyutil::carray<float>& x) {
+            [](G& g, const py::object& x_in) {
+                const auto x = pyutil::input_array<float>(x_in, "x");
                 if (x.ndim() != 1)
                     throw std::invalid_argument("x: expected a one-dimensional array");
                 const size_t n = size_t(x.shape(0));
