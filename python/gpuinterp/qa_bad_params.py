@@ -187,6 +187,27 @@ class qa_bad_params(gr_unittest.TestCase):
         y = gpuinterp.polyphase_interpolator_ccf(1, [1.0], backend="cpu").filter(z)
         np.testing.assert_array_equal(y, z)
 
+    def test_resize_frames_that_would_wrap(self):
+        # uint8 frames from other dtypes: numpy's cast wrapped 300 -> 44, -1 -> 255, NaN -> 0.
+        kb = gpuinterp.resize_2d_kernel_b(4, 4, 2, 2, backend="cpu")
+        frame = np.arange(16, dtype=np.uint8).reshape(4, 4) * 15
+        want = kb.resize(frame)
+        for bad in (300.0, -1.0, NAN, 2.5):
+            f = frame.astype(np.float64)
+            f[1, 2] = bad
+            with self.subTest(value=bad):
+                self.assert_named("x", lambda: kb.resize(f))
+        f = frame.astype(np.int64)
+        f[0, 0] = 256
+        self.assert_named("x", lambda: kb.resize(f))
+        self.assert_named("x", lambda: kb.resize(frame.astype(np.complex64)))
+        # Integral values in range are converted exactly as before.
+        np.testing.assert_array_equal(kb.resize(frame.astype(np.float32)), want)
+        np.testing.assert_array_equal(kb.resize(frame.astype(np.int32)), want)
+        kf = gpuinterp.resize_2d_kernel_f(4, 4, 2, 2, backend="cpu")
+        self.assert_named("x", lambda: kf.resize(frame.astype(np.complex64)))
+        np.testing.assert_array_equal(kf.resize(frame.astype(np.float64)), kf.resize(frame.astype(np.float32)))
+
 
 if __name__ == "__main__":
     gr_unittest.run(qa_bad_params)

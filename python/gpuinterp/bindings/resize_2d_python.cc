@@ -8,6 +8,8 @@
 #include <gnuradio/gpuinterp/resize_2d.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
+#include <cstdint>
+#include <type_traits>
 
 namespace py = pybind11;
 using namespace gr::gpuinterp;
@@ -102,16 +104,45 @@ void bind_block(py::module& m, const char* name)
              "The backend in use: 'cpu' or 'cuda'.");
 }
 
+// The input frames as T. numpy's cast wraps what uint8 cannot hold (300 -> 44, -1 -> 255, NaN -> 0)
+// and drops the imaginary part of complex values: those are refused rather than silently changed.
+template <class T>
+pyutil::carray<T> frames_input(const py::object& x)
+{
+    if constexpr (std::is_same_v<T, std::uint8_t>) {
+        py::module np = py::module::import("numpy");
+        py::array a = np.attr("asarray")(x);
+        const char kind = a.dtype().kind();
+        if (kind != 'u' || a.dtype().itemsize() != 1) {
+            const bool integral = kind == 'u' || kind == 'i' || kind == 'b';
+            const bool in_range =
+                a.size() == 0 ||
+                (np.attr("all")(np.attr("isfinite")(a)).template cast<bool>() &&
+                 np.attr("all")(np.attr("equal")(a, np.attr("round")(a))).template cast<bool>() &&
+                 np.attr("min")(a).template cast<double>() >= 0 &&
+                 np.attr("max")(a).template cast<double>() <= 255);
+            if (kind == 'c' || (!integral && kind != 'f') || !in_range)
+                throw py::value_error(
+                    "x: resize_2d_kernel_b takes 8-bit frames: values must be integers in 0..255 "
+                    "(got dtype " +
+                    py::str(a.dtype()).template cast<std::string>() +
+                    " with values that would wrap or be truncated); convert explicitly");
+        }
+    }
+    return pyutil::input_array<T>(x, "x");
+}
+
 // Frames from numpy: (H, W) or (N, H, W) with one channel, (H, W, C) or (N, H, W, C) with
 // C > 1, or a flat array of N whole frames (as a vector stream carries them). The output
 // keeps the leading shape.
 template <class T>
 py::array resize_array(pyutil::guarded<kernel::resize_2d<T>>& g,
-                       const pyutil::carray<T>& x,
+                       const py::object& x_in,
                        bool half,
                        py::object out_arg)
 {
     using K = kernel::resize_2d<T>;
+    const pyutil::carray<T> x = frames_input<T>(x_in);
     // The frame geometry is fixed for the kernel's life, so reading it in its own locked section
     // before the output is allocated is safe.
     struct geometry {
