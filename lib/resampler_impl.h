@@ -64,28 +64,28 @@ public:
     void set_rate(double rate) override
     {
         std::lock_guard<std::mutex> lock(d_mutex);
-        const double old = d_kernel.rate();
-        d_kernel.set_rate(rate); // validates; the new segment starts at the next output
-        // A running block's input buffer was sized at start. If one output at the new rate
-        // needs more input than it can ever hold, the scheduler logs an error and stops the
-        // block for good, so refuse the rate here instead, with the numbers.
         const auto det = this->detail();
-        if (!det) {
-            // Not started yet: the declared history (and so the buffer GNU Radio will
-            // allocate) can still grow to the new rate's window.
-            grow_history();
-        } else if (det->ninputs() > 0 && det->input(0)) {
+        if (det && det->ninputs() > 0 && det->input(0)) {
+            // A running block's input buffer was sized at start. If one output at the new
+            // rate needs more input than it can ever hold, the scheduler logs an error and
+            // stops the block for good, so such a rate is refused here, with the numbers. The
+            // check comes before the kernel sees the rate: a refused rate must leave nothing
+            // behind (the kernel's history only ever grows).
             const long capacity = det->input(0)->max_possible_items_available();
-            const long need = long(std::max<size_t>(1, d_kernel.inputs_needed(1)) + d_skip);
-            if (need > capacity) {
-                d_kernel.set_rate(old); // no output in between: the stream continues as before
+            const long need = long(window_for(rate) + d_skip);
+            if (need > capacity)
                 throw std::invalid_argument(
-                    "rate: " + std::to_string(rate) + " needs " + std::to_string(need) +
+                    "rate: " + std::to_string(rate) + " needs about " + std::to_string(need) +
                     " input items per output, more than this running block's input buffer holds (" +
                     std::to_string(capacity) +
                     "); construct the block with the lowest rate it will run at (the buffer is "
                     "sized for that), or set it before the flowgraph starts");
-            }
+        }
+        d_kernel.set_rate(rate); // validates; the new segment starts at the next output
+        if (!det) {
+            // Not started yet: the declared history (and so the buffer GNU Radio will
+            // allocate) can still grow to the new rate's window.
+            grow_history();
         }
         d_rate_changed = true;
     }
@@ -117,6 +117,18 @@ public:
                      gr_vector_void_star& output_items) override;
 
 private:
+    //! Inputs one output can need at `rate` beyond the declared history: the filter's look
+    //! ahead plus one output period (an upper bound of the kernel's inputs_needed(1)).
+    size_t window_for(double rate) const
+    {
+        if (!std::isfinite(rate) || !(rate > 0))
+            return 0; // the kernel's own check names the bad rate
+        size_t ahead = 2; // nearest, linear, texture, cubic
+        if (d_kernel.method() == kernel::resamp_method::polyphase)
+            ahead = kernel::polyphase_taps(d_kernel.params(), std::min(1.0, rate)) / 2;
+        return ahead + size_t(std::ceil(1.0 / rate)) + 1;
+    }
+
     //! Declare the history one output at the current rate needs (never shrinks it).
     void grow_history()
     {
