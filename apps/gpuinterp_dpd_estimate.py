@@ -124,7 +124,9 @@ def main(argv=None):
     p.add_argument("--delay", type=float, default=None, help="known y delay in samples (default: estimate)")
     p.add_argument("--max-delay", type=int, default=None, help="delay search range (default min(N/4, 8192))")
     p.add_argument("--integer-delay", action="store_true", help="no fractional delay alignment")
-    p.add_argument("--regularization", type=float, default=1e-9)
+    p.add_argument("--regularization", default="auto",
+                   help="ridge lambda relative to s_max^2, or 'auto' to choose it on the last 20 %% of the "
+                        "capture held out (default: %(default)s)")
     p.add_argument("--no-lo-leakage", action="store_true", help="do not estimate the constant term c")
     p.add_argument("--previous", help="coefficient file (JSON/CSV) the capture was made with")
     p.add_argument("--damping", type=float, default=1.0, help="step towards the estimate (with --previous)")
@@ -156,7 +158,13 @@ def run(a):
         raise UsageError(f"--count: must be >= 0 (0: all), got {a.count}")
     finite("--delay", a.delay)
     finite("--damping", a.damping, 0, 1, lo_open=True)
-    finite("--regularization", a.regularization, 0)
+    reg = None
+    if a.regularization != "auto":
+        try:
+            reg = float(a.regularization)
+        except ValueError:
+            raise UsageError(f"--regularization: expected a number or 'auto', got {a.regularization!r}") from None
+        finite("--regularization", reg, 0)
     finite("--max-fit-nmse-db", a.max_fit_nmse_db)
     if a.max_delay is not None and a.max_delay < 0:
         raise UsageError(f"--max-delay: must be >= 0, got {a.max_delay}")
@@ -178,7 +186,7 @@ def run(a):
     try:
         r = dpd.estimate(x, y, a.P, a.Q, a.Lp, a.Lq, target_gain=a.target_gain, delay=a.delay,
                          max_delay=a.max_delay, fractional=not a.integer_delay,
-                         regularization=a.regularization, lo_leakage=not a.no_lo_leakage)
+                         regularization=reg, lo_leakage=not a.no_lo_leakage)
     except dpd.DPDError as e:
         raise UsageError(str(e)) from None
     if not r.fit_nmse_db <= a.max_fit_nmse_db:

@@ -529,8 +529,30 @@ def _rows(model, n, bad=None):
     return ok
 
 
+def _probe_rows(yn, xa, ok, design, perturbation, seed=0x5eed):
+    """Rows that pin the model's small-signal response where the capture never excited it.
+
+    A capture's input occupies its channel only (OpenDPD's APA_200MHz input is band-limited to
+    -300 dB outside 200 MHz of a 983 MHz band), so the fit never sees how the device answers an input
+    component anywhere else: those directions of coefficient space are set by the regularisation
+    alone, and with near-collinear columns of an oversampled basis they come out arbitrary. A
+    predistorted signal has exactly such components (its out-of-band expansion), and a forward model
+    fitted this way can answer them with any gain, even diverge. Training with input noise is
+    Tikhonov regularisation of the model's derivative (Bishop, Neural Computation 7(1), 1995): the
+    same rows again, with the input moved by white complex noise of ``perturbation`` x its RMS and
+    the target by the capture's linear gain times that noise. Where the capture speaks, its rows
+    dominate; elsewhere the model's incremental gain is pulled to the linear gain, which is what a
+    broadband PA does there to first order. The noise is seeded: the fit is reproducible."""
+    rng = np.random.default_rng(seed)
+    good = ok
+    g = np.vdot(yn[good], xa[good]) / max(np.vdot(yn[good], yn[good]).real, 1e-300)
+    rms = math.sqrt(np.mean(np.abs(yn[good]) ** 2))
+    n = (rng.standard_normal(yn.size) + 1j * rng.standard_normal(yn.size)) * (perturbation * rms / math.sqrt(2))
+    return design(yn + n)[ok], xa[ok] + g * n[ok]
+
+
 def _fit(xa, yn, model, regularization, max_condition, lo_leakage, min_samples_per_coefficient,
-         bad=None, validation=None):
+         bad=None, validation=None, perturbation=0.0):
     """Fit x ~ f(yn) + c.
 
     With ``regularization`` None, lambda is chosen on held-out data: the ``validation`` pair
@@ -553,6 +575,8 @@ def _fit(xa, yn, model, regularization, max_condition, lo_leakage, min_samples_p
     full = design(yn)
     phi, target = full[ok], xa[ok]
     _require_rows(phi.shape[0], phi.shape[1], min_samples_per_coefficient)
+    if perturbation:
+        pphi, ptarget = _probe_rows(yn, xa, ok, design, perturbation)
     reg, how, val = regularization, None, float("nan")
     if reg is None:
         ahead = m.lookahead
@@ -571,9 +595,15 @@ def _fit(xa, yn, model, regularization, max_condition, lo_leakage, min_samples_p
         if bad is not None and validation is None:
             okv &= ~bad[xa.size - xv.size:]
         if fit_rows.sum() >= phi.shape[1] and okv.sum() > 0:
-            pre = solve_regularized(full[fit_rows], xa[fit_rows], None, design(yv, vhist)[okv], xv[okv])
+            fphi, ftarget = full[fit_rows], xa[fit_rows]
+            if perturbation:
+                keep = fit_rows[ok]
+                fphi, ftarget = np.vstack([fphi, pphi[keep]]), np.concatenate([ftarget, ptarget[keep]])
+            pre = solve_regularized(fphi, ftarget, None, design(yv, vhist)[okv], xv[okv])
             reg, val = pre.regularization, pre.validation_nmse_db
             how = "validation" if validation is not None else "holdout"
+    if perturbation:
+        phi, target = np.vstack([phi, pphi]), np.concatenate([target, ptarget])
     sol = solve_regularized(phi, target, reg)
     if how:
         sol.selected_by, sol.validation_nmse_db = how, val
@@ -589,7 +619,7 @@ def _fit(xa, yn, model, regularization, max_condition, lo_leakage, min_samples_p
 
 def estimate(x, y, P=None, Q=None, Lp=None, Lq=None, target_gain=None, regularization=None, delay=None,
              max_delay=None, fractional=True, lo_leakage=True, max_condition=None,
-             min_samples_per_coefficient=10, model=None, validation=None):
+             min_samples_per_coefficient=10, model=None, validation=None, perturbation=0.0):
     """Indirect-learning estimate of predistorter coefficients from one capture.
 
     x: PA input (the predistorter output), y: PA output (loopback capture), same length. The model is
@@ -610,12 +640,21 @@ def estimate(x, y, P=None, Q=None, Lp=None, Lq=None, target_gain=None, regulariz
     mismatched lengths, empty/all-zero/non-finite captures, a capture too short for the number of
     unknowns (``min_samples_per_coefficient`` rows per unknown), a basis whose condition number
     reaches ``max_condition`` (None: no limit, the regularisation handles it); the returned
-    coefficients are always finite."""
+    coefficients are always finite.
+
+    ``perturbation`` (>= 0, relative to the RMS of y): fit a second copy of the capture with y moved
+    by seeded white noise of that relative RMS and x by the capture's linear gain times it. This pins
+    the model's response to input components the capture never contained (see
+    :func:`_probe_rows`): a forward PA model used as a surrogate under a predistorted input needs it
+    (docs/dpd_loop.md gives the APA_200MHz figures). 0 (default) fits the capture alone."""
     m = _model_of(P, Q, Lp, Lq, model)
     if regularization is not None and regularization != "gcv" and not (
             isinstance(regularization, (int, float)) and regularization >= 0 and math.isfinite(regularization)):
         raise DPDError(f"regularization: must be None (choose on held-out data) or finite and >= 0, "
                        f"got {regularization}")
+    if not (isinstance(perturbation, (int, float)) and math.isfinite(perturbation) and 0 <= perturbation <= 1):
+        raise DPDError(f"perturbation: must be a number in [0, 1] (relative RMS of the probe noise), "
+                       f"got {perturbation}")
     x, y = _check_pair(x, y)
     xa, yn, d, G, bad = _prepare(x, y, m, target_gain, delay, max_delay, fractional)
     if validation is not None:
@@ -623,7 +662,7 @@ def estimate(x, y, P=None, Q=None, Lp=None, Lq=None, target_gain=None, regulariz
         vh = None if len(validation) < 3 or validation[2] is None else np.asarray(validation[2]) / G
         validation = (xv, yv / G, vh)
     coeffs, c, sol, rows = _fit(xa, yn, m, regularization, max_condition, lo_leakage,
-                                min_samples_per_coefficient, bad, validation)
+                                min_samples_per_coefficient, bad, validation, float(perturbation))
     good = ~bad
     raw = nmse_db(xa[good], yn[good])
     ph = m.params if m.family == "ph" else (0, 0, 1, 1)

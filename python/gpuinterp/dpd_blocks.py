@@ -57,7 +57,7 @@ class dpd_estimator_cc(gr.sync_block):
     steps."""
 
     def __init__(self, P=5, Q=0, Lp=3, Lq=1, capture_length=32768, update_period=1048576, damping=0.8,
-                 target_gain=0j, regularization=1e-9, lo_leakage=True, max_delay=1024,
+                 target_gain=0j, regularization=None, lo_leakage=True, max_delay=1024,
                  rollback_tolerance_db=0.5, max_gain_db=10.0, max_updates=0, synchronous=False,
                  initial_coefficients=(), initial_lo_leakage=0j):
         gr.sync_block.__init__(self, name="dpd_estimator_cc", in_sig=[np.complex64, np.complex64],

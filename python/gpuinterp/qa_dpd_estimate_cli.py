@@ -77,7 +77,7 @@ class qa_dpd_estimate_cli(gr_unittest.TestCase):
         out = os.path.join(self.tmp.name, "c.json")
         res = self.run_tool("--json", out)
         self.assertEqual(res.returncode, 0, res.stderr)
-        ref = dpd.estimate(self.u, self.y, 5, 0, 3, 1, regularization=1e-9)
+        ref = dpd.estimate(self.u, self.y, 5, 0, 3, 1)  # lambda chosen on held-out data, as the CLI does
         np.testing.assert_allclose(dpd.load_coefficients(out)["coefficients"], ref.coefficients, atol=1e-9)
         # One damped step from a previous file: w = prev + damping (estimate - prev).
         res = self.run_tool("--json", out, "--previous", self.good_json, "--damping", "0.5")
@@ -105,6 +105,8 @@ class qa_dpd_estimate_cli(gr_unittest.TestCase):
             ({}, ("--csv", d), "--csv"),
             ({}, ("--Lp", "100000"), "--Lp"),
             ({}, ("--regularization", "nan"), "--regularization"),
+            ({}, ("--regularization", "-1"), "--regularization"),
+            ({}, ("--regularization", "lots"), "--regularization"),
             ({}, ("--count", "-3"), "--count"),
         ]
         for files, args, option in cases:
