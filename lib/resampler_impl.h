@@ -9,6 +9,8 @@
 #include "device_io.h"
 #include <gnuradio/gpuinterp/kernel/resampler.h>
 #include <gnuradio/gpuinterp/resampler.h>
+#include <gnuradio/block_detail.h>
+#include <gnuradio/buffer_reader.h>
 #include <mutex>
 #include <vector>
 
@@ -53,9 +55,7 @@ public:
         // at low rates. GNU Radio's history items sit in front of input_items[0] and are
         // skipped in general_work. The buffer is sized once, at start: lowering the rate
         // a lot while running (polyphase) can outgrow it.
-        d_skip = d_kernel.reach_back() + d_kernel.lookahead() +
-                 size_t(std::ceil(1.0 / rate)) + 1;
-        this->set_history(unsigned(d_skip + 1));
+        grow_history();
         // Tags are moved by their input time (first output at or after it), not offset *
         // rate.
         this->set_tag_propagation_policy(gr::block::TPP_DONT);
@@ -64,7 +64,29 @@ public:
     void set_rate(double rate) override
     {
         std::lock_guard<std::mutex> lock(d_mutex);
+        const auto det = this->detail();
+        if (det && det->ninputs() > 0 && det->input(0)) {
+            // A running block's input buffer was sized at start. If one output at the new
+            // rate needs more input than it can ever hold, the scheduler logs an error and
+            // stops the block for good, so such a rate is refused here, with the numbers. The
+            // check comes before the kernel sees the rate: a refused rate must leave nothing
+            // behind (the kernel's history only ever grows).
+            const long capacity = det->input(0)->max_possible_items_available();
+            const long need = long(window_for(rate) + d_skip);
+            if (need > capacity)
+                throw std::invalid_argument(
+                    "rate: " + std::to_string(rate) + " needs about " + std::to_string(need) +
+                    " input items per output, more than this running block's input buffer holds (" +
+                    std::to_string(capacity) +
+                    "); construct the block with the lowest rate it will run at (the buffer is "
+                    "sized for that), or set it before the flowgraph starts");
+        }
         d_kernel.set_rate(rate); // validates; the new segment starts at the next output
+        if (!det) {
+            // Not started yet: the declared history (and so the buffer GNU Radio will
+            // allocate) can still grow to the new rate's window.
+            grow_history();
+        }
         d_rate_changed = true;
     }
     double rate() const override
@@ -95,6 +117,29 @@ public:
                      gr_vector_void_star& output_items) override;
 
 private:
+    //! Inputs one output can need at `rate` beyond the declared history: the filter's look
+    //! ahead plus one output period (an upper bound of the kernel's inputs_needed(1)).
+    size_t window_for(double rate) const
+    {
+        if (!std::isfinite(rate) || !(rate > 0))
+            return 0; // the kernel's own check names the bad rate
+        size_t ahead = 2; // nearest, linear, texture, cubic
+        if (d_kernel.method() == kernel::resamp_method::polyphase)
+            ahead = kernel::polyphase_taps(d_kernel.params(), std::min(1.0, rate)) / 2;
+        return ahead + size_t(std::ceil(1.0 / rate)) + 1;
+    }
+
+    //! Declare the history one output at the current rate needs (never shrinks it).
+    void grow_history()
+    {
+        const size_t skip = d_kernel.reach_back() + d_kernel.lookahead() +
+                            size_t(std::ceil(1.0 / d_kernel.rate())) + 1;
+        if (skip > d_skip) {
+            d_skip = skip;
+            this->set_history(unsigned(d_skip + 1));
+        }
+    }
+
     mutable std::mutex d_mutex; // set_rate lands between two work() calls
     kernel::resampler<T> d_kernel;
     bool d_rate_changed = false;

@@ -714,7 +714,16 @@ class Adaptation:
     A capture that cannot be estimated (see :func:`estimate`) or would give coefficients failing the
     sanity checks (non-finite, predistorter gain on y/G beyond +-``max_gain_db``) leaves the coefficients
     unchanged; the step says "refused" and why. The gain G is measured on the first capture and then
-    held (``target_gain`` fixes it), so the linearised PA keeps one gain across iterations."""
+    held (``target_gain`` fixes it), so the linearised PA keeps one gain across iterations.
+
+    A measured G is only as good as the capture it came from: a first capture taken during an RX gain
+    glitch would hold a wrong G, and every later step would be refused or rolled back. So each capture's
+    own gain is compared with the held G; a capture off by more than ``max_gain_db`` is refused, and
+    when ``GAIN_RELOCK_CAPTURES`` consecutive captures agree that G is off, G is measured again on the
+    latest one (and the best-so-far record, whose NMSE was measured with the old G, is dropped). A
+    ``target_gain`` given by the caller is never replaced."""
+
+    GAIN_RELOCK_CAPTURES = 3
 
     def __init__(self, P, Q, Lp, Lq, damping=0.8, target_gain=None, rollback_tolerance_db=0.5,
                  min_damping=0.1, max_gain_db=10.0, lock_delay=False, initial_coefficients=None,
@@ -731,8 +740,16 @@ class Adaptation:
         self.damping = float(damping)
         self.min_damping = float(min_damping)
         self.rollback_tolerance_db = float(rollback_tolerance_db)
+        if not (math.isfinite(self.rollback_tolerance_db) and self.rollback_tolerance_db >= 0):
+            raise DPDError(f"rollback_tolerance_db: must be finite and >= 0, got {rollback_tolerance_db}")
         self.max_gain_db = float(max_gain_db)
-        self.target_gain = None if target_gain in (None, 0) else complex(target_gain)
+        if not (math.isfinite(self.max_gain_db) and self.max_gain_db > 0):
+            raise DPDError(f"max_gain_db: must be finite and > 0, got {max_gain_db}")
+        self.target_gain = None if target_gain is None or target_gain == 0 else complex(target_gain)
+        if self.target_gain is not None and not np.isfinite(self.target_gain):
+            raise DPDError(f"target_gain: must be finite (0 or None: measure it), got {target_gain}")
+        self._gain_fixed = self.target_gain is not None
+        self._gain_mismatches = 0
         self.lock_delay = bool(lock_delay)
         self.delay = None
         self.estimate_kwargs = dict(estimate_kwargs)
@@ -745,9 +762,19 @@ class Adaptation:
             raise DPDError(f"initial_coefficients: expected {K} finite values for {self.model}, "
                            f"got {self.coefficients.size}")
         self.lo_leakage = complex(initial_lo_leakage)
+        if not np.isfinite(self.lo_leakage):
+            raise DPDError(f"initial_lo_leakage: must be finite, got {initial_lo_leakage}")
         self.best = None  # (loop_nmse_db, coefficients, lo_leakage)
         self.iteration = 0
         self.history = []
+
+    @staticmethod
+    def _capture_gain_db(xa, yn, bad):
+        """Gain of this capture relative to the held G (0 dB when G fits), least squares on good rows."""
+        good = ~bad
+        den = np.vdot(xa[good], xa[good]).real
+        ratio = np.vdot(xa[good], yn[good]) / den if den > 0 else 0j
+        return 20 * math.log10(max(abs(ratio), 1e-300))
 
     def _refuse(self, reason, **kw):
         r = StepResult(self.iteration, "refused", self.coefficients.copy(), self.lo_leakage,
@@ -765,6 +792,25 @@ class Adaptation:
                                          kw.get("max_delay"), kw.get("fractional", True))
         except DPDError as e:
             return self._refuse(str(e))
+        if self.target_gain is not None and not self._gain_fixed:
+            off_db = self._capture_gain_db(xa, yn, bad)
+            if abs(off_db) > self.max_gain_db:
+                self._gain_mismatches += 1
+                if self._gain_mismatches < self.GAIN_RELOCK_CAPTURES:
+                    return self._refuse(f"target_gain: this capture's gain is {off_db:+.1f} dB off the held G "
+                                        f"(beyond +-max_gain_db {self.max_gain_db:g} dB): a glitch in this "
+                                        f"capture, or the loop gain changed ({self._gain_mismatches} of "
+                                        f"{self.GAIN_RELOCK_CAPTURES} before G is measured again)",
+                                        delay=d, gain=G)
+                # Consecutive captures agree: the held G is the outlier. Measure it again.
+                self.target_gain, self.best, self._gain_mismatches = None, None, 0
+                try:
+                    xa, yn, d, G, bad = _prepare(x, y, m, None, self.delay if self.lock_delay else None,
+                                                 kw.get("max_delay"), kw.get("fractional", True))
+                except DPDError as e:
+                    return self._refuse(str(e))
+            else:
+                self._gain_mismatches = 0
         try:
             ok = _rows(m, xa.size, bad)
             _require_rows(int(ok.sum()), m.num_coefficients + int(kw.get("lo_leakage", True)),
