@@ -83,6 +83,16 @@ inline const char* resize_variant_name(resize_variant v)
     }
 }
 
+//! The variants the library launches itself: those the automatic choice picks (tile is also
+//! every other variant's fallback). The rest are benchmark-only (resize_lab.h); their plans stay
+//! here so the CPU tests check every variant's geometry.
+constexpr bool resize_is_production(resize_variant v)
+{
+    return v == resize_variant::tile || v == resize_variant::vec4_r4 ||
+           v == resize_variant::rowcache_r32 || v == resize_variant::point ||
+           v == resize_variant::point_f4;
+}
+
 // tile variant
 constexpr int resize_tile_tx = 64; // threads per block
 constexpr int resize_tile_v = 4;   // elements per thread, resize_tile_tx apart

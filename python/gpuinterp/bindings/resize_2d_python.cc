@@ -45,7 +45,19 @@ void bind_block(py::module& m, const char* name)
     using blk = resize_2d<T>;
     py::class_<blk, gr::sync_block, gr::block, gr::basic_block, std::shared_ptr<blk>>(
         m, name, block_doc)
-        .def(py::init(&blk::make),
+        // Integers as int64 so that any Python int reaches resize_config::validate() (a
+        // ValueError naming the parameter, not pybind11's "incompatible constructor arguments").
+        .def(py::init([](int64_t ih, int64_t iw, int64_t oh, int64_t ow, int64_t C,
+                         const std::string& method, const std::string& coord,
+                         const std::string& border, float bv, const std::vector<float>& mean,
+                         const std::vector<float>& stdv, float scale, bool clip, bool half,
+                         const std::string& b, int64_t device, float clip_min, float clip_max,
+                         int64_t batch, bool device_buffers) {
+                 return blk::make(kernel::resize_config{ ih, iw, oh, ow, C, method, coord,
+                                                         border, bv, mean, stdv, scale, clip,
+                                                         clip_min, clip_max, b, device, batch,
+                                                         half, device_buffers });
+             }),
              py::arg("in_height"),
              py::arg("in_width"),
              py::arg("out_height"),
@@ -190,40 +202,15 @@ void bind_kernel(py::module& m, const char* name)
                   "(N, H, W, C) or flat arrays of whole frames and returns float32 (or "
                   "float16 with "
                   "half=True). Same conventions and parameters as the resize_2d blocks.")
-        .def(py::init([](int ih,
-                         int iw,
-                         int oh,
-                         int ow,
-                         int C,
-                         const std::string& method,
-                         const std::string& coord,
-                         const std::string& border,
-                         float bv,
-                         const std::vector<float>& mean,
-                         const std::vector<float>& stdv,
-                         float scale,
-                         bool clip,
-                         float clip_min,
-                         float clip_max,
-                         const std::string& b,
-                         int device,
-                         size_t batch) {
-                 auto k = std::make_unique<K>(ih,
-                                              iw,
-                                              oh,
-                                              ow,
-                                              C,
-                                              method,
-                                              coord,
-                                              border,
-                                              bv,
-                                              backend_from_string(b),
-                                              device,
-                                              batch);
-                 k->set_normalization(mean, stdv);
-                 k->set_scale(scale);
-                 k->set_clip(clip, clip_min, clip_max);
-                 return k;
+        .def(py::init([](int64_t ih, int64_t iw, int64_t oh, int64_t ow, int64_t C,
+                         const std::string& method, const std::string& coord,
+                         const std::string& border, float bv, const std::vector<float>& mean,
+                         const std::vector<float>& stdv, float scale, bool clip, float clip_min,
+                         float clip_max, const std::string& b, int64_t device, int64_t batch) {
+                 return std::make_unique<K>(kernel::resize_config{ ih, iw, oh, ow, C, method,
+                                                                   coord, border, bv, mean, stdv,
+                                                                   scale, clip, clip_min, clip_max,
+                                                                   b, device, batch });
              }),
              py::arg("in_height"),
              py::arg("in_width"),
