@@ -48,12 +48,7 @@ kernel::dpd_model model_from_params(unsigned P,
     if (spec.find_first_not_of(" \t\n") == std::string::npos) {
         // The (P, Q, Lp, Lq) parameters keep their own error messages ("P: ...").
         kernel::dpd_predistorter::validate(P, Q, Lp, Lq, coefficients, lo_leakage);
-        kernel::dpd_model m;
-        m.P = P;
-        m.Q = Q;
-        m.Lp = Lp;
-        m.Lq = Lq;
-        return m;
+        return kernel::dpd_predistorter::ph_model(P, Q, Lp, Lq);
     }
     return kernel::dpd_model::parse(spec);
 }

@@ -22,8 +22,8 @@
 // The AVX2/FMA path is written with intrinsics in functions compiled for that target and chosen at
 // run time (__builtin_cpu_supports); a plain C++ version serves every other CPU. (GCC 12's
 // target_clones, as in dot.h, lost the coefficient broadcasts here: they came out as 8 inserts.)
-#include "../kernel/dpd_engine.h"
-#include "parallel.h"
+#include "cpu_engines.h"
+#include "../common/parallel.h"
 #include <gnuradio/gpuinterp/kernel/stream_history.h>
 #include <algorithm>
 #include <atomic>
@@ -229,25 +229,13 @@ public:
 
     void process(cf* out, const cf* in, size_t n) override
     {
-        const int nt = cpu::max_threads();
-        if (d_work.size() < size_t(nt))
-            d_work.resize(nt);
+        if (d_work.size() < size_t(cpu::max_threads()))
+            d_work.resize(cpu::max_threads());
         // Contiguous ranges keep the basis carry working inside each range (a range recomputes
-        // only the H samples before it). Several ranges per thread, handed out dynamically, so a
-        // thread that the OS preempts (this shared machine has 2 cores) does not stall the others
-        // at the end of the call; a range below a few tiles is not worth a hand-off.
-        const size_t n_ranges = std::max<size_t>(1, std::min<size_t>(size_t(4) * nt, n / (4 * tile)));
-        const size_t per = (n + n_ranges - 1) / n_ranges;
-        const bool par = n_ranges > 1 && nt > 1 && double(n) * d_pairs * 4 > 1e6;
-        (void)par;
-#ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) if (par)
-#endif
-        for (long r = 0; r < long(n_ranges); r++) {
-            const size_t s0 = size_t(r) * per, s1 = std::min(n, s0 + per);
-            if (s0 < s1)
-                run_range(d_work[cpu::thread_index()], out, in, s0, s1);
-        }
+        // only the H samples before it; cpu::parallel_ranges).
+        cpu::parallel_ranges(n, tile, double(n) * d_pairs * 4, [&](int t, size_t s0, size_t s1) {
+            run_range(d_work[t], out, in, s0, s1);
+        });
         d_hist.advance(in, n);
     }
 
