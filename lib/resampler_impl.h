@@ -9,6 +9,7 @@
 #include "device_io.h"
 #include <gnuradio/gpuinterp/kernel/resampler.h>
 #include <gnuradio/gpuinterp/resampler.h>
+#include <memory>
 #include <mutex>
 #include <vector>
 
@@ -26,26 +27,17 @@ template <class T>
 class resampler_impl : public resampler<T>, public device_buffer_client
 {
 public:
-    resampler_impl(double rate,
-                   const std::string& method,
-                   unsigned nfilts,
-                   unsigned taps_per_arm,
-                   double attenuation_db,
-                   const std::string& backend,
-                   int device,
-                   bool device_buffers)
+    //! `kernel`: built by make() from its arguments.
+    resampler_impl(std::unique_ptr<kernel::resampler<T>> kernel, int device, bool device_buffers)
         : gr::block("resampler",
                     device_buffer_signature(device_buffers, 1, 1, sizeof(T)),
                     device_buffer_signature(device_buffers, 1, 1, sizeof(T))),
-          d_kernel(rate,
-                   kernel::method_from_string(method),
-                   backend_from_string(backend),
-                   device,
-                   resampler_detail::make_params(nfilts, taps_per_arm, attenuation_db)),
+          d_kernel(std::move(kernel)),
           d_device_buffers(device_buffers)
     {
-        log_backend(this->d_logger, d_kernel.active_backend(), d_kernel.backend_note());
-        d_io.attach(*this, d_kernel.active_backend(), device, device_buffers);
+        log_backend(this->d_logger, d_kernel->active_backend(), d_kernel->backend_note());
+        d_io.attach(*this, d_kernel->active_backend(), device, device_buffers);
+        const double rate = d_kernel->rate();
         resampler_detail::set_hint_rate(*this, rate);
         // The kernel keeps its own history; the declared history only makes GNU Radio
         // size our input buffer for the worst case of one output (K/r inputs for
@@ -53,7 +45,7 @@ public:
         // at low rates. GNU Radio's history items sit in front of input_items[0] and are
         // skipped in general_work. The buffer is sized once, at start: lowering the rate
         // a lot while running (polyphase) can outgrow it.
-        d_skip = d_kernel.reach_back() + d_kernel.lookahead() +
+        d_skip = d_kernel->reach_back() + d_kernel->lookahead() +
                  size_t(std::ceil(1.0 / rate)) + 1;
         this->set_history(unsigned(d_skip + 1));
         // Tags are moved by their input time (first output at or after it), not offset *
@@ -64,18 +56,18 @@ public:
     void set_rate(double rate) override
     {
         std::lock_guard<std::mutex> lock(d_mutex);
-        d_kernel.set_rate(rate); // validates; the new segment starts at the next output
+        d_kernel->set_rate(rate); // validates; the new segment starts at the next output
         d_rate_changed = true;
     }
     double rate() const override
     {
         std::lock_guard<std::mutex> lock(d_mutex);
-        return d_kernel.rate();
+        return d_kernel->rate();
     }
-    std::string method() const override { return kernel::to_string(d_kernel.method()); }
+    std::string method() const override { return kernel::to_string(d_kernel->method()); }
     std::string active_backend() const override
     {
-        return to_string(d_kernel.active_backend());
+        return to_string(d_kernel->active_backend());
     }
     bool device_buffers() const override { return d_device_buffers; }
     device_binding buffer_binding() const override { return d_io.binding(); }
@@ -83,7 +75,7 @@ public:
     void forecast(int noutput_items, gr_vector_int& ninput_items_required) override
     {
         std::lock_guard<std::mutex> lock(d_mutex);
-        const size_t need = d_kernel.inputs_needed(size_t(noutput_items));
+        const size_t need = d_kernel->inputs_needed(size_t(noutput_items));
         // inputs_needed() >= 1 always (see the kernel's consumption rule), plus GNU
         // Radio's history.
         ninput_items_required[0] = int(std::max<size_t>(1, need) + d_skip);
@@ -96,7 +88,7 @@ public:
 
 private:
     mutable std::mutex d_mutex; // set_rate lands between two work() calls
-    kernel::resampler<T> d_kernel;
+    std::unique_ptr<kernel::resampler<T>> d_kernel;
     bool d_rate_changed = false;
     size_t d_skip = 0; // GNU Radio history items in front of the new input
     const bool d_device_buffers;

@@ -22,6 +22,7 @@
 // The AVX2/FMA path is written with intrinsics in functions compiled for that target and chosen at
 // run time (__builtin_cpu_supports); a plain C++ version serves every other CPU. (GCC 12's
 // target_clones, as in dot.h, lost the coefficient broadcasts here: they came out as 8 inserts.)
+#include "avx2_switch.h"
 #include "cpu_engines.h"
 #include "../common/parallel.h"
 #include <gnuradio/gpuinterp/kernel/stream_history.h>
@@ -187,19 +188,14 @@ filter_avx2(cf* __restrict out, const float* __restrict b, size_t S, const dpd_p
     }
 }
 
-std::atomic<bool> g_allow_simd{ true };
-
-bool cpu_has_avx2()
-{
-    static const bool yes = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    return yes && g_allow_simd.load(std::memory_order_relaxed);
-}
 #endif
+
+cpu::avx2_switch g_avx2;
 
 void basis(float* b, size_t S, unsigned M, size_t pos, const cf* x, size_t cnt)
 {
 #ifdef GPUINTERP_DPD_AVX2
-    if (cpu_has_avx2())
+    if (g_avx2.usable())
         return basis_avx2(b, S, M, pos, x, cnt);
 #endif
     basis_generic(b, S, M, pos, x, cnt);
@@ -208,7 +204,7 @@ void basis(float* b, size_t S, unsigned M, size_t pos, const cf* x, size_t cnt)
 void filter(cf* out, const float* b, size_t S, const dpd_packed& md, size_t cnt)
 {
 #ifdef GPUINTERP_DPD_AVX2
-    if (cpu_has_avx2())
+    if (g_avx2.usable())
         return filter_avx2(out, b, S, md, cnt);
 #endif
     filter_generic(out, b, S, md, cnt);
@@ -276,14 +272,7 @@ private:
 
 std::unique_ptr<dpd_engine> make_cpu_dpd_engine() { return std::make_unique<cpu_dpd_engine>(); }
 
-void set_dpd_cpu_simd(bool allow)
-{
-#ifdef GPUINTERP_DPD_AVX2
-    g_allow_simd = allow;
-#else
-    (void)allow;
-#endif
-}
+void set_dpd_cpu_simd(bool allow) { g_avx2.allow(allow); }
 
 } // namespace kernel
 } // namespace gpuinterp

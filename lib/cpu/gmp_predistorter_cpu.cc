@@ -17,6 +17,7 @@
 //
 // The group loop is written once with GCC vector types and compiled twice, for AVX2/FMA and for the
 // baseline, chosen at run time (__builtin_cpu_supports), as the parallel-Hammerstein backend does.
+#include "avx2_switch.h"
 #include "cpu_engines.h"
 #include "../common/parallel.h"
 #include <gnuradio/gpuinterp/kernel/stream_history.h>
@@ -150,19 +151,14 @@ filter_avx2(cf* out, const float* xr, const float* xi, const float* ev, const gm
     filter_body(out, xr, xi, ev, p, cnt);
 }
 
-std::atomic<bool> g_allow_simd{ true };
-
-bool cpu_has_avx2()
-{
-    static const bool yes = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    return yes && g_allow_simd.load(std::memory_order_relaxed);
-}
 #endif
+
+cpu::avx2_switch g_avx2;
 
 void planes(float* xr, float* xi, float* ev, const cf* x, size_t cnt)
 {
 #ifdef GPUINTERP_GMP_AVX2
-    if (cpu_has_avx2())
+    if (g_avx2.usable())
         return planes_avx2(xr, xi, ev, x, cnt);
 #endif
     planes_generic(xr, xi, ev, x, cnt);
@@ -171,7 +167,7 @@ void planes(float* xr, float* xi, float* ev, const cf* x, size_t cnt)
 void filter(cf* out, const float* xr, const float* xi, const float* ev, const gmp_program& p, size_t cnt)
 {
 #ifdef GPUINTERP_GMP_AVX2
-    if (cpu_has_avx2())
+    if (g_avx2.usable())
         return filter_avx2(out, xr, xi, ev, p, cnt);
 #endif
     filter_generic(out, xr, xi, ev, p, cnt);
@@ -236,14 +232,7 @@ private:
 
 std::unique_ptr<gmp_engine> make_cpu_gmp_engine() { return std::make_unique<cpu_gmp_engine>(); }
 
-void set_gmp_cpu_simd(bool allow)
-{
-#ifdef GPUINTERP_GMP_AVX2
-    g_allow_simd = allow;
-#else
-    (void)allow;
-#endif
-}
+void set_gmp_cpu_simd(bool allow) { g_avx2.allow(allow); }
 
 } // namespace kernel
 } // namespace gpuinterp
