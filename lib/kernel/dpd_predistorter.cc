@@ -147,20 +147,6 @@ dpd_packed pack_dpd(unsigned P,
     return m;
 }
 
-dpd_predistorter::dpd_predistorter(unsigned P,
-                                   unsigned Q,
-                                   unsigned Lp,
-                                   unsigned Lq,
-                                   const std::vector<complex>& coefficients,
-                                   complex lo_leakage,
-                                   backend requested,
-                                   int device,
-                                   size_t batch,
-                                   bool mapped)
-    : dpd_predistorter(ph_model(P, Q, Lp, Lq), coefficients, lo_leakage, requested, device, batch, mapped)
-{
-}
-
 dpd_predistorter::dpd_predistorter(const dpd_model& model,
                                    const std::vector<complex>& coefficients,
                                    complex lo_leakage,

@@ -239,40 +239,6 @@ size_t resize_2d<T>::default_batch(size_t frame_bytes)
 }
 
 template <typename T>
-resize_2d<T>::resize_2d(int in_height,
-                        int in_width,
-                        int out_height,
-                        int out_width,
-                        int channels,
-                        const std::string& method,
-                        const std::string& coord,
-                        const std::string& border,
-                        float border_value,
-                        backend requested,
-                        int device,
-                        size_t batch)
-    : resize_2d(resize_config{ in_height,
-                               in_width,
-                               out_height,
-                               out_width,
-                               channels,
-                               method,
-                               coord,
-                               border,
-                               border_value,
-                               {},
-                               {},
-                               1.0f,
-                               false,
-                               0.0f,
-                               1.0f,
-                               to_string(requested),
-                               device,
-                               int64_t(std::min<size_t>(batch, size_t(INT64_MAX))) })
-{
-}
-
-template <typename T>
 resize_2d<T>::resize_2d(const resize_config& config)
 {
     adopt(config);

@@ -115,7 +115,10 @@ public:
                      backend requested = backend::cpu,
                      int device = 0,
                      size_t batch = 0,
-                     bool mapped = false);
+                     bool mapped = false)
+        : dpd_predistorter(ph_model(P, Q, Lp, Lq), coefficients, lo_leakage, requested, device, batch, mapped)
+    {
+    }
     /*!
      * \brief A predistorter of any model family (dpd_model.h).
      * \param model the structure; `ph` gives exactly the (P, Q, Lp, Lq) constructor

@@ -7,6 +7,7 @@
 #define INCLUDED_GPUINTERP_KERNEL_RESIZE_2D_H
 
 #include <gnuradio/gpuinterp/kernel/backend.h>
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -157,7 +158,27 @@ public:
               float border_value = 0.0f,
               backend requested = backend::cpu,
               int device = 0,
-              size_t batch = 0);
+              size_t batch = 0)
+        : resize_2d(resize_config{ in_height,
+                                   in_width,
+                                   out_height,
+                                   out_width,
+                                   channels,
+                                   method,
+                                   coord,
+                                   border,
+                                   border_value,
+                                   {},
+                                   {},
+                                   1.0f,
+                                   false,
+                                   0.0f,
+                                   1.0f,
+                                   to_string(requested),
+                                   device,
+                                   int64_t(std::min<size_t>(batch, size_t(INT64_MAX))) })
+    {
+    }
     //! The same from a config (its `backend` string; half_output, device_buffers ignored).
     explicit resize_2d(const resize_config& config);
     ~resize_2d();
