@@ -4,6 +4,7 @@
  */
 #include "numpy_util.h"
 #include <gnuradio/gpuinterp/kernel/resize_2d.h>
+#include <gnuradio/gpuinterp/kernel/validate.h>
 #include <gnuradio/gpuinterp/resize_2d.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -249,7 +250,14 @@ void bind_kernel(py::module& m, const char* name)
         .def("set_method", &K::set_method, py::arg("method"))
         .def("set_coord", &K::set_coord, py::arg("coord"))
         .def("set_border", &K::set_border, py::arg("border"))
-        .def("set_batch", &K::set_batch, py::arg("frames"))
+        .def(
+            "set_batch",
+            [](K& k, int64_t frames) {
+                if (frames < 1)
+                    invalid_parameter("batch", "must be >= 1, got " + std::to_string(frames));
+                k.set_batch(size_t(frames));
+            },
+            py::arg("frames"))
         .def("in_frame_size", &K::in_frame_size)
         .def("out_frame_size", &K::out_frame_size)
         .def("method", &K::method)
