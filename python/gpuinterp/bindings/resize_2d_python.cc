@@ -5,6 +5,7 @@
 #include "kernel_guard.h"
 #include "numpy_util.h"
 #include <gnuradio/gpuinterp/kernel/resize_2d.h>
+#include <gnuradio/gpuinterp/kernel/validate.h>
 #include <gnuradio/gpuinterp/resize_2d.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -48,7 +49,19 @@ void bind_block(py::module& m, const char* name)
     using blk = resize_2d<T>;
     py::class_<blk, gr::sync_block, gr::block, gr::basic_block, std::shared_ptr<blk>>(
         m, name, block_doc)
-        .def(py::init(&blk::make),
+        // Integers as int64 so that any Python int reaches resize_config::validate() (a
+        // ValueError naming the parameter, not pybind11's "incompatible constructor arguments").
+        .def(py::init([](int64_t ih, int64_t iw, int64_t oh, int64_t ow, int64_t C,
+                         const std::string& method, const std::string& coord,
+                         const std::string& border, float bv, const std::vector<float>& mean,
+                         const std::vector<float>& stdv, float scale, bool clip, bool half,
+                         const std::string& b, int64_t device, float clip_min, float clip_max,
+                         int64_t batch, bool device_buffers) {
+                 return blk::make(kernel::resize_config{ ih, iw, oh, ow, C, method, coord,
+                                                         border, bv, mean, stdv, scale, clip,
+                                                         clip_min, clip_max, b, device, batch,
+                                                         half, device_buffers });
+             }),
              py::arg("in_height"),
              py::arg("in_width"),
              py::arg("out_height"),
@@ -232,40 +245,14 @@ void bind_kernel(py::module& m, const char* name)
                     "half=True). Same conventions and parameters as the resize_2d blocks.") +
         pyutil::thread_safety_doc();
     py::class_<G>(m, name, doc.c_str())
-        .def(py::init([](int ih,
-                         int iw,
-                         int oh,
-                         int ow,
-                         int C,
-                         const std::string& method,
-                         const std::string& coord,
-                         const std::string& border,
-                         float bv,
-                         const std::vector<float>& mean,
-                         const std::vector<float>& stdv,
-                         float scale,
-                         bool clip,
-                         float clip_min,
-                         float clip_max,
-                         const std::string& b,
-                         int device,
-                         size_t batch) {
-                 auto k = std::make_unique<K>(ih,
-                                              iw,
-                                              oh,
-                                              ow,
-                                              C,
-                                              method,
-                                              coord,
-                                              border,
-                                              bv,
-                                              backend_from_string(b),
-                                              device,
-                                              batch);
-                 k->set_normalization(mean, stdv);
-                 k->set_scale(scale);
-                 k->set_clip(clip, clip_min, clip_max);
-                 return std::make_unique<G>(std::move(k));
+        .def(py::init([](int64_t ih, int64_t iw, int64_t oh, int64_t ow, int64_t C,
+                         const std::string& method, const std::string& coord,
+                         const std::string& border, float bv, const std::vector<float>& mean,
+                         const std::vector<float>& stdv, float scale, bool clip, float clip_min,
+                         float clip_max, const std::string& b, int64_t device, int64_t batch) {
+                 return std::make_unique<G>(std::make_unique<K>(kernel::resize_config{
+                     ih, iw, oh, ow, C, method, coord, border, bv, mean, stdv, scale, clip,
+                     clip_min, clip_max, b, device, batch }));
              }),
              py::arg("in_height"),
              py::arg("in_width"),
@@ -304,7 +291,14 @@ void bind_kernel(py::module& m, const char* name)
         .def("set_method", pyutil::method<K>(&K::set_method), py::arg("method"))
         .def("set_coord", pyutil::method<K>(&K::set_coord), py::arg("coord"))
         .def("set_border", pyutil::method<K>(&K::set_border), py::arg("border"))
-        .def("set_batch", pyutil::method<K>(&K::set_batch), py::arg("frames"))
+        .def(
+            "set_batch",
+            [](G& g, int64_t frames) {
+                if (frames < 1)
+                    invalid_parameter("batch", "must be >= 1, got " + std::to_string(frames));
+                g.run([&](K& k) { k.set_batch(size_t(frames)); });
+            },
+            py::arg("frames"))
         .def("in_frame_size", pyutil::method<K>(&K::in_frame_size))
         .def("out_frame_size", pyutil::method<K>(&K::out_frame_size))
         .def("method", pyutil::method<K>(&K::method))
