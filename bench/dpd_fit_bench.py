@@ -99,7 +99,9 @@ def gpu_fit(cp, x, y, terms, back, ahead, holdout):
     e = cp.maximum(e, 0)
     e0 = float(e[-1])
     w = V @ ((V.conj().T @ (Aa.conj().T @ ta)) / (e + lam_best * e0)) / norms
-    cond = float(np.sqrt(e0 / max(float(e[0]), 1e-300)))
+    # The Gram matrix squares the condition number: eigenvalues below ~1e-15 e_max are rounding.
+    cond = (f"{np.sqrt(e0 / float(e[0])):.2e}" if float(e[0]) > 1e-15 * e0
+            else "> 3e7 (smallest Gram eigenvalues at rounding level)")
     return cp.asnumpy(w), lam_best, cond
 
 
@@ -127,17 +129,23 @@ def main():
             t.append(time.perf_counter() - t0)
         return min(t), r
 
-    def err(v):
-        return np.linalg.norm(v[:m.num_coefficients] - w) / np.linalg.norm(w)
+    # An oversampled signal leaves many coefficient directions unidentified, so coefficients are
+    # not compared: each fit is scored by its NMSE on a second signal through the same model.
+    x2 = signal(a.n // 4, np.random.default_rng(3))
+    y2 = dm.apply(x2, m, w)
+
+    def err(v, c=0j):
+        e = dm.apply(x2, m, v[:m.num_coefficients], c) - y2
+        return f"{10 * np.log10(np.vdot(e, e).real / np.vdot(y2, y2).real):.1f} dB"
 
     te, r = best(lambda: dpd.estimate(y, x, model=m, target_gain=1.0, delay=0.0))
     print(f"cpu  gpuinterp estimate (basis, QR + SVD, lambda on a held-out 20 %, refit): {te:.3f} s, "
-          f"lambda {r.regularization:.0e}, coefficient error {err(r.coefficients):.1e}", flush=True)
+          f"lambda {r.regularization:.0e}, condition {r.condition:.2e}, held-out NMSE {err(r.coefficients, r.lo_leakage)}", flush=True)
     phi = np.hstack([dm.basis(x, m), np.ones((a.n, 1))])
     rows = slice(m.history, a.n - m.lookahead)
     tl, ref = best(lambda: np.linalg.lstsq(phi[rows], y[rows], rcond=None))
-    print(f"cpu  numpy.linalg.lstsq (gelsd) on the same basis, one solve: {tl:.3f} s, coefficient error "
-          f"{err(ref[0]):.1e}", flush=True)
+    print(f"cpu  numpy.linalg.lstsq (gelsd) on the same basis, one solve: {tl:.3f} s, held-out NMSE "
+          f"{err(ref[0][:-1], ref[0][-1])}", flush=True)
     if a.no_gpu:
         return
     try:
@@ -158,7 +166,7 @@ def main():
     tg, (wg, lam, cond) = best(run)
     print(f"gpu  {cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}: basis + Gram (ZGEMM) + eigh, "
           f"lambda on the same held-out 20 %, refit: {tg:.3f} s incl. host->device copy, lambda {lam:.0e}, "
-          f"condition {cond:.2e}, coefficient error {err(wg):.1e}", flush=True)
+          f"condition {cond}, held-out NMSE {err(wg[:-1], wg[-1])}", flush=True)
 
 
 if __name__ == "__main__":

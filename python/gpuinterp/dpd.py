@@ -602,9 +602,14 @@ def _fit(xa, yn, model, regularization, max_condition, lo_leakage, min_samples_p
             pre = solve_regularized(fphi, ftarget, None, design(yv, vhist)[okv], xv[okv])
             reg, val = pre.regularization, pre.validation_nmse_db
             how = "validation" if validation is not None else "holdout"
+    if how == "validation":
+        sol = pre  # fitted on every row already: no refit
+    else:
+        if perturbation:
+            phi, target = np.vstack([phi, pphi]), np.concatenate([target, ptarget])
+        sol = solve_regularized(phi, target, reg)
     if perturbation:
-        phi, target = np.vstack([phi, pphi]), np.concatenate([target, ptarget])
-    sol = solve_regularized(phi, target, reg)
+        sol.fit_nmse_db = _nmse_vec(xa[ok], full[ok] @ sol.w)  # the capture's rows, not the probes
     if how:
         sol.selected_by, sol.validation_nmse_db = how, val
     if max_condition is not None and not sol.condition < max_condition:
