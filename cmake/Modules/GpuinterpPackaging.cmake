@@ -39,8 +39,9 @@ add_custom_target(uninstall COMMAND ${CMAKE_COMMAND} -P ${PROJECT_BINARY_DIR}/cm
 ########################################################################
 # Debian packages: cpack -G DEB (scripts/package-deb.sh configures, builds and calls it)
 ########################################################################
-# A package build must not rebuild or touch the tree it packs (the tests pack the tree they run from);
-# `cmake --build` before packing is the script's job.
+# A package build must not rebuild or touch the tree it packs (the tests pack the tree they run from,
+# while other tests import from it); `cmake --build` before packing is the script's job. Hence also
+# `make install` no longer builds first: build, then install (as scripts/install.sh does).
 set(CMAKE_SKIP_INSTALL_ALL_DEPENDENCY ON)
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME gr-gpuinterp)
