@@ -19,6 +19,7 @@ build=$(realpath -m "${1:-$src/build-deb}")
 out=$(realpath -m "${2:-$build/packages}")
 if [[ ! -f $build/CMakeCache.txt ]]; then
   source "$src/scripts/deps.sh"
+  gpuinterp_apt_install
   cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=/usr \
     -DPYTHON_EXECUTABLE=/usr/bin/python3 -DENABLE_TESTING=OFF -DENABLE_BENCHMARKS=OFF \
     -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache \
