@@ -11,22 +11,102 @@ coefficients (w <- w + damping (w_est - w)).
 Output: JSON and/or CSV in the predistorter's layout (docs/dpd_loop.md), readable with
 gnuradio.gpuinterp.dpd.load_coefficients and usable as the coefficients of dpd_predistorter_cc.
 
+Exit status: 0 with coefficients written; 2 for a bad argument or input file (one "error: ..." line
+naming it, never a traceback); 3 when the fit is so poor (fit NMSE above --max-fit-nmse-db) that y is
+not the PA output of x (unrelated captures, wrong files, a broken loopback): no coefficients are
+written then.
+
 Example:
     gpuinterp_dpd_estimate.py --x tx.cf32 --y rx.cf32 -P 7 --Lp 4 --json coeffs.json --csv coeffs.csv
 """
 
 import argparse
 import json
+import math
+import os
 import sys
 
 import numpy as np
 
 from gnuradio.gpuinterp import dpd
 
+# The predistorter's limits (lib/kernel/dpd_predistorter.cc): beyond them the basis matrix alone is
+# gigabytes (--Lp 100000 was a MemoryError).
+MAX_ORDER = 15
+MAX_TAPS = 1024
 
-def read_cf32(path, offset, count):
+
+class UsageError(Exception):
+    """A bad argument or input: reported as one line, exit status 2."""
+
+
+def read_cf32(name, path, offset, count):
+    if not os.path.isfile(path):
+        raise UsageError(f"--{name}: {path}: " + ("is a directory" if os.path.isdir(path) else "no such file"))
+    size = os.path.getsize(path)
+    if size % 8:
+        # A trailing partial sample means the file is not what it claims to be (truncated copy,
+        # another format); dropping the bytes silently would hide that.
+        raise UsageError(f"--{name}: {path}: {size} bytes is not a whole number of complex float32 "
+                         f"samples (8 bytes each)")
+    total = size // 8
+    if offset >= total:
+        raise UsageError(f"--offset: {offset} is beyond the end of --{name} ({total} samples)")
     data = np.fromfile(path, dtype=np.complex64, offset=8 * offset, count=count if count > 0 else -1)
     return data.astype(np.complex128)
+
+
+def finite(name, v, lo=None, hi=None, lo_open=False):
+    """v unless NaN/inf or outside [lo, hi] ((lo, hi] with lo_open): UsageError naming the option."""
+    if v is None:
+        return v
+    bad = not math.isfinite(v)
+    if not bad and lo is not None:
+        bad = v <= lo if lo_open else v < lo
+    if not bad and hi is not None:
+        bad = v > hi
+    if bad:
+        if lo is None:
+            rng = ""
+        elif hi is None:
+            rng = f" {'>' if lo_open else '>='} {lo:g}"
+        else:
+            rng = f" in {'(' if lo_open else '['}{lo:g}, {hi:g}]"
+        raise UsageError(f"{name}: must be a finite number{rng}, got {v}")
+    return v
+
+
+def load_previous(path, P, Q, Lp, Lq):
+    try:
+        prev = dpd.load_coefficients(path)
+    except FileNotFoundError:
+        raise UsageError(f"--previous: {path}: no such file") from None
+    except IsADirectoryError:
+        raise UsageError(f"--previous: {path}: is a directory") from None
+    except (ValueError, KeyError, TypeError, IndexError, OSError) as e:
+        # json.JSONDecodeError and DPDError are ValueErrors; a missing key is a KeyError.
+        what = f"missing key {e}" if isinstance(e, KeyError) else str(e)
+        raise UsageError(f"--previous: {path}: not a coefficient file ({what})") from None
+    if (prev["P"], prev["Q"], prev["Lp"], prev["Lq"]) != (P, Q, Lp, Lq):
+        raise UsageError(f"--previous: has P={prev['P']} Q={prev['Q']} Lp={prev['Lp']} Lq={prev['Lq']}, "
+                         "not the requested structure")
+    w, c = np.asarray(prev["coefficients"]), complex(prev["lo_leakage"])
+    if w.size != dpd.num_coefficients(P, Q, Lp, Lq):
+        raise UsageError(f"--previous: {w.size} coefficients, expected {dpd.num_coefficients(P, Q, Lp, Lq)}")
+    if not (np.all(np.isfinite(w)) and np.isfinite(c)):
+        raise UsageError("--previous: contains NaN or infinity")
+    return w, c
+
+
+def check_output(name, path):
+    """Refuse an output path that cannot be written before the (long) estimate runs."""
+    if path is None:
+        return
+    d = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(d):
+        raise UsageError(f"--{name}: {path}: directory {d} does not exist")
+    if os.path.isdir(path):
+        raise UsageError(f"--{name}: {path}: is a directory")
 
 
 def main(argv=None):
@@ -44,16 +124,61 @@ def main(argv=None):
     p.add_argument("--delay", type=float, default=None, help="known y delay in samples (default: estimate)")
     p.add_argument("--max-delay", type=int, default=None, help="delay search range (default min(N/4, 8192))")
     p.add_argument("--integer-delay", action="store_true", help="no fractional delay alignment")
-    p.add_argument("--regularization", type=float, default=1e-9)
+    p.add_argument("--regularization", default="auto",
+                   help="ridge lambda relative to s_max^2, or 'auto' to choose it on the last 20 %% of the "
+                        "capture held out (default: %(default)s)")
     p.add_argument("--no-lo-leakage", action="store_true", help="do not estimate the constant term c")
     p.add_argument("--previous", help="coefficient file (JSON/CSV) the capture was made with")
     p.add_argument("--damping", type=float, default=1.0, help="step towards the estimate (with --previous)")
     p.add_argument("--json", help="write coefficients as JSON")
     p.add_argument("--csv", help="write coefficients as CSV")
+    p.add_argument("--max-fit-nmse-db", type=float, default=-10.0,
+                   help="refuse the result (exit 3) when the model fits y worse than this (default -10 dB: "
+                        "a PA's output fits far better, unrelated captures do not fit at all)")
     a = p.parse_args(argv)
+    try:
+        return run(a)
+    except UsageError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
 
-    x = read_cf32(a.x, a.offset, a.count)
-    y = read_cf32(a.y, a.offset, a.count)
+
+def run(a):
+    try:
+        dpd.validate_structure(a.P, a.Q, a.Lp, a.Lq)
+    except dpd.DPDError as e:
+        raise UsageError(str(e)) from None
+    for name, v, hi in (("-P", a.P, MAX_ORDER), ("-Q", a.Q, MAX_ORDER), ("--Lp", a.Lp, MAX_TAPS),
+                        ("--Lq", a.Lq, MAX_TAPS)):
+        if v > hi:
+            raise UsageError(f"{name}: must be <= {hi}, got {v}")
+    if a.offset < 0:
+        raise UsageError(f"--offset: must be >= 0, got {a.offset}")
+    if a.count < 0:
+        raise UsageError(f"--count: must be >= 0 (0: all), got {a.count}")
+    finite("--delay", a.delay)
+    finite("--damping", a.damping, 0, 1, lo_open=True)
+    reg = None
+    if a.regularization != "auto":
+        try:
+            reg = float(a.regularization)
+        except ValueError:
+            raise UsageError(f"--regularization: expected a number or 'auto', got {a.regularization!r}") from None
+        finite("--regularization", reg, 0)
+    finite("--max-fit-nmse-db", a.max_fit_nmse_db)
+    if a.max_delay is not None and a.max_delay < 0:
+        raise UsageError(f"--max-delay: must be >= 0, got {a.max_delay}")
+    if a.target_gain is not None:
+        g = a.target_gain
+        if g == 0 or not (math.isfinite(g.real) and math.isfinite(g.imag)):
+            # 0 used to be taken as "measure it": say so instead of guessing.
+            raise UsageError(f"--target-gain: must be finite and non-zero (omit it to measure the gain), got {g}")
+    check_output("json", a.json)
+    check_output("csv", a.csv)
+    prev = load_previous(a.previous, a.P, a.Q, a.Lp, a.Lq) if a.previous else None
+
+    x = read_cf32("x", a.x, a.offset, a.count)
+    y = read_cf32("y", a.y, a.offset, a.count)
     if x.size != y.size:
         n = min(x.size, y.size)
         print(f"note: x has {x.size} samples, y {y.size}; using the first {n} of both", file=sys.stderr)
@@ -61,26 +186,28 @@ def main(argv=None):
     try:
         r = dpd.estimate(x, y, a.P, a.Q, a.Lp, a.Lq, target_gain=a.target_gain, delay=a.delay,
                          max_delay=a.max_delay, fractional=not a.integer_delay,
-                         regularization=a.regularization, lo_leakage=not a.no_lo_leakage)
+                         regularization=reg, lo_leakage=not a.no_lo_leakage)
     except dpd.DPDError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+        raise UsageError(str(e)) from None
+    if not r.fit_nmse_db <= a.max_fit_nmse_db:
+        print(f"error: fit NMSE {r.fit_nmse_db:.2f} dB is above --max-fit-nmse-db {a.max_fit_nmse_db:g} dB: y does "
+              "not look like the PA output of x (unrelated or misaligned captures, a broken loopback); "
+              "no coefficients written", file=sys.stderr)
+        return 3
     w, c = r.coefficients, r.lo_leakage
-    if a.previous:
-        prev = dpd.load_coefficients(a.previous)
-        if (prev["P"], prev["Q"], prev["Lp"], prev["Lq"]) != (a.P, a.Q, a.Lp, a.Lq):
-            print(f"error: --previous has P={prev['P']} Q={prev['Q']} Lp={prev['Lp']} Lq={prev['Lq']}, "
-                  f"not the requested structure", file=sys.stderr)
-            return 2
-        w = prev["coefficients"] + a.damping * (w - prev["coefficients"])
-        c = prev["lo_leakage"] + a.damping * (c - prev["lo_leakage"])
+    if prev is not None:
+        w = prev[0] + a.damping * (w - prev[0])
+        c = prev[1] + a.damping * (c - prev[1])
     info = dict(fit_nmse_db=r.fit_nmse_db, raw_nmse_db=r.raw_nmse_db, delay_samples=r.delay, gain=r.gain,
                 condition=r.condition, num_samples=r.num_samples)
     print(json.dumps({k: ([v.real, v.imag] if isinstance(v, complex) else v) for k, v in info.items()}))
     for path in (a.json, a.csv):
         if path:
-            dpd.save_coefficients(path, w, c, a.P, a.Q, a.Lp, a.Lq, fmt="json" if path is a.json else "csv",
-                                  **info)
+            try:
+                dpd.save_coefficients(path, w, c, a.P, a.Q, a.Lp, a.Lq, fmt="json" if path is a.json else "csv",
+                                      **info)
+            except OSError as e:
+                raise UsageError(f"--{'json' if path is a.json else 'csv'}: {path}: {e.strerror}") from None
     if not (a.json or a.csv):
         for (order, conj, tap), v in zip(dpd.branch_layout(a.P, a.Q, a.Lp, a.Lq), w):
             print(f"{'g' if conj else 'h'}[{order},{tap}] = {v.real:+.6e} {v.imag:+.6e}j")

@@ -20,7 +20,7 @@
 //                      `of_bound` is the binding floor over the measured time;
 //  - gmp_cuda_device:  process_device() on device buffers (history seam included), 2^24 samples.
 // items_per_second counts samples. GPUINTERP_BENCH_LOG2N overrides the problem size.
-#include "../lib/kernel/dpd_engine.h"
+#include "../lib/cuda/bench_hooks.h"
 #include "../lib/device/device_ops.h"
 #ifdef GPUINTERP_HAVE_CUDA
 #include "../lib/cuda/dpd_ph_lab.h"

@@ -24,6 +24,16 @@ gr::buffer_type cuda_buffer::type(gr::buftype<cuda_buffer, cuda_buffer>{});
 
 namespace {
 
+//! The realignment's moves inside the device array: queued on the buffer's device operations, which
+//! the caller waits for once the callback logic is done.
+auto device_mover(device::device_ops* ops)
+{
+    return [ops](void* d, const void* s, size_t n) {
+        ops->move_device_async(d, s, n);
+        return d;
+    };
+}
+
 device_binding binding_for(const gr::block_sptr& owner, const gr::block_sptr& link)
 {
     for (const auto& b : { owner, link }) {
@@ -380,11 +390,7 @@ bool cuda_buffer::input_blocked_callback(int items_required,
     char* base = reader_side();
     bool rc;
     if (base == d_dev) {
-        device::device_ops* ops = d_ops.get();
-        auto move = [ops](void* d, const void* s, size_t n) {
-            ops->move_device_async(d, s, n);
-            return d;
-        };
+        const auto move = device_mover(d_ops.get());
         rc = input_blocked_callback_logic(
             items_required, items_avail, read_index, base, move, move);
         d_ops->wait();
@@ -411,11 +417,7 @@ bool cuda_buffer::output_blocked_callback(int output_multiple, bool force)
     char* base = reader_side();
     bool rc;
     if (base == d_dev) {
-        device::device_ops* ops = d_ops.get();
-        auto move = [ops](void* d, const void* s, size_t n) {
-            ops->move_device_async(d, s, n);
-            return d;
-        };
+        const auto move = device_mover(d_ops.get());
         rc = output_blocked_callback_logic(output_multiple, force, base, move);
         d_ops->wait();
     } else {

@@ -17,6 +17,22 @@ namespace {
 const char* const port_name = "coeffs";
 const char* const tag_name = "dpd_coeffs";
 
+// The model of make()'s arguments: `spec` when given, else ph with (P, Q, Lp, Lq).
+kernel::dpd_model model_from_params(unsigned P,
+                                    unsigned Q,
+                                    unsigned Lp,
+                                    unsigned Lq,
+                                    const std::vector<gr_complex>& coefficients,
+                                    gr_complex lo_leakage,
+                                    const std::string& spec)
+{
+    if (spec.find_first_not_of(" \t\n") == std::string::npos) {
+        // The (P, Q, Lp, Lq) parameters keep their own error messages ("P: ...").
+        kernel::dpd_predistorter::validate(P, Q, Lp, Lq, coefficients, lo_leakage);
+        return kernel::dpd_predistorter::ph_model(P, Q, Lp, Lq);
+    }
+    return kernel::dpd_model::parse(spec);
+}
 } // namespace
 
 dpd_predistorter_cc::sptr dpd_predistorter_cc::make(unsigned P,
@@ -33,62 +49,33 @@ dpd_predistorter_cc::sptr dpd_predistorter_cc::make(unsigned P,
                                                     const std::string& model)
 {
     return gnuradio::make_block_sptr<dpd_predistorter_cc_impl>(
-        P, Q, Lp, Lq, coefficients, lo_leakage, backend, device, batch, mapped, device_buffers, model);
+        std::make_unique<kernel::dpd_predistorter>(
+            model_from_params(P, Q, Lp, Lq, coefficients, lo_leakage, model),
+            coefficients,
+            lo_leakage,
+            backend_from_string(backend),
+            device,
+            batch_from_param(batch),
+            mapped),
+        device,
+        device_buffers);
 }
 
-namespace {
-kernel::dpd_model model_from_params(unsigned P,
-                                    unsigned Q,
-                                    unsigned Lp,
-                                    unsigned Lq,
-                                    const std::vector<gr_complex>& coefficients,
-                                    gr_complex lo_leakage,
-                                    const std::string& spec)
-{
-    if (spec.find_first_not_of(" \t\n") == std::string::npos) {
-        // The (P, Q, Lp, Lq) parameters keep their own error messages ("P: ...").
-        kernel::dpd_predistorter::validate(P, Q, Lp, Lq, coefficients, lo_leakage);
-        kernel::dpd_model m;
-        m.P = P;
-        m.Q = Q;
-        m.Lp = Lp;
-        m.Lq = Lq;
-        return m;
-    }
-    return kernel::dpd_model::parse(spec);
-}
-} // namespace
-
-dpd_predistorter_cc_impl::dpd_predistorter_cc_impl(unsigned P,
-                                                   unsigned Q,
-                                                   unsigned Lp,
-                                                   unsigned Lq,
-                                                   const std::vector<gr_complex>& coefficients,
-                                                   gr_complex lo_leakage,
-                                                   const std::string& backend,
+dpd_predistorter_cc_impl::dpd_predistorter_cc_impl(std::unique_ptr<kernel::dpd_predistorter> kernel,
                                                    int device,
-                                                   int batch,
-                                                   bool mapped,
-                                                   bool device_buffers,
-                                                   const std::string& model)
+                                                   bool device_buffers)
     : gr::sync_block("dpd_predistorter_cc",
                      device_buffer_signature(device_buffers, 1, 1, sizeof(gr_complex)),
                      device_buffer_signature(device_buffers, 1, 1, sizeof(gr_complex))),
-      d_kernel(model_from_params(P, Q, Lp, Lq, coefficients, lo_leakage, model),
-               coefficients,
-               lo_leakage,
-               backend_from_string(backend),
-               device,
-               batch_from_param(batch),
-               mapped),
+      d_kernel(std::move(kernel)),
       d_tag_key(pmt::intern(tag_name)),
       d_device_buffers(device_buffers)
 {
-    log_backend(d_logger, d_kernel.active_backend(), d_kernel.backend_note());
+    log_backend(d_logger, d_kernel->active_backend(), d_kernel->backend_note());
     // Delayed output: tags move with it (work() re-adds them at offset + delay).
-    if (d_kernel.delay() > 0)
+    if (d_kernel->delay() > 0)
         set_tag_propagation_policy(TPP_DONT);
-    d_io.attach(*this, d_kernel.active_backend(), device, device_buffers);
+    d_io.attach(*this, d_kernel->active_backend(), device, device_buffers);
     message_port_register_in(pmt::mp(port_name));
     set_msg_handler(pmt::mp(port_name), [this](const pmt::pmt_t& msg) { handle_message(msg); });
 }
@@ -97,51 +84,51 @@ void dpd_predistorter_cc_impl::set_coefficients(const std::vector<gr_complex>& c
                                                 gr_complex lo_leakage)
 {
     std::lock_guard<std::mutex> lock(d_mutex);
-    d_kernel.set_coefficients(coefficients, lo_leakage); // validates; unchanged on error
+    d_kernel->set_coefficients(coefficients, lo_leakage); // validates; unchanged on error
 }
 
 std::vector<gr_complex> dpd_predistorter_cc_impl::coefficients() const
 {
     std::lock_guard<std::mutex> lock(d_mutex);
-    return d_kernel.coefficients();
+    return d_kernel->coefficients();
 }
 
 gr_complex dpd_predistorter_cc_impl::lo_leakage() const
 {
     std::lock_guard<std::mutex> lock(d_mutex);
-    return d_kernel.lo_leakage();
+    return d_kernel->lo_leakage();
 }
 
 void dpd_predistorter_cc_impl::set_batch(int batch)
 {
     const size_t b = batch_from_param(batch);
     std::lock_guard<std::mutex> lock(d_mutex);
-    d_kernel.set_batch(b ? b : kernel::dpd_predistorter::default_batch);
+    d_kernel->set_batch(b ? b : kernel::dpd_predistorter::default_batch);
 }
 
 int dpd_predistorter_cc_impl::batch() const
 {
     std::lock_guard<std::mutex> lock(d_mutex);
-    return static_cast<int>(d_kernel.batch());
+    return static_cast<int>(d_kernel->batch());
 }
 
 void dpd_predistorter_cc_impl::set_cuda_variant(const std::string& variant)
 {
     const auto v = kernel::dpd_cuda_variant_from_string(variant);
     std::lock_guard<std::mutex> lock(d_mutex);
-    d_kernel.set_cuda_variant(v);
+    d_kernel->set_cuda_variant(v);
 }
 
 std::string dpd_predistorter_cc_impl::active_backend() const
 {
-    return to_string(d_kernel.active_backend());
+    return to_string(d_kernel->active_backend());
 }
 
 bool dpd_predistorter_cc_impl::apply_locked(const pmt::pmt_t& v, const char* where)
 {
     try {
         const coeffs_update u = decode_coeffs_message(v);
-        d_kernel.set_coefficients(u.coefficients, u.has_lo_leakage ? u.lo_leakage : d_kernel.lo_leakage());
+        d_kernel->set_coefficients(u.coefficients, u.has_lo_leakage ? u.lo_leakage : d_kernel->lo_leakage());
         return true;
     } catch (const std::invalid_argument& e) {
         d_logger->error("ignoring coefficient update from {}: {}", where, e.what());
@@ -168,12 +155,12 @@ int dpd_predistorter_cc_impl::work(int noutput_items,
         // Device buffers hand over device pointers (host memory on the CPU backend).
         auto process = [&](gr_complex* o, const gr_complex* i, size_t n) {
             if (d_device_buffers)
-                d_kernel.process_device(o, i, n);
+                d_kernel->process_device(o, i, n);
             else
-                d_kernel.process(o, i, n);
+                d_kernel->process(o, i, n);
         };
         const uint64_t n0 = nitems_read(0), w0 = nitems_written(0);
-        const uint64_t D = d_kernel.delay();
+        const uint64_t D = d_kernel->delay();
         std::lock_guard<std::mutex> lock(d_mutex);
         if (D == 0)
             get_tags_in_range(d_tags, 0, n0, n0 + noutput_items, d_tag_key);

@@ -13,6 +13,7 @@
 #include <gnuradio/gpuinterp/kernel/dpd_predistorter.h>
 #include <pmt/pmt.h>
 #include <deque>
+#include <memory>
 #include <mutex>
 
 namespace gr {
@@ -21,28 +22,20 @@ namespace gpuinterp {
 class dpd_predistorter_cc_impl : public dpd_predistorter_cc, public device_buffer_client
 {
 public:
-    dpd_predistorter_cc_impl(unsigned P,
-                             unsigned Q,
-                             unsigned Lp,
-                             unsigned Lq,
-                             const std::vector<gr_complex>& coefficients,
-                             gr_complex lo_leakage,
-                             const std::string& backend,
+    //! `kernel`: built by make() from its arguments.
+    dpd_predistorter_cc_impl(std::unique_ptr<kernel::dpd_predistorter> kernel,
                              int device,
-                             int batch,
-                             bool mapped,
-                             bool device_buffers,
-                             const std::string& model);
+                             bool device_buffers);
 
     void set_coefficients(const std::vector<gr_complex>& coefficients, gr_complex lo_leakage) override;
     std::vector<gr_complex> coefficients() const override;
     gr_complex lo_leakage() const override;
-    std::string model() const override { return d_kernel.model().to_string(); }
-    unsigned delay() const override { return unsigned(d_kernel.delay()); }
-    unsigned P() const override { return d_kernel.P(); }
-    unsigned Q() const override { return d_kernel.Q(); }
-    unsigned Lp() const override { return d_kernel.Lp(); }
-    unsigned Lq() const override { return d_kernel.Lq(); }
+    std::string model() const override { return d_kernel->model().to_string(); }
+    unsigned delay() const override { return unsigned(d_kernel->delay()); }
+    unsigned P() const override { return d_kernel->P(); }
+    unsigned Q() const override { return d_kernel->Q(); }
+    unsigned Lp() const override { return d_kernel->Lp(); }
+    unsigned Lq() const override { return d_kernel->Lq(); }
     void set_batch(int batch) override;
     int batch() const override;
     void set_cuda_variant(const std::string& variant) override;
@@ -60,7 +53,7 @@ private:
     bool apply_locked(const pmt::pmt_t& v, const char* where);
 
     mutable std::mutex d_mutex; // setters and messages land between two work() calls
-    kernel::dpd_predistorter d_kernel;
+    std::unique_ptr<kernel::dpd_predistorter> d_kernel;
     const pmt::pmt_t d_tag_key;
     const bool d_device_buffers;
     device_io d_io;

@@ -88,6 +88,28 @@ std::unique_ptr<resize_engine<T>> make_resize_engine(backend selected,
         GPUINTERP_CUDA_ENGINE(gpu::make_cuda_resize_engine<T>(device, batch)));
 }
 
+std::unique_ptr<dpd_engine> make_dpd_engine(backend selected,
+                                            [[maybe_unused]] int device,
+                                            [[maybe_unused]] size_t batch,
+                                            [[maybe_unused]] bool mapped)
+{
+    return make_engine<dpd_engine>(
+        selected,
+        [] { return make_cpu_dpd_engine(); },
+        GPUINTERP_CUDA_ENGINE(gpu::make_cuda_dpd_engine(device, batch, mapped)));
+}
+
+std::unique_ptr<gmp_engine> make_gmp_engine(backend selected,
+                                            [[maybe_unused]] int device,
+                                            [[maybe_unused]] size_t batch,
+                                            [[maybe_unused]] bool mapped)
+{
+    return make_engine<gmp_engine>(
+        selected,
+        [] { return make_cpu_gmp_engine(); },
+        GPUINTERP_CUDA_ENGINE(gpu::make_cuda_gmp_engine(device, batch, mapped)));
+}
+
 #undef GPUINTERP_CUDA_ENGINE
 
 using cf = std::complex<float>;

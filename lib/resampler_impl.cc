@@ -85,7 +85,7 @@ int resampler_impl<T>::general_work(int noutput_items,
     return guarded_work(this->d_logger, [&] {
         std::lock_guard<std::mutex> lock(d_mutex);
         if (d_rate_changed) {
-            resampler_detail::set_hint_rate(*this, d_kernel.rate());
+            resampler_detail::set_hint_rate(*this, d_kernel->rate());
             d_rate_changed = false;
         }
         const uint64_t read0 = this->nitems_read(0);
@@ -95,16 +95,16 @@ int resampler_impl<T>::general_work(int noutput_items,
         size_t got;
         if (d_device_buffers) { // device pointers (host memory on the CPU backend)
             in = static_cast<const T*>(d_io.input(*this, 0, in, avail * sizeof(T)));
-            got = d_kernel.resample_device(
+            got = d_kernel->resample_device(
                 static_cast<T*>(output_items[0]), size_t(noutput_items), in, avail, used);
         } else {
-            got = d_kernel.resample(
+            got = d_kernel->resample(
                 static_cast<T*>(output_items[0]), size_t(noutput_items), in, avail, used);
         }
         if (used > 0) {
             this->get_tags_in_range(d_tags, 0, read0, read0 + used);
             for (gr::tag_t t : d_tags) {
-                t.offset = d_kernel.first_output_at(t.offset);
+                t.offset = d_kernel->first_output_at(t.offset);
                 this->add_item_tag(0, t);
             }
         }
@@ -123,14 +123,15 @@ typename resampler<T>::sptr resampler<T>::make(double rate,
                                                int device,
                                                bool device_buffers)
 {
-    return gnuradio::make_block_sptr<resampler_impl<T>>(rate,
-                                                        method,
-                                                        nfilts,
-                                                        taps_per_arm,
-                                                        attenuation_db,
-                                                        backend,
-                                                        device,
-                                                        device_buffers);
+    return gnuradio::make_block_sptr<resampler_impl<T>>(
+        std::make_unique<kernel::resampler<T>>(
+            rate,
+            kernel::method_from_string(method),
+            backend_from_string(backend),
+            device,
+            resampler_detail::make_params(nfilts, taps_per_arm, attenuation_db)),
+        device,
+        device_buffers);
 }
 
 template class resampler<std::complex<float>>;

@@ -9,6 +9,9 @@
 #include "device_io.h"
 #include <gnuradio/gpuinterp/kernel/resampler.h>
 #include <gnuradio/gpuinterp/resampler.h>
+#include <gnuradio/block_detail.h>
+#include <gnuradio/buffer_reader.h>
+#include <memory>
 #include <mutex>
 #include <vector>
 
@@ -26,26 +29,17 @@ template <class T>
 class resampler_impl : public resampler<T>, public device_buffer_client
 {
 public:
-    resampler_impl(double rate,
-                   const std::string& method,
-                   unsigned nfilts,
-                   unsigned taps_per_arm,
-                   double attenuation_db,
-                   const std::string& backend,
-                   int device,
-                   bool device_buffers)
+    //! `kernel`: built by make() from its arguments.
+    resampler_impl(std::unique_ptr<kernel::resampler<T>> kernel, int device, bool device_buffers)
         : gr::block("resampler",
                     device_buffer_signature(device_buffers, 1, 1, sizeof(T)),
                     device_buffer_signature(device_buffers, 1, 1, sizeof(T))),
-          d_kernel(rate,
-                   kernel::method_from_string(method),
-                   backend_from_string(backend),
-                   device,
-                   resampler_detail::make_params(nfilts, taps_per_arm, attenuation_db)),
+          d_kernel(std::move(kernel)),
           d_device_buffers(device_buffers)
     {
-        log_backend(this->d_logger, d_kernel.active_backend(), d_kernel.backend_note());
-        d_io.attach(*this, d_kernel.active_backend(), device, device_buffers);
+        log_backend(this->d_logger, d_kernel->active_backend(), d_kernel->backend_note());
+        d_io.attach(*this, d_kernel->active_backend(), device, device_buffers);
+        const double rate = d_kernel->rate();
         resampler_detail::set_hint_rate(*this, rate);
         // The kernel keeps its own history; the declared history only makes GNU Radio
         // size our input buffer for the worst case of one output (K/r inputs for
@@ -53,9 +47,7 @@ public:
         // at low rates. GNU Radio's history items sit in front of input_items[0] and are
         // skipped in general_work. The buffer is sized once, at start: lowering the rate
         // a lot while running (polyphase) can outgrow it.
-        d_skip = d_kernel.reach_back() + d_kernel.lookahead() +
-                 size_t(std::ceil(1.0 / rate)) + 1;
-        this->set_history(unsigned(d_skip + 1));
+        grow_history();
         // Tags are moved by their input time (first output at or after it), not offset *
         // rate.
         this->set_tag_propagation_policy(gr::block::TPP_DONT);
@@ -64,18 +56,40 @@ public:
     void set_rate(double rate) override
     {
         std::lock_guard<std::mutex> lock(d_mutex);
-        d_kernel.set_rate(rate); // validates; the new segment starts at the next output
+        const auto det = this->detail();
+        if (det && det->ninputs() > 0 && det->input(0)) {
+            // A running block's input buffer was sized at start. If one output at the new
+            // rate needs more input than it can ever hold, the scheduler logs an error and
+            // stops the block for good, so such a rate is refused here, with the numbers. The
+            // check comes before the kernel sees the rate: a refused rate must leave nothing
+            // behind (the kernel's history only ever grows).
+            const long capacity = det->input(0)->max_possible_items_available();
+            const long need = long(window_for(rate) + d_skip);
+            if (need > capacity)
+                throw std::invalid_argument(
+                    "rate: " + std::to_string(rate) + " needs about " + std::to_string(need) +
+                    " input items per output, more than this running block's input buffer holds (" +
+                    std::to_string(capacity) +
+                    "); construct the block with the lowest rate it will run at (the buffer is "
+                    "sized for that), or set it before the flowgraph starts");
+        }
+        d_kernel->set_rate(rate); // validates; the new segment starts at the next output
+        if (!det) {
+            // Not started yet: the declared history (and so the buffer GNU Radio will
+            // allocate) can still grow to the new rate's window.
+            grow_history();
+        }
         d_rate_changed = true;
     }
     double rate() const override
     {
         std::lock_guard<std::mutex> lock(d_mutex);
-        return d_kernel.rate();
+        return d_kernel->rate();
     }
-    std::string method() const override { return kernel::to_string(d_kernel.method()); }
+    std::string method() const override { return kernel::to_string(d_kernel->method()); }
     std::string active_backend() const override
     {
-        return to_string(d_kernel.active_backend());
+        return to_string(d_kernel->active_backend());
     }
     bool device_buffers() const override { return d_device_buffers; }
     device_binding buffer_binding() const override { return d_io.binding(); }
@@ -83,7 +97,7 @@ public:
     void forecast(int noutput_items, gr_vector_int& ninput_items_required) override
     {
         std::lock_guard<std::mutex> lock(d_mutex);
-        const size_t need = d_kernel.inputs_needed(size_t(noutput_items));
+        const size_t need = d_kernel->inputs_needed(size_t(noutput_items));
         // inputs_needed() >= 1 always (see the kernel's consumption rule), plus GNU
         // Radio's history.
         ninput_items_required[0] = int(std::max<size_t>(1, need) + d_skip);
@@ -95,8 +109,31 @@ public:
                      gr_vector_void_star& output_items) override;
 
 private:
+    //! Inputs one output can need at `rate` beyond the declared history: the filter's look
+    //! ahead plus one output period (an upper bound of the kernel's inputs_needed(1)).
+    size_t window_for(double rate) const
+    {
+        if (!std::isfinite(rate) || !(rate > 0))
+            return 0; // the kernel's own check names the bad rate
+        size_t ahead = 2; // nearest, linear, texture, cubic
+        if (d_kernel->method() == kernel::resamp_method::polyphase)
+            ahead = kernel::polyphase_taps(d_kernel->params(), std::min(1.0, rate)) / 2;
+        return ahead + size_t(std::ceil(1.0 / rate)) + 1;
+    }
+
+    //! Declare the history one output at the current rate needs (never shrinks it).
+    void grow_history()
+    {
+        const size_t skip = d_kernel->reach_back() + d_kernel->lookahead() +
+                            size_t(std::ceil(1.0 / d_kernel->rate())) + 1;
+        if (skip > d_skip) {
+            d_skip = skip;
+            this->set_history(unsigned(d_skip + 1));
+        }
+    }
+
     mutable std::mutex d_mutex; // set_rate lands between two work() calls
-    kernel::resampler<T> d_kernel;
+    std::unique_ptr<kernel::resampler<T>> d_kernel;
     bool d_rate_changed = false;
     size_t d_skip = 0; // GNU Radio history items in front of the new input
     const bool d_device_buffers;

@@ -19,26 +19,7 @@ template <class T>
 class resize_2d_impl : public resize_2d<T>, public device_buffer_client
 {
 public:
-    resize_2d_impl(int in_height,
-                   int in_width,
-                   int out_height,
-                   int out_width,
-                   int channels,
-                   const std::string& method,
-                   const std::string& coord,
-                   const std::string& border,
-                   float border_value,
-                   const std::vector<float>& mean,
-                   const std::vector<float>& std,
-                   float scale,
-                   bool clip,
-                   bool half_output,
-                   const std::string& backend,
-                   int device,
-                   float clip_min,
-                   float clip_max,
-                   int batch,
-                   bool device_buffers);
+    explicit resize_2d_impl(const kernel::resize_config& config);
 
     void set_normalization(const std::vector<float>& mean,
                            const std::vector<float>& std) override;
@@ -71,6 +52,13 @@ public:
              gr_vector_void_star& output_items) override;
 
 private:
+    template <typename F>
+    auto locked(F&& f) const
+    {
+        std::lock_guard<std::mutex> lock(d_mutex);
+        return f();
+    }
+
     mutable std::mutex d_mutex; // setters land between two work() calls
     std::unique_ptr<kernel::resize_2d<T>> d_kernel;
     const bool d_half;

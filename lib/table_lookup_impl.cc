@@ -10,7 +10,7 @@
 namespace gr {
 namespace gpuinterp {
 
-namespace table_lookup_detail {
+namespace {
 kernel::lookup_config make_config(bool normalized,
                                   const std::string& f,
                                   const std::string& a,
@@ -23,7 +23,7 @@ kernel::lookup_config make_config(bool normalized,
     c.precision = kernel::precision_from_string(p);
     return c;
 }
-} // namespace table_lookup_detail
+} // namespace
 
 template <class T>
 int table_lookup_impl<T>::work(int noutput_items,
@@ -35,11 +35,11 @@ int table_lookup_impl<T>::work(int noutput_items,
         if (d_device_buffers) { // device pointers (host memory on the CPU backend)
             const auto* x = static_cast<const float*>(d_io.input(
                 *this, 0, input_items[0], size_t(noutput_items) * sizeof(float)));
-            d_kernel.lookup_device(
+            d_kernel->lookup_device(
                 static_cast<T*>(output_items[0]), x, size_t(noutput_items));
             return noutput_items;
         }
-        d_kernel.lookup(static_cast<T*>(output_items[0]),
+        d_kernel->lookup(static_cast<T*>(output_items[0]),
                         static_cast<const float*>(input_items[0]),
                         static_cast<size_t>(noutput_items));
         return noutput_items;
@@ -57,7 +57,13 @@ typename table_lookup<T>::sptr table_lookup<T>::make(const std::vector<T>& table
                                                      bool device_buffers)
 {
     return gnuradio::make_block_sptr<table_lookup_impl<T>>(
-        table, normalized, filter, address, precision, backend, device, device_buffers);
+        std::make_unique<kernel::table_lookup<T>>(
+            table,
+            make_config(normalized, filter, address, precision),
+            backend_from_string(backend),
+            device),
+        device,
+        device_buffers);
 }
 
 template class table_lookup<float>;

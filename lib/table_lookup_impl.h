@@ -10,42 +10,26 @@
 #include <gnuradio/gpuinterp/cuda_buffer.h>
 #include <gnuradio/gpuinterp/kernel/table_lookup.h>
 #include <gnuradio/gpuinterp/table_lookup.h>
+#include <memory>
 #include <mutex>
 
 namespace gr {
 namespace gpuinterp {
 
-namespace table_lookup_detail {
-kernel::lookup_config make_config(bool normalized,
-                                  const std::string& filter,
-                                  const std::string& address,
-                                  const std::string& precision);
-} // namespace table_lookup_detail
-
 template <class T>
 class table_lookup_impl : public table_lookup<T>, public device_buffer_client
 {
 public:
-    table_lookup_impl(const std::vector<T>& table,
-                      bool normalized,
-                      const std::string& filter,
-                      const std::string& address,
-                      const std::string& precision,
-                      const std::string& backend,
-                      int device,
-                      bool device_buffers)
+    //! `kernel`: built by make() from its arguments.
+    table_lookup_impl(std::unique_ptr<kernel::table_lookup<T>> kernel, int device, bool device_buffers)
         : gr::sync_block("table_lookup",
                          device_buffer_signature(device_buffers, 1, 1, sizeof(float)),
                          device_buffer_signature(device_buffers, 1, 1, sizeof(T))),
-          d_kernel(
-              table,
-              table_lookup_detail::make_config(normalized, filter, address, precision),
-              backend_from_string(backend),
-              device),
+          d_kernel(std::move(kernel)),
           d_device_buffers(device_buffers)
     {
-        log_backend(this->d_logger, d_kernel.active_backend(), d_kernel.backend_note());
-        d_io.attach(*this, d_kernel.active_backend(), device, device_buffers);
+        log_backend(this->d_logger, d_kernel->active_backend(), d_kernel->backend_note());
+        d_io.attach(*this, d_kernel->active_backend(), device, device_buffers);
     }
 
     bool device_buffers() const override { return d_device_buffers; }
@@ -54,16 +38,16 @@ public:
     void set_table(const std::vector<T>& table) override
     {
         std::lock_guard<std::mutex> lock(d_mutex);
-        d_kernel.set_table(table);
+        d_kernel->set_table(table);
     }
     std::vector<T> table() const override
     {
         std::lock_guard<std::mutex> lock(d_mutex);
-        return d_kernel.table();
+        return d_kernel->table();
     }
     std::string active_backend() const override
     {
-        return to_string(d_kernel.active_backend());
+        return to_string(d_kernel->active_backend());
     }
 
     int work(int noutput_items,
@@ -72,7 +56,7 @@ public:
 
 private:
     mutable std::mutex d_mutex; // set_table lands between two work() calls
-    kernel::table_lookup<T> d_kernel;
+    std::unique_ptr<kernel::table_lookup<T>> d_kernel;
     const bool d_device_buffers;
     device_io d_io;
 };

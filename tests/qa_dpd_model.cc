@@ -7,7 +7,7 @@
 // equations of dpd_model.h, on the CPU and, when a device is present, on CUDA (host and
 // device-resident entry points).
 #include "device/device_ops.h"
-#include "kernel/gmp_engine.h"
+#include "cpu/cpu_engines.h"
 #include "test_util.h"
 #include <gnuradio/gpuinterp/kernel/dpd_model.h>
 #include <gnuradio/gpuinterp/kernel/dpd_predistorter.h>

@@ -7,8 +7,8 @@
 //     psi_p(x) = x |x|^(p-1), zero history,
 // on the CPU and, when a device is present, on every CUDA kernel variant, the default and the mapped pipeline.
 #include "test_util.h"
-#include "cpu/parallel.h"
-#include "kernel/dpd_engine.h"
+#include "common/parallel.h"
+#include "cpu/cpu_engines.h"
 #include <gnuradio/gpuinterp/kernel/dpd_predistorter.h>
 #include <array>
 #include <functional>

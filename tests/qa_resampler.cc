@@ -434,6 +434,13 @@ TEST(ResamplerParams, BadParametersThrowNamingTheParameter)
                   resampler_cc k(1.5, resamp_method::polyphase, backend::cpu, 0, p);
               }).rfind("attenuation_db:", 0),
               0u);
+    // The polyphase parameters are checked whatever the method.
+    p = {};
+    p.nfilts = 0;
+    EXPECT_EQ(msg([&] {
+                  resampler_cc k(1.5, resamp_method::linear, backend::cpu, 0, p);
+              }).rfind("nfilts:", 0),
+              0u);
     resampler_cc k(1.5);
     EXPECT_EQ(msg([&] { k.set_rate(-2); }).rfind("rate:", 0), 0u);
     EXPECT_EQ(k.rate(), 1.5);

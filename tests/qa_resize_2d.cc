@@ -8,6 +8,9 @@
 #include "cuda/resize_launch.h"
 #include "common/float16.h"
 #include "cuda/bench_hooks.h"
+#ifdef GPUINTERP_RESIZE_LAB
+#include "cuda/resize_lab.h" // the benchmark-only variants, bench/resize_lab.cu
+#endif
 #include "test_util.h"
 #include <gnuradio/gpuinterp/kernel/resize_2d.h>
 #include <array>
@@ -421,6 +424,9 @@ void check_variants(const std::function<std::unique_ptr<resize_2d<T>>(const spec
     struct reset_override {
         ~reset_override() { gpu::set_resize_variant_override(-1); }
     } reset;
+#ifdef GPUINTERP_RESIZE_LAB
+    gpu::register_resize_lab_variants();
+#endif
     const size_t frames = 5;
     for (const auto& s : variant_specs()) {
         const std::vector<T> x = random_frames<T>(frames * size_t(s.ih) * s.iw * s.C);
@@ -429,6 +435,10 @@ void check_variants(const std::function<std::unique_ptr<resize_2d<T>>(const spec
         std::vector<uint16_t> tile_h;
         for (int v = 0; v < gpu::resize_variant_count; v++) {
             const auto vr = gpu::resize_variant(v);
+#ifndef GPUINTERP_RESIZE_LAB
+            if (!gpu::resize_is_production(vr))
+                continue; // benchmark-only variant not linked
+#endif
             const std::string what = std::string(gpu::resize_variant_name(vr)) + " " +
                                      s.method + " " + s.coord + " " + s.border + " " +
                                      std::to_string(s.ih) + "x" + std::to_string(s.iw) +
@@ -484,6 +494,31 @@ TEST_P(Resize, EveryKernelVariant)
     EXPECT_THROW(gpu::set_resize_variant_override(gpu::resize_variant_count),
                  std::invalid_argument);
 }
+
+#ifdef GPUINTERP_RESIZE_LAB
+TEST_P(Resize, BenchmarkOnlyVariantsNeedTheirRegistration)
+{
+    if (GetParam() != backend::cuda)
+        GTEST_SKIP() << "CUDA kernel variants";
+    struct restore {
+        ~restore()
+        {
+            gpu::set_resize_variant_override(-1);
+            gpu::register_resize_lab_variants();
+        }
+    } restore;
+    gpu::set_resize_lab_variants({});
+    const spec s{ 35, 132, 70, 264, 1, "bilinear" };
+    auto k = make<float>(s);
+    const std::vector<float> x = random_frames<float>(k->in_frame_size());
+    std::vector<float> y(k->out_frame_size());
+    gpu::set_resize_variant_override(int(gpu::resize_variant::staged_r8));
+    EXPECT_THROW(k->resize(y.data(), x.data(), 1), std::invalid_argument);
+    gpu::set_resize_variant_override(int(gpu::resize_variant::rowcache_r32));
+    make<float>(s)->resize(y.data(), x.data(), 1);
+    EXPECT_EQ(gpu::last_resize_variant(), int(gpu::resize_variant::rowcache_r32));
+}
+#endif
 
 TEST_P(Resize, EveryKernelVariantUint8)
 {

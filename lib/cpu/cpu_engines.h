@@ -9,7 +9,9 @@
 // The CPU engines, one per kernel class. Only lib/engine_factory.cc (and tests that compare an
 // engine with its reference directly) construct them; kernels go through the factory.
 
+#include "../kernel/dpd_engine.h"
 #include "../kernel/fir_engine.h"
+#include "../kernel/gmp_engine.h"
 #include "../kernel/resamp_engines.h"
 #include "../kernel/resize_engine.h"
 #include <memory>
@@ -26,6 +28,12 @@ template <typename T>
 std::unique_ptr<resamp_engine<T>> make_cpu_resamp_engine();
 template <typename T>
 std::unique_ptr<resize_engine<T>> make_cpu_resize_engine();
+std::unique_ptr<dpd_engine> make_cpu_dpd_engine();
+std::unique_ptr<gmp_engine> make_cpu_gmp_engine();
+
+//! Test hooks: false forces the predistorter engines' portable (non-AVX2) code paths.
+void set_dpd_cpu_simd(bool allow);
+void set_gmp_cpu_simd(bool allow);
 
 } // namespace kernel
 } // namespace gpuinterp

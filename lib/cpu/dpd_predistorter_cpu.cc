@@ -22,8 +22,9 @@
 // The AVX2/FMA path is written with intrinsics in functions compiled for that target and chosen at
 // run time (__builtin_cpu_supports); a plain C++ version serves every other CPU. (GCC 12's
 // target_clones, as in dot.h, lost the coefficient broadcasts here: they came out as 8 inserts.)
-#include "../kernel/dpd_engine.h"
-#include "parallel.h"
+#include "avx2_switch.h"
+#include "cpu_engines.h"
+#include "../common/parallel.h"
 #include <gnuradio/gpuinterp/kernel/stream_history.h>
 #include <algorithm>
 #include <atomic>
@@ -187,19 +188,14 @@ filter_avx2(cf* __restrict out, const float* __restrict b, size_t S, const dpd_p
     }
 }
 
-std::atomic<bool> g_allow_simd{ true };
-
-bool cpu_has_avx2()
-{
-    static const bool yes = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    return yes && g_allow_simd.load(std::memory_order_relaxed);
-}
 #endif
+
+cpu::avx2_switch g_avx2;
 
 void basis(float* b, size_t S, unsigned M, size_t pos, const cf* x, size_t cnt)
 {
 #ifdef GPUINTERP_DPD_AVX2
-    if (cpu_has_avx2())
+    if (g_avx2.usable())
         return basis_avx2(b, S, M, pos, x, cnt);
 #endif
     basis_generic(b, S, M, pos, x, cnt);
@@ -208,7 +204,7 @@ void basis(float* b, size_t S, unsigned M, size_t pos, const cf* x, size_t cnt)
 void filter(cf* out, const float* b, size_t S, const dpd_packed& md, size_t cnt)
 {
 #ifdef GPUINTERP_DPD_AVX2
-    if (cpu_has_avx2())
+    if (g_avx2.usable())
         return filter_avx2(out, b, S, md, cnt);
 #endif
     filter_generic(out, b, S, md, cnt);
@@ -229,25 +225,13 @@ public:
 
     void process(cf* out, const cf* in, size_t n) override
     {
-        const int nt = cpu::max_threads();
-        if (d_work.size() < size_t(nt))
-            d_work.resize(nt);
+        if (d_work.size() < size_t(cpu::max_threads()))
+            d_work.resize(cpu::max_threads());
         // Contiguous ranges keep the basis carry working inside each range (a range recomputes
-        // only the H samples before it). Several ranges per thread, handed out dynamically, so a
-        // thread that the OS preempts (this shared machine has 2 cores) does not stall the others
-        // at the end of the call; a range below a few tiles is not worth a hand-off.
-        const size_t n_ranges = std::max<size_t>(1, std::min<size_t>(size_t(4) * nt, n / (4 * tile)));
-        const size_t per = (n + n_ranges - 1) / n_ranges;
-        const bool par = n_ranges > 1 && nt > 1 && double(n) * d_pairs * 4 > 1e6;
-        (void)par;
-#ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) if (par)
-#endif
-        for (long r = 0; r < long(n_ranges); r++) {
-            const size_t s0 = size_t(r) * per, s1 = std::min(n, s0 + per);
-            if (s0 < s1)
-                run_range(d_work[cpu::thread_index()], out, in, s0, s1);
-        }
+        // only the H samples before it; cpu::parallel_ranges).
+        cpu::parallel_ranges(n, tile, double(n) * d_pairs * 4, [&](int t, size_t s0, size_t s1) {
+            run_range(d_work[t], out, in, s0, s1);
+        });
         d_hist.advance(in, n);
     }
 
@@ -288,14 +272,7 @@ private:
 
 std::unique_ptr<dpd_engine> make_cpu_dpd_engine() { return std::make_unique<cpu_dpd_engine>(); }
 
-void set_dpd_cpu_simd(bool allow)
-{
-#ifdef GPUINTERP_DPD_AVX2
-    g_allow_simd = allow;
-#else
-    (void)allow;
-#endif
-}
+void set_dpd_cpu_simd(bool allow) { g_avx2.allow(allow); }
 
 } // namespace kernel
 } // namespace gpuinterp

@@ -17,8 +17,9 @@
 //
 // The group loop is written once with GCC vector types and compiled twice, for AVX2/FMA and for the
 // baseline, chosen at run time (__builtin_cpu_supports), as the parallel-Hammerstein backend does.
-#include "../kernel/gmp_engine.h"
-#include "parallel.h"
+#include "avx2_switch.h"
+#include "cpu_engines.h"
+#include "../common/parallel.h"
 #include <gnuradio/gpuinterp/kernel/stream_history.h>
 #include <algorithm>
 #include <atomic>
@@ -150,19 +151,14 @@ filter_avx2(cf* out, const float* xr, const float* xi, const float* ev, const gm
     filter_body(out, xr, xi, ev, p, cnt);
 }
 
-std::atomic<bool> g_allow_simd{ true };
-
-bool cpu_has_avx2()
-{
-    static const bool yes = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    return yes && g_allow_simd.load(std::memory_order_relaxed);
-}
 #endif
+
+cpu::avx2_switch g_avx2;
 
 void planes(float* xr, float* xi, float* ev, const cf* x, size_t cnt)
 {
 #ifdef GPUINTERP_GMP_AVX2
-    if (cpu_has_avx2())
+    if (g_avx2.usable())
         return planes_avx2(xr, xi, ev, x, cnt);
 #endif
     planes_generic(xr, xi, ev, x, cnt);
@@ -171,7 +167,7 @@ void planes(float* xr, float* xi, float* ev, const cf* x, size_t cnt)
 void filter(cf* out, const float* xr, const float* xi, const float* ev, const gmp_program& p, size_t cnt)
 {
 #ifdef GPUINTERP_GMP_AVX2
-    if (cpu_has_avx2())
+    if (g_avx2.usable())
         return filter_avx2(out, xr, xi, ev, p, cnt);
 #endif
     filter_generic(out, xr, xi, ev, p, cnt);
@@ -191,24 +187,12 @@ public:
 
     void process(cf* out, const cf* in, size_t n) override
     {
-        const int nt = cpu::max_threads();
-        if (d_work.size() < size_t(nt))
-            d_work.resize(nt);
-        // Contiguous ranges, several per thread handed out dynamically (see the parallel-Hammerstein
-        // backend): a range recomputes only the planes of the H samples before it.
-        const size_t n_ranges =
-            std::max<size_t>(1, std::min<size_t>(size_t(4) * nt, n / (4 * d_tile)));
-        const size_t per = (n + n_ranges - 1) / n_ranges;
-        const bool par = n_ranges > 1 && nt > 1 && double(n) * d_p.fmas_per_sample() > 1e6;
-        (void)par;
-#ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) if (par)
-#endif
-        for (long r = 0; r < long(n_ranges); r++) {
-            const size_t s0 = size_t(r) * per, s1 = std::min(n, s0 + per);
-            if (s0 < s1)
-                run_range(d_work[cpu::thread_index()], out, in, s0, s1);
-        }
+        if (d_work.size() < size_t(cpu::max_threads()))
+            d_work.resize(cpu::max_threads());
+        // Ranges recompute only the planes of the H samples before them (cpu::parallel_ranges).
+        cpu::parallel_ranges(n, d_tile, double(n) * d_p.fmas_per_sample(), [&](int t, size_t s0, size_t s1) {
+            run_range(d_work[t], out, in, s0, s1);
+        });
         d_hist.advance(in, n);
     }
 
@@ -248,14 +232,7 @@ private:
 
 std::unique_ptr<gmp_engine> make_cpu_gmp_engine() { return std::make_unique<cpu_gmp_engine>(); }
 
-void set_gmp_cpu_simd(bool allow)
-{
-#ifdef GPUINTERP_GMP_AVX2
-    g_allow_simd = allow;
-#else
-    (void)allow;
-#endif
-}
+void set_gmp_cpu_simd(bool allow) { g_avx2.allow(allow); }
 
 } // namespace kernel
 } // namespace gpuinterp

@@ -8,8 +8,12 @@
 
 // Timing and test hooks of the CUDA engines, for bench/ and tests/ only: kernels alone on
 // device-resident data, timed with CUDA events (median of `iters` launches). The time_* hooks
-// exist in CUDA builds only; the resize variant override exists in every build.
+// exist in CUDA builds only, the resize ones (and l2_fetch_granularity) only where
+// bench/resize_lab.cu is linked (the benchmarks, the kernel tests); the resize variant override
+// exists in every build.
 
+#include "../kernel/dpd_engine.h"
+#include "../kernel/gmp_engine.h"
 #include <gnuradio/gpuinterp/kernel/resampler.h>
 #include <gnuradio/gpuinterp/kernel/resize_2d.h>
 #include <cstddef>
@@ -33,6 +37,25 @@ double time_resampler_kernel_ms(int device,
                                 size_t n_in,
                                 int iters,
                                 bool poly_old = false);
+
+//! Milliseconds per launch of the parallel-Hammerstein kernel alone on n random samples already
+//! resident on the device, for the given variant. `used` receives the variant that ran
+//! (automatic resolves to one of the library's two).
+double time_dpd_kernel_ms(int device,
+                          const kernel::dpd_packed& model,
+                          size_t n,
+                          int iters,
+                          kernel::dpd_cuda_variant variant,
+                          kernel::dpd_cuda_variant* used = nullptr);
+
+//! Milliseconds per launch of the mp/gmp kernel alone on n device-resident samples, with R
+//! outputs per thread (4 or 8; 0: the policy's choice, reported in `used_R`).
+double time_gmp_kernel_ms(int device,
+                          const kernel::gmp_program& program,
+                          size_t n,
+                          int iters,
+                          int R = 0,
+                          int* used_R = nullptr);
 
 //! How the benchmark hook runs the transform.
 enum class resize_bench_mode {
@@ -78,7 +101,8 @@ int l2_fetch_granularity(int device);
 
 //! Test hook: every CUDA resize engine launches kernel variant `variant` (a
 //! gpu::resize_variant; -1 restores the automatic choice). A variant the shape cannot take
-//! falls back to "tile". Throws std::invalid_argument ("variant: ...") for unknown values.
+//! falls back to "tile"; a benchmark-only one throws std::invalid_argument at launch unless
+//! bench/resize_lab.cu registered it (register_resize_lab_variants(), resize_lab.h). Throws std::invalid_argument ("variant: ...") for unknown values.
 void set_resize_variant_override(int variant);
 //! The variant of the most recent CUDA resize launch in this process (-1 before any).
 int last_resize_variant();

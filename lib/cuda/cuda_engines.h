@@ -9,7 +9,9 @@
 // The CUDA engines, one per kernel class, defined in lib/cuda/*.cu (CUDA builds only). Plain C++:
 // lib/engine_factory.cc includes it without the CUDA toolkit's headers.
 
+#include "../kernel/dpd_engine.h"
 #include "../kernel/fir_engine.h"
+#include "../kernel/gmp_engine.h"
 #include "../kernel/resamp_engines.h"
 #include "../kernel/resize_engine.h"
 #include <cstddef>
@@ -27,6 +29,9 @@ template <typename T>
 std::unique_ptr<kernel::resamp_engine<T>> make_cuda_resamp_engine(int device, size_t batch);
 template <typename T>
 std::unique_ptr<kernel::resize_engine<T>> make_cuda_resize_engine(int device, size_t batch);
+//! mapped: the host path reads and writes mapped pinned memory instead of copying (dpd_predistorter).
+std::unique_ptr<kernel::dpd_engine> make_cuda_dpd_engine(int device, size_t batch, bool mapped);
+std::unique_ptr<kernel::gmp_engine> make_cuda_gmp_engine(int device, size_t batch, bool mapped);
 
 } // namespace gpu
 } // namespace gpuinterp

@@ -47,13 +47,13 @@
 // host and device share the memory). Both copies between GNU Radio's pageable buffers and the
 // staging are split over threads (cpu::parallel_copy): one thread's memcpy would cap the block
 // far below the bus.
-#include "../cpu/parallel.h"
-#include "../kernel/dpd_engine.h"
+#include "../common/parallel.h"
+#include "bench_hooks.h"
+#include "cuda_engines.h"
 #include "cuda_common.cuh"
-#include "device_history.cuh"
+#include "dpd_stream.cuh"
 #include "dpd_ph_kernels.cuh"
 #include "dpd_ph_lab.h"
-#include "host_pipeline.cuh"
 #include <gnuradio/gpuinterp/kernel/stream_history.h>
 #include <algorithm>
 #include <cstdint>
@@ -111,23 +111,16 @@ kernel_fn kernel_for(int M, dpd_cuda_variant v, int R)
     }
 }
 
-class cuda_dpd_engine final : public kernel::dpd_engine
+class cuda_dpd_engine final : public dpd_stream_entry_points<kernel::dpd_engine, cuda_dpd_engine>
 {
 public:
     cuda_dpd_engine(int device, size_t batch, bool mapped)
-        : d_device(device), d_batch(batch), d_pipe(device, mapped) // staging mapped or not
+        : d_device(device), d_stream(device, batch, mapped) // staging mapped or not
     {
         device_guard guard(d_device);
         GPUINTERP_CUDA_CHECK(cudaDeviceGetAttribute(&d_sms, cudaDevAttrMultiProcessorCount, device));
         GPUINTERP_CUDA_CHECK(
             cudaDeviceGetAttribute(&d_smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-        if (mapped) {
-            int can_map = 0;
-            GPUINTERP_CUDA_CHECK(cudaDeviceGetAttribute(&can_map, cudaDevAttrCanMapHostMemory, device));
-            if (!can_map)
-                throw std::runtime_error("mapped: device " + std::to_string(device) +
-                                         " cannot map host memory");
-        }
     }
 
     void set_model(const kernel::dpd_packed& m) override
@@ -149,7 +142,7 @@ public:
         d_md.ci = m.ci;
         d_M = int(m.M);
         if (first) {
-            d_hist.resize(m.H);
+            d_stream.set_history(m.H);
             configure();
         }
     }
@@ -167,54 +160,10 @@ public:
 
     dpd_cuda_variant variant() const { return d_variant; }
 
-    // Device-buffer entry point: device pointers, history kept on the device (device_history.cuh);
-    // ends with a synchronise of this engine's stream only.
-    void process_device(cf* out, const cf* in, size_t n) override
+    dpd_stream& stream() { return d_stream; }
+    auto launcher()
     {
-        device_guard guard(d_device);
-        const size_t H = d_hist.size();
-        cudaStream_t st = d_pipe.stream0();
-        float2* y = reinterpret_cast<float2*>(out);
-        d_dev_hist.run(d_hist, reinterpret_cast<const float2*>(in), n, st,
-                       [&](const float2* x, size_t first, size_t count) { launch(x - H, y + first, count, st); });
-        GPUINTERP_CUDA_CHECK(cudaStreamSynchronize(st));
-    }
-
-    void process(cf* out, const cf* in, size_t n) override
-    {
-        device_guard guard(d_device);
-        d_dev_hist.pull(d_hist);
-        const size_t H = d_hist.size();
-        d_pipe.run(reinterpret_cast<float2*>(out), n, d_batch, { H, 1, 1 },
-                   [&](float2* pinned, size_t pos, size_t cnt) {
-                       // The H samples before `pos` (history or input), then the chunk, copied by threads.
-                       cf* staged = reinterpret_cast<cf*>(pinned);
-                       d_hist.window(staged, in, pos, 0);
-                       cpu::parallel_copy(staged + H, in + pos, cnt * sizeof(cf));
-                   },
-                   [&](const float2* x, float2* y, size_t cnt, cudaStream_t st) { launch(x, y, cnt, st); });
-        d_hist.advance(in, n);
-    }
-
-    void reset() override
-    {
-        d_hist.clear();
-        d_dev_hist.invalidate();
-    }
-    void set_batch(size_t b) override { d_batch = b; }
-
-    //! Device-resident timing: the kernel alone over n samples, median of iters launches.
-    double time_kernel_ms(size_t n, int iters)
-    {
-        device_guard guard(d_device);
-        const size_t H = d_hist.size();
-        device_buffer<float2> x(n + H), y(n);
-        std::vector<cf> hx(n + H);
-        for (size_t i = 0; i < hx.size(); i++) // |x| <= ~0.7, deterministic
-            hx[i] = cf(float((i * 2654435761u) % 1000) * 1e-3f - 0.5f, float((i * 40503u) % 997) * 1e-3f - 0.5f);
-        GPUINTERP_CUDA_CHECK(cudaMemcpy(x.get(), hx.data(), hx.size() * sizeof(float2), cudaMemcpyHostToDevice));
-        cudaStream_t st = d_pipe.stream0();
-        return median_launch_ms(st, iters, [&] { launch(x.get(), y.get(), n, st); });
+        return [this](const float2* x, float2* y, size_t cnt, cudaStream_t st) { launch(x, y, cnt, st); };
     }
 
 private:
@@ -382,7 +331,6 @@ private:
     }
 
     int d_device;
-    size_t d_batch;
     int d_sms = 1, d_smem_optin = 48 * 1024, d_max_blocks = 1;
     int d_M = 1, d_tile = 0, d_R = 1, d_threads = THREADS;
     bool d_param = false;           //!< tiled, unrolled: maps passed as a kernel parameter
@@ -394,11 +342,9 @@ private:
     dpd_cuda_variant d_variant = dpd_cuda_variant::smem;
     kernel_fn d_kernel = nullptr;
     device_buffer<float4> d_coef;
-    kernel::stream_history<cf> d_hist;
-    device_history<float2, cf> d_dev_hist; // device-buffer mode
-    // Last member, so destroyed first: its destructor waits for both streams before the members
+    // Last member, so destroyed first: its pipeline waits for both streams before the members
     // above free memory that queued work may still use.
-    host_pipeline<float2, float2> d_pipe;
+    dpd_stream d_stream;
 };
 
 } // namespace

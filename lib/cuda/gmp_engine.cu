@@ -10,11 +10,12 @@
 // through device_history.cuh (history kept on the device). The program lives in one device
 // buffer, replaced synchronously by set_program(): both entry points return only after their
 // work has finished, so no kernel can be reading it.
-#include "../cpu/parallel.h"
+#include "../common/parallel.h"
+#include "bench_hooks.h"
+#include "cuda_engines.h"
 #include "cuda_common.cuh"
-#include "device_history.cuh"
+#include "dpd_stream.cuh"
 #include "gmp_launch.h"
-#include "host_pipeline.cuh"
 #include <gnuradio/gpuinterp/kernel/stream_history.h>
 #include <stdexcept>
 
@@ -26,19 +27,12 @@ namespace {
 
 using cf = std::complex<float>;
 
-class cuda_gmp_engine final : public kernel::gmp_engine
+class cuda_gmp_engine final : public dpd_stream_entry_points<kernel::gmp_engine, cuda_gmp_engine>
 {
 public:
     cuda_gmp_engine(int device, size_t batch, bool mapped)
-        : d_device(device), d_batch(batch), d_pipe(device, mapped)
+        : d_device(device), d_stream(device, batch, mapped)
     {
-        if (mapped) {
-            device_guard guard(d_device);
-            int can_map = 0;
-            GPUINTERP_CUDA_CHECK(cudaDeviceGetAttribute(&can_map, cudaDevAttrCanMapHostMemory, device));
-            if (!can_map)
-                throw std::runtime_error("mapped: device " + std::to_string(device) + " cannot map host memory");
-        }
     }
 
     void set_program(const kernel::gmp_program& p) override { set_program(p, 0); }
@@ -55,71 +49,25 @@ public:
             cudaMemcpy(d_blob_dev.get(), b.words.data(), b.words.size() * sizeof(int), cudaMemcpyHostToDevice));
         d_blob = std::move(b);
         if (first)
-            d_hist.resize(p.H);
+            d_stream.set_history(p.H);
     }
 
-    void process_device(cf* out, const cf* in, size_t n) override
+    dpd_stream& stream() { return d_stream; }
+    auto launcher()
     {
-        device_guard guard(d_device);
-        const size_t H = d_hist.size();
-        cudaStream_t st = d_pipe.stream0();
-        float2* y = reinterpret_cast<float2*>(out);
-        d_dev_hist.run(d_hist, reinterpret_cast<const float2*>(in), n, st,
-                       [&](const float2* x, size_t first, size_t count) {
-                           launch_gmp(d_plan, d_blob, d_blob_dev.get(), x - H, y + first, count, st);
-                       });
-        GPUINTERP_CUDA_CHECK(cudaStreamSynchronize(st));
-    }
-
-    void process(cf* out, const cf* in, size_t n) override
-    {
-        device_guard guard(d_device);
-        d_dev_hist.pull(d_hist);
-        const size_t H = d_hist.size();
-        d_pipe.run(reinterpret_cast<float2*>(out), n, d_batch, { H, 1, 1 },
-                   [&](float2* pinned, size_t pos, size_t cnt) {
-                       cf* staged = reinterpret_cast<cf*>(pinned);
-                       d_hist.window(staged, in, pos, 0);
-                       cpu::parallel_copy(staged + H, in + pos, cnt * sizeof(cf));
-                   },
-                   [&](const float2* x, float2* y, size_t cnt, cudaStream_t st) {
-                       launch_gmp(d_plan, d_blob, d_blob_dev.get(), x, y, cnt, st);
-                   });
-        d_hist.advance(in, n);
-    }
-
-    void reset() override
-    {
-        d_hist.clear();
-        d_dev_hist.invalidate();
-    }
-    void set_batch(size_t b) override { d_batch = b; }
-
-    //! Device-resident timing: the kernel alone over n samples, median of iters launches.
-    double time_kernel_ms(size_t n, int iters)
-    {
-        device_guard guard(d_device);
-        const size_t H = d_hist.size();
-        device_buffer<float2> x(n + H), y(n);
-        std::vector<cf> hx(n + H);
-        for (size_t i = 0; i < hx.size(); i++) // |x| <= ~0.7, deterministic
-            hx[i] = cf(float((i * 2654435761u) % 1000) * 1e-3f - 0.5f, float((i * 40503u) % 997) * 1e-3f - 0.5f);
-        GPUINTERP_CUDA_CHECK(cudaMemcpy(x.get(), hx.data(), hx.size() * sizeof(float2), cudaMemcpyHostToDevice));
-        cudaStream_t st = d_pipe.stream0();
-        return median_launch_ms(st, iters, [&] { launch_gmp(d_plan, d_blob, d_blob_dev.get(), x.get(), y.get(), n, st); });
+        return [this](const float2* x, float2* y, size_t cnt, cudaStream_t st) {
+            launch_gmp(d_plan, d_blob, d_blob_dev.get(), x, y, cnt, st);
+        };
     }
     int outputs_per_thread() const { return d_plan.R; }
 
 private:
     int d_device;
-    size_t d_batch;
     gmp_plan d_plan;
     gmp_blob d_blob;
     device_buffer<int4> d_blob_dev;
-    kernel::stream_history<cf> d_hist;
-    device_history<float2, cf> d_dev_hist;
-    // Last member, so destroyed first: waits for both streams before the buffers above are freed.
-    host_pipeline<float2, float2> d_pipe;
+    // Last member: its pipeline waits for both streams before d_blob_dev is freed.
+    dpd_stream d_stream;
 };
 
 } // namespace

@@ -337,29 +337,14 @@ public:
         const int blocks = int(std::max<size_t>(
             1,
             std::min<size_t>((plan.n_out + threads - 1) / threads, size_t(d_sms) * 32)));
-        switch (plan.method) {
-        case resamp_method::nearest:
-            resamp_kernel<D, 0><<<blocks, threads, 0, st>>>(
+        // The kernel's template argument is the method's value (resamp_method order); polyphase
+        // runs the tiled kernel where it applies.
+        const decltype(&resamp_kernel<D, 0>) by_method[] = {
+            resamp_kernel<D, 0>, resamp_kernel<D, 1>, resamp_kernel<D, 2>, resamp_kernel<D, 3>, resamp_kernel<D, 4>
+        };
+        if (plan.method != resamp_method::polyphase || d_poly_old || !launch_tiled(dwin, dout, plan, st))
+            by_method[int(plan.method)]<<<blocks, threads, 0, st>>>(
                 dwin, dout, plan.n_out, plan.pos0, plan.step, pa, tex);
-            break;
-        case resamp_method::linear:
-            resamp_kernel<D, 1><<<blocks, threads, 0, st>>>(
-                dwin, dout, plan.n_out, plan.pos0, plan.step, pa, tex);
-            break;
-        case resamp_method::texture:
-            resamp_kernel<D, 2><<<blocks, threads, 0, st>>>(
-                dwin, dout, plan.n_out, plan.pos0, plan.step, pa, tex);
-            break;
-        case resamp_method::cubic:
-            resamp_kernel<D, 3><<<blocks, threads, 0, st>>>(
-                dwin, dout, plan.n_out, plan.pos0, plan.step, pa, tex);
-            break;
-        case resamp_method::polyphase:
-            if (d_poly_old || !launch_tiled(dwin, dout, plan, st))
-                resamp_kernel<D, 4><<<blocks, threads, 0, st>>>(
-                    dwin, dout, plan.n_out, plan.pos0, plan.step, pa, tex);
-            break;
-        }
         GPUINTERP_CUDA_CHECK_LAUNCH(st);
     }
 

@@ -5,7 +5,9 @@
  */
 // CUDA backend of resize_2d.
 //
-// Kernels: lib/cuda/resize_kernels.cuh; launch plan: resize_launch.h; this file: the engine.
+// Kernels: lib/cuda/resize_kernels.cuh; launch plan: resize_launch.h; this file: the engine. The
+// variants `automatic` never picks run only when bench/resize_lab.cu registered them
+// (resize_lab.h); so do the timing hooks, which live there.
 //
 // Host pipeline (resize_2d::resize from host memory): chunks of `batch` frames go through the
 // two-slot pinned pipeline of host_pipeline.cuh; the host copies in and out of pinned staging
@@ -19,6 +21,7 @@
 #include "cuda_common.cuh"
 #include "host_pipeline.cuh"
 #include "resize_kernels.cuh"
+#include "resize_lab.h"
 #include "resize_launch.h"
 #include <cuda_fp16.h>
 #include <algorithm>
@@ -28,7 +31,7 @@
 #include <map>
 #include <mutex>
 #include <stdexcept>
-#include <random>
+#include <string>
 
 namespace gr {
 namespace gpuinterp {
@@ -39,6 +42,21 @@ using namespace rz;
 namespace {
 
 bool l2_hint_enabled() { return env::resize_l2_hint(); }
+
+resize_lab_variants& lab_registry()
+{
+    static resize_lab_variants v;
+    return v;
+}
+
+void require_registered(resize_variant v)
+{
+    if (!resize_is_production(v) && !lab_registry().launch)
+        throw std::invalid_argument(std::string("variant: '") + resize_variant_name(v) +
+                                    "' is a benchmark-only resize variant (bench/resize_lab.cu); "
+                                    "the library runs automatic, tile, vec4_r4, rowcache_r32, "
+                                    "point or point_f4");
+}
 
 /*!
  * The context's L2 fetch granularity set to 32 bytes while at least one engine that runs
@@ -95,7 +113,7 @@ private:
 };
 
 template <typename T>
-class cuda_resize_engine final : public kernel::resize_engine<T>
+class cuda_resize_engine final : public resize_lab_engine<T>
 {
 public:
     cuda_resize_engine(int device, size_t batch)
@@ -191,8 +209,8 @@ public:
         GPUINTERP_CUDA_CHECK(cudaStreamSynchronize(st));
     }
 
-    //! Device-resident launch (benchmarks): d_out holds float or binary16 per `half`.
-    void launch(const T* d_in, void* d_out, bool half, size_t frames, cudaStream_t st)
+    //! Device-resident launch: d_out holds float or binary16 per `half`.
+    void launch(const T* d_in, void* d_out, bool half, size_t frames, cudaStream_t st) override
     {
         if (frames == 0)
             return;
@@ -215,6 +233,7 @@ public:
             ov != int(resize_variant::automatic) ? resize_variant(ov) : d_variant;
         const resize_plan p = resize_plan_launch(
             req, s.RW, s.out_h, frames, d_sms, vec_ok, d_kx, d_g.out_h >= d_g.in_h, d_sm);
+        require_registered(p.variant);
         d_last_variant = p.variant;
         note_resize_variant(int(p.variant));
         // The point variants run the gather-bound shapes (few outputs, each reading ~2
@@ -238,85 +257,40 @@ public:
             const T* src = d_in + f0 * size_t(s.in_frame);
             void* dst = static_cast<char*>(d_out) + f0 * size_t(s.out_frame) * osz;
             const resize_grid g = resize_grid_for(p, nf);
-            const dim3 grid(g.x, g.y, g.z), block(p.bx, p.by);
-            if (half)
-                dispatch<unsigned short>(
-                    src, static_cast<unsigned short*>(dst), s, p.variant, grid, block, st);
+            const resize_launch_args a{ src,         dst,        d_yidx.get(), d_yw.get(),
+                                        d_xidx.get(), d_xw.get(), s,            d_tf,
+                                        dim3(g.x, g.y, g.z),      dim3(p.bx, p.by), st };
+            if (!resize_is_production(p.variant)) // registered: checked above
+                lab_registry().launch(p.variant, d_ky, sizeof(T) == 1, half, a);
+            else if (half)
+                dispatch<unsigned short>(p.variant, a);
             else
-                dispatch<float>(
-                    src, static_cast<float*>(dst), s, p.variant, grid, block, st);
+                dispatch<float>(p.variant, a);
         }
     }
 
-    void set_variant(resize_variant v) { d_variant = v; }
-    resize_variant last_variant() const { return d_last_variant; }
-
-    void launch_normalise(float* y, size_t frames, cudaStream_t st)
+    void set_variant(resize_variant v) override
     {
-        const long long n = (long long)frames * d_g.out_h * d_g.out_w * d_g.channels;
-        const int blocks =
-            int(std::min<long long>((n + 255) / 256, (long long)d_sms * 16));
-        normalise_kernel<<<blocks, 256, 0, st>>>(y, n, d_g.channels, d_tf);
-        GPUINTERP_CUDA_CHECK_LAUNCH(st);
+        if (v != resize_variant::automatic)
+            require_registered(v);
+        d_variant = v;
     }
-
-    cudaStream_t stream0() const { return d_pipe.stream0(); }
+    const dev_transform& device_transform() const override { return d_tf; }
+    cudaStream_t stream0() const override { return d_pipe.stream0(); }
+    int multiprocessors() const override { return d_sms; }
 
 private:
+    // The production variants; the benchmark-only ones go to the lab's launcher (launch()).
     template <typename O, int K>
-    void dispatch_k(const T* in,
-                    O* out,
-                    const launch_shape& s,
-                    resize_variant v,
-                    dim3 grid,
-                    dim3 block,
-                    cudaStream_t st)
+    void dispatch_k(resize_variant v, const resize_launch_args& a)
     {
-        // Every variant takes the same arguments.
-        const auto go = [&](auto kernel) {
-            kernel<<<grid, block, 0, st>>>(
-                in, out, d_yidx.get(), d_yw.get(), d_xidx.get(), d_xw.get(), s, d_tf);
-        };
+        const auto go = [&](auto kernel) { launch_variant<T, O>(kernel, a); };
         switch (v) {
-        case resize_variant::vec4_r1:
-            go(resize_vec4_kernel<T, O, K, K, 1, true, false>);
-            break;
-        case resize_variant::vec4_r2:
-            go(resize_vec4_kernel<T, O, K, K, 2, true, false>);
-            break;
-        case resize_variant::vec4_r2_plain:
-            go(resize_vec4_kernel<T, O, K, K, 2, false, false>);
-            break;
         case resize_variant::vec4_r4:
             go(resize_vec4_kernel<T, O, K, K, 4, true, false>);
             break;
-        case resize_variant::strided_r2:
-            go(resize_vec4_kernel<T, O, K, K, 2, true, true>);
-            break;
-        case resize_variant::strided_r4:
-            go(resize_vec4_kernel<T, O, K, K, 4, true, true>);
-            break;
-        case resize_variant::rowcache_r8:
-            go(resize_rowcache_kernel<T, O, K, K, 8, 1>);
-            break;
-        case resize_variant::rowcache_r16:
-            go(resize_rowcache_kernel<T, O, K, K, 16, 1>);
-            break;
         case resize_variant::rowcache_r32:
             go(resize_rowcache_kernel<T, O, K, K, 32, 1>);
-            break;
-        case resize_variant::rowcache_w8:
-            // The plan runs rowcache_r8 for bicubic taps (register budget).
-            if constexpr (K <= 2)
-                go(resize_rowcache_kernel<T, O, K, K, 8, 2>);
-            else
-                throw std::logic_error("resize: rowcache_w8 planned for bicubic taps");
-            break;
-        case resize_variant::staged_r8:
-            go(resize_staged_kernel<T, O, K, K, 8>);
-            break;
-        case resize_variant::staged_r16:
-            go(resize_staged_kernel<T, O, K, K, 16>);
             break;
         case resize_variant::point:
             go(resize_point_kernel<T, O, K, K, 1>);
@@ -328,24 +302,18 @@ private:
             go(resize_kernel<T, O, K, K>);
             break;
         }
-        GPUINTERP_CUDA_CHECK_LAUNCH(st);
+        GPUINTERP_CUDA_CHECK_LAUNCH(a.st);
     }
 
     template <typename O>
-    void dispatch(const T* in,
-                  O* out,
-                  const launch_shape& s,
-                  resize_variant v,
-                  dim3 grid,
-                  dim3 block,
-                  cudaStream_t st)
+    void dispatch(resize_variant v, const resize_launch_args& a)
     {
         if (d_ky == 1)
-            dispatch_k<O, 1>(in, out, s, v, grid, block, st);
+            dispatch_k<O, 1>(v, a);
         else if (d_ky == 2)
-            dispatch_k<O, 2>(in, out, s, v, grid, block, st);
+            dispatch_k<O, 2>(v, a);
         else
-            dispatch_k<O, 4>(in, out, s, v, grid, block, st);
+            dispatch_k<O, 4>(v, a);
     }
 
     int d_device;
@@ -389,142 +357,11 @@ make_cuda_resize_engine<float>(int, size_t);
 template std::unique_ptr<kernel::resize_engine<uint8_t>>
 make_cuda_resize_engine<uint8_t>(int, size_t);
 
-int l2_fetch_granularity(int device)
-{
-    device_guard guard(device);
-    size_t v = 0;
-    GPUINTERP_CUDA_CHECK(cudaDeviceGetLimit(&v, cudaLimitMaxL2FetchGranularity));
-    return int(v);
-}
+void set_resize_lab_variants(const resize_lab_variants& v) { lab_registry() = v; }
 
-double time_resize_kernel_ms(int device,
-                             int in_h,
-                             int in_w,
-                             int out_h,
-                             int out_w,
-                             int channels,
-                             kernel::resize_method method,
-                             size_t n_frames,
-                             resize_bench_mode mode,
-                             bool half_output,
-                             int iters,
-                             int variant,
-                             int l2_fetch_bytes)
+std::unique_ptr<resize_lab_engine<float>> make_resize_lab_engine(int device, size_t batch)
 {
-    if (half_output && mode == resize_bench_mode::separate)
-        throw std::invalid_argument(
-            "half_output: the separate normalise pass works on float32 output");
-    device_guard guard(device);
-    cuda_resize_engine<float> e(device, n_frames);
-    e.set_variant(resize_variant(variant));
-    kernel::resize_geometry g;
-    g.in_h = in_h;
-    g.in_w = in_w;
-    g.out_h = out_h;
-    g.out_w = out_w;
-    g.channels = channels;
-    using kernel::resize_border;
-    using kernel::resize_coord;
-    e.set_tables(
-        g,
-        kernel::resize_make_axis_table(
-            in_h, out_h, method, resize_coord::half_pixel, resize_border::replicate),
-        kernel::resize_make_axis_table(
-            in_w, out_w, method, resize_coord::half_pixel, resize_border::replicate),
-        0.f);
-    kernel::resize_transform tf;
-    for (int c = 0; c < 4; c++) {
-        tf.mean[c] = 0.5f;
-        tf.inv_std[c] = 4.0f;
-    }
-    kernel::resize_transform plain;
-    e.set_transform(mode == resize_bench_mode::fused ? tf : plain);
-
-    const size_t in_n = n_frames * size_t(in_h) * in_w * channels;
-    const size_t out_n = n_frames * size_t(out_h) * out_w * channels;
-    device_buffer<float> x(in_n);
-    device_buffer<char> y(out_n * (half_output ? 2 : 4));
-    {
-        std::vector<float> hx(in_n);
-        std::mt19937 rng(7);
-        std::uniform_real_distribution<float> d(0.f, 1.f);
-        for (auto& v : hx)
-            v = d(rng);
-        GPUINTERP_CUDA_CHECK(
-            cudaMemcpy(x.get(), hx.data(), in_n * sizeof(float), cudaMemcpyHostToDevice));
-    }
-    cudaStream_t st = e.stream0();
-    // A 17x bilinear shrink reads ~2 scattered 32-byte sectors per output: if L2 fills
-    // from DRAM in larger units, most of each fill is wasted (benchmark experiment only).
-    struct l2_fetch_scope {
-        size_t old = 0;
-        bool set = false;
-        explicit l2_fetch_scope(int bytes)
-        {
-            if (bytes <= 0)
-                return;
-            GPUINTERP_CUDA_CHECK(cudaDeviceGetLimit(&old, cudaLimitMaxL2FetchGranularity));
-            GPUINTERP_CUDA_CHECK(
-                cudaDeviceSetLimit(cudaLimitMaxL2FetchGranularity, size_t(bytes)));
-            set = true;
-        }
-        ~l2_fetch_scope()
-        {
-            if (set)
-                cudaDeviceSetLimit(cudaLimitMaxL2FetchGranularity, old);
-        }
-    } l2_scope(l2_fetch_bytes);
-    return median_launch_ms(st, iters, [&] {
-        e.launch(x.get(), y.get(), half_output, n_frames, st);
-        if (mode == resize_bench_mode::separate) {
-            e.set_transform(tf);
-            e.launch_normalise(reinterpret_cast<float*>(y.get()), n_frames, st);
-            e.set_transform(plain);
-        }
-    });
-}
-
-double time_resize_expand_floor_ms(int device, int in_h, int in_w, size_t n_frames, int layout, int iters)
-{
-    if (in_w % 4 != 0 || in_h < 1 || n_frames < 1)
-        throw std::invalid_argument("in_w: the expand floor needs a multiple of 4 (and in_h, "
-                                    "n_frames >= 1)");
-    if (layout < 0 || layout > 2)
-        throw std::invalid_argument("layout: 0, 1 or 2");
-    device_guard guard(device);
-    const size_t in_n = n_frames * size_t(in_h) * in_w, out_n = 4 * in_n;
-    device_buffer<float> x(in_n);
-    device_buffer<float> y(out_n);
-    GPUINTERP_CUDA_CHECK(cudaMemset(x.get(), 0, in_n * sizeof(float)));
-    int sms = 0;
-    GPUINTERP_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    cudaStream_t st = nullptr;
-    const int w4 = in_w / 4;
-    return median_launch_ms(st, iters, [&] {
-        if (layout == 0)
-            expand_out_order_kernel<<<unsigned(sms) * 8, 256, 0, st>>>(
-                reinterpret_cast<const float2*>(x.get()),
-                reinterpret_cast<float4*>(y.get()),
-                (long long)(out_n / 4),
-                in_h,
-                w4);
-        else if (layout == 1)
-            expand_walk_kernel<<<dim3(unsigned((2 * w4 + resize_vec_bx - 1) / resize_vec_bx),
-                                      unsigned((2 * in_h + resize_vec_by * 32 - 1) /
-                                               (resize_vec_by * 32)),
-                                      unsigned(n_frames)),
-                                 dim3(resize_vec_bx, resize_vec_by),
-                                 0,
-                                 st>>>(
-                reinterpret_cast<const float2*>(x.get()), reinterpret_cast<float4*>(y.get()), in_h, w4);
-        else
-            expand_pairs_kernel<<<unsigned(sms) * 8, 256, 0, st>>>(
-                reinterpret_cast<const float4*>(x.get()),
-                reinterpret_cast<float4*>(y.get()),
-                (long long)(in_n / 4),
-                w4);
-        GPUINTERP_CUDA_CHECK(cudaGetLastError());
-    });
+    return std::make_unique<cuda_resize_engine<float>>(device, batch);
 }
 
 } // namespace gpu

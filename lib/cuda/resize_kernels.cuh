@@ -7,7 +7,9 @@
 #define INCLUDED_GPUINTERP_CUDA_RESIZE_KERNELS_CUH
 
 // The CUDA kernels of resize_2d (the engine is lib/cuda/resize_2d.cu, the launch plan
-// resize_launch.h). Included by resize_2d.cu only: the kernels have internal linkage.
+// resize_launch.h). Included by resize_2d.cu and by the benchmark-only bench/resize_lab.cu,
+// which instantiates the templates with the parameters of the variants that lost: the kernels
+// have internal linkage, so each file compiles the instances it launches.
 //
 // Kernel: one launch covers a whole batch of frames. The per-axis tables built on the
 // host (the same ones the CPU backend uses) live in device memory: per output row Ky
@@ -24,6 +26,7 @@
 // the output is written exactly once.
 
 #include "cuda_common.cuh"
+#include "resize_lab.h"
 #include "resize_launch.h"
 #include "resize_walk.h"
 #include <cuda_fp16.h>
@@ -354,13 +357,6 @@ __global__ void __launch_bounds__(resize_point_bx* resize_point_by)
 // tap at a time when the row needs it (at 2x exactly one tap per new row is new) without
 // the prefetch: with it (128 registers, no spills) 4 x 1080p -> 4K took 0.239 ms against
 // 0.230 ms without (H200, same call; measured before the short path above).
-//
-// staged: the same walk, but the block first copies the source rectangle its 32 (64) output
-// rows x 256 elements need into shared memory with coalesced loads, all in flight at once
-// (one DRAM round trip per block instead of one per new source row and warp), then gathers
-// from shared memory. The rectangle is the bounding box of the block's table entries; where
-// it exceeds the buffer (shrinks, or reflected taps far apart) the block walks the global
-// source like rowcache. The staged values are load_src's floats, so the result is the same.
 
 // Blocks of 256 threads per SM the register budget is set for: 4 (64 registers) for
 // nearest, 3 (80) for bilinear (at 64 it spilled), 2 (128) for bicubic and two chunks.
@@ -412,195 +408,18 @@ __global__ void __launch_bounds__(resize_vec_bx* resize_vec_by,
         tf);
 }
 
-template <typename T, typename O, int KY, int KX, int R>
-__global__ void __launch_bounds__(resize_vec_bx* resize_vec_by,
-                                  resize_rowcache_min_blocks<KY, 1>())
-    resize_staged_kernel(const T* __restrict__ in,
-                         O* __restrict__ out,
-                         const int* __restrict__ yidx,
-                         const float* __restrict__ yw,
-                         const int* __restrict__ xidx,
-                         const float* __restrict__ xw,
-                         launch_shape s,
-                         dev_transform tf)
+//! Launch one variant's kernel: every variant takes the same arguments.
+template <typename T, typename O, typename Kernel>
+void launch_variant(Kernel kernel, const resize_launch_args& a)
 {
-    constexpr int NT = resize_vec_bx * resize_vec_by;
-    constexpr int block_rows = resize_vec_by * R;
-    static_assert(block_rows * KY <= NT, "one thread per row tap of the block");
-    __shared__ float tile[resize_stage_floats];
-    __shared__ int box[4]; // source rows y0..y1, elements x0..x1 the block reads
-    const resize_thread_pos pos = resize_rowcache_pos(
-        blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x, threadIdx.y, R, 1);
-    const int tid = threadIdx.y * resize_vec_bx + threadIdx.x;
-    const bool has_cols = pos.e0 < s.RW;
-    // No early return before the barriers: threads past the row or the frame still take
-    // part in the bounds and the copy.
-    chunk_taps<KX, 1> t;
-    t.load(xidx, xw, has_cols ? pos.e0 : 0, s.RW, s.C, tf);
-    if (tid == 0) {
-        box[0] = INT_MAX;
-        box[1] = INT_MIN;
-        box[2] = INT_MAX;
-        box[3] = INT_MIN;
-    }
-    int xlo = INT_MAX, xhi = INT_MIN, ylo = INT_MAX, yhi = INT_MIN;
-    if (has_cols)
-#pragma unroll
-        for (int v = 0; v < 4; v++)
-#pragma unroll
-            for (int k = 0; k < KX; k++)
-                if (t.xi[v][k] >= 0) {
-                    xlo = min(xlo, t.xi[v][k]);
-                    xhi = max(xhi, t.xi[v][k]);
-                }
-    if (tid < block_rows * KY) {
-        const int oy = int(blockIdx.y) * block_rows + tid / KY;
-        if (oy < s.out_h) {
-            const int sy = __ldg(yidx + oy * KY + tid % KY);
-            if (sy >= 0) {
-                ylo = sy;
-                yhi = sy;
-            }
-        }
-    }
-    // Warp reductions by shuffles (__reduce_min_sync would need sm_80).
-#pragma unroll
-    for (int d = 16; d > 0; d >>= 1) {
-        xlo = min(xlo, __shfl_xor_sync(0xffffffffu, xlo, d));
-        xhi = max(xhi, __shfl_xor_sync(0xffffffffu, xhi, d));
-        ylo = min(ylo, __shfl_xor_sync(0xffffffffu, ylo, d));
-        yhi = max(yhi, __shfl_xor_sync(0xffffffffu, yhi, d));
-    }
-    __syncthreads(); // box initialised
-    if ((tid & 31) == 0) {
-        atomicMin(&box[0], ylo);
-        atomicMax(&box[1], yhi);
-        atomicMin(&box[2], xlo);
-        atomicMax(&box[3], xhi);
-    }
-    __syncthreads();
-    const int y0 = box[0], y1 = box[1], x0 = box[2], x1 = box[3];
-    const bool any_tap = y1 >= y0 && x1 >= x0; // else every tap is a constant border
-    const int pitch = any_tap ? x1 - x0 + 1 : 1, nrows = any_tap ? y1 - y0 + 1 : 1;
-    const bool staged = any_tap && (long long)pitch * nrows <= resize_stage_floats;
-    const T* fin = in + pos.f * s.in_frame;
-    if (staged) {
-        const int n = pitch * nrows;
-        // Element i of the rectangle is (row i / pitch, column i % pitch); r and c follow i
-        // in steps of NT without a division per element. U loads in flight per thread
-        // before their shared-memory stores, enough for a 2x upscale's rectangle in one
-        // round trip (bilinear 18 x 130 = 9.1 elements per thread for 32 rows, bicubic
-        // 36 x 132 = 18.6 for 64 rows); larger rectangles take more.
-        constexpr int U = R <= 8 ? 12 : 20;
-        const int dr = NT / pitch, dc = NT - dr * pitch;
-        int r = tid / pitch, c = tid - (tid / pitch) * pitch;
-        for (int i0 = tid; i0 < n; i0 += U * NT) {
-            float v[U];
-#pragma unroll
-            for (int u = 0; u < U; u++) {
-                v[u] = i0 + u * NT < n
-                           ? load_src(fin + (long long)(y0 + r) * s.in_row + x0 + c)
-                           : 0.f;
-                r += dr;
-                c += dc;
-                if (c >= pitch) {
-                    c -= pitch;
-                    r++;
-                }
-            }
-#pragma unroll
-            for (int u = 0; u < U; u++)
-                if (i0 + u * NT < n)
-                    tile[i0 + u * NT] = v[u];
-        }
-    }
-    __syncthreads();
-    if (!has_cols || pos.oy0 >= s.out_h)
-        return;
-    O* fout = out + pos.f * s.out_frame;
-    if (staged)
-        rowcache_walk<KY, KX, R, 1>(shared_rows{ tile, pitch, y0, x0 },
-                                    t,
-                                    fout,
-                                    pos.e0,
-                                    pos.oy0,
-                                    global_ytab<KY>{ yidx, yw },
-                                    s,
-                                    tf);
-    else
-        rowcache_walk<KY, KX, R, 1>(global_rows<T>{ fin, s.in_row, s.in_h },
-                                    t,
-                                    fout,
-                                    pos.e0,
-                                    pos.oy0,
-                                    global_ytab<KY>{ yidx, yw },
-                                    s,
-                                    tf);
-}
-
-// Stand-alone normaliser, only for the "resize, then normalise" benchmark comparison.
-__global__ void normalise_kernel(float* y, long long n, int C, dev_transform tf)
-{
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
-         i += (long long)gridDim.x * blockDim.x) {
-        const int c = int(i % C);
-        y[i] = y[i] * pick4(tf.mul, c) + pick4(tf.add, c);
-    }
-}
-
-// Gather-free 2x2 expands (benchmark floor only, time_resize_expand_floor_ms). Input
-// frames of h rows x w4 float4, output 2h rows x 2*w4 float4.
-__global__ void expand_out_order_kernel(const float2* __restrict__ x,
-                                        float4* __restrict__ y,
-                                        long long n_out4,
-                                        int h,
-                                        int w4)
-{
-    const long long ow4 = 2LL * w4;
-    for (long long j = blockIdx.x * (long long)blockDim.x + threadIdx.x; j < n_out4;
-         j += (long long)gridDim.x * blockDim.x) {
-        const long long oy = j / ow4, c = j - oy * ow4;
-        const long long f = oy / (2 * h), r = (oy - f * 2 * h) / 2;
-        const float2 v = __ldg(x + (f * h + r) * ow4 + c);
-        __stcs(y + j, make_float4(v.x, v.x, v.y, v.y));
-    }
-}
-
-__global__ void expand_walk_kernel(const float2* __restrict__ x, float4* __restrict__ y, int h, int w4)
-{
-    constexpr int R = 32;
-    const int ow4 = 2 * w4;
-    const int c = int(blockIdx.x) * resize_vec_bx + threadIdx.x;
-    const int oy0 = (int(blockIdx.y) * resize_vec_by + threadIdx.y) * R;
-    const long long f = blockIdx.z;
-    if (c >= ow4 || oy0 >= 2 * h)
-        return;
-    float2 v = make_float2(0.f, 0.f);
-#pragma unroll 1
-    for (int r = 0; r < R && oy0 + r < 2 * h; r++) {
-        const int oy = oy0 + r;
-        if (r == 0 || (oy & 1) == 0)
-            v = __ldg(x + (f * h + oy / 2) * ow4 + c);
-        __stcs(y + (f * 2 * h + oy) * ow4 + c, make_float4(v.x, v.x, v.y, v.y));
-    }
-}
-
-__global__ void expand_pairs_kernel(const float4* __restrict__ x,
-                                    float4* __restrict__ y,
-                                    long long n_in4,
-                                    int w4)
-{
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n_in4;
-         i += (long long)gridDim.x * blockDim.x) {
-        const long long row = i / w4, c = i - row * w4;
-        const float4 v = __ldcs(x + i);
-        const float4 a = make_float4(v.x, v.x, v.y, v.y), b = make_float4(v.z, v.z, v.w, v.w);
-        float4* o = y + 2 * row * (2LL * w4) + 2 * c;
-        __stcs(o, a);
-        __stcs(o + 1, b);
-        __stcs(o + 2 * w4, a);
-        __stcs(o + 2 * w4 + 1, b);
-    }
+    kernel<<<a.grid, a.block, 0, a.st>>>(static_cast<const T*>(a.in),
+                                         static_cast<O*>(a.out),
+                                         a.yidx,
+                                         a.yw,
+                                         a.xidx,
+                                         a.xw,
+                                         a.s,
+                                         a.tf);
 }
 
 } // namespace

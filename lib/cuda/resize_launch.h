@@ -11,9 +11,11 @@
 // can enumerate every block and thread of a plan and check that each output element is
 // written exactly once; the kernels call the same position functions.
 
+#include "../common/enum_names.h"
 #include "../common/host_device.h"
 #include <algorithm>
 #include <cstddef>
+#include <string>
 
 namespace gr {
 namespace gpuinterp {
@@ -45,42 +47,30 @@ enum class resize_variant : int {
 };
 constexpr int resize_variant_count = 15;
 
-inline const char* resize_variant_name(resize_variant v)
+constexpr enum_name<resize_variant> resize_variant_names[] = {
+    { resize_variant::automatic, "automatic" },       { resize_variant::tile, "tile" },
+    { resize_variant::vec4_r2, "vec4_r2" },           { resize_variant::vec4_r2_plain, "vec4_r2_plain" },
+    { resize_variant::vec4_r4, "vec4_r4" },           { resize_variant::vec4_r1, "vec4_r1" },
+    { resize_variant::point, "point" },               { resize_variant::point_f4, "point_f4" },
+    { resize_variant::strided_r2, "strided_r2" },     { resize_variant::strided_r4, "strided_r4" },
+    { resize_variant::rowcache_r8, "rowcache_r8" },   { resize_variant::rowcache_r16, "rowcache_r16" },
+    { resize_variant::rowcache_w8, "rowcache_w8" },   { resize_variant::staged_r8, "staged_r8" },
+    { resize_variant::staged_r16, "staged_r16" },     { resize_variant::rowcache_r32, "rowcache_r32" },
+};
+
+inline std::string resize_variant_name(resize_variant v)
 {
-    switch (v) {
-    case resize_variant::tile:
-        return "tile";
-    case resize_variant::vec4_r2:
-        return "vec4_r2";
-    case resize_variant::vec4_r2_plain:
-        return "vec4_r2_plain";
-    case resize_variant::vec4_r4:
-        return "vec4_r4";
-    case resize_variant::vec4_r1:
-        return "vec4_r1";
-    case resize_variant::point:
-        return "point";
-    case resize_variant::point_f4:
-        return "point_f4";
-    case resize_variant::strided_r2:
-        return "strided_r2";
-    case resize_variant::strided_r4:
-        return "strided_r4";
-    case resize_variant::rowcache_r8:
-        return "rowcache_r8";
-    case resize_variant::rowcache_r16:
-        return "rowcache_r16";
-    case resize_variant::rowcache_w8:
-        return "rowcache_w8";
-    case resize_variant::staged_r8:
-        return "staged_r8";
-    case resize_variant::staged_r16:
-        return "staged_r16";
-    case resize_variant::rowcache_r32:
-        return "rowcache_r32";
-    default:
-        return "automatic";
-    }
+    return enum_to_string(v, resize_variant_names);
+}
+
+//! The variants the library launches itself: those the automatic choice picks (tile is also
+//! every other variant's fallback). The rest are benchmark-only (resize_lab.h); their plans stay
+//! here so the CPU tests check every variant's geometry.
+constexpr bool resize_is_production(resize_variant v)
+{
+    return v == resize_variant::tile || v == resize_variant::vec4_r4 ||
+           v == resize_variant::rowcache_r32 || v == resize_variant::point ||
+           v == resize_variant::point_f4;
 }
 
 // tile variant

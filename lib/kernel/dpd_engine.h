@@ -42,12 +42,15 @@ dpd_packed pack_dpd(unsigned P,
                     const std::vector<std::complex<float>>& coefficients,
                     std::complex<float> c);
 
-class dpd_engine
+/*!
+ * What every predistorter engine does with the stream, whatever the model family: the history
+ * carries across calls, reset() clears it. Each family adds how it takes its coefficients
+ * (dpd_engine: the packed ph form; gmp_engine, gmp_engine.h: a program).
+ */
+class dpd_stream_engine
 {
 public:
-    virtual ~dpd_engine() = default;
-    //! The structure (M, Lmax, taps) never changes after the first call; only the values do.
-    virtual void set_model(const dpd_packed& m) = 0;
+    virtual ~dpd_stream_engine() = default;
     virtual void process(std::complex<float>* out, const std::complex<float>* in, size_t n) = 0;
     //! Pointers in the backend's own memory (device buffers); the CPU's memory is the host's.
     virtual void process_device(std::complex<float>* out, const std::complex<float>* in, size_t n)
@@ -56,31 +59,17 @@ public:
     }
     virtual void reset() = 0;
     virtual void set_batch(size_t) {}
+};
+
+class dpd_engine : public dpd_stream_engine
+{
+public:
+    //! The structure (M, Lmax, taps) never changes after the first call; only the values do.
+    virtual void set_model(const dpd_packed& m) = 0;
     virtual void set_variant(dpd_cuda_variant) {}
 };
 
-std::unique_ptr<dpd_engine> make_cpu_dpd_engine();
-
-//! Test hook: false forces the CPU backend's portable (non-AVX2) code path.
-void set_dpd_cpu_simd(bool allow);
-
 } // namespace kernel
-
-namespace gpu {
-// Defined in lib/cuda/dpd_predistorter.cu (only in CUDA builds).
-std::unique_ptr<kernel::dpd_engine> make_cuda_dpd_engine(int device, size_t batch, bool mapped);
-
-//! Benchmark hook: milliseconds per launch of the fused kernel alone on n random samples already
-//! resident on the device (CUDA events, median of `iters` launches), for the given variant.
-//! `used` receives the variant that ran (automatic resolves to one of the two).
-double time_dpd_kernel_ms(int device,
-                          const kernel::dpd_packed& model,
-                          size_t n,
-                          int iters,
-                          kernel::dpd_cuda_variant variant,
-                          kernel::dpd_cuda_variant* used = nullptr);
-} // namespace gpu
-
 } // namespace gpuinterp
 } // namespace gr
 

@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include <gnuradio/gpuinterp/kernel/dpd_model.h>
+#include <gnuradio/gpuinterp/kernel/dpd_predistorter.h>
 #include <gnuradio/gpuinterp/kernel/validate.h>
 #include <algorithm>
 #include <cctype>
@@ -64,13 +65,8 @@ std::string to_string(dpd_model::family_t f)
 
 dpd_model dpd_model::make_ph(unsigned P, unsigned Q, unsigned Lp, unsigned Lq)
 {
-    dpd_model m;
-    m.family = family_t::ph;
-    m.P = P;
-    m.Q = Q;
-    m.Lp = Lp;
-    m.Lq = Lq;
-    m.validate();
+    dpd_model m = dpd_predistorter::ph_model(P, Q, Lp, Lq);
+    m.validate(); // a spec's bounds (the 4096-coefficient cap), narrower than the engine's
     return m;
 }
 

@@ -3,8 +3,8 @@
  * Copyright 2026 gr-gpuinterp authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-#include "dpd_engine.h"
-#include "gmp_engine.h"
+#include "../common/enum_names.h"
+#include "engine_factory.h"
 #include <gnuradio/gpuinterp/kernel/dpd_predistorter.h>
 #include <gnuradio/gpuinterp/kernel/validate.h>
 #include <algorithm>
@@ -43,41 +43,21 @@ void check_structure(unsigned P, unsigned Q, unsigned Lp, unsigned Lq)
 }
 } // namespace
 
+namespace {
+constexpr enum_name<dpd_cuda_variant> dpd_cuda_variants[] = {
+    { dpd_cuda_variant::automatic, "automatic" }, { dpd_cuda_variant::shuffle, "shuffle" },
+    { dpd_cuda_variant::smem, "smem" },           { dpd_cuda_variant::shuffle_x, "shuffle_x" },
+    { dpd_cuda_variant::tiled, "tiled" },         { dpd_cuda_variant::tiled8, "tiled8" },
+    { dpd_cuda_variant::automatic, "auto" },
+};
+} // namespace
+
 dpd_cuda_variant dpd_cuda_variant_from_string(const std::string& name)
 {
-    if (name == "automatic" || name == "auto")
-        return dpd_cuda_variant::automatic;
-    if (name == "shuffle")
-        return dpd_cuda_variant::shuffle;
-    if (name == "smem")
-        return dpd_cuda_variant::smem;
-    if (name == "shuffle_x")
-        return dpd_cuda_variant::shuffle_x;
-    if (name == "tiled")
-        return dpd_cuda_variant::tiled;
-    if (name == "tiled8")
-        return dpd_cuda_variant::tiled8;
-    invalid_parameter("variant",
-                      "expected automatic, shuffle, smem, shuffle_x, tiled or tiled8, got '" + name + "'");
+    return enum_from_string("variant", name, dpd_cuda_variants);
 }
 
-std::string to_string(dpd_cuda_variant v)
-{
-    switch (v) {
-    case dpd_cuda_variant::shuffle:
-        return "shuffle";
-    case dpd_cuda_variant::smem:
-        return "smem";
-    case dpd_cuda_variant::shuffle_x:
-        return "shuffle_x";
-    case dpd_cuda_variant::tiled:
-        return "tiled";
-    case dpd_cuda_variant::tiled8:
-        return "tiled8";
-    default:
-        return "automatic";
-    }
-}
+std::string to_string(dpd_cuda_variant v) { return enum_to_string(v, dpd_cuda_variants); }
 
 size_t dpd_predistorter::num_coefficients(unsigned P, unsigned Q, unsigned Lp, unsigned Lq)
 {
@@ -111,6 +91,17 @@ void dpd_predistorter::validate(unsigned P,
     require_finite("coefficients", coefficients);
     if (!is_finite_value(lo_leakage))
         invalid_parameter("lo_leakage", "is not finite");
+}
+
+dpd_model dpd_predistorter::ph_model(unsigned P, unsigned Q, unsigned Lp, unsigned Lq)
+{
+    dpd_model m;
+    m.family = dpd_model::family_t::ph;
+    m.P = P;
+    m.Q = Q;
+    m.Lp = Lp;
+    m.Lq = Lq;
+    return m;
 }
 
 dpd_packed pack_dpd(unsigned P,
@@ -156,36 +147,6 @@ dpd_packed pack_dpd(unsigned P,
     return m;
 }
 
-dpd_predistorter::dpd_predistorter(unsigned P,
-                                   unsigned Q,
-                                   unsigned Lp,
-                                   unsigned Lq,
-                                   const std::vector<complex>& coefficients,
-                                   complex lo_leakage,
-                                   backend requested,
-                                   int device,
-                                   size_t batch,
-                                   bool mapped)
-    : d_P(P),
-      d_Q(Q),
-      d_Lp(Lp),
-      d_Lq(Lq),
-      d_H(0),
-      d_batch(batch ? batch : default_batch),
-      d_mapped(mapped)
-{
-    validate(P, Q, Lp, Lq, coefficients, lo_leakage);
-    // Not make_ph(): this constructor keeps the ph engine's own bounds, wider than a spec's.
-    d_model.family = dpd_model::family_t::ph;
-    d_model.P = P;
-    d_model.Q = Q;
-    d_model.Lp = Lp;
-    d_model.Lq = Lq;
-    d_H = std::max(Lp, Q ? Lq : 1u) - 1;
-    make_engine(requested, device, mapped);
-    set_coefficients(coefficients, lo_leakage);
-}
-
 dpd_predistorter::dpd_predistorter(const dpd_model& model,
                                    const std::vector<complex>& coefficients,
                                    complex lo_leakage,
@@ -216,22 +177,15 @@ dpd_predistorter::dpd_predistorter(const dpd_model& model,
 
 void dpd_predistorter::make_engine(backend requested, int device, bool mapped)
 {
-    (void)mapped; // CUDA only
-    const bool ph = d_model.family == dpd_model::family_t::ph;
     const backend_choice choice = select_backend(requested, device);
     d_backend = choice.selected;
     d_note = choice.reason;
-    if (d_backend == backend::cuda) {
-#ifdef GPUINTERP_HAVE_CUDA
-        if (ph)
-            d_engine = gpu::make_cuda_dpd_engine(device, d_batch, mapped);
-        else
-            d_gmp_engine = gpu::make_cuda_gmp_engine(device, d_batch, mapped);
-#endif
-    } else if (ph) {
-        d_engine = make_cpu_dpd_engine();
+    if (d_model.family == dpd_model::family_t::ph) {
+        d_engine = make_dpd_engine(d_backend, device, d_batch, mapped);
+        d_stream = d_engine.get();
     } else {
-        d_gmp_engine = make_cpu_gmp_engine();
+        d_gmp_engine = make_gmp_engine(d_backend, device, d_batch, mapped);
+        d_stream = d_gmp_engine.get();
     }
 }
 
@@ -270,18 +224,14 @@ void dpd_predistorter::process(complex* out, const complex* in, size_t n)
 {
     if (n == 0)
         return;
-    if (d_gmp_engine)
-        return d_gmp_engine->process(out, in, n);
-    d_engine->process(out, in, n);
+    d_stream->process(out, in, n);
 }
 
 void dpd_predistorter::process_device(complex* out, const complex* in, size_t n)
 {
     if (n == 0)
         return;
-    if (d_gmp_engine)
-        return d_gmp_engine->process_device(out, in, n);
-    d_engine->process_device(out, in, n);
+    d_stream->process_device(out, in, n);
 }
 
 std::vector<dpd_predistorter::complex> dpd_predistorter::process(const std::vector<complex>& in)
@@ -293,9 +243,7 @@ std::vector<dpd_predistorter::complex> dpd_predistorter::process(const std::vect
 
 void dpd_predistorter::reset()
 {
-    if (d_gmp_engine)
-        return d_gmp_engine->reset();
-    d_engine->reset();
+    d_stream->reset();
 }
 
 void dpd_predistorter::set_batch(size_t batch)
@@ -303,9 +251,7 @@ void dpd_predistorter::set_batch(size_t batch)
     if (batch < 1)
         invalid_parameter("batch", "must be >= 1");
     d_batch = batch;
-    if (d_gmp_engine)
-        return d_gmp_engine->set_batch(batch);
-    d_engine->set_batch(batch);
+    d_stream->set_batch(batch);
 }
 
 void dpd_predistorter::set_cuda_variant(dpd_cuda_variant v)

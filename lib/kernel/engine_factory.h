@@ -10,7 +10,9 @@
 // (select_backend), then asks here; lib/engine_factory.cc is the only file that knows both
 // backends' engines, so kernel/ depends on engine interfaces only.
 
+#include "dpd_engine.h"
 #include "fir_engine.h"
+#include "gmp_engine.h"
 #include "resamp_engines.h"
 #include "resize_engine.h"
 #include <gnuradio/gpuinterp/kernel/backend.h>
@@ -31,6 +33,9 @@ template <typename T>
 std::unique_ptr<resamp_engine<T>> make_resamp_engine(backend selected, int device, size_t batch);
 template <typename T>
 std::unique_ptr<resize_engine<T>> make_resize_engine(backend selected, int device, size_t batch);
+//! The predistorter engines: ph (the packed model) and mp/gmp (a program). `mapped`: CUDA only.
+std::unique_ptr<dpd_engine> make_dpd_engine(backend selected, int device, size_t batch, bool mapped);
+std::unique_ptr<gmp_engine> make_gmp_engine(backend selected, int device, size_t batch, bool mapped);
 
 } // namespace kernel
 } // namespace gpuinterp

@@ -19,6 +19,7 @@
 // the accumulation into g), and the product with the signal sample costs 4 more per signal lag. Coefficients are stored in program order (entry by
 // entry, ascending power), not in the user's order.
 
+#include "dpd_engine.h"
 #include <gnuradio/gpuinterp/kernel/dpd_model.h>
 #include <complex>
 #include <cstddef>
@@ -64,43 +65,14 @@ gmp_program make_gmp_program(const dpd_model& model,
                              const std::vector<std::complex<float>>& coefficients,
                              std::complex<float> c);
 
-class gmp_engine
+class gmp_engine : public dpd_stream_engine
 {
 public:
-    virtual ~gmp_engine() = default;
     //! The structure (lags, entries, H) never changes after the first call; only the values do.
     virtual void set_program(const gmp_program& p) = 0;
-    virtual void process(std::complex<float>* out, const std::complex<float>* in, size_t n) = 0;
-    virtual void process_device(std::complex<float>* out, const std::complex<float>* in, size_t n)
-    {
-        process(out, in, n);
-    }
-    virtual void reset() = 0;
-    virtual void set_batch(size_t) {}
 };
 
-std::unique_ptr<gmp_engine> make_cpu_gmp_engine();
-
-//! Test hook: false forces the CPU backend's portable (non-AVX2) code path.
-void set_gmp_cpu_simd(bool allow);
-
 } // namespace kernel
-
-namespace gpu {
-// Defined in lib/cuda/gmp_engine.cu (only in CUDA builds).
-std::unique_ptr<kernel::gmp_engine> make_cuda_gmp_engine(int device, size_t batch, bool mapped);
-
-//! Benchmark hook: milliseconds per launch of the kernel alone on n samples already resident on
-//! the device (CUDA events, median of `iters` launches), with R outputs per thread (4 or 8; 0:
-//! the policy's choice, reported in `used_R`).
-double time_gmp_kernel_ms(int device,
-                          const kernel::gmp_program& program,
-                          size_t n,
-                          int iters,
-                          int R = 0,
-                          int* used_R = nullptr);
-} // namespace gpu
-
 } // namespace gpuinterp
 } // namespace gr
 

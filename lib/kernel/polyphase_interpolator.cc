@@ -12,10 +12,16 @@ namespace gpuinterp {
 namespace kernel {
 
 namespace {
+// Beyond this the zero-padded taps (a multiple of L) and every output block (n * L items) are
+// gigabytes: an allocation failure deep inside would say nothing about the cause.
+constexpr unsigned max_interpolation = 65536;
+
 void check_interpolation(unsigned L)
 {
-    if (L < 1)
-        invalid_parameter("interpolation", "must be >= 1, got " + std::to_string(L));
+    if (L < 1 || L > max_interpolation)
+        invalid_parameter("interpolation",
+                          "must lie in 1.." + std::to_string(max_interpolation) + ", got " +
+                              std::to_string(L));
 }
 } // namespace
 

@@ -135,8 +135,9 @@ resampler<T>::resampler(double rate,
     : d_rate(rate), d_method(method), d_pp(pp)
 {
     check_rate(rate);
-    if (method == resamp_method::polyphase)
-        check_params(pp);
+    // Checked for every method, although only polyphase uses them: a wrong value is a caller's
+    // mistake whatever the method, and it would surface later if the method is changed.
+    check_params(pp);
     const backend_choice choice = select_backend(requested, device);
     d_backend = choice.selected;
     d_note = choice.reason;

@@ -163,10 +163,12 @@ bool resize_transform::identity() const
 
 namespace {
 
-void check_size(const char* name, int v)
+void check_size(const char* name, int64_t v)
 {
     if (v < 1)
         invalid_parameter(name, "must be >= 1, got " + std::to_string(v));
+    if (v > INT_MAX)
+        invalid_parameter(name, "must be <= " + std::to_string(INT_MAX) + ", got " + std::to_string(v));
 }
 
 void check_finite(const char* name, float v)
@@ -177,31 +179,7 @@ void check_finite(const char* name, float v)
 
 } // namespace
 
-template <typename T>
-size_t resize_2d<T>::default_batch(size_t frame_bytes)
-{
-    return std::max<size_t>(1, (size_t(32) << 20) / std::max<size_t>(1, frame_bytes));
-}
-
-template <typename T>
-resize_2d<T>::resize_2d(int in_height,
-                        int in_width,
-                        int out_height,
-                        int out_width,
-                        int channels,
-                        const std::string& method,
-                        const std::string& coord,
-                        const std::string& border,
-                        float border_value,
-                        backend requested,
-                        int device,
-                        size_t batch)
-    : d_ih(in_height),
-      d_iw(in_width),
-      d_oh(out_height),
-      d_ow(out_width),
-      d_c(channels),
-      d_border_value(border_value)
+void resize_config::validate() const
 {
     check_size("in_height", in_height);
     check_size("in_width", in_width);
@@ -217,16 +195,60 @@ resize_2d<T>::resize_2d(int in_height,
         invalid_parameter(
             "out_height",
             "frame of out_height*out_width*channels exceeds 2^31-1 elements");
-    d_method = resize_method_from_string(method);
-    d_coord = resize_coord_from_string(coord);
-    d_border = resize_border_from_string(border);
+    resize_method_from_string(method);
+    resize_coord_from_string(coord);
+    resize_border_from_string(border);
     check_finite("border_value", border_value);
-    d_batch = batch ? batch : default_batch(in_frame_size() * sizeof(T));
+    const size_t C = size_t(channels);
+    auto check_len = [C](const char* name, const std::vector<float>& v) {
+        if (v.size() > 1 && v.size() != C)
+            invalid_parameter(name,
+                              "needs 0, 1 or channels (" + std::to_string(C) +
+                                  ") values, got " + std::to_string(v.size()));
+    };
+    check_len("mean", mean);
+    check_len("std", std);
+    if (!mean.empty() && !std.empty() && mean.size() != std.size())
+        invalid_parameter("std",
+                          "has " + std::to_string(std.size()) + " values but mean has " +
+                              std::to_string(mean.size()) +
+                              "; give both per channel or both once");
+    require_finite("mean", mean);
+    require_finite("std", std);
+    for (size_t i = 0; i < std.size(); i++)
+        if (std[i] == 0.0f)
+            invalid_parameter("std", "element " + std::to_string(i) + " is zero");
+    if (!std::isfinite(scale) || scale == 0.0f)
+        invalid_parameter("scale", "must be finite and non-zero");
+    check_finite("clip_min", clip_min);
+    check_finite("clip_max", clip_max);
+    if (clip_min > clip_max)
+        invalid_parameter("clip_min", "must be <= clip_max");
+    backend_from_string(backend);
+    if (device < 0 || device > INT_MAX)
+        invalid_parameter("device", "must be >= 0, got " + std::to_string(device));
+    if (batch < 0)
+        invalid_parameter("batch", "must be >= 1, got " + std::to_string(batch) +
+                                       " (0 selects the default, ~32 MiB of input per launch)");
+}
 
-    const backend_choice choice = select_backend(requested, device);
+template <typename T>
+size_t resize_2d<T>::default_batch(size_t frame_bytes)
+{
+    return std::max<size_t>(1, (size_t(32) << 20) / std::max<size_t>(1, frame_bytes));
+}
+
+template <typename T>
+resize_2d<T>::resize_2d(const resize_config& config)
+{
+    adopt(config);
+    d_batch = config.batch ? size_t(config.batch) : default_batch(in_frame_size() * sizeof(T));
+    d_cfg.batch = int64_t(d_batch);
+    const backend_choice choice =
+        select_backend(backend_from_string(config.backend), int(config.device));
     d_backend = choice.selected;
     d_note = choice.reason;
-    d_engine = make_resize_engine<T>(d_backend, device, d_batch);
+    d_engine = make_resize_engine<T>(d_backend, int(config.device), d_batch);
     rebuild_tables();
     push_transform();
 }
@@ -235,30 +257,46 @@ template <typename T>
 resize_2d<T>::~resize_2d() = default;
 
 template <typename T>
+void resize_2d<T>::adopt(const resize_config& c)
+{
+    c.validate();
+    d_method = resize_method_from_string(c.method);
+    d_coord = resize_coord_from_string(c.coord);
+    d_border = resize_border_from_string(c.border);
+    // The frame sizes, backend and device are fixed at construction; setters change the rest.
+    d_cfg = c;
+}
+
+template <typename T>
 void resize_2d<T>::rebuild_tables()
 {
     resize_geometry g;
-    g.in_h = d_ih;
-    g.in_w = d_iw;
-    g.out_h = d_oh;
-    g.out_w = d_ow;
-    g.channels = d_c;
+    g.in_h = in_height();
+    g.in_w = in_width();
+    g.out_h = out_height();
+    g.out_w = out_width();
+    g.channels = channels();
     d_engine->set_tables(g,
-                         resize_make_axis_table(d_ih, d_oh, d_method, d_coord, d_border),
-                         resize_make_axis_table(d_iw, d_ow, d_method, d_coord, d_border),
-                         d_border_value);
+                         resize_make_axis_table(g.in_h, g.out_h, d_method, d_coord, d_border),
+                         resize_make_axis_table(g.in_w, g.out_w, d_method, d_coord, d_border),
+                         d_cfg.border_value);
 }
 
 template <typename T>
 void resize_2d<T>::push_transform()
 {
+    const auto& mean = d_cfg.mean;
+    const auto& sd = d_cfg.std;
     for (int c = 0; c < 4; c++) {
-        const int cc = std::min(c, d_c - 1);
-        d_tf.mean[c] =
-            d_mean.empty() ? 0.0f : d_mean[d_mean.size() == 1 ? 0 : size_t(cc)];
-        const double s = d_std.empty() ? 1.0 : d_std[d_std.size() == 1 ? 0 : size_t(cc)];
+        const int cc = std::min(c, channels() - 1);
+        d_tf.mean[c] = mean.empty() ? 0.0f : mean[mean.size() == 1 ? 0 : size_t(cc)];
+        const double s = sd.empty() ? 1.0 : sd[sd.size() == 1 ? 0 : size_t(cc)];
         d_tf.inv_std[c] = float(1.0 / s);
     }
+    d_tf.scale = d_cfg.scale;
+    d_tf.clip = d_cfg.clip;
+    d_tf.clip_min = d_cfg.clip_min;
+    d_tf.clip_max = d_cfg.clip_max;
     d_engine->set_transform(d_tf);
 }
 
@@ -286,83 +324,64 @@ void resize_2d<T>::resize_device(void* out, bool half, const T* in, size_t n_fra
     d_engine->run_device(out, half, in, n_frames);
 }
 
+namespace {
+//! `c` with one parameter changed.
+template <typename V, typename A>
+resize_config with(resize_config c, V resize_config::*field, const A& value)
+{
+    c.*field = value;
+    return c;
+}
+} // namespace
+
+template <typename T>
+void resize_2d<T>::reconfigure(const resize_config& c, bool tables)
+{
+    adopt(c);
+    if (tables)
+        rebuild_tables();
+    else
+        push_transform();
+}
+
 template <typename T>
 void resize_2d<T>::set_method(const std::string& method)
 {
-    d_method = resize_method_from_string(method);
-    rebuild_tables();
+    reconfigure(with(d_cfg, &resize_config::method, method), true);
 }
-
 template <typename T>
 void resize_2d<T>::set_coord(const std::string& coord)
 {
-    d_coord = resize_coord_from_string(coord);
-    rebuild_tables();
+    reconfigure(with(d_cfg, &resize_config::coord, coord), true);
 }
-
 template <typename T>
 void resize_2d<T>::set_border(const std::string& border)
 {
-    d_border = resize_border_from_string(border);
-    rebuild_tables();
+    reconfigure(with(d_cfg, &resize_config::border, border), true);
 }
-
 template <typename T>
 void resize_2d<T>::set_border_value(float value)
 {
-    check_finite("border_value", value);
-    d_border_value = value;
-    rebuild_tables();
+    reconfigure(with(d_cfg, &resize_config::border_value, value), true);
 }
-
 template <typename T>
 void resize_2d<T>::set_normalization(const std::vector<float>& mean,
                                      const std::vector<float>& std)
 {
-    const size_t C = size_t(d_c);
-    auto check_len = [C](const char* name, const std::vector<float>& v) {
-        if (v.size() > 1 && v.size() != C)
-            invalid_parameter(name,
-                              "needs 0, 1 or channels (" + std::to_string(C) +
-                                  ") values, got " + std::to_string(v.size()));
-    };
-    check_len("mean", mean);
-    check_len("std", std);
-    if (!mean.empty() && !std.empty() && mean.size() != std.size())
-        invalid_parameter("std",
-                          "has " + std::to_string(std.size()) + " values but mean has " +
-                              std::to_string(mean.size()) +
-                              "; give both per channel or both once");
-    require_finite("mean", mean);
-    require_finite("std", std);
-    for (size_t i = 0; i < std.size(); i++)
-        if (std[i] == 0.0f)
-            invalid_parameter("std", "element " + std::to_string(i) + " is zero");
-    d_mean = mean;
-    d_std = std;
-    push_transform();
+    reconfigure(with(with(d_cfg, &resize_config::mean, mean), &resize_config::std, std), false);
 }
-
 template <typename T>
 void resize_2d<T>::set_scale(float scale)
 {
-    if (!std::isfinite(scale) || scale == 0.0f)
-        invalid_parameter("scale", "must be finite and non-zero");
-    d_tf.scale = scale;
-    push_transform();
+    reconfigure(with(d_cfg, &resize_config::scale, scale), false);
 }
-
 template <typename T>
 void resize_2d<T>::set_clip(bool clip, float clip_min, float clip_max)
 {
-    check_finite("clip_min", clip_min);
-    check_finite("clip_max", clip_max);
-    if (clip_min > clip_max)
-        invalid_parameter("clip_min", "must be <= clip_max");
-    d_tf.clip = clip;
-    d_tf.clip_min = clip_min;
-    d_tf.clip_max = clip_max;
-    push_transform();
+    resize_config c = with(d_cfg, &resize_config::clip, clip);
+    c.clip_min = clip_min;
+    c.clip_max = clip_max;
+    reconfigure(c, false);
 }
 
 template <typename T>
@@ -371,6 +390,7 @@ void resize_2d<T>::set_batch(size_t frames)
     if (frames < 1)
         invalid_parameter("batch", "must be >= 1");
     d_batch = frames;
+    d_cfg.batch = int64_t(std::min<size_t>(frames, size_t(INT64_MAX)));
     d_engine->set_batch(frames);
 }
 

@@ -529,8 +529,30 @@ def _rows(model, n, bad=None):
     return ok
 
 
+def _probe_rows(yn, xa, ok, design, perturbation, seed=0x5eed):
+    """Rows that pin the model's small-signal response where the capture never excited it.
+
+    A capture's input occupies its channel only (OpenDPD's APA_200MHz input is band-limited to
+    -300 dB outside 200 MHz of a 983 MHz band), so the fit never sees how the device answers an input
+    component anywhere else: those directions of coefficient space are set by the regularisation
+    alone, and with near-collinear columns of an oversampled basis they come out arbitrary. A
+    predistorted signal has exactly such components (its out-of-band expansion), and a forward model
+    fitted this way can answer them with any gain, even diverge. Training with input noise is
+    Tikhonov regularisation of the model's derivative (Bishop, Neural Computation 7(1), 1995): the
+    same rows again, with the input moved by white complex noise of ``perturbation`` x its RMS and
+    the target by the capture's linear gain times that noise. Where the capture speaks, its rows
+    dominate; elsewhere the model's incremental gain is pulled to the linear gain, which is what a
+    broadband PA does there to first order. The noise is seeded: the fit is reproducible."""
+    rng = np.random.default_rng(seed)
+    good = ok
+    g = np.vdot(yn[good], xa[good]) / max(np.vdot(yn[good], yn[good]).real, 1e-300)
+    rms = math.sqrt(np.mean(np.abs(yn[good]) ** 2))
+    n = (rng.standard_normal(yn.size) + 1j * rng.standard_normal(yn.size)) * (perturbation * rms / math.sqrt(2))
+    return design(yn + n)[ok], xa[ok] + g * n[ok]
+
+
 def _fit(xa, yn, model, regularization, max_condition, lo_leakage, min_samples_per_coefficient,
-         bad=None, validation=None):
+         bad=None, validation=None, perturbation=0.0):
     """Fit x ~ f(yn) + c.
 
     With ``regularization`` None, lambda is chosen on held-out data: the ``validation`` pair
@@ -553,6 +575,8 @@ def _fit(xa, yn, model, regularization, max_condition, lo_leakage, min_samples_p
     full = design(yn)
     phi, target = full[ok], xa[ok]
     _require_rows(phi.shape[0], phi.shape[1], min_samples_per_coefficient)
+    if perturbation:
+        pphi, ptarget = _probe_rows(yn, xa, ok, design, perturbation)
     reg, how, val = regularization, None, float("nan")
     if reg is None:
         ahead = m.lookahead
@@ -571,10 +595,21 @@ def _fit(xa, yn, model, regularization, max_condition, lo_leakage, min_samples_p
         if bad is not None and validation is None:
             okv &= ~bad[xa.size - xv.size:]
         if fit_rows.sum() >= phi.shape[1] and okv.sum() > 0:
-            pre = solve_regularized(full[fit_rows], xa[fit_rows], None, design(yv, vhist)[okv], xv[okv])
+            fphi, ftarget = full[fit_rows], xa[fit_rows]
+            if perturbation:
+                keep = fit_rows[ok]
+                fphi, ftarget = np.vstack([fphi, pphi[keep]]), np.concatenate([ftarget, ptarget[keep]])
+            pre = solve_regularized(fphi, ftarget, None, design(yv, vhist)[okv], xv[okv])
             reg, val = pre.regularization, pre.validation_nmse_db
             how = "validation" if validation is not None else "holdout"
-    sol = solve_regularized(phi, target, reg)
+    if how == "validation":
+        sol = pre  # fitted on every row already: no refit
+    else:
+        if perturbation:
+            phi, target = np.vstack([phi, pphi]), np.concatenate([target, ptarget])
+        sol = solve_regularized(phi, target, reg)
+    if perturbation:
+        sol.fit_nmse_db = _nmse_vec(xa[ok], full[ok] @ sol.w)  # the capture's rows, not the probes
     if how:
         sol.selected_by, sol.validation_nmse_db = how, val
     if max_condition is not None and not sol.condition < max_condition:
@@ -589,7 +624,7 @@ def _fit(xa, yn, model, regularization, max_condition, lo_leakage, min_samples_p
 
 def estimate(x, y, P=None, Q=None, Lp=None, Lq=None, target_gain=None, regularization=None, delay=None,
              max_delay=None, fractional=True, lo_leakage=True, max_condition=None,
-             min_samples_per_coefficient=10, model=None, validation=None):
+             min_samples_per_coefficient=10, model=None, validation=None, perturbation=0.0):
     """Indirect-learning estimate of predistorter coefficients from one capture.
 
     x: PA input (the predistorter output), y: PA output (loopback capture), same length. The model is
@@ -610,12 +645,21 @@ def estimate(x, y, P=None, Q=None, Lp=None, Lq=None, target_gain=None, regulariz
     mismatched lengths, empty/all-zero/non-finite captures, a capture too short for the number of
     unknowns (``min_samples_per_coefficient`` rows per unknown), a basis whose condition number
     reaches ``max_condition`` (None: no limit, the regularisation handles it); the returned
-    coefficients are always finite."""
+    coefficients are always finite.
+
+    ``perturbation`` (>= 0, relative to the RMS of y): fit a second copy of the capture with y moved
+    by seeded white noise of that relative RMS and x by the capture's linear gain times it. This pins
+    the model's response to input components the capture never contained (see
+    :func:`_probe_rows`): a forward PA model used as a surrogate under a predistorted input needs it
+    (docs/dpd_loop.md gives the APA_200MHz figures). 0 (default) fits the capture alone."""
     m = _model_of(P, Q, Lp, Lq, model)
     if regularization is not None and regularization != "gcv" and not (
             isinstance(regularization, (int, float)) and regularization >= 0 and math.isfinite(regularization)):
         raise DPDError(f"regularization: must be None (choose on held-out data) or finite and >= 0, "
                        f"got {regularization}")
+    if not (isinstance(perturbation, (int, float)) and math.isfinite(perturbation) and 0 <= perturbation <= 1):
+        raise DPDError(f"perturbation: must be a number in [0, 1] (relative RMS of the probe noise), "
+                       f"got {perturbation}")
     x, y = _check_pair(x, y)
     xa, yn, d, G, bad = _prepare(x, y, m, target_gain, delay, max_delay, fractional)
     if validation is not None:
@@ -623,7 +667,7 @@ def estimate(x, y, P=None, Q=None, Lp=None, Lq=None, target_gain=None, regulariz
         vh = None if len(validation) < 3 or validation[2] is None else np.asarray(validation[2]) / G
         validation = (xv, yv / G, vh)
     coeffs, c, sol, rows = _fit(xa, yn, m, regularization, max_condition, lo_leakage,
-                                min_samples_per_coefficient, bad, validation)
+                                min_samples_per_coefficient, bad, validation, float(perturbation))
     good = ~bad
     raw = nmse_db(xa[good], yn[good])
     ph = m.params if m.family == "ph" else (0, 0, 1, 1)
@@ -675,7 +719,16 @@ class Adaptation:
     A capture that cannot be estimated (see :func:`estimate`) or would give coefficients failing the
     sanity checks (non-finite, predistorter gain on y/G beyond +-``max_gain_db``) leaves the coefficients
     unchanged; the step says "refused" and why. The gain G is measured on the first capture and then
-    held (``target_gain`` fixes it), so the linearised PA keeps one gain across iterations."""
+    held (``target_gain`` fixes it), so the linearised PA keeps one gain across iterations.
+
+    A measured G is only as good as the capture it came from: a first capture taken during an RX gain
+    glitch would hold a wrong G, and every later step would be refused or rolled back. So each capture's
+    own gain is compared with the held G; a capture off by more than ``max_gain_db`` is refused, and
+    when ``GAIN_RELOCK_CAPTURES`` consecutive captures agree that G is off, G is measured again on the
+    latest one (and the best-so-far record, whose NMSE was measured with the old G, is dropped). A
+    ``target_gain`` given by the caller is never replaced."""
+
+    GAIN_RELOCK_CAPTURES = 3
 
     def __init__(self, P, Q, Lp, Lq, damping=0.8, target_gain=None, rollback_tolerance_db=0.5,
                  min_damping=0.1, max_gain_db=10.0, lock_delay=False, initial_coefficients=None,
@@ -692,8 +745,16 @@ class Adaptation:
         self.damping = float(damping)
         self.min_damping = float(min_damping)
         self.rollback_tolerance_db = float(rollback_tolerance_db)
+        if not (math.isfinite(self.rollback_tolerance_db) and self.rollback_tolerance_db >= 0):
+            raise DPDError(f"rollback_tolerance_db: must be finite and >= 0, got {rollback_tolerance_db}")
         self.max_gain_db = float(max_gain_db)
-        self.target_gain = None if target_gain in (None, 0) else complex(target_gain)
+        if not (math.isfinite(self.max_gain_db) and self.max_gain_db > 0):
+            raise DPDError(f"max_gain_db: must be finite and > 0, got {max_gain_db}")
+        self.target_gain = None if target_gain is None or target_gain == 0 else complex(target_gain)
+        if self.target_gain is not None and not np.isfinite(self.target_gain):
+            raise DPDError(f"target_gain: must be finite (0 or None: measure it), got {target_gain}")
+        self._gain_fixed = self.target_gain is not None
+        self._gain_mismatches = 0
         self.lock_delay = bool(lock_delay)
         self.delay = None
         self.estimate_kwargs = dict(estimate_kwargs)
@@ -706,9 +767,19 @@ class Adaptation:
             raise DPDError(f"initial_coefficients: expected {K} finite values for {self.model}, "
                            f"got {self.coefficients.size}")
         self.lo_leakage = complex(initial_lo_leakage)
+        if not np.isfinite(self.lo_leakage):
+            raise DPDError(f"initial_lo_leakage: must be finite, got {initial_lo_leakage}")
         self.best = None  # (loop_nmse_db, coefficients, lo_leakage)
         self.iteration = 0
         self.history = []
+
+    @staticmethod
+    def _capture_gain_db(xa, yn, bad):
+        """Gain of this capture relative to the held G (0 dB when G fits), least squares on good rows."""
+        good = ~bad
+        den = np.vdot(xa[good], xa[good]).real
+        ratio = np.vdot(xa[good], yn[good]) / den if den > 0 else 0j
+        return 20 * math.log10(max(abs(ratio), 1e-300))
 
     def _refuse(self, reason, **kw):
         r = StepResult(self.iteration, "refused", self.coefficients.copy(), self.lo_leakage,
@@ -726,6 +797,25 @@ class Adaptation:
                                          kw.get("max_delay"), kw.get("fractional", True))
         except DPDError as e:
             return self._refuse(str(e))
+        if self.target_gain is not None and not self._gain_fixed:
+            off_db = self._capture_gain_db(xa, yn, bad)
+            if abs(off_db) > self.max_gain_db:
+                self._gain_mismatches += 1
+                if self._gain_mismatches < self.GAIN_RELOCK_CAPTURES:
+                    return self._refuse(f"target_gain: this capture's gain is {off_db:+.1f} dB off the held G "
+                                        f"(beyond +-max_gain_db {self.max_gain_db:g} dB): a glitch in this "
+                                        f"capture, or the loop gain changed ({self._gain_mismatches} of "
+                                        f"{self.GAIN_RELOCK_CAPTURES} before G is measured again)",
+                                        delay=d, gain=G)
+                # Consecutive captures agree: the held G is the outlier. Measure it again.
+                self.target_gain, self.best, self._gain_mismatches = None, None, 0
+                try:
+                    xa, yn, d, G, bad = _prepare(x, y, m, None, self.delay if self.lock_delay else None,
+                                                 kw.get("max_delay"), kw.get("fractional", True))
+                except DPDError as e:
+                    return self._refuse(str(e))
+            else:
+                self._gain_mismatches = 0
         try:
             ok = _rows(m, xa.size, bad)
             _require_rows(int(ok.sum()), m.num_coefficients + int(kw.get("lo_leakage", True)),

@@ -36,8 +36,12 @@ import numpy as np
 from . import dpd, metrics
 from . import dpd_model as dm
 
-DEFAULT_PA_MODEL = "gmp:Ka=8,La=20,Kb=5,Lb=12,Mb=4,Kc=5,Lc=12,Mc=4"
-DEFAULT_DPD_MODEL = "gmp:Ka=8,La=12,Kb=5,Lb=8,Mb=3,Kc=5,Lc=8,Mc=3"
+# Defaults sized on APA_200MHz (983 Msample/s, 200 MHz channel): the PA's linear memory spans about
+# 40 samples, its envelope memory far fewer; the predistorter is OpenDPD's memory polynomial (K 5,
+# 100 taps), whose long linear memory inverts the PA's. docs/dpd_loop.md has the sweep behind them.
+DEFAULT_PA_MODEL = "gmp:Ka=8,La=40,Kb=5,Lb=12,Mb=4,Kc=5,Lc=12,Mc=4"
+DEFAULT_DPD_MODEL = "mp:K=5,M=100"
+DEFAULT_ITERATIONS = 6
 SPLITS = ("train", "val", "test")
 
 
@@ -151,8 +155,9 @@ def _aclr_dict(t):
     return {"left": t[0], "right": t[1], "avg": t[2]}
 
 
-def run(directory, pa_model=DEFAULT_PA_MODEL, dpd_model=DEFAULT_DPD_MODEL, iterations=4, gain="peak",
-        regularization=None, progress=print, contiguous=None):
+def run(directory, pa_model=DEFAULT_PA_MODEL, dpd_model=DEFAULT_DPD_MODEL, iterations=DEFAULT_ITERATIONS,
+        gain="peak", regularization=None, progress=print, contiguous=None,
+        perturbation=dm.DEFAULT_PERTURBATION):
     """The whole procedure; returns the report dict (the JSON document)."""
     t0 = time.time()
 
@@ -170,7 +175,7 @@ def run(directory, pa_model=DEFAULT_PA_MODEL, dpd_model=DEFAULT_DPD_MODEL, itera
         f"channel {bw / 1e6:g} MHz")
 
     say(f"fitting the PA model {pam} ({pam.num_coefficients} coefficients) on train, regularisation "
-        "chosen on val")
+        f"chosen on val, probe noise {perturbation:g} x RMS")
     # OpenDPD's split_csv datasets cut one capture into consecutive train, val and test parts (their
     # spec.json carries the split_ratios): then the end of one split is the history of the next, and
     # every model runs over the splits as one stream, as a block would, instead of starting each split
@@ -178,7 +183,7 @@ def run(directory, pa_model=DEFAULT_PA_MODEL, dpd_model=DEFAULT_DPD_MODEL, itera
     if contiguous is None:
         contiguous = spec["contiguous"]
     pa = dm.fit_forward(xtr, ytr, pam, xva, yva, xte, yte, regularization=regularization, nperseg=nper,
-                        contiguous=contiguous)
+                        contiguous=contiguous, perturbation=perturbation)
     say(f"PA model NMSE train {pa.nmse_db['train']:.2f} dB, val {pa.nmse_db['val']:.2f} dB, test "
         f"{pa.nmse_db['test']:.2f} dB (regularisation {pa.regularization:.1e}, rank {pa.rank}, condition "
         f"{pa.condition:.2e})")
@@ -313,7 +318,12 @@ def main(argv=None):
                    help="PA model spec (default: %(default)s)")
     p.add_argument("--dpd-model", default=DEFAULT_DPD_MODEL, metavar="SPEC",
                    help="predistorter model spec (default: %(default)s)")
-    p.add_argument("--iterations", type=int, default=4, help="indirect-learning iterations (default: %(default)s)")
+    p.add_argument("--iterations", type=int, default=DEFAULT_ITERATIONS,
+                   help="indirect-learning iterations (default: %(default)s)")
+    p.add_argument("--perturbation", type=float, default=dm.DEFAULT_PERTURBATION, metavar="RHO",
+                   help="probe noise of the PA fit, relative to the input RMS: pins the model's answer to "
+                        "inputs the capture never contained, so it stays a usable surrogate under DPD; "
+                        "0 fits the capture alone (default: %(default)s)")
     p.add_argument("--gain", choices=("peak", "average"), default="peak",
                    help="linear target gain: 'peak' maps the largest input to the largest measured output "
                         "(the predistorter stays inside the measured range), 'average' is the PA's "
@@ -335,6 +345,8 @@ def main(argv=None):
 
     if a.iterations < 1:
         return fail(f"--iterations: must be >= 1, got {a.iterations}")
+    if not (math.isfinite(a.perturbation) and 0 <= a.perturbation <= 1):
+        return fail(f"--perturbation: must be in [0, 1], got {a.perturbation}")
     reg = None
     if a.regularization != "auto":
         try:
@@ -349,7 +361,8 @@ def main(argv=None):
             return fail(f"--{opt.replace('_', '-')}: folder of {path} does not exist")
     try:
         rep = run(a.dataset, a.pa_model, a.dpd_model, a.iterations, a.gain, reg,
-                  progress=lambda m: print(m, flush=True), contiguous=False if a.independent_splits else None)
+                  progress=lambda m: print(m, flush=True), contiguous=False if a.independent_splits else None,
+                  perturbation=a.perturbation)
     except (BenchError, dm.ModelError, dpd.DPDError) as e:
         return fail(str(e))
     print(format_table(rep))

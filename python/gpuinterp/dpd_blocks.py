@@ -12,6 +12,7 @@ import pmt
 from gnuradio import gr
 
 from . import dpd
+from .params import complex_param, float_param, int_param
 from .gpuinterp_python import decode_coeffs_message, encode_coeffs_message
 
 __all__ = ["dpd_estimator_cc", "coefficients_message", "parse_coefficients_message"]
@@ -56,24 +57,42 @@ class dpd_estimator_cc(gr.sync_block):
     steps."""
 
     def __init__(self, P=5, Q=0, Lp=3, Lq=1, capture_length=32768, update_period=1048576, damping=0.8,
-                 target_gain=0j, regularization=1e-9, lo_leakage=True, max_delay=1024,
+                 target_gain=0j, regularization=None, lo_leakage=True, max_delay=1024,
                  rollback_tolerance_db=0.5, max_gain_db=10.0, max_updates=0, synchronous=False,
                  initial_coefficients=(), initial_lo_leakage=0j):
         gr.sync_block.__init__(self, name="dpd_estimator_cc", in_sig=[np.complex64, np.complex64],
                                out_sig=None)
-        if int(capture_length) < 1:
-            raise ValueError(f"capture_length: must be >= 1, got {capture_length}")
-        if int(update_period) < int(capture_length):
+        # Every parameter is checked here, before the Adaptation is built, so each error names the
+        # parameter that is wrong (int(nan) or a NaN slipping through a comparison would not).
+        P, Q = int_param("P", P, 1, 15), int_param("Q", Q, 0, 15)
+        Lp, Lq = int_param("Lp", Lp, 1, 1024), int_param("Lq", Lq, 1, 1024)
+        dpd.validate_structure(P, Q, Lp, Lq)
+        # 2^26 samples (512 MiB per buffer, two buffers plus the estimator's copies) is far beyond
+        # any useful capture; a larger one would fail later as a bare MemoryError.
+        capture_length = int_param("capture_length", capture_length, 1, 1 << 26)
+        update_period = int_param("update_period", update_period, 1, 1 << 62)
+        max_delay = int_param("max_delay", max_delay, 0)
+        max_updates = int_param("max_updates", max_updates, 0, 1 << 62)
+        damping = float_param("damping", damping, 0, 1, lo_open=True)
+        target_gain = complex_param("target_gain", target_gain)
+        if regularization is not None:  # None: chosen on held-out data by the estimator
+            regularization = float_param("regularization", regularization, 0)
+        rollback_tolerance_db = float_param("rollback_tolerance_db", rollback_tolerance_db, 0)
+        max_gain_db = float_param("max_gain_db", max_gain_db, 0, lo_open=True)
+        initial_lo_leakage = complex_param("initial_lo_leakage", initial_lo_leakage)
+        if update_period < capture_length:
             raise ValueError(f"update_period: must be >= capture_length ({capture_length}), got {update_period}")
-        if int(max_delay) < 0 or int(max_delay) >= int(capture_length):
-            raise ValueError(f"max_delay: must be in [0, capture_length), got {max_delay}")
+        # The capture length is checked before max_delay: a capture too short for the model is the
+        # cause, and max_delay < capture_length would otherwise be reported first.
         need = dpd.num_coefficients(P, Q, Lp, Lq) + (1 if lo_leakage else 0)
-        usable = int(capture_length) - 2 * 24 - max(Lp, Lq if Q else 1)
+        usable = capture_length - 2 * 24 - max(Lp, Lq if Q else 1)
         if usable < 10 * need:
             raise ValueError(f"capture_length: {capture_length} samples leave ~{usable} for {need} unknowns; "
                              f"need at least {10 * need + 2 * 24 + max(Lp, Lq if Q else 1)}")
+        if max_delay >= capture_length:
+            raise ValueError(f"max_delay: must be in [0, capture_length), got {max_delay}")
         self._adapt = dpd.Adaptation(P, Q, Lp, Lq, damping=damping,
-                                     target_gain=None if complex(target_gain) == 0 else complex(target_gain),
+                                     target_gain=None if target_gain == 0 else target_gain,
                                      rollback_tolerance_db=rollback_tolerance_db, max_gain_db=max_gain_db,
                                      min_damping=min(0.1, damping),
                                      initial_coefficients=initial_coefficients if len(initial_coefficients) else None,
@@ -114,17 +133,15 @@ class dpd_estimator_cc(gr.sync_block):
             return self._adapt.lo_leakage
 
     def set_damping(self, damping):
-        if not 0 < damping <= 1:
-            raise ValueError(f"damping: must be in (0, 1], got {damping}")
+        damping = float_param("damping", damping, 0, 1, lo_open=True)
         with self._lock:
             self._adapt.damping = float(damping)
             self._adapt.min_damping = min(self._adapt.min_damping, float(damping))
 
     def set_update_period(self, update_period):
-        if int(update_period) < self._cap_len:
-            raise ValueError(f"update_period: must be >= capture_length ({self._cap_len}), got {update_period}")
+        update_period = int_param("update_period", update_period, self._cap_len, 1 << 62)
         with self._lock:
-            self._period = int(update_period)
+            self._period = update_period
 
     # -- processing -----------------------------------------------------------------------------
     def _run_step(self, x, y):

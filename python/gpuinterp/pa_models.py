@@ -6,7 +6,13 @@ Signal path of every model::
     v = x * 10^(-backoff_db/20)          input back-off (drive level)
     w = core(v)                           memory polynomial, Rapp or Saleh
     y = gain * w + noise                  output gain; AWGN at snr_db relative to the mean power of
-                                          gain*w (running mean over everything processed so far)
+                                          gain*w (running mean over everything processed so far,
+                                          leaving out non-finite and outlier samples, see below)
+
+One bad input sample (NaN, Inf, 1e30: a glitch upstream) gives a bad output for that sample and, with a
+memory polynomial, the M-1 samples its memory reaches; it does not enter the running power, so the
+noise level of every later sample is unchanged. A sample whose power exceeds OUTLIER_POWER_FACTOR x the
+power level (the running mean, or the chunk's median power before there is one) counts as an outlier.
 
 Memory polynomial: y[n] = sum_{k in 1,3,..,P} sum_{m<M} a[k,m] x[n-m] |x[n-m]|^(k-1), which is exactly
 the predistorter model with Q = 0, Lp = M and the flat layout [a[1,0..M-1], a[3,0..M-1], ...]; it runs
@@ -30,6 +36,7 @@ import numpy as np
 from gnuradio import gr
 
 from . import dpd, dpd_model
+from .params import int_param
 
 __all__ = ["PRESETS", "preset_coefficients", "PAModel", "pa_model_cc", "MODELS", "SALEH_DEFAULT"]
 
@@ -50,7 +57,14 @@ PRESETS = {
 
 MODELS = ("memory_polynomial", "ding2004", "warp_v3", "rapp", "saleh")
 
+BACKENDS = ("automatic", "cpu", "cuda")
+
 SALEH_DEFAULT = (2.1587, 1.1517, 4.0033, 9.1040)
+
+# A sample whose output power exceeds this many times the power level is a glitch, not signal: the
+# factor is 24^2, the outlier threshold of the estimator (dpd.OUTLIER_FACTOR = 24 x RMS), far above the
+# peak-to-average ratio of any communication signal.
+OUTLIER_POWER_FACTOR = 24.0 ** 2
 
 
 def preset_coefficients(name):
@@ -69,9 +83,7 @@ def _memory_polynomial_structure(coefficients, memory_depth):
     if a.size == 0:
         raise ValueError("coefficients: model 'memory_polynomial' needs coefficients "
                          "[a(1,0..M-1), a(3,0..M-1), ...]")
-    if int(memory_depth) < 1:
-        raise ValueError(f"memory_depth: must be >= 1, got {memory_depth}")
-    M = int(memory_depth)
+    M = int_param("memory_depth", memory_depth, 1, 1024)
     if a.size % M:
         raise ValueError(f"coefficients: {a.size} values is not a multiple of memory_depth {M} "
                          "(one block of memory_depth taps per odd order)")
@@ -92,6 +104,11 @@ class PAModel:
         self._engine = None
         self.fit = None
         self.delay = 0
+        # Checked for every model, although rapp and saleh run in numpy and ignore it: a misspelt
+        # backend ("gpu") is a mistake whichever model it is given with.
+        if backend not in BACKENDS:
+            raise ValueError(f"backend: must be one of {BACKENDS}, got {backend!r}")
+        seed = int_param("seed", seed, 0)
         if isinstance(model, dpd_model.ModelFit) or (isinstance(model, str) and model.endswith(".json")):
             # A model fitted from captures (dpd_model.fit_forward, gpuinterp_dpd_bench --save-pa-model):
             # any family, on the predistorter's engine; leading-envelope terms delay the output.
@@ -133,6 +150,7 @@ class PAModel:
         self._rng = np.random.default_rng(seed)
         self._power_sum = 0.0
         self._power_n = 0
+        self.outliers = 0  # samples left out of the running power (non-finite or outliers)
 
     def set_backoff_db(self, backoff_db):
         backoff_db = float(backoff_db)
@@ -149,8 +167,8 @@ class PAModel:
 
     def set_snr_db(self, snr_db):
         snr_db = float(snr_db)
-        if math.isnan(snr_db):
-            raise ValueError("snr_db: must not be NaN (inf disables the noise)")
+        if math.isnan(snr_db) or snr_db == -math.inf:
+            raise ValueError(f"snr_db: must be a number or +inf (inf disables the noise), got {snr_db}")
         self.snr_db = snr_db
 
     def core(self, v):
@@ -174,12 +192,29 @@ class PAModel:
             return np.zeros(0, dtype=np.complex64)
         w = self.gain * self.core(x * self._in_scale)
         if math.isfinite(self.snr_db):
-            self._power_sum += float(np.vdot(w, w).real)
-            self._power_n += w.size
-            p = self._power_sum / self._power_n
+            self._add_power(w)
+            p = self._power_sum / self._power_n if self._power_n else 0.0
             sigma = math.sqrt(p * 10 ** (-self.snr_db / 10) / 2)
             w = w + sigma * (self._rng.standard_normal(w.size) + 1j * self._rng.standard_normal(w.size))
-        return w.astype(np.complex64)
+        with np.errstate(over="ignore", invalid="ignore"):
+            return w.astype(np.complex64)
+
+    def _add_power(self, w):
+        """Add the chunk's sample powers to the running mean, leaving out the bad ones: one NaN would
+        make the mean NaN (every later output NaN), one 1e30 would drown every later sample in noise."""
+        with np.errstate(over="ignore", invalid="ignore"):
+            pw = w.real * w.real + w.imag * w.imag
+        good = np.isfinite(pw)
+        level = self._power_sum / self._power_n if self._power_n else 0.0
+        if good.any():
+            # The chunk's median is robust to its own outliers and follows a signal that starts
+            # after silence; the running mean covers a chunk that is mostly zeros.
+            level = max(level, float(np.median(pw[good])))
+        if level > 0:
+            good &= pw <= OUTLIER_POWER_FACTOR * level
+        self.outliers += int(w.size - good.sum())
+        self._power_sum += float(pw[good].sum())
+        self._power_n += int(good.sum())
 
 
 class pa_model_cc(gr.sync_block):

@@ -223,6 +223,36 @@ class qa_dpd_model(gr_unittest.TestCase):
                 dm.load_model(path)
             self.assertIn("coefficients: expected 2", str(cm.exception))
 
+    def test_perturbation_pins_the_response_outside_the_capture(self):
+        # The slice's input is band-limited to its 200 MHz channel; a barely regularised fit leaves
+        # the model's answer to anything outside it arbitrary. Probe rows pin the incremental gain
+        # there near the capture's linear gain, and the fit itself stays as good.
+        spec, data = self._slice()
+        (xtr, ytr), (xva, yva), (xte, yte) = data["train"], data["val"], data["test"]
+        m = "gmp:Ka=6,La=10,Kb=3,Lb=4,Mb=2,Kc=3,Lc=4,Mc=2"
+        G = np.vdot(xtr, ytr) / np.vdot(xtr, xtr)
+        n = np.arange(xte.size)
+        rms = np.sqrt(np.mean(np.abs(xte) ** 2))
+
+        def gains(f):
+            out = []
+            for fr in (300e6, 450e6):  # outside the +-100 MHz channel
+                d = 0.01 * rms * np.exp(2j * np.pi * fr / spec["input_signal_fs"] * n)
+                dy = f.apply(xte + d) - f.apply(xte)
+                out.append(abs(np.vdot(d, dy) / np.vdot(d, d) / G))
+            return out
+
+        bare = dm.fit_forward(xtr, ytr, m, xva, yva, xte, yte, regularization=1e-14, perturbation=0.0)
+        probed = dm.fit_forward(xtr, ytr, m, xva, yva, xte, yte, regularization=1e-14, perturbation=0.01)
+        self.assertGreater(max(gains(bare)), 10.0)       # the failure the probe rows exist for
+        self.assertGreater(bare.nmse_db["test"], -20.0)  # (a zero-state start excites it too)
+        for g in gains(probed):
+            self.assertTrue(0.5 < g < 2.0, gains(probed))
+        self.assertLess(probed.nmse_db["test"], -31.0, probed.nmse_db)
+        with self.assertRaises(ValueError) as cm:
+            dpd.estimate(ytr, xtr, model=m, target_gain=1.0, delay=0.0, perturbation=-0.1)
+        self.assertTrue(str(cm.exception).startswith("perturbation:"), str(cm.exception))
+
     def test_fit_forward_contiguous_splits_stream(self):
         # Consecutive parts of one capture: each split is scored with the previous one as history,
         # i.e. exactly the model run over the whole capture as one stream.

@@ -7,6 +7,7 @@
 #define INCLUDED_GPUINTERP_RESIZE_2D_H
 
 #include <gnuradio/gpuinterp/api.h>
+#include <gnuradio/gpuinterp/kernel/resize_2d.h>
 #include <gnuradio/sync_block.h>
 #include <cstdint>
 #include <string>
@@ -82,6 +83,10 @@ public:
                      float clip_max = 1.0f,
                      int batch = 0,
                      bool device_buffers = false);
+
+    //! \brief Make a frame resizer from one config (the same parameters, validated by
+    //! kernel::resize_config::validate()).
+    static sptr make(const kernel::resize_config& config);
 
     //! True when the ports use device buffers (make()'s `device_buffers`, GRC "Keep data on GPU":
     //! frames stay in device memory between gpuinterp blocks, docs/device_buffers.md).

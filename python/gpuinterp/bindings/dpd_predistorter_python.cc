@@ -2,6 +2,8 @@
  * Copyright 2026 gr-gpuinterp authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
+#include "int_arg.h"
+#include "kernel_guard.h"
 #include "numpy_util.h"
 #include <gnuradio/gpuinterp/dpd_predistorter_cc.h>
 #include <gnuradio/gpuinterp/kernel/dpd_model.h>
@@ -14,6 +16,7 @@
 namespace py = pybind11;
 using namespace gr::gpuinterp;
 using cf = std::complex<float>;
+using pyutil::int_arg;
 
 namespace {
 
@@ -67,7 +70,8 @@ dpd_predistorter(P, Q, Lp, Lq, coefficients, lo_leakage=0, backend="cpu", device
 process(x) -> complex64 array of len(x); the last max(Lp, Lq)-1 inputs (Lq only when Q > 0)
 carry to the next call, so processing a signal chunk by chunk equals one call. reset() zeroes
 the history. set_coefficients(c, lo_leakage=None) replaces the set from the next sample on (None
-keeps the current c). Invalid parameters raise ValueError with the parameter's name first.)doc";
+keeps the current c). Invalid parameters raise ValueError with the parameter's name first.)doc" +
+           std::string(pyutil::thread_safety_doc());
 }
 
 py::array_t<cf> to_array(const std::vector<cf>& v)
@@ -76,6 +80,19 @@ py::array_t<cf> to_array(const std::vector<cf>& v)
     std::copy(v.begin(), v.end(), a.mutable_data());
     return a;
 }
+
+// Index helpers: the structure and the branch/tap are checked here because the C++ helpers are
+// plain arithmetic (q = 0 would wrap around to an index near 2^32).
+unsigned order_arg(const int_arg& v, const char* name, unsigned hi)
+{
+    const unsigned o = v.get<unsigned>(name, 1, 15);
+    if (o % 2 == 0 || o > hi)
+        throw py::value_error(std::string(name) + ": must be odd and lie in 1.." + std::to_string(hi) +
+                              ", got " + std::to_string(o));
+    return o;
+}
+
+unsigned taps_arg(const int_arg& v, const char* name) { return v.get<unsigned>(name, 1, 1024); }
 
 } // namespace
 
@@ -125,11 +142,21 @@ void bind_dpd_predistorter(py::module& m)
 {
     bind_dpd_model(m);
     using K = kernel::dpd_predistorter;
+    using G = pyutil::guarded<K>;
     static const std::string kdoc = kernel_doc();
-    py::class_<K>(m, "dpd_predistorter", kdoc.c_str())
-        .def(py::init([](unsigned P, unsigned Q, unsigned Lp, unsigned Lq, const std::vector<cf>& co, cf c,
-                         const std::string& b, int device, size_t batch, bool mapped) {
-                 return std::make_unique<K>(P, Q, Lp, Lq, co, c, backend_from_string(b), device, batch, mapped);
+    py::class_<G>(m, "dpd_predistorter", kdoc.c_str())
+        .def(py::init([](int_arg P, int_arg Q, int_arg Lp, int_arg Lq, const std::vector<cf>& co, cf c,
+                         const std::string& b, int_arg device, int_arg batch, bool mapped) {
+                 return pyutil::make_guarded<K>(P.get<unsigned>("P"),
+                                                Q.get<unsigned>("Q"),
+                                                Lp.get<unsigned>("Lp"),
+                                                Lq.get<unsigned>("Lq"),
+                                                co,
+                                                c,
+                                                backend_from_string(b),
+                                                device.get<int>("device", 0),
+                                                batch.get<size_t>("batch", 0, pyutil::max_batch),
+                                                mapped);
              }),
              py::arg("P"),
              py::arg("Q"),
@@ -141,10 +168,15 @@ void bind_dpd_predistorter(py::module& m)
              py::arg("device") = 0,
              py::arg("batch") = 0,
              py::arg("mapped") = false)
-        .def(py::init([](const std::string& model, const std::vector<cf>& co, cf c, const std::string& b, int device,
-                         size_t batch, bool mapped) {
-                 return std::make_unique<K>(
-                     kernel::dpd_model::parse(model), co, c, backend_from_string(b), device, batch, mapped);
+        .def(py::init([](const std::string& model, const std::vector<cf>& co, cf c, const std::string& b,
+                         int_arg device, int_arg batch, bool mapped) {
+                 return pyutil::make_guarded<K>(kernel::dpd_model::parse(model),
+                                                co,
+                                                c,
+                                                backend_from_string(b),
+                                                device.get<int>("device", 0),
+                                                batch.get<size_t>("batch", 0, pyutil::max_batch),
+                                                mapped);
              }),
              py::arg("model"),
              py::arg("coefficients"),
@@ -155,8 +187,14 @@ void bind_dpd_predistorter(py::module& m)
              py::arg("mapped") = false,
              "From a model spec (gnuradio.gpuinterp.dpd_model grammar): ph, mp or gmp; output delayed by delay() samples.")
         .def(py::init([](const kernel::dpd_model& model, const std::vector<cf>& co, cf c, const std::string& b,
-                         int device, size_t batch, bool mapped) {
-                 return std::make_unique<K>(model, co, c, backend_from_string(b), device, batch, mapped);
+                         int_arg device, int_arg batch, bool mapped) {
+                 return pyutil::make_guarded<K>(model,
+                                                co,
+                                                c,
+                                                backend_from_string(b),
+                                                device.get<int>("device", 0),
+                                                batch.get<size_t>("batch", 0, pyutil::max_batch),
+                                                mapped);
              }),
              py::arg("model"),
              py::arg("coefficients"),
@@ -165,54 +203,105 @@ void bind_dpd_predistorter(py::module& m)
              py::arg("device") = 0,
              py::arg("batch") = 0,
              py::arg("mapped") = false)
-        .def("model", &K::model, "The model (a dpd_model_spec; str() gives the canonical spec).")
-        .def("delay", &K::delay, "Output delay in samples: out[i] = y[i - delay()].")
+        .def("model", pyutil::method<K>(&K::model), "The model (a dpd_model_spec; str() gives the canonical spec).")
+        .def("delay", pyutil::method<K>(&K::delay), "Output delay in samples: out[i] = y[i - delay()].")
         .def(
             "process",
-            [](K& k, const pyutil::carray<cf>& x) {
-                return pyutil::map_1d<cf>(x, 1, [&](cf* o, const cf* i, size_t n) { k.process(o, i, n); });
+            [](G& g, const pyutil::carray<cf>& x) {
+                if (x.ndim() != 1)
+                    throw std::invalid_argument("x: expected a one-dimensional array");
+                const size_t n = static_cast<size_t>(x.shape(0));
+                py::array_t<cf> out(static_cast<py::ssize_t>(n));
+                cf* o = out.mutable_data();
+                const cf* i = x.data();
+                g.run([&](K& k) { k.process(o, i, n); });
+                return out;
             },
             py::arg("x"),
             "Predistort x (complex64; other dtypes are converted); returns len(x) samples.")
         .def(
             "set_coefficients",
-            [](K& k, const std::vector<cf>& co, std::optional<cf> c) {
-                k.set_coefficients(co, c ? *c : k.lo_leakage());
+            [](G& g, const std::vector<cf>& co, std::optional<cf> c) {
+                // One locked section: the kept c is read and the new set stored atomically.
+                g.run([&](K& k) { k.set_coefficients(co, c ? *c : k.lo_leakage()); });
             },
             py::arg("coefficients"),
             py::arg("lo_leakage") = py::none(),
             "Replace the coefficient set from the next sample on (lo_leakage None keeps c).")
-        .def("coefficients", [](const K& k) { return to_array(k.coefficients()); })
-        .def("lo_leakage", &K::lo_leakage)
-        .def("reset", &K::reset, "Zero the history, as at construction.")
-        .def("P", &K::P)
-        .def("Q", &K::Q)
-        .def("Lp", &K::Lp)
-        .def("Lq", &K::Lq)
-        .def("history", &K::history, "Input samples carried between calls (ph: max(Lp, Lq) - 1).")
-        .def_static("num_coefficients", &K::num_coefficients, py::arg("P"), py::arg("Q"), py::arg("Lp"), py::arg("Lq"))
-        .def_static("main_index", [](unsigned P, unsigned Lp, unsigned p, unsigned k) { return K::main_index(P, Lp, p, k); },
-                    py::arg("P"), py::arg("Lp"), py::arg("p"), py::arg("k"), "Index of h[p,k] in the flat vector.")
-        .def_static("conj_index",
-                    [](unsigned P, unsigned Lp, unsigned Lq, unsigned q, unsigned k) { return K::conj_index(P, Lp, Lq, q, k); },
-                    py::arg("P"), py::arg("Lp"), py::arg("Lq"), py::arg("q"), py::arg("k"),
-                    "Index of g[q,k] in the flat vector.")
-        .def("set_batch", &K::set_batch, py::arg("batch"))
-        .def("batch", &K::batch)
+        .def("coefficients", [](G& g) {
+            const std::vector<cf> co = g.run([](K& k) { return k.coefficients(); });
+            return to_array(co);
+        })
+        .def("lo_leakage", pyutil::method<K>(&K::lo_leakage))
+        .def("reset", pyutil::method<K>(&K::reset), "Zero the history, as at construction.")
+        .def("P", pyutil::method<K>(&K::P))
+        .def("Q", pyutil::method<K>(&K::Q))
+        .def("Lp", pyutil::method<K>(&K::Lp))
+        .def("Lq", pyutil::method<K>(&K::Lq))
+        .def("history", pyutil::method<K>(&K::history), "Input samples carried between calls (ph: max(Lp, Lq) - 1).")
+        .def_static(
+            "num_coefficients",
+            [](int_arg P, int_arg Q, int_arg Lp, int_arg Lq) {
+                return K::num_coefficients(order_arg(P, "P", 15),
+                                           Q.get<unsigned>("Q", 0, 15),
+                                           taps_arg(Lp, "Lp"),
+                                           taps_arg(Lq, "Lq"));
+            },
+            py::arg("P"), py::arg("Q"), py::arg("Lp"), py::arg("Lq"))
+        .def_static(
+            "main_index",
+            [](int_arg P_, int_arg Lp_, int_arg p_, int_arg k_) {
+                const unsigned P = order_arg(P_, "P", 15), Lp = taps_arg(Lp_, "Lp");
+                return K::main_index(P, Lp, order_arg(p_, "p", P), k_.get<unsigned>("k", 0, Lp - 1));
+            },
+            py::arg("P"), py::arg("Lp"), py::arg("p"), py::arg("k"), "Index of h[p,k] in the flat vector.")
+        .def_static(
+            "conj_index",
+            [](int_arg P_, int_arg Lp_, int_arg Lq_, int_arg q_, int_arg k_) {
+                const unsigned P = order_arg(P_, "P", 15), Lp = taps_arg(Lp_, "Lp"), Lq = taps_arg(Lq_, "Lq");
+                return K::conj_index(P, Lp, Lq, order_arg(q_, "q", 15), k_.get<unsigned>("k", 0, Lq - 1));
+            },
+            py::arg("P"), py::arg("Lp"), py::arg("Lq"), py::arg("q"), py::arg("k"),
+            "Index of g[q,k] in the flat vector.")
+        .def(
+            "set_batch",
+            [](G& g, int_arg batch) {
+                const size_t b = batch.get<size_t>("batch", 0, pyutil::max_batch);
+                g.run([&](K& k) { k.set_batch(b); });
+            },
+            py::arg("batch"))
+        .def("batch", pyutil::method<K>(&K::batch))
         .def(
             "set_cuda_variant",
-            [](K& k, const std::string& v) { k.set_cuda_variant(kernel::dpd_cuda_variant_from_string(v)); },
+            [](G& g, const std::string& v) {
+                g.run([&](K& k) { k.set_cuda_variant(kernel::dpd_cuda_variant_from_string(v)); });
+            },
             py::arg("variant"),
             "CUDA kernel variant: 'automatic', 'smem' or 'tiled' (ignored on the CPU and for mp/gmp; 'shuffle', "
             "'shuffle_x' and 'tiled8' are benchmark-only and raise ValueError).")
-        .def("cuda_variant", [](const K& k) { return kernel::to_string(k.cuda_variant()); })
-        .def("active_backend", [](const K& k) { return to_string(k.active_backend()); })
-        .def("backend_note", &K::backend_note);
+        .def("cuda_variant", [](G& g) { return g.run([](K& k) { return kernel::to_string(k.cuda_variant()); }); })
+        .def("active_backend", [](G& g) { return g.run([](K& k) { return to_string(k.active_backend()); }); })
+        .def("backend_note", pyutil::method<K>(&K::backend_note));
 
     using B = dpd_predistorter_cc;
     static const std::string bdoc = block_doc();
     py::class_<B, gr::sync_block, gr::block, gr::basic_block, std::shared_ptr<B>>(m, "dpd_predistorter_cc", bdoc.c_str())
-        .def(py::init(&B::make),
+        .def(py::init([](int_arg P, int_arg Q, int_arg Lp, int_arg Lq, const std::vector<gr_complex>& co,
+                         gr_complex c, const std::string& b, int_arg device, int_arg batch, bool mapped,
+                         bool device_buffers, const std::string& model) {
+                 return B::make(P.get<unsigned>("P"),
+                                Q.get<unsigned>("Q"),
+                                Lp.get<unsigned>("Lp"),
+                                Lq.get<unsigned>("Lq"),
+                                co,
+                                c,
+                                b,
+                                device.get<int>("device", 0),
+                                batch.get<int>("batch", 0),
+                                mapped,
+                                device_buffers,
+                                model);
+             }),
              py::arg("P"),
              py::arg("Q"),
              py::arg("Lp"),
@@ -243,7 +332,7 @@ void bind_dpd_predistorter(py::module& m)
         .def("Q", &B::Q)
         .def("Lp", &B::Lp)
         .def("Lq", &B::Lq)
-        .def("set_batch", &B::set_batch, py::arg("batch"))
+        .def("set_batch", [](B& b, int_arg batch) { b.set_batch(batch.get<int>("batch", 0)); }, py::arg("batch"))
         .def("batch", &B::batch)
         .def("set_cuda_variant", &B::set_cuda_variant, py::arg("variant"))
         .def("active_backend", &B::active_backend, "The backend in use: 'cpu' or 'cuda'.");

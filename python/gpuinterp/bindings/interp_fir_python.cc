@@ -2,6 +2,8 @@
  * Copyright 2026 gr-gpuinterp authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
+#include "int_arg.h"
+#include "kernel_guard.h"
 #include "numpy_util.h"
 #include <gnuradio/gpuinterp/interp_fir.h>
 #include <gnuradio/gpuinterp/kernel/polyphase_interpolator.h>
@@ -11,6 +13,7 @@
 
 namespace py = pybind11;
 using namespace gr::gpuinterp;
+using pyutil::int_arg;
 
 namespace {
 
@@ -39,7 +42,15 @@ void bind_block(py::module& m, const char* name)
     using blk = interp_fir<T, TAP>;
     py::class_<blk, gr::sync_interpolator, gr::sync_block, gr::block, gr::basic_block, std::shared_ptr<blk>>(
         m, name, block_doc)
-        .def(py::init(&blk::make),
+        .def(py::init([](int_arg L, const std::vector<TAP>& taps, const std::string& b, int_arg device,
+                         int_arg batch, bool device_buffers) {
+                 return blk::make(L.get<int>("interpolation", 1),
+                                  taps,
+                                  b,
+                                  device.get<int>("device", 0),
+                                  batch.get<int>("batch", 0),
+                                  device_buffers);
+             }),
              py::arg("interpolation"),
              py::arg("taps"),
              py::arg("backend") = "automatic",
@@ -49,7 +60,7 @@ void bind_block(py::module& m, const char* name)
              block_doc)
         .def("set_taps", &blk::set_taps, py::arg("taps"), "Replace the taps (takes effect between two work() calls).")
         .def("taps", &blk::taps)
-        .def("set_batch", &blk::set_batch, py::arg("batch"))
+        .def("set_batch", [](blk& b, int_arg batch) { b.set_batch(batch.get<int>("batch", 0)); }, py::arg("batch"))
         .def("batch", &blk::batch)
         .def("active_backend", &blk::active_backend, "The backend in use: 'cpu' or 'cuda'.")
         .def("device_buffers", &blk::device_buffers, "Whether the ports use device buffers.");
@@ -59,13 +70,20 @@ template <class T, class TAP>
 void bind_kernel(py::module& m, const char* name)
 {
     using K = kernel::polyphase_interpolator<T, TAP>;
-    py::class_<K>(m,
-                  name,
-                  "Streaming polyphase interpolator kernel (no flowgraph). filter(x) returns "
-                  "len(x)*L outputs and keeps the last ceil(len(taps)/L)-1 inputs as history, so "
-                  "calling it chunk by chunk equals one call.")
-        .def(py::init([](unsigned L, const std::vector<TAP>& taps, const std::string& b, int device, size_t batch) {
-                 return std::make_unique<K>(L, taps, backend_from_string(b), device, batch);
+    using G = pyutil::guarded<K>;
+    static const std::string doc =
+        std::string("Streaming polyphase interpolator kernel (no flowgraph). filter(x) returns "
+                    "len(x)*L outputs and keeps the last ceil(len(taps)/L)-1 inputs as history, so "
+                    "calling it chunk by chunk equals one call.") +
+        pyutil::thread_safety_doc();
+    py::class_<G>(m, name, doc.c_str())
+        .def(py::init([](int_arg L, const std::vector<TAP>& taps, const std::string& b, int_arg device,
+                         int_arg batch) {
+                 return pyutil::make_guarded<K>(L.get<unsigned>("interpolation", 1),
+                                                taps,
+                                                backend_from_string(b),
+                                                device.get<int>("device", 0),
+                                                batch.get<size_t>("batch", 0, pyutil::max_batch));
              }),
              py::arg("interpolation"),
              py::arg("taps"),
@@ -74,19 +92,26 @@ void bind_kernel(py::module& m, const char* name)
              py::arg("batch") = 0)
         .def(
             "filter",
-            [](K& k, const pyutil::carray<T>& x) {
-                return pyutil::map_1d<T>(x, k.interpolation(), [&](T* o, const T* i, size_t n) {
-                    k.filter(o, i, n);
-                });
+            [](G& g, const py::object& x_in) {
+                const auto x = pyutil::input_array<T>(x_in, "x");
+                if (x.ndim() != 1)
+                    throw std::invalid_argument("x: expected a one-dimensional array");
+                const size_t L = g.run([](K& k) { return size_t(k.interpolation()); });
+                const size_t n = static_cast<size_t>(x.shape(0));
+                py::array_t<T> out(static_cast<py::ssize_t>(n * L));
+                T* o = out.mutable_data();
+                const T* i = x.data();
+                g.run([&](K& k) { k.filter(o, i, n); });
+                return out;
             },
             py::arg("x"))
-        .def("set_taps", &K::set_taps, py::arg("taps"))
-        .def("taps", &K::taps)
-        .def("reset", &K::reset)
-        .def("interpolation", &K::interpolation)
-        .def("taps_per_arm", &K::taps_per_arm)
-        .def("active_backend", [](const K& k) { return to_string(k.active_backend()); })
-        .def("backend_note", &K::backend_note);
+        .def("set_taps", pyutil::method<K>(&K::set_taps), py::arg("taps"))
+        .def("taps", pyutil::method<K>(&K::taps))
+        .def("reset", pyutil::method<K>(&K::reset))
+        .def("interpolation", pyutil::method<K>(&K::interpolation))
+        .def("taps_per_arm", pyutil::method<K>(&K::taps_per_arm))
+        .def("active_backend", [](G& g) { return g.run([](K& k) { return to_string(k.active_backend()); }); })
+        .def("backend_note", pyutil::method<K>(&K::backend_note));
 }
 
 } // namespace

@@ -11,6 +11,8 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <complex>
+#include <string>
+#include <type_traits>
 
 namespace gr {
 namespace gpuinterp {
@@ -20,6 +22,30 @@ namespace py = pybind11;
 
 template <typename T>
 using carray = py::array_t<T, py::array::c_style | py::array::forcecast>;
+
+//! The input array x of a kernel with real samples T, converted as forcecast would, but refusing a
+//! complex x: numpy's cast drops the imaginary part with only a ComplexWarning, which is a
+//! wrong result, not a conversion.
+template <typename T>
+struct is_complex : std::false_type {
+};
+template <typename R>
+struct is_complex<std::complex<R>> : std::true_type {
+};
+
+template <typename T>
+carray<T> input_array(const py::object& x, const char* name)
+{
+    if (!is_complex<T>::value &&
+        py::module::import("numpy").attr("iscomplexobj")(x).template cast<bool>())
+        throw py::value_error(std::string(name) +
+                              ": complex samples given to a real kernel (the imaginary part would "
+                              "be dropped); pass the real part explicitly or use the complex kernel");
+    auto a = carray<T>::ensure(x);
+    if (!a)
+        throw py::value_error(std::string(name) + ": expected an array of numbers");
+    return a;
+}
 
 //! out = fn(out_ptr, in_ptr, n) with an output of n * ratio items.
 template <typename T, typename F>

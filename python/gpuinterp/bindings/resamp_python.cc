@@ -4,7 +4,10 @@
  */
 // Bindings of the resampler and table-lookup blocks, their kernels (numpy in, numpy out)
 // and the texture-unit emulation.
+#include "int_arg.h"
+#include "kernel_guard.h"
 #include "numpy_util.h"
+#include <gnuradio/gpuinterp/kernel/validate.h>
 #include <gnuradio/gpuinterp/kernel/resampler.h>
 #include <gnuradio/gpuinterp/kernel/table_lookup.h>
 #include <gnuradio/gpuinterp/kernel/texture_emulation.h>
@@ -16,6 +19,7 @@
 
 namespace py = pybind11;
 using namespace gr::gpuinterp;
+using pyutil::int_arg;
 
 namespace {
 
@@ -63,7 +67,17 @@ void bind_resampler_block(py::module& m, const char* name)
     using blk = resampler<T>;
     py::class_<blk, gr::block, gr::basic_block, std::shared_ptr<blk>>(
         m, name, resampler_doc)
-        .def(py::init(&blk::make),
+        .def(py::init([](double rate, const std::string& method, int_arg nfilts, int_arg taps_per_arm,
+                         double att, const std::string& b, int_arg device, bool device_buffers) {
+                 return blk::make(rate,
+                                  method,
+                                  nfilts.get<unsigned>("nfilts", 0),
+                                  taps_per_arm.get<unsigned>("taps_per_arm", 0),
+                                  att,
+                                  b,
+                                  device.get<int>("device", 0),
+                                  device_buffers);
+             }),
              py::arg("rate"),
              py::arg("method") = "polyphase",
              py::arg("nfilts") = 32,
@@ -89,7 +103,11 @@ void bind_lookup_block(py::module& m, const char* name)
     using blk = table_lookup<T>;
     py::class_<blk, gr::sync_block, gr::block, gr::basic_block, std::shared_ptr<blk>>(
         m, name, lookup_doc)
-        .def(py::init(&blk::make),
+        .def(py::init([](const std::vector<T>& table, bool normalized, const std::string& f,
+                         const std::string& a, const std::string& p, const std::string& b, int_arg device,
+                         bool device_buffers) {
+                 return blk::make(table, normalized, f, a, p, b, device.get<int>("device", 0), device_buffers);
+             }),
              py::arg("table"),
              py::arg("normalized") = false,
              py::arg("filter") = "linear",
@@ -112,29 +130,30 @@ template <class T>
 void bind_resampler_kernel(py::module& m, const char* name)
 {
     using K = kernel::resampler<T>;
-    py::class_<K>(m,
-                  name,
-                  "Streaming resampler kernel (no flowgraph). resample(x) consumes x and "
-                  "returns every "
-                  "output it allows; calling it chunk by chunk equals one call.")
+    using G = pyutil::guarded<K>;
+    static const std::string doc =
+        std::string("Streaming resampler kernel (no flowgraph). resample(x) consumes x and returns every "
+                    "output it allows; calling it chunk by chunk equals one call.") +
+        pyutil::thread_safety_doc();
+    py::class_<G>(m, name, doc.c_str())
         .def(py::init([](double rate,
                          const std::string& method,
-                         unsigned nfilts,
-                         unsigned K_,
+                         int_arg nfilts,
+                         int_arg K_,
                          double att,
                          const std::string& b,
-                         int device,
-                         size_t batch) {
+                         int_arg device,
+                         int_arg batch) {
                  kernel::polyphase_params p;
-                 p.nfilts = nfilts;
-                 p.taps_per_arm = K_;
+                 p.nfilts = nfilts.get<unsigned>("nfilts", 0);
+                 p.taps_per_arm = K_.get<unsigned>("taps_per_arm", 0);
                  p.attenuation_db = att;
-                 return std::make_unique<K>(rate,
-                                            kernel::method_from_string(method),
-                                            backend_from_string(b),
-                                            device,
-                                            p,
-                                            batch);
+                 return pyutil::make_guarded<K>(rate,
+                                                kernel::method_from_string(method),
+                                                backend_from_string(b),
+                                                device.get<int>("device", 0),
+                                                p,
+                                                batch.get<size_t>("batch", 0, pyutil::max_batch));
              }),
              py::arg("rate"),
              py::arg("method") = "polyphase",
@@ -146,55 +165,65 @@ void bind_resampler_kernel(py::module& m, const char* name)
              py::arg("batch") = 0)
         .def(
             "resample",
-            [](K& k, const pyutil::carray<T>& x) {
+            [](G& g, const py::object& x_in) {
+                const auto x = pyutil::input_array<T>(x_in, "x");
                 if (x.ndim() != 1)
                     throw std::invalid_argument("x: expected a one-dimensional array");
                 std::vector<T> in(x.data(), x.data() + x.shape(0));
-                std::vector<T> out;
-                {
-                    py::gil_scoped_release release;
-                    out = k.resample(in);
-                }
+                std::vector<T> out = g.run([&](K& k) { return k.resample(in); });
                 py::array_t<T> a(static_cast<py::ssize_t>(out.size()));
                 std::copy(out.begin(), out.end(), a.mutable_data());
                 return a;
             },
             py::arg("x"))
-        .def("set_rate", &K::set_rate, py::arg("rate"))
-        .def("rate", &K::rate)
-        .def("reset", &K::reset)
-        .def("lookahead", &K::lookahead)
-        .def("reach_back", &K::reach_back)
-        .def("inputs_needed", &K::inputs_needed, py::arg("n_out"))
-        .def("inputs_consumed", &K::inputs_consumed)
-        .def("outputs_produced", &K::outputs_produced)
-        .def("output_time", &K::output_time, py::arg("k"))
-        .def("prototype", &K::prototype)
-        .def("active_backend", [](const K& k) { return to_string(k.active_backend()); })
-        .def("backend_note", &K::backend_note);
+        .def("set_rate", pyutil::method<K>(&K::set_rate), py::arg("rate"))
+        .def("rate", pyutil::method<K>(&K::rate))
+        .def("reset", pyutil::method<K>(&K::reset))
+        .def("lookahead", pyutil::method<K>(&K::lookahead))
+        .def("reach_back", pyutil::method<K>(&K::reach_back))
+        .def(
+            "inputs_needed",
+            [](G& g, int_arg n_out) {
+                const size_t n = n_out.get<size_t>("n_out", 0);
+                return g.run([&](K& k) { return k.inputs_needed(n); });
+            },
+            py::arg("n_out"))
+        .def("inputs_consumed", pyutil::method<K>(&K::inputs_consumed))
+        .def("outputs_produced", pyutil::method<K>(&K::outputs_produced))
+        .def(
+            "output_time",
+            [](G& g, int_arg k_) {
+                const uint64_t k = k_.get<uint64_t>("k", 0);
+                return g.run([&](K& k2) { return k2.output_time(k); });
+            },
+            py::arg("k"))
+        .def("prototype", pyutil::method<K>(&K::prototype))
+        .def("active_backend", [](G& g) { return g.run([](K& k) { return to_string(k.active_backend()); }); })
+        .def("backend_note", pyutil::method<K>(&K::backend_note));
 }
 
 template <class T>
 void bind_lookup_kernel(py::module& m, const char* name)
 {
     using K = kernel::table_lookup<T>;
-    py::class_<K>(
-        m,
-        name,
-        "Table lookup kernel (no flowgraph): lookup(x) returns T(x) for a float array x.")
+    using G = pyutil::guarded<K>;
+    static const std::string doc =
+        std::string("Table lookup kernel (no flowgraph): lookup(x) returns T(x) for a float array x.") +
+        pyutil::thread_safety_doc();
+    py::class_<G>(m, name, doc.c_str())
         .def(py::init([](const std::vector<T>& table,
                          bool normalized,
                          const std::string& f,
                          const std::string& a,
                          const std::string& p,
                          const std::string& b,
-                         int device) {
+                         int_arg device) {
                  kernel::lookup_config c;
                  c.normalized = normalized;
                  c.filter = kernel::filter_from_string(f);
                  c.addr = kernel::address_from_string(a);
                  c.precision = kernel::precision_from_string(p);
-                 return std::make_unique<K>(table, c, backend_from_string(b), device);
+                 return pyutil::make_guarded<K>(table, c, backend_from_string(b), device.get<int>("device", 0));
              }),
              py::arg("table"),
              py::arg("normalized") = false,
@@ -205,23 +234,21 @@ void bind_lookup_kernel(py::module& m, const char* name)
              py::arg("device") = 0)
         .def(
             "lookup",
-            [](K& k, const pyutil::carray<float>& x) {
+            [](G& g, const py::object& x_in) {
+                const auto x = pyutil::input_array<float>(x_in, "x");
                 if (x.ndim() != 1)
                     throw std::invalid_argument("x: expected a one-dimensional array");
                 const size_t n = size_t(x.shape(0));
                 py::array_t<T> out(static_cast<py::ssize_t>(n));
                 T* o = out.mutable_data();
                 const float* i = x.data();
-                {
-                    py::gil_scoped_release release;
-                    k.lookup(o, i, n);
-                }
+                g.run([&](K& k) { k.lookup(o, i, n); });
                 return out;
             },
             py::arg("x"))
-        .def("set_table", &K::set_table, py::arg("table"))
-        .def("table", &K::table)
-        .def("active_backend", [](const K& k) { return to_string(k.active_backend()); });
+        .def("set_table", pyutil::method<K>(&K::set_table), py::arg("table"))
+        .def("table", pyutil::method<K>(&K::table))
+        .def("active_backend", [](G& g) { return g.run([](K& k) { return to_string(k.active_backend()); }); });
 }
 
 } // namespace
@@ -238,10 +265,10 @@ void bind_resamp(py::module& m)
     bind_lookup_kernel<std::complex<float>>(m, "table_lookup_kernel_fc");
     m.def(
         "polyphase_prototype",
-        [](unsigned nfilts, unsigned K, double att) {
+        [](int_arg nfilts, int_arg K, double att) {
             kernel::polyphase_params p;
-            p.nfilts = nfilts;
-            p.taps_per_arm = K;
+            p.nfilts = nfilts.get<unsigned>("nfilts", 0);
+            p.taps_per_arm = K.get<unsigned>("taps_per_arm", 0);
             p.attenuation_db = att;
             return kernel::polyphase_prototype(p);
         },
@@ -257,8 +284,7 @@ void bind_resamp(py::module& m)
            bool linear,
            const std::string& address,
            bool normalized) {
-            if (table.empty())
-                throw std::invalid_argument("table: must not be empty");
+            require_nonempty_finite("table", table);
             const auto a = kernel::address_from_string(address);
             std::vector<float> y(x.size());
             for (size_t i = 0; i < x.size(); i++)

@@ -2,11 +2,15 @@
  * Copyright 2026 gr-gpuinterp authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
+#include "kernel_guard.h"
 #include "numpy_util.h"
 #include <gnuradio/gpuinterp/kernel/resize_2d.h>
+#include <gnuradio/gpuinterp/kernel/validate.h>
 #include <gnuradio/gpuinterp/resize_2d.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
+#include <cstdint>
+#include <type_traits>
 
 namespace py = pybind11;
 using namespace gr::gpuinterp;
@@ -45,7 +49,19 @@ void bind_block(py::module& m, const char* name)
     using blk = resize_2d<T>;
     py::class_<blk, gr::sync_block, gr::block, gr::basic_block, std::shared_ptr<blk>>(
         m, name, block_doc)
-        .def(py::init(&blk::make),
+        // Integers as int64 so that any Python int reaches resize_config::validate() (a
+        // ValueError naming the parameter, not pybind11's "incompatible constructor arguments").
+        .def(py::init([](int64_t ih, int64_t iw, int64_t oh, int64_t ow, int64_t C,
+                         const std::string& method, const std::string& coord,
+                         const std::string& border, float bv, const std::vector<float>& mean,
+                         const std::vector<float>& stdv, float scale, bool clip, bool half,
+                         const std::string& b, int64_t device, float clip_min, float clip_max,
+                         int64_t batch, bool device_buffers) {
+                 return blk::make(kernel::resize_config{ ih, iw, oh, ow, C, method, coord,
+                                                         border, bv, mean, stdv, scale, clip,
+                                                         clip_min, clip_max, b, device, batch,
+                                                         half, device_buffers });
+             }),
              py::arg("in_height"),
              py::arg("in_width"),
              py::arg("out_height"),
@@ -101,45 +117,85 @@ void bind_block(py::module& m, const char* name)
              "The backend in use: 'cpu' or 'cuda'.");
 }
 
+// The input frames as T. numpy's cast wraps what uint8 cannot hold (300 -> 44, -1 -> 255, NaN -> 0)
+// and drops the imaginary part of complex values: those are refused rather than silently changed.
+template <class T>
+pyutil::carray<T> frames_input(const py::object& x)
+{
+    if constexpr (std::is_same_v<T, std::uint8_t>) {
+        py::module np = py::module::import("numpy");
+        py::array a = np.attr("asarray")(x);
+        const char kind = a.dtype().kind();
+        if (kind != 'u' || a.dtype().itemsize() != 1) {
+            const bool integral = kind == 'u' || kind == 'i' || kind == 'b';
+            const bool in_range =
+                a.size() == 0 ||
+                (np.attr("all")(np.attr("isfinite")(a)).template cast<bool>() &&
+                 np.attr("all")(np.attr("equal")(a, np.attr("round")(a))).template cast<bool>() &&
+                 np.attr("min")(a).template cast<double>() >= 0 &&
+                 np.attr("max")(a).template cast<double>() <= 255);
+            if (kind == 'c' || (!integral && kind != 'f') || !in_range)
+                throw py::value_error(
+                    "x: resize_2d_kernel_b takes 8-bit frames: values must be integers in 0..255 "
+                    "(got dtype " +
+                    py::str(a.dtype()).template cast<std::string>() +
+                    " with values that would wrap or be truncated); convert explicitly");
+        }
+    }
+    return pyutil::input_array<T>(x, "x");
+}
+
 // Frames from numpy: (H, W) or (N, H, W) with one channel, (H, W, C) or (N, H, W, C) with
 // C > 1, or a flat array of N whole frames (as a vector stream carries them). The output
 // keeps the leading shape.
 template <class T>
-py::array resize_array(kernel::resize_2d<T>& k,
-                       const pyutil::carray<T>& x,
+py::array resize_array(pyutil::guarded<kernel::resize_2d<T>>& g,
+                       const py::object& x_in,
                        bool half,
                        py::object out_arg)
 {
-    const int C = k.channels();
+    using K = kernel::resize_2d<T>;
+    const pyutil::carray<T> x = frames_input<T>(x_in);
+    // The frame geometry is fixed for the kernel's life, so reading it in its own locked section
+    // before the output is allocated is safe.
+    struct geometry {
+        int C, H, W, OH, OW;
+        size_t inf, outf;
+    };
+    const geometry k = g.run([](K& kk) {
+        return geometry{ kk.channels(),  kk.in_height(),     kk.in_width(), kk.out_height(),
+                         kk.out_width(), kk.in_frame_size(), kk.out_frame_size() };
+    });
+    const int C = k.C;
     std::vector<py::ssize_t> shape(x.shape(), x.shape() + x.ndim());
     std::vector<py::ssize_t> out_shape;
     size_t frames = 0;
-    const size_t inf = k.in_frame_size();
+    const size_t inf = k.inf;
     if (x.ndim() == 1) {
         if (shape[0] % py::ssize_t(inf) != 0)
             throw std::invalid_argument("x: a flat array must hold whole frames of " +
                                         std::to_string(inf) + " items, got " +
                                         std::to_string(shape[0]));
         frames = size_t(shape[0]) / inf;
-        out_shape = { py::ssize_t(frames * k.out_frame_size()) };
+        out_shape = { py::ssize_t(frames * k.outf) };
     } else {
         const int fd = C == 1 ? 2 : 3; // dimensions of one frame
         const bool ok = x.ndim() >= fd && x.ndim() <= fd + 1 &&
-                        shape[x.ndim() - fd] == k.in_height() &&
-                        shape[x.ndim() - fd + 1] == k.in_width() &&
+                        shape[x.ndim() - fd] == k.H &&
+                        shape[x.ndim() - fd + 1] == k.W &&
                         (C == 1 || shape[x.ndim() - 1] == C);
         if (!ok)
             throw std::invalid_argument(
                 "x: expected frames of shape " +
                 std::string(C == 1 ? "(H, W) or (N, H, W)"
                                    : "(H, W, C) or (N, H, W, C)") +
-                " with H=" + std::to_string(k.in_height()) + " W=" +
-                std::to_string(k.in_width()) + (C == 1 ? "" : " C=" + std::to_string(C)));
+                " with H=" + std::to_string(k.H) + " W=" +
+                std::to_string(k.W) + (C == 1 ? "" : " C=" + std::to_string(C)));
         frames = x.ndim() > fd ? size_t(shape[0]) : 1;
         if (x.ndim() > fd)
             out_shape.push_back(shape[0]);
-        out_shape.push_back(k.out_height());
-        out_shape.push_back(k.out_width());
+        out_shape.push_back(k.OH);
+        out_shape.push_back(k.OW);
         if (C > 1)
             out_shape.push_back(C);
     }
@@ -158,24 +214,23 @@ py::array resize_array(kernel::resize_2d<T>& k,
                                         std::string(half ? "float16" : "float32") +
                                         " array of " + std::to_string(n) + " elements");
         void* o = out.mutable_data();
-        py::gil_scoped_release release;
-        if (half)
-            k.resize_half(static_cast<uint16_t*>(o), in, frames);
-        else
-            k.resize(static_cast<float*>(o), in, frames);
+        g.run([&](K& kk) {
+            if (half)
+                kk.resize_half(static_cast<uint16_t*>(o), in, frames);
+            else
+                kk.resize(static_cast<float*>(o), in, frames);
+        });
         return out;
     }
     if (half) {
         py::array out(py::dtype("float16"), out_shape);
         auto* o = static_cast<uint16_t*>(out.mutable_data());
-        py::gil_scoped_release release;
-        k.resize_half(o, in, frames);
+        g.run([&](K& kk) { kk.resize_half(o, in, frames); });
         return out;
     }
     py::array_t<float> out(out_shape);
     float* o = out.mutable_data();
-    py::gil_scoped_release release;
-    k.resize(o, in, frames);
+    g.run([&](K& kk) { kk.resize(o, in, frames); });
     return std::move(out);
 }
 
@@ -183,47 +238,21 @@ template <class T>
 void bind_kernel(py::module& m, const char* name)
 {
     using K = kernel::resize_2d<T>;
-    py::class_<K>(m,
-                  name,
-                  "Frame resize kernel (no flowgraph): resize(x) takes (H, W), (N, H, "
-                  "W), (H, W, C), "
-                  "(N, H, W, C) or flat arrays of whole frames and returns float32 (or "
-                  "float16 with "
-                  "half=True). Same conventions and parameters as the resize_2d blocks.")
-        .def(py::init([](int ih,
-                         int iw,
-                         int oh,
-                         int ow,
-                         int C,
-                         const std::string& method,
-                         const std::string& coord,
-                         const std::string& border,
-                         float bv,
-                         const std::vector<float>& mean,
-                         const std::vector<float>& stdv,
-                         float scale,
-                         bool clip,
-                         float clip_min,
-                         float clip_max,
-                         const std::string& b,
-                         int device,
-                         size_t batch) {
-                 auto k = std::make_unique<K>(ih,
-                                              iw,
-                                              oh,
-                                              ow,
-                                              C,
-                                              method,
-                                              coord,
-                                              border,
-                                              bv,
-                                              backend_from_string(b),
-                                              device,
-                                              batch);
-                 k->set_normalization(mean, stdv);
-                 k->set_scale(scale);
-                 k->set_clip(clip, clip_min, clip_max);
-                 return k;
+    using G = pyutil::guarded<K>;
+    static const std::string doc =
+        std::string("Frame resize kernel (no flowgraph): resize(x) takes (H, W), (N, H, W), (H, W, C), "
+                    "(N, H, W, C) or flat arrays of whole frames and returns float32 (or float16 with "
+                    "half=True). Same conventions and parameters as the resize_2d blocks.") +
+        pyutil::thread_safety_doc();
+    py::class_<G>(m, name, doc.c_str())
+        .def(py::init([](int64_t ih, int64_t iw, int64_t oh, int64_t ow, int64_t C,
+                         const std::string& method, const std::string& coord,
+                         const std::string& border, float bv, const std::vector<float>& mean,
+                         const std::vector<float>& stdv, float scale, bool clip, float clip_min,
+                         float clip_max, const std::string& b, int64_t device, int64_t batch) {
+                 return std::make_unique<G>(std::make_unique<K>(kernel::resize_config{
+                     ih, iw, oh, ow, C, method, coord, border, bv, mean, stdv, scale, clip,
+                     clip_min, clip_max, b, device, batch }));
              }),
              py::arg("in_height"),
              py::arg("in_width"),
@@ -251,27 +280,34 @@ void bind_kernel(py::module& m, const char* name)
              "Resize frames; with out=, write into that array (same element count, "
              "float32 or float16 "
              "for half=True) and return it.")
-        .def("set_normalization", &K::set_normalization, py::arg("mean"), py::arg("std"))
-        .def("set_scale", &K::set_scale, py::arg("scale"))
+        .def("set_normalization", pyutil::method<K>(&K::set_normalization), py::arg("mean"), py::arg("std"))
+        .def("set_scale", pyutil::method<K>(&K::set_scale), py::arg("scale"))
         .def("set_clip",
-             &K::set_clip,
+             pyutil::method<K>(&K::set_clip),
              py::arg("clip"),
              py::arg("clip_min") = 0.0f,
              py::arg("clip_max") = 1.0f)
-        .def("set_border_value", &K::set_border_value, py::arg("value"))
-        .def("set_method", &K::set_method, py::arg("method"))
-        .def("set_coord", &K::set_coord, py::arg("coord"))
-        .def("set_border", &K::set_border, py::arg("border"))
-        .def("set_batch", &K::set_batch, py::arg("frames"))
-        .def("in_frame_size", &K::in_frame_size)
-        .def("out_frame_size", &K::out_frame_size)
-        .def("method", &K::method)
-        .def("coord", &K::coord)
-        .def("border", &K::border)
-        .def("mean", &K::mean)
-        .def("std", &K::std)
-        .def("active_backend", [](const K& k) { return to_string(k.active_backend()); })
-        .def("backend_note", &K::backend_note);
+        .def("set_border_value", pyutil::method<K>(&K::set_border_value), py::arg("value"))
+        .def("set_method", pyutil::method<K>(&K::set_method), py::arg("method"))
+        .def("set_coord", pyutil::method<K>(&K::set_coord), py::arg("coord"))
+        .def("set_border", pyutil::method<K>(&K::set_border), py::arg("border"))
+        .def(
+            "set_batch",
+            [](G& g, int64_t frames) {
+                if (frames < 1)
+                    invalid_parameter("batch", "must be >= 1, got " + std::to_string(frames));
+                g.run([&](K& k) { k.set_batch(size_t(frames)); });
+            },
+            py::arg("frames"))
+        .def("in_frame_size", pyutil::method<K>(&K::in_frame_size))
+        .def("out_frame_size", pyutil::method<K>(&K::out_frame_size))
+        .def("method", pyutil::method<K>(&K::method))
+        .def("coord", pyutil::method<K>(&K::coord))
+        .def("border", pyutil::method<K>(&K::border))
+        .def("mean", pyutil::method<K>(&K::mean))
+        .def("std", pyutil::method<K>(&K::std))
+        .def("active_backend", [](G& g) { return g.run([](K& k) { return to_string(k.active_backend()); }); })
+        .def("backend_note", pyutil::method<K>(&K::backend_note));
 }
 
 } // namespace

@@ -18,6 +18,7 @@ namespace gr {
 namespace gpuinterp {
 namespace kernel {
 
+class dpd_stream_engine;
 class dpd_engine;
 class gmp_engine;
 
@@ -114,7 +115,10 @@ public:
                      backend requested = backend::cpu,
                      int device = 0,
                      size_t batch = 0,
-                     bool mapped = false);
+                     bool mapped = false)
+        : dpd_predistorter(ph_model(P, Q, Lp, Lq), coefficients, lo_leakage, requested, device, batch, mapped)
+    {
+    }
     /*!
      * \brief A predistorter of any model family (dpd_model.h).
      * \param model the structure; `ph` gives exactly the (P, Q, Lp, Lq) constructor
@@ -166,6 +170,9 @@ public:
     //! Input samples carried between calls: max(Lp, Lq) - 1 (Lq only when Q > 0); model().history() in general.
     size_t history() const { return d_H; }
 
+    //! The ph model of (P, Q, Lp, Lq), unchecked: validate() applies the ph engine's own bounds,
+    //! wider than dpd_model::make_ph()'s coefficient cap for a spec.
+    static dpd_model ph_model(unsigned P, unsigned Q, unsigned Lp, unsigned Lq);
     //! Length of the coefficient vector for (P, Q, Lp, Lq): (P+1)/2*Lp + (Q+1)/2*Lq (Q > 0).
     static size_t num_coefficients(unsigned P, unsigned Q, unsigned Lp, unsigned Lq);
     //! Index of h_{p,k} / g_{q,k} in the flat vector (no range checks).
@@ -211,6 +218,7 @@ private:
     std::string d_note;
     std::unique_ptr<dpd_engine> d_engine;     //!< ph
     std::unique_ptr<gmp_engine> d_gmp_engine; //!< mp, gmp
+    dpd_stream_engine* d_stream = nullptr;    //!< the one of the two in use
 };
 
 } // namespace kernel

@@ -7,6 +7,7 @@
 #define INCLUDED_GPUINTERP_KERNEL_RESIZE_2D_H
 
 #include <gnuradio/gpuinterp/kernel/backend.h>
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -61,6 +62,37 @@ struct resize_transform {
     bool clip = false;
     float clip_min = 0, clip_max = 1;
     bool identity() const;
+};
+
+/*!
+ * \brief Every parameter of a frame resizer, in one place: the kernel, the blocks, the Python
+ * bindings and GRC all fill this struct, and validate() is the one check of it.
+ *
+ * \details Integers are 64-bit so that any Python int reaches validate() and gets a ValueError
+ * naming the parameter rather than a conversion error. The kernel ignores the two block options
+ * (half_output, device_buffers); the blocks' make() takes the same values as arguments.
+ */
+struct resize_config {
+    int64_t in_height = 1, in_width = 1;   //!< input frame size in pixels, each >= 1
+    int64_t out_height = 1, out_width = 1; //!< output frame size in pixels, each >= 1
+    int64_t channels = 1;                  //!< interleaved channels per pixel, 1..4
+    std::string method = "bilinear";       //!< "nearest", "bilinear" or "bicubic"
+    std::string coord = "half_pixel";      //!< "half_pixel", "align_corners" or "asymmetric"
+    std::string border = "replicate";      //!< "replicate", "reflect", "reflect_101" or "constant"
+    float border_value = 0.0f;             //!< sample outside the frame with border "constant" (finite)
+    std::vector<float> mean;               //!< 0, 1 or `channels` values (finite)
+    std::vector<float> std;                //!< 0, 1 or `channels` non-zero values; as many as mean if both given
+    float scale = 1.0f;                    //!< finite, non-zero
+    bool clip = false;                     //!< clamp scale*v to [clip_min, clip_max]
+    float clip_min = 0.0f, clip_max = 1.0f; //!< finite, clip_min <= clip_max
+    std::string backend = "automatic";     //!< "automatic", "cpu" or "cuda"
+    int64_t device = 0;                    //!< CUDA device index, >= 0
+    int64_t batch = 0;                     //!< most frames per GPU launch, 0: ~32 MiB of input
+    bool half_output = false;              //!< blocks: IEEE binary16 output items
+    bool device_buffers = false;           //!< blocks: ports on device buffers
+
+    //! Throws std::invalid_argument whose message starts with the first bad parameter's name.
+    void validate() const;
 };
 
 template <typename T>
@@ -126,7 +158,29 @@ public:
               float border_value = 0.0f,
               backend requested = backend::cpu,
               int device = 0,
-              size_t batch = 0);
+              size_t batch = 0)
+        : resize_2d(resize_config{ in_height,
+                                   in_width,
+                                   out_height,
+                                   out_width,
+                                   channels,
+                                   method,
+                                   coord,
+                                   border,
+                                   border_value,
+                                   {},
+                                   {},
+                                   1.0f,
+                                   false,
+                                   0.0f,
+                                   1.0f,
+                                   to_string(requested),
+                                   device,
+                                   int64_t(std::min<size_t>(batch, size_t(INT64_MAX))) })
+    {
+    }
+    //! The same from a config (its `backend` string; half_output, device_buffers ignored).
+    explicit resize_2d(const resize_config& config);
     ~resize_2d();
     resize_2d(const resize_2d&) = delete;
     resize_2d& operator=(const resize_2d&) = delete;
@@ -152,24 +206,26 @@ public:
     void set_clip(bool clip, float clip_min = 0.0f, float clip_max = 1.0f);
     void set_batch(size_t frames);
 
-    int in_height() const { return d_ih; }
-    int in_width() const { return d_iw; }
-    int out_height() const { return d_oh; }
-    int out_width() const { return d_ow; }
-    int channels() const { return d_c; }
-    size_t in_frame_size() const { return size_t(d_ih) * d_iw * d_c; }
-    size_t out_frame_size() const { return size_t(d_oh) * d_ow * d_c; }
+    int in_height() const { return int(d_cfg.in_height); }
+    int in_width() const { return int(d_cfg.in_width); }
+    int out_height() const { return int(d_cfg.out_height); }
+    int out_width() const { return int(d_cfg.out_width); }
+    int channels() const { return int(d_cfg.channels); }
+    size_t in_frame_size() const { return size_t(d_cfg.in_height) * d_cfg.in_width * d_cfg.channels; }
+    size_t out_frame_size() const { return size_t(d_cfg.out_height) * d_cfg.out_width * d_cfg.channels; }
     std::string method() const { return to_string(d_method); }
     std::string coord() const { return to_string(d_coord); }
     std::string border() const { return to_string(d_border); }
-    float border_value() const { return d_border_value; }
-    const std::vector<float>& mean() const { return d_mean; }
-    const std::vector<float>& std() const { return d_std; }
-    float scale() const { return d_tf.scale; }
-    bool clip() const { return d_tf.clip; }
-    float clip_min() const { return d_tf.clip_min; }
-    float clip_max() const { return d_tf.clip_max; }
+    float border_value() const { return d_cfg.border_value; }
+    const std::vector<float>& mean() const { return d_cfg.mean; }
+    const std::vector<float>& std() const { return d_cfg.std; }
+    float scale() const { return d_cfg.scale; }
+    bool clip() const { return d_cfg.clip; }
+    float clip_min() const { return d_cfg.clip_min; }
+    float clip_max() const { return d_cfg.clip_max; }
     size_t batch() const { return d_batch; }
+    //! The parameters in force (batch resolved).
+    const resize_config& config() const { return d_cfg; }
 
     backend active_backend() const { return d_backend; }
     const std::string& backend_note() const { return d_note; }
@@ -179,15 +235,17 @@ public:
     static size_t default_batch(size_t frame_bytes);
 
 private:
+    //! Validate `c`, then make it the configuration in force.
+    void adopt(const resize_config& c);
+    //! adopt(c), then hand the engine new tables (`tables`) or a new transform.
+    void reconfigure(const resize_config& c, bool tables);
     void rebuild_tables();
     void push_transform();
 
-    int d_ih, d_iw, d_oh, d_ow, d_c;
+    resize_config d_cfg;
     resize_method d_method;
     resize_coord d_coord;
     resize_border d_border;
-    float d_border_value;
-    std::vector<float> d_mean, d_std;
     resize_transform d_tf;
     size_t d_batch;
     backend d_backend;

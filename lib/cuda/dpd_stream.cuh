@@ -1,0 +1,151 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef INCLUDED_GPUINTERP_CUDA_DPD_STREAM_CUH
+#define INCLUDED_GPUINTERP_CUDA_DPD_STREAM_CUH
+
+// The streaming half both predistorter CUDA engines share (ph: dpd_predistorter.cu, mp/gmp:
+// gmp_engine.cu): the input history on the host and, in device-buffer mode, on the device; the
+// two-slot host pipeline; and the device-resident timing of a kernel. An engine supplies only its
+// launch, `launch(x, y, n, st)`: n outputs y from x, which holds the H history samples, then the
+// n inputs. The engine keeps its dpd_stream as its last member, so the pipeline waits for both
+// streams before the engine's device buffers are freed.
+
+#include "../common/parallel.h"
+#include "cuda_common.cuh"
+#include "device_history.cuh"
+#include "host_pipeline.cuh"
+#include <gnuradio/gpuinterp/kernel/stream_history.h>
+#include <complex>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace gr {
+namespace gpuinterp {
+namespace gpu {
+
+class dpd_stream
+{
+public:
+    using cf = std::complex<float>;
+
+    //! mapped: the pipeline's staging is mapped pinned memory the kernels read in place.
+    dpd_stream(int device, size_t batch, bool mapped)
+        : d_device(device), d_batch(batch), d_pipe(device, mapped)
+    {
+        if (mapped) {
+            device_guard guard(d_device);
+            int can_map = 0;
+            GPUINTERP_CUDA_CHECK(
+                cudaDeviceGetAttribute(&can_map, cudaDevAttrCanMapHostMemory, device));
+            if (!can_map)
+                throw std::runtime_error("mapped: device " + std::to_string(device) +
+                                         " cannot map host memory");
+        }
+    }
+
+    size_t history() const { return d_hist.size(); }
+    void set_history(size_t H) { d_hist.resize(H); }
+    void reset()
+    {
+        d_hist.clear();
+        d_dev_hist.invalidate();
+    }
+    void set_batch(size_t b) { d_batch = b; }
+    cudaStream_t stream0() const { return d_pipe.stream0(); }
+
+    //! Host memory in and out: chunks of `batch` samples through the pipeline.
+    template <typename L>
+    void process(cf* out, const cf* in, size_t n, L&& launch)
+    {
+        device_guard guard(d_device);
+        d_dev_hist.pull(d_hist);
+        const size_t H = d_hist.size();
+        d_pipe.run(reinterpret_cast<float2*>(out), n, d_batch, { H, 1, 1 },
+                   [&](float2* pinned, size_t pos, size_t cnt) {
+                       // The H samples before `pos` (history or input), then the chunk, copied by threads.
+                       cf* staged = reinterpret_cast<cf*>(pinned);
+                       d_hist.window(staged, in, pos, 0);
+                       cpu::parallel_copy(staged + H, in + pos, cnt * sizeof(cf));
+                   },
+                   launch);
+        d_hist.advance(in, n);
+    }
+
+    //! Device-buffer entry point: device pointers, history kept on the device (device_history.cuh);
+    //! ends with a synchronise of this engine's stream only.
+    template <typename L>
+    void process_device(cf* out, const cf* in, size_t n, L&& launch)
+    {
+        device_guard guard(d_device);
+        const size_t H = d_hist.size();
+        cudaStream_t st = d_pipe.stream0();
+        float2* y = reinterpret_cast<float2*>(out);
+        d_dev_hist.run(d_hist, reinterpret_cast<const float2*>(in), n, st,
+                       [&](const float2* x, size_t first, size_t count) { launch(x - H, y + first, count, st); });
+        GPUINTERP_CUDA_CHECK(cudaStreamSynchronize(st));
+    }
+
+    //! Device-resident timing: the kernel alone over n samples, median of iters launches.
+    template <typename L>
+    double time_kernel_ms(size_t n, int iters, L&& launch)
+    {
+        device_guard guard(d_device);
+        const size_t H = d_hist.size();
+        device_buffer<float2> x(n + H), y(n);
+        std::vector<cf> hx(n + H);
+        for (size_t i = 0; i < hx.size(); i++) // |x| <= ~0.7, deterministic
+            hx[i] = cf(float((i * 2654435761u) % 1000) * 1e-3f - 0.5f, float((i * 40503u) % 997) * 1e-3f - 0.5f);
+        GPUINTERP_CUDA_CHECK(cudaMemcpy(x.get(), hx.data(), hx.size() * sizeof(float2), cudaMemcpyHostToDevice));
+        cudaStream_t st = d_pipe.stream0();
+        return median_launch_ms(st, iters, [&] { launch(x.get(), y.get(), n, st); });
+    }
+
+private:
+    int d_device;
+    size_t d_batch;
+    kernel::stream_history<cf> d_hist;
+    device_history<float2, cf> d_dev_hist; // device-buffer mode
+    // Last member, so destroyed first: its destructor waits for both streams before the members
+    // above free memory that queued work may still use.
+    host_pipeline<float2, float2> d_pipe;
+};
+
+/*!
+ * The stream entry points of an engine `Engine` (deriving from this with `Base` its interface,
+ * kernel::dpd_engine or kernel::gmp_engine), all handed to its dpd_stream with its launch:
+ * Engine provides `dpd_stream& stream()` and `launcher()`.
+ */
+template <typename Base, typename Engine>
+class dpd_stream_entry_points : public Base
+{
+public:
+    using cf = std::complex<float>;
+    void process(cf* out, const cf* in, size_t n) override
+    {
+        self().stream().process(out, in, n, self().launcher());
+    }
+    void process_device(cf* out, const cf* in, size_t n) override
+    {
+        self().stream().process_device(out, in, n, self().launcher());
+    }
+    void reset() override { self().stream().reset(); }
+    void set_batch(size_t b) override { self().stream().set_batch(b); }
+    //! Device-resident timing of the kernel alone (bench_hooks.h).
+    double time_kernel_ms(size_t n, int iters)
+    {
+        return self().stream().time_kernel_ms(n, iters, self().launcher());
+    }
+
+private:
+    Engine& self() { return static_cast<Engine&>(*this); }
+};
+
+} // namespace gpu
+} // namespace gpuinterp
+} // namespace gr
+
+#endif

@@ -1,0 +1,125 @@
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef INCLUDED_GPUINTERP_INT_ARG_H
+#define INCLUDED_GPUINTERP_INT_ARG_H
+
+// Integer parameters from Python. Bound as plain unsigned/int/size_t, an out-of-range value (-1 for
+// an unsigned, 2**31 for an int, 2**64, NaN) never reaches our checks: pybind11 rejects the whole
+// call with "TypeError: incompatible constructor arguments", which does not say which argument is
+// wrong. Binding int_arg instead accepts any object, and int_arg::get() converts it with a
+// ValueError that names the parameter and the accepted range.
+
+#include <pybind11/pybind11.h>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+
+namespace gr {
+namespace gpuinterp {
+namespace pyutil {
+
+namespace py = pybind11;
+
+struct int_arg {
+    py::object obj;
+
+    int_arg() = default;
+    int_arg(long long v) : obj(py::int_(v)) {} // defaults in py::arg(...) = 0
+
+    //! The value as T, or ValueError "<name>: must be an integer in [lo, hi], got <repr>".
+    //! Integral floats (3.0) are accepted as GRC and numpy hand them over; bool is not a count.
+    template <typename T>
+    T get(const char* name,
+          long long lo = static_cast<long long>(std::numeric_limits<T>::min()),
+          long long hi = max_of<T>()) const
+    {
+        auto fail = [&]() -> T {
+            std::string r;
+            try {
+                r = py::repr(obj).cast<std::string>();
+            } catch (...) {
+                r = "?";
+            }
+            // The type's own limit is no useful advice; the semantic bounds are checked later.
+            const std::string range = hi == max_of<T>() ? " >= " + std::to_string(lo)
+                                                         : " in [" + std::to_string(lo) + ", " +
+                                                               std::to_string(hi) + "]";
+            throw py::value_error(std::string(name) + ": must be an integer" + range + ", got " + r);
+        };
+        PyObject* o = obj.ptr();
+        if (!o || PyBool_Check(o))
+            return fail();
+        py::object as_int;
+        if (PyFloat_Check(o)) {
+            const double d = PyFloat_AsDouble(o);
+            if (!std::isfinite(d) || d != std::floor(d))
+                return fail();
+            as_int = py::reinterpret_steal<py::object>(PyLong_FromDouble(d));
+        } else {
+            as_int = py::reinterpret_steal<py::object>(PyNumber_Index(o));
+        }
+        if (!as_int) {
+            PyErr_Clear();
+            return fail();
+        }
+        int overflow = 0;
+        const long long v = PyLong_AsLongLongAndOverflow(as_int.ptr(), &overflow);
+        if (overflow || (v == -1 && PyErr_Occurred())) {
+            PyErr_Clear();
+            return fail();
+        }
+        if (v < lo || v > hi)
+            return fail();
+        return static_cast<T>(v);
+    }
+
+    template <typename T>
+    static constexpr long long max_of()
+    {
+        // size_t and uint64 values beyond 2^63 - 1 are never meaningful counts here.
+        return std::numeric_limits<T>::max() > static_cast<unsigned long long>(
+                                                   std::numeric_limits<long long>::max())
+                   ? std::numeric_limits<long long>::max()
+                   : static_cast<long long>(std::numeric_limits<T>::max());
+    }
+};
+
+//! Largest batch (items or samples per launch) accepted from Python: beyond it a launch's buffers
+//! alone would exceed any device's memory, and an int batch could not carry it anyway.
+constexpr long long max_batch = std::numeric_limits<int>::max();
+
+} // namespace pyutil
+} // namespace gpuinterp
+} // namespace gr
+
+namespace pybind11 {
+namespace detail {
+template <>
+struct type_caster<gr::gpuinterp::pyutil::int_arg> {
+    PYBIND11_TYPE_CASTER(gr::gpuinterp::pyutil::int_arg, const_name("int"));
+
+    // In the first overload pass (no conversions) only Python ints match, so an overload taking a
+    // string or a model object in the same position is still chosen for those; in the second pass
+    // anything is taken, and get() reports what is wrong with it.
+    bool load(handle src, bool convert)
+    {
+        if (!src)
+            return false;
+        if (!convert && !PyLong_Check(src.ptr()))
+            return false;
+        value.obj = reinterpret_borrow<object>(src);
+        return true;
+    }
+
+    static handle cast(const gr::gpuinterp::pyutil::int_arg& v, return_value_policy, handle)
+    {
+        return v.obj.inc_ref();
+    }
+};
+} // namespace detail
+} // namespace pybind11
+
+#endif

@@ -1,0 +1,62 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Parameter checks for the Python blocks, with the C++ blocks' convention: a bad value raises
+ValueError whose message starts with the parameter's name ("capture_length: must be ...").
+
+Plain ``int(v)`` and ``float(v)`` are not enough: int(nan) says "cannot convert float NaN to integer"
+without naming the parameter, int(2.7) silently truncates, and float comparisons with NaN are all
+False, so ``if not 0 < v <= 1`` style checks let NaN through."""
+
+import math
+import numbers
+
+import numpy as np
+
+__all__ = ["int_param", "float_param", "complex_param"]
+
+
+def int_param(name, value, lo=None, hi=None):
+    """value as an int in [lo, hi] (None: unbounded); integral floats (3.0) are accepted."""
+    v = None
+    if not isinstance(value, (bool, np.bool_)):
+        if isinstance(value, numbers.Integral):
+            v = int(value)
+        elif isinstance(value, numbers.Real) and math.isfinite(float(value)) and float(value).is_integer():
+            v = int(value)
+    if v is None or (lo is not None and v < lo) or (hi is not None and v > hi):
+        rng = ("" if lo is None else f" >= {lo}") + ("" if lo is None or hi is None else " and") + \
+              ("" if hi is None else f" <= {hi}")
+        raise ValueError(f"{name}: must be an integer{rng}, got {value!r}")
+    return v
+
+
+def float_param(name, value, lo=None, hi=None, lo_open=False, allow_inf=False):
+    """value as a float, not NaN, finite unless ``allow_inf``, in [lo, hi] ((lo, hi] with ``lo_open``)."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name}: must be a number, got {value!r}") from None
+    bad = math.isnan(v) or (not allow_inf and math.isinf(v))
+    if not bad and lo is not None:
+        bad = v <= lo if lo_open else v < lo
+    if not bad and hi is not None:
+        bad = v > hi
+    if bad:
+        rng = []
+        if lo is not None:
+            rng.append(f"{'>' if lo_open else '>='} {lo:g}")
+        if hi is not None:
+            rng.append(f"<= {hi:g}")
+        what = "a finite number" if not allow_inf else "a number (not NaN)"
+        raise ValueError(f"{name}: must be {what}{' ' + ' and '.join(rng) if rng else ''}, got {value!r}")
+    return v
+
+
+def complex_param(name, value):
+    """value as a finite complex number."""
+    try:
+        v = complex(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name}: must be a complex number, got {value!r}") from None
+    if not (math.isfinite(v.real) and math.isfinite(v.imag)):
+        raise ValueError(f"{name}: must be finite, got {value!r}")
+    return v
