@@ -12,6 +12,8 @@
 #include <gnuradio/block.h>
 #include <gnuradio/gpuinterp/kernel/backend.h>
 #include <gnuradio/logger.h>
+#include <mutex>
+#include <set>
 #include <stdexcept>
 #include <string>
 
@@ -36,13 +38,26 @@ inline unsigned interpolation_from_param(int interpolation)
     return static_cast<unsigned>(interpolation);
 }
 
-//! Log the backend a block ended up with, and why automatic fell back to the CPU.
+//! Log the backend a block ended up with, and why automatic fell back to the CPU. The reason is the
+//! same for every block of a process (no driver, no device, GPUINTERP_BACKEND=cpu), so each distinct
+//! reason is logged at info level once per process, and only at trace level for the blocks after.
 inline void log_backend(const gr::logger_ptr& log, backend active, const std::string& note)
 {
-    if (!note.empty())
+    if (note.empty()) {
+        log->debug("backend: {}", to_string(active));
+        return;
+    }
+    static std::mutex mutex;
+    static std::set<std::string> logged;
+    bool first;
+    {
+        std::lock_guard<std::mutex> lock(mutex);
+        first = logged.insert(note).second;
+    }
+    if (first)
         log->info("{}", note);
     else
-        log->debug("backend: {}", to_string(active));
+        log->trace("{}", note);
 }
 
 //! Run the body of a work() call; a failure (CUDA fault, ...) is logged and ends the stream

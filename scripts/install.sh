@@ -3,7 +3,8 @@
 # Install gr-gpuinterp and everything it needs on Debian 12 (as root or with sudo):
 # apt packages, build (CUDA backend when a toolkit is found), install under /usr so Debian's
 # /usr/bin/python3, GNU Radio Companion and CMake find it.
-#   GPUINTERP_CUDA_ARCHS=90 bash scripts/install.sh   # choose CUDA architectures (default: this GPU, or all)
+#   GPUINTERP_CUDA_ARCHS=90 bash scripts/install.sh   # CUDA architectures (default: this GPU, else the package list)
+# Undo with: cmake --build build-install --target uninstall (or use the Debian packages: scripts/package-deb.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/deps.sh

@@ -9,7 +9,8 @@ cd "$(dirname "$0")/.."
 source scripts/deps.sh
 gpuinterp_apt_install
 jobs=$(nproc)
-cmake -S . -B build-test -DCMAKE_BUILD_TYPE=Release -DPYTHON_EXECUTABLE=/usr/bin/python3 \
+# Prefix /usr: what a package installs to (the package_deb test packs this tree).
+cmake -S . -B build-test -DCMAKE_BUILD_TYPE=Release -DPYTHON_EXECUTABLE=/usr/bin/python3 -DCMAKE_INSTALL_PREFIX=/usr \
   -DCMAKE_CUDA_ARCHITECTURES="${GPUINTERP_CUDA_ARCHS:-90}" \
   -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache $(gpuinterp_cuda_args)
 cmake --build build-test -j"$jobs"

@@ -6,19 +6,29 @@
 #ifndef INCLUDED_GPUINTERP_CPU_DOT_H
 #define INCLUDED_GPUINTERP_CPU_DOT_H
 
-// Dot products for the CPU backend, over an unaligned sample window and "duplicated" taps.
+// Dot products for the CPU backend: each output is one dot product of a sample window with one arm
+// of taps. The window slides one sample per output, so the samples sit at any offset; the arms are
+// stored by the engines with store_arm() at arm_stride() intervals in a tap_vector.
 //
-// Why not VOLK: VOLK 2.5 (Debian 12) volk_32fc_32f_dot_prod_32fc crashes on this project's
-// development machines (AMD EPYC, avx2_64_mmx_orc) for unaligned input at n = 16 (reproduced with a
-// ten-line program); GNU Radio avoids it by calling only the aligned variant with shifted tap copies.
-// A window that slides one sample per output is rarely aligned, so we use our own loop instead: the
-// complex input is read as interleaved floats against taps stored twice ([h0 h0 h1 h1 ...]), which is
-// a plain float dot product with 16 independent lanes. GCC vectorises it to AVX2/FMA, and the
-// target_clones attribute picks the AVX2 build at load time where the CPU has it (portable
-// fallback elsewhere).
+// With VOLK (GPUINTERP_HAVE_VOLK) the products are VOLK's, which measured as fast as or faster than
+// our own loop on every tap count (bench/bench_volk_dot.cc; numbers in docs/performance.md). VOLK's
+// unaligned ("u_") kernels still load the *taps* with aligned loads (in VOLK 2.5.2
+// volk_32fc_32f_dot_prod_32fc_u_avx2_fma segfaults on taps that are not 32-byte aligned, whatever
+// the sample offset), so the taps live in volk_malloc memory (tap_vector) and every arm starts on
+// VOLK's alignment (arm_stride); the samples need no alignment.
+//
+// Without VOLK: our own loop. The complex input is read as interleaved floats against taps stored
+// twice ([h0 h0 h1 h1 ...]), a plain float dot product with 16 independent lanes that GCC
+// vectorises; target_clones picks the AVX2/FMA build at load time where the CPU has it.
 
 #include <complex>
 #include <cstddef>
+#include <type_traits>
+#include <vector>
+#ifdef GPUINTERP_HAVE_VOLK
+#include <volk/volk.h>
+#include <volk/volk_alloc.hh>
+#endif
 
 namespace gr {
 namespace gpuinterp {
@@ -43,6 +53,56 @@ inline void dot_lanes(float lanes[16], const float* __restrict x, const float* _
         acc[j] += x[i] * h[i];
     for (int j = 0; j < 16; j++)
         lanes[j] = acc[j];
+}
+
+#ifdef GPUINTERP_HAVE_VOLK
+
+//! Tap storage: volk_malloc memory, aligned for VOLK's tap loads.
+template <typename TAP>
+using tap_vector = volk::vector<TAP>;
+
+//! TAPs between the starts of two arms of M taps: M rounded up so that every arm stays aligned.
+template <typename T, typename TAP>
+inline size_t arm_stride(size_t M)
+{
+    const size_t a = volk_get_alignment() / sizeof(TAP);
+    return a > 1 ? (M + a - 1) / a * a : M;
+}
+
+inline void dot(float* r, const float* x, const float* h, size_t n)
+{
+    volk_32f_x2_dot_prod_32f(r, x, h, static_cast<unsigned>(n));
+}
+inline void dot(std::complex<float>* r, const std::complex<float>* x, const float* h, size_t n)
+{
+    volk_32fc_32f_dot_prod_32fc(r, x, h, static_cast<unsigned>(n));
+}
+inline void dot(std::complex<float>* r,
+                const std::complex<float>* x,
+                const std::complex<float>* h,
+                size_t n)
+{
+    volk_32fc_x2_dot_prod_32fc(r, x, h, static_cast<unsigned>(n));
+}
+
+//! Store arm `h` (n taps) as dot() reads it: as they are.
+template <typename TAP>
+inline void store_arm(TAP* dst, const TAP* h, size_t n, bool /*complex_samples*/)
+{
+    for (size_t i = 0; i < n; i++)
+        dst[i] = h[i];
+}
+
+#else // own loop
+
+template <typename TAP>
+using tap_vector = std::vector<TAP>;
+
+//! TAPs between the starts of two arms of M taps (taps stored twice for complex samples).
+template <typename T, typename TAP>
+inline size_t arm_stride(size_t M)
+{
+    return M * (std::is_same_v<T, float> ? 1 : 2);
 }
 
 //! float taps for real samples: stored as they are.
@@ -105,6 +165,8 @@ inline void store_arm(std::complex<float>* dst, const std::complex<float>* h, si
         f[2 * n + 2 * i] = f[2 * n + 2 * i + 1] = h[i].imag();
     }
 }
+
+#endif // GPUINTERP_HAVE_VOLK
 
 } // namespace cpu
 } // namespace gpuinterp

@@ -4,8 +4,8 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 // CPU backend of the polyphase interpolator: the arms are stored reversed so each output is one
-// SIMD dot product over a contiguous input window (what GNU Radio's fir_filter does; dot.h says why
-// not VOLK), and large calls are split into input blocks handled by OpenMP threads.
+// dot product over a contiguous input window (VOLK, as GNU Radio's fir_filter; see dot.h), and large
+// calls are split into input blocks handled by OpenMP threads.
 #include "cpu_engines.h"
 #include "dot.h"
 #include "../common/parallel.h"
@@ -26,8 +26,8 @@ public:
     {
         d_L = L;
         d_M = M;
-        // Each arm occupies `stride` TAPs in the layout of cpu::dot (taps duplicated for complex x).
-        d_stride = M * (std::is_same_v<T, float> ? 1 : 2);
+        // Each arm occupies `stride` TAPs in the layout of cpu::dot (see dot.h).
+        d_stride = cpu::arm_stride<T, TAP>(M);
         d_arms.assign(L * d_stride, TAP(0));
         std::vector<TAP> rev(M);
         for (unsigned p = 0; p < L; p++) {
@@ -67,7 +67,7 @@ private:
     unsigned d_L = 1;
     size_t d_M = 1;
     size_t d_stride = 1;
-    std::vector<TAP> d_arms;
+    cpu::tap_vector<TAP> d_arms;
     stream_history<T> d_hist;
     std::vector<std::vector<T>> d_work; // one window buffer per thread, grown once
 };

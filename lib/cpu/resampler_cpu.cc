@@ -34,7 +34,7 @@ public:
         d_table = table;
         d_K = K;
         d_P = P;
-        d_stride = size_t(K) * (cplx ? 2 : 1);
+        d_stride = cpu::arm_stride<T, float>(K);
         d_arms.assign(size_t(P + 1) * d_stride, 0.f);
         std::vector<float> arm(K);
         for (unsigned p = 0; p <= P; p++) {
@@ -113,7 +113,8 @@ private:
         return (1.0f - f) * y0 + f * y1;
     }
 
-    std::vector<float> d_table, d_arms;
+    std::vector<float> d_table;
+    cpu::tap_vector<float> d_arms;
     unsigned d_K = 0, d_P = 0;
     size_t d_stride = 0;
 };

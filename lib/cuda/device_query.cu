@@ -6,6 +6,7 @@
 #include "../common/env.h"
 #include "cuda_common.cuh"
 #include "device_query.h"
+#include <mutex>
 #include <sstream>
 
 namespace gr {
@@ -26,8 +27,31 @@ bool debug_sync_enabled()
 }
 
 namespace {
-std::string g_last_error = "";
+std::mutex g_mutex;
+std::string g_last_error;
+
+// cudaGetDeviceCount reports a missing driver as cudaErrorInsufficientDriver ("CUDA driver version is
+// insufficient for CUDA runtime version"), the same code as a driver that is too old. The driver
+// version tells the two apart: cudaDriverGetVersion gives 0 when no driver is installed.
+std::string describe(cudaError_t err)
+{
+    if (err == cudaErrorNoDevice)
+        return "no CUDA device present";
+    int driver = 0, runtime = 0;
+    cudaDriverGetVersion(&driver);
+    cudaRuntimeGetVersion(&runtime);
+    if (driver == 0)
+        return "no NVIDIA driver found";
+    if (err == cudaErrorInsufficientDriver) {
+        std::ostringstream os;
+        os << "the NVIDIA driver supports CUDA up to " << driver / 1000 << "." << driver % 1000 / 10
+           << ", older than this build's CUDA runtime " << runtime / 1000 << "."
+           << runtime % 1000 / 10;
+        return os.str();
+    }
+    return cudaGetErrorString(err);
 }
+} // namespace
 
 bool built_with_cuda() { return true; }
 
@@ -35,13 +59,13 @@ int device_count()
 {
     int n = 0;
     cudaError_t err = cudaGetDeviceCount(&n);
+    std::lock_guard<std::mutex> lock(g_mutex);
     if (err != cudaSuccess) {
         cudaGetLastError(); // clear the sticky-free error so later calls start clean
-        g_last_error = cudaGetErrorString(err);
+        g_last_error = describe(err);
         return 0;
     }
-    if (n == 0)
-        g_last_error = "no CUDA device present";
+    g_last_error = n == 0 ? "no CUDA device present" : "";
     return n;
 }
 
@@ -55,7 +79,11 @@ std::string device_name(int device)
     return prop.name;
 }
 
-std::string last_error() { return g_last_error; }
+std::string last_error()
+{
+    std::lock_guard<std::mutex> lock(g_mutex);
+    return g_last_error;
+}
 
 int multiprocessor_count(int device)
 {

@@ -17,8 +17,8 @@ namespace gpu {
 
 bool built_with_cuda();
 int device_count();          // 0 on any error; never throws
-std::string device_name(int device);
-std::string last_error();    // why device_count() returned 0
+std::string device_name(int device); // "" on any error
+std::string last_error();    // why the last device_count() returned 0, e.g. "no NVIDIA driver found"
 int multiprocessor_count(int device);
 
 } // namespace gpu

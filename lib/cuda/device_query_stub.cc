@@ -13,7 +13,7 @@ namespace gpu {
 bool built_with_cuda() { return false; }
 int device_count() { return 0; }
 std::string device_name(int) { return ""; }
-std::string last_error() { return "built without CUDA"; }
+std::string last_error() { return "gr-gpuinterp was built without CUDA"; }
 int multiprocessor_count(int) { return 0; }
 
 } // namespace gpu

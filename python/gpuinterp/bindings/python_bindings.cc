@@ -26,7 +26,11 @@ PYBIND11_MODULE(gpuinterp_python, m)
     using namespace gr::gpuinterp;
     m.def("built_with_cuda", &built_with_cuda, "True when this build contains the CUDA backend.");
     m.def("cuda_device_count", &cuda_device_count, "Number of usable CUDA devices (0 without one).");
-    m.def("cuda_device_name", &cuda_device_name, py::arg("device"));
+    m.def("cuda_unavailable_reason", &cuda_unavailable_reason,
+          "Why no CUDA device is usable (e.g. 'no NVIDIA driver found'); '' when one is.");
+    m.def("cuda_device_name", &cuda_device_name, py::arg("device"),
+          "Name of a CUDA device. Raises RuntimeError saying why when no device is usable, "
+          "ValueError when the index is out of range.");
     m.def(
         "select_backend",
         [](const std::string& requested, int device) {

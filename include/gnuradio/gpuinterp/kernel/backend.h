@@ -33,7 +33,16 @@ public:
 bool built_with_cuda();
 //! Number of usable CUDA devices (0 without a driver, a device or a CUDA build). Never throws.
 int cuda_device_count();
-//! Name of device `device`, or an empty string.
+/*!
+ * \brief Why no CUDA device is usable, e.g. "no NVIDIA driver found" or "gr-gpuinterp was built
+ * without CUDA"; empty when at least one is. Never throws.
+ */
+std::string cuda_unavailable_reason();
+/*!
+ * \brief Name of CUDA device `device`, e.g. "NVIDIA H200".
+ * \details Throws std::runtime_error saying why (cuda_unavailable_reason()) when no device is usable,
+ * and std::invalid_argument naming `device` when the index is out of range.
+ */
 std::string cuda_device_name(int device);
 
 //! Outcome of resolving a requested backend against what this machine offers.
@@ -46,7 +55,8 @@ struct backend_choice {
  * \brief Resolve a requested backend.
  * \details `cpu` always succeeds. `cuda` throws std::runtime_error when the build has no CUDA or no device
  * is usable, and std::invalid_argument (naming `device`) when the index is out of range. `automatic`
- * returns cuda when device `device` is usable, else cpu with a one-line reason for the log.
+ * returns cuda when device `device` is usable, else cpu with a one-line reason for the log, e.g.
+ * "no NVIDIA driver found; using the CPU backend".
  * A negative `device` always throws std::invalid_argument.
  * The environment variable GPUINTERP_BACKEND=cpu forces `automatic` onto the CPU (used by tests).
  */

@@ -1,0 +1,182 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// VOLK's dot products against the own loop of lib/cpu/dot.h (included here without
+// GPUINTERP_HAVE_VOLK, so cpu::dot is the loop), in the shape the polyphase
+// interpolator and the resampler call them: one output per call over n taps (one polyphase arm),
+// samples at an arbitrary (unaligned) offset since the window slides one sample per output, taps in
+// aligned memory (volk_malloc: VOLK's u_ kernels still load the taps with aligned loads).
+// Results and the decision they led to: docs/performance.md, "VOLK or the own dot product".
+#include "cpu/dot.h"
+#include <benchmark/benchmark.h>
+#include <volk/volk.h>
+#include <complex>
+#include <random>
+#include <vector>
+
+namespace {
+using cf = std::complex<float>;
+using gr::gpuinterp::cpu::dot;
+using gr::gpuinterp::cpu::store_arm;
+
+template <typename T>
+struct volk_buf {
+    T* p;
+    explicit volk_buf(size_t n)
+        : p(static_cast<T*>(volk_malloc(n * sizeof(T), volk_get_alignment())))
+    {
+    }
+    ~volk_buf() { volk_free(p); }
+};
+
+constexpr size_t window = 4096; // samples the "window" slides over, so calls do not hit one line
+constexpr size_t n_out = 256;   // outputs per benchmark iteration
+
+struct data {
+    std::vector<cf> xc;
+    std::vector<float> xf;
+    std::vector<float> h;
+    std::vector<cf> hc;
+    explicit data(size_t n) : xc(window + n + 1), xf(window + n + 1), h(n), hc(n)
+    {
+        std::mt19937 g(7);
+        std::normal_distribution<float> d;
+        for (auto& v : xc)
+            v = { d(g), d(g) };
+        for (auto& v : xf)
+            v = d(g);
+        for (auto& v : h)
+            v = d(g);
+        for (auto& v : hc)
+            v = { d(g), d(g) };
+    }
+};
+
+// complex samples, float taps (interp_fir_ccf, resampler_cc)
+void BM_ccf_own(benchmark::State& st)
+{
+    const size_t n = st.range(0);
+    data d(n);
+    std::vector<float> hd(2 * n);
+    store_arm(hd.data(), d.h.data(), n, true);
+    cf acc = 0;
+    for (auto _ : st) {
+        for (size_t k = 0; k < n_out; k++) {
+            cf r;
+            dot(&r, d.xc.data() + 1 + (k * 13) % window, hd.data(), n);
+            acc += r;
+        }
+        benchmark::DoNotOptimize(acc);
+    }
+    st.counters["ns/call"] = benchmark::Counter(double(st.iterations()) * n_out,
+                                                benchmark::Counter::kIsRate |
+                                                    benchmark::Counter::kInvert);
+}
+void BM_ccf_volk(benchmark::State& st)
+{
+    const size_t n = st.range(0);
+    data d(n);
+    volk_buf<float> h(n);
+    std::copy(d.h.begin(), d.h.end(), h.p);
+    lv_32fc_t acc = 0;
+    for (auto _ : st) {
+        for (size_t k = 0; k < n_out; k++) {
+            lv_32fc_t r;
+            volk_32fc_32f_dot_prod_32fc(&r, d.xc.data() + 1 + (k * 13) % window, h.p, n);
+            acc += r;
+        }
+        benchmark::DoNotOptimize(acc);
+    }
+    st.counters["ns/call"] = benchmark::Counter(double(st.iterations()) * n_out,
+                                                benchmark::Counter::kIsRate |
+                                                    benchmark::Counter::kInvert);
+}
+
+// float samples, float taps (interp_fir_fff, resampler_ff)
+void BM_fff_own(benchmark::State& st)
+{
+    const size_t n = st.range(0);
+    data d(n);
+    float acc = 0;
+    for (auto _ : st) {
+        for (size_t k = 0; k < n_out; k++) {
+            float r;
+            dot(&r, d.xf.data() + 1 + (k * 13) % window, d.h.data(), n);
+            acc += r;
+        }
+        benchmark::DoNotOptimize(acc);
+    }
+    st.counters["ns/call"] = benchmark::Counter(double(st.iterations()) * n_out,
+                                                benchmark::Counter::kIsRate |
+                                                    benchmark::Counter::kInvert);
+}
+void BM_fff_volk(benchmark::State& st)
+{
+    const size_t n = st.range(0);
+    data d(n);
+    volk_buf<float> h(n);
+    std::copy(d.h.begin(), d.h.end(), h.p);
+    float acc = 0;
+    for (auto _ : st) {
+        for (size_t k = 0; k < n_out; k++) {
+            float r;
+            volk_32f_x2_dot_prod_32f(&r, d.xf.data() + 1 + (k * 13) % window, h.p, n);
+            acc += r;
+        }
+        benchmark::DoNotOptimize(acc);
+    }
+    st.counters["ns/call"] = benchmark::Counter(double(st.iterations()) * n_out,
+                                                benchmark::Counter::kIsRate |
+                                                    benchmark::Counter::kInvert);
+}
+
+// complex samples, complex taps (interp_fir_ccc)
+void BM_ccc_own(benchmark::State& st)
+{
+    const size_t n = st.range(0);
+    data d(n);
+    std::vector<cf> hd(2 * n);
+    store_arm(hd.data(), d.hc.data(), n, true);
+    cf acc = 0;
+    for (auto _ : st) {
+        for (size_t k = 0; k < n_out; k++) {
+            cf r;
+            dot(&r, d.xc.data() + 1 + (k * 13) % window, hd.data(), n);
+            acc += r;
+        }
+        benchmark::DoNotOptimize(acc);
+    }
+    st.counters["ns/call"] = benchmark::Counter(double(st.iterations()) * n_out,
+                                                benchmark::Counter::kIsRate |
+                                                    benchmark::Counter::kInvert);
+}
+void BM_ccc_volk(benchmark::State& st)
+{
+    const size_t n = st.range(0);
+    data d(n);
+    volk_buf<lv_32fc_t> h(n);
+    std::copy(d.hc.begin(), d.hc.end(), h.p);
+    lv_32fc_t acc = 0;
+    for (auto _ : st) {
+        for (size_t k = 0; k < n_out; k++) {
+            lv_32fc_t r;
+            volk_32fc_x2_dot_prod_32fc(&r, d.xc.data() + 1 + (k * 13) % window, h.p, n);
+            acc += r;
+        }
+        benchmark::DoNotOptimize(acc);
+    }
+    st.counters["ns/call"] = benchmark::Counter(double(st.iterations()) * n_out,
+                                                benchmark::Counter::kIsRate |
+                                                    benchmark::Counter::kInvert);
+}
+
+#define TAPS ->Arg(4)->Arg(8)->Arg(16)->Arg(32)->Arg(64)->Arg(128)->Arg(512)
+BENCHMARK(BM_ccf_own) TAPS;
+BENCHMARK(BM_ccf_volk) TAPS;
+BENCHMARK(BM_fff_own) TAPS;
+BENCHMARK(BM_fff_volk) TAPS;
+BENCHMARK(BM_ccc_own) TAPS;
+BENCHMARK(BM_ccc_volk) TAPS;
+} // namespace
