@@ -17,7 +17,7 @@ import sys
 
 import yaml
 
-SKIP_LAYOUT = ("tx_chain_zmq_",)  # flowgraphs being rewritten elsewhere; checked again once they land
+SKIP_LAYOUT = ()
 
 
 def options_of(path):
