@@ -54,37 +54,16 @@ struct data {
     }
 };
 
-// complex samples, float taps (interp_fir_ccf, resampler_cc)
-void BM_ccf_own(benchmark::State& st)
+// n_out calls per iteration at varying sample offsets (1 + 13k mod window: every alignment), the
+// results summed so none is optimised away; reported as ns per call.
+template <class Acc, class X, class H, class F>
+void time_calls(benchmark::State& st, const X* x, const H* h, size_t n, F&& dotf)
 {
-    const size_t n = st.range(0);
-    data d(n);
-    std::vector<float> hd(2 * n);
-    store_arm(hd.data(), d.h.data(), n, true);
-    cf acc = 0;
+    Acc acc{};
     for (auto _ : st) {
         for (size_t k = 0; k < n_out; k++) {
-            cf r;
-            dot(&r, d.xc.data() + 1 + (k * 13) % window, hd.data(), n);
-            acc += r;
-        }
-        benchmark::DoNotOptimize(acc);
-    }
-    st.counters["ns/call"] = benchmark::Counter(double(st.iterations()) * n_out,
-                                                benchmark::Counter::kIsRate |
-                                                    benchmark::Counter::kInvert);
-}
-void BM_ccf_volk(benchmark::State& st)
-{
-    const size_t n = st.range(0);
-    data d(n);
-    volk_buf<float> h(n);
-    std::copy(d.h.begin(), d.h.end(), h.p);
-    lv_32fc_t acc = 0;
-    for (auto _ : st) {
-        for (size_t k = 0; k < n_out; k++) {
-            lv_32fc_t r;
-            volk_32fc_32f_dot_prod_32fc(&r, d.xc.data() + 1 + (k * 13) % window, h.p, n);
+            Acc r;
+            dotf(&r, x + 1 + (k * 13) % window, h, n);
             acc += r;
         }
         benchmark::DoNotOptimize(acc);
@@ -94,23 +73,32 @@ void BM_ccf_volk(benchmark::State& st)
                                                     benchmark::Counter::kInvert);
 }
 
+// complex samples, float taps (interp_fir_ccf, resampler_cc)
+void BM_ccf_own(benchmark::State& st)
+{
+    const size_t n = st.range(0);
+    data d(n);
+    std::vector<float> hd(2 * n);
+    store_arm(hd.data(), d.h.data(), n, true);
+    time_calls<cf>(st, d.xc.data(), hd.data(), n,
+                   [](cf* r, const cf* x, const float* h, size_t m) { dot(r, x, h, m); });
+}
+void BM_ccf_volk(benchmark::State& st)
+{
+    const size_t n = st.range(0);
+    data d(n);
+    volk_buf<float> h(n);
+    std::copy(d.h.begin(), d.h.end(), h.p);
+    time_calls<lv_32fc_t>(st, d.xc.data(), h.p, n, volk_32fc_32f_dot_prod_32fc);
+}
+
 // float samples, float taps (interp_fir_fff, resampler_ff)
 void BM_fff_own(benchmark::State& st)
 {
     const size_t n = st.range(0);
     data d(n);
-    float acc = 0;
-    for (auto _ : st) {
-        for (size_t k = 0; k < n_out; k++) {
-            float r;
-            dot(&r, d.xf.data() + 1 + (k * 13) % window, d.h.data(), n);
-            acc += r;
-        }
-        benchmark::DoNotOptimize(acc);
-    }
-    st.counters["ns/call"] = benchmark::Counter(double(st.iterations()) * n_out,
-                                                benchmark::Counter::kIsRate |
-                                                    benchmark::Counter::kInvert);
+    time_calls<float>(st, d.xf.data(), d.h.data(), n,
+                      [](float* r, const float* x, const float* h, size_t m) { dot(r, x, h, m); });
 }
 void BM_fff_volk(benchmark::State& st)
 {
@@ -118,18 +106,7 @@ void BM_fff_volk(benchmark::State& st)
     data d(n);
     volk_buf<float> h(n);
     std::copy(d.h.begin(), d.h.end(), h.p);
-    float acc = 0;
-    for (auto _ : st) {
-        for (size_t k = 0; k < n_out; k++) {
-            float r;
-            volk_32f_x2_dot_prod_32f(&r, d.xf.data() + 1 + (k * 13) % window, h.p, n);
-            acc += r;
-        }
-        benchmark::DoNotOptimize(acc);
-    }
-    st.counters["ns/call"] = benchmark::Counter(double(st.iterations()) * n_out,
-                                                benchmark::Counter::kIsRate |
-                                                    benchmark::Counter::kInvert);
+    time_calls<float>(st, d.xf.data(), h.p, n, volk_32f_x2_dot_prod_32f);
 }
 
 // complex samples, complex taps (interp_fir_ccc)
@@ -139,18 +116,8 @@ void BM_ccc_own(benchmark::State& st)
     data d(n);
     std::vector<cf> hd(2 * n);
     store_arm(hd.data(), d.hc.data(), n, true);
-    cf acc = 0;
-    for (auto _ : st) {
-        for (size_t k = 0; k < n_out; k++) {
-            cf r;
-            dot(&r, d.xc.data() + 1 + (k * 13) % window, hd.data(), n);
-            acc += r;
-        }
-        benchmark::DoNotOptimize(acc);
-    }
-    st.counters["ns/call"] = benchmark::Counter(double(st.iterations()) * n_out,
-                                                benchmark::Counter::kIsRate |
-                                                    benchmark::Counter::kInvert);
+    time_calls<cf>(st, d.xc.data(), hd.data(), n,
+                   [](cf* r, const cf* x, const cf* h, size_t m) { dot(r, x, h, m); });
 }
 void BM_ccc_volk(benchmark::State& st)
 {
@@ -158,18 +125,7 @@ void BM_ccc_volk(benchmark::State& st)
     data d(n);
     volk_buf<lv_32fc_t> h(n);
     std::copy(d.hc.begin(), d.hc.end(), h.p);
-    lv_32fc_t acc = 0;
-    for (auto _ : st) {
-        for (size_t k = 0; k < n_out; k++) {
-            lv_32fc_t r;
-            volk_32fc_x2_dot_prod_32fc(&r, d.xc.data() + 1 + (k * 13) % window, h.p, n);
-            acc += r;
-        }
-        benchmark::DoNotOptimize(acc);
-    }
-    st.counters["ns/call"] = benchmark::Counter(double(st.iterations()) * n_out,
-                                                benchmark::Counter::kIsRate |
-                                                    benchmark::Counter::kInvert);
+    time_calls<lv_32fc_t>(st, d.xc.data(), h.p, n, volk_32fc_x2_dot_prod_32fc);
 }
 
 #define TAPS ->Arg(4)->Arg(8)->Arg(16)->Arg(32)->Arg(64)->Arg(128)->Arg(512)

@@ -25,17 +25,6 @@ def ls_gain(x, y):
     return np.vdot(x, y) / np.vdot(x, x).real
 
 
-class msg_collector(gr.basic_block):
-    def __init__(self):
-        gr.basic_block.__init__(self, "msg_collector", None, None)
-        self.msgs = []
-        self.message_port_register_in(pmt.intern("in"))
-        self.set_msg_handler(pmt.intern("in"), self.handle)
-
-    def handle(self, msg):
-        self.msgs.append(msg)
-
-
 class qa_estimator_outliers(gr_unittest.TestCase):
     def captures(self, n_caps, seed=4):
         """(x, y) pairs: OFDM-like x through the ding2004 PA model (noiseless), open loop."""
@@ -119,19 +108,20 @@ class qa_estimator_outliers(gr_unittest.TestCase):
         sx, sy = blocks.vector_source_c(x.tolist()), blocks.vector_source_c(y.tolist())
         est = gpuinterp.dpd_estimator_cc(P, Q, Lp, Lq, capture_length=N, update_period=N, max_delay=64,
                                          synchronous=True)
-        stats = msg_collector()
+        stats = blocks.message_debug()
         tb.connect(sx, (est, 0))
         tb.connect(sy, (est, 1))
-        tb.msg_connect(est, "stats", stats, "in")
+        tb.msg_connect(est, "stats", stats, "store")
         tb.run()
         deadline = time.time() + 10  # messages are delivered asynchronously
-        while time.time() < deadline and len(stats.msgs) < 4:
+        while time.time() < deadline and stats.num_messages() < 4:
             time.sleep(0.01)
-        self.assertEqual(len(stats.msgs), 4)
+        self.assertEqual(stats.num_messages(), 4)
+        msgs = [stats.get_message(i) for i in range(4)]
         get = lambda m, k: pmt.to_python(pmt.dict_ref(m, pmt.intern(k), pmt.PMT_NIL))  # noqa: E731
-        status = [get(m, "status") for m in stats.msgs]
-        self.assertNotIn("refused", status, [get(m, "reason") for m in stats.msgs])
-        for m in stats.msgs:
+        status = [get(m, "status") for m in msgs]
+        self.assertNotIn("refused", status, [get(m, "reason") for m in msgs])
+        for m in msgs:
             self.assertAlmostEqual(abs(get(m, "gain")) / abs(g_true), 1.0, delta=0.02)
 
 
