@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Estimate DPD coefficients offline from a loopback capture.
 
@@ -109,8 +109,19 @@ def check_output(name, path):
         raise UsageError(f"--{name}: {path}: is a directory")
 
 
+class _Help(argparse.RawDescriptionHelpFormatter):
+    """The module docstring as written, and each option's default in its help line (unless the help
+    already says it, or there is none to show)."""
+
+    def _get_help_string(self, action):
+        h = action.help or ""
+        if "default" not in h and not any(action.default is v for v in (None, False, argparse.SUPPRESS)):
+            h += " (default: %(default)s)"
+        return h
+
+
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=_Help)
     p.add_argument("--x", required=True, help="PA input capture (.cf32)")
     p.add_argument("--y", required=True, help="PA output capture (.cf32)")
     p.add_argument("-P", type=int, default=7, help="highest odd order of the main branches")

@@ -1,7 +1,7 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The seed document's demo done right: a 100 Hz sine sampled at 16 kHz for 0.1 s, interpolated by 2
-with an order-11 Hamming low-pass designed like MATLAB's fir1(11, 0.5, 'low', hamming(12)) and
+"""Interpolate a sine by 2 on the GPU (or the CPU) and check it: a 100 Hz sine sampled at 16 kHz
+for 0.1 s, interpolated by 2 with an order-11 Hamming low-pass designed like MATLAB's fir1(11, 0.5, 'low', hamming(12)) and
 scaled by 2 (GNU Radio taps carry the interpolation gain). Runs the gpuinterp block in a flowgraph
 (on the GPU when one is present), checks it against scipy.signal.upfirdn, and saves the two-panel
 "input / interpolated" plot as a PNG."""

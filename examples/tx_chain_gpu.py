@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 # SPDX-License-Identifier: GPL-3.0-or-later
 """A transmit chain that stays on the GPU: QPSK symbols -> interpolate x8 (128-tap low-pass) ->
 digital predistorter (P, Q, L) = (5, 3, 4) -> resample x1.25 (polyphase windowed sinc) -> sink,

@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 # SPDX-License-Identifier: GPL-3.0-or-later
 """The transmit chain of tx_chain_gpu.py split over two processes with GNU Radio's ZMQ blocks:
 

@@ -17,6 +17,7 @@ Everything here is numpy only except :func:`make_engine`, which returns the C++ 
 reference of the same model.
 """
 
+import csv
 import json
 import math
 from dataclasses import dataclass
@@ -888,23 +889,15 @@ def save_coefficients(path, coefficients, lo_leakage, P, Q, Lp, Lq, fmt=None, **
                "lo_leakage": [c.real, c.imag]}
         for k, v in extra.items():
             doc[k] = [v.real, v.imag] if isinstance(v, complex) else v
-        # One coefficient per line: readable and diff-friendly, still plain JSON.
-        lines = []
-        for k, v in doc.items():
-            if k == "coefficients":
-                body = ",\n  ".join(json.dumps(e) for e in v)
-                lines.append(f' "{k}": [\n  {body}\n ]')
-            else:
-                lines.append(f" {json.dumps(k)}: {json.dumps(v)}")
-        with open(path, "w") as f:
-            f.write("{\n" + ",\n".join(lines) + "\n}\n")
+        _spec.write_json_lines(path, doc)
     elif fmt == "csv":
-        with open(path, "w") as f:
+        with open(path, "w", newline="") as f:
             f.write(f"# {MODEL_TEXT}\n# P={int(P)} Q={int(Q)} Lp={int(Lp)} Lq={int(Lq)}\n")
-            f.write("index,branch,order,tap,real,imag\n")
+            out = csv.writer(f, lineterminator="\n")
+            out.writerow(["index", "branch", "order", "tap", "real", "imag"])
             for i, ((order, conj, tap), v) in enumerate(zip(branch_layout(P, Q, Lp, Lq), w)):
-                f.write(f"{i},{'g' if conj else 'h'},{order},{tap},{v.real:.17g},{v.imag:.17g}\n")
-            f.write(f"-1,c,0,0,{c.real:.17g},{c.imag:.17g}\n")
+                out.writerow([i, "g" if conj else "h", order, tap, f"{v.real:.17g}", f"{v.imag:.17g}"])
+            out.writerow([-1, "c", 0, 0, f"{c.real:.17g}", f"{c.imag:.17g}"])
     else:
         raise DPDError(f"fmt: must be 'json' or 'csv', got {fmt!r}")
 
@@ -924,6 +917,7 @@ def load_coefficients(path):
         return out
     hdr = {}
     rows, c = [], 0j
+    data = []
     for line in text.splitlines():
         if line.startswith("#"):
             for tok in line[1:].split():
@@ -931,10 +925,9 @@ def load_coefficients(path):
                     k, v = tok.split("=", 1)
                     if k in ("P", "Q", "Lp", "Lq"):
                         hdr[k] = int(v)
-            continue
-        if not line.strip() or line.startswith("index"):
-            continue
-        f = line.split(",")
+        elif line.strip() and not line.startswith("index"):
+            data.append(line)
+    for f in csv.reader(data):
         if f[1] == "c":
             c = complex(float(f[4]), float(f[5]))
         else:

@@ -360,7 +360,6 @@ def save_model(path, fit, **extra):
     """Write a :class:`ModelFit` as JSON: {"kind", "model" (the spec), "coefficients": [[re, im], ..],
     "lo_leakage": [re, im], "input_range", "nmse_db", "regularization", "condition", "rank", ...extra}.
     One coefficient per line, so files diff well."""
-    import json
     import math as _m
 
     def num(v):
@@ -374,6 +373,13 @@ def save_model(path, fit, **extra):
            "regularization": num(float(fit.regularization)), "condition": num(float(fit.condition)),
            "rank": int(fit.rank)}
     doc.update(extra)
+    write_json_lines(path, doc)
+
+
+def write_json_lines(path, doc):
+    """Plain JSON with one coefficient pair per line ("coefficients"), so files diff well."""
+    import json
+
     lines = []
     for k, v in doc.items():
         if k == "coefficients":
