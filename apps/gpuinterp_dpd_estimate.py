@@ -29,6 +29,7 @@ import sys
 import numpy as np
 
 from gnuradio.gpuinterp import dpd
+from gnuradio.gpuinterp import dpd_model as dm
 
 # The predistorter's limits (lib/kernel/dpd_predistorter.cc): beyond them the basis matrix alone is
 # gigabytes (--Lp 100000 was a MemoryError).
@@ -98,6 +99,19 @@ def load_previous(path, P, Q, Lp, Lq):
     return w, c
 
 
+def load_previous_model(path, spec):
+    """Coefficients of a model file (written by --json with --model, or dpd_model.save_model)."""
+    if not os.path.exists(path):
+        raise UsageError(f"--previous: {path}: no such file")
+    try:
+        f = dm.load_model(path)
+    except dm.ModelError as e:
+        raise UsageError(f"--previous: {e}") from None
+    if str(dm.parse(f.model)) != str(spec):
+        raise UsageError(f"--previous: {path} holds {f.model}, not the requested {spec}")
+    return np.asarray(f.coefficients), complex(f.lo_leakage)
+
+
 def check_output(name, path):
     """Refuse an output path that cannot be written before the (long) estimate runs."""
     if path is None:
@@ -128,6 +142,9 @@ def main(argv=None):
     p.add_argument("-Q", type=int, default=0, help="highest odd order of the conjugate branches (0: none)")
     p.add_argument("--Lp", type=int, default=4, help="memory depth of the main branches")
     p.add_argument("--Lq", type=int, default=1, help="memory depth of the conjugate branches")
+    p.add_argument("--model", metavar="SPEC",
+                   help="model spec instead of -P/-Q/--Lp/--Lq, the predistorter block's grammar: 'mp:K=5,M=8', "
+                        "'gmp:Ka=5,La=8,Kb=3,Lb=4,Mb=2,Kc=3,Lc=4,Mc=1' (written with --json as a model file)")
     p.add_argument("--offset", type=int, default=0, help="samples to skip at the start of both files")
     p.add_argument("--count", type=int, default=0, help="samples to use (0: all)")
     p.add_argument("--target-gain", type=complex, default=None,
@@ -159,6 +176,15 @@ def run(a):
         dpd.validate_structure(a.P, a.Q, a.Lp, a.Lq)
     except dpd.DPDError as e:
         raise UsageError(str(e)) from None
+    spec = None
+    if a.model is not None:
+        try:
+            spec = dm.parse(a.model)
+        except dm.ModelError as e:
+            raise UsageError(f"--model: {e}") from None
+        if a.csv:
+            raise UsageError("--csv: the CSV layout is the parallel Hammerstein's (-P/-Q/--Lp/--Lq); "
+                             "with --model write --json")
     for name, v, hi in (("-P", a.P, MAX_ORDER), ("-Q", a.Q, MAX_ORDER), ("--Lp", a.Lp, MAX_TAPS),
                         ("--Lq", a.Lq, MAX_TAPS)):
         if v > hi:
@@ -186,7 +212,12 @@ def run(a):
             raise UsageError(f"--target-gain: must be finite and non-zero (omit it to measure the gain), got {g}")
     check_output("json", a.json)
     check_output("csv", a.csv)
-    prev = load_previous(a.previous, a.P, a.Q, a.Lp, a.Lq) if a.previous else None
+    if not a.previous:
+        prev = None
+    elif spec is not None:
+        prev = load_previous_model(a.previous, spec)
+    else:
+        prev = load_previous(a.previous, a.P, a.Q, a.Lp, a.Lq)
 
     x = read_cf32("x", a.x, a.offset, a.count)
     y = read_cf32("y", a.y, a.offset, a.count)
@@ -195,9 +226,10 @@ def run(a):
         print(f"note: x has {x.size} samples, y {y.size}; using the first {n} of both", file=sys.stderr)
         x, y = x[:n], y[:n]
     try:
-        r = dpd.estimate(x, y, a.P, a.Q, a.Lp, a.Lq, target_gain=a.target_gain, delay=a.delay,
+        structure = dict(model=str(spec)) if spec is not None else dict(P=a.P, Q=a.Q, Lp=a.Lp, Lq=a.Lq)
+        r = dpd.estimate(x, y, target_gain=a.target_gain, delay=a.delay,
                          max_delay=a.max_delay, fractional=not a.integer_delay,
-                         regularization=reg, lo_leakage=not a.no_lo_leakage)
+                         regularization=reg, lo_leakage=not a.no_lo_leakage, **structure)
     except dpd.DPDError as e:
         raise UsageError(str(e)) from None
     if not r.fit_nmse_db <= a.max_fit_nmse_db:
@@ -212,6 +244,20 @@ def run(a):
     info = dict(fit_nmse_db=r.fit_nmse_db, raw_nmse_db=r.raw_nmse_db, delay_samples=r.delay, gain=r.gain,
                 condition=r.condition, num_samples=r.num_samples)
     print(json.dumps({k: ([v.real, v.imag] if isinstance(v, complex) else v) for k, v in info.items()}))
+    if spec is not None:
+        if a.json:
+            try:
+                dm.save_model(a.json, dm.ModelFit(str(spec), w, c, {}, kind="predistorter",
+                                                  regularization=r.regularization, condition=r.condition,
+                                                  rank=r.rank), **{k: ([v.real, v.imag] if isinstance(v, complex)
+                                                                        else v) for k, v in info.items()})
+            except OSError as e:
+                raise UsageError(f"--json: {a.json}: {e.strerror}") from None
+        else:
+            for (l, j, k, _), v in zip(dm.term_list(spec), w):
+                print(f"x[n-{l}] |x[n-{j}]|^{k}: {v.real:+.6e} {v.imag:+.6e}j")
+            print(f"c = {c.real:+.6e} {c.imag:+.6e}j")
+        return 0
     for path in (a.json, a.csv):
         if path:
             try:

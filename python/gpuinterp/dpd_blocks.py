@@ -12,6 +12,7 @@ import pmt
 from gnuradio import gr
 
 from . import dpd
+from . import dpd_model as dm
 from .params import complex_param, float_param, int_param
 from .gpuinterp_python import decode_coeffs_message, encode_coeffs_message
 
@@ -59,7 +60,7 @@ class dpd_estimator_cc(gr.sync_block):
     def __init__(self, P=5, Q=0, Lp=3, Lq=1, capture_length=32768, update_period=1048576, damping=0.8,
                  target_gain=0j, regularization=None, lo_leakage=True, max_delay=1024,
                  rollback_tolerance_db=0.5, max_gain_db=10.0, max_updates=0, synchronous=False,
-                 initial_coefficients=(), initial_lo_leakage=0j):
+                 initial_coefficients=(), initial_lo_leakage=0j, model=""):
         gr.sync_block.__init__(self, name="dpd_estimator_cc", in_sig=[np.complex64, np.complex64],
                                out_sig=None)
         # Every parameter is checked here, before the Adaptation is built, so each error names the
@@ -67,6 +68,9 @@ class dpd_estimator_cc(gr.sync_block):
         P, Q = int_param("P", P, 1, 15), int_param("Q", Q, 0, 15)
         Lp, Lq = int_param("Lp", Lp, 1, 1024), int_param("Lq", Lq, 1, 1024)
         dpd.validate_structure(P, Q, Lp, Lq)
+        # A model spec ("mp:K=5,M=8", "gmp:...", the predistorter block's grammar) replaces
+        # P, Q, Lp, Lq; empty keeps the parallel Hammerstein they describe.
+        spec = dm.parse(model) if model else dm.parse(f"ph:P={P},Q={Q},Lp={Lp},Lq={Lq}")
         # 2^26 samples (512 MiB per buffer, two buffers plus the estimator's copies) is far beyond
         # any useful capture; a larger one would fail later as a bare MemoryError.
         capture_length = int_param("capture_length", capture_length, 1, 1 << 26)
@@ -84,14 +88,15 @@ class dpd_estimator_cc(gr.sync_block):
             raise ValueError(f"update_period: must be >= capture_length ({capture_length}), got {update_period}")
         # The capture length is checked before max_delay: a capture too short for the model is the
         # cause, and max_delay < capture_length would otherwise be reported first.
-        need = dpd.num_coefficients(P, Q, Lp, Lq) + (1 if lo_leakage else 0)
-        usable = capture_length - 2 * 24 - max(Lp, Lq if Q else 1)
+        need = spec.num_coefficients + (1 if lo_leakage else 0)
+        span = spec.history + spec.lookahead + 1  # samples one basis row reads
+        usable = capture_length - 2 * 24 - span
         if usable < 10 * need:
             raise ValueError(f"capture_length: {capture_length} samples leave ~{usable} for {need} unknowns; "
-                             f"need at least {10 * need + 2 * 24 + max(Lp, Lq if Q else 1)}")
+                             f"need at least {10 * need + 2 * 24 + span}")
         if max_delay >= capture_length:
             raise ValueError(f"max_delay: must be in [0, capture_length), got {max_delay}")
-        self._adapt = dpd.Adaptation(P, Q, Lp, Lq, damping=damping,
+        self._adapt = dpd.Adaptation(P, Q, Lp, Lq, model=None if not model else str(spec), damping=damping,
                                      target_gain=None if target_gain == 0 else target_gain,
                                      rollback_tolerance_db=rollback_tolerance_db, max_gain_db=max_gain_db,
                                      min_damping=min(0.1, damping),

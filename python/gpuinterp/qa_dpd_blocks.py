@@ -15,6 +15,7 @@ import pmt
 from gnuradio import blocks, gr, gr_unittest
 
 from gnuradio import gpuinterp
+from gnuradio.gpuinterp import dpd_model as dm
 from gnuradio.gpuinterp import dpd, dpd_blocks, metrics, pa_models
 
 SOURCE_DIR = os.environ.get("GPUINTERP_SOURCE_DIR",
@@ -109,6 +110,28 @@ class qa_dpd_blocks(gr_unittest.TestCase):
         loop = pmt.to_double(pmt.dict_ref(st, pmt.intern("loop_nmse_db"), pmt.PMT_NIL))
         self.assertAlmostEqual(loop, metrics.nmse_db(u[:32768 - 9], y[9:32768] / r.gain), delta=0.5)
         self.assertEqual(est.last_result().status, "updated")
+
+    def test_estimator_with_a_model_spec(self):
+        # The estimator block takes the predistorter's model grammar: a GMP here. Its message
+        # carries that model's coefficients, equal to dpd.estimate on the same capture.
+        spec = "gmp:Ka=3,La=3,Kb=2,Lb=2,Mb=1,Kc=1,Lc=2,Mc=1"
+        u = metrics.ofdm_test_signal(40000, rms=0.2, papr_db=8.0, seed=5)
+        y = pa_models.PAModel("ding2004").process(u)
+        est, coeffs, stats = self._estimator_fg(u, y, capture_length=32768, update_period=1 << 20,
+                                                synchronous=True, damping=1.0, model=spec)
+        self.assertEqual(len(coeffs), 1)
+        K = dm.parse(spec).num_coefficients
+        w, c = dpd_blocks.parse_coefficients_message(coeffs[0], K)
+        r = dpd.estimate(u[:32768], y[:32768], model=spec, max_delay=1024)
+        self.assertEqual(r.coefficients.size, K)
+        np.testing.assert_allclose(w, r.coefficients, atol=1e-6)
+        self.assertAlmostEqual(c, r.lo_leakage, delta=1e-6)
+        with self.assertRaises(ValueError) as cm:
+            gpuinterp.dpd_estimator_cc(model="gmp:Ka=3,Qx=1")
+        self.assertIn("Qx", str(cm.exception))
+        with self.assertRaises(ValueError) as cm:  # too short for this model's unknowns
+            gpuinterp.dpd_estimator_cc(model="mp:K=8,M=64", capture_length=4096, update_period=8192)
+        self.assertTrue(str(cm.exception).startswith("capture_length:"), str(cm.exception))
 
     def test_estimator_refuses_zero_y(self):
         u = metrics.ofdm_test_signal(40000, rms=0.2, papr_db=8.0, seed=2)

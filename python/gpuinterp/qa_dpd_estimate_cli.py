@@ -15,6 +15,7 @@ import unittest
 import numpy as np
 from gnuradio import gr_unittest
 
+from gnuradio.gpuinterp import dpd_model as dm
 from gnuradio.gpuinterp import dpd, metrics, pa_models
 
 SOURCE_DIR = os.environ.get("GPUINTERP_SOURCE_DIR",
@@ -85,6 +86,27 @@ class qa_dpd_estimate_cli(gr_unittest.TestCase):
         ident = dpd.identity_coefficients(5, 0, 3, 1)
         np.testing.assert_allclose(dpd.load_coefficients(out)["coefficients"],
                                    ident + 0.5 * (ref.coefficients - ident), atol=1e-9)
+
+    def test_model_spec(self):
+        # --model: any family of the model grammar, written as a model file that dpd_model reads and
+        # that --previous takes back for a damped step.
+        spec = "gmp:Ka=3,La=3,Kb=2,Lb=2,Mb=1"
+        out = os.path.join(self.tmp.name, "m.json")
+        res = self.run_tool("--model", spec, "--json", out)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        ref = dpd.estimate(self.u, self.y, model=spec)
+        f = dm.load_model(out)
+        self.assertEqual(f.model, str(dm.parse(spec)))
+        self.assertEqual(f.kind, "predistorter")
+        np.testing.assert_allclose(f.coefficients, ref.coefficients, atol=1e-9)
+        self.assertAlmostEqual(f.lo_leakage, ref.lo_leakage, delta=1e-9)
+        out2 = os.path.join(self.tmp.name, "m2.json")
+        res = self.run_tool("--model", spec, "--json", out2, "--previous", out, "--damping", "0.5")
+        self.assertEqual(res.returncode, 0, res.stderr)
+        np.testing.assert_allclose(dm.load_model(out2).coefficients, ref.coefficients, atol=1e-9)
+        self.assert_error(self.run_tool("--model", "gmp:Ka=3,Zz=1"), "--model")
+        self.assert_error(self.run_tool("--model", spec, "--csv", os.path.join(self.tmp.name, "m.csv")), "--csv")
+        self.assert_error(self.run_tool("--model", "mp:K=2,M=2", "--previous", out), "--previous")
 
     def test_tracebacks_before(self):
         d = self.tmp.name
