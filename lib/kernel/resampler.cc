@@ -183,8 +183,10 @@ void resampler<T>::configure_reach()
         break;
     }
     }
-    // Never shrink: the next output may still need samples the old reach kept.
-    d_hist.resize(std::max(d_hist.size(), d_back + d_ahead + 1));
+    // Never shrink: the next output may still need samples the old reach kept. A larger reach
+    // (a lower polyphase rate) looks further back than the history kept: those samples were
+    // consumed and are gone, so the stream's oldest known sample stands in for them.
+    d_hist.grow_extending(d_back + d_ahead + 1);
 }
 
 template <typename T>

@@ -49,8 +49,7 @@ class qa_resampler_rate_limits(gr_unittest.TestCase):
                 r.set_rate(1e-4)  # K/r = 320000 inputs per output: no default buffer holds that
             self.assertTrue(str(cm.exception).startswith("rate:"), str(cm.exception))
             self.assertEqual(r.rate(), 1.0)
-            # A rate that fits is still taken while running. (An increase: after a large decrease the
-            # first few outputs are off by up to a few tenths of a percent, a known open issue.)
+            # A rate that fits is still taken while running.
             r.set_rate(2.0)
             self.assertEqual(r.rate(), 2.0)
             self.assertTrue(wait_done(tb), "the flowgraph did not finish: the resampler stopped")

@@ -37,6 +37,23 @@ public:
         d_h.swap(h);
     }
 
+    /*!
+     * Grow to `len` (never shrink), filling the new, older places with the oldest sample held
+     * instead of zeros. For a kernel whose reach grows mid-stream (a resampler whose rate drops
+     * stretches its filter): the samples before the retained history are gone, and continuing the
+     * stream's edge is a far better guess than silence (exact on a constant input). Before any
+     * input the oldest sample is a zero, so a fresh stream still starts from zeros.
+     */
+    void grow_extending(size_t len)
+    {
+        if (len <= d_h.size())
+            return;
+        const T edge = d_h.empty() ? T(0) : d_h.front();
+        std::vector<T> h(len, edge);
+        std::copy(d_h.begin(), d_h.end(), h.end() - d_h.size());
+        d_h.swap(h);
+    }
+
     void clear() { std::fill(d_h.begin(), d_h.end(), T(0)); }
 
     //! Write x[start - size()] .. x[start + count - 1] (size() + count values) to dst.
