@@ -2,7 +2,7 @@
  * Copyright 2026 gr-gpuinterp authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-// Transmit-chain benchmark (issue 7): null_source -> head(N) -> interp x8 (128 taps) ->
+// Transmit-chain benchmark: null_source -> head(N) -> interp x8 (128 taps) ->
 // predistorter (P,Q,L) = (5,3,5) [-> resampler x1.25] -> null_sink.
 //   stages 2: interp + DPD; stages 3: interp + DPD + resampler (polyphase, 32 arms x 32 taps).
 //   impl 0: GNU Radio's CPU blocks: interp_fir_filter_ccf x8; GNU Radio has no DPD block, so a
