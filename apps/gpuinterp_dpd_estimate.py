@@ -30,6 +30,7 @@ import numpy as np
 
 from gnuradio.gpuinterp import dpd
 from gnuradio.gpuinterp import dpd_model as dm
+from gnuradio.gpuinterp.params import float_param
 
 # The predistorter's limits (lib/kernel/dpd_predistorter.cc): beyond them the basis matrix alone is
 # gigabytes (--Lp 100000 was a MemoryError).
@@ -61,20 +62,10 @@ def finite(name, v, lo=None, hi=None, lo_open=False):
     """v unless NaN/inf or outside [lo, hi] ((lo, hi] with lo_open): UsageError naming the option."""
     if v is None:
         return v
-    bad = not math.isfinite(v)
-    if not bad and lo is not None:
-        bad = v <= lo if lo_open else v < lo
-    if not bad and hi is not None:
-        bad = v > hi
-    if bad:
-        if lo is None:
-            rng = ""
-        elif hi is None:
-            rng = f" {'>' if lo_open else '>='} {lo:g}"
-        else:
-            rng = f" in {'(' if lo_open else '['}{lo:g}, {hi:g}]"
-        raise UsageError(f"{name}: must be a finite number{rng}, got {v}")
-    return v
+    try:
+        return float_param(name, v, lo, hi, lo_open)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
 
 
 def load_previous(path, P, Q, Lp, Lq):

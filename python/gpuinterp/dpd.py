@@ -505,8 +505,7 @@ def _prepare(x, y, model, target_gain, delay, max_delay, fractional):
         bad = bx[idx] | near[src]
     good = ~bad
     if target_gain is None or target_gain == 0:
-        den = np.vdot(xa[good], xa[good]).real
-        G = np.vdot(xa[good], ya[good]) / den if den > 0 else 0j  # LS gain: y ~ G x
+        G = ls_gain(xa, ya, good)
     else:
         G = complex(target_gain)
     if not np.isfinite(G) or abs(G) < 1e-12:
@@ -530,6 +529,15 @@ def _rows(model, n, bad=None):
     return ok
 
 
+def ls_gain(x, y, rows=None):
+    """Least-squares complex gain G of y ~ G x (over ``rows``, a boolean mask, when given); 0 for an
+    all-zero x."""
+    if rows is not None:
+        x, y = x[rows], y[rows]
+    den = np.vdot(x, x).real
+    return complex(np.vdot(x, y) / den) if den > 0 else 0j
+
+
 def _probe_rows(yn, xa, ok, design, perturbation, seed=0x5eed):
     """Rows that pin the model's small-signal response where the capture never excited it.
 
@@ -545,9 +553,8 @@ def _probe_rows(yn, xa, ok, design, perturbation, seed=0x5eed):
     dominate; elsewhere the model's incremental gain is pulled to the linear gain, which is what a
     broadband PA does there to first order. The noise is seeded: the fit is reproducible."""
     rng = np.random.default_rng(seed)
-    good = ok
-    g = np.vdot(yn[good], xa[good]) / max(np.vdot(yn[good], yn[good]).real, 1e-300)
-    rms = math.sqrt(np.mean(np.abs(yn[good]) ** 2))
+    g = ls_gain(yn, xa, ok)
+    rms = math.sqrt(np.mean(np.abs(yn[ok]) ** 2))
     n = (rng.standard_normal(yn.size) + 1j * rng.standard_normal(yn.size)) * (perturbation * rms / math.sqrt(2))
     return design(yn + n)[ok], xa[ok] + g * n[ok]
 
@@ -774,14 +781,6 @@ class Adaptation:
         self.iteration = 0
         self.history = []
 
-    @staticmethod
-    def _capture_gain_db(xa, yn, bad):
-        """Gain of this capture relative to the held G (0 dB when G fits), least squares on good rows."""
-        good = ~bad
-        den = np.vdot(xa[good], xa[good]).real
-        ratio = np.vdot(xa[good], yn[good]) / den if den > 0 else 0j
-        return 20 * math.log10(max(abs(ratio), 1e-300))
-
     def _refuse(self, reason, **kw):
         r = StepResult(self.iteration, "refused", self.coefficients.copy(), self.lo_leakage,
                        damping=self.damping, reason=reason, **kw)
@@ -799,7 +798,8 @@ class Adaptation:
         except DPDError as e:
             return self._refuse(str(e))
         if self.target_gain is not None and not self._gain_fixed:
-            off_db = self._capture_gain_db(xa, yn, bad)
+            ratio = ls_gain(xa, yn, ~bad)  # this capture's gain relative to the held G
+            off_db = 20 * math.log10(max(abs(ratio), 1e-300))
             if abs(off_db) > self.max_gain_db:
                 self._gain_mismatches += 1
                 if self._gain_mismatches < self.GAIN_RELOCK_CAPTURES:
@@ -808,13 +808,13 @@ class Adaptation:
                                         f"capture, or the loop gain changed ({self._gain_mismatches} of "
                                         f"{self.GAIN_RELOCK_CAPTURES} before G is measured again)",
                                         delay=d, gain=G)
-                # Consecutive captures agree: the held G is the outlier. Measure it again.
+                # Consecutive captures agree: the held G is the outlier. Measure it again, on this
+                # capture (already aligned: only its normalisation changes).
+                if not abs(G * ratio) >= 1e-12:
+                    return self._refuse(f"target_gain: gain {G * ratio} is zero (y uncorrelated with x? "
+                                        "check the delay range and the loopback)", delay=d, gain=G)
+                G, yn = G * ratio, yn / ratio
                 self.target_gain, self.best, self._gain_mismatches = None, None, 0
-                try:
-                    xa, yn, d, G, bad = _prepare(x, y, m, None, self.delay if self.lock_delay else None,
-                                                 kw.get("max_delay"), kw.get("fractional", True))
-                except DPDError as e:
-                    return self._refuse(str(e))
             else:
                 self._gain_mismatches = 0
         try:

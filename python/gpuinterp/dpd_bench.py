@@ -203,7 +203,7 @@ def run(directory, pa_model=DEFAULT_PA_MODEL, dpd_model=DEFAULT_DPD_MODEL, itera
     # The linear target: "average" is the least-squares gain of the measured PA; "peak" maps the
     # largest input to the largest output the PA delivered, so the predistorter never has to drive the
     # PA beyond the range it was measured in.
-    G = complex(np.vdot(xtr, ytr) / np.vdot(xtr, xtr))
+    G = dpd.ls_gain(xtr, ytr)
     if gain == "peak":
         G *= np.max(np.abs(ytr)) / (abs(G) * np.max(np.abs(xtr)))
     peak = pa.input_range

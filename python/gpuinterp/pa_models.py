@@ -64,7 +64,7 @@ SALEH_DEFAULT = (2.1587, 1.1517, 4.0033, 9.1040)
 # A sample whose output power exceeds this many times the power level is a glitch, not signal: the
 # factor is 24^2, the outlier threshold of the estimator (dpd.OUTLIER_FACTOR = 24 x RMS), far above the
 # peak-to-average ratio of any communication signal.
-OUTLIER_POWER_FACTOR = 24.0 ** 2
+OUTLIER_POWER_FACTOR = dpd.OUTLIER_FACTOR ** 2
 
 
 def preset_coefficients(name):
