@@ -10,11 +10,11 @@
 //                      label names the kernel that ran; 1, 3 and 5 are benchmark-only, bench/dpd_ph_lab.cu), with the memory floor (16 B/sample at 4169 GB/s);
 //  - dpd_cuda_host:    host-to-host through the kernel front end, pinned staging vs mapped zero-copy.
 // Rows (P, Q, L) with Lp = Lq = L: (5,3,5), (7,7,8), (9,5,16), plus (1,0,1) and (9,5,33) on the CPU.
-// Generalised memory polynomial (mp/gmp engine), rows of ~30, 95 and 500 complex coefficients
-// (gmp_rows below):
+// Generalised memory polynomial (mp/gmp engine), rows of ~30, 95 and 500 complex coefficients and
+// the APA scoreboard's mp predistorter (gmp_rows below):
 //  - gmp_cpu:          the CPU engine (AVX2 + OpenMP), 2^20 samples by default;
-//  - gmp_cuda_kernel:  the kernel alone on device-resident data, 2^24 samples, R outputs per thread
-//                      (0 = the policy's choice; the label says which ran), against both floors:
+//  - gmp_cuda_kernel:  the kernel alone on device-resident data (bench/gmp_timing.cu), 2^24
+//                      samples, against both floors:
 //                      memory (16 B/sample at 4169 GB/s, the measured D2D copy) and FMA (the
 //                      program's fused multiply-adds per sample at 30e12 FMA/s = 60 TFLOP/s FP32);
 //                      `of_bound` is the binding floor over the measured time;
@@ -26,6 +26,9 @@
 #include "../lib/cuda/dpd_ph_lab.h"
 #endif
 #include "../lib/kernel/gmp_engine.h"
+#ifdef GPUINTERP_HAVE_CUDA
+#include "gmp_timing.h"
+#endif
 #include "bench_util.h"
 #include <algorithm>
 #include <array>
@@ -117,6 +120,7 @@ const char* const gmp_rows[] = {
     "gmp:Ka=5,La=6",                                     // 30: aligned terms only
     "gmp:Ka=5,La=10,Kb=3,Lb=5,Mb=2,Kc=3,Lc=5,Mc=1",      // 95
     "gmp:Ka=10,La=20,Kb=5,Lb=10,Mb=3,Kc=5,Lc=10,Mc=3",   // 500
+    "mp:K=5,M=100",                                      // 500: the APA scoreboard's predistorter
 };
 
 std::vector<cf> gmp_coeffs(const kernel::dpd_model& m)
@@ -143,7 +147,7 @@ void BM_gmp_cpu(benchmark::State& st)
     st.counters["coefficients"] = double(m.num_coefficients());
     st.SetLabel(m.to_string());
 }
-BENCHMARK(BM_gmp_cpu)->ArgName("row")->DenseRange(0, 2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_gmp_cpu)->ArgName("row")->DenseRange(0, 3)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 #ifdef GPUINTERP_HAVE_CUDA
 void BM_gmp_cuda_kernel(benchmark::State& st)
@@ -156,9 +160,8 @@ void BM_gmp_cuda_kernel(benchmark::State& st)
     const auto prog = kernel::make_gmp_program(m, gmp_coeffs(m), cf(0.01f, -0.02f));
     const size_t n = size_t(1) << gpuinterp_bench::log2n(24);
     double ms = 0;
-    int used = 0;
     for (auto _ : st) {
-        ms = gpu::time_gmp_kernel_ms(0, prog, n, 20, int(st.range(1)), &used);
+        ms = gpu::time_gmp_kernel_ms(0, prog, n, 20);
         st.SetIterationTime(ms * 1e-3);
     }
     st.SetItemsProcessed(int64_t(st.iterations()) * n);
@@ -171,11 +174,11 @@ void BM_gmp_cuda_kernel(benchmark::State& st)
     st.counters["kernel_ms"] = ms;
     st.counters["Gsps"] = double(n) / (ms * 1e-3) / 1e9;
     st.counters["of_bound"] = std::max(mem_ms, fma_ms) / ms;
-    st.SetLabel(std::string(mem_ms >= fma_ms ? "memory-bound" : "FMA-bound") + " R=" + std::to_string(used));
+    st.SetLabel(mem_ms >= fma_ms ? "memory-bound" : "FMA-bound");
 }
 BENCHMARK(BM_gmp_cuda_kernel)
-    ->ArgNames({ "row", "R" })
-    ->ArgsProduct({ { 0, 1, 2 }, { 0, 4, 8 } })
+    ->ArgName("row")
+    ->DenseRange(0, 3)
     ->Unit(benchmark::kMillisecond)
     ->UseManualTime()
     ->Iterations(1);
@@ -203,7 +206,7 @@ void BM_gmp_cuda_device(benchmark::State& st)
     ops->free_device(din);
     ops->free_device(dout);
 }
-BENCHMARK(BM_gmp_cuda_device)->ArgName("row")->DenseRange(0, 2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_gmp_cuda_device)->ArgName("row")->DenseRange(0, 3)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void rows_gpu(benchmark::internal::Benchmark* b)
 {

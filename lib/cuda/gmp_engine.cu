@@ -11,7 +11,6 @@
 // buffer, replaced synchronously by set_program(): both entry points return only after their
 // work has finished, so no kernel can be reading it.
 #include "../common/parallel.h"
-#include "bench_hooks.h"
 #include "cuda_engines.h"
 #include "cuda_common.cuh"
 #include "dpd_stream.cuh"
@@ -35,15 +34,13 @@ public:
     {
     }
 
-    void set_program(const kernel::gmp_program& p) override { set_program(p, 0); }
-
-    void set_program(const kernel::gmp_program& p, int R)
+    void set_program(const kernel::gmp_program& p) override
     {
         device_guard guard(d_device);
         gmp_blob b = flatten(p);
         const bool first = d_blob_dev.capacity() == 0;
-        if (first || R)
-            d_plan = plan_gmp(b, d_device, R);
+        if (first)
+            d_plan = plan_gmp(b, d_device);
         d_blob_dev.reserve(b.words.size() / 4);
         GPUINTERP_CUDA_CHECK(
             cudaMemcpy(d_blob_dev.get(), b.words.data(), b.words.size() * sizeof(int), cudaMemcpyHostToDevice));
@@ -59,7 +56,6 @@ public:
             launch_gmp(d_plan, d_blob, d_blob_dev.get(), x, y, cnt, st);
         };
     }
-    int outputs_per_thread() const { return d_plan.R; }
 
 private:
     int d_device;
@@ -75,15 +71,6 @@ private:
 std::unique_ptr<kernel::gmp_engine> make_cuda_gmp_engine(int device, size_t batch, bool mapped)
 {
     return std::make_unique<cuda_gmp_engine>(device, batch, mapped);
-}
-
-double time_gmp_kernel_ms(int device, const kernel::gmp_program& program, size_t n, int iters, int R, int* used_R)
-{
-    cuda_gmp_engine e(device, 1, false);
-    e.set_program(program, R);
-    if (used_R)
-        *used_R = e.outputs_per_thread();
-    return e.time_kernel_ms(n, iters);
 }
 
 } // namespace gpu

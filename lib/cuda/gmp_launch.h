@@ -19,35 +19,27 @@ namespace gpuinterp {
 namespace gpu {
 
 //! A program flattened for the device: one blob of int4 words, copied to shared memory whole by
-//! each block: [lags: int2 {s, end of its entries} x nl, padded to 16 bytes]
-//! [entries: int4 {e, k0, cnt, off} x ne] [coefficients: float2 x nc, padded].
+//! each block: [lags: int4 {s, end of its entries, constant as two float bits} x nl]
+//! [entries: int4 {e, coefficients - 2, off, 0} x ne, lowest power 1] [coefficients: float2 x nc,
+//! padded].
 struct gmp_blob {
     std::vector<int> words; //!< multiple of 4 ints
-    int nl = 0, ne = 0, H = 0;
-    int lag_words4 = 0; //!< int4 words of the lag table
+    int nl = 0, ne = 0, nc = 0, H = 0;
     float cr = 0, ci = 0;
 };
 gmp_blob flatten(const kernel::gmp_program& p);
 
-//! Outputs per thread: 4 keeps the tile small and occupancy high where memory binds; 8 halves the
-//! coefficient loads per FMA where the coefficients dominate.
+//! Launch configuration of the one kernel build (gmp_kernels.cu says why it is the one).
 struct gmp_plan {
-    int R = 4;            //!< outputs per thread
-    int threads = 256;    //!< per block
-    size_t smem = 0;      //!< dynamic shared memory per block
-    int max_blocks = 1;   //!< resident blocks on the device (grid cap; blocks loop over tiles)
+    int outputs_per_thread = 0;
+    int threads = 0;    //!< per block
+    size_t smem = 0;    //!< dynamic shared memory per block
+    int max_blocks = 1; //!< resident blocks on the device (grid cap; blocks loop over tiles)
 };
 
-/*!
- * Plan for a blob on a device: R from the policy (R = 0: policy's choice), shared memory from the
- * blob and the tile. Throws std::invalid_argument when the model does not fit in shared memory.
- */
-gmp_plan plan_gmp(const gmp_blob& b, int device, int R = 0);
+//! Throws std::invalid_argument ("model: ...") if the program's shared memory does not fit.
+gmp_plan plan_gmp(const gmp_blob& b, int device);
 
-/*!
- * y[i] = program applied at output i for i < n, reading x[i - H] .. x[i] (x points at the H
- * history samples in front of output 0). `blob` is the device copy of b.words.
- */
 void launch_gmp(const gmp_plan& plan,
                 const gmp_blob& b,
                 const int4* blob,

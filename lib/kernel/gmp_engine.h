@@ -48,14 +48,18 @@ struct gmp_program {
     std::vector<std::complex<float>> coef; //!< program order
     float cr = 0, ci = 0;                  //!< LO leakage
 
-    //! Real fused multiply-adds (or adds/multiplies) per output: 2 per coefficient (Horner steps
-    //! and the final accumulation into g), 4 per signal lag, plus 2 per power above the first of
-    //! an entry's k0 (none for mp/gmp, whose k0 is 0 or 1).
+    //! Real fused multiply-adds (or adds/multiplies) per output that the program needs: 2 per
+    //! coefficient (Horner steps and the final accumulation into g) except the constant term of
+    //! each k0 = 0 entry (the constants of a lag add up ahead of time into one, which costs none),
+    //! 4 per signal lag, plus 2 per power above the first of an entry's k0 (none for mp/gmp, whose
+    //! k0 is 0 or 1).
     size_t fmas_per_sample() const
     {
         size_t n = 2 * coef.size() + 4 * lags.size();
-        for (const auto& e : entries)
+        for (const auto& e : entries) {
+            n -= e.k0 == 0 ? 2 : 0;
             n += e.k0 > 1 ? 2 * size_t(e.k0 - 1) : 0;
+        }
         return n;
     }
 };
