@@ -116,7 +116,7 @@ BENCHMARK(BM_resamp_cuda_kernel_cc)
     ->Iterations(1);
 
 // The first polyphase kernel (one thread per output, arms read from global memory), kept
-// for comparison with the tiled kernel the rows above run (GPUINTERP_RESAMP_POLY=old).
+// for comparison with the tiled kernel the rows above run (resamp_cuda_variant::untiled).
 static void BM_resamp_cuda_kernel_cc_polyphase_old(benchmark::State& st)
 {
     if (cuda_device_count() == 0) {

@@ -86,6 +86,12 @@ public:
         std::lock_guard<std::mutex> lock(d_mutex);
         return d_kernel->rate();
     }
+    void set_cuda_variant(const std::string& variant) override
+    {
+        const auto v = kernel::resamp_cuda_variant_from_string(variant); // validates
+        std::lock_guard<std::mutex> lock(d_mutex);
+        d_kernel->set_cuda_variant(v);
+    }
     std::string method() const override { return kernel::to_string(d_kernel->method()); }
     std::string active_backend() const override
     {

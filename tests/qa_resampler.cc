@@ -611,21 +611,20 @@ TEST(PolyTiles, EmulatedTiledKernelEqualsCpuEngine)
     }
 }
 
-// GPU host only: the tiled kernel (default) equals the first kernel
-// (GPUINTERP_RESAMP_POLY=old; same taps, same order, same mac) and the CPU backend, on a
+// GPU host only: the tiled kernel (default) equals the untiled kernel
+// (resamp_cuda_variant::untiled; same taps, same order, same mac) and the CPU backend, on a
 // stream of many tiles and persistent-block iterations, complex and real, for rates that
 // use 1024- and 256-output tiles and one (r = 0.01: 3200 taps) that falls back to the old
 // kernel.
-TEST(PolyTiles, GpuTiledKernelEqualsOldKernelAndCpu)
+TEST(PolyTiles, GpuTiledKernelEqualsUntiledKernelAndCpu)
 {
     if (gr::gpuinterp::cuda_device_count() == 0)
         GTEST_SKIP() << "no usable CUDA device";
-    auto run = [](auto x, double r, backend b, bool old) {
+    auto run = [](auto x, double r, backend b, bool untiled) {
         using T = typename decltype(x)::value_type;
-        if (old)
-            setenv("GPUINTERP_RESAMP_POLY", "old", 1);
         resampler<T> k(r, resamp_method::polyphase, b);
-        unsetenv("GPUINTERP_RESAMP_POLY");
+        if (untiled)
+            k.set_cuda_variant(resamp_cuda_variant::untiled);
         return k.resample(x);
     };
     for (double r : { 1.37, 0.73, 3.1, 0.2, 0.05, 0.01 }) {
@@ -667,4 +666,23 @@ TEST(PolyTiles, GpuEnginesWithDifferentSharedMemoryTakeTurns)
         EXPECT_TRUE(all_close(yb, widen(big_cpu.resample(part)), 1e-5, 1e-6)) << round;
         EXPECT_TRUE(all_close(ys, widen(small_cpu.resample(part)), 1e-5, 1e-6)) << round;
     }
+}
+
+TEST(ResamplerParams, CudaVariantNames)
+{
+    EXPECT_EQ(resamp_cuda_variant_from_string("automatic"), resamp_cuda_variant::automatic);
+    EXPECT_EQ(resamp_cuda_variant_from_string("untiled"), resamp_cuda_variant::untiled);
+    EXPECT_EQ(to_string(resamp_cuda_variant::untiled), "untiled");
+    try {
+        resamp_cuda_variant_from_string("old");
+        FAIL() << "accepted an unknown variant";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_EQ(std::string(e.what()).rfind("variant", 0), 0u) << e.what();
+    }
+    // The CPU backend has one kernel: the option must not change its output.
+    const auto x = random_vector<cf>(4000, 1.f);
+    resampler<cf> a(0.73, resamp_method::polyphase, backend::cpu), b(0.73, resamp_method::polyphase, backend::cpu);
+    b.set_cuda_variant(resamp_cuda_variant::untiled);
+    EXPECT_EQ(b.cuda_variant(), resamp_cuda_variant::untiled);
+    EXPECT_EQ(a.resample(x), b.resample(x));
 }

@@ -36,7 +36,6 @@ bool resize_l2_hint()
     return on;
 }
 
-bool resamp_poly_untiled() { return equals("GPUINTERP_RESAMP_POLY", "old"); }
 
 } // namespace env
 } // namespace gpuinterp

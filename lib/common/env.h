@@ -21,10 +21,6 @@ bool cuda_sync();
 //! GPUINTERP_RESIZE_L2_HINT=0: no L2 fetch-granularity hint for gather-bound resize launches
 //! (to measure what the hint is worth). Read once.
 bool resize_l2_hint();
-//! GPUINTERP_RESAMP_POLY=old: CUDA resamplers created afterwards run every polyphase output
-//! through the untiled kernel (the fallback for arms too long for shared memory), so tests and
-//! benchmarks can compare it with the tiled one. Read at every engine creation.
-bool resamp_poly_untiled();
 
 } // namespace env
 } // namespace gpuinterp

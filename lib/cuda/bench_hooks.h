@@ -13,7 +13,6 @@
 // exists in every build.
 
 #include "../kernel/dpd_engine.h"
-#include "../kernel/gmp_engine.h"
 #include <gnuradio/gpuinterp/kernel/resampler.h>
 #include <gnuradio/gpuinterp/kernel/resize_2d.h>
 #include <cstddef>
@@ -29,14 +28,14 @@ template <typename T, typename TAP>
 double time_fir_kernel_ms(int device, unsigned L, const std::vector<TAP>& taps, size_t n_in, int iters);
 
 //! ms per resampling of n_in device-resident inputs (kernel, plus the pitch-2D re-layout for
-//! `texture`). Outputs n_in * rate. poly_old: polyphase runs the first (untiled) kernel instead
-//! of the tiled one.
+//! `texture`). Outputs n_in * rate. untiled: polyphase runs the untiled kernel instead of the
+//! tiled one (resamp_cuda_variant::untiled).
 double time_resampler_kernel_ms(int device,
                                 kernel::resamp_method m,
                                 double rate,
                                 size_t n_in,
                                 int iters,
-                                bool poly_old = false);
+                                bool untiled = false);
 
 //! Milliseconds per launch of the parallel-Hammerstein kernel alone on n random samples already
 //! resident on the device, for the given variant. `used` receives the variant that ran
@@ -47,15 +46,6 @@ double time_dpd_kernel_ms(int device,
                           int iters,
                           kernel::dpd_cuda_variant variant,
                           kernel::dpd_cuda_variant* used = nullptr);
-
-//! Milliseconds per launch of the mp/gmp kernel alone on n device-resident samples, with R
-//! outputs per thread (4 or 8; 0: the policy's choice, reported in `used_R`).
-double time_gmp_kernel_ms(int device,
-                          const kernel::gmp_program& program,
-                          size_t n,
-                          int iters,
-                          int R = 0,
-                          int* used_R = nullptr);
 
 //! How the benchmark hook runs the transform.
 enum class resize_bench_mode {

@@ -31,9 +31,9 @@
 // computes outputs j, j + blockDim, ... of the tile from shared memory, lanes on
 // consecutive outputs (their taps are consecutive or equal samples, and their arms are
 // words of one 33-word row: no bank conflicts). Same arms, same tap order, same mac()
-// and the same blend as the first kernel, which stays behind GPUINTERP_RESAMP_POLY=old
-// (and is used when the table + span do not fit in shared memory: r << 1 stretches the
-// arms to K/r taps).
+// and the same blend as the first (untiled) kernel, which runs when the table + span do not
+// fit in shared memory (r << 1 stretches the arms to K/r taps) or when the untiled
+// resamp_cuda_variant is chosen.
 //
 // Host side: one stream; the window (history + new inputs) is staged through pinned
 // memory and copied once per batch of outputs, then the kernel runs and the outputs come
@@ -42,7 +42,6 @@
 // dominate the kernel time.
 #include "../kernel/fixed_phase.h"
 #include "../kernel/poly_tiles.h"
-#include "../common/env.h"
 #include "bench_hooks.h"
 #include "cuda_engines.h"
 #include "complex_ops.cuh"
@@ -217,7 +216,6 @@ public:
             cudaDeviceGetAttribute(&d_tex_align, cudaDevAttrTextureAlignment, device));
         GPUINTERP_CUDA_CHECK(cudaDeviceGetAttribute(
             &d_smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-        d_poly_old = env::resamp_poly_untiled();
     }
     ~cuda_resamp_engine() override
     {
@@ -247,8 +245,10 @@ public:
         d_P = int(P);
     }
 
-    //! true: the first polyphase kernel (benchmark comparison), false: tiled.
-    void set_poly_old(bool old) { d_poly_old = old; }
+    void set_cuda_variant(kernel::resamp_cuda_variant v) override
+    {
+        d_untiled = v == kernel::resamp_cuda_variant::untiled;
+    }
 
     void run(H* out, const H* win, size_t n_win, const kernel::resamp_plan& plan) override
     {
@@ -342,7 +342,7 @@ public:
         const decltype(&resamp_kernel<D, 0>) by_method[] = {
             resamp_kernel<D, 0>, resamp_kernel<D, 1>, resamp_kernel<D, 2>, resamp_kernel<D, 3>, resamp_kernel<D, 4>
         };
-        if (plan.method != resamp_method::polyphase || d_poly_old || !launch_tiled(dwin, dout, plan, st))
+        if (plan.method != resamp_method::polyphase || d_untiled || !launch_tiled(dwin, dout, plan, st))
             by_method[int(plan.method)]<<<blocks, threads, 0, st>>>(
                 dwin, dout, plan.n_out, plan.pos0, plan.step, pa, tex);
         GPUINTERP_CUDA_CHECK_LAUNCH(st);
@@ -510,7 +510,7 @@ private:
     device_buffer<float> d_cols;
     int d_smem_optin = 48 * 1024, d_tiled_occ = 1;
     size_t d_tiled_bytes = 0;
-    bool d_poly_old = false;
+    bool d_untiled = false;
     device_buffer<D> d_dwin, d_dout;
     pinned_buffer<D> d_hwin, d_hout;
     device_history<D, H> d_dev_hist; // device-buffer mode
@@ -540,13 +540,13 @@ double time_resampler_kernel_ms(int device,
                                 double rate,
                                 size_t n_in,
                                 int iters,
-                                bool poly_old)
+                                bool untiled)
 {
     using H = std::complex<float>;
     kernel::resampler<H> front(
         rate, m, backend::cpu); // only for the reach and the prototype
     cuda_resamp_engine<float2, H> e(device, n_in);
-    e.set_poly_old(poly_old);
+    e.set_cuda_variant(untiled ? kernel::resamp_cuda_variant::untiled : kernel::resamp_cuda_variant::automatic);
     kernel::polyphase_params pp;
     if (m == resamp_method::polyphase)
         e.set_prototype(front.prototype(),

@@ -94,6 +94,8 @@ public:
     //! `hist` was reset: drop any copy of it the engine keeps.
     virtual void forget_history() {}
     virtual void set_batch(size_t) {}
+    //! The CUDA engine's polyphase kernel choice; the CPU engine has one kernel.
+    virtual void set_cuda_variant(resamp_cuda_variant) {}
 
 private:
     std::vector<T> d_host_window;

@@ -33,6 +33,21 @@ resamp_method method_from_string(const std::string& s)
 std::string to_string(resamp_method m) { return enum_to_string(m, resamp_methods); }
 
 namespace {
+constexpr enum_name<resamp_cuda_variant> resamp_cuda_variants[] = {
+    { resamp_cuda_variant::automatic, "automatic" },
+    { resamp_cuda_variant::untiled, "untiled" },
+    { resamp_cuda_variant::automatic, "auto" },
+};
+} // namespace
+
+resamp_cuda_variant resamp_cuda_variant_from_string(const std::string& s)
+{
+    return enum_from_string("variant", s, resamp_cuda_variants);
+}
+
+std::string to_string(resamp_cuda_variant v) { return enum_to_string(v, resamp_cuda_variants); }
+
+namespace {
 
 constexpr double min_rate = 1e-4, max_rate = 1e4;
 
@@ -372,6 +387,13 @@ void resampler<T>::set_batch(size_t batch)
     if (batch < 1)
         invalid_parameter("batch", "must be >= 1");
     d_engine->set_batch(batch);
+}
+
+template <typename T>
+void resampler<T>::set_cuda_variant(resamp_cuda_variant v)
+{
+    d_variant = v;
+    d_engine->set_cuda_variant(v);
 }
 
 template class resampler<float>;

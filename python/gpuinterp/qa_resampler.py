@@ -251,6 +251,25 @@ class qa_resampler(gr_unittest.TestCase):
             yb = np.concatenate([b.resample(c) for c in np.split(x, cuts)])
             np.testing.assert_array_equal(ya, yb)
 
+    def test_009b_cuda_variant_is_an_option_of_kernel_and_block(self):
+        # "untiled" selects the CUDA polyphase kernel for comparison; the CPU has one kernel, so
+        # there the output must not change. A bad name raises naming the parameter.
+        x = crandn(5000)
+        a = gpuinterp.resampler_kernel_cc(1.37, "polyphase", backend="cpu")
+        b = gpuinterp.resampler_kernel_cc(1.37, "polyphase", backend="cpu")
+        self.assertEqual(b.cuda_variant(), "automatic")
+        b.set_cuda_variant("untiled")
+        self.assertEqual(b.cuda_variant(), "untiled")
+        np.testing.assert_array_equal(a.resample(x), b.resample(x))
+        with self.assertRaisesRegex(ValueError, "^variant"):
+            b.set_cuda_variant("old")
+        self.assertEqual(b.cuda_variant(), "untiled")
+        blk = gpuinterp.resampler_cc(1.37)
+        blk.set_cuda_variant("untiled")
+        blk.set_cuda_variant("automatic")
+        with self.assertRaisesRegex(ValueError, "^variant"):
+            blk.set_cuda_variant("tiled8")
+
     def test_010_bad_parameters(self):
         for r in (0.0, -1.0, float("nan"), float("inf")):
             with self.assertRaisesRegex(ValueError, "^rate"):

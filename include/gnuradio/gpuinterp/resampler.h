@@ -55,6 +55,10 @@ public:
 
     virtual void set_rate(double rate) = 0;
     virtual double rate() const = 0;
+    //! CUDA kernel of the polyphase method: "automatic" (tiled where it fits in shared memory)
+    //! or "untiled" (always the one-thread-per-output kernel, for comparison); ignored on the CPU
+    //! and by the other methods. Lands between two work() calls.
+    virtual void set_cuda_variant(const std::string& variant) = 0;
     virtual std::string method() const = 0;
     //! The backend actually in use: "cpu" or "cuda".
     virtual std::string active_backend() const = 0;

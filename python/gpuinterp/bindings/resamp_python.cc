@@ -92,6 +92,11 @@ void bind_resampler_block(py::module& m, const char* name)
              py::arg("rate"),
              "Change the rate (lands between two work() calls).")
         .def("rate", &blk::rate)
+        .def("set_cuda_variant",
+             &blk::set_cuda_variant,
+             py::arg("variant"),
+             "CUDA polyphase kernel: 'automatic' (tiled where it fits in shared memory) or 'untiled' "
+             "(for comparison); ignored on the CPU and by the other methods.")
         .def("method", &blk::method)
         .def("device_buffers", &blk::device_buffers, "True when the ports use device buffers.")
         .def("active_backend", &blk::active_backend);
@@ -178,6 +183,15 @@ void bind_resampler_kernel(py::module& m, const char* name)
             py::arg("x"))
         .def("set_rate", pyutil::method<K>(&K::set_rate), py::arg("rate"))
         .def("rate", pyutil::method<K>(&K::rate))
+        .def(
+            "set_cuda_variant",
+            [](G& g, const std::string& v) {
+                const auto variant = gr::gpuinterp::kernel::resamp_cuda_variant_from_string(v);
+                g.run([&](K& k) { k.set_cuda_variant(variant); });
+            },
+            py::arg("variant"),
+            "CUDA polyphase kernel: 'automatic' or 'untiled' (see the block's set_cuda_variant).")
+        .def("cuda_variant", [](G& g) { return g.run([](K& k) { return to_string(k.cuda_variant()); }); })
         .def("reset", pyutil::method<K>(&K::reset))
         .def("lookahead", pyutil::method<K>(&K::lookahead))
         .def("reach_back", pyutil::method<K>(&K::reach_back))

@@ -24,6 +24,16 @@ resamp_method method_from_string(
     const std::string& s); //!< throws std::invalid_argument naming `method`
 std::string to_string(resamp_method m);
 
+//! Which CUDA kernel runs the polyphase method (the other methods have one each; the CPU ignores
+//! it). automatic: the tiled kernel (arm table and input span in shared memory) wherever they fit
+//! in a block's shared memory, else the untiled one (one thread per output, arms read through the
+//! read-only cache; needed when r << 1 stretches the arms). untiled: always the untiled kernel, for
+//! comparison; the two agree to ~1e-7 (docs/resampler.md).
+enum class resamp_cuda_variant { automatic, untiled };
+resamp_cuda_variant resamp_cuda_variant_from_string(
+    const std::string& s); //!< throws std::invalid_argument naming `variant`
+std::string to_string(resamp_cuda_variant v);
+
 //! Polyphase design: a Kaiser-windowed sinc sampled at `nfilts` points per input sample.
 struct polyphase_params {
     unsigned nfilts = 32; //!< arms (>= 2)
@@ -121,6 +131,9 @@ public:
 
     void reset();
     void set_batch(size_t batch);
+    //! CUDA polyphase kernel (see resamp_cuda_variant); takes effect at the next call.
+    void set_cuda_variant(resamp_cuda_variant v);
+    resamp_cuda_variant cuda_variant() const { return d_variant; }
     backend active_backend() const { return d_backend; }
     const std::string& backend_note() const { return d_note; }
 
@@ -150,6 +163,7 @@ private:
     stream_history<T> d_hist;
     backend d_backend;
     std::string d_note;
+    resamp_cuda_variant d_variant = resamp_cuda_variant::automatic;
     std::unique_ptr<resamp_engine<T>> d_engine;
 };
 
