@@ -13,21 +13,20 @@
 // Generalised memory polynomial (mp/gmp engine), rows of ~30, 95 and 500 complex coefficients and
 // the APA scoreboard's mp predistorter (gmp_rows below):
 //  - gmp_cpu:          the CPU engine (AVX2 + OpenMP), 2^20 samples by default;
-//  - gmp_cuda_kernel:  the kernel alone on device-resident data (bench/gmp_timing.cu), 2^24
+//  - gmp_cuda_kernel:  the kernel alone on device-resident data (bench/kernel_timing.cu), 2^24
 //                      samples, against both floors:
 //                      memory (16 B/sample at 4169 GB/s, the measured D2D copy) and FMA (the
 //                      program's fused multiply-adds per sample at 30e12 FMA/s = 60 TFLOP/s FP32);
 //                      `of_bound` is the binding floor over the measured time;
 //  - gmp_cuda_device:  process_device() on device buffers (history seam included), 2^24 samples.
 // items_per_second counts samples. GPUINTERP_BENCH_LOG2N overrides the problem size.
-#include "../lib/cuda/bench_hooks.h"
 #include "../lib/device/device_ops.h"
 #ifdef GPUINTERP_HAVE_CUDA
 #include "../lib/cuda/dpd_ph_lab.h"
 #endif
 #include "../lib/kernel/gmp_engine.h"
 #ifdef GPUINTERP_HAVE_CUDA
-#include "gmp_timing.h"
+#include "kernel_timing.h"
 #endif
 #include "bench_util.h"
 #include <algorithm>

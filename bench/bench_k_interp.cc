@@ -7,7 +7,9 @@
 //  - cuda_kernel: the CUDA kernel alone on device-resident data, 2^24 inputs (CUDA-event timing);
 //  - cuda_host:  the whole host-to-host pipeline (pinned staging, copies, kernel), 2^24 inputs.
 // items_per_second counts OUTPUT samples. Rows: (L, taps) = (2,12), (4,64), (8,128), (16,256).
-#include "../lib/cuda/bench_hooks.h"
+#ifdef GPUINTERP_HAVE_CUDA
+#include "kernel_timing.h"
+#endif
 #include "bench_util.h"
 #include <benchmark/benchmark.h>
 #include <gnuradio/gpuinterp/kernel/polyphase_interpolator.h>

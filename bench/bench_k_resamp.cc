@@ -10,7 +10,9 @@
 //  `texture` the
 //                 re-layout into the pitch-2D texture; counter floor_ms = bytes moved /
 //                 4169 GB/s.
-#include "../lib/cuda/bench_hooks.h"
+#ifdef GPUINTERP_HAVE_CUDA
+#include "kernel_timing.h"
+#endif
 #include "bench_util.h"
 #include <gnuradio/gpuinterp/kernel/resampler.h>
 #include <gnuradio/gpuinterp/kernel/table_lookup.h>

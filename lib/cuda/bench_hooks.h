@@ -6,14 +6,12 @@
 #ifndef INCLUDED_GPUINTERP_CUDA_BENCH_HOOKS_H
 #define INCLUDED_GPUINTERP_CUDA_BENCH_HOOKS_H
 
-// Timing and test hooks of the CUDA engines, for bench/ and tests/ only: kernels alone on
-// device-resident data, timed with CUDA events (median of `iters` launches). The time_* hooks
-// exist in CUDA builds only, the resize ones (and l2_fetch_granularity) only where
-// bench/resize_lab.cu is linked (the benchmarks, the kernel tests); the resize variant override
-// exists in every build.
+// Hooks of the CUDA resize engine for bench/ and tests/: the timing ones (and
+// l2_fetch_granularity) are defined in bench/resize_lab.cu, with the resize variants that only
+// the benchmarks run, and exist only where it is linked (the benchmarks, the kernel tests); the
+// variant override is defined in the library (resize_variant.cc, every build). The other kernel
+// families' timings are in bench/kernel_timing.h.
 
-#include "../kernel/dpd_engine.h"
-#include <gnuradio/gpuinterp/kernel/resampler.h>
 #include <gnuradio/gpuinterp/kernel/resize_2d.h>
 #include <cstddef>
 #include <vector>
@@ -21,31 +19,6 @@
 namespace gr {
 namespace gpuinterp {
 namespace gpu {
-
-//! Milliseconds per launch of the interpolation kernel alone, on n_in random inputs already
-//! resident on the device.
-template <typename T, typename TAP>
-double time_fir_kernel_ms(int device, unsigned L, const std::vector<TAP>& taps, size_t n_in, int iters);
-
-//! ms per resampling of n_in device-resident inputs (kernel, plus the pitch-2D re-layout for
-//! `texture`). Outputs n_in * rate. untiled: polyphase runs the untiled kernel instead of the
-//! tiled one (resamp_cuda_variant::untiled).
-double time_resampler_kernel_ms(int device,
-                                kernel::resamp_method m,
-                                double rate,
-                                size_t n_in,
-                                int iters,
-                                bool untiled = false);
-
-//! Milliseconds per launch of the parallel-Hammerstein kernel alone on n random samples already
-//! resident on the device, for the given variant. `used` receives the variant that ran
-//! (automatic resolves to one of the library's two).
-double time_dpd_kernel_ms(int device,
-                          const kernel::dpd_packed& model,
-                          size_t n,
-                          int iters,
-                          kernel::dpd_cuda_variant variant,
-                          kernel::dpd_cuda_variant* used = nullptr);
 
 //! How the benchmark hook runs the transform.
 enum class resize_bench_mode {

@@ -10,7 +10,8 @@
 // shared helpers, the `smem` kernel and the `tiled` kernel templates. The library instantiates
 // tiled with (R, NT) = (5, 256) and smem (dpd_predistorter.cu); the benchmark-only variants in
 // bench/dpd_ph_lab.cu instantiate the same templates (tiled8) next to the warp-shuffle kernels.
-// Everything is in an anonymous namespace: each .cu file gets its own instantiations.
+// The kernels are in an anonymous namespace: each .cu file gets its own instantiations; the
+// parameter block dev_model is not, so launch functions can take it across files.
 
 #include <cuda_runtime.h>
 #include <stdexcept>
@@ -18,19 +19,22 @@
 namespace gr {
 namespace gpuinterp {
 namespace gpu {
-namespace {
 
-constexpr int MAX_M = 8;     // orders up to 15 (the front end's bound)
-constexpr int THREADS = 256; // threads per block, both variants
-constexpr unsigned FULL = 0xffffffffu;
+constexpr int PH_MAX_M = 8; // orders up to 15 (the front end's bound)
 
 //! What the kernels need besides the coefficient maps (passed by value: constant bank).
 struct dev_model {
     int Lmax;
     int H;
-    int taps[MAX_M];
+    int taps[PH_MAX_M];
     float cr, ci;
 };
+
+namespace {
+
+constexpr int MAX_M = PH_MAX_M;
+constexpr int THREADS = 256; // threads per block, both variants
+constexpr unsigned FULL = 0xffffffffu;
 
 template <int M>
 __device__ __forceinline__ void compute_basis(float2 v, float2 (&psi)[M])

@@ -48,8 +48,8 @@
 // staging are split over threads (cpu::parallel_copy): one thread's memcpy would cap the block
 // far below the bus.
 #include "../common/parallel.h"
-#include "bench_hooks.h"
 #include "cuda_engines.h"
+#include "dpd_ph_launch.h"
 #include "cuda_common.cuh"
 #include "dpd_stream.cuh"
 #include "dpd_ph_kernels.cuh"
@@ -78,6 +78,14 @@ dpd_lab_variants& lab_registry()
 bool is_lab_variant(dpd_cuda_variant v)
 {
     return v == dpd_cuda_variant::shuffle || v == dpd_cuda_variant::shuffle_x || v == dpd_cuda_variant::tiled8;
+}
+
+void check_variant(dpd_cuda_variant v)
+{
+    if (is_lab_variant(v) && !lab_registry().tiled8)
+        throw std::invalid_argument("variant: '" + kernel::to_string(v) +
+                                    "' is a benchmark-only variant (bench/dpd_ph_lab.cu); the library runs "
+                                    "automatic, smem or tiled");
 }
 
 using kernel_fn = const void*;
@@ -111,35 +119,163 @@ kernel_fn kernel_for(int M, dpd_cuda_variant v, int R)
     }
 }
 
+} // namespace
+
+dev_model make_dev_model(const kernel::dpd_packed& m)
+{
+    if (int(m.M) > MAX_M)
+        throw std::invalid_argument("P: orders above 15 are not supported by the CUDA backend");
+    dev_model md{};
+    md.Lmax = int(m.Lmax);
+    md.H = int(m.H);
+    for (int i = 0; i < MAX_M; i++)
+        md.taps[i] = i < int(m.M) ? int(m.taps[i]) : 0;
+    md.cr = m.cr;
+    md.ci = m.ci;
+    return md;
+}
+
+ph_plan plan_ph(const dev_model& md, int M, int device, dpd_cuda_variant requested)
+{
+    check_variant(requested);
+    device_guard guard(device);
+    int sms = 1, optin = 48 * 1024;
+    GPUINTERP_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    GPUINTERP_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    const int H = md.H, Lmax = md.Lmax;
+    dpd_cuda_variant v = requested;
+    if (v == dpd_cuda_variant::automatic) // measured fastest at every row (docs/performance.md)
+        v = dpd_cuda_variant::tiled;
+    const bool warp_layout = v == dpd_cuda_variant::shuffle || v == dpd_cuda_variant::shuffle_x;
+    if (warp_layout && H > 31) // a warp cannot cover more than 32 taps
+        v = dpd_cuda_variant::smem;
+    const size_t coef_bytes = size_t(M) * Lmax * sizeof(float4);
+    ph_plan pl;
+    pl.M = M;
+    pl.threads = THREADS;
+    pl.smem = coef_bytes;
+    auto finish = [&] {
+        // Per-kernel attribute shared by all engines: the device limit, so no engine lowers it
+        // under another's need (see polyphase_interpolator.cu).
+        GPUINTERP_CUDA_CHECK(cudaFuncSetAttribute(pl.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
+        int per_sm = 0;
+        GPUINTERP_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, pl.kernel, pl.threads, pl.smem));
+        pl.max_blocks = std::max(1, per_sm) * sms;
+        return pl;
+    };
+    if (v == dpd_cuda_variant::tiled || v == dpd_cuda_variant::tiled8) {
+        const bool eight = v == dpd_cuda_variant::tiled8;
+        const int R = eight ? TILED8_R : TILED_R, NT = eight ? TILED8_NT : TILED_NT;
+        tiled_choice tc;
+        if (eight) {
+            const dpd_lab_kernel k = lab_registry().tiled8(M, Lmax);
+            tc = tiled_choice{ k.fn, k.param };
+        } else {
+            tc = tiled_for<TILED_R, TILED_NT>(M, Lmax);
+        }
+        const int T = R * NT;
+        auto pad = [&](int c) { return (R & 1) ? c : c + (c - 1) / R + 1; }; // padded<R>
+        const size_t need =
+            (tc.param ? 0 : coef_bytes) + (size_t(M) * pad(T + H) + size_t(pad(T))) * sizeof(float2);
+        // One halo value per thread; longer filters (or no room) take the smem kernel.
+        if (H < NT && need <= size_t(optin)) {
+            pl.variant = v;
+            pl.kernel = tc.fn;
+            pl.param = tc.param;
+            pl.tile = T;
+            pl.threads = NT;
+            pl.smem = need;
+            return finish();
+        }
+        v = dpd_cuda_variant::smem;
+    }
+    if (v == dpd_cuda_variant::smem) {
+        // Register blocking pays where the taps dominate (L > 4); with R = 1 a tile needs no
+        // staging. Tiles hold at least 4 outputs per halo sample so the halo's extra basis work
+        // stays <= 25%, fewer when shared memory runs out; R = 1 is the last resort.
+        auto need = [&](int t, int r) {
+            return coef_bytes + size_t(M) * (t + H) * sizeof(float2) + (r > 1 ? size_t(t) * sizeof(float2) : 0);
+        };
+        int T = 0;
+        for (int r : { Lmax > 4 ? SMEM_R : 1, 1 }) {
+            const int unit = THREADS * r;
+            T = unit * std::max(1, (4 * H + unit - 1) / unit);
+            while (T > unit && need(T, r) > size_t(optin))
+                T -= unit;
+            pl.R = r;
+            if (need(T, r) <= size_t(optin))
+                break;
+        }
+        if (need(T, pl.R) > size_t(optin))
+            throw std::invalid_argument("Lp: " + std::to_string(Lmax) + " taps with " + std::to_string(M) +
+                                        " orders exceed the device's shared memory");
+        pl.tile = T;
+        pl.smem = need(T, pl.R);
+    }
+    pl.variant = v;
+    pl.kernel = kernel_for(M, v, pl.R);
+    return finish();
+}
+
+void launch_ph(const ph_plan& pl,
+               const dev_model& md,
+               const float2* x,
+               float2* y,
+               const float4* coef,
+               const float* hcoef,
+               size_t n,
+               cudaStream_t st)
+{
+    const long long nn = (long long)n;
+    long long blocks;
+    const bool warp_layout = pl.variant == dpd_cuda_variant::shuffle || pl.variant == dpd_cuda_variant::shuffle_x;
+    if (pl.variant == dpd_cuda_variant::tiled || pl.variant == dpd_cuda_variant::tiled8) {
+        blocks = (nn + pl.tile - 1) / pl.tile;
+        const int grid = int(std::min<long long>(blocks, pl.max_blocks));
+        // Unrolled kernels take the maps by value (the launch copies hcoef, so a later model
+        // update cannot reach a kernel in flight); the generic one from the device.
+        void* args[] = { &x, &y, pl.param ? const_cast<float*>(hcoef) : static_cast<void*>(&coef),
+                         const_cast<dev_model*>(&md), const_cast<long long*>(&nn) };
+        GPUINTERP_CUDA_CHECK(cudaLaunchKernel(pl.kernel, dim3(grid), dim3(pl.threads), args, pl.smem, st));
+        GPUINTERP_CUDA_CHECK_LAUNCH(st);
+        return;
+    }
+    if (warp_layout) {
+        const long long per_warp = 32 - md.H;
+        blocks = ((nn + per_warp - 1) / per_warp + THREADS / 32 - 1) / (THREADS / 32);
+    } else {
+        blocks = (nn + pl.tile - 1) / pl.tile;
+    }
+    const int grid = int(std::min<long long>(blocks, pl.max_blocks));
+    void* args_shuffle[] = { &x, &y, &coef, const_cast<dev_model*>(&md), const_cast<long long*>(&nn) };
+    int T = pl.tile;
+    void* args_smem[] = { &x, &y, &coef, const_cast<dev_model*>(&md), const_cast<long long*>(&nn), &T };
+    GPUINTERP_CUDA_CHECK(
+        cudaLaunchKernel(pl.kernel, dim3(grid), dim3(THREADS), warp_layout ? args_shuffle : args_smem, pl.smem, st));
+    GPUINTERP_CUDA_CHECK_LAUNCH(st);
+}
+
+namespace {
+
 class cuda_dpd_engine final : public dpd_stream_entry_points<kernel::dpd_engine, cuda_dpd_engine>
 {
 public:
     cuda_dpd_engine(int device, size_t batch, bool mapped)
         : d_device(device), d_stream(device, batch, mapped) // staging mapped or not
     {
-        device_guard guard(d_device);
-        GPUINTERP_CUDA_CHECK(cudaDeviceGetAttribute(&d_sms, cudaDevAttrMultiProcessorCount, device));
-        GPUINTERP_CUDA_CHECK(
-            cudaDeviceGetAttribute(&d_smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
     }
 
     void set_model(const kernel::dpd_packed& m) override
     {
         device_guard guard(d_device);
-        if (int(m.M) > MAX_M)
-            throw std::invalid_argument("P: orders above 15 are not supported by the CUDA backend");
+        const dev_model md = make_dev_model(m); // checks the order
         const bool first = d_coef.capacity() == 0;
         d_coef.reserve(m.abcd.size() / 4);
         // Synchronous copy: process() drains both slots before it returns, so no kernel reads it now.
         GPUINTERP_CUDA_CHECK(cudaMemcpy(d_coef.get(), m.abcd.data(), m.abcd.size() * sizeof(float),
                                         cudaMemcpyHostToDevice));
         d_hcoef = m.abcd;
-        d_md.Lmax = int(m.Lmax);
-        d_md.H = int(m.H);
-        for (int i = 0; i < MAX_M; i++)
-            d_md.taps[i] = i < int(m.M) ? int(m.taps[i]) : 0;
-        d_md.cr = m.cr;
-        d_md.ci = m.ci;
+        d_md = md;
         d_M = int(m.M);
         if (first) {
             d_stream.set_history(m.H);
@@ -149,198 +285,39 @@ public:
 
     void set_variant(dpd_cuda_variant v) override
     {
-        if (is_lab_variant(v) && !lab_registry().tiled8)
-            throw std::invalid_argument("variant: '" + kernel::to_string(v) +
-                                        "' is a benchmark-only variant (bench/dpd_ph_lab.cu); the library runs "
-                                        "automatic, smem or tiled");
+        check_variant(v);
         d_requested = v;
         if (d_coef.capacity())
             configure();
     }
 
-    dpd_cuda_variant variant() const { return d_variant; }
-
     dpd_stream& stream() { return d_stream; }
     auto launcher()
     {
-        return [this](const float2* x, float2* y, size_t cnt, cudaStream_t st) { launch(x, y, cnt, st); };
+        return [this](const float2* x, float2* y, size_t cnt, cudaStream_t st) {
+            // The tiled kernels move samples as float4 pairs and need 16-byte aligned x and y;
+            // device-buffer calls (process_device) hand over GNU Radio buffer pointers at any
+            // 8-byte offset, and those take the smem plan.
+            const bool tiled = d_plan.variant == dpd_cuda_variant::tiled || d_plan.variant == dpd_cuda_variant::tiled8;
+            const bool misaligned = (reinterpret_cast<uintptr_t>(x) | reinterpret_cast<uintptr_t>(y)) & 15;
+            launch_ph(tiled && misaligned ? d_fallback : d_plan, d_md, x, y, d_coef.get(), d_hcoef.data(), cnt, st);
+        };
     }
 
 private:
-    //! Resolve the variant, size the tile and the grid for the current structure.
-    //! The members one configuration sets (see configure()).
-    struct launch_cfg {
-        kernel_fn kernel;
-        size_t smem;
-        int tile, threads, R, max_blocks;
-        bool param;
-        dpd_cuda_variant variant;
-    };
-    launch_cfg snapshot() const
-    {
-        return { d_kernel, d_smem, d_tile, d_threads, d_R, d_max_blocks, d_param, d_variant };
-    }
-    void restore(const launch_cfg& c)
-    {
-        d_kernel = c.kernel;
-        d_smem = c.smem;
-        d_tile = c.tile;
-        d_threads = c.threads;
-        d_R = c.R;
-        d_max_blocks = c.max_blocks;
-        d_param = c.param;
-        d_variant = c.variant;
-    }
-
     void configure()
     {
-        configure_variant(d_requested);
-        // The tiled kernels move float4 pairs and need 16-byte aligned x and y; device-buffer
-        // calls (process_device) hand over GNU Radio buffer pointers at any 8-byte offset, so a
-        // smem configuration is kept ready for those.
-        const launch_cfg primary = snapshot();
-        if (primary.variant == dpd_cuda_variant::tiled || primary.variant == dpd_cuda_variant::tiled8) {
-            configure_variant(dpd_cuda_variant::smem);
-            d_fallback = snapshot();
-            restore(primary);
-        }
-    }
-
-    void configure_variant(dpd_cuda_variant requested)
-    {
-        const int H = d_md.H, Lmax = d_md.Lmax;
-        dpd_cuda_variant v = requested;
-        if (v == dpd_cuda_variant::automatic) // measured fastest at every row (docs/performance.md)
-            v = dpd_cuda_variant::tiled;
-        const bool warp_layout = v == dpd_cuda_variant::shuffle || v == dpd_cuda_variant::shuffle_x;
-        if (warp_layout && H > 31) // a warp cannot cover more than 32 taps
-            v = dpd_cuda_variant::smem;
-        const size_t coef_bytes = size_t(d_M) * Lmax * sizeof(float4);
-        size_t smem = coef_bytes;
-        d_tile = 0;
-        d_R = 1;
-        d_threads = THREADS;
-        d_param = false;
-        if (v == dpd_cuda_variant::tiled || v == dpd_cuda_variant::tiled8) {
-            const bool eight = v == dpd_cuda_variant::tiled8;
-            const int R = eight ? TILED8_R : TILED_R, NT = eight ? TILED8_NT : TILED_NT;
-            tiled_choice tc;
-            if (eight) {
-                const dpd_lab_kernel k = lab_registry().tiled8(d_M, Lmax);
-                tc = tiled_choice{ k.fn, k.param };
-            } else {
-                tc = tiled_for<TILED_R, TILED_NT>(d_M, Lmax);
-            }
-            const int T = R * NT;
-            auto pad = [&](int c) { return (R & 1) ? c : c + (c - 1) / R + 1; }; // padded<R>
-            const size_t need = (tc.param ? 0 : coef_bytes) +
-                                (size_t(d_M) * pad(T + H) + size_t(pad(T))) * sizeof(float2);
-            // One halo value per thread; longer filters (or no room) take the smem kernel.
-            if (H < NT && need <= size_t(d_smem_optin)) {
-                d_variant = v;
-                d_kernel = tc.fn;
-                d_param = tc.param;
-                d_tile = T;
-                d_threads = NT;
-                d_smem = need;
-                finish_configure();
-                return;
-            }
-            v = dpd_cuda_variant::smem;
-        }
-        if (v == dpd_cuda_variant::smem) {
-            // Register blocking pays where the taps dominate (L > 4); with R = 1 a tile needs no
-            // staging. Tiles hold at least 4 outputs per halo sample so the halo's extra basis work
-            // stays <= 25%, fewer when shared memory runs out; R = 1 is the last resort.
-            auto need = [&](int t, int r) {
-                return coef_bytes + size_t(d_M) * (t + H) * sizeof(float2) + (r > 1 ? size_t(t) * sizeof(float2) : 0);
-            };
-            int T = 0;
-            for (int r : { Lmax > 4 ? SMEM_R : 1, 1 }) {
-                const int unit = THREADS * r;
-                T = unit * std::max(1, (4 * H + unit - 1) / unit);
-                while (T > unit && need(T, r) > size_t(d_smem_optin))
-                    T -= unit;
-                d_R = r;
-                if (need(T, r) <= size_t(d_smem_optin))
-                    break;
-            }
-            if (need(T, d_R) > size_t(d_smem_optin))
-                throw std::invalid_argument("Lp: " + std::to_string(Lmax) + " taps with " + std::to_string(d_M) +
-                                            " orders exceed the device's shared memory");
-            d_tile = T;
-            smem = need(T, d_R);
-        }
-        d_variant = v;
-        d_kernel = kernel_for(d_M, v, d_R);
-        d_smem = smem;
-        finish_configure();
-    }
-
-    void finish_configure()
-    {
-        // Per-kernel attribute shared by all engines: the device limit, so no engine lowers it
-        // under another's need (see polyphase_interpolator.cu).
-        GPUINTERP_CUDA_CHECK(cudaFuncSetAttribute(d_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, d_smem_optin));
-        int per_sm = 0;
-        GPUINTERP_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, d_kernel, d_threads, d_smem));
-        d_max_blocks = std::max(1, per_sm) * d_sms;
-    }
-
-    void launch(const float2* x, float2* y, size_t n, cudaStream_t st)
-    {
-        const long long nn = (long long)n;
-        const float4* co = d_coef.get();
-        long long blocks;
-        const bool tiled = d_variant == dpd_cuda_variant::tiled || d_variant == dpd_cuda_variant::tiled8;
-        const bool warp_layout = d_variant == dpd_cuda_variant::shuffle || d_variant == dpd_cuda_variant::shuffle_x;
-        if (tiled) {
-            // The kernel moves samples as float4 pairs from x + even offsets; misaligned
-            // (device-buffer) pointers take the smem configuration prepared in configure().
-            if ((reinterpret_cast<uintptr_t>(x) | reinterpret_cast<uintptr_t>(y)) & 15) {
-                const launch_cfg primary = snapshot();
-                restore(d_fallback);
-                launch(x, y, n, st);
-                restore(primary);
-                return;
-            }
-            blocks = (nn + d_tile - 1) / d_tile;
-            const int grid = int(std::min<long long>(blocks, d_max_blocks));
-            // Unrolled kernels take the maps by value (the launch copies d_hcoef, so later
-            // set_model calls cannot reach a kernel in flight); the generic one from the device.
-            void* args[] = { &x, &y, d_param ? static_cast<void*>(d_hcoef.data()) : static_cast<void*>(&co), &d_md,
-                             const_cast<long long*>(&nn) };
-            GPUINTERP_CUDA_CHECK(cudaLaunchKernel(d_kernel, dim3(grid), dim3(d_threads), args, d_smem, st));
-            GPUINTERP_CUDA_CHECK_LAUNCH(st);
-            return;
-        }
-        if (warp_layout) {
-            const long long per_warp = 32 - d_md.H;
-            blocks = ((nn + per_warp - 1) / per_warp + THREADS / 32 - 1) / (THREADS / 32);
-        } else {
-            blocks = (nn + d_tile - 1) / d_tile;
-        }
-        const int grid = int(std::min<long long>(blocks, d_max_blocks));
-        void* args_shuffle[] = { &x, &y, &co, &d_md, const_cast<long long*>(&nn) };
-        int T = d_tile;
-        void* args_smem[] = { &x, &y, &co, &d_md, const_cast<long long*>(&nn), &T };
-        GPUINTERP_CUDA_CHECK(cudaLaunchKernel(d_kernel, dim3(grid), dim3(THREADS),
-                                              warp_layout ? args_shuffle : args_smem,
-                                              d_smem, st));
-        GPUINTERP_CUDA_CHECK_LAUNCH(st);
+        d_plan = plan_ph(d_md, d_M, d_device, d_requested);
+        if (d_plan.variant == dpd_cuda_variant::tiled || d_plan.variant == dpd_cuda_variant::tiled8)
+            d_fallback = plan_ph(d_md, d_M, d_device, dpd_cuda_variant::smem);
     }
 
     int d_device;
-    int d_sms = 1, d_smem_optin = 48 * 1024, d_max_blocks = 1;
-    int d_M = 1, d_tile = 0, d_R = 1, d_threads = THREADS;
-    bool d_param = false;           //!< tiled, unrolled: maps passed as a kernel parameter
-    launch_cfg d_fallback{};        //!< smem configuration for misaligned pointers (tiled only)
-    std::vector<float> d_hcoef;     //!< host copy of the maps for that parameter
-    size_t d_smem = 0;
+    int d_M = 1;
+    ph_plan d_plan{}, d_fallback{}; //!< the fallback: smem, for misaligned pointers (tiled only)
+    std::vector<float> d_hcoef;     //!< host copy of the maps for the unrolled tiled kernels
     dev_model d_md{};
     dpd_cuda_variant d_requested = dpd_cuda_variant::automatic;
-    dpd_cuda_variant d_variant = dpd_cuda_variant::smem;
-    kernel_fn d_kernel = nullptr;
     device_buffer<float4> d_coef;
     // Last member, so destroyed first: its pipeline waits for both streams before the members
     // above free memory that queued work may still use.
@@ -355,21 +332,6 @@ const dpd_lab_variants& dpd_lab() { return lab_registry(); }
 std::unique_ptr<kernel::dpd_engine> make_cuda_dpd_engine(int device, size_t batch, bool mapped)
 {
     return std::make_unique<cuda_dpd_engine>(device, batch, mapped);
-}
-
-double time_dpd_kernel_ms(int device,
-                          const kernel::dpd_packed& model,
-                          size_t n,
-                          int iters,
-                          dpd_cuda_variant variant,
-                          dpd_cuda_variant* used)
-{
-    cuda_dpd_engine e(device, 1, false);
-    e.set_variant(variant);
-    e.set_model(model);
-    if (used)
-        *used = e.variant();
-    return e.time_kernel_ms(n, iters);
 }
 
 } // namespace gpu

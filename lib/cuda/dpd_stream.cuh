@@ -89,21 +89,6 @@ public:
         GPUINTERP_CUDA_CHECK(cudaStreamSynchronize(st));
     }
 
-    //! Device-resident timing: the kernel alone over n samples, median of iters launches.
-    template <typename L>
-    double time_kernel_ms(size_t n, int iters, L&& launch)
-    {
-        device_guard guard(d_device);
-        const size_t H = d_hist.size();
-        device_buffer<float2> x(n + H), y(n);
-        std::vector<cf> hx(n + H);
-        for (size_t i = 0; i < hx.size(); i++) // |x| <= ~0.7, deterministic
-            hx[i] = cf(float((i * 2654435761u) % 1000) * 1e-3f - 0.5f, float((i * 40503u) % 997) * 1e-3f - 0.5f);
-        GPUINTERP_CUDA_CHECK(cudaMemcpy(x.get(), hx.data(), hx.size() * sizeof(float2), cudaMemcpyHostToDevice));
-        cudaStream_t st = d_pipe.stream0();
-        return median_launch_ms(st, iters, [&] { launch(x.get(), y.get(), n, st); });
-    }
-
 private:
     int d_device;
     size_t d_batch;
@@ -134,12 +119,6 @@ public:
     }
     void reset() override { self().stream().reset(); }
     void set_batch(size_t b) override { self().stream().set_batch(b); }
-    //! Device-resident timing of the kernel alone (bench_hooks.h).
-    double time_kernel_ms(size_t n, int iters)
-    {
-        return self().stream().time_kernel_ms(n, iters, self().launcher());
-    }
-
 private:
     Engine& self() { return static_cast<Engine&>(*this); }
 };

@@ -20,8 +20,8 @@
 // the (L times larger) output matters most. Each chunk's history (M-1 inputs) is taken from the
 // host side of the stream and sent with the chunk, which keeps the two streams independent (no
 // cross-stream events) at the price of M-1 extra input samples per chunk.
-#include "bench_hooks.h"
 #include "cuda_engines.h"
+#include "fir_launch.h"
 #include "complex_ops.cuh"
 #include "cuda_common.cuh"
 #include "device_history.cuh"
@@ -166,6 +166,75 @@ __global__ void __launch_bounds__(THREADS)
 }
 
 template <typename T, typename TAP>
+auto pick_kernel(const tile_geometry& g)
+{
+    if (g.taps_smem)
+        return g.stage ? interp_kernel<T, TAP, true, true> : interp_kernel<T, TAP, true, false>;
+    return g.stage ? interp_kernel<T, TAP, false, true> : interp_kernel<T, TAP, false, false>;
+}
+
+} // namespace
+
+template <typename T, typename TAP>
+fir_plan plan_fir(int device, unsigned L, size_t M)
+{
+    device_guard guard(device);
+    int sms = 1, optin = 48 * 1024;
+    GPUINTERP_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    GPUINTERP_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    tile_geometry g{};
+    g.L = int(L);
+    g.M = int(M);
+    // Two work items per thread and tile (at least one group of R inputs). One item per thread
+    // (smaller tiles, more blocks per SM) measured 2-6 % slower at L = 2..8 on the H200.
+    const int groups = std::max(1, (2 * THREADS + int(L) - 1) / int(L));
+    g.TI = groups * R;
+    g.stage = L < 32;
+    g.taps_smem = true;
+    if (smem_bytes<T, TAP>(g) > size_t(optin))
+        g.taps_smem = false;
+    if (smem_bytes<T, TAP>(g) > size_t(optin))
+        g.stage = false;
+    if (smem_bytes<T, TAP>(g) > size_t(optin))
+        throw std::invalid_argument("taps: " + std::to_string(M) + " taps per arm exceed the device's shared memory");
+    const auto k = pick_kernel<T, TAP>(g);
+    fir_plan pl;
+    pl.L = g.L;
+    pl.M = g.M;
+    pl.TI = g.TI;
+    pl.taps_smem = g.taps_smem;
+    pl.stage = g.stage;
+    pl.smem = smem_bytes<T, TAP>(g);
+    // The attribute belongs to the kernel, shared by every engine in the process: set it to the
+    // device limit (it only permits), so an engine with fewer taps cannot lower it under another.
+    GPUINTERP_CUDA_CHECK(
+        cudaFuncSetAttribute(reinterpret_cast<const void*>(k), cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
+    int per_sm = 0;
+    GPUINTERP_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, THREADS, pl.smem));
+    pl.max_blocks = std::max(1, per_sm) * sms;
+    return pl;
+}
+
+template <typename T, typename TAP>
+void launch_fir(const fir_plan& pl, const T* x, T* y, const TAP* taps, int n, cudaStream_t st)
+{
+    const tile_geometry g{ pl.TI, pl.L, pl.M, pl.taps_smem, pl.stage };
+    const int tiles = (n + g.TI - 1) / g.TI;
+    const int blocks = std::min(tiles, pl.max_blocks);
+    pick_kernel<T, TAP>(g)<<<blocks, THREADS, pl.smem, st>>>(x, y, taps, n, g);
+    GPUINTERP_CUDA_CHECK_LAUNCH(st);
+}
+
+template fir_plan plan_fir<float2, float>(int, unsigned, size_t);
+template fir_plan plan_fir<float, float>(int, unsigned, size_t);
+template fir_plan plan_fir<float2, float2>(int, unsigned, size_t);
+template void launch_fir<float2, float>(const fir_plan&, const float2*, float2*, const float*, int, cudaStream_t);
+template void launch_fir<float, float>(const fir_plan&, const float*, float*, const float*, int, cudaStream_t);
+template void launch_fir<float2, float2>(const fir_plan&, const float2*, float2*, const float2*, int, cudaStream_t);
+
+namespace {
+
+template <typename T, typename TAP>
 class cuda_fir_engine final : public kernel::fir_engine<std::conditional_t<std::is_same_v<T, float2>, std::complex<float>, float>,
                                                         std::conditional_t<std::is_same_v<TAP, float2>, std::complex<float>, float>>
 {
@@ -174,13 +243,7 @@ public:
     using HTAP = std::conditional_t<std::is_same_v<TAP, float2>, std::complex<float>, float>;
     static_assert(sizeof(HT) == sizeof(T) && sizeof(HTAP) == sizeof(TAP), "layout");
 
-    cuda_fir_engine(int device, size_t batch) : d_device(device), d_batch(batch), d_pipe(device)
-    {
-        device_guard guard(d_device);
-        GPUINTERP_CUDA_CHECK(cudaDeviceGetAttribute(&d_sms, cudaDevAttrMultiProcessorCount, device));
-        GPUINTERP_CUDA_CHECK(
-            cudaDeviceGetAttribute(&d_smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-    }
+    cuda_fir_engine(int device, size_t batch) : d_device(device), d_batch(batch), d_pipe(device) {}
 
     void set_taps(const std::vector<HTAP>& padded, unsigned L, size_t M) override
     {
@@ -190,38 +253,14 @@ public:
         GPUINTERP_CUDA_CHECK(cudaMemcpy(
             d_taps.get(), padded.data(), padded.size() * sizeof(TAP), cudaMemcpyHostToDevice));
         d_hist.resize(M - 1);
-        d_geom.L = int(L);
-        d_geom.M = int(M);
-        // Two work items per thread and tile (at least one group of R inputs). One item per thread
-        // (smaller tiles, more blocks per SM) measured 2-6 % slower at L = 2..8 on the H200.
-        const int groups = std::max(1, (2 * THREADS + int(L) - 1) / int(L));
-        d_geom.TI = groups * R;
-        d_geom.stage = L < 32;
-        d_geom.taps_smem = true;
-        if (smem_bytes<T, TAP>(d_geom) > size_t(d_smem_optin))
-            d_geom.taps_smem = false;
-        if (smem_bytes<T, TAP>(d_geom) > size_t(d_smem_optin))
-            d_geom.stage = false;
-        if (smem_bytes<T, TAP>(d_geom) > size_t(d_smem_optin))
-            throw std::invalid_argument("taps: " + std::to_string(M) +
-                                        " taps per arm exceed the device's shared memory");
-        d_kernel = pick_kernel();
-        const size_t smem = smem_bytes<T, TAP>(d_geom);
-        // The attribute belongs to the kernel, shared by every engine in the process: set it to the
-        // device limit (it only permits), so an engine with fewer taps cannot lower it under another.
-        GPUINTERP_CUDA_CHECK(cudaFuncSetAttribute(
-            reinterpret_cast<const void*>(d_kernel), cudaFuncAttributeMaxDynamicSharedMemorySize, d_smem_optin));
-        int per_sm = 0;
-        GPUINTERP_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &per_sm, d_kernel, THREADS, smem));
-        d_max_blocks = std::max(1, per_sm) * d_sms;
+        d_plan = plan_fir<T, TAP>(d_device, L, M);
     }
 
     void filter(HT* out, const HT* in, size_t n_in) override
     {
         device_guard guard(d_device);
         d_dev_hist.pull(d_hist);
-        const size_t L = size_t(d_geom.L);
+        const size_t L = size_t(d_plan.L);
         // Cap the output of one launch at 4 Mi samples so pinned staging stays bounded for large L.
         const size_t chunk = std::min(d_batch, (size_t(1) << 22) / L);
         d_pipe.run(reinterpret_cast<T*>(out), n_in, chunk, { d_hist.size(), 1, L },
@@ -246,7 +285,7 @@ public:
     {
         device_guard guard(d_device);
         T* out = reinterpret_cast<T*>(out_h);
-        const size_t L = size_t(d_geom.L);
+        const size_t L = size_t(d_plan.L);
         const size_t H = d_hist.size();
         cudaStream_t st = d_pipe.stream0();
         d_dev_hist.run(d_hist, reinterpret_cast<const T*>(in_h), n_in, st,
@@ -257,42 +296,12 @@ public:
     }
     void set_batch(size_t b) override { d_batch = b; }
 
-    //! Device-resident timing (benchmarks): the kernel alone over n inputs, median of iters.
-    double time_kernel_ms(size_t n, int iters)
-    {
-        device_guard guard(d_device);
-        device_buffer<T> x(n + d_hist.size()), y(n * size_t(d_geom.L));
-        std::vector<HT> hx(n + d_hist.size());
-        for (size_t i = 0; i < hx.size(); i++)
-            hx[i] = HT(float((i * 2654435761u) % 1000) * 1e-3f - 0.5f);
-        GPUINTERP_CUDA_CHECK(cudaMemcpy(x.get(), hx.data(), hx.size() * sizeof(T), cudaMemcpyHostToDevice));
-        cudaStream_t st = d_pipe.stream0();
-        return median_launch_ms(st, iters, [&] { launch(x.get(), y.get(), int(n), st); });
-    }
-
 private:
-    using kernel_fn = void (*)(const T*, T*, const TAP*, int, tile_geometry);
-
-    kernel_fn pick_kernel() const
-    {
-        if (d_geom.taps_smem)
-            return d_geom.stage ? interp_kernel<T, TAP, true, true> : interp_kernel<T, TAP, true, false>;
-        return d_geom.stage ? interp_kernel<T, TAP, false, true> : interp_kernel<T, TAP, false, false>;
-    }
-
-    void launch(const T* x, T* y, int n, cudaStream_t st)
-    {
-        const int tiles = (n + d_geom.TI - 1) / d_geom.TI;
-        const int blocks = std::min(tiles, d_max_blocks);
-        d_kernel<<<blocks, THREADS, smem_bytes<T, TAP>(d_geom), st>>>(x, y, d_taps.get(), n, d_geom);
-        GPUINTERP_CUDA_CHECK_LAUNCH(st);
-    }
+    void launch(const T* x, T* y, int n, cudaStream_t st) { launch_fir(d_plan, x, y, d_taps.get(), n, st); }
 
     int d_device;
     size_t d_batch;
-    int d_sms = 1, d_smem_optin = 48 * 1024, d_max_blocks = 1;
-    tile_geometry d_geom{};
-    kernel_fn d_kernel = nullptr;
+    fir_plan d_plan{};
     device_buffer<TAP> d_taps;
     kernel::stream_history<HT> d_hist;
     // Device-buffer mode (filter_device): history on the device and the seam array.
@@ -309,20 +318,6 @@ std::unique_ptr<kernel::fir_engine<T, TAP>> make_cuda_fir_engine(int device, siz
 {
     return std::make_unique<cuda_fir_engine<device_t<T>, device_t<TAP>>>(device, batch);
 }
-
-template <typename T, typename TAP>
-double time_fir_kernel_ms(int device, unsigned L, const std::vector<TAP>& taps, size_t n_in, int iters)
-{
-    cuda_fir_engine<device_t<T>, device_t<TAP>> e(device, 1);
-    const size_t M = (taps.size() + L - 1) / L;
-    std::vector<TAP> padded(M * L, TAP(0));
-    std::copy(taps.begin(), taps.end(), padded.begin());
-    e.set_taps(padded, L, M);
-    return e.time_kernel_ms(n_in, iters);
-}
-
-template double time_fir_kernel_ms<std::complex<float>, float>(int, unsigned, const std::vector<float>&, size_t, int);
-template double time_fir_kernel_ms<float, float>(int, unsigned, const std::vector<float>&, size_t, int);
 
 template std::unique_ptr<kernel::fir_engine<std::complex<float>, float>>
 make_cuda_fir_engine<std::complex<float>, float>(int, size_t);

@@ -1,0 +1,144 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// See kernel_timing.h.
+#include "kernel_timing.h"
+#include "cuda/cuda_common.cuh"
+#include "cuda/dpd_ph_launch.h"
+#include "cuda/fir_launch.h"
+#include "cuda/gmp_launch.h"
+#include "cuda/resamp_engine.cuh"
+#include <cmath>
+#include <complex>
+#include <type_traits>
+#include <vector>
+
+namespace gr {
+namespace gpuinterp {
+namespace gpu {
+
+namespace {
+
+//! n + H complex samples, |x| <= ~0.7, deterministic, on the device.
+device_buffer<float2> test_signal(size_t count)
+{
+    std::vector<std::complex<float>> hx(count);
+    for (size_t i = 0; i < hx.size(); i++)
+        hx[i] = { float((i * 2654435761u) % 1000) * 1e-3f - 0.5f, float((i * 40503u) % 997) * 1e-3f - 0.5f };
+    device_buffer<float2> x(count);
+    GPUINTERP_CUDA_CHECK(cudaMemcpy(x.get(), hx.data(), hx.size() * sizeof(float2), cudaMemcpyHostToDevice));
+    return x;
+}
+
+} // namespace
+
+double time_dpd_kernel_ms(int device,
+                          const kernel::dpd_packed& model,
+                          size_t n,
+                          int iters,
+                          kernel::dpd_cuda_variant variant,
+                          kernel::dpd_cuda_variant* used)
+{
+    device_guard guard(device);
+    const dev_model md = make_dev_model(model);
+    const ph_plan plan = plan_ph(md, int(model.M), device, variant);
+    if (used)
+        *used = plan.variant;
+    device_buffer<float4> coef(model.abcd.size() / 4);
+    GPUINTERP_CUDA_CHECK(
+        cudaMemcpy(coef.get(), model.abcd.data(), model.abcd.size() * sizeof(float), cudaMemcpyHostToDevice));
+    device_buffer<float2> x = test_signal(n + model.H), y(n);
+    stream s;
+    return median_launch_ms(s.get(), iters, [&] {
+        launch_ph(plan, md, x.get(), y.get(), coef.get(), model.abcd.data(), n, s.get());
+    });
+}
+
+double time_gmp_kernel_ms(int device, const kernel::gmp_program& program, size_t n, int iters)
+{
+    device_guard guard(device);
+    const gmp_blob b = flatten(program);
+    const gmp_plan plan = plan_gmp(b, device);
+    device_buffer<int4> blob(b.words.size() / 4);
+    GPUINTERP_CUDA_CHECK(cudaMemcpy(blob.get(), b.words.data(), b.words.size() * sizeof(int), cudaMemcpyHostToDevice));
+    device_buffer<float2> x = test_signal(n + program.H), y(n);
+    stream s;
+    return median_launch_ms(s.get(), iters, [&] { launch_gmp(plan, b, blob.get(), x.get(), y.get(), n, s.get()); });
+}
+
+double time_resampler_kernel_ms(int device,
+                                kernel::resamp_method m,
+                                double rate,
+                                size_t n_in,
+                                int iters,
+                                bool untiled)
+{
+    using H = std::complex<float>;
+    using kernel::resamp_method;
+    kernel::resampler<H> front(
+        rate, m, backend::cpu); // only for the reach and the prototype
+    cuda_resamp_engine<float2, H> e(device, n_in);
+    e.set_cuda_variant(untiled ? kernel::resamp_cuda_variant::untiled : kernel::resamp_cuda_variant::automatic);
+    kernel::polyphase_params pp;
+    if (m == resamp_method::polyphase)
+        e.set_prototype(front.prototype(),
+                        unsigned(kernel::polyphase_taps(pp, std::min(1.0, rate))),
+                        pp.nfilts);
+    device_guard g(device);
+    const size_t H0 = front.reach_back() + 1;
+    const size_t n_win = n_in + H0 + front.lookahead();
+    std::vector<H> hx(n_win);
+    for (size_t i = 0; i < n_win; i++)
+        hx[i] = H(float((i * 2654435761u) % 2001) * 1e-3f - 1.0005f,
+                  float((i * 40503u) % 1999) * 1e-3f - 0.9995f);
+    device_buffer<float2> x(n_win);
+    GPUINTERP_CUDA_CHECK(
+        cudaMemcpy(x.get(), hx.data(), n_win * sizeof(float2), cudaMemcpyHostToDevice));
+    kernel::resamp_plan plan;
+    plan.method = m;
+    plan.pos0 = { (long long)H0, 0 };
+    const double d = 1.0 / rate;
+    plan.step = { uint64_t(std::floor(d)), uint64_t(std::ldexp(d - std::floor(d), 64)) };
+    plan.n_out = size_t(double(n_in) * rate);
+    plan.hist = H0;
+    plan.scale = std::min(1.0, rate);
+    plan.half_span = int(front.lookahead());
+    plan.nfilts = int(pp.nfilts);
+    plan.back = front.reach_back();
+    plan.ahead = front.lookahead();
+    device_buffer<float2> y(plan.n_out);
+    stream s;
+    return median_launch_ms(s.get(), iters, [&] { e.launch(x.get(), n_win, y.get(), plan, s.get()); });
+}
+
+template <typename T, typename TAP>
+double time_fir_kernel_ms(int device, unsigned L, const std::vector<TAP>& taps, size_t n_in, int iters)
+{
+    using DT = std::conditional_t<std::is_same_v<T, float>, float, float2>;
+    using DTAP = std::conditional_t<std::is_same_v<TAP, float>, float, float2>;
+    device_guard guard(device);
+    const size_t M = (taps.size() + L - 1) / L;
+    std::vector<TAP> padded(M * L, TAP(0));
+    std::copy(taps.begin(), taps.end(), padded.begin());
+    const fir_plan plan = plan_fir<DT, DTAP>(device, L, M);
+    device_buffer<DTAP> d_taps(padded.size());
+    GPUINTERP_CUDA_CHECK(cudaMemcpy(d_taps.get(), padded.data(), padded.size() * sizeof(TAP), cudaMemcpyHostToDevice));
+    // M - 1 samples of history ahead of the n_in inputs, deterministic.
+    std::vector<T> hx(n_in + M - 1);
+    for (size_t i = 0; i < hx.size(); i++)
+        hx[i] = T(float((i * 2654435761u) % 1000) * 1e-3f - 0.5f);
+    device_buffer<DT> x(hx.size()), y(n_in * L);
+    GPUINTERP_CUDA_CHECK(cudaMemcpy(x.get(), hx.data(), hx.size() * sizeof(T), cudaMemcpyHostToDevice));
+    stream s;
+    return median_launch_ms(s.get(), iters,
+                            [&] { launch_fir(plan, x.get(), y.get(), d_taps.get(), int(n_in), s.get()); });
+}
+
+template double time_fir_kernel_ms<std::complex<float>, float>(int, unsigned, const std::vector<float>&, size_t, int);
+template double time_fir_kernel_ms<float, float>(int, unsigned, const std::vector<float>&, size_t, int);
+
+} // namespace gpu
+} // namespace gpuinterp
+} // namespace gr

@@ -1,0 +1,50 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef INCLUDED_GPUINTERP_BENCH_KERNEL_TIMING_H
+#define INCLUDED_GPUINTERP_BENCH_KERNEL_TIMING_H
+
+// The production kernels alone on device-resident data, for bench_kernels: each family's launch
+// plan from the library (lib/cuda/*_launch.h) driven directly, without an engine's staging or
+// history seam. Milliseconds per launch, CUDA events, median of `iters` after one warm-up.
+
+#include "kernel/dpd_engine.h"
+#include "kernel/gmp_engine.h"
+#include <gnuradio/gpuinterp/kernel/resampler.h>
+#include <cstddef>
+#include <vector>
+
+namespace gr {
+namespace gpuinterp {
+namespace gpu {
+
+//! The parallel-Hammerstein kernel on n samples, in `variant`; `used` receives the variant that
+//! ran (automatic resolves to tiled, or smem where tiled does not fit).
+double time_dpd_kernel_ms(int device,
+                          const kernel::dpd_packed& model,
+                          size_t n,
+                          int iters,
+                          kernel::dpd_cuda_variant variant,
+                          kernel::dpd_cuda_variant* used = nullptr);
+
+//! The resampler's kernel for method m at `rate` on n_in inputs (n_in * rate outputs; the texture
+//! method includes its pitch-2D re-layout). untiled: polyphase runs the untiled kernel
+//! (resamp_cuda_variant::untiled) instead of the tiled one.
+double time_resampler_kernel_ms(
+    int device, kernel::resamp_method m, double rate, size_t n_in, int iters, bool untiled = false);
+
+//! The mp/gmp kernel on n samples.
+double time_gmp_kernel_ms(int device, const kernel::gmp_program& program, size_t n, int iters);
+
+//! The polyphase interpolation kernel (L arms, prototype `taps`) on n_in inputs; T, TAP: host
+//! types (std::complex<float> or float).
+template <typename T, typename TAP>
+double time_fir_kernel_ms(int device, unsigned L, const std::vector<TAP>& taps, size_t n_in, int iters);
+
+} // namespace gpu
+} // namespace gpuinterp
+} // namespace gr
+
+#endif

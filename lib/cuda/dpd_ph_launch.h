@@ -1,0 +1,60 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef INCLUDED_GPUINTERP_GPU_DPD_PH_LAUNCH_H
+#define INCLUDED_GPUINTERP_GPU_DPD_PH_LAUNCH_H
+
+// Launch plan of the parallel-Hammerstein kernels (dpd_ph_kernels.cuh), used by the engine in
+// dpd_predistorter.cu and by the benchmark's kernel timing (bench/kernel_timing.cu). Only .cu
+// files include it.
+
+#include "../kernel/dpd_engine.h"
+#include "dpd_ph_kernels.cuh"
+#include <cuda_runtime.h>
+#include <cstddef>
+
+namespace gr {
+namespace gpuinterp {
+namespace gpu {
+
+//! The kernel parameters of a packed model (orders, taps per order, history, LO leakage).
+//! Throws std::invalid_argument ("P: ...") above the orders the CUDA kernels are built for.
+dev_model make_dev_model(const kernel::dpd_packed& m);
+
+//! One resolved configuration: which kernel, its tile, block size and shared memory.
+struct ph_plan {
+    const void* kernel = nullptr;
+    kernel::dpd_cuda_variant variant = kernel::dpd_cuda_variant::smem; //!< the one that runs
+    int M = 1;              //!< orders
+    size_t smem = 0;        //!< dynamic shared memory per block
+    int tile = 0;           //!< outputs per tile
+    int threads = 0;        //!< per block
+    int R = 1;              //!< smem kernel: outputs per thread
+    int max_blocks = 1;     //!< resident blocks on the device (grid cap)
+    bool param = false;     //!< tiled, unrolled: maps passed as a kernel parameter
+};
+
+//! Resolves `requested` (automatic: tiled) for this structure on `device`, falling back to smem
+//! where tiled does not fit. Throws std::invalid_argument naming `variant` for a benchmark-only
+//! variant that bench/dpd_ph_lab.cu has not registered, or `Lp` when nothing fits.
+ph_plan plan_ph(const dev_model& md, int M, int device, kernel::dpd_cuda_variant requested);
+
+//! x: md.H history samples then n new ones; y: n outputs (device memory; the tiled kernels need
+//! both 16-byte aligned). coef: the packed maps on the device; hcoef: the same on the host (the
+//! unrolled tiled kernels take them as a kernel parameter).
+void launch_ph(const ph_plan& plan,
+               const dev_model& md,
+               const float2* x,
+               float2* y,
+               const float4* coef,
+               const float* hcoef,
+               size_t n,
+               cudaStream_t st);
+
+} // namespace gpu
+} // namespace gpuinterp
+} // namespace gr
+
+#endif

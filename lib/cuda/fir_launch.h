@@ -1,0 +1,43 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef INCLUDED_GPUINTERP_GPU_FIR_LAUNCH_H
+#define INCLUDED_GPUINTERP_GPU_FIR_LAUNCH_H
+
+// Launch plan of the polyphase interpolation kernel (polyphase_interpolator.cu), used by its engine
+// and by the benchmark's kernel timing (bench/kernel_timing.cu). Only .cu files include it.
+
+#include <cuda_runtime.h>
+#include <cstddef>
+
+namespace gr {
+namespace gpuinterp {
+namespace gpu {
+
+//! Tile geometry, shared-memory size and grid cap for L arms of M taps on one device.
+struct fir_plan {
+    int L = 0, M = 0;
+    int TI = 0;             //!< inputs per tile
+    bool taps_smem = false; //!< taps resident in shared memory
+    bool stage = false;     //!< outputs staged in shared memory (L < 32)
+    size_t smem = 0;        //!< dynamic shared memory per block
+    int max_blocks = 1;     //!< resident blocks on the device (grid cap)
+};
+
+//! T: float2 or float; TAP: float or float2 (complex taps with complex samples only). Throws
+//! std::invalid_argument ("taps: ...") when M taps per arm do not fit the device.
+template <typename T, typename TAP>
+fir_plan plan_fir(int device, unsigned L, size_t M);
+
+//! x: M - 1 history inputs then n new ones (device memory); y: n * L outputs; taps: the prototype
+//! zero-padded to M * L, tap k of arm p at k * L + p (device memory).
+template <typename T, typename TAP>
+void launch_fir(const fir_plan& plan, const T* x, T* y, const TAP* taps, int n, cudaStream_t st);
+
+} // namespace gpu
+} // namespace gpuinterp
+} // namespace gr
+
+#endif

@@ -1,0 +1,356 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef INCLUDED_GPUINTERP_GPU_RESAMP_ENGINE_CUH
+#define INCLUDED_GPUINTERP_GPU_RESAMP_ENGINE_CUH
+
+// The CUDA resampler engine (design notes in resampler.cu): pinned staging, the device window,
+// the pitch-2D texture of the texture method and the choice between the tiled and the untiled
+// polyphase kernel. resampler.cu builds it through the engine factory; launch() is public so the
+// benchmark can time the kernels alone on device-resident data (bench/kernel_timing.cu).
+
+#include "../kernel/resamp_engines.h"
+#include "cuda_common.cuh"
+#include "device_history.cuh"
+#include "resamp_kernels.cuh"
+#include "texture_util.cuh"
+#include <algorithm>
+#include <cstring>
+#include <memory>
+
+namespace gr {
+namespace gpuinterp {
+namespace gpu {
+namespace {
+
+template <typename D, typename H>
+class cuda_resamp_engine final : public kernel::resamp_engine<H>
+{
+public:
+    cuda_resamp_engine(int device, size_t batch) : d_device(device), d_batch(batch)
+    {
+        device_guard g(d_device);
+        d_stream = std::make_unique<stream>();
+        GPUINTERP_CUDA_CHECK(
+            cudaDeviceGetAttribute(&d_sms, cudaDevAttrMultiProcessorCount, device));
+        GPUINTERP_CUDA_CHECK(cudaDeviceGetAttribute(
+            &d_pitch_align, cudaDevAttrTexturePitchAlignment, device));
+        GPUINTERP_CUDA_CHECK(cudaDeviceGetAttribute(
+            &d_max_rows, cudaDevAttrMaxTexture2DLinearHeight, device));
+        GPUINTERP_CUDA_CHECK(
+            cudaDeviceGetAttribute(&d_tex_align, cudaDevAttrTextureAlignment, device));
+        GPUINTERP_CUDA_CHECK(cudaDeviceGetAttribute(
+            &d_smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    }
+    ~cuda_resamp_engine() override
+    {
+        if (d_stream)
+            cudaStreamSynchronize(d_stream->get());
+    }
+
+    void set_prototype(const std::vector<float>& table, unsigned K, unsigned P) override
+    {
+        device_guard g(d_device);
+        std::vector<float> arms(size_t(P + 1) * K);
+        for (unsigned p = 0; p <= P; p++)
+            for (unsigned m = 0; m < K; m++)
+                arms[size_t(p) * K + m] = table[size_t(K - 1 - m) * P + p];
+        d_arms.reserve(arms.size());
+        GPUINTERP_CUDA_CHECK(cudaMemcpy(d_arms.get(),
+                                        arms.data(),
+                                        arms.size() * sizeof(float),
+                                        cudaMemcpyHostToDevice));
+        const std::vector<float> cols = kernel::poly_arm_columns(table, K, P);
+        d_cols.reserve(cols.size());
+        GPUINTERP_CUDA_CHECK(cudaMemcpy(d_cols.get(),
+                                        cols.data(),
+                                        cols.size() * sizeof(float),
+                                        cudaMemcpyHostToDevice));
+        d_K = int(K);
+        d_P = int(P);
+    }
+
+    void set_cuda_variant(kernel::resamp_cuda_variant v) override
+    {
+        d_untiled = v == kernel::resamp_cuda_variant::untiled;
+    }
+
+    void run(H* out, const H* win, size_t n_win, const kernel::resamp_plan& plan) override
+    {
+        device_guard g(d_device);
+        cudaStream_t st = d_stream->get();
+        for_each_batch(plan, n_win, [&](size_t k0, size_t cnt, long long lo, size_t n,
+                                        const kernel::resamp_plan& sub) {
+            d_hwin.reserve(n);
+            d_dwin.reserve(n);
+            d_hout.reserve(cnt);
+            d_dout.reserve(cnt);
+            std::memcpy(d_hwin.get(), win + lo, n * sizeof(D));
+            GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(
+                d_dwin.get(), d_hwin.get(), n * sizeof(D), cudaMemcpyHostToDevice, st));
+            launch(d_dwin.get(), n, d_dout.get(), sub, st);
+            GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(
+                d_hout.get(), d_dout.get(), cnt * sizeof(D), cudaMemcpyDeviceToHost, st));
+            d_stream->synchronize();
+            std::memcpy(static_cast<void*>(out + k0), d_hout.get(), cnt * sizeof(D));
+        });
+    }
+
+    // Device-buffer entry point. The window [history, in] is never assembled: the outputs
+    // whose reach goes back into the history (the first few) read the seam array
+    // [history, in[0 .. H)] of device_history.cuh, all later ones read `in` in place, so the
+    // call costs two small device copies on top of the kernel. Ends with a synchronise of
+    // this engine's stream (GNU Radio treats output as readable when work() returns).
+    void run_device(H* out_h,
+                    const H* in_h,
+                    size_t n_in,
+                    kernel::stream_history<H>& hist,
+                    size_t used,
+                    const kernel::resamp_plan& plan) override
+    {
+        device_guard g(d_device);
+        cudaStream_t st = d_stream->get();
+        D* out = reinterpret_cast<D*>(out_h);
+        const D* in = reinterpret_cast<const D*>(in_h);
+        const size_t Hn = hist.size();
+        const D* seam = d_dev_hist.seam(hist, in, n_in, st);
+        // An output at window index ip reads [ip - back, ip + ahead]: it reaches into the
+        // history when ip < H + back, and then ends before H + back + ahead < 2H (H >= back +
+        // ahead + 1), so the seam (H + min(n_in, H) samples) holds its whole reach.
+        const size_t n_seam = count_before(plan, (long long)(Hn + plan.back));
+        if (n_seam > 0) {
+            kernel::resamp_plan sub = plan;
+            sub.n_out = n_seam;
+            launch(seam, Hn + std::min(n_in, Hn), out, sub, st);
+        }
+        if (n_seam < plan.n_out) {
+            kernel::resamp_plan rest = plan;
+            rest.pos0 = kernel::fx_advance(plan.pos0, plan.step, n_seam);
+            rest.pos0.ip -= (long long)Hn; // window index -> index into `in`
+            rest.n_out = plan.n_out - n_seam;
+            for_each_batch(rest, n_in, [&](size_t k0, size_t cnt, long long lo, size_t n,
+                                           const kernel::resamp_plan& sub) {
+                (void)cnt;
+                launch(in + lo, n, out + n_seam + k0, sub, st);
+            });
+        }
+        d_dev_hist.save(in, used, st);
+        d_stream->synchronize();
+    }
+
+    void pull_history(kernel::stream_history<H>& hist) override
+    {
+        device_guard g(d_device);
+        d_dev_hist.pull(hist);
+    }
+    void forget_history() override { d_dev_hist.invalidate(); }
+
+    void set_batch(size_t b) override { d_batch = b; }
+
+    //! Device-resident: relayout (texture) + kernel on data already on the device.
+    void launch(const D* dwin,
+                size_t n_win,
+                D* dout,
+                const kernel::resamp_plan& plan,
+                cudaStream_t st)
+    {
+        cudaTextureObject_t tex = 0;
+        if (plan.method == resamp_method::texture)
+            tex = to_pitch2d(dwin, n_win, st);
+        poly_args pa{ d_arms.get(), d_K, d_P, plan.half_span };
+        const int threads = 256;
+        const int blocks = int(std::max<size_t>(
+            1,
+            std::min<size_t>((plan.n_out + threads - 1) / threads, size_t(d_sms) * 32)));
+        // The kernel's template argument is the method's value (resamp_method order); polyphase
+        // runs the tiled kernel where it applies.
+        const decltype(&resamp_kernel<D, 0>) by_method[] = {
+            resamp_kernel<D, 0>, resamp_kernel<D, 1>, resamp_kernel<D, 2>, resamp_kernel<D, 3>, resamp_kernel<D, 4>
+        };
+        if (plan.method != resamp_method::polyphase || d_untiled || !launch_tiled(dwin, dout, plan, st))
+            by_method[int(plan.method)]<<<blocks, threads, 0, st>>>(
+                dwin, dout, plan.n_out, plan.pos0, plan.step, pa, tex);
+        GPUINTERP_CUDA_CHECK_LAUNCH(st);
+    }
+
+private:
+    //! Split the plan's outputs into launches of at most d_batch outputs; each gets the part
+    //! [lo, lo + n) of the window (length n_win) it reads and its plan relative to that part.
+    template <typename F>
+    void for_each_batch(const kernel::resamp_plan& plan, size_t n_win, F&& f)
+    {
+        const size_t per = std::max<size_t>(1, d_batch);
+        for (size_t k0 = 0; k0 < plan.n_out; k0 += per) {
+            const size_t cnt = std::min(per, plan.n_out - k0);
+            const fx_pos first = kernel::fx_advance(plan.pos0, plan.step, k0);
+            const fx_pos lastp = kernel::fx_advance(plan.pos0, plan.step, k0 + cnt - 1);
+            const long long lo = std::max<long long>(0, first.ip - (long long)plan.back);
+            const long long hi = std::min<long long>(
+                (long long)n_win, lastp.ip + (long long)plan.ahead + 1);
+            kernel::resamp_plan sub = plan;
+            sub.pos0 = { first.ip - lo, first.fp };
+            sub.n_out = cnt;
+            f(k0, cnt, lo, size_t(hi - lo), sub);
+        }
+    }
+
+    //! Number of the plan's outputs whose integer position is below `limit`.
+    static size_t count_before(const kernel::resamp_plan& plan, long long limit)
+    {
+        size_t lo = 0, hi = plan.n_out; // answer in [lo, hi]
+        while (lo < hi) {
+            const size_t mid = lo + (hi - lo) / 2;
+            if (kernel::fx_advance(plan.pos0, plan.step, mid).ip < limit)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        return lo;
+    }
+
+    //! The tiled polyphase kernel; false (nothing launched) when the arm table and a tile's
+    //! span do not fit in shared memory.
+    bool
+    launch_tiled(const D* dwin, D* dout, const kernel::resamp_plan& plan, cudaStream_t st)
+    {
+        if (plan.n_out == 0)
+            return true;
+        constexpr int threads = 256;
+        const size_t coef =
+            kernel::poly_arm_columns_floats(unsigned(d_K), unsigned(d_P)) * sizeof(float);
+        for (size_t tile : { 1024, 256, 64 }) {
+            const size_t cap = kernel::poly_tile_cap(plan.step, tile, d_K);
+            const size_t bytes = coef + cap * sizeof(D);
+            if (bytes > size_t(d_smem_optin))
+                continue;
+            auto* kern = poly_tiled_kernel<D>;
+            // The attribute belongs to the kernel, not to this engine: another engine (other
+            // rate) may have lowered it since, so set it before every launch, to the device
+            // limit (it only permits; the launch asks for `bytes`).
+            GPUINTERP_CUDA_CHECK(cudaFuncSetAttribute(
+                kern, cudaFuncAttributeMaxDynamicSharedMemorySize, d_smem_optin));
+            if (bytes != d_tiled_bytes) {
+                GPUINTERP_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                    &d_tiled_occ, kern, threads, bytes));
+                d_tiled_bytes = bytes;
+            }
+            const size_t n_tiles = (plan.n_out + tile - 1) / tile;
+            const int blocks = int(std::max<size_t>(
+                1, std::min<size_t>(n_tiles, size_t(d_sms) * std::max(1, d_tiled_occ))));
+            kern<<<blocks, threads, bytes, st>>>(dwin,
+                                                 dout,
+                                                 plan.n_out,
+                                                 plan.pos0,
+                                                 plan.step,
+                                                 d_cols.get(),
+                                                 d_K,
+                                                 d_P,
+                                                 plan.half_span,
+                                                 unsigned(tile),
+                                                 unsigned(cap));
+            return true;
+        }
+        return false;
+    }
+
+    //! Lay n samples out as rows of W+1 texels (overlap 1) and return a texture over
+    //! them.
+    cudaTextureObject_t to_pitch2d(const D* src, size_t n, cudaStream_t st)
+    {
+        const size_t rows = (n + W - 1) / W;
+        if (rows + 1 > size_t(d_max_rows))
+            throw std::invalid_argument(
+                "batch: " + std::to_string(n) +
+                " samples exceed one pitch-2D texture; lower the batch");
+        const size_t row_bytes = size_t(W + 1) * sizeof(D);
+        const size_t pitch =
+            (row_bytes + d_pitch_align - 1) / d_pitch_align * d_pitch_align;
+        if (rows + 1 > d_rows_cap || !d_tex.valid()) {
+            const size_t cap =
+                std::min(size_t(d_max_rows), std::max(rows + 1, d_rows_cap * 2));
+            d_tex.release();
+            // The texture's base address must be a multiple of the texture alignment (512
+            // B).
+            d_pitched.reserve(cap * pitch + size_t(d_tex_align));
+            const uintptr_t base = reinterpret_cast<uintptr_t>(d_pitched.get());
+            d_pitched_base = reinterpret_cast<char*>((base + d_tex_align - 1) /
+                                                     d_tex_align * d_tex_align);
+            cudaResourceDesc res;
+            std::memset(&res, 0, sizeof(res));
+            res.resType = cudaResourceTypePitch2D;
+            res.res.pitch2D.devPtr = d_pitched_base;
+            res.res.pitch2D.desc = cudaCreateChannelDesc<D>();
+            res.res.pitch2D.width = W + 1;
+            res.res.pitch2D.height = cap;
+            res.res.pitch2D.pitchInBytes = pitch;
+            cudaTextureDesc td;
+            std::memset(&td, 0, sizeof(td));
+            td.addressMode[0] = cudaAddressModeClamp;
+            td.addressMode[1] = cudaAddressModeClamp;
+            td.filterMode = cudaFilterModeLinear;
+            td.readMode = cudaReadModeElementType;
+            td.normalizedCoords = 0;
+            d_tex.create(res, td);
+            d_rows_cap = cap;
+        }
+        char* dst = d_pitched_base;
+        // Zero the last row and the one after it: their unwritten texels are read with
+        // weight 0 (the overlap texel of the last row, and the vertical neighbour), and 0
+        // * NaN is NaN.
+        GPUINTERP_CUDA_CHECK(cudaMemsetAsync(dst + (rows - 1) * pitch, 0, 2 * pitch, st));
+        const size_t full = n / W;
+        if (full > 0)
+            GPUINTERP_CUDA_CHECK(cudaMemcpy2DAsync(dst,
+                                                   pitch,
+                                                   src,
+                                                   W * sizeof(D),
+                                                   W * sizeof(D),
+                                                   full,
+                                                   cudaMemcpyDeviceToDevice,
+                                                   st));
+        if (n > full * W)
+            GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(dst + full * pitch,
+                                                 src + full * W,
+                                                 (n - full * W) * sizeof(D),
+                                                 cudaMemcpyDeviceToDevice,
+                                                 st));
+        if (rows > 1) // texel W of row j = sample (j+1) W
+            GPUINTERP_CUDA_CHECK(cudaMemcpy2DAsync(dst + W * sizeof(D),
+                                                   pitch,
+                                                   src + W,
+                                                   W * sizeof(D),
+                                                   sizeof(D),
+                                                   rows - 1,
+                                                   cudaMemcpyDeviceToDevice,
+                                                   st));
+        return d_tex.get();
+    }
+
+    int d_device;
+    size_t d_batch;
+    int d_sms = 1, d_pitch_align = 32, d_max_rows = 65000;
+    int d_K = 0, d_P = 0;
+    std::unique_ptr<stream> d_stream;
+    device_buffer<float> d_arms;
+    device_buffer<float> d_cols;
+    int d_smem_optin = 48 * 1024, d_tiled_occ = 1;
+    size_t d_tiled_bytes = 0;
+    bool d_untiled = false;
+    device_buffer<D> d_dwin, d_dout;
+    pinned_buffer<D> d_hwin, d_hout;
+    device_history<D, H> d_dev_hist; // device-buffer mode
+    device_buffer<char> d_pitched;
+    char* d_pitched_base = nullptr;
+    int d_tex_align = 512;
+    size_t d_rows_cap = 0;
+    texture_object d_tex;
+};
+
+} // namespace
+} // namespace gpu
+} // namespace gpuinterp
+} // namespace gr
+
+#endif

@@ -1,0 +1,169 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef INCLUDED_GPUINTERP_GPU_RESAMP_KERNELS_CUH
+#define INCLUDED_GPUINTERP_GPU_RESAMP_KERNELS_CUH
+
+// Kernels of the CUDA resampler (design notes in resampler.cu): one kernel per method, the tiled
+// polyphase kernel and their helpers. In an anonymous namespace: each .cu file that includes it
+// (the library's resampler.cu, the benchmark's kernel timing) gets its own instantiations.
+
+#include "../kernel/fixed_phase.h"
+#include "../kernel/poly_tiles.h"
+#include "complex_ops.cuh"
+#include "cuda_common.cuh"
+#include "texture_util.cuh"
+#include <gnuradio/gpuinterp/kernel/resampler.h>
+
+namespace gr {
+namespace gpuinterp {
+namespace gpu {
+namespace {
+
+using kernel::fx_pos;
+using kernel::fx_step;
+using kernel::resamp_method;
+
+constexpr int W = 4096; // texture row width (samples) without the overlap texel
+
+struct poly_args {
+    const float* arms; // (P+1) arms of K taps: arm p, tap m at p*K + m
+    int K, P, half;
+};
+
+__device__ inline float2 operator*(float a, float2 b)
+{
+    return make_float2(a * b.x, a * b.y);
+}
+__device__ inline float2 operator+(float2 a, float2 b)
+{
+    return make_float2(a.x + b.x, a.y + b.y);
+}
+__device__ inline float2 operator-(float2 a, float2 b)
+{
+    return make_float2(a.x - b.x, a.y - b.y);
+}
+
+template <typename D, int M>
+__global__ void resamp_kernel(const D* __restrict__ w,
+                              D* __restrict__ y,
+                              size_t n_out,
+                              fx_pos pos0,
+                              fx_step step,
+                              poly_args pa,
+                              cudaTextureObject_t tex)
+{
+    for (size_t k = blockIdx.x * size_t(blockDim.x) + threadIdx.x; k < n_out;
+         k += size_t(gridDim.x) * blockDim.x) {
+        const fx_pos p = kernel::fx_advance(pos0, step, k);
+        const long long i = p.ip;
+        if (M == int(resamp_method::nearest)) {
+            y[k] = w[i + (long long)(p.fp >> 63)];
+        } else if (M == int(resamp_method::linear)) {
+            const float mu = kernel::fx_frac_f(p.fp);
+            y[k] = (1.0f - mu) * w[i] + mu * w[i + 1];
+        } else if (M == int(resamp_method::texture)) {
+            long long j = i;
+            int q = kernel::fx_weight9(p.fp);
+            if (q == 256) {
+                j++;
+                q = 0;
+            }
+            const long long row = j / W;
+            const float x =
+                float(j - row * W) + 0.5f + float(q) * (1.0f / 256.0f); // exact
+            y[k] = tex2D<D>(tex, x, float(row) + 0.5f);
+        } else if (M == int(resamp_method::cubic)) {
+            const float mu = kernel::fx_frac_f(p.fp);
+            const D xm = w[i - 1], x0 = w[i], x1 = w[i + 1], x2 = w[i + 2];
+            y[k] = x0 + (0.5f * mu) *
+                            ((x1 - xm) + mu * ((2.0f * xm - 5.0f * x0 + 4.0f * x1 - x2) +
+                                               mu * (3.0f * (x0 - x1) + x2 - xm)));
+        } else { // polyphase: two arms (K' taps each), blended
+            const unsigned long long arm =
+                kernel::fx_mulhi(p.fp, (unsigned long long)pa.P);
+            const float f = kernel::fx_frac_f(p.fp * (unsigned long long)pa.P);
+            const float* h0 = pa.arms + arm * pa.K;
+            const float* h1 = h0 + pa.K;
+            const D* x = w + i - (pa.half - 1);
+            D a0 = zero<D>(), a1 = zero<D>();
+            for (int m = 0; m < pa.K; m++) {
+                const D v = x[m];
+                mac(a0, __ldg(h0 + m), v);
+                mac(a1, __ldg(h1 + m), v);
+            }
+            y[k] = (1.0f - f) * a0 + f * a1;
+        }
+    }
+}
+
+//! One polyphase output: x = its first tap sample, c = its arm at tap 0 (arm tap m at
+//! c[m (P+1)], the next arm's one word later). Inlined, so x stays a shared or a global
+//! pointer as the caller's is.
+template <typename D>
+__device__ __forceinline__ D
+poly_dot(const D* x, const float* c, int K, int P1, float f)
+{
+    D a0 = zero<D>(), a1 = zero<D>();
+#pragma unroll 4
+    for (int m = 0; m < K; m++) {
+        const float h0 = c[m * P1], h1 = c[m * P1 + 1];
+        const D v = x[m];
+        mac(a0, h0, v);
+        mac(a1, h1, v);
+    }
+    return (1.0f - f) * a0 + f * a1;
+}
+
+template <typename D>
+__global__ void __launch_bounds__(256)
+    poly_tiled_kernel(const D* __restrict__ w,
+                      D* __restrict__ y,
+                      size_t n_out,
+                      fx_pos pos0,
+                      fx_step step,
+                      const float* __restrict__ cols,
+                      int K,
+                      int P,
+                      int half,
+                      unsigned tile,
+                      unsigned cap)
+{
+    extern __shared__ float2 smem[]; // float2: 8-byte aligned
+    float* sc = reinterpret_cast<float*>(smem); // K*(P+1) arm taps
+    D* sx = reinterpret_cast<D*>(sc + kernel::poly_arm_columns_floats(K, P)); // cap samples
+    for (int i = threadIdx.x; i < K * (P + 1); i += blockDim.x)
+        sc[i] = cols[i];
+    const size_t n_tiles = (n_out + tile - 1) / tile;
+    for (size_t t = blockIdx.x; t < n_tiles; t += gridDim.x) {
+        const size_t k0 = t * tile;
+        const unsigned cnt = unsigned(min(size_t(tile), n_out - k0));
+        const kernel::poly_tile tr =
+            kernel::poly_tile_range(pos0, step, k0, cnt, half, K);
+        const bool staged = tr.n_load <= (long long)cap; // same in every thread
+        __syncthreads(); // the previous tile's reads of sx are done
+        if (staged)
+            for (int i = threadIdx.x; i < int(tr.n_load); i += blockDim.x)
+                sx[i] = w[tr.lo + i];
+        __syncthreads(); // sx (and, the first time, sc) written
+        const long long ip0 = tr.lo + (half - 1); // integer position of output k0
+        for (unsigned j = threadIdx.x; j < cnt; j += blockDim.x) {
+            const fx_pos p = kernel::fx_advance(pos0, step, k0 + j);
+            const unsigned long long arm =
+                kernel::fx_mulhi(p.fp, (unsigned long long)P);
+            const float f = kernel::fx_frac_f(p.fp * (unsigned long long)P);
+            const float* c = sc + arm;
+            y[k0 + j] = staged ? poly_dot(sx + (p.ip - ip0), c, K, P + 1, f)
+                               : poly_dot(w + (p.ip - (half - 1)), c, K, P + 1, f);
+        }
+    }
+}
+
+} // namespace
+} // namespace gpu
+} // namespace gpuinterp
+} // namespace gr
+
+#endif
