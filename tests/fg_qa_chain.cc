@@ -44,6 +44,7 @@ namespace gi = gr::gpuinterp;
 namespace {
 
 using gpuinterp_fg::rel_err;
+using gpuinterp_fg::within;
 
 std::vector<cf> random_signal(size_t n, std::mt19937& g)
 {
@@ -63,20 +64,6 @@ std::vector<float> random_taps(size_t n, std::mt19937& g)
     for (auto& t : h)
         t = d(g);
     return h;
-}
-
-//! Runs `f` (start + wait of a flowgraph) with a deadline: a hang is a failure, not a
-//! stuck ctest.
-template <typename F>
-void within(int seconds, const char* what, F&& f)
-{
-    auto fut = std::async(std::launch::async, std::forward<F>(f));
-    if (fut.wait_for(std::chrono::seconds(seconds)) == std::future_status::timeout) {
-        std::cerr << "FATAL: " << what << " did not finish within " << seconds
-                  << " s (hang)\n";
-        std::_Exit(3);
-    }
-    fut.get(); // rethrows
 }
 
 enum class impl { gnuradio, host_buffers, device_buffers };

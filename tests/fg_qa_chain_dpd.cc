@@ -9,6 +9,8 @@
 #include <gnuradio/blocks/copy.h>
 #include <gnuradio/blocks/vector_sink.h>
 #include <gnuradio/blocks/vector_source.h>
+#include "../lib/device/device_ops.h"
+#include <gnuradio/gpuinterp/device_binding.h>
 #include <gnuradio/gpuinterp/dpd_predistorter_cc.h>
 #include <gnuradio/gpuinterp/interp_fir.h>
 #include <gnuradio/gpuinterp/kernel/backend.h>
@@ -16,8 +18,11 @@
 #include <gnuradio/top_block.h>
 #include "fg_util.h"
 #include <gtest/gtest.h>
+#include <atomic>
 #include <complex>
+#include <cstdlib>
 #include <random>
+#include <thread>
 
 using cf = std::complex<float>;
 namespace gi = gr::gpuinterp;
@@ -25,6 +30,7 @@ namespace gi = gr::gpuinterp;
 namespace {
 
 using gpuinterp_fg::rel_err;
+using gpuinterp_fg::within;
 
 std::vector<cf> run_tx_chain(const std::string& backend,
                              bool dev,
@@ -118,6 +124,94 @@ TEST_P(FgTxChain, InterpDpdResampleDeviceEqualsHostEqualsCpu)
         EXPECT_LE(rel_err(dev, cpu), 2e-5) << "device buffers, seed " << seed;
         EXPECT_LE(rel_err(dev, host), 2e-5) << "device vs host, seed " << seed;
     }
+}
+
+// Soak: the device-buffer chain, a new flowgraph per run, while another thread calls every runtime
+// setter and posts `coeffs` messages, all re-applying the values in force: every run must equal
+// the first bit for bit (and the CPU backend to float rounding), and the live device buffers and
+// the device's free memory must return to the baseline after each run. The C++ twin of
+// python/gpuinterp/qa_soak.py, so the CUDA path is soaked on the GPU host (no GNU Radio Python
+// there). GPUINTERP_SOAK_RUNS (default 4) and GPUINTERP_SOAK_SYMBOLS (default 2^14) lengthen it.
+TEST_P(FgTxChain, SoakWithSettersFromAnotherThread)
+{
+    auto env_or = [](const char* name, long dflt) {
+        const char* v = std::getenv(name);
+        return v ? std::max(1L, std::atol(v)) : dflt;
+    };
+    const int runs = int(env_or("GPUINTERP_SOAK_RUNS", 4));
+    const size_t n = size_t(env_or("GPUINTERP_SOAK_SYMBOLS", 1 << 14));
+    std::mt19937 g(11);
+    std::uniform_real_distribution<float> d(-0.4f, 0.4f);
+    std::vector<float> h;
+    std::vector<cf> co;
+    chain_design(g, h, co);
+    const cf lo(0.01f, -0.02f);
+    std::vector<cf> x(n);
+    for (auto& v : x)
+        v = { d(g), d(g) };
+    pmt::pmt_t msg = pmt::make_dict();
+    msg = pmt::dict_add(msg, pmt::intern("coefficients"), pmt::init_c32vector(co.size(), co));
+    msg = pmt::dict_add(msg, pmt::intern("lo_leakage"), pmt::from_complex(lo));
+
+    auto one_run = [&](bool hammer, long& calls) {
+        auto tb = gr::make_top_block("soak");
+        auto src = gr::blocks::vector_source<cf>::make(x);
+        auto a = gi::interp_fir_ccf::make(4, h, GetParam(), 0, 0, true);
+        auto b = gi::dpd_predistorter_cc::make(5, 3, 4, 2, co, lo, GetParam(), 0, 0, false, true);
+        auto c = gi::resampler_cc::make(1.25, "polyphase", 32, 32, 80.0, GetParam(), 0, true);
+        auto snk = gr::blocks::vector_sink<cf>::make();
+        tb->connect(src, 0, a, 0);
+        tb->connect(a, 0, b, 0);
+        tb->connect(b, 0, c, 0);
+        tb->connect(c, 0, snk, 0);
+        std::atomic<bool> stop{ false };
+        std::thread t;
+        tb->start();
+        if (hammer)
+            t = std::thread([&] {
+                while (!stop) {
+                    a->set_taps(h);
+                    a->set_batch(calls % 2 ? 4096 : 0);
+                    b->set_coefficients(co, lo);
+                    b->_post(pmt::mp("coeffs"), msg);
+                    c->set_rate(1.25);
+                    calls++;
+                }
+            });
+        within(300, "soak run", [&] { tb->wait(); });
+        stop = true;
+        if (t.joinable())
+            t.join();
+        return snk->data();
+    };
+
+    long calls = 0, none = 0;
+    const auto cpu = run_tx_chain("cpu", false, false, 1, x, h, co);
+    const auto base = gi::device_memory_usage();
+    const bool cuda = GetParam() == "cuda";
+    std::vector<cf> first;
+    size_t free0 = 0;
+    for (int i = 0; i < runs; i++) {
+        const auto y = one_run(true, calls);
+        ASSERT_EQ(y.size(), cpu.size()) << "run " << i;
+        EXPECT_LE(rel_err(y, cpu), 2e-5) << "run " << i;
+        if (i == 0) {
+            first = y;
+            free0 = cuda ? gr::gpuinterp::gpu::cuda_mem_info(0).first : 0; // pools warmed up
+        }
+        ASSERT_EQ(y, first) << "run " << i << " differs from run 0";
+        const auto usage = gi::device_memory_usage();
+        EXPECT_EQ(usage.buffers, base.buffers) << "run " << i << ": device buffers left alive";
+        EXPECT_EQ(usage.sim_device_bytes + usage.cuda_device_bytes, base.sim_device_bytes + base.cuda_device_bytes)
+            << "run " << i;
+    }
+    EXPECT_GT(calls, 0);
+    EXPECT_EQ(one_run(false, none), first) << "a run without the setter thread";
+    if (cuda) {
+        const size_t free1 = gr::gpuinterp::gpu::cuda_mem_info(0).first;
+        EXPECT_LE(double(free0) - double(free1), 64.0 * (1 << 20)) << "free device memory " << free0 << " -> " << free1;
+    }
+    std::cout << "[ soak ] " << runs << " runs of " << n << " symbols, " << calls << " setter rounds\n";
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, FgTxChain, ::testing::Values("cpu", "cuda"));

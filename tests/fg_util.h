@@ -8,11 +8,30 @@
 // Shared by the C++ flowgraph tests.
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <complex>
+#include <cstdlib>
+#include <future>
+#include <iostream>
 #include <vector>
 
 namespace gpuinterp_fg {
+
+//! Runs `f` (start + wait of a flowgraph) with a deadline: a hang is a failure, not a
+//! stuck ctest.
+template <typename F>
+void within(int seconds, const char* what, F&& f)
+{
+    auto fut = std::async(std::launch::async, std::forward<F>(f));
+    if (fut.wait_for(std::chrono::seconds(seconds)) == std::future_status::timeout) {
+        std::cerr << "FATAL: " << what << " did not finish within " << seconds
+                  << " s (hang)\n";
+        std::_Exit(3);
+    }
+    fut.get(); // rethrows
+}
+
 
 //! max |a - b| over max |b|; a size mismatch or a NaN counts as a huge error.
 inline double rel_err(const std::vector<std::complex<float>>& a, const std::vector<std::complex<float>>& b)
