@@ -8,6 +8,7 @@
 - `fused`: the same sum as one cupy.ElementwiseKernel per model, generated from the model (every
   output reads its lags straight from global memory).
 
+Both read |x| computed before the timed region (the module's kernel computes it inside its own).
 Prints one JSON line per row with the median time (cupyx.profiler.benchmark, GPU times)."""
 import json
 import sys

@@ -636,7 +636,7 @@ TEST(PolyTiles, GpuTiledKernelEqualsUntiledKernelAndCpu)
         size_t same = 0;
         for (size_t i = 0; i < yn.size(); i++)
             same += std::memcmp(&yn[i], &yo[i], sizeof(cf)) == 0;
-        std::cout << "[ tiled vs old kernel, r=" << r << " ] " << same << " of " << yn.size()
+        std::cout << "[ tiled vs untiled kernel, r=" << r << " ] " << same << " of " << yn.size()
                   << " outputs bit-identical\n";
         EXPECT_TRUE(all_close(yn, widen(yo), 1e-6, 1e-7)) << "r=" << r;
         EXPECT_TRUE(all_close(yn, widen(yc), 1e-5, 1e-6)) << "r=" << r;
