@@ -14,7 +14,7 @@
 // the APA scoreboard's mp predistorter (gmp_rows below):
 //  - gmp_cpu:          the CPU engine (AVX2 + OpenMP), 2^20 samples by default;
 //  - gmp_cuda_kernel:  the kernel alone on device-resident data (bench/kernel_timing.cu), 2^24
-//                      samples, against both floors:
+//                      samples, compiled for the model (interpreted:0) or interpreted (1), against both floors:
 //                      memory (16 B/sample at 4169 GB/s, the measured D2D copy) and FMA (the
 //                      program's fused multiply-adds per sample at 30e12 FMA/s = 60 TFLOP/s FP32);
 //                      `of_bound` is the binding floor over the measured time;
@@ -160,7 +160,7 @@ void BM_gmp_cuda_kernel(benchmark::State& st)
     const size_t n = size_t(1) << gpuinterp_bench::log2n(24);
     double ms = 0;
     for (auto _ : st) {
-        ms = gpu::time_gmp_kernel_ms(0, prog, n, 20);
+        ms = gpu::time_gmp_kernel_ms(0, prog, n, 20, st.range(1) == 0);
         st.SetIterationTime(ms * 1e-3);
     }
     st.SetItemsProcessed(int64_t(st.iterations()) * n);
@@ -173,11 +173,12 @@ void BM_gmp_cuda_kernel(benchmark::State& st)
     st.counters["kernel_ms"] = ms;
     st.counters["Gsps"] = double(n) / (ms * 1e-3) / 1e9;
     st.counters["of_bound"] = std::max(mem_ms, fma_ms) / ms;
-    st.SetLabel(mem_ms >= fma_ms ? "memory-bound" : "FMA-bound");
+    st.SetLabel(std::string(mem_ms >= fma_ms ? "memory-bound" : "FMA-bound") +
+                (st.range(1) == 0 ? " compiled" : " interpreted"));
 }
 BENCHMARK(BM_gmp_cuda_kernel)
-    ->ArgName("row")
-    ->DenseRange(0, 3)
+    ->ArgNames({ "row", "interpreted" })
+    ->ArgsProduct({ { 0, 1, 2, 3 }, { 0, 1 } })
     ->Unit(benchmark::kMillisecond)
     ->UseManualTime()
     ->Iterations(1);

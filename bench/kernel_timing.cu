@@ -56,15 +56,26 @@ double time_dpd_kernel_ms(int device,
     });
 }
 
-double time_gmp_kernel_ms(int device, const kernel::gmp_program& program, size_t n, int iters)
+double time_gmp_kernel_ms(int device, const kernel::gmp_program& program, size_t n, int iters, bool compiled)
 {
     device_guard guard(device);
     const gmp_blob b = flatten(program);
+    device_buffer<float2> x = test_signal(n + program.H), y(n);
+    stream s;
+    if (compiled) {
+        std::string why;
+        gmp_jit_kernel k = compile_gmp_jit(b, device, &why);
+        if (!k.fn)
+            throw std::runtime_error("compiled mp/gmp kernel: " + why);
+        std::vector<char> params;
+        gmp_jit_params(b, params);
+        const double ms = median_launch_ms(s.get(), iters, [&] { launch_gmp_jit(k, params, x.get(), y.get(), n, s.get()); });
+        release_gmp_jit(k);
+        return ms;
+    }
     const gmp_plan plan = plan_gmp(b, device);
     device_buffer<int4> blob(b.words.size() / 4);
     GPUINTERP_CUDA_CHECK(cudaMemcpy(blob.get(), b.words.data(), b.words.size() * sizeof(int), cudaMemcpyHostToDevice));
-    device_buffer<float2> x = test_signal(n + program.H), y(n);
-    stream s;
     return median_launch_ms(s.get(), iters, [&] { launch_gmp(plan, b, blob.get(), x.get(), y.get(), n, s.get()); });
 }
 

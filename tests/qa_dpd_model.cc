@@ -8,6 +8,9 @@
 // device-resident entry points).
 #include "device/device_ops.h"
 #include "cpu/cpu_engines.h"
+#ifdef GPUINTERP_HAVE_CUDA
+#include "cuda/gmp_launch.h"
+#endif
 #include "test_util.h"
 #include <gnuradio/gpuinterp/kernel/dpd_model.h>
 #include <gnuradio/gpuinterp/kernel/dpd_predistorter.h>
@@ -15,6 +18,7 @@
 
 using namespace gpuinterp_test;
 namespace gi = gr::gpuinterp;
+using gi::kernel::dpd_cuda_variant;
 using gi::kernel::dpd_model;
 using gi::kernel::dpd_predistorter;
 
@@ -247,6 +251,7 @@ struct cfg {
     backend b;
     bool mapped;
     const char* name;
+    dpd_cuda_variant variant = dpd_cuda_variant::automatic;
 };
 
 class GmpKernel : public ::testing::TestWithParam<cfg>
@@ -256,7 +261,9 @@ protected:
 
     std::unique_ptr<dpd_predistorter> make(const model_set& s, size_t batch = 0)
     {
-        return std::make_unique<dpd_predistorter>(s.m, s.co, s.c, GetParam().b, 0, batch, GetParam().mapped);
+        auto k = std::make_unique<dpd_predistorter>(s.m, s.co, s.c, GetParam().b, 0, batch, GetParam().mapped);
+        k->set_cuda_variant(GetParam().variant);
+        return k;
     }
 
     //! x through a fresh kernel in random chunks (0 included) into a NaN-poisoned output.
@@ -463,12 +470,75 @@ TEST_P(GmpKernel, LargeCallWithPartialLastTile)
     EXPECT_TRUE(matches(std::vector<cf>(y.end() - 20000, y.end()), r, s.m));
 }
 
+// The kernel asked for is the one that runs: on CUDA the compiled one wherever NVRTC is there
+// (the GPU host has it), the interpreted one when asked for; a PH variant changes nothing.
+TEST_P(GmpKernel, RunsTheKernelItAsksFor)
+{
+    const model_set s = random_set("gmp:Ka=5,La=10,Kb=3,Lb=5,Mb=2,Kc=3,Lc=5,Mc=1");
+    auto k = make(s);
+    const auto x = random_vector<cf>(5000, 1.0f);
+    const auto y0 = k->process(x);
+    if (GetParam().b == backend::cpu) {
+        EXPECT_EQ(k->active_cuda_variant(), dpd_cuda_variant::automatic);
+        return;
+    }
+#ifdef GPUINTERP_HAVE_CUDA
+    const auto want = GetParam().variant == dpd_cuda_variant::interpreted || !gi::gpu::gmp_jit_available()
+                          ? dpd_cuda_variant::interpreted
+                          : dpd_cuda_variant::compiled;
+    EXPECT_EQ(k->active_cuda_variant(), want);
+    // automatic keeps long entries (9 coefficients) on the interpreted kernel; compiled forces it.
+    auto longer = make(random_set("gmp:Ka=10,La=4"));
+    if (GetParam().variant == dpd_cuda_variant::automatic)
+        EXPECT_EQ(longer->active_cuda_variant(), dpd_cuda_variant::interpreted);
+    longer->set_cuda_variant(dpd_cuda_variant::compiled);
+    EXPECT_EQ(longer->active_cuda_variant(),
+              gi::gpu::gmp_jit_available() ? dpd_cuda_variant::compiled : dpd_cuda_variant::interpreted);
+#endif
+    k->set_cuda_variant(dpd_cuda_variant::tiled); // ph only: ignored
+    EXPECT_EQ(k->cuda_variant(), dpd_cuda_variant::tiled);
+    // Switching kernels mid-stream keeps the stream: both halves match the reference.
+    k->set_cuda_variant(GetParam().variant == dpd_cuda_variant::interpreted ? dpd_cuda_variant::compiled
+                                                                             : dpd_cuda_variant::interpreted);
+    const auto y1 = k->process(x);
+    std::vector<cf> xx(x), yy(y0);
+    xx.insert(xx.end(), x.begin(), x.end());
+    yy.insert(yy.end(), y1.begin(), y1.end());
+    EXPECT_TRUE(matches(yy, reference(s, xx), s.m));
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends,
                          GmpKernel,
                          ::testing::Values(cfg{ backend::cpu, false, "cpu" },
                                            cfg{ backend::cuda, false, "cuda" },
-                                           cfg{ backend::cuda, true, "cuda_mapped" }),
+                                           cfg{ backend::cuda, true, "cuda_mapped" },
+                                           cfg{ backend::cuda, false, "cuda_interpreted",
+                                                dpd_cuda_variant::interpreted }),
                          [](const testing::TestParamInfo<cfg>& i) { return std::string(i.param.name); });
+
+#ifdef GPUINTERP_HAVE_CUDA
+// No device needed: the source generated for every test model compiles (NVRTC) for the H200's
+// architecture, and a model beyond the kernel-parameter space is refused with a reason.
+TEST(GmpJit, GeneratedSourceCompilesForEveryTestModel)
+{
+    if (!gi::gpu::gmp_jit_available())
+        GTEST_SKIP() << "NVRTC not found";
+    for (const auto& spec : specs) {
+        const model_set s = random_set(spec);
+        const auto b = gi::gpu::flatten(gi::kernel::make_gmp_program(s.m, s.co, s.c));
+        std::string why;
+        const auto* cubin = gi::gpu::gmp_jit_cubin(b, 90, &why);
+        ASSERT_NE(cubin, nullptr) << spec << ": " << why;
+        EXPECT_GT(cubin->size(), 1000u) << spec;
+        EXPECT_NE(gi::gpu::gmp_jit_source(b).find("gmp_jit"), std::string::npos);
+    }
+    const model_set big = random_set("gmp:Ka=15,La=273", 0.02f);
+    std::string why;
+    EXPECT_EQ(gi::gpu::gmp_jit_cubin(gi::gpu::flatten(gi::kernel::make_gmp_program(big.m, big.co, big.c)), 90, &why),
+              nullptr);
+    EXPECT_NE(why.find("parameter"), std::string::npos) << why;
+}
+#endif
 
 TEST(GmpCpu, PortablePathMatchesReference)
 {

@@ -291,6 +291,8 @@ public:
             configure();
     }
 
+    dpd_cuda_variant active_variant() const override { return d_plan.variant; }
+
     dpd_stream& stream() { return d_stream; }
     auto launcher()
     {

@@ -4,7 +4,8 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 // CUDA engine of the memory-polynomial predistorters (mp, gmp): streaming state and data movement
-// around the kernel of gmp_kernels.cu, as the parallel-Hammerstein engine does it
+// around the kernel compiled for the model's structure (gmp_jit.cu) or, where that cannot be built
+// or `interpreted` is asked for, the kernel of gmp_kernels.cu, as the parallel-Hammerstein engine does it
 // (dpd_predistorter.cu): host calls go through the two-slot pinned pipeline of host_pipeline.cuh
 // (each chunk staged with its own H-sample history, optionally in mapped memory), device calls
 // through device_history.cuh (history kept on the device). The program lives in one device
@@ -33,6 +34,8 @@ public:
         : d_device(device), d_stream(device, batch, mapped)
     {
     }
+    // Every entry point returns after its work has finished, so nothing can still use the kernel.
+    ~cuda_gmp_engine() override { release_gmp_jit(d_jit); }
 
     void set_program(const kernel::gmp_program& p) override
     {
@@ -44,23 +47,59 @@ public:
         d_blob_dev.reserve(b.words.size() / 4);
         GPUINTERP_CUDA_CHECK(
             cudaMemcpy(d_blob_dev.get(), b.words.data(), b.words.size() * sizeof(int), cudaMemcpyHostToDevice));
+        // The compiled kernel's coefficients travel as its launch parameters: each launch copies
+        // d_params, so an update cannot reach a kernel already queued.
+        gmp_jit_params(b, d_params);
         d_blob = std::move(b);
-        if (first)
+        if (first) {
             d_stream.set_history(p.H);
+            choose();
+        }
     }
+
+    void set_variant(kernel::dpd_cuda_variant v) override
+    {
+        d_requested = v;
+        if (d_blob_dev.capacity())
+            choose();
+    }
+    kernel::dpd_cuda_variant active_variant() const override
+    {
+        return d_jit.fn ? kernel::dpd_cuda_variant::compiled : kernel::dpd_cuda_variant::interpreted;
+    }
+    //! Why the compiled kernel is not running (empty when it is, or when interpreted was asked for).
+    const std::string& jit_note() const { return d_jit_note; }
 
     dpd_stream& stream() { return d_stream; }
     auto launcher()
     {
         return [this](const float2* x, float2* y, size_t cnt, cudaStream_t st) {
-            launch_gmp(d_plan, d_blob, d_blob_dev.get(), x, y, cnt, st);
+            if (d_jit.fn)
+                launch_gmp_jit(d_jit, d_params, x, y, cnt, st);
+            else
+                launch_gmp(d_plan, d_blob, d_blob_dev.get(), x, y, cnt, st);
         };
     }
 
 private:
+    void choose()
+    {
+        const bool want = d_requested == kernel::dpd_cuda_variant::compiled ||
+                          (d_requested != kernel::dpd_cuda_variant::interpreted && gmp_jit_preferred(d_blob));
+        d_jit_note.clear();
+        if (want && !d_jit.fn)
+            d_jit = compile_gmp_jit(d_blob, d_device, &d_jit_note);
+        else if (!want && d_jit.fn)
+            release_gmp_jit(d_jit); // no launch of it is queued: the entry points are synchronous
+    }
+
     int d_device;
     gmp_plan d_plan;
     gmp_blob d_blob;
+    gmp_jit_kernel d_jit;
+    std::string d_jit_note;
+    std::vector<char> d_params;
+    kernel::dpd_cuda_variant d_requested = kernel::dpd_cuda_variant::automatic;
     device_buffer<int4> d_blob_dev;
     // Last member: its pipeline waits for both streams before d_blob_dev is freed.
     dpd_stream d_stream;

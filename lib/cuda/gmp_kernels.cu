@@ -3,8 +3,10 @@
  * Copyright 2026 gr-gpuinterp authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-// CUDA kernel of the memory-polynomial predistorters (mp, gmp) and its launch plan: the program
-// of gmp_engine.h, evaluated per output sample.
+// The interpreted CUDA kernel of the memory-polynomial predistorters (mp, gmp) and its launch plan:
+// one kernel for every model, walking the program of gmp_engine.h per output sample. The engine
+// runs it for models with long entries (where it beats the kernel compiled for the structure,
+// gmp_jit.cu), when `interpreted` is asked for, and wherever the compiled one cannot be built.
 //
 // A block walks tiles of T = R * NT outputs (grid-stride, at most as many blocks as are resident,
 // so the program is copied to shared memory once per block, not once per tile). Per tile the

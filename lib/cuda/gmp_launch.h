@@ -12,6 +12,7 @@
 #include "../kernel/gmp_engine.h"
 #include <cuda_runtime.h>
 #include <cstddef>
+#include <string>
 #include <vector>
 
 namespace gr {
@@ -47,6 +48,33 @@ void launch_gmp(const gmp_plan& plan,
                 float2* y,
                 size_t n,
                 cudaStream_t st);
+
+//! The structure-compiled kernel (gmp_jit.cu). Empty (fn == nullptr) when it cannot be built.
+struct gmp_jit_kernel {
+    void* lib = nullptr;      //!< cudaLibrary_t
+    const void* fn = nullptr; //!< cudaKernel_t, launched through cudaLaunchKernel
+    int max_blocks = 1;
+    size_t param_bytes = 0;
+};
+
+//! The CUDA source generated for a flattened program (its structure; coefficients are parameters).
+std::string gmp_jit_source(const gmp_blob& b);
+//! Whether NVRTC could be loaded in this process.
+bool gmp_jit_available();
+//! Whether `automatic` runs the compiled kernel for this program (its entries are short enough).
+bool gmp_jit_preferred(const gmp_blob& b);
+//! The kernel compiled for compute capability cc (e.g. 90), cached per structure and cc; nullptr
+//! and, in why_not, the reason when it cannot be built. Needs no device.
+const std::vector<char>* gmp_jit_cubin(const gmp_blob& b, int cc, std::string* why_not = nullptr);
+//! Compiles (once per structure and architecture) and loads the kernel on `device`; on failure an
+//! empty kernel and, in why_not, the reason.
+gmp_jit_kernel compile_gmp_jit(const gmp_blob& b, int device, std::string* why_not = nullptr);
+void release_gmp_jit(gmp_jit_kernel& k);
+//! The kernel's parameter block for the blob's values (LO leakage, lag constants, coefficients).
+void gmp_jit_params(const gmp_blob& b, std::vector<char>& out);
+//! x: H history samples then n new ones; y: n outputs (device memory).
+void launch_gmp_jit(const gmp_jit_kernel& k, const std::vector<char>& params, const float2* x, float2* y, size_t n,
+                    cudaStream_t st);
 
 } // namespace gpu
 } // namespace gpuinterp

@@ -67,6 +67,7 @@ public:
     //! The structure (M, Lmax, taps) never changes after the first call; only the values do.
     virtual void set_model(const dpd_packed& m) = 0;
     virtual void set_variant(dpd_cuda_variant) {}
+    virtual dpd_cuda_variant active_variant() const { return dpd_cuda_variant::automatic; }
 };
 
 } // namespace kernel

@@ -48,6 +48,7 @@ constexpr enum_name<dpd_cuda_variant> dpd_cuda_variants[] = {
     { dpd_cuda_variant::automatic, "automatic" }, { dpd_cuda_variant::shuffle, "shuffle" },
     { dpd_cuda_variant::smem, "smem" },           { dpd_cuda_variant::shuffle_x, "shuffle_x" },
     { dpd_cuda_variant::tiled, "tiled" },         { dpd_cuda_variant::tiled8, "tiled8" },
+    { dpd_cuda_variant::compiled, "compiled" },   { dpd_cuda_variant::interpreted, "interpreted" },
     { dpd_cuda_variant::automatic, "auto" },
 };
 } // namespace
@@ -256,9 +257,18 @@ void dpd_predistorter::set_batch(size_t batch)
 
 void dpd_predistorter::set_cuda_variant(dpd_cuda_variant v)
 {
-    d_variant = v;
-    if (d_engine) // the mp/gmp kernel has a single variant
+    const bool gmp_variant = v == dpd_cuda_variant::compiled || v == dpd_cuda_variant::interpreted;
+    const bool ph_variant = v != dpd_cuda_variant::automatic && !gmp_variant;
+    if (d_engine && !gmp_variant) // a variant of the other family is ignored
         d_engine->set_variant(v);
+    if (d_gmp_engine && !ph_variant)
+        d_gmp_engine->set_variant(v);
+    d_variant = v;
+}
+
+dpd_cuda_variant dpd_predistorter::active_cuda_variant() const
+{
+    return d_engine ? d_engine->active_variant() : d_gmp_engine->active_variant();
 }
 
 } // namespace kernel

@@ -277,9 +277,14 @@ void bind_dpd_predistorter(py::module& m)
                 g.run([&](K& k) { k.set_cuda_variant(kernel::dpd_cuda_variant_from_string(v)); });
             },
             py::arg("variant"),
-            "CUDA kernel variant: 'automatic', 'smem' or 'tiled' (ignored on the CPU and for mp/gmp; 'shuffle', "
-            "'shuffle_x' and 'tiled8' are benchmark-only and raise ValueError).")
+            "CUDA kernel variant (ignored on the CPU). ph: 'automatic', 'smem' or 'tiled' ('shuffle', "
+            "'shuffle_x' and 'tiled8' are benchmark-only and raise ValueError); mp/gmp: 'automatic', "
+            "'compiled' (generated for the model's structure, NVRTC) or 'interpreted'. A variant of the "
+            "other family is ignored.")
         .def("cuda_variant", [](G& g) { return g.run([](K& k) { return kernel::to_string(k.cuda_variant()); }); })
+        .def("active_cuda_variant",
+             [](G& g) { return g.run([](K& k) { return kernel::to_string(k.active_cuda_variant()); }); },
+             "The CUDA kernel that runs now ('automatic' on the CPU).")
         .def("active_backend", [](G& g) { return g.run([](K& k) { return to_string(k.active_backend()); }); })
         .def("backend_note", pyutil::method<K>(&K::backend_note));
 

@@ -22,10 +22,15 @@ class dpd_stream_engine;
 class dpd_engine;
 class gmp_engine;
 
-//! How the CUDA backend shares the basis values of neighbouring samples (see docs/dpd_predistorter.md).
-//! The library runs automatic, smem and tiled; shuffle, shuffle_x and tiled8 lost the measurements
-//! and are benchmark-only (bench/dpd_ph_lab.cu): set_cuda_variant() refuses them with
-//! std::invalid_argument unless a benchmark or test program registered them.
+//! Which CUDA kernel runs. Parallel Hammerstein (ph): how the kernel shares the basis values of
+//! neighbouring samples (see docs/dpd_predistorter.md); the library runs automatic, smem and tiled;
+//! shuffle, shuffle_x and tiled8 lost the measurements and are benchmark-only (bench/dpd_ph_lab.cu):
+//! set_cuda_variant() refuses them with std::invalid_argument unless a benchmark or test program
+//! registered them. mp/gmp: compiled runs the kernel compiled at run time for the model's structure
+//! (NVRTC; the interpreted kernel where it cannot be built), interpreted the kernel that walks the
+//! model's program, automatic the compiled one for models whose entries have at most 6
+//! coefficients and the interpreted one above (measured, docs/performance.md). A variant of the
+//! other family is ignored.
 enum class dpd_cuda_variant {
     automatic = 0, //!< the fastest measured (tiled; smem where tiled does not fit)
     shuffle = 1,   //!< benchmark-only: warp shuffles, warps overlapping by L-1 threads (L <= 32 only)
@@ -33,8 +38,11 @@ enum class dpd_cuda_variant {
     shuffle_x = 3, //!< benchmark-only: warp shuffles of the samples, basis recomputed per tap (L <= 32 only)
     tiled = 4,     //!< smem retuned: prefetched float4 tiles, unrolled taps, maps as a kernel parameter
     tiled8 = 5,    //!< benchmark-only: tiled with 8 outputs per thread, 128 threads per block
+    compiled = 6,  //!< mp/gmp: the kernel compiled for the model's structure (NVRTC, gmp_jit.cu)
+    interpreted = 7, //!< mp/gmp: the kernel that walks the model's program in shared memory
 };
-//! "automatic" | "shuffle" | "smem" | "shuffle_x" | "tiled" | "tiled8"; throws std::invalid_argument naming `variant`.
+//! "automatic" | "shuffle" | "smem" | "shuffle_x" | "tiled" | "tiled8" | "compiled" | "interpreted";
+//! throws std::invalid_argument naming `variant`.
 dpd_cuda_variant dpd_cuda_variant_from_string(const std::string& name);
 std::string to_string(dpd_cuda_variant v);
 
@@ -81,8 +89,9 @@ std::string to_string(dpd_cuda_variant v);
  * with term sum S = |c| + sum |coef| |x| |x_env|^k, the error is at most about
  * (2 * (max order + 2) + number of signal lags + 4) * 2^-24 * S (first order).
  * mp/gmp backends: `cpu` (AVX2/FMA, OpenMP threads over sample ranges; gmp_predistorter_cpu.cc) and
- * `cuda` (several outputs per thread, samples and |x| tiled in shared memory, the model's program
- * and coefficients in shared memory; gmp_kernels.cu). set_cuda_variant() does not apply to them.
+ * `cuda` (samples and |x| tiled in shared memory; a kernel compiled at run time for the model's
+ * structure, gmp_jit.cu, or, where NVRTC is missing, the kernel that walks the model's program,
+ * gmp_kernels.cu; see dpd_cuda_variant).
  *
  * Backends: `cpu` (basis computed once per sample into an L1-resident tile and reused by every tap,
  * AVX2/FMA through GCC vector code with a portable clone, OpenMP threads over sample ranges for
@@ -191,10 +200,14 @@ public:
 
     void set_batch(size_t batch);
     size_t batch() const { return d_batch; }
-    //! CUDA only (ignored on the CPU and for mp/gmp): which kernel variant runs; takes effect at the
-    //! next call. Benchmark-only variants throw std::invalid_argument unless registered (see above).
+    //! CUDA only (ignored on the CPU): which kernel variant runs (see dpd_cuda_variant); takes
+    //! effect at the next call. Benchmark-only variants throw std::invalid_argument unless
+    //! registered (see above).
     void set_cuda_variant(dpd_cuda_variant v);
     dpd_cuda_variant cuda_variant() const { return d_variant; }
+    //! The CUDA kernel that runs now (automatic resolved: tiled, smem, compiled or interpreted);
+    //! automatic on the CPU.
+    dpd_cuda_variant active_cuda_variant() const;
     bool mapped() const { return d_mapped; }
 
     backend active_backend() const { return d_backend; }
