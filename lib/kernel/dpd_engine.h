@@ -59,6 +59,10 @@ public:
     }
     virtual void reset() = 0;
     virtual void set_batch(size_t) {}
+    //! The CUDA engines' kernel choice (dpd_cuda_variant: each family takes its own variants, the
+    //! front end hands over only those); the CPU engines have one kernel each.
+    virtual void set_variant(dpd_cuda_variant) {}
+    virtual dpd_cuda_variant active_variant() const { return dpd_cuda_variant::automatic; }
 };
 
 class dpd_engine : public dpd_stream_engine
@@ -66,8 +70,6 @@ class dpd_engine : public dpd_stream_engine
 public:
     //! The structure (M, Lmax, taps) never changes after the first call; only the values do.
     virtual void set_model(const dpd_packed& m) = 0;
-    virtual void set_variant(dpd_cuda_variant) {}
-    virtual dpd_cuda_variant active_variant() const { return dpd_cuda_variant::automatic; }
 };
 
 } // namespace kernel

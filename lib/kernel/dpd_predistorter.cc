@@ -258,18 +258,12 @@ void dpd_predistorter::set_batch(size_t batch)
 void dpd_predistorter::set_cuda_variant(dpd_cuda_variant v)
 {
     const bool gmp_variant = v == dpd_cuda_variant::compiled || v == dpd_cuda_variant::interpreted;
-    const bool ph_variant = v != dpd_cuda_variant::automatic && !gmp_variant;
-    if (d_engine && !gmp_variant) // a variant of the other family is ignored
-        d_engine->set_variant(v);
-    if (d_gmp_engine && !ph_variant)
-        d_gmp_engine->set_variant(v);
+    if (v == dpd_cuda_variant::automatic || gmp_variant == bool(d_gmp_engine)) // else: the other family's
+        d_stream->set_variant(v);
     d_variant = v;
 }
 
-dpd_cuda_variant dpd_predistorter::active_cuda_variant() const
-{
-    return d_engine ? d_engine->active_variant() : d_gmp_engine->active_variant();
-}
+dpd_cuda_variant dpd_predistorter::active_cuda_variant() const { return d_stream->active_variant(); }
 
 } // namespace kernel
 } // namespace gpuinterp

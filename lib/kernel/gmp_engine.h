@@ -74,9 +74,6 @@ class gmp_engine : public dpd_stream_engine
 public:
     //! The structure (lags, entries, H) never changes after the first call; only the values do.
     virtual void set_program(const gmp_program& p) = 0;
-    //! automatic, compiled or interpreted (the CUDA engine; the CPU has one kernel).
-    virtual void set_variant(dpd_cuda_variant) {}
-    virtual dpd_cuda_variant active_variant() const { return dpd_cuda_variant::automatic; }
 };
 
 } // namespace kernel

@@ -23,16 +23,6 @@ constexpr enum_name<resamp_method> resamp_methods[] = {
     { resamp_method::texture, "texture" }, { resamp_method::cubic, "cubic" },
     { resamp_method::polyphase, "polyphase" },
 };
-} // namespace
-
-resamp_method method_from_string(const std::string& s)
-{
-    return enum_from_string("method", s, resamp_methods);
-}
-
-std::string to_string(resamp_method m) { return enum_to_string(m, resamp_methods); }
-
-namespace {
 constexpr enum_name<resamp_cuda_variant> resamp_cuda_variants[] = {
     { resamp_cuda_variant::automatic, "automatic" },
     { resamp_cuda_variant::untiled, "untiled" },
@@ -40,11 +30,12 @@ constexpr enum_name<resamp_cuda_variant> resamp_cuda_variants[] = {
 };
 } // namespace
 
+resamp_method method_from_string(const std::string& s) { return enum_from_string("method", s, resamp_methods); }
+std::string to_string(resamp_method m) { return enum_to_string(m, resamp_methods); }
 resamp_cuda_variant resamp_cuda_variant_from_string(const std::string& s)
 {
     return enum_from_string("variant", s, resamp_cuda_variants);
 }
-
 std::string to_string(resamp_cuda_variant v) { return enum_to_string(v, resamp_cuda_variants); }
 
 namespace {
