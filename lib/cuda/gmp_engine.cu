@@ -67,8 +67,10 @@ public:
     {
         return d_jit.fn ? kernel::dpd_cuda_variant::compiled : kernel::dpd_cuda_variant::interpreted;
     }
-    //! Why the compiled kernel is not running (empty when it is, or when interpreted was asked for).
-    const std::string& jit_note() const { return d_jit_note; }
+    std::string variant_note() const override
+    {
+        return d_jit_note.empty() ? std::string() : "mp/gmp: the interpreted CUDA kernel runs (" + d_jit_note + ")";
+    }
 
     dpd_stream& stream() { return d_stream; }
     auto launcher()

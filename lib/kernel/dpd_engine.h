@@ -18,6 +18,7 @@
 
 #include <gnuradio/gpuinterp/kernel/dpd_predistorter.h>
 #include <complex>
+#include <string>
 #include <cstddef>
 #include <memory>
 #include <vector>
@@ -63,6 +64,8 @@ public:
     //! front end hands over only those); the CPU engines have one kernel each.
     virtual void set_variant(dpd_cuda_variant) {}
     virtual dpd_cuda_variant active_variant() const { return dpd_cuda_variant::automatic; }
+    //! Why the kernel asked for is not the one running (empty when it is).
+    virtual std::string variant_note() const { return {}; }
 };
 
 class dpd_engine : public dpd_stream_engine

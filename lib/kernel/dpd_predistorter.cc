@@ -174,6 +174,9 @@ dpd_predistorter::dpd_predistorter(const dpd_model& model,
     d_H = model.history();
     make_engine(requested, device, mapped);
     set_coefficients(coefficients, lo_leakage);
+    const std::string why = d_stream->variant_note(); // e.g. no NVRTC for the compiled mp/gmp kernel
+    if (!why.empty())
+        d_note += (d_note.empty() ? "" : "; ") + why;
 }
 
 void dpd_predistorter::make_engine(backend requested, int device, bool mapped)
