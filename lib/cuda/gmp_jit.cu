@@ -242,8 +242,9 @@ gmp_jit_kernel compile_gmp_jit(const gmp_blob& b, int device, std::string* why_n
     long long zero = 0;
     void* args[] = { &x, &y, &zero, params.data() };
     int sms = 1, per_sm = 0;
-    if (cudaLaunchKernel(k.fn, dim3(1), dim3(JIT_NT), args, 0, nullptr) != cudaSuccess ||
-        cudaDeviceSynchronize() != cudaSuccess ||
+    stream probe; // its own stream: the other engines' work on the device is not waited for
+    if (cudaLaunchKernel(k.fn, dim3(1), dim3(JIT_NT), args, 0, probe.get()) != cudaSuccess ||
+        cudaStreamSynchronize(probe.get()) != cudaSuccess ||
         cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k.fn, JIT_NT, 0) != cudaSuccess) {
         const std::string err = cudaGetErrorString(cudaGetLastError());
         release_gmp_jit(k);

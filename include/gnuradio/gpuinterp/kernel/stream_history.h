@@ -29,12 +29,8 @@ public:
 
     void resize(size_t len)
     {
-        if (len == d_h.size())
-            return;
-        std::vector<T> h(len, T(0));
-        const size_t keep = std::min(len, d_h.size());
-        std::copy(d_h.end() - keep, d_h.end(), h.end() - keep);
-        d_h.swap(h);
+        if (len != d_h.size())
+            refit(len, T(0));
     }
 
     /*!
@@ -46,12 +42,8 @@ public:
      */
     void grow_extending(size_t len)
     {
-        if (len <= d_h.size())
-            return;
-        const T edge = d_h.empty() ? T(0) : d_h.front();
-        std::vector<T> h(len, edge);
-        std::copy(d_h.begin(), d_h.end(), h.end() - d_h.size());
-        d_h.swap(h);
+        if (len > d_h.size())
+            refit(len, d_h.empty() ? T(0) : d_h.front());
     }
 
     void clear() { std::fill(d_h.begin(), d_h.end(), T(0)); }
@@ -86,6 +78,15 @@ public:
     const std::vector<T>& values() const { return d_h; }
 
 private:
+    //! len places: the newest min(len, size()) samples kept, older places set to `fill`.
+    void refit(size_t len, T fill)
+    {
+        std::vector<T> h(len, fill);
+        const size_t keep = std::min(len, d_h.size());
+        std::copy(d_h.end() - keep, d_h.end(), h.end() - keep);
+        d_h.swap(h);
+    }
+
     std::vector<T> d_h;
 };
 
