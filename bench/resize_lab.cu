@@ -364,8 +364,7 @@ double time_resize_kernel_ms(int device,
         std::uniform_real_distribution<float> d(0.f, 1.f);
         for (auto& v : hx)
             v = d(rng);
-        GPUINTERP_CUDA_CHECK(
-            cudaMemcpy(x.get(), hx.data(), in_n * sizeof(float), cudaMemcpyHostToDevice));
+        upload(x.get(), hx.data(), in_n);
     }
     cudaStream_t st = e.stream0();
     // A 17x bilinear shrink reads ~2 scattered 32-byte sectors per output: if L2 fills

@@ -155,6 +155,19 @@ private:
     size_t d_cap = 0;
 };
 
+//! Copies `count` values from host memory to the device and returns once they are there. A plain
+//! cudaMemcpy from pageable memory returns when the data is staged, its DMA possibly still queued
+//! on the legacy default stream, which the engines' non-blocking streams do not wait for: a kernel
+//! launched next could read the old values (a coefficient update applied late, a table half new).
+//! S may be D's host twin of the same size (std::complex<float> for float2).
+template <typename D, typename S>
+void upload(D* dst, const S* src, size_t count)
+{
+    static_assert(sizeof(D) == sizeof(S), "upload: the device type and the host type differ in size");
+    GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(dst, src, count * sizeof(S), cudaMemcpyHostToDevice, cudaStreamPerThread));
+    GPUINTERP_CUDA_CHECK(cudaStreamSynchronize(cudaStreamPerThread));
+}
+
 //! Page-locked host buffer (so copies are truly asynchronous); grows like device_buffer.
 //! With `mapped` it is also mapped into the device address space (zero-copy access by kernels).
 template <typename T>

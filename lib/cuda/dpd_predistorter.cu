@@ -271,9 +271,9 @@ public:
         const dev_model md = make_dev_model(m); // checks the order
         const bool first = d_coef.capacity() == 0;
         d_coef.reserve(m.abcd.size() / 4);
-        // Synchronous copy: process() drains both slots before it returns, so no kernel reads it now.
-        GPUINTERP_CUDA_CHECK(cudaMemcpy(d_coef.get(), m.abcd.data(), m.abcd.size() * sizeof(float),
-                                        cudaMemcpyHostToDevice));
+        // process() drains both slots before it returns, so no kernel reads it now; upload() lands
+        // it before the next one.
+        upload(reinterpret_cast<float*>(d_coef.get()), m.abcd.data(), m.abcd.size());
         d_hcoef = m.abcd;
         d_md = md;
         d_M = int(m.M);

@@ -250,8 +250,7 @@ public:
         device_guard guard(d_device);
         d_dev_hist.pull(d_hist); // device-buffer mode keeps the history on the device
         d_taps.reserve(padded.size());
-        GPUINTERP_CUDA_CHECK(cudaMemcpy(
-            d_taps.get(), padded.data(), padded.size() * sizeof(TAP), cudaMemcpyHostToDevice));
+        upload(d_taps.get(), padded.data(), padded.size());
         d_hist.resize(M - 1);
         d_plan = plan_fir<T, TAP>(d_device, L, M);
     }

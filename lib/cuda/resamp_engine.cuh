@@ -58,16 +58,10 @@ public:
             for (unsigned m = 0; m < K; m++)
                 arms[size_t(p) * K + m] = table[size_t(K - 1 - m) * P + p];
         d_arms.reserve(arms.size());
-        GPUINTERP_CUDA_CHECK(cudaMemcpy(d_arms.get(),
-                                        arms.data(),
-                                        arms.size() * sizeof(float),
-                                        cudaMemcpyHostToDevice));
+        upload(d_arms.get(), arms.data(), arms.size());
         const std::vector<float> cols = kernel::poly_arm_columns(table, K, P);
         d_cols.reserve(cols.size());
-        GPUINTERP_CUDA_CHECK(cudaMemcpy(d_cols.get(),
-                                        cols.data(),
-                                        cols.size() * sizeof(float),
-                                        cudaMemcpyHostToDevice));
+        upload(d_cols.get(), cols.data(), cols.size());
         d_K = int(K);
         d_P = int(P);
     }

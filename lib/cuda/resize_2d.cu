@@ -157,18 +157,10 @@ public:
         d_yw.reserve(ytab.w.size());
         d_xidx.reserve(xi.size());
         d_xw.reserve(xwt.size());
-        GPUINTERP_CUDA_CHECK(cudaMemcpy(d_yidx.get(),
-                                        ytab.idx.data(),
-                                        ytab.idx.size() * sizeof(int),
-                                        cudaMemcpyHostToDevice));
-        GPUINTERP_CUDA_CHECK(cudaMemcpy(d_yw.get(),
-                                        ytab.w.data(),
-                                        ytab.w.size() * sizeof(float),
-                                        cudaMemcpyHostToDevice));
-        GPUINTERP_CUDA_CHECK(cudaMemcpy(
-            d_xidx.get(), xi.data(), xi.size() * sizeof(int), cudaMemcpyHostToDevice));
-        GPUINTERP_CUDA_CHECK(cudaMemcpy(
-            d_xw.get(), xwt.data(), xwt.size() * sizeof(float), cudaMemcpyHostToDevice));
+        upload(d_yidx.get(), ytab.idx.data(), ytab.idx.size());
+        upload(d_yw.get(), ytab.w.data(), ytab.w.size());
+        upload(d_xidx.get(), xi.data(), xi.size());
+        upload(d_xw.get(), xwt.data(), xwt.size());
     }
 
     void set_transform(const kernel::resize_transform& tf) override

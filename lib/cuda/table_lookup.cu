@@ -120,11 +120,11 @@ public:
         if (d_array.width() != table.size())
             d_array.allocate(desc, table.size());
         const size_t bytes = table.size() * sizeof(D);
-        GPUINTERP_CUDA_CHECK(cudaMemcpy2DToArray(
-            d_array.get(), 0, 0, table.data(), bytes, bytes, 1, cudaMemcpyHostToDevice));
+        // Both copies complete before the next launch (see upload() in cuda_common.cuh).
+        GPUINTERP_CUDA_CHECK(cudaMemcpy2DToArrayAsync(
+            d_array.get(), 0, 0, table.data(), bytes, bytes, 1, cudaMemcpyHostToDevice, cudaStreamPerThread));
         d_linear.reserve(table.size());
-        GPUINTERP_CUDA_CHECK(
-            cudaMemcpy(d_linear.get(), table.data(), bytes, cudaMemcpyHostToDevice));
+        upload(d_linear.get(), table.data(), table.size());
         cudaResourceDesc res;
         std::memset(&res, 0, sizeof(res));
         res.resType = cudaResourceTypeArray;

@@ -46,6 +46,17 @@ inline std::set<fake_stream*>& fake_streams()
     static std::set<fake_stream*> s;
     return s;
 }
+//! The implicit per-thread stream (upload() in cuda_common.cuh copies on it).
+inline fake_stream* fake_per_thread_stream()
+{
+    static fake_stream* s = [] {
+        auto* p = new fake_stream;
+        fake_streams().insert(p);
+        return p;
+    }();
+    return s;
+}
+#define cudaStreamPerThread (fake_per_thread_stream())
 //! Device allocations left before cudaMalloc fails (negative: never fails).
 inline int& fake_mallocs_left()
 {
