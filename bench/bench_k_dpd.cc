@@ -14,7 +14,8 @@
 // the APA scoreboard's mp predistorter (gmp_rows below):
 //  - gmp_cpu:          the CPU engine (AVX2 + OpenMP), 2^20 samples by default;
 //  - gmp_cuda_kernel:  the kernel alone on device-resident data (bench/kernel_timing.cu), 2^24
-//                      samples, compiled for the model (interpreted:0) or interpreted (1), against both floors:
+//                      samples, compiled for the model (kernel:0 as the engine picks, 2/3/4 with 1/2/4
+//                      outputs per thread) or interpreted (kernel:1), against both floors:
 //                      memory (16 B/sample at 4169 GB/s, the measured D2D copy) and FMA (the
 //                      program's fused multiply-adds per sample at 30e12 FMA/s = 60 TFLOP/s FP32);
 //                      `of_bound` is the binding floor over the measured time;
@@ -149,6 +150,11 @@ void BM_gmp_cpu(benchmark::State& st)
 BENCHMARK(BM_gmp_cpu)->ArgName("row")->DenseRange(0, 3)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 #ifdef GPUINTERP_HAVE_CUDA
+// kernel: 0 compiled (outputs per thread as the engine picks), 1 interpreted, 2..4 compiled with
+// 1, 2, 4 outputs per thread.
+constexpr int kernel_arg[] = { 0, -1, 1, 2, 4 };
+const char* const kernel_name[] = { "compiled", "interpreted", "compiled V=1", "compiled V=2", "compiled V=4" };
+
 void BM_gmp_cuda_kernel(benchmark::State& st)
 {
     if (cuda_device_count() == 0) {
@@ -160,7 +166,7 @@ void BM_gmp_cuda_kernel(benchmark::State& st)
     const size_t n = size_t(1) << gpuinterp_bench::log2n(24);
     double ms = 0;
     for (auto _ : st) {
-        ms = gpu::time_gmp_kernel_ms(0, prog, n, 20, st.range(1) == 0);
+        ms = gpu::time_gmp_kernel_ms(0, prog, n, 20, kernel_arg[st.range(1)]);
         st.SetIterationTime(ms * 1e-3);
     }
     st.SetItemsProcessed(int64_t(st.iterations()) * n);
@@ -173,12 +179,11 @@ void BM_gmp_cuda_kernel(benchmark::State& st)
     st.counters["kernel_ms"] = ms;
     st.counters["Gsps"] = double(n) / (ms * 1e-3) / 1e9;
     st.counters["of_bound"] = std::max(mem_ms, fma_ms) / ms;
-    st.SetLabel(std::string(mem_ms >= fma_ms ? "memory-bound" : "FMA-bound") +
-                (st.range(1) == 0 ? " compiled" : " interpreted"));
+    st.SetLabel(std::string(mem_ms >= fma_ms ? "memory-bound" : "FMA-bound") + " " + kernel_name[st.range(1)]);
 }
 BENCHMARK(BM_gmp_cuda_kernel)
-    ->ArgNames({ "row", "interpreted" })
-    ->ArgsProduct({ { 0, 1, 2, 3 }, { 0, 1 } })
+    ->ArgNames({ "row", "kernel" })
+    ->ArgsProduct({ { 0, 1, 2, 3 }, { 0, 1, 2, 3, 4 } })
     ->Unit(benchmark::kMillisecond)
     ->UseManualTime()
     ->Iterations(1);

@@ -28,7 +28,7 @@ device_buffer<float2> test_signal(size_t count)
     for (size_t i = 0; i < hx.size(); i++)
         hx[i] = { float((i * 2654435761u) % 1000) * 1e-3f - 0.5f, float((i * 40503u) % 997) * 1e-3f - 0.5f };
     device_buffer<float2> x(count);
-    GPUINTERP_CUDA_CHECK(cudaMemcpy(x.get(), hx.data(), hx.size() * sizeof(float2), cudaMemcpyHostToDevice));
+    upload(x.get(), hx.data(), hx.size());
     return x;
 }
 
@@ -47,8 +47,7 @@ double time_dpd_kernel_ms(int device,
     if (used)
         *used = plan.variant;
     device_buffer<float4> coef(model.abcd.size() / 4);
-    GPUINTERP_CUDA_CHECK(
-        cudaMemcpy(coef.get(), model.abcd.data(), model.abcd.size() * sizeof(float), cudaMemcpyHostToDevice));
+    upload(reinterpret_cast<float*>(coef.get()), model.abcd.data(), model.abcd.size());
     device_buffer<float2> x = test_signal(n + model.H), y(n);
     stream s;
     return median_launch_ms(s.get(), iters, [&] {
@@ -56,15 +55,15 @@ double time_dpd_kernel_ms(int device,
     });
 }
 
-double time_gmp_kernel_ms(int device, const kernel::gmp_program& program, size_t n, int iters, bool compiled)
+double time_gmp_kernel_ms(int device, const kernel::gmp_program& program, size_t n, int iters, int compiled_v)
 {
     device_guard guard(device);
     const gmp_blob b = flatten(program);
     device_buffer<float2> x = test_signal(n + program.H), y(n);
     stream s;
-    if (compiled) {
+    if (compiled_v >= 0) {
         std::string why;
-        gmp_jit_kernel k = compile_gmp_jit(b, device, &why);
+        gmp_jit_kernel k = compile_gmp_jit(b, device, compiled_v ? compiled_v : gmp_jit_outputs_per_thread(b), &why);
         if (!k.fn)
             throw std::runtime_error("compiled mp/gmp kernel: " + why);
         std::vector<char> params;
@@ -75,7 +74,7 @@ double time_gmp_kernel_ms(int device, const kernel::gmp_program& program, size_t
     }
     const gmp_plan plan = plan_gmp(b, device);
     device_buffer<int4> blob(b.words.size() / 4);
-    GPUINTERP_CUDA_CHECK(cudaMemcpy(blob.get(), b.words.data(), b.words.size() * sizeof(int), cudaMemcpyHostToDevice));
+    upload(reinterpret_cast<int*>(blob.get()), b.words.data(), b.words.size());
     return median_launch_ms(s.get(), iters, [&] { launch_gmp(plan, b, blob.get(), x.get(), y.get(), n, s.get()); });
 }
 
@@ -105,8 +104,7 @@ double time_resampler_kernel_ms(int device,
         hx[i] = H(float((i * 2654435761u) % 2001) * 1e-3f - 1.0005f,
                   float((i * 40503u) % 1999) * 1e-3f - 0.9995f);
     device_buffer<float2> x(n_win);
-    GPUINTERP_CUDA_CHECK(
-        cudaMemcpy(x.get(), hx.data(), n_win * sizeof(float2), cudaMemcpyHostToDevice));
+    upload(x.get(), hx.data(), n_win);
     kernel::resamp_plan plan;
     plan.method = m;
     plan.pos0 = { (long long)H0, 0 };
@@ -135,13 +133,13 @@ double time_fir_kernel_ms(int device, unsigned L, const std::vector<TAP>& taps, 
     std::copy(taps.begin(), taps.end(), padded.begin());
     const fir_plan plan = plan_fir<DT, DTAP>(device, L, M);
     device_buffer<DTAP> d_taps(padded.size());
-    GPUINTERP_CUDA_CHECK(cudaMemcpy(d_taps.get(), padded.data(), padded.size() * sizeof(TAP), cudaMemcpyHostToDevice));
+    upload(d_taps.get(), padded.data(), padded.size());
     // M - 1 samples of history ahead of the n_in inputs, deterministic.
     std::vector<T> hx(n_in + M - 1);
     for (size_t i = 0; i < hx.size(); i++)
         hx[i] = T(float((i * 2654435761u) % 1000) * 1e-3f - 0.5f);
     device_buffer<DT> x(hx.size()), y(n_in * L);
-    GPUINTERP_CUDA_CHECK(cudaMemcpy(x.get(), hx.data(), hx.size() * sizeof(T), cudaMemcpyHostToDevice));
+    upload(x.get(), hx.data(), hx.size());
     stream s;
     return median_launch_ms(s.get(), iters,
                             [&] { launch_fir(plan, x.get(), y.get(), d_taps.get(), int(n_in), s.get()); });

@@ -36,8 +36,9 @@ double time_resampler_kernel_ms(
     int device, kernel::resamp_method m, double rate, size_t n_in, int iters, bool untiled = false);
 
 //! The mp/gmp kernel on n samples: the one compiled for the model's structure (throws
-//! std::runtime_error with the reason where it cannot be built) or the interpreted one.
-double time_gmp_kernel_ms(int device, const kernel::gmp_program& program, size_t n, int iters, bool compiled);
+//! std::runtime_error with the reason where it cannot be built) with compiled_v outputs per thread
+//! (0: as the engine picks), or with compiled_v < 0 the interpreted one.
+double time_gmp_kernel_ms(int device, const kernel::gmp_program& program, size_t n, int iters, int compiled_v);
 
 //! The polyphase interpolation kernel (L arms, prototype `taps`) on n_in inputs; T, TAP: host
 //! types (std::complex<float> or float).

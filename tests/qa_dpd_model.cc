@@ -14,6 +14,7 @@
 #include "test_util.h"
 #include <gnuradio/gpuinterp/kernel/dpd_model.h>
 #include <gnuradio/gpuinterp/kernel/dpd_predistorter.h>
+#include <cstring>
 #include <functional>
 
 using namespace gpuinterp_test;
@@ -527,16 +528,73 @@ TEST(GmpJit, GeneratedSourceCompilesForEveryTestModel)
         const model_set s = random_set(spec);
         const auto b = gi::gpu::flatten(gi::kernel::make_gmp_program(s.m, s.co, s.c));
         std::string why;
-        const auto* cubin = gi::gpu::gmp_jit_cubin(b, 90, &why);
-        ASSERT_NE(cubin, nullptr) << spec << ": " << why;
-        EXPECT_GT(cubin->size(), 1000u) << spec;
-        EXPECT_NE(gi::gpu::gmp_jit_source(b).find("gmp_jit"), std::string::npos);
+        for (int V : { 1, 2, 4 }) {
+            const auto* cubin = gi::gpu::gmp_jit_cubin(b, 90, V, &why);
+            ASSERT_NE(cubin, nullptr) << spec << " V=" << V << ": " << why;
+            EXPECT_GT(cubin->size(), 1000u) << spec;
+        }
+        EXPECT_NE(gi::gpu::gmp_jit_source(b, 2).find("gmp_jit"), std::string::npos);
     }
+    EXPECT_THROW(gi::gpu::gmp_jit_source(gi::gpu::flatten(gi::kernel::make_gmp_program(
+                                             random_set(specs[0]).m, random_set(specs[0]).co, cf())),
+                                         3),
+                 std::invalid_argument);
     const model_set big = random_set("gmp:Ka=15,La=273", 0.02f);
     std::string why;
-    EXPECT_EQ(gi::gpu::gmp_jit_cubin(gi::gpu::flatten(gi::kernel::make_gmp_program(big.m, big.co, big.c)), 90, &why),
-              nullptr);
+    EXPECT_EQ(
+        gi::gpu::gmp_jit_cubin(gi::gpu::flatten(gi::kernel::make_gmp_program(big.m, big.co, big.c)), 90, 1, &why),
+        nullptr);
     EXPECT_NE(why.find("parameter"), std::string::npos) << why;
+}
+
+// On the device: the compiled kernel with 2 or 4 adjacent outputs per thread gives the outputs of
+// the one-output form bit for bit (each output's FMAs run in the same order), whether y is 16-byte
+// aligned or not, over three tiles and a part, and writes nothing past n.
+TEST(GmpJit, EveryOutputsPerThreadFormIsBitExact)
+{
+    if (gi::cuda_device_count() == 0)
+        GTEST_SKIP() << "no CUDA device";
+    if (!gi::gpu::gmp_jit_available())
+        GTEST_SKIP() << "NVRTC not found";
+    const size_t n = 3 * 2048 + 37;
+    for (const auto& spec : specs) {
+        const model_set s = random_set(spec);
+        const auto b = gi::gpu::flatten(gi::kernel::make_gmp_program(s.m, s.co, s.c));
+        // H zero samples of history, as a fresh engine's stream starts, then the signal.
+        const auto sig = random_vector<cf>(n, 1.0f);
+        std::vector<cf> x(b.H, cf());
+        x.insert(x.end(), sig.begin(), sig.end());
+        std::vector<char> params;
+        gi::gpu::gmp_jit_params(b, params);
+        void *dx = nullptr, *dy = nullptr;
+        ASSERT_EQ(cudaMalloc(&dx, x.size() * sizeof(cf)), cudaSuccess);
+        ASSERT_EQ(cudaMalloc(&dy, (n + 2) * sizeof(cf)), cudaSuccess);
+        ASSERT_EQ(cudaMemcpy(dx, x.data(), x.size() * sizeof(cf), cudaMemcpyHostToDevice), cudaSuccess);
+        std::vector<cf> ref;
+        for (int V : { 1, 2, 4 })
+            for (size_t shift : { 0, 1 }) {
+                std::string why;
+                auto k = gi::gpu::compile_gmp_jit(b, 0, V, &why);
+                ASSERT_NE(k.fn, nullptr) << spec << " V=" << V << ": " << why;
+                ASSERT_EQ(cudaMemset(dy, 0xff, (n + 2) * sizeof(cf)), cudaSuccess);
+                float2* y = static_cast<float2*>(dy) + shift;
+                gi::gpu::launch_gmp_jit(k, params, static_cast<const float2*>(dx), y, n, nullptr);
+                std::vector<cf> out(n + 1);
+                ASSERT_EQ(cudaMemcpy(out.data(), y, (n + 1) * sizeof(cf), cudaMemcpyDeviceToHost), cudaSuccess);
+                gi::gpu::release_gmp_jit(k);
+                EXPECT_TRUE(std::isnan(out[n].real())) << spec << " V=" << V << ": wrote past n";
+                out.resize(n);
+                if (ref.empty()) {
+                    ref = out;
+                    // The one-output form against the double-precision reference.
+                    EXPECT_TRUE(matches(out, reference(s, sig), s.m)) << spec;
+                } else
+                    EXPECT_EQ(std::memcmp(out.data(), ref.data(), n * sizeof(cf)), 0)
+                        << spec << " V=" << V << " y offset " << shift;
+            }
+        cudaFree(dx);
+        cudaFree(dy);
+    }
 }
 #endif
 

@@ -45,8 +45,7 @@ public:
         if (first)
             d_plan = plan_gmp(b, d_device);
         d_blob_dev.reserve(b.words.size() / 4);
-        GPUINTERP_CUDA_CHECK(
-            cudaMemcpy(d_blob_dev.get(), b.words.data(), b.words.size() * sizeof(int), cudaMemcpyHostToDevice));
+        upload(reinterpret_cast<int*>(d_blob_dev.get()), b.words.data(), b.words.size());
         // The compiled kernel's coefficients travel as its launch parameters: each launch copies
         // d_params, so an update cannot reach a kernel already queued.
         gmp_jit_params(b, d_params);
@@ -90,7 +89,7 @@ private:
                           (d_requested != kernel::dpd_cuda_variant::interpreted && gmp_jit_preferred(d_blob));
         d_jit_note.clear();
         if (want && !d_jit.fn)
-            d_jit = compile_gmp_jit(d_blob, d_device, &d_jit_note);
+            d_jit = compile_gmp_jit(d_blob, d_device, gmp_jit_outputs_per_thread(d_blob), &d_jit_note);
         else if (!want && d_jit.fn)
             release_gmp_jit(d_jit); // no launch of it is queued: the entry points are synchronous
     }

@@ -9,15 +9,18 @@
 // Why: the interpreted kernel walks the program (lags, entries, coefficients) from shared memory,
 // and per entry that costs a header, its envelope loads and loop control besides the FMAs. A
 // kernel generated for the structure has every lag, entry and Horner step unrolled, so what is left
-// per output is the FMAs, one envelope load per entry and one sample load per lag. The
+// per output is the FMAs and the loads of the staged values it reads. The
 // coefficients are not compiled in (an update would mean a recompile): they are a
 // __grid_constant__ kernel parameter, which the FMAs read straight from the constant bank, and an
 // update is just the next launch's parameter block, sample-exact as before.
 //
 // Layout: blocks of 256 threads walk tiles of T = 8 * 256 outputs (grid-stride); a tile's T + H
-// inputs and their |x| are staged in shared memory, then each thread computes its 8 outputs
-// (strided by 256) one after the other with the generated straight-line code. Outputs per thread
-// are a loop, not unrolled: the code stays one model long (FMAs x 16 bytes).
+// inputs and their |x| are staged in shared memory. Each thread then computes V adjacent outputs
+// at a time (V = 2 in production, gmp_jit_outputs_per_thread(); 1 and 4 are built for the
+// benchmark that chose it) with the generated straight-line code: the V Horner chains of an entry
+// run side by side, and each staged value the V outputs read is loaded once, as an aligned pair.
+// The outputs a thread takes in turn are a loop, not unrolled: the code stays one model long
+// (V x FMAs x 16 bytes).
 //
 // NVRTC is loaded with dlopen when the first engine asks for it, so the library does not depend
 // on it: without it (or when the parameter block would pass the 32 KiB kernel-parameter limit,
@@ -91,25 +94,58 @@ struct view {
     const int* entry(int i) const { return &b.words[4 * (b.nl + i)]; }
 };
 
-std::string float_lit(float v)
-{
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.9g", double(v));
-    return buf;
-}
-
 } // namespace
 
-std::string gmp_jit_source(const gmp_blob& b)
+std::string gmp_jit_source(const gmp_blob& b, int V)
 {
+    if (V != 1 && V != 2 && V != 4)
+        throw std::invalid_argument("gmp_jit_source: outputs per thread must be 1, 2 or 4");
     const view v{ b };
+    // Outputs o0 .. o0+V-1 of a thread are adjacent, so a sample or envelope value read by one
+    // output at lag k is the one its neighbour reads at lag k+1: each value of the window is
+    // loaded once, as an aligned pair (float4 of two samples, float2 of two envelopes) where V is
+    // even. o0 = H + V*q, so the pair starting at o0 - k is aligned when H - k is even.
+    const bool pairs = V % 2 == 0;
+    auto start_of = [&](int k) { return pairs && (b.H - k) % 2 != 0 ? k + 1 : k; }; // lag k's pair
+    std::vector<bool> have_x(b.H + 2, false), have_e(b.H + 2, false);
+    auto need = [&](std::ostringstream& o, std::vector<bool>& have, bool x, int k) {
+        // Loads the value at o0 - k (k may go to -(V-1)) into a register, once.
+        const int a = start_of(k); // the pair holding o0 - k starts at o0 - a
+        const int slot = a + V;    // non-negative index into `have`
+        if (slot >= int(have.size()))
+            have.resize(slot + 1, false);
+        if (have[slot])
+            return;
+        have[slot] = true;
+        const std::string name = std::string(x ? "X" : "E") + (a < 0 ? "m" : "") + std::to_string(std::abs(a));
+        if (!pairs)
+            o << "    const " << (x ? "float2 " : "float ") << name << " = " << (x ? "xs" : "es") << "[o0 - (" << a
+              << ")];\n";
+        else
+            o << "    const " << (x ? "float4 " : "float2 ") << name << " = *reinterpret_cast<const "
+              << (x ? "float4" : "float2") << "*>(&" << (x ? "xs" : "es") << "[o0 - (" << a << ")]);\n";
+    };
+    // The register expression of the sample (x) or envelope at o0 + j - k, j the output.
+    auto at = [&](bool x, int j, int lag) {
+        const int k = lag - j;
+        const int a = start_of(k);
+        const std::string name = std::string(x ? "X" : "E") + (a < 0 ? "m" : "") + std::to_string(std::abs(a));
+        if (!pairs)
+            return name;
+        const bool second = a != k; // o0 - k = o0 - a + 1
+        if (x)
+            return second ? "make_float2(" + name + ".z, " + name + ".w)" : "make_float2(" + name + ".x, " + name + ".y)";
+        return name + (second ? ".y" : ".x");
+    };
     std::ostringstream s;
     s << "struct gmp_coefs { float cr, ci; float2 lc[" << std::max(1, b.nl) << "]; float2 c[" << std::max(1, b.nc)
       << "]; };\n"
       << "extern \"C\" __global__ void __launch_bounds__(" << JIT_NT << ") gmp_jit(const float2* __restrict__ x, "
       << "float2* __restrict__ y, long long n, const __grid_constant__ gmp_coefs C)\n{\n"
-      << "  constexpr int NT = " << JIT_NT << ", S = " << JIT_S << ", T = NT * S, H = " << b.H << ";\n"
-      << "  __shared__ float2 xs[T + H];\n  __shared__ float es[T + H];\n"
+      << "  constexpr int NT = " << JIT_NT << ", S = " << JIT_S << ", T = NT * S, H = " << b.H << ", V = " << V
+      << ";\n"
+      << "  __shared__ __align__(16) float2 xs[T + H + 2];\n  __shared__ __align__(16) float es[T + H + 2];\n"
+      << "  const bool y16 = (reinterpret_cast<unsigned long long>(y) & 15) == 0;\n"
       << "  for (long long base = (long long)blockIdx.x * T; base < n; base += (long long)gridDim.x * T) {\n"
       << "    __syncthreads();\n"
       << "    const long long avail = n - base + H;\n"
@@ -118,27 +154,60 @@ std::string gmp_jit_source(const gmp_blob& b)
       << "      xs[i] = u;\n      es[i] = sqrtf(fmaf(u.x, u.x, u.y * u.y));\n    }\n"
       << "    __syncthreads();\n"
       << "#pragma unroll 1\n"
-      << "    for (int r = 0; r < S; r++) {\n"
-      << "      const int o = H + threadIdx.x + r * NT;\n"
-      << "      float ar = C.cr, ai = C.ci;\n";
+      << "    for (int q = threadIdx.x; q < T / V; q += NT) {\n"
+      << "      const int o0 = H + V * q;\n";
+    std::ostringstream body;
+    for (int j = 0; j < V; j++)
+        body << "    float ar" << j << " = C.cr, ai" << j << " = C.ci;\n";
     for (int l = 0, first = 0; l < b.nl; first = v.lag_end(l), l++) {
-        s << "      { float gr = C.lc[" << l << "].x, gi = C.lc[" << l << "].y;\n";
+        // This lag's window values, loaded at loop scope so the later lags that share them reuse them.
+        for (int i = first; i < v.lag_end(l); i++)
+            for (int j = 0; j < V; j++)
+                need(body, have_e, false, v.entry(i)[0] - j);
+        for (int j = 0; j < V; j++)
+            need(body, have_x, true, v.lag_s(l) - j);
+        body << "    {\n";
+        for (int j = 0; j < V; j++)
+            body << "      float gr" << j << " = C.lc[" << l << "].x, gi" << j << " = C.lc[" << l << "].y;\n";
         for (int i = first; i < v.lag_end(l); i++) {
             const int* E = v.entry(i); // e, t, off
             const int t = E[1], off = E[2];
-            s << "        { const float a = es[o - " << E[0] << "];\n"
-              << "          float hr = fmaf(C.c[" << off + t + 1 << "].x, a, C.c[" << off + t << "].x), hi = fmaf(C.c["
-              << off + t + 1 << "].y, a, C.c[" << off + t << "].y);\n";
-            for (int j = t - 1; j >= 0; j--)
-                s << "          hr = fmaf(hr, a, C.c[" << off + j << "].x); hi = fmaf(hi, a, C.c[" << off + j
-                  << "].y);\n";
-            s << "          gr = fmaf(hr, a, gr); gi = fmaf(hi, a, gi); }\n";
+            body << "      {\n";
+            // V Horner chains side by side (each output's FMAs in the same order as V = 1).
+            for (int j = 0; j < V; j++)
+                body << "        const float a" << j << " = " << at(false, j, E[0]) << ";\n"
+                     << "        float hr" << j << " = fmaf(C.c[" << off + t + 1 << "].x, a" << j << ", C.c["
+                     << off + t << "].x), hi" << j << " = fmaf(C.c[" << off + t + 1 << "].y, a" << j << ", C.c["
+                     << off + t << "].y);\n";
+            for (int k = t - 1; k >= 0; k--)
+                for (int j = 0; j < V; j++)
+                    body << "        hr" << j << " = fmaf(hr" << j << ", a" << j << ", C.c[" << off + k << "].x); hi"
+                         << j << " = fmaf(hi" << j << ", a" << j << ", C.c[" << off + k << "].y);\n";
+            for (int j = 0; j < V; j++)
+                body << "        gr" << j << " = fmaf(hr" << j << ", a" << j << ", gr" << j << "); gi" << j
+                     << " = fmaf(hi" << j << ", a" << j << ", gi" << j << ");\n";
+            body << "      }\n";
         }
-        s << "        const float2 u = xs[o - " << v.lag_s(l) << "];\n"
-          << "        ar = fmaf(u.x, gr, fmaf(-u.y, gi, ar)); ai = fmaf(u.x, gi, fmaf(u.y, gr, ai)); }\n";
+        for (int j = 0; j < V; j++)
+            body << "      { const float2 u = " << at(true, j, v.lag_s(l)) << ";\n"
+                 << "        ar" << j << " = fmaf(u.x, gr" << j << ", fmaf(-u.y, gi" << j << ", ar" << j << ")); ai"
+                 << j << " = fmaf(u.x, gi" << j << ", fmaf(u.y, gr" << j << ", ai" << j << ")); }\n";
+        body << "    }\n";
     }
-    s << "      const long long i = base + threadIdx.x + r * NT;\n"
-      << "      if (i < n) y[i] = make_float2(ar, ai);\n    }\n  }\n}\n";
+    s << body.str() << "      const long long i = base + (long long)V * q;\n";
+    if (V == 1)
+        s << "      if (i < n) y[i] = make_float2(ar0, ai0);\n";
+    else {
+        s << "      if (i + V <= n && y16) {\n";
+        for (int j = 0; j < V; j += 2)
+            s << "        *reinterpret_cast<float4*>(y + i + " << j << ") = make_float4(ar" << j << ", ai" << j
+              << ", ar" << j + 1 << ", ai" << j + 1 << ");\n";
+        s << "      } else {\n";
+        for (int j = 0; j < V; j++)
+            s << "        if (i + " << j << " < n) y[i + " << j << "] = make_float2(ar" << j << ", ai" << j << ");\n";
+        s << "      }\n";
+    }
+    s << "    }\n  }\n}\n";
     return s.str();
 }
 
@@ -148,10 +217,11 @@ bool gmp_jit_available() { return nvrtc().ok; }
 
 bool gmp_jit_preferred(const gmp_blob& b)
 {
-    // Policy (H200, docs/performance.md): one output per thread runs each entry's Horner chain
-    // serially, so the compiled kernel wins while entries are short (4 coefficients: 0.113 vs
-    // 0.129 ms, 0.243 vs 0.269 ms, 1.32 vs 1.44 ms) and loses to the interpreted kernel's 16
-    // side-by-side outputs on long ones (entries of 9 and 5: 1.16 vs 0.97 ms).
+    // Policy (H200, 2^24 samples, docs/performance.md): with two outputs per thread the compiled
+    // kernel wins while entries are short (0.107 vs 0.131 ms at 30 coefficients, 0.207 vs 0.271 at
+    // 95, 1.16 vs 1.44 on mp:K=5,M=100) and ties with the interpreted kernel's 16 side-by-side
+    // outputs on long ones (entries of 9 and 5: 0.977 vs 0.975 ms), where the interpreted kernel
+    // stays, as it needs no run-time compilation.
     constexpr int longest_compiled_entry = 6;
     const view v{ b };
     for (int i = 0; i < b.ne; i++)
@@ -160,7 +230,16 @@ bool gmp_jit_preferred(const gmp_blob& b)
     return true;
 }
 
-const std::vector<char>* gmp_jit_cubin(const gmp_blob& b, int cc, std::string* why_not)
+int gmp_jit_outputs_per_thread(const gmp_blob&)
+{
+    // Two adjacent outputs per thread load each window value once for both and run two Horner
+    // chains side by side: 0.107 / 0.207 / 1.16 ms against one output's 0.116 / 0.232 / 1.32 and
+    // four outputs' 0.114 / 0.220 / 1.26 (30, 95 coefficients, mp:K=5,M=100; four outputs need
+    // up to 106 registers and twice the code, which costs more than the loads it saves).
+    return 2;
+}
+
+const std::vector<char>* gmp_jit_cubin(const gmp_blob& b, int cc, int V, std::string* why_not)
 {
     auto no = [&](const std::string& w) -> const std::vector<char>* {
         if (why_not)
@@ -173,7 +252,7 @@ const std::vector<char>* gmp_jit_cubin(const gmp_blob& b, int cc, std::string* w
         return no("the coefficients exceed the kernel-parameter space");
     if (b.H > MAX_JIT_H)
         return no("the history is deeper than the compiled kernel's tile");
-    const std::string src = gmp_jit_source(b);
+    const std::string src = gmp_jit_source(b, V);
     // One compilation per structure and architecture, shared by every engine of the process (the
     // coefficients are not part of the source). Entries are never removed, so the pointer stays valid.
     static std::mutex m;
@@ -206,13 +285,13 @@ const std::vector<char>* gmp_jit_cubin(const gmp_blob& b, int cc, std::string* w
     return &cache.emplace(key, std::move(cubin)).first->second;
 }
 
-gmp_jit_kernel compile_gmp_jit(const gmp_blob& b, int device, std::string* why_not)
+gmp_jit_kernel compile_gmp_jit(const gmp_blob& b, int device, int V, std::string* why_not)
 {
     device_guard guard(device);
     int major = 0, minor = 0;
     GPUINTERP_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
     GPUINTERP_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
-    const std::vector<char>* cubin = gmp_jit_cubin(b, major * 10 + minor, why_not);
+    const std::vector<char>* cubin = gmp_jit_cubin(b, major * 10 + minor, V, why_not);
     if (!cubin)
         return {};
     auto no = [&](const std::string& w) {

@@ -57,18 +57,21 @@ struct gmp_jit_kernel {
     size_t param_bytes = 0;
 };
 
-//! The CUDA source generated for a flattened program (its structure; coefficients are parameters).
-std::string gmp_jit_source(const gmp_blob& b);
+//! The CUDA source generated for a flattened program (its structure; coefficients are parameters),
+//! each thread computing V = 1, 2 or 4 adjacent outputs side by side.
+std::string gmp_jit_source(const gmp_blob& b, int V);
 //! Whether NVRTC could be loaded in this process.
 bool gmp_jit_available();
 //! Whether `automatic` runs the compiled kernel for this program (its entries are short enough).
 bool gmp_jit_preferred(const gmp_blob& b);
+//! The outputs per thread (V) the engine compiles this program with.
+int gmp_jit_outputs_per_thread(const gmp_blob& b);
 //! The kernel compiled for compute capability cc (e.g. 90), cached per structure and cc; nullptr
 //! and, in why_not, the reason when it cannot be built. Needs no device.
-const std::vector<char>* gmp_jit_cubin(const gmp_blob& b, int cc, std::string* why_not = nullptr);
+const std::vector<char>* gmp_jit_cubin(const gmp_blob& b, int cc, int V, std::string* why_not = nullptr);
 //! Compiles (once per structure and architecture) and loads the kernel on `device`; on failure an
 //! empty kernel and, in why_not, the reason.
-gmp_jit_kernel compile_gmp_jit(const gmp_blob& b, int device, std::string* why_not = nullptr);
+gmp_jit_kernel compile_gmp_jit(const gmp_blob& b, int device, int V, std::string* why_not = nullptr);
 void release_gmp_jit(gmp_jit_kernel& k);
 //! The kernel's parameter block for the blob's values (LO leakage, lag constants, coefficients).
 void gmp_jit_params(const gmp_blob& b, std::vector<char>& out);
