@@ -138,37 +138,35 @@ __attribute__((target("avx2,fma"))) void
 filter_avx2(cf* __restrict out, const float* __restrict b, size_t S, const dpd_packed& md, size_t cnt)
 {
     const float* co = md.abcd.data();
+    const unsigned* taps = md.taps.data();
     float* of = reinterpret_cast<float*>(out);
     const unsigned M = md.M, Lmax = md.Lmax, H = md.H;
     for (size_t g0 = 0; g0 < cnt; g0 += G) {
-        __m256 r0 = _mm256_set1_ps(md.cr), r1 = r0, r2 = r0, r3 = r0;
-        __m256 i0 = _mm256_set1_ps(md.ci), i1 = i0, i2 = i0, i3 = i0;
+        // G outputs as 4 vectors of 8 that share each broadcast tap. The u loops are
+        // unrolled fully, so the 8 accumulators stay in ymm registers in the tap loop.
+        __m256 re[4], im[4];
+#pragma GCC unroll 4
+        for (int u = 0; u < 4; u++) {
+            re[u] = _mm256_set1_ps(md.cr);
+            im[u] = _mm256_set1_ps(md.ci);
+        }
         for (unsigned m = 0; m < M; m++) {
             const float* pr = b + size_t(2 * m) * S + H + g0;
             const float* pi = pr + S;
             const float* c = co + size_t(m) * Lmax * 4;
-            const unsigned L = md.taps[m];
+            const unsigned L = taps[m];
             for (unsigned k = 0; k < L; k++, c += 4, pr--, pi--) {
                 const __m256 A = _mm256_broadcast_ss(c), B = _mm256_broadcast_ss(c + 1);
                 const __m256 C = _mm256_broadcast_ss(c + 2), D = _mm256_broadcast_ss(c + 3);
-                __m256 xr = _mm256_loadu_ps(pr), xi = _mm256_loadu_ps(pi);
-                r0 = _mm256_fmadd_ps(B, xi, _mm256_fmadd_ps(A, xr, r0));
-                i0 = _mm256_fmadd_ps(D, xi, _mm256_fmadd_ps(C, xr, i0));
-                xr = _mm256_loadu_ps(pr + 8);
-                xi = _mm256_loadu_ps(pi + 8);
-                r1 = _mm256_fmadd_ps(B, xi, _mm256_fmadd_ps(A, xr, r1));
-                i1 = _mm256_fmadd_ps(D, xi, _mm256_fmadd_ps(C, xr, i1));
-                xr = _mm256_loadu_ps(pr + 16);
-                xi = _mm256_loadu_ps(pi + 16);
-                r2 = _mm256_fmadd_ps(B, xi, _mm256_fmadd_ps(A, xr, r2));
-                i2 = _mm256_fmadd_ps(D, xi, _mm256_fmadd_ps(C, xr, i2));
-                xr = _mm256_loadu_ps(pr + 24);
-                xi = _mm256_loadu_ps(pi + 24);
-                r3 = _mm256_fmadd_ps(B, xi, _mm256_fmadd_ps(A, xr, r3));
-                i3 = _mm256_fmadd_ps(D, xi, _mm256_fmadd_ps(C, xr, i3));
+#pragma GCC unroll 4
+                for (int u = 0; u < 4; u++) {
+                    const __m256 xr = _mm256_loadu_ps(pr + 8 * u),
+                                 xi = _mm256_loadu_ps(pi + 8 * u);
+                    re[u] = _mm256_fmadd_ps(B, xi, _mm256_fmadd_ps(A, xr, re[u]));
+                    im[u] = _mm256_fmadd_ps(D, xi, _mm256_fmadd_ps(C, xr, im[u]));
+                }
             }
         }
-        const __m256 re[4] = { r0, r1, r2, r3 }, im[4] = { i0, i1, i2, i3 };
         if (g0 + G <= cnt) {
             for (int v = 0; v < 4; v++) {
                 // (r0 i0 r1 i1 | r4 i4 r5 i5), (r2 i2 r3 i3 | r6 i6 r7 i7) -> samples 0-3, 4-7

@@ -54,6 +54,18 @@ __device__ __forceinline__ void apply_map(float& re, float& im, float4 c, float 
     im = fmaf(c.w, pi, im);
 }
 
+//! The accumulators of R outputs, each starting at the constant term (cr, ci).
+template <int R>
+__device__ __forceinline__ void
+init_accumulators(float (&re)[R], float (&im)[R], const dev_model& md)
+{
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+        re[r] = md.cr;
+        im[r] = md.ci;
+    }
+}
+
 __device__ __forceinline__ void load_coefficients(float4* dst, const float4* __restrict__ src, int count)
 {
     for (int i = threadIdx.x; i < count; i += blockDim.x)
@@ -101,11 +113,7 @@ __global__ void __launch_bounds__(THREADS)
         // the ones past nt come from zero samples and are not stored.
         for (int o0 = threadIdx.x * R; o0 < nt; o0 += blockDim.x * R) {
             float re[R], im[R];
-#pragma unroll
-            for (int r = 0; r < R; r++) {
-                re[r] = md.cr;
-                im[r] = md.ci;
-            }
+            init_accumulators<R>(re, im, md);
 #pragma unroll
             for (int m = 0; m < M; m++) {
                 const float4* c = coef + m * md.Lmax;
@@ -292,11 +300,7 @@ __device__ __forceinline__ void tiled_body(const float2* __restrict__ x,
         const int o0 = tid * R;
         if (o0 < nt) {
             float re[R], im[R];
-#pragma unroll
-            for (int r = 0; r < R; r++) {
-                re[r] = md.cr;
-                im[r] = md.ci;
-            }
+            init_accumulators<R>(re, im, md);
 #pragma unroll
             for (int m = 0; m < M; m++) {
                 const float2* b = bas + m * Wp;

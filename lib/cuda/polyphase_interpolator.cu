@@ -60,6 +60,35 @@ __host__ __device__ inline size_t smem_bytes(const tile_geometry& g)
     return b;
 }
 
+// Taps k0 .. k0+R-1 of arm p for the R outputs of a work item: the R window values below
+// base go to win[0..R) (win[R..2R) holds those from base up), then the R x R
+// multiply-accumulates. TAIL is the last, partial block, which skips taps from M on.
+// Force-inlined, so acc and win stay in registers.
+template <bool TAIL, typename T, typename TAP>
+__device__ __forceinline__ void tap_block(T (&acc)[R],
+                                          T (&win)[2 * R],
+                                          const T* xs,
+                                          const TAP* taps,
+                                          int base,
+                                          int k0,
+                                          int M,
+                                          int L,
+                                          int p)
+{
+#pragma unroll
+    for (int i = 0; i < R; i++)
+        win[i] = xs[base - R + i];
+#pragma unroll
+    for (int j = 0; j < R; j++) {
+        if (!TAIL || k0 + j < M) {
+            const TAP h = taps[size_t(k0 + j) * L + p];
+#pragma unroll
+            for (int r = 0; r < R; r++)
+                mac(acc[r], h, win[R - j + r]);
+        }
+    }
+}
+
 template <typename T, typename TAP, bool TAPS_SMEM, bool STAGE>
 __global__ void __launch_bounds__(THREADS)
     interp_kernel(const T* __restrict__ x,   // n_in + M - 1 values: history, then the chunk
@@ -104,36 +133,13 @@ __global__ void __launch_bounds__(THREADS)
             }
             int k0 = 0;
             for (; k0 + R <= M; k0 += R) {
-                const int base = nl + M - 1 - k0;
-#pragma unroll
-                for (int i = 0; i < R; i++)
-                    win[i] = xs[base - R + i];
-#pragma unroll
-                for (int j = 0; j < R; j++) {
-                    const TAP h = taps[size_t(k0 + j) * L + p];
-#pragma unroll
-                    for (int r = 0; r < R; r++)
-                        mac(acc[r], h, win[R - j + r]);
-                }
+                tap_block<false>(acc, win, xs, taps, nl + M - 1 - k0, k0, M, L, p);
 #pragma unroll
                 for (int i = 0; i < R; i++)
                     win[R + i] = win[i];
             }
-            if (k0 < M) { // tail: fewer than R taps left
-                const int base = nl + M - 1 - k0;
-#pragma unroll
-                for (int i = 0; i < R; i++)
-                    win[i] = xs[base - R + i];
-#pragma unroll
-                for (int j = 0; j < R; j++) {
-                    if (k0 + j < M) {
-                        const TAP h = taps[size_t(k0 + j) * L + p];
-#pragma unroll
-                        for (int r = 0; r < R; r++)
-                            mac(acc[r], h, win[R - j + r]);
-                    }
-                }
-            }
+            if (k0 < M) // tail: fewer than R taps left
+                tap_block<true>(acc, win, xs, taps, nl + M - 1 - k0, k0, M, L, p);
 #pragma unroll
             for (int r = 0; r < R; r++) {
                 if (nl + r < nt) {
