@@ -36,7 +36,6 @@ bool resize_l2_hint()
     return on;
 }
 
-
 } // namespace env
 } // namespace gpuinterp
 } // namespace gr

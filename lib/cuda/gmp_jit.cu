@@ -32,6 +32,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -107,17 +108,15 @@ std::string gmp_jit_source(const gmp_blob& b, int V)
     // even. o0 = H + V*q, so the pair starting at o0 - k is aligned when H - k is even.
     const bool pairs = V % 2 == 0;
     auto start_of = [&](int k) { return pairs && (b.H - k) % 2 != 0 ? k + 1 : k; }; // lag k's pair
-    std::vector<bool> have_x(b.H + 2, false), have_e(b.H + 2, false);
-    auto need = [&](std::ostringstream& o, std::vector<bool>& have, bool x, int k) {
+    // The register holding the sample (x) or envelope value at o0 - a (a pair's first where V is even).
+    auto name_of = [](bool x, int a) { return std::string(x ? "X" : "E") + (a < 0 ? "m" : "") + std::to_string(std::abs(a)); };
+    std::set<std::string> loaded;
+    auto need = [&](std::ostringstream& o, bool x, int k) {
         // Loads the value at o0 - k (k may go to -(V-1)) into a register, once.
         const int a = start_of(k); // the pair holding o0 - k starts at o0 - a
-        const int slot = a + V;    // non-negative index into `have`
-        if (slot >= int(have.size()))
-            have.resize(slot + 1, false);
-        if (have[slot])
+        const std::string name = name_of(x, a);
+        if (!loaded.insert(name).second)
             return;
-        have[slot] = true;
-        const std::string name = std::string(x ? "X" : "E") + (a < 0 ? "m" : "") + std::to_string(std::abs(a));
         if (!pairs)
             o << "    const " << (x ? "float2 " : "float ") << name << " = " << (x ? "xs" : "es") << "[o0 - (" << a
               << ")];\n";
@@ -125,11 +124,11 @@ std::string gmp_jit_source(const gmp_blob& b, int V)
             o << "    const " << (x ? "float4 " : "float2 ") << name << " = *reinterpret_cast<const "
               << (x ? "float4" : "float2") << "*>(&" << (x ? "xs" : "es") << "[o0 - (" << a << ")]);\n";
     };
-    // The register expression of the sample (x) or envelope at o0 + j - k, j the output.
+    // The register expression of the sample (x) or envelope at o0 + j - lag, j the output.
     auto at = [&](bool x, int j, int lag) {
         const int k = lag - j;
         const int a = start_of(k);
-        const std::string name = std::string(x ? "X" : "E") + (a < 0 ? "m" : "") + std::to_string(std::abs(a));
+        const std::string name = name_of(x, a);
         if (!pairs)
             return name;
         const bool second = a != k; // o0 - k = o0 - a + 1
@@ -144,6 +143,8 @@ std::string gmp_jit_source(const gmp_blob& b, int V)
       << "float2* __restrict__ y, long long n, const __grid_constant__ gmp_coefs C)\n{\n"
       << "  constexpr int NT = " << JIT_NT << ", S = " << JIT_S << ", T = NT * S, H = " << b.H << ", V = " << V
       << ";\n"
+      // +2: the aligned pair holding the last output's newest value may reach one place past T + H
+      // (loaded, never used).
       << "  __shared__ __align__(16) float2 xs[T + H + 2];\n  __shared__ __align__(16) float es[T + H + 2];\n"
       << "  const bool y16 = (reinterpret_cast<unsigned long long>(y) & 15) == 0;\n"
       << "  for (long long base = (long long)blockIdx.x * T; base < n; base += (long long)gridDim.x * T) {\n"
@@ -163,9 +164,9 @@ std::string gmp_jit_source(const gmp_blob& b, int V)
         // This lag's window values, loaded at loop scope so the later lags that share them reuse them.
         for (int i = first; i < v.lag_end(l); i++)
             for (int j = 0; j < V; j++)
-                need(body, have_e, false, v.entry(i)[0] - j);
+                need(body, false, v.entry(i)[0] - j);
         for (int j = 0; j < V; j++)
-            need(body, have_x, true, v.lag_s(l) - j);
+            need(body, true, v.lag_s(l) - j);
         body << "    {\n";
         for (int j = 0; j < V; j++)
             body << "      float gr" << j << " = C.lc[" << l << "].x, gi" << j << " = C.lc[" << l << "].y;\n";

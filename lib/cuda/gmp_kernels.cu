@@ -5,8 +5,9 @@
  */
 // The interpreted CUDA kernel of the memory-polynomial predistorters (mp, gmp) and its launch plan:
 // one kernel for every model, walking the program of gmp_engine.h per output sample. The engine
-// runs it for models with long entries (where it beats the kernel compiled for the structure,
-// gmp_jit.cu), when `interpreted` is asked for, and wherever the compiled one cannot be built.
+// runs it for models with long entries (where it ties with the kernel compiled for the structure,
+// gmp_jit.cu, and needs no compiler), when `interpreted` is asked for, and wherever the compiled
+// one cannot be built.
 //
 // A block walks tiles of T = R * NT outputs (grid-stride, at most as many blocks as are resident,
 // so the program is copied to shared memory once per block, not once per tile). Per tile the
