@@ -34,6 +34,11 @@ struct ph_plan {
     int R = 1;              //!< smem kernel: outputs per thread
     int max_blocks = 1;     //!< resident blocks on the device (grid cap)
     bool param = false;     //!< tiled, unrolled: maps passed as a kernel parameter
+    //! The tiled kernels move samples as float4 pairs: x and y must be 16-byte aligned.
+    bool tiled() const
+    {
+        return variant == kernel::dpd_cuda_variant::tiled || variant == kernel::dpd_cuda_variant::tiled8;
+    }
 };
 
 //! Resolves `requested` (automatic: tiled) for this structure on `device`, falling back to smem

@@ -229,7 +229,7 @@ void launch_ph(const ph_plan& pl,
     const long long nn = (long long)n;
     long long blocks;
     const bool warp_layout = pl.variant == dpd_cuda_variant::shuffle || pl.variant == dpd_cuda_variant::shuffle_x;
-    if (pl.variant == dpd_cuda_variant::tiled || pl.variant == dpd_cuda_variant::tiled8) {
+    if (pl.tiled()) {
         blocks = (nn + pl.tile - 1) / pl.tile;
         const int grid = int(std::min<long long>(blocks, pl.max_blocks));
         // Unrolled kernels take the maps by value (the launch copies hcoef, so a later model
@@ -300,9 +300,8 @@ public:
             // The tiled kernels move samples as float4 pairs and need 16-byte aligned x and y;
             // device-buffer calls (process_device) hand over GNU Radio buffer pointers at any
             // 8-byte offset, and those take the smem plan.
-            const bool tiled = d_plan.variant == dpd_cuda_variant::tiled || d_plan.variant == dpd_cuda_variant::tiled8;
             const bool misaligned = (reinterpret_cast<uintptr_t>(x) | reinterpret_cast<uintptr_t>(y)) & 15;
-            launch_ph(tiled && misaligned ? d_fallback : d_plan, d_md, x, y, d_coef.get(), d_hcoef.data(), cnt, st);
+            launch_ph(d_plan.tiled() && misaligned ? d_fallback : d_plan, d_md, x, y, d_coef.get(), d_hcoef.data(), cnt, st);
         };
     }
 
@@ -310,7 +309,7 @@ private:
     void configure()
     {
         d_plan = plan_ph(d_md, d_M, d_device, d_requested);
-        if (d_plan.variant == dpd_cuda_variant::tiled || d_plan.variant == dpd_cuda_variant::tiled8)
+        if (d_plan.tiled())
             d_fallback = plan_ph(d_md, d_M, d_device, dpd_cuda_variant::smem);
     }
 

@@ -16,14 +16,19 @@ namespace gr {
 namespace gpuinterp {
 namespace gpu {
 
+//! The kernel's tile geometry (a kernel parameter).
+struct tile_geometry {
+    int TI;         //!< inputs per tile (multiple of the outputs per work item)
+    int L, M;       //!< arms, taps per arm
+    bool taps_smem; //!< taps resident in shared memory
+    bool stage;     //!< outputs staged in shared memory (L < 32)
+};
+
 //! Tile geometry, shared-memory size and grid cap for L arms of M taps on one device.
 struct fir_plan {
-    int L = 0, M = 0;
-    int TI = 0;             //!< inputs per tile
-    bool taps_smem = false; //!< taps resident in shared memory
-    bool stage = false;     //!< outputs staged in shared memory (L < 32)
-    size_t smem = 0;        //!< dynamic shared memory per block
-    int max_blocks = 1;     //!< resident blocks on the device (grid cap)
+    tile_geometry g{};
+    size_t smem = 0;    //!< dynamic shared memory per block
+    int max_blocks = 1; //!< resident blocks on the device (grid cap)
 };
 
 //! T: float2 or float; TAP: float or float2 (complex taps with complex samples only). Throws

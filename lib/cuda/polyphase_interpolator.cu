@@ -39,13 +39,6 @@ namespace {
 constexpr int R = 9;         // outputs per work item (odd: bank-conflict-free window loads)
 constexpr int THREADS = 256; // threads per block
 
-struct tile_geometry {
-    int TI;          // inputs per tile (multiple of R)
-    int L, M;
-    bool taps_smem;  // taps resident in shared memory
-    bool stage;      // outputs staged in shared memory (L < 32)
-};
-
 template <typename T, typename TAP>
 __host__ __device__ inline size_t smem_bytes(const tile_geometry& g)
 {
@@ -205,11 +198,7 @@ fir_plan plan_fir(int device, unsigned L, size_t M)
         throw std::invalid_argument("taps: " + std::to_string(M) + " taps per arm exceed the device's shared memory");
     const auto k = pick_kernel<T, TAP>(g);
     fir_plan pl;
-    pl.L = g.L;
-    pl.M = g.M;
-    pl.TI = g.TI;
-    pl.taps_smem = g.taps_smem;
-    pl.stage = g.stage;
+    pl.g = g;
     pl.smem = smem_bytes<T, TAP>(g);
     // The attribute belongs to the kernel, shared by every engine in the process: set it to the
     // device limit (it only permits), so an engine with fewer taps cannot lower it under another.
@@ -224,7 +213,7 @@ fir_plan plan_fir(int device, unsigned L, size_t M)
 template <typename T, typename TAP>
 void launch_fir(const fir_plan& pl, const T* x, T* y, const TAP* taps, int n, cudaStream_t st)
 {
-    const tile_geometry g{ pl.TI, pl.L, pl.M, pl.taps_smem, pl.stage };
+    const tile_geometry& g = pl.g;
     const int tiles = (n + g.TI - 1) / g.TI;
     const int blocks = std::min(tiles, pl.max_blocks);
     pick_kernel<T, TAP>(g)<<<blocks, THREADS, pl.smem, st>>>(x, y, taps, n, g);
@@ -265,7 +254,7 @@ public:
     {
         device_guard guard(d_device);
         d_dev_hist.pull(d_hist);
-        const size_t L = size_t(d_plan.L);
+        const size_t L = size_t(d_plan.g.L);
         // Cap the output of one launch at 4 Mi samples so pinned staging stays bounded for large L.
         const size_t chunk = std::min(d_batch, (size_t(1) << 22) / L);
         d_pipe.run(reinterpret_cast<T*>(out), n_in, chunk, { d_hist.size(), 1, L },
@@ -290,7 +279,7 @@ public:
     {
         device_guard guard(d_device);
         T* out = reinterpret_cast<T*>(out_h);
-        const size_t L = size_t(d_plan.L);
+        const size_t L = size_t(d_plan.g.L);
         const size_t H = d_hist.size();
         cudaStream_t st = d_pipe.stream0();
         d_dev_hist.run(d_hist, reinterpret_cast<const T*>(in_h), n_in, st,
