@@ -157,7 +157,7 @@ def _aclr_dict(t):
 
 def run(directory, pa_model=DEFAULT_PA_MODEL, dpd_model=DEFAULT_DPD_MODEL, iterations=DEFAULT_ITERATIONS,
         gain="peak", regularization=None, progress=print, contiguous=None,
-        perturbation=dm.DEFAULT_PERTURBATION):
+        perturbation=dpd.DEFAULT_PERTURBATION):
     """The whole procedure; returns the report dict (the JSON document)."""
     t0 = time.time()
 
@@ -182,7 +182,7 @@ def run(directory, pa_model=DEFAULT_PA_MODEL, dpd_model=DEFAULT_DPD_MODEL, itera
     # from a zero state (a start-up transient of the memory terms, visible in the spectra).
     if contiguous is None:
         contiguous = spec["contiguous"]
-    pa = dm.fit_forward(xtr, ytr, pam, xva, yva, xte, yte, regularization=regularization, nperseg=nper,
+    pa = dpd.fit_forward(xtr, ytr, pam, xva, yva, xte, yte, regularization=regularization, nperseg=nper,
                         contiguous=contiguous, perturbation=perturbation)
     say(f"PA model NMSE train {pa.nmse_db['train']:.2f} dB, val {pa.nmse_db['val']:.2f} dB, test "
         f"{pa.nmse_db['test']:.2f} dB (regularisation {pa.regularization:.1e}, rank {pa.rank}, condition "
@@ -325,7 +325,7 @@ def main(argv=None):
                    help="predistorter model spec (default: %(default)s)")
     p.add_argument("--iterations", type=int, default=DEFAULT_ITERATIONS,
                    help="indirect-learning iterations (default: %(default)s)")
-    p.add_argument("--perturbation", type=float, default=dm.DEFAULT_PERTURBATION, metavar="RHO",
+    p.add_argument("--perturbation", type=float, default=dpd.DEFAULT_PERTURBATION, metavar="RHO",
                    help="probe noise of the PA fit, relative to the input RMS: pins the model's answer to "
                         "inputs the capture never contained, so it stays a usable surrogate under DPD; "
                         "0 fits the capture alone (default: %(default)s)")

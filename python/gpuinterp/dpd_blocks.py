@@ -1,18 +1,23 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """GNU Radio blocks of the DPD loop written in Python:
 
-* ``dpd_estimator_cc``: two inputs (x = PA input, y = PA output); captures, runs the indirect-learning
-  adaptation of :mod:`gpuinterp.dpd` and sends coefficients to the predistorter's ``coeffs`` port.
+* ``dpd_estimator_cc``: two inputs (x = PA input, y = PA output from the observation receiver);
+  captures, runs the indirect-learning adaptation of :mod:`gpuinterp.dpd_adapt` and sends
+  coefficients to the predistorter's ``coeffs`` port.
 """
 
+import math
+import os
 import threading
+import time
 
 import numpy as np
 import pmt
 from gnuradio import gr
 
-from . import dpd
+from . import dpd_adapt, dpd_capture, metrics
 from . import dpd_model as dm
+from .dpd_ph import DPDError, validate_structure
 from .params import complex_param, float_param, int_param
 from .gpuinterp_python import decode_coeffs_message, encode_coeffs_message
 
@@ -38,38 +43,83 @@ def parse_coefficients_message(msg, expected_len):
 
 
 
-class dpd_estimator_cc(gr.sync_block):
-    """DPD coefficient estimator (indirect learning) for a closed loop.
+# Tags a radio source or sink puts on the stream at a discontinuity of the sample clock's view of
+# time: a capture spanning one is not one signal (gr-uhd tags rx_time after every overflow; a burst
+# ends where tx_eob / rx_eob sit; a retune where rx_freq changes).
+_RX_TIME, _RX_RATE, _RX_FREQ = pmt.intern("rx_time"), pmt.intern("rx_rate"), pmt.intern("rx_freq")
+_BURST_KEYS = tuple(pmt.intern(k) for k in ("tx_sob", "tx_eob", "rx_sob", "rx_eob"))
+# UHD's async event codes (uhd::async_metadata_t): underflow between packets, and inside one.
+_UNDERFLOW_CODES = 0x2 | 0x10
+# How far one input may run ahead of the other, in captures, before its oldest samples are dropped:
+# a receiver that stops must never stall the transmit chain feeding input 0.
+_SLACK_CAPTURES = 4
 
-    Inputs: 0 = x, the PA input (the predistorter output), 1 = y, the PA output (loopback capture).
-    Every ``update_period`` samples it captures ``capture_length`` samples of both and runs one step of
-    :class:`gpuinterp.dpd.Adaptation` (alignment, gain normalisation, regularised least squares,
-    damping, rollback). Output messages:
+METERS = ("rx_peak_dbfs", "rx_clipped", "tx_peak_dbfs", "tx_rms_dbfs", "overflows", "underflows",
+          "dropped_captures", "aclr_db", "gain_db", "phase_deg", "freq_offset_hz", "delay", "loop_nmse_db",
+          "updates", "iteration", "step_seconds")
 
-    * ``coeffs``: pair (c32vector . c) for the predistorter's ``coeffs`` port, sent after an accepted
-      update or a rollback; never sent for a refused step (estimation error, non-finite or
-      out-of-bounds coefficients): the reason is logged instead.
-    * ``stats``: a dict for every step: iteration, status ("updated", "rolled back", "refused"),
-      loop_nmse_db, fit_nmse_db, delay, gain, condition, damping, reason, coefficients, lo_leakage.
+
+def _rx_time_seconds(value):
+    """Seconds of a gr-uhd rx_time value (tuple of uint64 full seconds, double fraction), or None."""
+    try:
+        if pmt.is_tuple(value) and pmt.length(value) == 2:
+            full, frac = pmt.tuple_ref(value, 0), pmt.tuple_ref(value, 1)
+            if pmt.is_uint64(full) and pmt.is_real(frac):
+                t = float(pmt.to_uint64(full)) + float(pmt.to_double(frac))
+                return t if math.isfinite(t) else None
+    except Exception:  # a malformed value is a discontinuity, not a crash
+        pass
+    return None
+
+
+class dpd_estimator_cc(gr.basic_block):
+    """DPD coefficient estimator (indirect learning) for a closed loop through a real radio.
+
+    Inputs: 0 = x, the PA input (the predistorter output), 1 = y, the PA output as the observation
+    receiver delivers it. Every ``update_period`` samples it captures ``capture_length`` samples of
+    both (paired by stream position) and runs one step of :class:`gpuinterp.dpd_adapt.Adaptation`:
+    clipping check against ``rx_full_scale``, delay search, frequency offset and phase removal
+    (``track_frequency``), receiver DC and IQ imbalance removal (``rx_correction``), loop-gain
+    confirmation, regularised least squares, damping, rollback.
+
+    While both inputs flow they are consumed together, as a sync block would; when no RX samples
+    arrive for ``rx_timeout`` seconds (a receiver unplugged or stalled) that is logged and input 0 is
+    consumed alone, so a dead receiver never stalls the transmit chain feeding it.
+    Tags: a capture holding an ``rx_time`` discontinuity (an overflow; a malformed value counts as
+    one), a burst tag (``tx_sob``/``tx_eob``/``rx_sob``/``rx_eob``) or an ``rx_freq`` change is dropped
+    with one log line, and the next capture starts right after it; ``rx_rate`` gives the sample rate
+    when ``sample_rate`` is 0; other tags are ignored. Message ports:
+
+    * ``coeffs`` (out): pair (c32vector . c) for the predistorter's ``coeffs`` port, sent after an
+      accepted update or a rollback, and at start when ``coefficients_file`` holds a previous run's;
+      never for a refused or calibrating step (the reason is logged instead).
+    * ``stats`` (out): a dict for every step: iteration, status ("updated", "rolled back",
+      "calibrating", "refused"), reason, loop_nmse_db, fit_nmse_db, delay, gain, condition, damping,
+      coefficients, lo_leakage, and the meters of :meth:`meter`.
+    * ``async`` (in): gr-uhd ``usrp_sink``'s ``async_msgs``; underflows are counted.
 
     The estimate runs on a worker thread (``synchronous=False``) so the transmit chain never waits for
-    it; captures arriving while it is busy are skipped. ``synchronous=True`` runs it inside work(),
-    which makes runs reproducible (tests, offline simulation). ``max_updates`` > 0 stops after that many
-    steps."""
+    it; captures arriving while it is busy are skipped. ``synchronous=True`` runs it inside the work
+    call, which makes runs reproducible (tests, offline simulation). ``max_updates`` > 0 stops after
+    that many steps."""
 
     def __init__(self, P=5, Q=0, Lp=3, Lq=1, capture_length=32768, update_period=1048576, damping=0.8,
                  target_gain=0j, regularization=None, lo_leakage=True, max_delay=1024,
                  rollback_tolerance_db=0.5, max_gain_db=10.0, max_updates=0, synchronous=False,
-                 initial_coefficients=(), initial_lo_leakage=0j, model=""):
-        gr.sync_block.__init__(self, name="dpd_estimator_cc", in_sig=[np.complex64, np.complex64],
-                               out_sig=None)
+                 initial_coefficients=(), initial_lo_leakage=0j, model="", rx_full_scale=1.0,
+                 rx_correction=True, track_frequency=True, sample_rate=0.0, signal_bandwidth=0.0,
+                 channel_spacing=0.0, rx_timeout=5.0, coefficients_file=""):
+        gr.basic_block.__init__(self, name="dpd_estimator_cc", in_sig=[np.complex64, np.complex64],
+                                out_sig=None)
         # Every parameter is checked here, before the Adaptation is built, so each error names the
         # parameter that is wrong (int(nan) or a NaN slipping through a comparison would not).
         P, Q = int_param("P", P, 1, 15), int_param("Q", Q, 0, 15)
         Lp, Lq = int_param("Lp", Lp, 1, 1024), int_param("Lq", Lq, 1, 1024)
-        dpd.validate_structure(P, Q, Lp, Lq)
+        validate_structure(P, Q, Lp, Lq)
         # A model spec ("mp:K=5,M=8", "gmp:...", the predistorter block's grammar) replaces
         # P, Q, Lp, Lq; empty keeps the parallel Hammerstein they describe.
+        if not isinstance(model, str):
+            raise ValueError(f"model: must be a spec string ('' for ph from P, Q, Lp, Lq), got {model!r}")
         spec = dm.parse(model) if model else dm.parse(f"ph:P={P},Q={Q},Lp={Lp},Lq={Lq}")
         # 2^26 samples (512 MiB per buffer, two buffers plus the estimator's copies) is far beyond
         # any useful capture; a larger one would fail later as a bare MemoryError.
@@ -84,6 +134,13 @@ class dpd_estimator_cc(gr.sync_block):
         rollback_tolerance_db = float_param("rollback_tolerance_db", rollback_tolerance_db, 0)
         max_gain_db = float_param("max_gain_db", max_gain_db, 0, lo_open=True)
         initial_lo_leakage = complex_param("initial_lo_leakage", initial_lo_leakage)
+        rx_full_scale = float_param("rx_full_scale", rx_full_scale, 0, lo_open=True)
+        sample_rate = float_param("sample_rate", sample_rate, 0)
+        signal_bandwidth = float_param("signal_bandwidth", signal_bandwidth, 0)
+        channel_spacing = float_param("channel_spacing", channel_spacing, 0)
+        rx_timeout = float_param("rx_timeout", rx_timeout, 0)
+        if not isinstance(coefficients_file, str):
+            raise ValueError(f"coefficients_file: must be a path string ('' for none), got {coefficients_file!r}")
         if update_period < capture_length:
             raise ValueError(f"update_period: must be >= capture_length ({capture_length}), got {update_period}")
         # The capture length is checked before max_delay: a capture too short for the model is the
@@ -96,32 +153,70 @@ class dpd_estimator_cc(gr.sync_block):
                              f"need at least {10 * need + 2 * 24 + span}")
         if max_delay >= capture_length:
             raise ValueError(f"max_delay: must be in [0, capture_length), got {max_delay}")
-        self._adapt = dpd.Adaptation(P, Q, Lp, Lq, model=None if not model else str(spec), damping=damping,
-                                     target_gain=None if target_gain == 0 else target_gain,
-                                     rollback_tolerance_db=rollback_tolerance_db, max_gain_db=max_gain_db,
-                                     min_damping=min(0.1, damping),
-                                     initial_coefficients=initial_coefficients if len(initial_coefficients) else None,
-                                     initial_lo_leakage=initial_lo_leakage, regularization=regularization,
-                                     lo_leakage=bool(lo_leakage), max_delay=int(max_delay))
+        self._file = coefficients_file
+        self._resume = None
+        if coefficients_file and os.path.exists(coefficients_file):
+            try:
+                fit = dm.load_model(coefficients_file)
+            except (ValueError, OSError) as e:
+                raise ValueError(f"coefficients_file: {e}") from None
+            if dm.parse(fit.model) != spec:
+                raise ValueError(f"coefficients_file: {coefficients_file} holds coefficients of {fit.model}, "
+                                 f"this estimator fits {spec}")
+            initial_coefficients, initial_lo_leakage = fit.coefficients, fit.lo_leakage
+            self._resume = (fit.coefficients.copy(), fit.lo_leakage)
+        try:
+            self._adapt = dpd_adapt.Adaptation(
+                0, 0, 1, 1, model=str(spec), damping=damping,
+                target_gain=None if target_gain == 0 else target_gain,
+                rollback_tolerance_db=rollback_tolerance_db, max_gain_db=max_gain_db,
+                min_damping=min(0.1, damping),
+                initial_coefficients=initial_coefficients if len(initial_coefficients) else None,
+                initial_lo_leakage=initial_lo_leakage, regularization=regularization, lo_leakage=bool(lo_leakage),
+                max_delay=int(max_delay), rx_full_scale=rx_full_scale, rx_correction=bool(rx_correction),
+                track_frequency=bool(track_frequency))
+        except DPDError as e:
+            raise ValueError(str(e)) from None
+        self._spec = spec
         self._cap_len = int(capture_length)
         self._period = int(update_period)
         self._max_updates = int(max_updates)
         self._sync = bool(synchronous)
-        self._xbuf = np.zeros(self._cap_len, dtype=np.complex64)
-        self._ybuf = np.zeros(self._cap_len, dtype=np.complex64)
-        self._fill = 0
-        self._pos = 0          # samples seen
-        self._next_start = 0   # stream position of the next capture
+        self._rate = sample_rate
+        self._bw, self._spacing = signal_bandwidth, channel_spacing
+        self._timeout = rx_timeout
+        self._full_scale = rx_full_scale
+        # Samples of each input from absolute position _base[i] on (both inputs count from 0, and
+        # sample k of x pairs with sample k of y, as a sync block would pair them).
+        self._buf = [np.zeros(0, dtype=np.complex64), np.zeros(0, dtype=np.complex64)]
+        self._base = [0, 0]
+        self._next_start = 0  # stream position of the next capture
+        self._cuts = []  # stream positions where the signal is discontinuous (tags)
+        self._time_ref = None  # (position, seconds) of the last rx_time
+        self._freq = None
+        self._malformed_logged = False
+        self._band_checked = False
         self._steps = 0
         self._lock = threading.Lock()
         self._worker = None
         self._last = None
+        self._meters = {k: float("nan") for k in METERS}
+        for k in ("overflows", "underflows", "dropped_captures", "updates", "iteration", "rx_clipped"):
+            self._meters[k] = 0.0
+        self._status = "waiting for the first capture"
+        self._last_rx = None
+        self._stalled = False
+        self._watchdog = None
+        self._running = False
         self.message_port_register_out(pmt.intern("coeffs"))
         self.message_port_register_out(pmt.intern("stats"))
+        self.message_port_register_in(pmt.intern("async"))
+        self.set_msg_handler(pmt.intern("async"), self._on_async)
+        self._check_band()
 
     # -- accessors ------------------------------------------------------------------------------
     def last_result(self):
-        """The last :class:`gpuinterp.dpd.StepResult` (None before the first step)."""
+        """The last :class:`gpuinterp.dpd_adapt.StepResult` (None before the first step)."""
         with self._lock:
             return self._last
 
@@ -137,6 +232,18 @@ class dpd_estimator_cc(gr.sync_block):
         with self._lock:
             return self._adapt.lo_leakage
 
+    def meter(self, name):
+        """One operator meter (float; nan until measured): one of :data:`METERS`."""
+        if name not in self._meters:
+            raise ValueError(f"name: must be one of {', '.join(METERS)}, got {name!r}")
+        with self._lock:
+            return float(self._meters[name])
+
+    def status(self):
+        """The loop state in a few words: the last step's status and reason, or what it waits for."""
+        with self._lock:
+            return self._status
+
     def set_damping(self, damping):
         damping = float_param("damping", damping, 0, 1, lo_open=True)
         with self._lock:
@@ -148,17 +255,118 @@ class dpd_estimator_cc(gr.sync_block):
         with self._lock:
             self._period = update_period
 
+    # -- messages and monitoring ----------------------------------------------------------------
+    def _on_async(self, msg):
+        # gr-uhd: (uhd_async_msg . dict) or a dict, with "event_code" a UHD event code.
+        try:
+            d = pmt.cdr(msg) if pmt.is_pair(msg) and not pmt.is_dict(msg) else msg
+            code = pmt.dict_ref(d, pmt.intern("event_code"), pmt.PMT_NIL) if pmt.is_dict(d) else pmt.PMT_NIL
+            if pmt.is_integer(code) and pmt.to_long(code) & _UNDERFLOW_CODES:
+                with self._lock:
+                    self._meters["underflows"] += 1
+        except Exception:
+            pass  # not a UHD async message: nothing to count
+
+    def _check_band(self):
+        """Warn once when the captured band cannot hold what the loop is asked to improve."""
+        fs, bw, sp = self._rate, self._bw, self._spacing
+        if self._band_checked or not (fs > 0 and bw > 0):
+            return
+        self._band_checked = True
+        if sp > 0 and fs / 2 < sp + bw / 2:
+            self.logger.warn(f"sample_rate {fs / 1e6:g} MHz: the capture holds +-{fs / 2e6:g} MHz, the adjacent "
+                             f"channels reach +-{(sp + bw / 2) / 1e6:g} MHz: the loop cannot see (or improve) "
+                             f"them; use at least {5 * bw / 1e6:g} Msample/s (5 x the signal bandwidth)")
+        elif fs < 5 * bw:
+            self.logger.warn(f"sample_rate {fs / 1e6:g} MHz is {fs / bw:.2g} x the signal bandwidth: "
+                             "intermodulation up to order 5 spans 5 x the bandwidth, so part of it folds "
+                             "back or is not seen; use at least 5 x")
+
+    def _watch(self):
+        while self._running:
+            time.sleep(min(0.2, self._timeout / 4))
+            last = self._last_rx
+            if last is not None and not self._stalled and time.monotonic() - last > self._timeout:
+                self._stalled = True
+                # Wake the block's thread (it sleeps until an input or a message arrives) so the
+                # scheduler asks forecast() again and input 0 drains.
+                self.to_basic_block()._post(pmt.intern("async"), pmt.PMT_NIL)
+                with self._lock:
+                    self._status = f"no RX samples for {self._timeout:g} s"
+                self.logger.warn(f"rx_timeout: no samples on input 1 (y) for {self._timeout:g} s: the "
+                                 "receiver stopped (unplugged, stalled, or its stream ended); the transmit "
+                                 "input keeps flowing and no update is made until it returns")
+
+    def start(self):
+        self._running = True
+        self._last_rx = time.monotonic()
+        if self._timeout > 0:
+            self._watchdog = threading.Thread(target=self._watch, daemon=True)
+            self._watchdog.start()
+        if self._resume is not None:
+            w, c = self._resume
+            self.message_port_pub(pmt.intern("coeffs"), coefficients_message(w, c))
+            self.logger.info(f"resumed from {self._file}")
+        return True
+
+    def stop(self):
+        self._running = False
+        if self._worker is not None:
+            self._worker.join()
+        if self._watchdog is not None:
+            self._watchdog.join()
+        return True
+
     # -- processing -----------------------------------------------------------------------------
+    def _save(self, r):
+        if not self._file:
+            return
+        tmp = self._file + ".tmp"
+        try:
+            dm.save_model(tmp, dm.ModelFit(str(self._spec), r.coefficients, r.lo_leakage, kind="predistorter"))
+            os.replace(tmp, self._file)  # a reader never sees half a file
+        except (OSError, ValueError) as e:
+            self.logger.error(f"coefficients_file: cannot write {self._file}: {e}")
+
+    def _update_meters(self, r, x, y, seconds):
+        m = self._meters
+        m["iteration"] = r.iteration
+        m["step_seconds"] = seconds
+        m["tx_peak_dbfs"] = dpd_capture.peak_dbfs(x, 1.0)
+        p = float(np.mean(np.abs(x) ** 2))
+        m["tx_rms_dbfs"] = 10 * math.log10(p) if p > 0 else -math.inf
+        m["rx_peak_dbfs"] = dpd_capture.peak_dbfs(y, self._full_scale)
+        m["rx_clipped"] = int(dpd_capture.clip_mask(y, self._full_scale).sum())
+        if r.status == "updated":
+            m["updates"] += 1
+        c = r.capture
+        if c is not None:
+            m["delay"] = c.delay
+            m["phase_deg"] = math.degrees(np.angle(r.gain)) if r.gain else float("nan")
+            m["freq_offset_hz"] = c.freq_offset * self._rate if self._rate > 0 else float("nan")
+        if r.gain:
+            m["gain_db"] = 20 * math.log10(abs(r.gain))
+        m["loop_nmse_db"] = r.loop_nmse_db
+        fs, bw, sp = self._rate, self._bw, self._spacing
+        if fs > 0 and bw > 0 and sp > 0 and fs / 2 >= sp + bw / 2:
+            try:
+                m["aclr_db"] = metrics.aclr(y.astype(np.complex128), fs, bw, sp, nfft=min(8192, y.size))["worst"]
+            except ValueError:
+                m["aclr_db"] = float("nan")
+        self._status = r.status + (f": {r.reason}" if r.reason else "")
+
     def _run_step(self, x, y):
+        t0 = time.monotonic()
         with self._lock:
             try:
                 r = self._adapt.step(x, y)
             except Exception as e:  # never let an unexpected failure send coefficients
-                r = dpd.StepResult(self._adapt.iteration, "refused", self._adapt.coefficients.copy(),
-                                   self._adapt.lo_leakage, reason=f"estimation failed: {e}")
+                r = dpd_adapt.StepResult(self._adapt.iteration, "refused", self._adapt.coefficients.copy(),
+                                         self._adapt.lo_leakage, reason=f"estimation failed: {e}")
             self._last = r
-        if r.status == "refused":
-            self.logger.warn(f"iteration {r.iteration}: not sending coefficients: {r.reason}")
+        if r.status in ("refused", "calibrating"):
+            log = self.logger.warn if r.status == "refused" else self.logger.info
+            log(f"iteration {r.iteration}: {r.status}, not sending coefficients: {r.reason}")
         else:
             ok = np.all(np.isfinite(r.coefficients)) and np.isfinite(r.lo_leakage)
             if not ok:  # Adaptation never returns these; checked again because hardware is at stake
@@ -171,10 +379,14 @@ class dpd_estimator_cc(gr.sync_block):
                     self.logger.warn(msg + f" ({r.reason})")
                 else:
                     self.logger.info(msg)
-        self.message_port_pub(pmt.intern("stats"), self._stats_pmt(r))
+                    self._save(r)
+        with self._lock:
+            self._update_meters(r, x, y, time.monotonic() - t0)
+            meters = dict(self._meters)
+        self.message_port_pub(pmt.intern("stats"), self._stats_pmt(r, meters))
 
     @staticmethod
-    def _stats_pmt(r):
+    def _stats_pmt(r, meters):
         d = pmt.make_dict()
         items = [("iteration", pmt.from_long(r.iteration)), ("status", pmt.intern(r.status)),
                  ("loop_nmse_db", pmt.from_double(float(r.loop_nmse_db))),
@@ -184,6 +396,7 @@ class dpd_estimator_cc(gr.sync_block):
                  ("damping", pmt.from_double(float(r.damping))), ("reason", pmt.intern(r.reason)),
                  ("coefficients", pmt.init_c32vector(len(r.coefficients), [complex(v) for v in r.coefficients])),
                  ("lo_leakage", pmt.from_complex(complex(r.lo_leakage)))]
+        items += [(k, pmt.from_double(float(v))) for k, v in meters.items() if k not in ("iteration", "delay")]
         for k, v in items:
             d = pmt.dict_add(d, pmt.intern(k), v)
         return d
@@ -191,43 +404,108 @@ class dpd_estimator_cc(gr.sync_block):
     def _busy(self):
         return self._worker is not None and self._worker.is_alive()
 
-    def work(self, input_items, output_items):
-        x, y = input_items[0], input_items[1]
-        n = min(len(x), len(y))
-        i = 0
-        while i < n:
-            done = self._max_updates > 0 and self._steps >= self._max_updates
-            if done:
-                break
-            if self._fill == 0:
-                start = self._next_start - self._pos
-                if start >= n - i:
-                    break
-                i += max(0, start)
-                self._pos += max(0, start)
-                if self._busy():  # skip this capture, try again one period later
-                    self._next_start = self._pos + self._period
-                    continue
-            take = min(self._cap_len - self._fill, n - i)
-            self._xbuf[self._fill:self._fill + take] = x[i:i + take]
-            self._ybuf[self._fill:self._fill + take] = y[i:i + take]
-            self._fill += take
-            i += take
-            self._pos += take
-            if self._fill == self._cap_len:
-                self._next_start = self._pos - self._cap_len + self._period
-                self._fill = 0
-                self._steps += 1
-                xc, yc = self._xbuf.copy(), self._ybuf.copy()
-                if self._sync:
-                    self._run_step(xc, yc)
-                else:
-                    self._worker = threading.Thread(target=self._run_step, args=(xc, yc), daemon=True)
-                    self._worker.start()
-        self._pos += n - i
-        return n
+    def forecast(self, noutput_items, ninputs):
+        # Normally both inputs are needed (consumed in step, so neither runs out first at the end of a
+        # finite stream, which would end the block early); a stalled receiver needs none, so the
+        # transmit input is consumed alone.
+        return [0] * ninputs if self._stalled else [1] * ninputs
 
-    def stop(self):
-        if self._worker is not None:
-            self._worker.join()
-        return True
+    def _read_tags(self, port, n):
+        base = self.nitems_read(port)
+        for t in self.get_tags_in_window(port, 0, n):
+            key, pos = t.key, t.offset
+            if pmt.eq(key, _RX_RATE) and port == 1:
+                if pmt.is_real(t.value) and self._rate == 0:
+                    v = pmt.to_double(t.value)
+                    if math.isfinite(v) and v > 0:
+                        self._rate = v
+                        self._check_band()
+            elif pmt.eq(key, _RX_TIME) and port == 1:
+                sec = _rx_time_seconds(t.value)
+                if sec is None:
+                    if not self._malformed_logged:
+                        self._malformed_logged = True
+                        self.logger.warn(f"rx_time: malformed value {t.value} at sample {pos}; treated as a "
+                                         "discontinuity (logged once)")
+                    self._cut(pos, "a malformed rx_time tag")
+                    self._time_ref = None
+                    continue
+                ref = self._time_ref
+                self._time_ref = (pos, sec)
+                if ref is not None:
+                    expect = ref[1] + (pos - ref[0]) / self._rate if self._rate > 0 else None
+                    if expect is None or abs(sec - expect) * max(self._rate, 1.0) > 0.5:
+                        with self._lock:
+                            self._meters["overflows"] += 1
+                        self._cut(pos, "an rx_time discontinuity (receiver overflow)")
+            elif pmt.eq(key, _RX_FREQ) and port == 1:
+                f = pmt.to_double(t.value) if pmt.is_real(t.value) else None
+                if self._freq is not None and f != self._freq:
+                    self._cut(pos, "an rx_freq change (retune)")
+                self._freq = f
+            elif any(pmt.eq(key, k) for k in _BURST_KEYS):
+                self._cut(pos, f"a burst boundary ({pmt.symbol_to_string(key)})")
+        return base
+
+    def _cut(self, pos, why):
+        self._cuts.append((pos, why))
+
+    def general_work(self, input_items, output_items):
+        n = [len(input_items[0]), len(input_items[1])]
+        if not self._stalled:
+            n = [min(n)] * 2
+        for port in (0, 1):
+            if n[port]:
+                self._read_tags(port, n[port])
+                self._buf[port] = np.concatenate([self._buf[port], input_items[port][:n[port]]])
+                self.consume(port, n[port])
+        if n[1]:
+            self._last_rx = time.monotonic()
+            if self._stalled:
+                self._stalled = False
+                self.logger.info("rx_timeout: receiver samples are flowing again")
+        self._capture()
+        return 0
+
+    def _capture(self):
+        N = self._cap_len
+        while not (self._max_updates > 0 and self._steps >= self._max_updates):
+            s = self._next_start
+            # Keep only what a capture can still use, and never more than the slack allows.
+            for port in (0, 1):
+                end = self._base[port] + self._buf[port].size
+                keep_from = max(s, end - _SLACK_CAPTURES * N - N)
+                if keep_from > self._base[port]:
+                    self._buf[port] = self._buf[port][min(keep_from - self._base[port], self._buf[port].size):]
+                    self._base[port] = max(self._base[port], keep_from)
+            lo = max(self._base)
+            if lo > s:  # one input ran so far ahead that the other's samples for this capture are gone
+                self._drop(f"input {int(np.argmax(self._base))} ran more than {_SLACK_CAPTURES} captures "
+                           "ahead of the other", lo)
+                continue
+            if min(b + v.size for b, v in zip(self._base, self._buf)) < s + N:
+                return  # wait for more samples
+            cut = [(p, w) for p, w in self._cuts if s < p < s + N]
+            self._cuts = [(p, w) for p, w in self._cuts if p >= s + N]
+            if cut:
+                p, why = cut[-1]
+                self._drop(f"the capture at sample {s} holds {why} at sample {p}", p)
+                continue
+            x = self._buf[0][s - self._base[0]:s - self._base[0] + N].copy()
+            y = self._buf[1][s - self._base[1]:s - self._base[1] + N].copy()
+            self._next_start = s + self._period
+            if self._busy():
+                continue  # skip this capture, try again one period later
+            self._steps += 1
+            if self._sync:
+                self._run_step(x, y)
+            else:
+                self._worker = threading.Thread(target=self._run_step, args=(x, y), daemon=True)
+                self._worker.start()
+
+    def _drop(self, why, restart):
+        with self._lock:
+            self._meters["dropped_captures"] += 1
+            self._status = f"capture dropped: {why}"
+        self.logger.warn(f"capture dropped: {why}")
+        self._next_start = restart

@@ -300,62 +300,6 @@ class ModelFit:
         return apply(x, self.model, self.coefficients, self.lo_leakage, history, future)
 
 
-# Relative RMS of the probe noise of a forward fit (dpd.estimate's ``perturbation``): the smallest
-# that kept every APA_200MHz surrogate tried stable under iterative inversion (0.003 did not).
-DEFAULT_PERTURBATION = 0.01
-
-
-def fit_forward(x, y, model, x_val=None, y_val=None, x_test=None, y_test=None, regularization=None,
-                nperseg=None, contiguous=False, perturbation=DEFAULT_PERTURBATION):
-    """Fit y ~ f(x) (a PA behavioural model: x the PA input, y its output, time-aligned) of any family.
-
-    The regularisation is chosen on the validation pair when given (else on the last 20 % of the
-    training capture), the model run over it as a stream (from a zero state, or continuing the
-    training split with ``contiguous``). NMSE is reported on each split given, averaged over ``nperseg``-long segments
-    when ``nperseg`` is set (OpenDPD's definition), over the whole split otherwise. Each split is run
-    from a zero state, or, with ``contiguous`` (train, val and test are consecutive parts of one
-    capture), with the end of the previous split as its history, as a streaming block would run.
-
-    ``perturbation``: see :func:`gnuradio.gpuinterp.dpd.estimate`. A capture excites its channel only;
-    the probe rows fix the model's answer to anything else, so the model stays usable as a PA
-    surrogate when a predistorter adds out-of-band components. 0 fits the capture alone (best NMSE on
-    the capture's own kind of signal, no guarantee elsewhere)."""
-    from . import dpd  # dpd imports this module
-
-    m = parse(model)
-    x = np.asarray(x, dtype=np.complex128).ravel()
-    y = np.asarray(y, dtype=np.complex128).ravel()
-    val = None
-    if x_val is not None:
-        val = (np.asarray(y_val, dtype=np.complex128).ravel(), np.asarray(x_val, dtype=np.complex128).ravel(),
-               x[-m.history:] if contiguous and m.history else None)
-    # estimate() fits its first argument from the basis of its second: the forward model is the
-    # "post-inverse" of the swapped pair, with unit gain and no delay (the capture is aligned).
-    r = dpd.estimate(y, x, model=m, target_gain=1.0, delay=0.0, regularization=regularization,
-                     validation=val, perturbation=perturbation)
-    fit = ModelFit(str(m), r.coefficients, r.lo_leakage, {}, float(np.max(np.abs(x))), r.regularization,
-                   r.condition, r.rank)
-
-    hist = m.history
-
-    def score(xs, ys, before=None):
-        if xs is None:
-            return float("nan")
-        ys = np.asarray(ys, dtype=np.complex128).ravel()
-        h = None
-        if contiguous and before is not None and hist:
-            h = np.asarray(before, dtype=np.complex128).ravel()[-hist:]
-        est = fit.apply(xs, history=h)
-        if nperseg:
-            from .metrics import opendpd_nmse_db
-            return opendpd_nmse_db(est, ys, nperseg)
-        return dpd.nmse_db(ys, est)
-
-    fit.nmse_db = {"train": score(x, y), "val": score(x_val, y_val, x),
-                   "test": score(x_test, y_test, x_val if x_val is not None else None)}
-    return fit
-
-
 def save_model(path, fit, **extra):
     """Write a :class:`ModelFit` as JSON: {"kind", "model" (the spec), "coefficients": [[re, im], ..],
     "lo_leakage": [re, im], "input_range", "nmse_db", "regularization", "condition", "rank", ...extra}.

@@ -1,0 +1,228 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Closed-loop adaptation: one indirect-learning step per capture, with damping and rollback, on
+captures a real receiver took (its phase, frequency, DC, image and clipping handled by
+:mod:`.dpd_capture`)."""
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import dpd_model as _spec
+from .dpd_align import _check_pair
+from .dpd_capture import CaptureReport, condition
+from .dpd_estimate import _fit, _prepare, _require_rows, _rows, ls_gain
+from .dpd_ph import DPDError, _as_complex_vector, _model_of
+from .metrics import nmse_db
+
+
+@dataclass
+class StepResult:
+    """One adaptation step. ``coefficients``/``lo_leakage``: what the predistorter should use now.
+    ``loop_nmse_db``: NMSE of x against f_current(y/G) on this capture, the indirect-learning error of
+    the coefficients that were in use while it was captured (0 when perfectly linearised, the raw PA
+    distortion with the identity predistorter). ``status``: "updated", "rolled back", "calibrating"
+    (the loop gain was measured and waits for the next capture to confirm it; nothing is sent) or
+    "refused" (``reason`` says why). ``gain``: the complex G this capture was normalised by (|G| held,
+    its phase this capture's); ``capture``: the :class:`~.dpd_capture.CaptureReport` (delay search,
+    frequency offset, receiver DC and image, clipping), None when the capture was refused before."""
+    iteration: int
+    status: str
+    coefficients: np.ndarray
+    lo_leakage: complex
+    loop_nmse_db: float = float("nan")
+    fit_nmse_db: float = float("nan")
+    delay: float = float("nan")
+    gain: complex = 0j
+    condition: float = float("nan")
+    damping: float = float("nan")
+    reason: str = ""
+    capture: CaptureReport = None
+
+    @property
+    def accepted(self):
+        return self.status == "updated"
+
+
+class Adaptation:
+    """Closed-loop indirect learning with damping and rollback, for captures from a real receiver.
+
+    Call :meth:`step` with each capture (x: predistorter output = PA input, y: PA output through the
+    observation receiver) taken while the predistorter ran with :attr:`coefficients`. Each capture is
+    first conditioned (:func:`~.dpd_capture.condition`: clipping against ``rx_full_scale``, delay,
+    frequency offset and drift, phase, receiver DC and IQ imbalance); then the loop NMSE of the
+    coefficients in use is measured and the step either
+
+    * rolls back to the best coefficient set seen so far when the loop NMSE is worse than the best by
+      more than ``rollback_tolerance_db`` (and halves the damping, down to ``min_damping``), or
+    * estimates the post-inverse w_est from this capture and moves w <- w + damping (w_est - w).
+
+    The loop gain. Only what is stable across captures is held: |G|. Its phase is the loop's LO phase,
+    which a retune or a second radio changes at will, so every capture is normalised by its own
+    phase. The first |G| is confirmed by a second capture (within ``gain_tolerance_db``) before it is
+    latched ("calibrating": a glitch in the first capture cannot set the PA's output level). A latched
+    |G| is checked on every capture through the predistorter in use (the gain of f_current(y/G)
+    against x, which is 1 while the loop gain is what was latched, whatever the DPD is doing): a
+    capture off by more than ``gain_tolerance_db`` is refused, and when the next one agrees with it
+    the loop gain has moved (a gain slider, an attenuator) and |G| is measured again (the best-so-far
+    record, whose NMSE belongs to the old gain, is dropped). A ``target_gain`` fixes |G|.
+
+    A capture that cannot be estimated or would give coefficients failing the sanity checks
+    (non-finite, predistorter gain on y/G beyond +-``max_gain_db``) leaves the coefficients unchanged;
+    the step says "refused" and why. The delay found on one capture is the hint for the next; when it
+    stops correlating (a restart, an overflow) it is searched again over the whole capture."""
+
+    def __init__(self, P, Q, Lp, Lq, damping=0.8, target_gain=None, rollback_tolerance_db=0.5,
+                 min_damping=0.1, max_gain_db=10.0, lock_delay=False, initial_coefficients=None,
+                 initial_lo_leakage=0j, model=None, rx_full_scale=None, rx_correction=True,
+                 track_frequency=True, gain_tolerance_db=1.0, **estimate_kwargs):
+        self.model = _model_of(P, Q, Lp, Lq, model)
+        if self.model.family == "ph":
+            self.P, self.Q, self.Lp, self.Lq = self.model.params
+        else:
+            self.P, self.Q, self.Lp, self.Lq = 0, 0, 1, 1
+        if not 0 < damping <= 1:
+            raise DPDError(f"damping: must be in (0, 1], got {damping}")
+        if not 0 < min_damping <= damping:
+            raise DPDError(f"min_damping: must be in (0, damping], got {min_damping}")
+        self.damping = float(damping)
+        self.min_damping = float(min_damping)
+        self.rollback_tolerance_db = float(rollback_tolerance_db)
+        if not (math.isfinite(self.rollback_tolerance_db) and self.rollback_tolerance_db >= 0):
+            raise DPDError(f"rollback_tolerance_db: must be finite and >= 0, got {rollback_tolerance_db}")
+        self.max_gain_db = float(max_gain_db)
+        if not (math.isfinite(self.max_gain_db) and self.max_gain_db > 0):
+            raise DPDError(f"max_gain_db: must be finite and > 0, got {max_gain_db}")
+        self.gain_tolerance_db = float(gain_tolerance_db)
+        if not (math.isfinite(self.gain_tolerance_db) and self.gain_tolerance_db > 0):
+            raise DPDError(f"gain_tolerance_db: must be finite and > 0, got {gain_tolerance_db}")
+        self.target_gain = None if target_gain is None or target_gain == 0 else complex(target_gain)
+        if self.target_gain is not None and not np.isfinite(self.target_gain):
+            raise DPDError(f"target_gain: must be finite (0 or None: measure it), got {target_gain}")
+        if rx_full_scale is not None and not (isinstance(rx_full_scale, (int, float)) and
+                                              math.isfinite(rx_full_scale) and rx_full_scale > 0):
+            raise DPDError(f"rx_full_scale: must be finite and > 0 (None: no clipping check), got {rx_full_scale!r}")
+        self.rx_full_scale = None if rx_full_scale is None else float(rx_full_scale)
+        self.rx_correction = bool(rx_correction)
+        self.track_frequency = bool(track_frequency)
+        self.gain = None if self.target_gain is None else abs(self.target_gain)  # the latched |G|
+        self.last_gain = None  # the complex G the last normalised capture was divided by
+        self._gain_fixed = self.target_gain is not None
+        self._candidate = None  # an unconfirmed |G| (first capture, or a moved loop gain)
+        self.lock_delay = bool(lock_delay)
+        self.delay = None
+        self.estimate_kwargs = dict(estimate_kwargs)
+        K = self.model.num_coefficients
+        if initial_coefficients is None or len(initial_coefficients) == 0:
+            initial_coefficients = np.zeros(K, dtype=np.complex128)
+            initial_coefficients[0] = 1.0  # the first term of every family is x[n]
+        self.coefficients = _as_complex_vector("initial_coefficients", initial_coefficients).copy()
+        if self.coefficients.size != K or not np.all(np.isfinite(self.coefficients)):
+            raise DPDError(f"initial_coefficients: expected {K} finite values for {self.model}, "
+                           f"got {self.coefficients.size}")
+        self.lo_leakage = complex(initial_lo_leakage)
+        if not np.isfinite(self.lo_leakage):
+            raise DPDError(f"initial_lo_leakage: must be finite, got {initial_lo_leakage}")
+        self.best = None  # (loop_nmse_db, coefficients, lo_leakage)
+        self.iteration = 0
+        self.history = []
+
+    def _result(self, status, reason="", **kw):
+        r = StepResult(self.iteration, status, self.coefficients.copy(), self.lo_leakage,
+                       damping=self.damping, reason=reason, **kw)
+        self.history.append(r)
+        return r
+
+    def _refuse(self, reason, **kw):
+        return self._result("refused", reason, **kw)
+
+    def reset_gain(self):
+        """Forget the latched |G| (the next two captures measure and confirm it again)."""
+        if not self._gain_fixed:
+            self.gain, self._candidate, self.best = None, None, None
+
+    def step(self, x, y):
+        self.iteration += 1
+        kw = dict(self.estimate_kwargs)
+        m = self.model
+        try:
+            x, y = _check_pair(x, y)
+            yc, clipped, rep = condition(x, y, self.rx_full_scale, self.rx_correction, self.track_frequency,
+                                         kw.get("max_delay"), self.delay)
+            xa, yn, d, Gc, bad = _prepare(x, yc, m, None, rep.delay, kw.get("max_delay"),
+                                          kw.get("fractional", True), clipped)
+        except DPDError as e:
+            return self._refuse(str(e))
+        info = dict(delay=d, capture=rep)
+        try:
+            ok = _rows(m, xa.size, bad)
+            _require_rows(int(ok.sum()), m.num_coefficients + int(kw.get("lo_leakage", True)),
+                          kw.get("min_samples_per_coefficient", 10))
+        except DPDError as e:
+            return self._refuse(str(e), **info)
+        self.delay = d
+        tol = self.gain_tolerance_db
+        if self.gain is None:
+            # First |G|, or a moved one: latch it once a second capture agrees.
+            if self._candidate is None or abs(20 * math.log10(abs(Gc) / self._candidate)) > tol:
+                self._candidate = abs(Gc)
+                return self._result("calibrating", f"gain: |G| {20 * math.log10(abs(Gc)):.2f} dB measured; "
+                                    "confirming it on the next capture before latching",
+                                    gain=Gc * np.exp(1j * rep.phase), **info)
+            self.gain, self._candidate = abs(Gc), None
+        # y normalised by the held |G| and this capture's own phase
+        G = self.gain * Gc / abs(Gc)
+        yn = yn * (Gc / G)
+        f_cur = _spec.apply(yn, m, self.coefficients, self.lo_leakage)
+        # The loop gain as the caller sees it (y against x at the capture's centre): the phase taken
+        # out with the frequency offset belongs to it.
+        turn = complex(np.exp(1j * rep.phase))
+        info["gain"] = self.last_gain = G * turn
+        if not self._gain_fixed:
+            # Through the predistorter in use, a loop at the latched gain gives x back with gain 1.
+            off = abs(ls_gain(f_cur, xa, ok))
+            off_db = -20 * math.log10(max(off, 1e-300))
+            if abs(off_db) > tol:
+                moved = self.gain / off
+                if self._candidate is not None and abs(20 * math.log10(moved / self._candidate)) <= tol:
+                    self.gain, self._candidate, self.best = moved, None, None
+                    G = self.gain * Gc / abs(Gc)
+                    yn = yn * off
+                    f_cur = _spec.apply(yn, m, self.coefficients, self.lo_leakage)
+                    info["gain"] = self.last_gain = G * turn
+                else:
+                    self._candidate = moved
+                    return self._refuse(f"gain: the loop gain is {off_db:+.2f} dB off the latched |G| (beyond "
+                                        f"+-{tol:g} dB): a glitch in this capture, or the gain moved (TX/RX "
+                                        "gain, attenuator); |G| is measured again if the next capture agrees",
+                                        **info)
+            else:
+                self._candidate = None
+        loop = nmse_db(xa[ok], f_cur[ok])
+        if self.best is not None and loop > self.best[0] + self.rollback_tolerance_db:
+            best_nmse, w, c = self.best
+            self.coefficients, self.lo_leakage = w.copy(), c
+            self.damping = max(self.min_damping, self.damping / 2)
+            return self._result("rolled back", f"loop NMSE {loop:.2f} dB is worse than the best {best_nmse:.2f} dB",
+                                loop_nmse_db=loop, **info)
+        if self.best is None or loop < self.best[0]:
+            self.best = (loop, self.coefficients.copy(), self.lo_leakage)
+        try:
+            coeffs, c, sol, _ = _fit(xa, yn, m, kw.get("regularization"), kw.get("max_condition"),
+                                     kw.get("lo_leakage", True), kw.get("min_samples_per_coefficient", 10),
+                                     bad)
+        except DPDError as e:
+            return self._refuse(str(e), loop_nmse_db=loop, **info)
+        mu = self.damping
+        w_new = self.coefficients + mu * (coeffs - self.coefficients)
+        c_new = self.lo_leakage + mu * (c - self.lo_leakage)
+        if not (np.all(np.isfinite(w_new)) and np.isfinite(c_new)):
+            return self._refuse("coefficients: update is not finite", loop_nmse_db=loop, **info)
+        z = _spec.apply(yn, m, w_new, c_new)[ok]
+        g_db = 10 * math.log10(max(np.vdot(z, z).real, 1e-300) / np.vdot(yn[ok], yn[ok]).real)
+        if abs(g_db) > self.max_gain_db:
+            return self._refuse(f"coefficients: predistorter gain {g_db:.1f} dB on the capture exceeds "
+                                f"+-max_gain_db {self.max_gain_db:g} dB", loop_nmse_db=loop, **info)
+        self.coefficients, self.lo_leakage = w_new, complex(c_new)
+        return self._result("updated", loop_nmse_db=loop, fit_nmse_db=sol.fit_nmse_db, condition=sol.condition,
+                            **info)

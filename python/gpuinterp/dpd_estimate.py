@@ -1,0 +1,334 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Indirect-learning estimation from one capture: outliers, alignment, gain, the fit."""
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import dpd_model as _spec
+from .dpd_align import _check_pair, align, fractional_shift
+from .dpd_ph import DPDError, _model_of
+from .dpd_solve import solve_regularized
+from .metrics import nmse_db, opendpd_nmse_db
+
+
+@dataclass
+class EstimateResult:
+    """Outcome of :func:`estimate`.
+
+    coefficients: flat complex vector in the layout of ``model``; lo_leakage: c;
+    fit_nmse_db: NMSE of the post-inverse fit, ||x - f(y/G)||^2/||x||^2 (how well the model explains
+    the capture); raw_nmse_db: NMSE of y/G against x (the PA distortion seen in this capture);
+    delay: y lag in samples; gain: G used; condition: condition number of the column-normalised basis;
+    rank: singular directions above the regularisation; regularization: the lambda used (relative to
+    s_max^2) and regularization_selected_by how it was chosen; validation_nmse_db: NMSE on the
+    held-out rows that chose it; outliers: samples excluded as outliers; num_samples: rows fitted;
+    model: the spec string."""
+    coefficients: np.ndarray
+    lo_leakage: complex
+    fit_nmse_db: float
+    raw_nmse_db: float
+    delay: float
+    gain: complex
+    condition: float
+    num_samples: int
+    P: int = 0
+    Q: int = 0
+    Lp: int = 1
+    Lq: int = 1
+    rank: int = 0
+    regularization: float = float("nan")
+    regularization_selected_by: str = ""
+    validation_nmse_db: float = float("nan")
+    outliers: int = 0
+    model: str = ""
+
+    @property
+    def nmse_db(self):
+        return self.fit_nmse_db
+
+
+def _require_rows(rows, ncol, min_samples_per_coefficient):
+    need = int(math.ceil(min_samples_per_coefficient * ncol))
+    if rows < need:
+        raise DPDError(f"x: capture too short: {rows} usable samples after alignment for {ncol} "
+                       f"unknowns (need at least {need} = {min_samples_per_coefficient} per unknown)")
+
+
+# A sample whose magnitude exceeds this many times the capture's robust RMS is a glitch (an ADC
+# overload, a dropped packet patched with garbage), not signal: 24 x RMS is a 27.6 dB peak-to-average
+# ratio, far above any communication signal's. Such samples are zeroed before alignment and the rows
+# that touch them are left out of the fit, so one glitch cannot bias the delay, the gain or the
+# coefficients. More than 1 % of them means the capture itself is bad.
+OUTLIER_FACTOR = 24.0
+MAX_OUTLIER_FRACTION = 0.01
+
+
+def _outlier_mask(name, v):
+    mag = np.abs(v)
+    # median |v| of a complex Gaussian is sqrt(ln 2) x RMS; robust to the outliers themselves.
+    rms = np.median(mag) / math.sqrt(math.log(2.0))
+    bad = mag > OUTLIER_FACTOR * rms if rms > 0 else np.zeros(v.size, dtype=bool)
+    if bad.sum() > MAX_OUTLIER_FRACTION * v.size:
+        raise DPDError(f"{name}: {int(bad.sum())} of {v.size} samples exceed {OUTLIER_FACTOR:g} x the "
+                       "capture's robust RMS: the capture is clipped, corrupted or not a PA signal")
+    return bad
+
+
+def _prepare(x, y, model, target_gain, delay, max_delay, fractional, ybad=None):
+    """Align y to x and normalise it by the gain. Returns (xa, yn, delay, G, bad) with ``bad`` the
+    aligned rows that an outlier sample touches (excluded from every fit); ``ybad`` marks further
+    samples of y no fit may use (clipped ones)."""
+    bx, by = _outlier_mask("x", x), _outlier_mask("y", y)
+    if ybad is not None:
+        by = by | ybad
+    if bx.any() or by.any():
+        x, y = np.where(bx, 0, x), np.where(by, 0, y)
+    xa, ya, d = align(x, y, delay=delay, max_delay=max_delay, fractional=fractional)
+    if xa.size == 0 or not np.any(xa) or not np.any(ya):
+        raise DPDError(f"x: capture too short: no usable overlap of x and y after aligning by {d:.3f} "
+                       "samples")
+    bad = np.zeros(xa.size, dtype=bool)
+    if bx.any() or by.any():
+        # Map the glitches onto the aligned grid, widened by the interpolation window of the shift.
+        _, first = fractional_shift(np.zeros(x.size), float(d))
+        idx = np.arange(xa.size) + first
+        near = np.convolve(by.astype(float), np.ones(2 * 24 + 3), mode="same") > 0
+        shift = int(math.floor(d))
+        src = np.clip(idx + shift, 0, y.size - 1)
+        bad = bx[idx] | near[src]
+    good = ~bad
+    if target_gain is None or target_gain == 0:
+        G = ls_gain(xa, ya, good)
+    else:
+        G = complex(target_gain)
+    if not np.isfinite(G) or abs(G) < 1e-12:
+        raise DPDError(f"target_gain: gain {G} is zero or not finite (y uncorrelated with x? "
+                       "check the delay range and the loopback)")
+    return xa, ya / G, d, complex(G), bad
+
+
+def _rows(model, n, bad=None):
+    """Rows of a length-n capture whose basis window lies inside it and touches no bad sample."""
+    m = _spec.parse(model)
+    terms = _spec.term_list(m)
+    back = max(max(l, j) for l, j, _, _ in terms)
+    ahead = max([-j for _, j, _, _ in terms] + [0])
+    ok = np.zeros(n, dtype=bool)
+    ok[back:n - ahead] = True
+    if bad is not None and bad.any():
+        # a row reads samples n-back .. n+ahead
+        hit = np.convolve(bad.astype(float), np.ones(back + ahead + 1), mode="full")
+        ok &= hit[ahead:ahead + n] == 0
+    return ok
+
+
+def ls_gain(x, y, rows=None):
+    """Least-squares complex gain G of y ~ G x (over ``rows``, a boolean mask, when given); 0 for an
+    all-zero x."""
+    if rows is not None:
+        x, y = x[rows], y[rows]
+    den = np.vdot(x, x).real
+    return complex(np.vdot(x, y) / den) if den > 0 else 0j
+
+
+def _probe_rows(yn, xa, ok, design, perturbation, seed=0x5eed):
+    """Rows that pin the model's small-signal response where the capture never excited it.
+
+    A capture's input occupies its channel only (OpenDPD's APA_200MHz input is band-limited to
+    -300 dB outside 200 MHz of a 983 MHz band), so the fit never sees how the device answers an input
+    component anywhere else: those directions of coefficient space are set by the regularisation
+    alone, and with near-collinear columns of an oversampled basis they come out arbitrary. A
+    predistorted signal has exactly such components (its out-of-band expansion), and a forward model
+    fitted this way can answer them with any gain, even diverge. Training with input noise is
+    Tikhonov regularisation of the model's derivative (Bishop, Neural Computation 7(1), 1995): the
+    same rows again, with the input moved by white complex noise of ``perturbation`` x its RMS and
+    the target by the capture's linear gain times that noise. Where the capture speaks, its rows
+    dominate; elsewhere the model's incremental gain is pulled to the linear gain, which is what a
+    broadband PA does there to first order. The noise is seeded: the fit is reproducible."""
+    rng = np.random.default_rng(seed)
+    g = ls_gain(yn, xa, ok)
+    rms = math.sqrt(np.mean(np.abs(yn[ok]) ** 2))
+    n = (rng.standard_normal(yn.size) + 1j * rng.standard_normal(yn.size)) * (perturbation * rms / math.sqrt(2))
+    return design(yn + n)[ok], xa[ok] + g * n[ok]
+
+
+def _fit(xa, yn, model, regularization, max_condition, lo_leakage, min_samples_per_coefficient,
+         bad=None, validation=None, perturbation=0.0):
+    """Fit x ~ f(yn) + c.
+
+    With ``regularization`` None, lambda is chosen on held-out data: the ``validation`` pair
+    (x_val, y_val, already normalised) when given, else the last 20 % of this capture (fitted on the
+    first 80 % for the choice, then refitted on everything). The held-out score is the NMSE of the
+    model *run over the held-out samples from a zero initial state*, as a predistorter or PA model
+    block would run it. That matters on oversampled captures: their basis columns are nearly
+    collinear, a barely-regularised fit balances large coefficients of opposite sign, and such a model
+    explodes as soon as its input leaves the captured signal's manifold (a start-up transient, a
+    predistorted signal). Scoring the run exposes it; scoring only steady-state rows would not."""
+    m = _spec.parse(model)
+    ok = _rows(m, xa.size, bad)
+
+    def design(v, history=None):
+        p = _spec.basis(v, m, history)
+        if lo_leakage:
+            p = np.hstack([p, np.ones((p.shape[0], 1), dtype=np.complex128)])
+        return p
+
+    full = design(yn)
+    phi, target = full[ok], xa[ok]
+    _require_rows(phi.shape[0], phi.shape[1], min_samples_per_coefficient)
+    if perturbation:
+        pphi, ptarget = _probe_rows(yn, xa, ok, design, perturbation)
+    reg, how, val = regularization, None, float("nan")
+    if reg is None:
+        ahead = m.lookahead
+        vhist = None
+        if validation is not None:
+            xv, yv = (np.asarray(v, dtype=np.complex128).ravel() for v in validation[:2])
+            vhist = validation[2] if len(validation) > 2 else None
+            fit_rows = ok
+        else:
+            cut = int(xa.size * 0.8)
+            xv, yv = xa[cut:], yn[cut:]
+            fit_rows = ok & (np.arange(xa.size) < cut)
+        okv = np.ones(xv.size, dtype=bool)
+        if ahead:
+            okv[-ahead:] = False
+        if bad is not None and validation is None:
+            okv &= ~bad[xa.size - xv.size:]
+        if fit_rows.sum() >= phi.shape[1] and okv.sum() > 0:
+            fphi, ftarget = full[fit_rows], xa[fit_rows]
+            if perturbation:
+                keep = fit_rows[ok]
+                fphi, ftarget = np.vstack([fphi, pphi[keep]]), np.concatenate([ftarget, ptarget[keep]])
+            pre = solve_regularized(fphi, ftarget, None, design(yv, vhist)[okv], xv[okv])
+            reg, val = pre.regularization, pre.validation_nmse_db
+            how = "validation" if validation is not None else "holdout"
+    if how == "validation":
+        sol = pre  # fitted on every row already: no refit
+    else:
+        if perturbation:
+            phi, target = np.vstack([phi, pphi]), np.concatenate([target, ptarget])
+        sol = solve_regularized(phi, target, reg)
+    if perturbation:
+        sol.fit_nmse_db = nmse_db(xa[ok], full[ok] @ sol.w)  # the capture's rows, not the probes
+    if how:
+        sol.selected_by, sol.validation_nmse_db = how, val
+    if max_condition is not None and not sol.condition < max_condition:
+        raise DPDError(f"y: basis matrix is ill-conditioned (condition number {sol.condition:.3g} >= "
+                       f"max_condition {max_condition:.3g}); the capture does not excite the model "
+                       "(constant envelope? too few distinct amplitudes?) or the model is too large for it")
+    w = sol.w
+    c = complex(w[-1]) if lo_leakage else 0j
+    coeffs = w[:-1] if lo_leakage else w
+    return coeffs, c, sol, phi.shape[0]
+
+
+def estimate(x, y, P=None, Q=None, Lp=None, Lq=None, target_gain=None, regularization=None, delay=None,
+             max_delay=None, fractional=True, lo_leakage=True, max_condition=None,
+             min_samples_per_coefficient=10, model=None, validation=None, perturbation=0.0):
+    """Indirect-learning estimate of predistorter coefficients from one capture.
+
+    x: PA input (the predistorter output), y: PA output (loopback capture), same length. The model is
+    the parallel Hammerstein (P, Q, Lp, Lq) or any spec of :mod:`gnuradio.gpuinterp.dpd_model`
+    (``model="gmp:Ka=5,La=8,Kb=3,Lb=4,Mb=2"``). Swapping x and y fits a forward (PA) model instead.
+    Steps: align y to x (integer delay by cross-correlation, fractional by band-limited interpolation;
+    pass ``delay`` to skip the search); exclude outlier samples (beyond 24 x the robust RMS); normalise
+    y by the complex gain G (``target_gain``; None measures the least-squares gain of this capture,
+    y ~ G x); fit the post-inverse x ~ f(y/G) by regularised least squares on the column-normalised
+    basis (:func:`solve_regularized`). ``regularization`` None chooses lambda on held-out data: the
+    ``validation`` pair (x_val, y_val, same roles as x, y, already aligned) when given, else the last
+    20 % of this capture; a number fixes it (relative to the largest squared singular value). The
+    held-out run starts from a zero state, or from the samples of y that preceded y_val when
+    ``validation`` carries them as a third element (a split that continues the capture).
+    Copying f into the predistorter makes PA(f(u)) ~ G u.
+
+    Raises :class:`DPDError` (a ValueError whose message starts with the parameter name) for
+    mismatched lengths, empty/all-zero/non-finite captures, a capture too short for the number of
+    unknowns (``min_samples_per_coefficient`` rows per unknown), a basis whose condition number
+    reaches ``max_condition`` (None: no limit, the regularisation handles it); the returned
+    coefficients are always finite.
+
+    ``perturbation`` (>= 0, relative to the RMS of y): fit a second copy of the capture with y moved
+    by seeded white noise of that relative RMS and x by the capture's linear gain times it. This pins
+    the model's response to input components the capture never contained (see
+    :func:`_probe_rows`): a forward PA model used as a surrogate under a predistorted input needs it
+    (docs/dpd_loop.md gives the APA_200MHz figures). 0 (default) fits the capture alone."""
+    m = _model_of(P, Q, Lp, Lq, model)
+    if regularization is not None and regularization != "gcv" and not (
+            isinstance(regularization, (int, float)) and regularization >= 0 and math.isfinite(regularization)):
+        raise DPDError(f"regularization: must be None (choose on held-out data) or finite and >= 0, "
+                       f"got {regularization}")
+    if not (isinstance(perturbation, (int, float)) and math.isfinite(perturbation) and 0 <= perturbation <= 1):
+        raise DPDError(f"perturbation: must be a number in [0, 1] (relative RMS of the probe noise), "
+                       f"got {perturbation}")
+    x, y = _check_pair(x, y)
+    xa, yn, d, G, bad = _prepare(x, y, m, target_gain, delay, max_delay, fractional)
+    if validation is not None:
+        xv, yv = _check_pair(*validation[:2])
+        vh = None if len(validation) < 3 or validation[2] is None else np.asarray(validation[2]) / G
+        validation = (xv, yv / G, vh)
+    coeffs, c, sol, rows = _fit(xa, yn, m, regularization, max_condition, lo_leakage,
+                                min_samples_per_coefficient, bad, validation, float(perturbation))
+    good = ~bad
+    raw = nmse_db(xa[good], yn[good])
+    ph = m.params if m.family == "ph" else (0, 0, 1, 1)
+    return EstimateResult(coeffs, c, sol.fit_nmse_db, raw, d, G, sol.condition, rows, *ph, rank=sol.rank,
+                          regularization=sol.regularization,
+                          regularization_selected_by=sol.selected_by,
+                          validation_nmse_db=sol.validation_nmse_db, outliers=int(bad.sum()),
+                          model=str(m))
+
+
+# Relative RMS of the probe noise of a forward fit (dpd.estimate's ``perturbation``): the smallest
+# that kept every APA_200MHz surrogate tried stable under iterative inversion (0.003 did not).
+DEFAULT_PERTURBATION = 0.01
+
+
+def fit_forward(x, y, model, x_val=None, y_val=None, x_test=None, y_test=None, regularization=None,
+                nperseg=None, contiguous=False, perturbation=DEFAULT_PERTURBATION):
+    """Fit y ~ f(x) (a PA behavioural model: x the PA input, y its output, time-aligned) of any family.
+
+    The regularisation is chosen on the validation pair when given (else on the last 20 % of the
+    training capture), the model run over it as a stream (from a zero state, or continuing the
+    training split with ``contiguous``). NMSE is reported on each split given, averaged over ``nperseg``-long segments
+    when ``nperseg`` is set (OpenDPD's definition), over the whole split otherwise. Each split is run
+    from a zero state, or, with ``contiguous`` (train, val and test are consecutive parts of one
+    capture), with the end of the previous split as its history, as a streaming block would run.
+
+    ``perturbation``: see :func:`estimate`. A capture excites its channel only;
+    the probe rows fix the model's answer to anything else, so the model stays usable as a PA
+    surrogate when a predistorter adds out-of-band components. 0 fits the capture alone (best NMSE on
+    the capture's own kind of signal, no guarantee elsewhere)."""
+    m = _spec.parse(model)
+    x = np.asarray(x, dtype=np.complex128).ravel()
+    y = np.asarray(y, dtype=np.complex128).ravel()
+    val = None
+    if x_val is not None:
+        val = (np.asarray(y_val, dtype=np.complex128).ravel(), np.asarray(x_val, dtype=np.complex128).ravel(),
+               x[-m.history:] if contiguous and m.history else None)
+    # estimate() fits its first argument from the basis of its second: the forward model is the
+    # "post-inverse" of the swapped pair, with unit gain and no delay (the capture is aligned).
+    r = estimate(y, x, model=m, target_gain=1.0, delay=0.0, regularization=regularization,
+                     validation=val, perturbation=perturbation)
+    fit = _spec.ModelFit(str(m), r.coefficients, r.lo_leakage, {}, float(np.max(np.abs(x))), r.regularization,
+                   r.condition, r.rank)
+
+    hist = m.history
+
+    def score(xs, ys, before=None):
+        if xs is None:
+            return float("nan")
+        ys = np.asarray(ys, dtype=np.complex128).ravel()
+        h = None
+        if contiguous and before is not None and hist:
+            h = np.asarray(before, dtype=np.complex128).ravel()[-hist:]
+        est = fit.apply(xs, history=h)
+        if nperseg:
+            return opendpd_nmse_db(est, ys, nperseg)
+        return nmse_db(ys, est)
+
+    fit.nmse_db = {"train": score(x, y), "val": score(x_val, y_val, x),
+                   "test": score(x_test, y_test, x_val if x_val is not None else None)}
+    return fit
