@@ -5,13 +5,16 @@ independent numpy computation, the gr-uhd style rx_time/rx_rate/rx_freq tags and
 levels, parameter validation, and the default (realistic) emulator end to end."""
 
 import math
+import os
+import tempfile
+import time
 
 import numpy as np
 import pmt
 from gnuradio import blocks, gr, gr_unittest
 
 from gnuradio import gpuinterp
-from gnuradio.gpuinterp import sdr_emulator
+from gnuradio.gpuinterp import dpd_model, sdr_emulator
 
 FD = sdr_emulator.FD_DELAY
 # A PA that is exactly linear: Rapp with a saturation no sample comes near ((|x|/1e6)^4 vanishes
@@ -141,6 +144,46 @@ class qa_sdr_emulator(gr_unittest.TestCase):
         self.assertEqual(low.min_latency(), 0)
         low.set_latency(0)
 
+    def test_set_latency_while_running(self):
+        # A restart with a new latency: before the switch the output is x delayed by L1, after it by
+        # L2 (the delay line dropped the samples it held beyond L2; the FIR took the new fraction).
+        P, n, L1, L2 = 4096, 1 << 20, 300.25, 120.5
+        x, delayed = self.bandlimited_periodic(P)
+        emu = ideal(latency=L1)
+        tb = gr.top_block()
+        src = blocks.vector_source_c(np.tile(x, n // P).astype(np.complex64).tolist())
+        snk = blocks.vector_sink_c()
+        tb.connect(src, emu, snk)
+        tb.start()
+        while emu._tagger.nitems_read(0) < 50000:
+            time.sleep(0.002)
+        emu.set_latency(L2)
+        switched_by = emu._tagger.nitems_read(0)
+        tb.wait()
+        self.assertLess(switched_by, n // 2, "the flowgraph ran through before the switch")
+        y = np.array(snk.data(), dtype=np.complex128)
+        self.assertLength(y, n)  # a sync delay line: the stream skips ahead, its length stays
+
+        def err_db(start, ref_delay):
+            got = y[start:start + P]
+            ref = np.roll(delayed(ref_delay), -start)[:P]
+            return 10 * math.log10(np.mean(np.abs(got - ref) ** 2) / np.mean(np.abs(ref) ** 2))
+        self.assertLess(err_db(2 * P, L1), -70)
+        self.assertLess(err_db(len(y) - 2 * P, L2), -70)
+        self.assertEqual(emu.latency(), L2)
+
+    def test_fitted_pa_model_file(self):
+        # A PA model fitted from captures (here of a linear PA with gain 0.5 + 0.2j) runs as the PA.
+        g = 0.5 + 0.2j
+        xt = self.rand_c(8000)
+        fit = dpd_model.fit_forward(xt, g * xt, "mp:K=3,M=2")
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "pa.json")
+            dpd_model.save_model(path, fit)
+            x = self.rand_c(3000)
+            y, _ = run(ideal(latency=FD, pa_model=path, backend="cpu"), x)
+        self.assertClose(y, np.concatenate([np.zeros(FD), g * x[:-FD]]), 1e-4)
+
     # ---------------------------------------------------------------- LO
 
     def test_lo_phase(self):
@@ -206,7 +249,8 @@ class qa_sdr_emulator(gr_unittest.TestCase):
         self.assertLength(y, len(ref))
         np.testing.assert_array_equal(y.astype(np.complex64), ref[:len(y)])
         xs = xd[:len(y)]
-        self.assertEqual(emu.clipped(), int(np.count_nonzero((np.abs(xs.real) > fs) | (np.abs(xs.imag) > fs))))
+        over = (np.abs(xs.real) > fs) | (np.abs(xs.imag) > fs)
+        self.assertEqual(emu.clipped(), int(np.count_nonzero(over)))
         self.assertGreater(emu.clipped(), 0)
         # Every output is on the grid and within the two's-complement code range.
         codes = np.concatenate([y.real, y.imag]) / step
@@ -274,6 +318,16 @@ class qa_sdr_emulator(gr_unittest.TestCase):
         self.assertEqual([(o, pmt.to_double(v)) for o, v in tags_by_key(tags, "rx_rate")], [(0, 30.72e6)])
         self.assertEqual([(o, pmt.to_double(v)) for o, v in tags_by_key(tags, "rx_freq")], [(0, 2.4e9)])
 
+    def test_tags_follow_latency(self):
+        # A tag leaves on the sample it was attached to: TX index + floor(latency), also below FD_DELAY
+        # where the emulator skips the fractional-delay filter's first outputs.
+        tags = [make_tag(o, "mark", pmt.from_long(o)) for o in (5, 20, 700)]
+        for latency in (0, 3.5, 16, 100.7):
+            emu = ideal(latency=latency)
+            _, got = run(emu, self.rand_c(1000), tags)
+            marks = [(o, pmt.to_long(v)) for o, v in tags_by_key(got, "mark")]
+            self.assertEqual(marks, [(o + math.floor(latency), o) for o in (5, 20, 700)], latency)
+
     def test_drops(self):
         fs, t0 = 1e6, 3.9999995
         n = 6000
@@ -328,11 +382,13 @@ class qa_sdr_emulator(gr_unittest.TestCase):
             ("tx_gain_db", math.inf), ("rx_gain_db", math.nan), ("latency", -1), ("latency", math.inf),
             ("clock_offset_ppm", 2e4), ("freq_offset_hz", 1e9), ("freq_offset_hz", math.nan),
             ("lo_phase_deg", math.inf), ("lo_drift_hz_per_s", math.nan), ("phase_noise_deg", -1),
-            ("noise_dbfs", math.nan), ("noise_dbfs", math.inf), ("noise_dbfs", 3), ("iq_imbalance_db", math.inf),
-            ("iq_imbalance_deg", 90), ("dc_offset", complex(math.nan, 0)), ("dc_offset", "x"),
-            ("rx_full_scale", 0), ("adc_bits", 25), ("adc_bits", -1), ("adc_bits", 3.5), ("adc_enob", {"adc_bits": 12, "adc_enob": 13}),
-            ("adc_enob", -1), ("adc_enob", 0.5), ("drops", [(5,)]), ("drops", [(-1, 3)]), ("drops", 7),
-            ("start_time", -1), ("seed", -1), ("seed", 1.5), ("pa_model", "nope"), ("pa_model", 3),
+            ("noise_dbfs", math.nan), ("noise_dbfs", math.inf), ("noise_dbfs", 3),
+            ("iq_imbalance_db", math.inf), ("iq_imbalance_deg", 90),
+            ("dc_offset", complex(math.nan, 0)), ("dc_offset", "x"), ("rx_full_scale", 0),
+            ("adc_bits", 25), ("adc_bits", -1), ("adc_bits", 3.5),
+            ("adc_enob", {"adc_bits": 12, "adc_enob": 13}), ("adc_enob", -1), ("adc_enob", 0.5),
+            ("drops", [(5,)]), ("drops", [(-1, 3)]), ("drops", 7), ("start_time", -1),
+            ("seed", -1), ("seed", 1.5), ("pa_model", "nope"), ("pa_model", 3),
             ("pa_model", "memory_polynomial"), ("pa_model", {"model": "rapp", "rapp_saturation": -1}),
             ("pa_model", "/nonexistent/pa.json"), ("backend", "gpu"),
         ]
@@ -343,10 +399,12 @@ class qa_sdr_emulator(gr_unittest.TestCase):
         emu = ideal()
         for setter, name, value in [
                 (emu.set_tx_gain_db, "tx_gain_db", math.nan), (emu.set_rx_gain_db, "rx_gain_db", math.inf),
-                (emu.set_lo_phase_deg, "lo_phase_deg", math.nan), (emu.set_freq_offset_hz, "freq_offset_hz", 1e12),
+                (emu.set_lo_phase_deg, "lo_phase_deg", math.nan),
+                (emu.set_freq_offset_hz, "freq_offset_hz", 1e12),
                 (emu.set_noise_dbfs, "noise_dbfs", math.nan), (emu.set_dc_offset, "dc_offset", math.inf),
                 (emu.set_latency, "latency", -0.5), (emu.drop_samples, "count", 1.5),
-                (emu.set_phase_noise_deg, "phase_noise_deg", -2), (emu.set_lo_drift_hz_per_s, "lo_drift_hz_per_s", math.inf)]:
+                (emu.set_phase_noise_deg, "phase_noise_deg", -2),
+                (emu.set_lo_drift_hz_per_s, "lo_drift_hz_per_s", math.inf)]:
             with self.assertRaisesRegex(ValueError, f"^{name}:"):
                 setter(value)
         with self.assertRaisesRegex(ValueError, "^iq_imbalance_deg:"):
@@ -366,7 +424,6 @@ class qa_sdr_emulator(gr_unittest.TestCase):
         self.assertEqual(x.size, 65536)
         emu = gpuinterp.sdr_loopback_emulator_cc()
         y, tags = run(emu, x)
-        L = 23456.37
         self.assertLength(y, x.size)
         self.assertEqual(emu.clipped(), 0)
         self.assertEqual([o for o, _ in tags_by_key(tags, "rx_time")], [0])

@@ -20,15 +20,16 @@ handling) before the radio is on the bench. Signal path, in order::
     ADC                      rx_full_scale clipping (counted), adc_enob noise, adc_bits quantisation
     host interface           sample drops (overflows) re-tagged with rx_time as gr-uhd does
 
-The defaults describe a USRP-class radio (X310/N3xx/X410 class) looped back through a coupler and an
-attenuator, TX and RX running from one shared reference: the sample clocks are locked (0 ppm), the LO
-offset is zero but the LO phase between TX and RX is arbitrary (137 deg) and the LOs carry about 1 deg
-rms of phase noise each other's PLL does not cancel (-35 dBc integrated). The receiver has a 12-bit ADC
-(quantisation noise -74 dBFS) and -54 dBFS of thermal noise: a signal at -9 dBFS rms sees 45 dB SNR,
-typical of a loopback capture taken for DPD. The IQ imbalance (0.5 dB, 3 deg: image rejection about
-30 dB) and the DC offset (0.0025 + 0.0025j, -49 dBFS) are those of an uncalibrated direct-conversion
-receiver. The latency of 23456.37 samples stands for the FPGA, DMA and host buffering of a real
-loopback at 122.88 Msample/s; it is deliberately not an integer, since a real one is not.
+The defaults describe a USRP-class radio (X310 / N3xx / X410 class) looped back through a coupler and
+an attenuator, TX and RX running from one shared reference: the sample clocks are locked (0 ppm) and
+there is no frequency offset, but the LO phase between TX and RX is arbitrary (137 deg) and the two
+synthesisers add 1 deg rms of phase noise the shared reference does not make common (-35 dBc
+integrated). The receiver has a 12-bit ADC (quantisation noise -74 dBFS) and -54 dBFS of thermal
+noise: a signal at -9 dBFS rms sees 45 dB SNR, typical of a loopback capture taken for DPD (the phase
+noise, at -35 dBc, limits the EVM before the thermal noise does). The IQ imbalance (0.5 dB, 3 deg:
+image rejection about 28 dB) and the DC offset (0.0025 + 0.0025j, -49 dBFS) are those of an
+uncalibrated direct-conversion receiver. The latency of 23456.37 samples stands for the FPGA, DMA and
+host buffering of a loopback at 122.88 Msample/s; it is not an integer, since a real one is not.
 
 A finite input of N samples gives N - dropped outputs (N - 16 - dropped when built with a latency
 below 16, see ``latency``), of which GNU Radio may keep up to 7 at the very end: its SIMD-aligned
@@ -36,8 +37,9 @@ two-input blocks (the noise adders) stop on an alignment boundary once the input
 other input, a noise source, never does. A radio's stream has no end, so only tests notice.
 
 Stream tags of the input come out with the samples they were attached to (moved by the latency, and
-removed where they fall into a gap); the emulator adds rx_time, rx_rate and rx_freq on the first
-output sample and on the first sample after every gap.
+removed where they fall into a gap; with a clock offset they drift from their samples by that offset,
+as mmse_resampler_cc leaves tag offsets unscaled); the emulator adds rx_time, rx_rate and rx_freq on
+the first output sample and on the first sample after every gap, and removes any it receives.
 """
 
 import math
@@ -143,50 +145,70 @@ class _lo_cc(gr.sync_block):
         return n
 
 
-class _delay_cc(gr.sync_block):
-    """Integer delay of `delay` samples; set_delay() while running inserts zeros (longer) or drops the
-    oldest samples held (shorter), so the stream restarts with the new delay.
+class _delay_cc(gr.basic_block):
+    """The integer part of the latency, after the fractional-delay FIR: skips the FIR's first `skip`
+    outputs (skip = FD_DELAY gives a latency below FD_DELAY), then delays by `delay` samples.
+    set_delay() while running inserts zeros (longer) or drops the oldest samples held (shorter), so
+    the stream restarts with the new delay.
 
-    Not blocks.delay: its set_dly() called before the flowgraph starts counts the change twice (the
-    new history and the pending insertion both apply), and at the end of a finite input it emits its
-    held samples too, so the output is longer than the input. Here the output length is the input
-    length, as on a radio whose stream stops. Tags move with their samples."""
+    Not blocks.delay and blocks.skiphead: delay's set_dly() called before the flowgraph starts counts
+    the change twice (the new history and the pending insertion both apply), at the end of a finite
+    input it emits its held samples too (more outputs than inputs), and skiphead drops the tags of the
+    samples it skips, although those samples carry the first FD_DELAY inputs' tags. Tags leave this
+    block on their samples: the FIR passes them on without its delay, so they move by FD_DELAY more."""
 
-    def __init__(self, delay):
-        gr.sync_block.__init__(self, name="sdr_emulator_delay", in_sig=[np.complex64],
-                               out_sig=[np.complex64])
+    def __init__(self, delay, skip):
+        gr.basic_block.__init__(self, name="sdr_emulator_delay", in_sig=[np.complex64],
+                                out_sig=[np.complex64])
         self.set_tag_propagation_policy(gr.TPP_DONT)
         self._lock = threading.Lock()
         self._buf = np.zeros(delay, dtype=np.complex64)  # the next `delay` outputs
         self._next = delay
+        self._skip_left = skip
+        self._tag_shift = FD_DELAY - skip + delay  # input tag offset -> output offset
         self._tags = []  # (output offset, key, value, srcid) not yet written
 
     def set_delay(self, delay):
         with self._lock:
             self._next = delay
 
-    def work(self, input_items, output_items):
-        n = len(output_items[0])
+    def forecast(self, noutput_items, ninputs):
+        return [noutput_items] * ninputs
+
+    def _take_tags(self, r0, count):
+        self._tags += [(t.offset + self._tag_shift, t.key, t.value, t.srcid)
+                       for t in self.get_tags_in_range(0, r0, r0 + count)]
+
+    def general_work(self, input_items, output_items):
+        r0 = self.nitems_read(0)
+        if self._skip_left:
+            k = min(self._skip_left, len(input_items[0]))
+            self._take_tags(r0, k)
+            self._skip_left -= k
+            self.consume(0, k)
+            return 0
+        n = min(len(input_items[0]), len(output_items[0]))
         w0 = self.nitems_written(0)
         with self._lock:
             change = self._next - self._buf.size
         if change > 0:
             self._buf = np.concatenate([np.zeros(change, dtype=np.complex64), self._buf])
-            self._tags = [(o + change, k, v, s) for o, k, v, s in self._tags]
         elif change < 0:
             self._buf = self._buf[-change:]
-            self._tags = [(o + change, k, v, s) for o, k, v, s in self._tags if o >= w0 - change]
-        d = self._buf.size
+            # The dropped samples are the next -change outputs: their tags go with them.
+            self._tags = [t for t in self._tags if t[0] >= w0 - change]
+        # Every pending tag is for a sample still held, which now comes out `change` later.
+        self._tags = [(o + change, k, v, src) for o, k, v, src in self._tags]
+        self._tag_shift += change
         z = np.concatenate([self._buf, input_items[0][:n]])
-        output_items[0][:] = z[:n]
+        output_items[0][:n] = z[:n]
         self._buf = z[n:]
-        r0 = self.nitems_read(0)
-        self._tags += [(t.offset - r0 + w0 + d, t.key, t.value, t.srcid)
-                       for t in self.get_tags_in_range(0, r0, r0 + n)]
+        self._take_tags(r0, n)
         now = [t for t in self._tags if t[0] < w0 + n]
         self._tags = [t for t in self._tags if t[0] >= w0 + n]
-        for o, k, v, s in now:
-            self.add_item_tag(0, o, k, v, s)
+        for o, k, v, src in now:
+            self.add_item_tag(0, max(o, w0), k, v, src)
+        self.consume(0, n)
         return n
 
 
@@ -227,10 +249,9 @@ class _overflow_tagger_cc(gr.basic_block):
     true time of that sample, as usrp_source does after an overflow ('O').
 
     Positions are indices of this block's input, i.e. RX samples counted as if none were dropped.
-    Input tags arrive `tag_shift` samples early (the fractional-delay FIR propagates tags without its
-    group delay) and are moved back onto their samples; tags in a gap are dropped with the gap."""
+    Tags of the input in a gap are dropped with the gap; others move with their samples."""
 
-    def __init__(self, sample_rate, center_freq, start_time, drops, tag_shift):
+    def __init__(self, sample_rate, center_freq, start_time, drops):
         gr.basic_block.__init__(self, name="sdr_emulator_overflow", in_sig=[np.complex64],
                                 out_sig=[np.complex64])
         self.set_tag_propagation_policy(gr.TPP_DONT)
@@ -239,7 +260,6 @@ class _overflow_tagger_cc(gr.basic_block):
         self._center = center_freq
         self._t0_whole = math.floor(start_time)
         self._t0_frac = start_time - self._t0_whole
-        self._shift = tag_shift
         self._gaps = []        # merged, sorted [start, end) intervals still ahead
         self._pending = []     # counts from drop_samples(), placed at the next work()
         for pos, count in drops:
@@ -316,10 +336,9 @@ class _overflow_tagger_cc(gr.basic_block):
             self.add_item_tag(0, off, _TIME_KEY, uhd_time_pmt(*self.time_of(r0 + int(i))), src)
             self.add_item_tag(0, off, _RATE_KEY, pmt.from_double(self._fs), src)
             self.add_item_tag(0, off, _FREQ_KEY, pmt.from_double(self._center), src)
-        lo, hi = max(r0 - self._shift, 0), r0 + n - self._shift
         seen = set()
-        for tag in (self.get_tags_in_range(0, lo, hi) if hi > lo else ()):
-            i = tag.offset + self._shift - r0
+        for tag in self.get_tags_in_range(0, r0, r0 + n):
+            i = tag.offset - r0
             if not keep[i] or pmt.symbol_to_string(tag.key) in _UHD_KEYS:
                 continue
             # channels.iqbal_gen splits into I and Q and joins them again: each tag comes out of it
@@ -352,7 +371,7 @@ def _drops_param(drops):
     return out
 
 
-def _pa_block(pa_model, backend):
+def _pa_block(pa_model, backend, seed):
     """pa_model_cc from a model name, a fitted-model file or a dict of pa_model_cc arguments."""
     if isinstance(pa_model, dict):
         kwargs = dict(pa_model)
@@ -360,9 +379,11 @@ def _pa_block(pa_model, backend):
                                         pa_model in pa_models.MODELS and pa_model != "memory_polynomial"):
         kwargs = {"model": pa_model}
     else:
-        raise ValueError(f"pa_model: must be one of {[m for m in pa_models.MODELS if m != 'memory_polynomial']}, "
-                         f"a fitted PA model file (.json) or a dict of pa_model_cc arguments, got {pa_model!r}")
+        names = [m for m in pa_models.MODELS if m != "memory_polynomial"]
+        raise ValueError(f"pa_model: must be one of {names}, a fitted PA model file (.json) or a dict of "
+                         f"pa_model_cc arguments, got {pa_model!r}")
     kwargs.setdefault("backend", backend)
+    kwargs.setdefault("seed", seed)  # used when the dict asks for PA noise (snr_db)
     try:
         return pa_models.pa_model_cc(**kwargs)
     except ValueError as e:
@@ -406,7 +427,11 @@ class sdr_loopback_emulator_cc(gr.hier_block2):
             sine has SNR 6.02 enob + 1.76 dB; must not exceed adc_bits.
         drops: [(position, count), ...] samples to drop, in RX sample positions (as if none dropped).
         start_time: rx_time of the first sample, seconds.
-        seed: seed of every random source (PA noise excepted: pa_model_cc has its own).
+        seed: seed of every random source (also pa_model_cc's, unless the pa_model dict sets one).
+
+    Keep a reference to the block while the flowgraph runs (GRC's generated code does): like every
+    GNU Radio Python block, its Python blocks inside die with the Python object, and a flowgraph
+    built as ``tb.connect(src, sdr_loopback_emulator_cc(), snk)`` crashes.
 
     Runtime setters: set_tx_gain_db, set_rx_gain_db, set_lo_phase_deg, set_freq_offset_hz,
     set_lo_drift_hz_per_s, set_phase_noise_deg, set_noise_dbfs, set_dc_offset, set_iq_imbalance,
@@ -463,7 +488,7 @@ class sdr_loopback_emulator_cc(gr.hier_block2):
             chain += [blocks.complex_to_interleaved_short(False, 32767.0),
                       blocks.interleaved_short_to_complex(False, False, 32767.0)]
         self._tx_gain = blocks.multiply_const_cc(self._db_to_amp(tx_gain_db))
-        self._pa = _pa_block(pa_model, backend)
+        self._pa = _pa_block(pa_model, backend, seed)
         self._rx_gain = blocks.multiply_const_cc(self._db_to_amp(rx_gain_db))
         chain += [self._tx_gain, self._pa, self._rx_gain]
 
@@ -471,9 +496,7 @@ class sdr_loopback_emulator_cc(gr.hier_block2):
         frac = latency - math.floor(latency)
         self._fd = filter.fir_filter_ccf(1, fractional_delay_taps(frac).tolist())
         chain.append(self._fd)
-        if self._head:
-            chain.append(blocks.skiphead(gr.sizeof_gr_complex, self._head))
-        self._delay = _delay_cc(math.floor(latency) - FD_DELAY + self._head)
+        self._delay = _delay_cc(math.floor(latency) - FD_DELAY + self._head, self._head)
         chain.append(self._delay)
 
         # --- RX analogue ---
@@ -523,7 +546,7 @@ class sdr_loopback_emulator_cc(gr.hier_block2):
         chain.append(self._adc)
 
         # --- host ---
-        self._tagger = _overflow_tagger_cc(self._fs, center_freq, start_time, drops, FD_DELAY)
+        self._tagger = _overflow_tagger_cc(self._fs, center_freq, start_time, drops)
         chain.append(self._tagger)
 
         self.connect(self, chain[0])
@@ -578,7 +601,8 @@ class sdr_loopback_emulator_cc(gr.hier_block2):
         self._pn_source.set_amplitude(self._pn_mag(float_param("phase_noise_deg", phase_noise_deg, 0, 180)))
 
     def set_noise_dbfs(self, noise_dbfs):
-        self._noise.set_amplitude(self._noise_amp(float_param("noise_dbfs", noise_dbfs, hi=0, allow_inf=True)))
+        noise_dbfs = float_param("noise_dbfs", noise_dbfs, hi=0, allow_inf=True)
+        self._noise.set_amplitude(self._noise_amp(noise_dbfs))
 
     def set_dc_offset(self, dc_offset):
         self._dc.set_k(complex_param("dc_offset", dc_offset))
