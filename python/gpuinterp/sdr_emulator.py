@@ -435,7 +435,8 @@ class sdr_loopback_emulator_cc(gr.hier_block2):
 
     Runtime setters: set_tx_gain_db, set_rx_gain_db, set_lo_phase_deg, set_freq_offset_hz,
     set_lo_drift_hz_per_s, set_phase_noise_deg, set_noise_dbfs, set_dc_offset, set_iq_imbalance,
-    set_latency, drop_samples. Accessors: clipped(), overflows(), dropped(), latency(), min_latency().
+    set_latency, drop_samples. Accessors: clipped(), overflows(), dropped(), latency(), min_latency(),
+    pa() (the pa_model_cc inside, for its own setters).
     """
 
     def __init__(self, sample_rate=122.88e6, center_freq=3.5e9, tx_sc16=True, tx_gain_db=0.0,
@@ -447,7 +448,7 @@ class sdr_loopback_emulator_cc(gr.hier_block2):
         gr.hier_block2.__init__(self, "sdr_loopback_emulator_cc",
                                 gr.io_signature(1, 1, gr.sizeof_gr_complex),
                                 gr.io_signature(1, 1, gr.sizeof_gr_complex))
-        # Validate everything before building anything, so a bad value never leaves half a graph.
+        # Validate everything before connecting anything, so a bad value never leaves half a graph.
         self._fs = float_param("sample_rate", sample_rate, 0, lo_open=True)
         center_freq = float_param("center_freq", center_freq, 0)
         if tx_sc16 not in (True, False):
@@ -456,7 +457,7 @@ class sdr_loopback_emulator_cc(gr.hier_block2):
         rx_gain_db = float_param("rx_gain_db", rx_gain_db)
         latency = float_param("latency", latency, 0)
         ppm = float_param("clock_offset_ppm", clock_offset_ppm, -1e4, 1e4)
-        self._check_freq(freq_offset_hz)
+        freq_offset_hz = self._check_freq(freq_offset_hz)
         lo_phase_deg = float_param("lo_phase_deg", lo_phase_deg)
         lo_drift_hz_per_s = float_param("lo_drift_hz_per_s", lo_drift_hz_per_s)
         phase_noise_deg = float_param("phase_noise_deg", phase_noise_deg, 0, 180)
@@ -503,7 +504,7 @@ class sdr_loopback_emulator_cc(gr.hier_block2):
         if ppm:
             # mmse_resampler_cc's ratio is input rate / output rate: a faster RX clock takes more samples.
             chain.append(filter.mmse_resampler_cc(0.0, 1.0 / (1.0 + ppm * 1e-6)))
-        self._lo = _lo_cc(self._fs, float(freq_offset_hz), lo_phase_deg, lo_drift_hz_per_s)
+        self._lo = _lo_cc(self._fs, freq_offset_hz, lo_phase_deg, lo_drift_hz_per_s)
         chain.append(self._lo)
 
         self._pn_source = analog.noise_source_f(analog.GR_GAUSSIAN, self._pn_mag(phase_noise_deg),
