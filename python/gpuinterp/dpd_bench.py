@@ -19,8 +19,15 @@ The predistorter output is limited to that range (as a DAC's full scale would), 
 limited is reported, and a result whose surrogate output still leaves the plausible range is reported
 as an extrapolation failure, not as figures.
 
-Errors in the dataset (a missing file, a wrong CSV header, an odd column count, a NaN, mismatched
-lengths, a spec without the keys it needs) end with one line naming the file and the field, exit code 2.
+Errors in the dataset or the options end with exit code 2 and one line on stderr naming the file and
+the field (line and column of a CSV sample), or the option: a missing or unreadable file, a wrong CSV
+header or column count, a field that is not a plain decimal number ("1_000", "0x10", Unicode digits)
+or not finite, mismatched lengths, a file that is not a signal (all zeros, constant, a constant
+envelope at the PA input, a level float64 polynomials cannot carry), a sample beyond 24 x the file's
+robust RMS or an isolated peak above the bulk (the peak gain and the fitted input range are taken from
+the maxima, so one glitch would set them), splits whose median gains disagree, a spec.json value
+outside physical sense (bandwidths, nperseg, n_sub_ch) and output paths that cannot be written are all
+refused before anything is fitted; a PA model that does not explain a split's output, after the PA fit.
 """
 
 import argparse
@@ -28,6 +35,7 @@ import csv
 import json
 import math
 import os
+import re
 import sys
 import time
 
@@ -49,90 +57,284 @@ class BenchError(Exception):
     """A problem with the user's input: printed as one line, exit code 2."""
 
 
-def read_iq_csv(path):
-    """Complex samples of an ``I,Q`` CSV file (csv module; every row two finite numbers)."""
+# Numbers as a CSV writer prints them. Python's float() also takes "1_000", Unicode digits ("١٢")
+# and "infinity"; none of those is a number another tool reading the dataset would accept, so
+# a file that contains them is malformed, not a file to guess at.
+_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
+_NON_FINITE = {"nan", "+nan", "-nan", "inf", "+inf", "-inf", "infinity", "+infinity", "-infinity"}
+
+# A sample this far above the file's robust RMS (the median magnitude over sqrt(ln 2), as the
+# estimator measures it) is a glitch, not signal: the estimator's own limit, a 27.6 dB peak-to-average
+# ratio. The estimator zeroes such samples; the scoreboard refuses the file instead, because a
+# benchmark split with a sample patched out is no longer the published dataset, and every figure
+# after it (peak gain, fitted input range, ACLR of the measured output) would silently depend on
+# where the patch went.
+OUTLIER_FACTOR = dpd.OUTLIER_FACTOR
+# The largest sample may lie at most this far above the top of the bulk (the magnitude exceeded by
+# 0.1 % of the samples, or by 5 of them in a short file). The peak gain and the predistorter's input
+# range are both taken from the maximum, so a spike well below OUTLIER_FACTOR would still set them:
+# measured captures have max/top ratios of 1.06-1.25 (APA_200MHz, every split), a Gaussian signal about
+# 1.4 at 10^6 samples; 2 leaves 6 dB of room above either.
+ISOLATED_PEAK_FACTOR = 2.0
+# Robust RMS a file may have: polynomial terms up to order 15 and their squares (least squares) must
+# stay finite in float64; 1e9 ** 30 = 1e270.
+LEVEL_RANGE = (1e-9, 1e9)
+# Splits of one dataset measured at one operating point: their median gain |y| / |x| agrees within a
+# few percent (APA_200MHz: within 1 %). A factor of 2 apart is a split scaled differently (a wrong RX
+# gain or a file from another capture).
+SPLIT_GAIN_FACTOR = 2.0
+# A PA model that explains less of a split's output than this is not modelling this PA: the output is
+# not the PA response to that input (wrong file, unrelated capture, misalignment). Measured PA models
+# of APA_200MHz reach -30 to -39 dB; even a linear model reaches about -20 dB.
+MAX_PA_FIT_NMSE_DB = -10.0
+# Spectral figures need a main channel of some width: below 8 bins per (sub-)channel the Hann window's
+# leakage (4 bins wide) is the measurement.
+MIN_CHANNEL_BINS = 8
+NPERSEG_RANGE = (16, 1 << 24)
+# The robust checks compare a sample with the bulk of its file (the median, the 5 largest): a file
+# needs a bulk. Every OpenDPD split holds thousands of samples.
+MIN_SAMPLES = 64
+MAX_N_SUB_CH = 1024
+MAX_ITERATIONS = 100
+
+
+def _show(text, n=40):
+    """A user's text for an error message: quoted, on one line, at most ~n characters."""
+    r = repr(text)
+    return r if len(r) <= n else r[:n] + f"... ({len(text)} characters)"
+
+
+def _number(text):
+    """The value of one CSV field; raises ValueError (not a number) or OverflowError (not finite)."""
+    s = text.strip()
+    if _NUMBER.fullmatch(s):
+        v = float(s)
+        if not math.isfinite(v):  # 1e400
+            raise OverflowError
+        return v
+    if s.lower() in _NON_FINITE:
+        raise OverflowError
+    raise ValueError
+
+
+def read_iq_csv(path, with_lines=False):
+    """Complex samples of an ``I,Q`` CSV file (csv module; every row two finite numbers); with
+    ``with_lines`` also the file line of each sample, for messages about a sample."""
+    if os.path.isdir(path):
+        raise BenchError(f"{path}: is a directory, expected a CSV file")
     if not os.path.isfile(path):
         raise BenchError(f"{path}: file not found")
-    rows = []
+    rows, lines = [], []
     try:
-        with open(path, newline="") as f:
-            reader = csv.reader(f)
-            header = next(reader, None)
-            if header is None or [h.strip() for h in header] != ["I", "Q"]:
-                raise BenchError(f"{path}: header: expected 'I,Q', got {','.join(header or [])!r}")
-            for row in reader:
-                if not row:
-                    continue
-                if len(row) != 2:
-                    raise BenchError(f"{path}: line {reader.line_num}: expected 2 columns (I,Q), got {len(row)}")
-                try:
-                    i, q = float(row[0]), float(row[1])
-                except ValueError:
-                    raise BenchError(f"{path}: line {reader.line_num}: not a number: {','.join(row)!r}") from None
-                if not (math.isfinite(i) and math.isfinite(q)):
-                    raise BenchError(f"{path}: line {reader.line_num}: I,Q: not finite ({row[0]},{row[1]})")
-                rows.append((i, q))
+        # utf-8-sig: a spreadsheet's byte-order mark is not part of the header.
+        with open(path, newline="", encoding="utf-8-sig") as f:
+            consumed = 0
+
+            def counted():
+                # the csv module's line_num is one short or not, depending on where a line fails
+                nonlocal consumed
+                for text in f:
+                    consumed += 1
+                    yield text
+
+            reader = csv.reader(counted())
+            try:
+                header = next(reader, None)
+                if header is None:
+                    raise BenchError(f"{path}: empty file (expected the header 'I,Q' and samples)")
+                if [h.strip() for h in header] != ["I", "Q"]:
+                    raise BenchError(f"{path}: header: expected 'I,Q', got {_show(','.join(header))}")
+                for row in reader:
+                    if not row:
+                        continue
+                    n = reader.line_num
+                    if len(row) != 2:
+                        raise BenchError(f"{path}: line {n}: expected 2 columns (I,Q), got {len(row)}")
+                    vals = []
+                    for col, text in zip("IQ", row):
+                        try:
+                            vals.append(_number(text))
+                        except OverflowError:
+                            raise BenchError(f"{path}: line {n}, column {col}: not finite: {_show(text)}") from None
+                        except ValueError:
+                            raise BenchError(f"{path}: line {n}, column {col}: not a number: {_show(text)}") from None
+                    rows.append(vals)
+                    lines.append(n)
+            except csv.Error as e:
+                # a field beyond csv.field_size_limit(), a NUL byte: the file is not a CSV of numbers
+                raise BenchError(f"{path}: line {consumed}: not a CSV of numbers ({e})") from None
     except (OSError, UnicodeDecodeError) as e:
         raise BenchError(f"{path}: cannot read: {e}") from None
     if not rows:
-        raise BenchError(f"{path}: no samples")
+        raise BenchError(f"{path}: no samples (only the header)")
     a = np.asarray(rows, dtype=np.float64)
-    return a[:, 0] + 1j * a[:, 1]
+    x = a[:, 0] + 1j * a[:, 1]
+    return (x, np.asarray(lines)) if with_lines else x
+
+
+def check_signal(path, v, lines, side):
+    """Refuse a capture that is not a signal: all zeros, constant, a glitch far beyond the file's robust
+    level, an isolated peak above the bulk, or a level float64 polynomials cannot carry. ``side`` is
+    "input" or "output" (of the PA), for the message."""
+    if v.size < MIN_SAMPLES:
+        raise BenchError(f"{path}: {v.size} samples, too short for a PA {side} capture (at least {MIN_SAMPLES})")
+    mag = np.abs(v)
+    if not mag.any():
+        raise BenchError(f"{path}: all zeros (no PA {side} captured)")
+    # spread measured on v / max|v|: squares of 1e200 would overflow
+    u = v / mag.max()
+    rms = float(np.sqrt(np.mean(np.abs(u) ** 2)))
+    if np.std(u) <= 1e-9 * rms:
+        raise BenchError(f"{path}: constant: all {v.size} samples are {v[0]:.6g} (no PA {side} signal)")
+    med = float(np.median(mag))
+    if med == 0:
+        raise BenchError(f"{path}: {int(np.sum(mag == 0))} of {v.size} samples are 0: not a continuous "
+                         f"PA {side} capture")
+    robust = med / math.sqrt(math.log(2.0))
+
+    def where(i):
+        col = "I" if abs(v[i].real) >= abs(v[i].imag) else "Q"
+        val = v[i].real if col == "I" else v[i].imag
+        return f"line {lines[i]}, column {col}: {val:.6g}"
+
+    over = np.flatnonzero(mag > OUTLIER_FACTOR * robust)
+    if over.size:
+        i = over[np.argmax(mag[over])]
+        raise BenchError(f"{path}: {where(i)} is {mag[i] / robust:.3g} x the file's robust RMS {robust:.4g} "
+                         f"(limit {OUTLIER_FACTOR:g}): a glitch, not PA {side} signal ({over.size} such "
+                         f"sample{'s' if over.size > 1 else ''})")
+    if not LEVEL_RANGE[0] <= robust <= LEVEL_RANGE[1]:
+        raise BenchError(f"{path}: robust RMS {robust:.3g} outside [{LEVEL_RANGE[0]:g}, {LEVEL_RANGE[1]:g}]: "
+                         f"the model's polynomial terms would leave float64's range; rescale the file")
+    if side == "input" and np.std(np.abs(u)) <= 1e-6 * rms:
+        raise BenchError(f"{path}: constant envelope (|x| = {mag[0]:.6g} throughout): the PA model's "
+                         "nonlinear terms cannot be told apart on it; a DPD dataset needs a modulated input")
+    top = float(np.quantile(mag, 1.0 - max(0.001, 5.0 / v.size)))
+    i = int(np.argmax(mag))
+    if mag[i] > ISOLATED_PEAK_FACTOR * top:
+        raise BenchError(f"{path}: {where(i)} is an isolated peak: |I,Q| {mag[i]:.4g} is {mag[i] / top:.3g} x "
+                         f"the top of the bulk ({top:.4g}, limit {ISOLATED_PEAK_FACTOR:g}); a glitch, not PA "
+                         f"{side} signal")
+
+
+def _spec_number(path, key, v, integer=False):
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise BenchError(f"{path}: {key}: must be {'an integer' if integer else 'a number'}, got "
+                         f"{type(v).__name__} {_show(v)}")
+    if isinstance(v, int):
+        if abs(v) > 1e300:
+            raise BenchError(f"{path}: {key}: out of range ({len(str(abs(v)))} digits)")
+        return v
+    if not math.isfinite(v):
+        raise BenchError(f"{path}: {key}: must be finite, got {v!r}")
+    if integer:
+        if v != int(v):
+            raise BenchError(f"{path}: {key}: must be an integer, got {v!r}")
+        return int(v)
+    return v
 
 
 def read_spec(directory):
     path = os.path.join(directory, "spec.json")
+    if os.path.isdir(path):
+        raise BenchError(f"{path}: is a directory, expected a JSON file")
     if not os.path.isfile(path):
         raise BenchError(f"{path}: file not found")
     try:
-        with open(path) as f:
+        with open(path, encoding="utf-8-sig") as f:
             spec = json.load(f)
-    except (OSError, ValueError) as e:
+    except (OSError, ValueError) as e:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
         raise BenchError(f"{path}: not valid JSON ({e})") from None
     if not isinstance(spec, dict):
-        raise BenchError(f"{path}: expected a JSON object")
+        raise BenchError(f"{path}: expected a JSON object, got {type(spec).__name__}")
     out = {}
     for key in ("input_signal_fs", "nperseg", "n_sub_ch"):
         if key not in spec:
             raise BenchError(f"{path}: {key}: missing")
-        out[key] = spec[key]
-    bw = spec.get("bw_main_ch", spec.get("input_signal_bw"))
-    if bw is None:
+    bw_key = "bw_main_ch" if "bw_main_ch" in spec else "input_signal_bw" if "input_signal_bw" in spec else None
+    if bw_key is None:
         raise BenchError(f"{path}: bw_main_ch: missing (nor input_signal_bw)")
-    out["bw"] = bw
-    out["contiguous"] = "split_ratios" in spec
-    for key, v in out.items():
-        if key == "contiguous":
-            continue
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0:
-            raise BenchError(f"{path}: {key}: must be a positive number, got {v!r}")
-    for key in ("nperseg", "n_sub_ch"):
-        if int(out[key]) != out[key]:
-            raise BenchError(f"{path}: {key}: must be an integer, got {out[key]!r}")
-        out[key] = int(out[key])
-    if out["bw"] >= out["input_signal_fs"] / 3:
-        raise BenchError(f"{path}: bw_main_ch: {out['bw']:g} Hz leaves no room for adjacent channels at "
-                         f"input_signal_fs {out['input_signal_fs']:g} Hz")
+    fs = _spec_number(path, "input_signal_fs", spec["input_signal_fs"])
+    bw = _spec_number(path, bw_key, spec[bw_key])
+    nper = _spec_number(path, "nperseg", spec["nperseg"], integer=True)
+    nsub = _spec_number(path, "n_sub_ch", spec["n_sub_ch"], integer=True)
+    if fs <= 0:
+        raise BenchError(f"{path}: input_signal_fs: must be > 0 (Hz), got {fs!r}")
+    if bw <= 0:
+        raise BenchError(f"{path}: {bw_key}: must be > 0 (Hz), got {bw!r}")
+    if not NPERSEG_RANGE[0] <= nper <= NPERSEG_RANGE[1]:
+        raise BenchError(f"{path}: nperseg: must be in {NPERSEG_RANGE[0]}..{NPERSEG_RANGE[1]} (Welch segment "
+                         f"length), got {nper}")
+    if not 1 <= nsub <= MAX_N_SUB_CH:
+        raise BenchError(f"{path}: n_sub_ch: must be in 1..{MAX_N_SUB_CH}, got {nsub}")
+    fs, bw = float(fs), float(bw)
+    if bw >= fs / 3:
+        raise BenchError(f"{path}: {bw_key}: {bw:g} Hz leaves no room for adjacent channels at "
+                         f"input_signal_fs {fs:g} Hz")
+    # The main channel as the metrics select it: the bins of a two-sided nperseg-point grid in
+    # [-bw/2, bw/2].
+    f = np.fft.fftfreq(nper, 1.0 / fs)
+    bins = int(np.sum((f >= -bw / 2) & (f <= bw / 2)))
+    if bins < MIN_CHANNEL_BINS:
+        raise BenchError(f"{path}: {bw_key}: {bw:g} Hz spans {bins} bins of nperseg {nper} at input_signal_fs "
+                         f"{fs:g} Hz, fewer than {MIN_CHANNEL_BINS}: too narrow to measure a channel")
+    if bins // nsub < MIN_CHANNEL_BINS:
+        raise BenchError(f"{path}: n_sub_ch: {nsub} sub-channels leave {bins // nsub} bins each in the "
+                         f"{bins}-bin main channel, fewer than {MIN_CHANNEL_BINS}")
+    if "split_ratios" in spec and not isinstance(spec["split_ratios"], dict):
+        raise BenchError(f"{path}: split_ratios: expected a JSON object, got {type(spec['split_ratios']).__name__}")
+    out.update(input_signal_fs=fs, nperseg=nper, n_sub_ch=nsub, bw=bw,
+               bw_key=bw_key, contiguous="split_ratios" in spec)
     return out
 
 
 def load_dataset(directory):
+    """(spec, {split: (x, y)}) of a dataset folder; raises BenchError naming the file and the field for
+    anything that is not a usable measured PA dataset."""
     if not os.path.isdir(directory):
         raise BenchError(f"{directory}: not a directory")
     spec = read_spec(directory)
+    spec_path = os.path.join(directory, "spec.json")
     data = {}
     for s in SPLITS:
-        x = read_iq_csv(os.path.join(directory, f"{s}_input.csv"))
-        y = read_iq_csv(os.path.join(directory, f"{s}_output.csv"))
+        pair = []
+        for side, name in (("input", f"{s}_input.csv"), ("output", f"{s}_output.csv")):
+            p = os.path.join(directory, name)
+            v, lines = read_iq_csv(p, with_lines=True)
+            check_signal(p, v, lines, side)
+            pair.append(v)
+        x, y = pair
         if x.size != y.size:
             raise BenchError(f"{os.path.join(directory, s + '_output.csv')}: length {y.size} differs from "
                              f"{s}_input.csv ({x.size})")
         data[s] = (x, y)
-    n = data["test"][0].size
-    if n < spec["nperseg"]:
-        raise BenchError(f"{os.path.join(directory, 'spec.json')}: nperseg: {spec['nperseg']} exceeds the "
-                         f"test split ({n} samples)")
+    for s in ("train", "test"):  # both are scored with nperseg-long Welch segments
+        n = data[s][0].size
+        if n < spec["nperseg"]:
+            raise BenchError(f"{spec_path}: nperseg: {spec['nperseg']} exceeds the {s} split ({n} samples)")
+    check_split_gains(directory, data)
     return spec, data
+
+
+def _robust_rms(v):
+    return float(np.median(np.abs(v))) / math.sqrt(math.log(2.0))
+
+
+def check_split_gains(directory, data):
+    """The splits' median gains agree (one PA, one operating point); a split that does not is blamed on
+    the side whose level moved."""
+    xt, yt = data["train"]
+    g0 = _robust_rms(yt) / _robust_rms(xt)
+    for s in ("val", "test"):
+        x, y = data[s]
+        g = _robust_rms(y) / _robust_rms(x)
+        if not 1 / SPLIT_GAIN_FACTOR <= g / g0 <= SPLIT_GAIN_FACTOR:
+            r_in, r_out = _robust_rms(x) / _robust_rms(xt), _robust_rms(y) / _robust_rms(yt)
+            side = "output" if abs(math.log(r_out)) >= abs(math.log(r_in)) else "input"
+            level = r_out if side == "output" else r_in
+            raise BenchError(f"{os.path.join(directory, f'{s}_{side}.csv')}: level {level:.3g} x that of "
+                             f"train_{side}.csv, so the {s} split's median gain is {g / g0:.3g} x the train "
+                             f"split's (limit {SPLIT_GAIN_FACTOR:g}): not the same PA and operating point")
 
 
 def limit(x, peak):
@@ -155,6 +357,17 @@ def _aclr_dict(t):
     return {"left": t[0], "right": t[1], "avg": t[2]}
 
 
+def parse_model(option, text):
+    """A model spec of the command line, or BenchError naming the option."""
+    try:
+        return dm.parse(text)
+    except dm.ModelError as e:
+        raise BenchError(f"{option}: {e}") from None
+    except ValueError:  # int() of a value beyond Python's digit limit (4300)
+        raise BenchError(f"{option}: model: a value in {_show(text)} has thousands of digits, not a model "
+                         "parameter") from None
+
+
 def run(directory, pa_model=DEFAULT_PA_MODEL, dpd_model=DEFAULT_DPD_MODEL, iterations=DEFAULT_ITERATIONS,
         gain="peak", regularization=None, progress=print, contiguous=None,
         perturbation=dpd.DEFAULT_PERTURBATION):
@@ -164,12 +377,10 @@ def run(directory, pa_model=DEFAULT_PA_MODEL, dpd_model=DEFAULT_DPD_MODEL, itera
     def say(msg):
         progress(f"[{time.time() - t0:7.1f} s] {msg}")
 
+    # the options first: a typo in a model spec should not wait for a large dataset to be read
+    pam, dpm = parse_model("--pa-model", pa_model), parse_model("--dpd-model", dpd_model)
     spec, data = load_dataset(directory)
     fs, bw, nsub, nper = spec["input_signal_fs"], spec["bw"], spec["n_sub_ch"], spec["nperseg"]
-    try:
-        pam, dpm = dm.parse(pa_model), dm.parse(dpd_model)
-    except dm.ModelError as e:
-        raise BenchError(str(e)) from None
     (xtr, ytr), (xva, yva), (xte, yte) = data["train"], data["val"], data["test"]
     say(f"read {directory}: train {xtr.size}, val {xva.size}, test {xte.size} samples, fs {fs / 1e6:g} MHz, "
         f"channel {bw / 1e6:g} MHz")
@@ -182,8 +393,23 @@ def run(directory, pa_model=DEFAULT_PA_MODEL, dpd_model=DEFAULT_DPD_MODEL, itera
     # from a zero state (a start-up transient of the memory terms, visible in the spectra).
     if contiguous is None:
         contiguous = spec["contiguous"]
-    pa = dpd.fit_forward(xtr, ytr, pam, xva, yva, xte, yte, regularization=regularization, nperseg=nper,
-                        contiguous=contiguous, perturbation=perturbation)
+    train_files = f"{os.path.join(directory, 'train_input.csv')}, train_output.csv"
+    try:
+        pa = dpd.fit_forward(xtr, ytr, pam, xva, yva, xte, yte, regularization=regularization, nperseg=nper,
+                            contiguous=contiguous, perturbation=perturbation)
+    except dpd.DPDError as e:
+        # fit_forward hands the estimator the pair swapped (x: the PA output, y: its input), so its
+        # messages name the wrong side; say what was fitted on what instead.
+        if "capture too short" in str(e):
+            raise BenchError(f"--pa-model: {pam} ({pam.num_coefficients} coefficients) is too large for the "
+                             f"{xtr.size} samples of {train_files}: {str(e).partition(': ')[2]}") from None
+        raise BenchError(f"{train_files}: the PA model {pam} cannot be fitted: {e}") from None
+    for s in SPLITS:
+        nm = pa.nmse_db[s]
+        if not nm <= MAX_PA_FIT_NMSE_DB:
+            raise BenchError(f"{os.path.join(directory, s + '_output.csv')}: the PA model {pam} fits it to only "
+                             f"{nm:.2f} dB NMSE (limit {MAX_PA_FIT_NMSE_DB:g} dB): not the PA output of "
+                             f"{s}_input.csv, or not time-aligned with it")
     say(f"PA model NMSE train {pa.nmse_db['train']:.2f} dB, val {pa.nmse_db['val']:.2f} dB, test "
         f"{pa.nmse_db['test']:.2f} dB (regularisation {pa.regularization:.1e}, rank {pa.rank}, condition "
         f"{pa.condition:.2e})")
@@ -212,13 +438,23 @@ def run(directory, pa_model=DEFAULT_PA_MODEL, dpd_model=DEFAULT_DPD_MODEL, itera
     dpd_fit = dm.ModelFit(str(dpm), w, 0j, {}, kind="predistorter")
     say(f"DPD {dpm} ({dpm.num_coefficients} coefficients), indirect learning through the surrogate, "
         f"{iterations} iterations, target gain |G| {abs(G):.4f}, input limited to |x| <= {peak:.4f}")
+    diverged = None
     for it in range(1, iterations + 1):
         x, nlim = limit(dpd_fit.apply(xtr), peak)
         y = pa.apply(x)
+        if not np.all(np.isfinite(y)):
+            diverged = it
+            break
         # Both models start from a zero state here: their start-up transient stays out of the fit.
         skip = dpm.history + pam.history
-        r = dpd.estimate(x[skip:], y[skip:], model=dpm, target_gain=G, delay=0.0,
-                         regularization=regularization, validation=None)
+        try:
+            r = dpd.estimate(x[skip:], y[skip:], model=dpm, target_gain=G, delay=0.0,
+                             regularization=regularization, validation=None)
+        except dpd.DPDError as e:
+            if "capture too short" in str(e):
+                raise BenchError(f"--dpd-model: {dpm} ({dpm.num_coefficients} coefficients) is too large for "
+                                 f"the {xtr.size} samples of {train_files}: {str(e).partition(': ')[2]}") from None
+            raise BenchError(f"--dpd-model: {dpm}: indirect learning failed in iteration {it}: {e}") from None
         dpd_fit = dm.ModelFit(str(dpm), r.coefficients, r.lo_leakage, {}, kind="predistorter",
                               regularization=r.regularization, condition=r.condition, rank=r.rank)
         say(f"  iteration {it}: train ACLR before this update {metrics.opendpd_aclr(y, fs, bw, nsub, nper)[2]:.2f} "
@@ -231,7 +467,7 @@ def run(directory, pa_model=DEFAULT_PA_MODEL, dpd_model=DEFAULT_DPD_MODEL, itera
     x_all, _ = limit(x_raw, peak)
     y_t = pa.apply(x_all)[-n:]
     out_peak = float(np.max(np.abs(ytr)))
-    blown = not np.all(np.isfinite(y_t)) or np.max(np.abs(y_t)) > 1.5 * out_peak
+    blown = diverged is not None or not np.all(np.isfinite(y_t)) or np.max(np.abs(y_t)) > 1.5 * out_peak
     report = {
         "dataset": os.path.basename(os.path.normpath(directory)),
         "pa_model": {"name": str(pam), "coefficients": _pairs(pa.coefficients, pa.lo_leakage),
@@ -241,8 +477,12 @@ def run(directory, pa_model=DEFAULT_PA_MODEL, dpd_model=DEFAULT_DPD_MODEL, itera
         "dpd": {"name": str(dpm), "coefficients": _pairs(dpd_fit.coefficients, dpd_fit.lo_leakage)},
     }
     if blown:
-        say("DPD result discarded: the surrogate output left 1.5 x the measured output range "
-            "(polynomial extrapolation), so no figure is reported")
+        if diverged is not None:
+            say(f"DPD result discarded: the surrogate output became non-finite in iteration {diverged} "
+                "(polynomial extrapolation), so no figure is reported")
+        else:
+            say("DPD result discarded: the surrogate output left 1.5 x the measured output range "
+                "(polynomial extrapolation), so no figure is reported")
         report["dpd"].update({"aclr_dbc": None, "evm_db": None, "nmse_db": None})
     else:
         aclr_dpd = metrics.opendpd_aclr(y_t, fs, bw, nsub, nper)
@@ -310,22 +550,73 @@ def plot_psd(rep, path):
     ax.legend()
     ax.grid(alpha=0.3)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    # the format named explicitly: matplotlib would otherwise append ".png" to a name without one
+    fig.savefig(path, dpi=110, format=os.path.splitext(path)[1][1:].lower())
     plt.close(fig)
 
 
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        # one line, as every other error of the command (argparse prints the usage first)
+        _fail(message)
+        sys.exit(2)
+
+
+def _fail(msg):
+    # A message carries file names and values from the dataset: keep it to one line of bounded length.
+    msg = str(msg).replace("\r", "\\r").replace("\n", "\\n")
+    if len(msg) > 2000:
+        msg = msg[:2000] + "..."
+    print(f"gpuinterp_dpd_bench: error: {msg}", file=sys.stderr)
+    return 2
+
+
+def _strict_int(text):
+    # int() takes "1_000" and thousands of digits; an iteration count is a few plain digits
+    if not re.fullmatch(r"\s*[+-]?\d{1,18}\s*", text, re.ASCII):
+        raise argparse.ArgumentTypeError(f"expected an integer, got {_show(text)}")
+    return int(text)
+
+
+def _strict_float(text):
+    s = text.strip()
+    if not _NUMBER.fullmatch(s) and s.lower() not in _NON_FINITE:
+        raise argparse.ArgumentTypeError(f"expected a number, got {_show(text)}")
+    return float(s)
+
+
+PLOT_FORMATS = ("png", "pdf", "svg", "eps", "ps")
+
+
+def check_output_path(option, path):
+    """Refuse an output path the run could not write, before the run: a directory, a missing or
+    unwritable folder, an empty name; --psd-plot also needs a known image extension."""
+    if path == "":
+        raise BenchError(f"{option}: empty file name")
+    if os.path.isdir(path):
+        raise BenchError(f"{option}: {path} is a directory; give a file name")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise BenchError(f"{option}: folder of {path} does not exist")
+    if not os.access(folder, os.W_OK | os.X_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+        raise BenchError(f"{option}: {path} is not writable")
+    if option == "--psd-plot" and os.path.splitext(path)[1][1:].lower() not in PLOT_FORMATS:
+        raise BenchError(f"{option}: {path}: expected a file name ending in "
+                         f"{', '.join('.' + e for e in PLOT_FORMATS)}")
+
+
 def main(argv=None):
-    p = argparse.ArgumentParser(prog="gpuinterp_dpd_bench", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = _Parser(prog="gpuinterp_dpd_bench", description=__doc__,
+                formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("dataset", metavar="DATASET_DIR", help="folder in OpenDPD's split-CSV layout")
     p.add_argument("--json", metavar="FILE", help="write the report as JSON")
     p.add_argument("--pa-model", default=DEFAULT_PA_MODEL, metavar="SPEC",
                    help="PA model spec (default: %(default)s)")
     p.add_argument("--dpd-model", default=DEFAULT_DPD_MODEL, metavar="SPEC",
                    help="predistorter model spec (default: %(default)s)")
-    p.add_argument("--iterations", type=int, default=DEFAULT_ITERATIONS,
-                   help="indirect-learning iterations (default: %(default)s)")
-    p.add_argument("--perturbation", type=float, default=dpd.DEFAULT_PERTURBATION, metavar="RHO",
+    p.add_argument("--iterations", type=_strict_int, default=DEFAULT_ITERATIONS,
+                   help=f"indirect-learning iterations, 1..{MAX_ITERATIONS} (default: %(default)s)")
+    p.add_argument("--perturbation", type=_strict_float, default=dpd.DEFAULT_PERTURBATION, metavar="RHO",
                    help="probe noise of the PA fit, relative to the input RMS: pins the model's answer to "
                         "inputs the capture never contained, so it stays a usable surrogate under DPD; "
                         "0 fits the capture alone (default: %(default)s)")
@@ -334,54 +625,68 @@ def main(argv=None):
                         "(the predistorter stays inside the measured range), 'average' is the PA's "
                         "least-squares gain (default: %(default)s)")
     p.add_argument("--regularization", default="auto", metavar="R",
-                   help="ridge lambda relative to s_max^2, or 'auto' to choose it on held-out data "
-                        "(default: %(default)s)")
+                   help="ridge lambda relative to s_max^2, in [0, 1], or 'auto' to choose it on held-out "
+                        "data (default: %(default)s)")
     p.add_argument("--save-pa-model", metavar="FILE", help="write the fitted PA model as JSON (pa_model_cc "
                    "can run it)")
-    p.add_argument("--psd-plot", metavar="PNG", help="plot the test-split spectra")
+    p.add_argument("--psd-plot", metavar="PNG", help="plot the test-split spectra (.png, .pdf, .svg, .eps, .ps)")
     p.add_argument("--independent-splits", action="store_true",
                    help="start every model from a zero state at each split (default when spec.json has no "
                         "split_ratios, i.e. the splits are not consecutive parts of one capture)")
     a = p.parse_args(argv)
 
-    def fail(msg):
-        print(f"gpuinterp_dpd_bench: error: {msg}", file=sys.stderr)
-        return 2
-
-    if a.iterations < 1:
-        return fail(f"--iterations: must be >= 1, got {a.iterations}")
+    if not 1 <= a.iterations <= MAX_ITERATIONS:
+        # indirect learning settles within a handful of iterations; thousands are a typo that runs for hours
+        return _fail(f"--iterations: must be in 1..{MAX_ITERATIONS}, got {a.iterations}")
     if not (math.isfinite(a.perturbation) and 0 <= a.perturbation <= 1):
-        return fail(f"--perturbation: must be in [0, 1], got {a.perturbation}")
+        return _fail(f"--perturbation: must be in [0, 1], got {a.perturbation}")
     reg = None
     if a.regularization != "auto":
         try:
-            reg = float(a.regularization)
-        except ValueError:
-            return fail(f"--regularization: expected a number or 'auto', got {a.regularization!r}")
-        if not (math.isfinite(reg) and reg >= 0):
-            return fail(f"--regularization: must be finite and >= 0, got {a.regularization}")
-    for opt in ("json", "save_pa_model", "psd_plot"):
-        path = getattr(a, opt)
-        if path and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
-            return fail(f"--{opt.replace('_', '-')}: folder of {path} does not exist")
+            reg = _strict_float(a.regularization)
+        except argparse.ArgumentTypeError:
+            return _fail(f"--regularization: expected a number or 'auto', got {_show(a.regularization)}")
+        # relative to the largest squared singular value: beyond 1 the ridge term is the whole fit
+        if not (math.isfinite(reg) and 0 <= reg <= 1):
+            return _fail(f"--regularization: must be in [0, 1] or 'auto', got {a.regularization}")
+    outputs = [(f"--{opt.replace('_', '-')}", getattr(a, opt)) for opt in ("json", "save_pa_model", "psd_plot")
+               if getattr(a, opt) is not None]
     try:
-        rep = run(a.dataset, a.pa_model, a.dpd_model, a.iterations, a.gain, reg,
-                  progress=lambda m: print(m, flush=True), contiguous=False if a.independent_splits else None,
-                  perturbation=a.perturbation)
+        seen = {}
+        for opt, path in outputs:
+            check_output_path(opt, path)
+            key = os.path.realpath(path)
+            if key in seen:
+                raise BenchError(f"{opt}: {path} is also the file of {seen[key]}")
+            seen[key] = opt
+        if a.psd_plot is not None:
+            try:
+                metrics._pyplot()
+            except ImportError as e:
+                raise BenchError(f"--psd-plot: needs matplotlib ({e})") from None
+        # Every figure is checked for finiteness where it matters (the extrapolation guard); numpy's
+        # overflow warnings on the way would only add lines to a one-line error.
+        with np.errstate(all="ignore"):
+            rep = run(a.dataset, a.pa_model, a.dpd_model, a.iterations, a.gain, reg,
+                      progress=lambda m: print(m, flush=True),
+                      contiguous=False if a.independent_splits else None, perturbation=a.perturbation)
     except (BenchError, dm.ModelError, dpd.DPDError) as e:
-        return fail(str(e))
+        return _fail(e)
     print(format_table(rep))
     sig = rep.pop("_signals")
     pa_fit = rep.pop("_pa_fit")
     rep.pop("_limits")
-    if a.json:
-        with open(a.json, "w") as f:
-            json.dump(rep, f, indent=1)
-    if a.save_pa_model:
-        dm.save_model(a.save_pa_model, pa_fit, dataset=rep["dataset"])
-    if a.psd_plot:
-        rep["_signals"] = sig
-        plot_psd(rep, a.psd_plot)
+    try:
+        if a.json:
+            with open(a.json, "w") as f:
+                json.dump(rep, f, indent=1)
+        if a.save_pa_model:
+            dm.save_model(a.save_pa_model, pa_fit, dataset=rep["dataset"])
+        if a.psd_plot:
+            rep["_signals"] = sig
+            plot_psd(rep, a.psd_plot)
+    except OSError as e:  # checked before the run; a full disk or a folder removed meanwhile remain
+        return _fail(f"cannot write the results: {e}")
     return 0 if rep["dpd"]["aclr_dbc"] is not None else 3
 
 
