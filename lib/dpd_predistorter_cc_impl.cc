@@ -16,6 +16,9 @@ namespace {
 
 const char* const port_name = "coeffs";
 const char* const tag_name = "dpd_coeffs";
+// Marks the first output of a set that arrived by message or setter (a tag switch is marked by
+// its own `dpd_coeffs` tag): an estimator downstream must not mix two sets in one capture.
+const char* const switch_tag_name = "dpd_switch";
 
 // The model of make()'s arguments: `spec` when given, else ph with (P, Q, Lp, Lq).
 kernel::dpd_model model_from_params(unsigned P,
@@ -69,6 +72,7 @@ dpd_predistorter_cc_impl::dpd_predistorter_cc_impl(std::unique_ptr<kernel::dpd_p
                      device_buffer_signature(device_buffers, 1, 1, sizeof(gr_complex))),
       d_kernel(std::move(kernel)),
       d_tag_key(pmt::intern(tag_name)),
+      d_switch_key(pmt::intern(switch_tag_name)),
       d_device_buffers(device_buffers)
 {
     log_backend(d_logger, d_kernel->active_backend(), d_kernel->backend_note());
@@ -85,6 +89,7 @@ void dpd_predistorter_cc_impl::set_coefficients(const std::vector<gr_complex>& c
 {
     std::lock_guard<std::mutex> lock(d_mutex);
     d_kernel->set_coefficients(coefficients, lo_leakage); // validates; unchanged on error
+    d_switched = true;
 }
 
 std::vector<gr_complex> dpd_predistorter_cc_impl::coefficients() const
@@ -140,7 +145,8 @@ void dpd_predistorter_cc_impl::handle_message(const pmt::pmt_t& msg)
 {
     // Runs in the block's thread between two work() calls: the new set starts a chunk.
     std::lock_guard<std::mutex> lock(d_mutex);
-    apply_locked(msg, "message port 'coeffs'");
+    if (apply_locked(msg, "message port 'coeffs'"))
+        d_switched = true;
 }
 
 int dpd_predistorter_cc_impl::work(int noutput_items,
@@ -162,6 +168,10 @@ int dpd_predistorter_cc_impl::work(int noutput_items,
         const uint64_t n0 = nitems_read(0), w0 = nitems_written(0);
         const uint64_t D = d_kernel->delay();
         std::lock_guard<std::mutex> lock(d_mutex);
+        if (d_switched) {
+            add_item_tag(0, w0, d_switch_key, pmt::PMT_T);
+            d_switched = false;
+        }
         if (D == 0)
             get_tags_in_range(d_tags, 0, n0, n0 + noutput_items, d_tag_key);
         else

@@ -55,6 +55,9 @@ private:
     mutable std::mutex d_mutex; // setters and messages land between two work() calls
     std::unique_ptr<kernel::dpd_predistorter> d_kernel;
     const pmt::pmt_t d_tag_key;
+    const pmt::pmt_t d_switch_key;
+    //! A set arrived by message or setter: the next work() tags its first output `dpd_switch`.
+    bool d_switched = false;
     const bool d_device_buffers;
     device_io d_io;
     std::vector<gr::tag_t> d_tags;

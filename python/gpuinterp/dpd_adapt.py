@@ -16,6 +16,21 @@ from .dpd_ph import DPDError, _as_complex_vector, _model_of
 from .metrics import nmse_db
 
 
+def _loop_nmse(ref, est, block=1024):
+    """NMSE of est against ref in dB, and its standard error in dB from the spread of the error over
+    blocks of the capture. A receiver's phase noise is slow (correlated over hundreds of samples), so
+    one capture measures the loop NMSE to a few tenths of a dB only: a rollback must see more than
+    that before it calls an update worse."""
+    nm = nmse_db(ref, est)
+    nb = ref.size // block
+    if nb < 4:
+        return nm, 0.0
+    e = np.abs(ref[:nb * block] - est[:nb * block]) ** 2
+    pb = e.reshape(nb, block).sum(axis=1)
+    rel = float(np.std(pb, ddof=1) / math.sqrt(nb) / max(np.mean(pb), 1e-300))
+    return nm, 10 * math.log10(1 + rel) if rel > 0 else 0.0
+
+
 @dataclass
 class StepResult:
     """One adaptation step. ``coefficients``/``lo_leakage``: what the predistorter should use now.
@@ -123,7 +138,8 @@ class Adaptation:
         self.lo_leakage = complex(initial_lo_leakage)
         if not np.isfinite(self.lo_leakage):
             raise DPDError(f"initial_lo_leakage: must be finite, got {initial_lo_leakage}")
-        self.best = None  # (loop_nmse_db, coefficients, lo_leakage)
+        self.best = None  # (loop_nmse_db, coefficients, lo_leakage, its standard error in dB)
+        self._restored = False  # the coefficients in use are the best set, just rolled back to
         self.iteration = 0
         self.history = []
 
@@ -198,15 +214,24 @@ class Adaptation:
                                         **info)
             else:
                 self._candidate = None
-        loop = nmse_db(xa[ok], f_cur[ok])
-        if self.best is not None and loop > self.best[0] + self.rollback_tolerance_db:
-            best_nmse, w, c = self.best
+        loop, se = _loop_nmse(xa[ok], f_cur[ok])
+        if self.best is not None and self._restored:
+            # The set rolled back to is measured again: the best record's NMSE was the minimum of
+            # noisy measurements, and holding it would roll back every later update by its noise.
+            self.best = (loop, self.best[1], self.best[2], se)
+        self._restored = False
+        # Worse by more than the tolerance and three standard errors of the two measurements.
+        margin = self.rollback_tolerance_db + (3 * math.hypot(se, self.best[3]) if self.best else 0.0)
+        if self.best is not None and loop > self.best[0] + margin:
+            best_nmse, w, c, _ = self.best
             self.coefficients, self.lo_leakage = w.copy(), c
             self.damping = max(self.min_damping, self.damping / 2)
-            return self._result("rolled back", f"loop NMSE {loop:.2f} dB is worse than the best {best_nmse:.2f} dB",
+            self._restored = True
+            return self._result("rolled back", f"loop NMSE {loop:.2f} dB is worse than the best {best_nmse:.2f} dB by more "
+                                f"than {margin:.2f} dB (tolerance + 3 standard errors)",
                                 loop_nmse_db=loop, **info)
         if self.best is None or loop < self.best[0]:
-            self.best = (loop, self.coefficients.copy(), self.lo_leakage)
+            self.best = (loop, self.coefficients.copy(), self.lo_leakage, se)
         try:
             coeffs, c, sol, _ = _fit(xa, yn, m, kw.get("regularization"), kw.get("max_condition"),
                                      kw.get("lo_leakage", True), kw.get("min_samples_per_coefficient", 10),
@@ -216,6 +241,12 @@ class Adaptation:
         mu = self.damping
         w_new = self.coefficients + mu * (coeffs - self.coefficients)
         c_new = self.lo_leakage + mu * (c - self.lo_leakage)
+        if self.rx_correction and abs(rep.freq_offset) * xa.size < 2:
+            # TX and RX share the LO: the transmitter's carrier leakage lands on the receiver's DC,
+            # which the correction removed; what the LO-leakage term fits then is the capture's
+            # finite-sample mean, not the transmitter's leakage, and is not applied. (With two
+            # turns or more of frequency offset in the capture the two DCs separate.)
+            c_new = self.lo_leakage
         if not (np.all(np.isfinite(w_new)) and np.isfinite(c_new)):
             return self._refuse("coefficients: update is not finite", loop_nmse_db=loop, **info)
         z = _spec.apply(yn, m, w_new, c_new)[ok]

@@ -48,6 +48,10 @@ def parse_coefficients_message(msg, expected_len):
 # ends where tx_eob / rx_eob sit; a retune where rx_freq changes).
 _RX_TIME, _RX_RATE, _RX_FREQ = pmt.intern("rx_time"), pmt.intern("rx_rate"), pmt.intern("rx_freq")
 _BURST_KEYS = tuple(pmt.intern(k) for k in ("tx_sob", "tx_eob", "rx_sob", "rx_eob"))
+# The predistorter marks where a new coefficient set starts (dpd_switch after a message or setter,
+# its own dpd_coeffs tag otherwise): a capture holding two sets measures neither, so the capture
+# starts again at the switch, without a warning (this is the loop working, not a fault).
+_SWITCH_KEYS = (pmt.intern("dpd_switch"), pmt.intern("dpd_coeffs"))
 # UHD's async event codes (uhd::async_metadata_t): underflow between packets, and inside one.
 _UNDERFLOW_CODES = 0x2 | 0x10
 # How far one input may run ahead of the other, in captures, before its oldest samples are dropped:
@@ -445,6 +449,8 @@ class dpd_estimator_cc(gr.basic_block):
                 self._freq = f
             elif any(pmt.eq(key, k) for k in _BURST_KEYS):
                 self._cut(pos, f"a burst boundary ({pmt.symbol_to_string(key)})")
+            elif port == 0 and any(pmt.eq(key, k) for k in _SWITCH_KEYS):
+                self._cut(pos, None)
         return base
 
     def _cut(self, pos, why):
@@ -476,8 +482,10 @@ class dpd_estimator_cc(gr.basic_block):
                 end = self._base[port] + self._buf[port].size
                 keep_from = max(s, end - _SLACK_CAPTURES * N - N)
                 if keep_from > self._base[port]:
-                    self._buf[port] = self._buf[port][min(keep_from - self._base[port], self._buf[port].size):]
-                    self._base[port] = max(self._base[port], keep_from)
+                    # (never past what has arrived: the next samples belong at `end`)
+                    keep_from = min(keep_from, end)
+                    self._buf[port] = self._buf[port][keep_from - self._base[port]:]
+                    self._base[port] = keep_from
             lo = max(self._base)
             if lo > s:  # one input ran so far ahead that the other's samples for this capture are gone
                 self._drop(f"input {int(np.argmax(self._base))} ran more than {_SLACK_CAPTURES} captures "
@@ -489,7 +497,12 @@ class dpd_estimator_cc(gr.basic_block):
             self._cuts = [(p, w) for p, w in self._cuts if p >= s + N]
             if cut:
                 p, why = cut[-1]
-                self._drop(f"the capture at sample {s} holds {why} at sample {p}", p)
+                faults = [(q, w) for q, w in cut if w is not None]
+                if faults:
+                    q, w = faults[-1]
+                    self._drop(f"the capture at sample {s} holds {w} at sample {q}", p)
+                else:
+                    self._next_start = p  # a coefficient switch: measure the new set from its start
                 continue
             x = self._buf[0][s - self._base[0]:s - self._base[0] + N].copy()
             y = self._buf[1][s - self._base[1]:s - self._base[1] + N].copy()

@@ -67,8 +67,10 @@ MAX_OUTLIER_FRACTION = 0.01
 
 def _outlier_mask(name, v):
     mag = np.abs(v)
-    # median |v| of a complex Gaussian is sqrt(ln 2) x RMS; robust to the outliers themselves.
-    rms = np.median(mag) / math.sqrt(math.log(2.0))
+    # The RMS from the 90th percentile of |v| (sqrt(ln 10) x RMS for a complex Gaussian): robust to
+    # the outliers themselves, and to a capture the signal fills only in part (the start of a
+    # stream, before the loop's latency has passed, holds the receiver's noise alone).
+    rms = np.quantile(mag, 0.9) / math.sqrt(math.log(10.0)) if mag.size else 0.0
     bad = mag > OUTLIER_FACTOR * rms if rms > 0 else np.zeros(v.size, dtype=bool)
     if bad.sum() > MAX_OUTLIER_FRACTION * v.size:
         raise DPDError(f"{name}: {int(bad.sum())} of {v.size} samples exceed {OUTLIER_FACTOR:g} x the "

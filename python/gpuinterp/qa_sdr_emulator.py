@@ -14,7 +14,7 @@ import pmt
 from gnuradio import blocks, gr, gr_unittest
 
 from gnuradio import gpuinterp
-from gnuradio.gpuinterp import dpd_model, sdr_emulator
+from gnuradio.gpuinterp import dpd, dpd_model, sdr_emulator
 
 FD = sdr_emulator.FD_DELAY
 # A PA that is exactly linear: Rapp with a saturation no sample comes near ((|x|/1e6)^4 vanishes
@@ -176,7 +176,7 @@ class qa_sdr_emulator(gr_unittest.TestCase):
         # A PA model fitted from captures (here of a linear PA with gain 0.5 + 0.2j) runs as the PA.
         g = 0.5 + 0.2j
         xt = self.rand_c(8000)
-        fit = dpd_model.fit_forward(xt, g * xt, "mp:K=3,M=2")
+        fit = dpd.fit_forward(xt, g * xt, "mp:K=3,M=2")
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "pa.json")
             dpd_model.save_model(path, fit)
