@@ -154,19 +154,23 @@ class qa_dpd_model(gr_unittest.TestCase):
         return spec, data
 
     def test_measured_pa_forward_fit_generalises(self):
-        # The APA slice: the fit must generalise to the test split, and never worse than plain ridge
-        # least squares on the same basis and the same training rows at any fixed lambda of the grid
-        # that validation could have picked... within the 0.05 dB a held-out choice may cost.
+        # The APA slice: the fit must generalise to the test split (run from a zero state: its
+        # start-up transient is an input the band-limited capture never held), and never worse than
+        # plain ridge least squares on the same basis and the same training rows at any fixed lambda
+        # of the grid that validation could have picked... within the 0.05 dB a held-out choice may
+        # cost. The held-out rows continue the capture, so they cannot see how the model answers
+        # inputs off the captured band: that is the probe rows' job, as fit_forward does by default
+        # (without them the barely regularised fit this capture allows explodes on the transient).
         spec, data = self._slice()
         (xtr, ytr), (xva, yva), (xte, yte) = data["train"], data["val"], data["test"]
         model = "ph:P=9,Q=0,Lp=10,Lq=1"
-        r = dpd.estimate(ytr, xtr, 9, 0, 10, 1, target_gain=1.0, delay=0)
+        r = dpd.estimate(ytr, xtr, 9, 0, 10, 1, target_gain=1.0, delay=0, perturbation=dpd.DEFAULT_PERTURBATION)
         test = dpd.nmse_db(yte, dm.apply(xte, model, r.coefficients, r.lo_leakage))
         self.assertLess(test, -30.0, test)
-        self.assertGreater(r.condition, 1e5)  # the capture is ill-conditioned: it is the point
-        self.assertLess(r.rank, dm.parse(model).num_coefficients + 1)
         # plain ridge (column-normalised, fixed lambda) on the same basis, scored the same way
         phi = np.hstack([dm.basis(xtr, model), np.ones((xtr.size, 1))])[9:]
+        # the capture alone is ill-conditioned (the probe rows condition the fit): it is the point
+        self.assertGreater(dpd.solve_regularized(phi, ytr[9:], 1e-9).condition, 1e5)
         for lam in (1e-12, 1e-9):
             w = dpd.solve_regularized(phi, ytr[9:], lam).w
             plain = dpd.nmse_db(yte, dm.apply(xte, model, w[:-1], w[-1]))
