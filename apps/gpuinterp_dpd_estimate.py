@@ -32,10 +32,10 @@ from gnuradio.gpuinterp import dpd
 from gnuradio.gpuinterp import dpd_model as dm
 from gnuradio.gpuinterp.params import float_param
 
-# The predistorter's limits (lib/kernel/dpd_predistorter.cc): beyond them the basis matrix alone is
+# The model's limits, from the C++ kernel that owns them: beyond them the basis matrix alone is
 # gigabytes (--Lp 100000 was a MemoryError).
-MAX_ORDER = 15
-MAX_TAPS = 1024
+MAX_ORDER = dm.MAX_ORDER
+MAX_TAPS = dm.MAX_LAG
 
 
 class UsageError(Exception):
@@ -163,6 +163,10 @@ def main(argv=None):
 
 
 def run(a):
+    for name, v, hi in (("-P", a.P, MAX_ORDER), ("-Q", a.Q, MAX_ORDER), ("--Lp", a.Lp, MAX_TAPS),
+                        ("--Lq", a.Lq, MAX_TAPS)):
+        if v > hi:
+            raise UsageError(f"{name}: must be <= {hi}, got {v}")
     try:
         dpd.validate_structure(a.P, a.Q, a.Lp, a.Lq)
     except dpd.DPDError as e:
@@ -176,10 +180,6 @@ def run(a):
         if a.csv:
             raise UsageError("--csv: the CSV layout is the parallel Hammerstein's (-P/-Q/--Lp/--Lq); "
                              "with --model write --json")
-    for name, v, hi in (("-P", a.P, MAX_ORDER), ("-Q", a.Q, MAX_ORDER), ("--Lp", a.Lp, MAX_TAPS),
-                        ("--Lq", a.Lq, MAX_TAPS)):
-        if v > hi:
-            raise UsageError(f"{name}: must be <= {hi}, got {v}")
     if a.offset < 0:
         raise UsageError(f"--offset: must be >= 0, got {a.offset}")
     if a.count < 0:

@@ -14,11 +14,9 @@ namespace gpuinterp {
 namespace kernel {
 
 namespace {
-// Orders above 15 are out of reach in float anyway (|x|^14 spans 84 dB for a 6 dB swing of |x|),
-// and the bound lets the CUDA kernels keep every basis value of a sample in registers.
-constexpr unsigned max_order = 15;
-// Memory depths in practice are below 100 taps; the bound keeps the CUDA tiles in shared memory.
-constexpr unsigned max_taps = 1024;
+// The model's bounds (dpd_model.h says why), for the (P, Q, Lp, Lq) constructor too: one set.
+constexpr unsigned max_order = dpd_model::max_order;
+constexpr unsigned max_taps = dpd_model::max_lag;
 
 std::string structure(unsigned P, unsigned Q, unsigned Lp, unsigned Lq)
 {

@@ -54,6 +54,7 @@ _BURST_KEYS = tuple(pmt.intern(k) for k in ("tx_sob", "tx_eob", "rx_sob", "rx_eo
 _SWITCH_KEYS = (pmt.intern("dpd_switch"), pmt.intern("dpd_coeffs"))
 # UHD's async event codes (uhd::async_metadata_t): underflow between packets, and inside one.
 _UNDERFLOW_CODES = 0x2 | 0x10
+_UNDERFLOW_NAMES = ("underflow", "underflow_in_packet")
 # How far one input may run ahead of the other, in captures, before its oldest samples are dropped:
 # a receiver that stops must never stall the transmit chain feeding input 0.
 _SLACK_CAPTURES = 4
@@ -63,14 +64,16 @@ METERS = ("rx_peak_dbfs", "rx_clipped", "tx_peak_dbfs", "tx_rms_dbfs", "overflow
           "updates", "iteration", "step_seconds")
 
 
-def _rx_time_seconds(value):
-    """Seconds of a gr-uhd rx_time value (tuple of uint64 full seconds, double fraction), or None."""
+def _rx_time_parts(value):
+    """(whole seconds, fraction) of a gr-uhd rx_time value (tuple of uint64 full seconds, double
+    fraction), or None. Kept apart: at a wall-clock time (1.7e9 s) one double resolves only 0.24 us,
+    several samples at radio rates, as uhd::time_spec_t knows."""
     try:
         if pmt.is_tuple(value) and pmt.length(value) == 2:
             full, frac = pmt.tuple_ref(value, 0), pmt.tuple_ref(value, 1)
             if pmt.is_uint64(full) and pmt.is_real(frac):
-                t = float(pmt.to_uint64(full)) + float(pmt.to_double(frac))
-                return t if math.isfinite(t) else None
+                f = float(pmt.to_double(frac))
+                return (int(pmt.to_uint64(full)), f) if math.isfinite(f) else None
     except Exception:  # a malformed value is a discontinuity, not a crash
         pass
     return None
@@ -117,8 +120,8 @@ class dpd_estimator_cc(gr.basic_block):
                                 out_sig=None)
         # Every parameter is checked here, before the Adaptation is built, so each error names the
         # parameter that is wrong (int(nan) or a NaN slipping through a comparison would not).
-        P, Q = int_param("P", P, 1, 15), int_param("Q", Q, 0, 15)
-        Lp, Lq = int_param("Lp", Lp, 1, 1024), int_param("Lq", Lq, 1, 1024)
+        P, Q = int_param("P", P, 1, dm.MAX_ORDER), int_param("Q", Q, 0, dm.MAX_ORDER)
+        Lp, Lq = int_param("Lp", Lp, 1, dm.MAX_LAG), int_param("Lq", Lq, 1, dm.MAX_LAG)
         validate_structure(P, Q, Lp, Lq)
         # A model spec ("mp:K=5,M=8", "gmp:...", the predistorter block's grammar) replaces
         # P, Q, Lp, Lq; empty keeps the parallel Hammerstein they describe.
@@ -196,7 +199,9 @@ class dpd_estimator_cc(gr.basic_block):
         self._base = [0, 0]
         self._next_start = 0  # stream position of the next capture
         self._cuts = []  # stream positions where the signal is discontinuous (tags)
-        self._time_ref = None  # (position, seconds) of the last rx_time
+        self._time_ref = None  # (position, whole seconds, fraction) of the last rx_time
+        self._shift = 0  # stream position of y's sample 0 (moves when the receiver returns from a stall)
+        self._resync = False
         self._freq = None
         self._malformed_logged = False
         self._band_checked = False
@@ -261,11 +266,24 @@ class dpd_estimator_cc(gr.basic_block):
 
     # -- messages and monitoring ----------------------------------------------------------------
     def _on_async(self, msg):
-        # gr-uhd: (uhd_async_msg . dict) or a dict, with "event_code" a UHD event code.
+        # gr-uhd's usrp_sink: (uhd_async_msg . dict) or a dict, whose "event_code" is a list of
+        # symbols (underflow, underflow_in_packet, burst_ack, ...); a UHD integer code is taken too.
         try:
             d = pmt.cdr(msg) if pmt.is_pair(msg) and not pmt.is_dict(msg) else msg
             code = pmt.dict_ref(d, pmt.intern("event_code"), pmt.PMT_NIL) if pmt.is_dict(d) else pmt.PMT_NIL
-            if pmt.is_integer(code) and pmt.to_long(code) & _UNDERFLOW_CODES:
+            under = False
+            if pmt.is_integer(code):
+                under = bool(pmt.to_long(code) & _UNDERFLOW_CODES)
+            elif pmt.is_symbol(code) and not pmt.is_null(code):
+                under = pmt.symbol_to_string(code) in _UNDERFLOW_NAMES
+            elif pmt.is_pair(code):
+                names = []
+                while pmt.is_pair(code):
+                    if pmt.is_symbol(pmt.car(code)):
+                        names.append(pmt.symbol_to_string(pmt.car(code)))
+                    code = pmt.cdr(code)
+                under = any(v in _UNDERFLOW_NAMES for v in names)
+            if under:
                 with self._lock:
                     self._meters["underflows"] += 1
         except Exception:
@@ -383,7 +401,7 @@ class dpd_estimator_cc(gr.basic_block):
                     self.logger.warn(msg + f" ({r.reason})")
                 else:
                     self.logger.info(msg)
-                    self._save(r)
+                self._save(r)  # what the predistorter runs now: a restart resumes from it
         with self._lock:
             self._update_meters(r, x, y, time.monotonic() - t0)
             meters = dict(self._meters)
@@ -417,7 +435,7 @@ class dpd_estimator_cc(gr.basic_block):
     def _read_tags(self, port, n):
         base = self.nitems_read(port)
         for t in self.get_tags_in_window(port, 0, n):
-            key, pos = t.key, t.offset
+            key, pos = t.key, t.offset + (self._shift if port == 1 else 0)
             if pmt.eq(key, _RX_RATE) and port == 1:
                 if pmt.is_real(t.value) and self._rate == 0:
                     v = pmt.to_double(t.value)
@@ -425,7 +443,7 @@ class dpd_estimator_cc(gr.basic_block):
                         self._rate = v
                         self._check_band()
             elif pmt.eq(key, _RX_TIME) and port == 1:
-                sec = _rx_time_seconds(t.value)
+                sec = _rx_time_parts(t.value)
                 if sec is None:
                     if not self._malformed_logged:
                         self._malformed_logged = True
@@ -435,10 +453,12 @@ class dpd_estimator_cc(gr.basic_block):
                     self._time_ref = None
                     continue
                 ref = self._time_ref
-                self._time_ref = (pos, sec)
+                self._time_ref = (pos, sec[0], sec[1])
                 if ref is not None:
-                    expect = ref[1] + (pos - ref[0]) / self._rate if self._rate > 0 else None
-                    if expect is None or abs(sec - expect) * max(self._rate, 1.0) > 0.5:
+                    # time elapsed against samples elapsed, in samples (whole seconds exact)
+                    off = (((sec[0] - ref[1]) + (sec[1] - ref[2])) * self._rate - (pos - ref[0])
+                           if self._rate > 0 else None)
+                    if off is None or abs(off) > 0.5:
                         with self._lock:
                             self._meters["overflows"] += 1
                         self._cut(pos, "an rx_time discontinuity (receiver overflow)")
@@ -458,6 +478,16 @@ class dpd_estimator_cc(gr.basic_block):
 
     def general_work(self, input_items, output_items):
         n = [len(input_items[0]), len(input_items[1])]
+        if n[1] and self._stalled:
+            # The receiver is back. Its next sample was received about now, when the transmit input
+            # had reached its end: pair it there (the delay search finds the rest), not by count,
+            # which the stall put off by its whole length.
+            self._stalled = False
+            self._shift = self._base[0] + self._buf[0].size - self.nitems_read(1)
+            self._buf[1] = self._buf[1][:0]
+            self._base[1] = self.nitems_read(1) + self._shift
+            self._next_start = max(self._next_start, self._base[1])
+            self.logger.info("rx_timeout: receiver samples are flowing again")
         if not self._stalled:
             n = [min(n)] * 2
         for port in (0, 1):
@@ -467,9 +497,6 @@ class dpd_estimator_cc(gr.basic_block):
                 self.consume(port, n[port])
         if n[1]:
             self._last_rx = time.monotonic()
-            if self._stalled:
-                self._stalled = False
-                self.logger.info("rx_timeout: receiver samples are flowing again")
         self._capture()
         return 0
 
@@ -477,22 +504,23 @@ class dpd_estimator_cc(gr.basic_block):
         N = self._cap_len
         while not (self._max_updates > 0 and self._steps >= self._max_updates):
             s = self._next_start
-            # Keep only what a capture can still use, and never more than the slack allows.
-            for port in (0, 1):
-                end = self._base[port] + self._buf[port].size
-                keep_from = max(s, end - _SLACK_CAPTURES * N - N)
-                if keep_from > self._base[port]:
-                    # (never past what has arrived: the next samples belong at `end`)
-                    keep_from = min(keep_from, end)
-                    self._buf[port] = self._buf[port][keep_from - self._base[port]:]
-                    self._base[port] = keep_from
-            lo = max(self._base)
-            if lo > s:  # one input ran so far ahead that the other's samples for this capture are gone
-                self._drop(f"input {int(np.argmax(self._base))} ran more than {_SLACK_CAPTURES} captures "
-                           "ahead of the other", lo)
+            for port in (0, 1):  # nothing before the next capture is needed
+                if self._base[port] < s:
+                    k = min(s - self._base[port], self._buf[port].size)
+                    self._buf[port] = self._buf[port][k:]
+                    self._base[port] += k
+            ends = [b + v.size for b, v in zip(self._base, self._buf)]
+            if min(ends) < s + N:
+                # Waiting for the lagging input; the leading one holds at most a few captures.
+                lead = 0 if ends[0] >= ends[1] else 1
+                if ends[lead] - s <= (_SLACK_CAPTURES + 1) * N:
+                    return
+                if self._stalled:  # the stall was logged once: move on quietly
+                    self._next_start = ends[lead] - N
+                else:
+                    self._drop(f"input {1 - lead} is more than {_SLACK_CAPTURES} captures behind input {lead}",
+                               ends[lead] - N)
                 continue
-            if min(b + v.size for b, v in zip(self._base, self._buf)) < s + N:
-                return  # wait for more samples
             cut = [(p, w) for p, w in self._cuts if s < p < s + N]
             self._cuts = [(p, w) for p, w in self._cuts if p >= s + N]
             if cut:

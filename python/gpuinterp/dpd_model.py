@@ -27,25 +27,29 @@ many samples (out[i] = y[i - lookahead]), and :func:`basis` computes the undelay
 look-ahead samples past the end of x taken as zero unless ``future`` is given.
 """
 
-import re
 from dataclasses import dataclass
 
 import numpy as np
 
+from . import gpuinterp_python as _gi
+
 __all__ = ["ModelSpec", "parse", "basis", "apply", "term_list"]
 
-# Bounds shared with the C++ kernel (dpd_model.h): orders beyond 15 are out of reach in float, lags
-# beyond 1024 beyond any measured PA memory, and 4096 coefficients beyond any sensible fit.
-MAX_ORDER = 15
-MAX_LAG = 1024
-MAX_COEFFICIENTS = 4096
+# The spec is owned by the C++ kernel (kernel::dpd_model, bound as dpd_model_spec): its parser is
+# the only one, so the predistorter, the estimator, the PA models, the scoreboard and model files give
+# one verdict and one message for every spec, and a spec too large is refused before any term list is
+# built. Its bounds reach Python from there.
+_cpp = _gi.dpd_model_spec
+MAX_ORDER = _cpp.MAX_ORDER
+MAX_LAG = _cpp.MAX_LAG
+MAX_COEFFICIENTS = _cpp.MAX_COEFFICIENTS
 
+# The coefficient layout of each family, in C++'s key order: numpy builds its basis from it.
 _KEYS = {
     "ph": ("P", "Q", "Lp", "Lq"),
     "mp": ("K", "M"),
     "gmp": ("Ka", "La", "Kb", "Lb", "Mb", "Kc", "Lc", "Mc"),
 }
-_OPTIONAL = {"gmp": ("Kb", "Lb", "Mb", "Kc", "Lc", "Mc")}
 
 
 class ModelError(ValueError):
@@ -80,97 +84,34 @@ class ModelSpec:
 
     @property
     def lookahead(self):
-        if self.family != "gmp":
-            return 0
-        return self.Mc if (self.Kc and self.Lc and self.Mc) else 0
+        """Output delay of a streaming implementation (gmp leading-envelope terms; else 0)."""
+        return int(_cpp.parse(str(self)).lookahead())
 
     @property
     def history(self):
         """Past input samples a streaming implementation carries between calls."""
-        if self.family == "ph":
-            return max(self.Lp, self.Lq if self.Q > 0 else 1) - 1
-        Ka, La, Kb, Lb, Mb, Kc, Lc, Mc = self.as_gmp()
-        h = La - 1 if Ka and La else 0
-        if Kb and Lb and Mb:
-            h = max(h, Lb - 1 + Mb)
-        if Kc and Lc and Mc:
-            h = max(h, Lc - 1)
-        return h + self.lookahead
+        return int(_cpp.parse(str(self)).history())
 
     @property
     def num_coefficients(self):
-        return len(term_list(self))
-
-
-def _int_value(key, text):
-    if not re.fullmatch(r"\s*\d+\s*", text):
-        raise ModelError(f"model: {key} must be a non-negative integer, got {text.strip()!r}")
-    return int(text)
+        return _cpp.parse(str(self)).num_coefficients()
 
 
 def parse(spec):
-    """Parse a spec string (or pass a :class:`ModelSpec` through); raises :class:`ModelError`."""
+    """Parse a spec string (or pass a :class:`ModelSpec` or a C++ ``dpd_model_spec`` through) with
+    the C++ parser; raises :class:`ModelError` with its message."""
     if isinstance(spec, ModelSpec):
         return spec
+    if isinstance(spec, _cpp):
+        spec = str(spec)
     if not isinstance(spec, str):
         raise ModelError(f"model: expected a spec string like 'gmp:Ka=5,La=30', got {type(spec).__name__}")
-    fam, sep, rest = spec.strip().partition(":")
-    fam = fam.strip()
-    if fam not in _KEYS:
-        raise ModelError(f"model: unknown family {fam!r} (expected ph, mp or gmp) in {spec!r}")
-    vals = {}
-    for item in filter(None, (s.strip() for s in rest.split(","))) if sep else ():
-        k, eq, v = item.partition("=")
-        k = k.strip()
-        if not eq:
-            raise ModelError(f"model: expected key=value, got {item!r}")
-        if k not in _KEYS[fam]:
-            raise ModelError(f"model: unknown key {k!r} for {fam} (keys: {', '.join(_KEYS[fam])})")
-        if k in vals:
-            raise ModelError(f"model: duplicate key {k!r}")
-        vals[k] = _int_value(k, v)
-    for k in _KEYS[fam]:
-        if k not in vals:
-            if k in _OPTIONAL.get(fam, ()):
-                vals[k] = 0
-            else:
-                raise ModelError(f"model: {fam} needs {k} (keys: {', '.join(_KEYS[fam])})")
-    m = ModelSpec(fam, tuple(vals[k] for k in _KEYS[fam]))
-    _validate(m)
-    return m
-
-
-def _validate(m):
-    def order(k, v, lo):
-        if not lo <= v <= MAX_ORDER:
-            raise ModelError(f"model: {k} must be in [{lo}, {MAX_ORDER}], got {v}")
-
-    def lag(k, v, lo):
-        if not lo <= v <= MAX_LAG:
-            raise ModelError(f"model: {k} must be in [{lo}, {MAX_LAG}], got {v}")
-
-    if m.family == "ph":
-        order("P", m.P, 1)
-        if m.P % 2 == 0:
-            raise ModelError(f"model: P must be odd, got {m.P}")
-        order("Q", m.Q, 0)
-        if m.Q and m.Q % 2 == 0:
-            raise ModelError(f"model: Q must be 0 or odd, got {m.Q}")
-        lag("Lp", m.Lp, 1)
-        lag("Lq", m.Lq, 1)
-    elif m.family == "mp":
-        order("K", m.K, 1)
-        lag("M", m.M, 1)
-    else:
-        order("Ka", m.Ka, 1)
-        lag("La", m.La, 1)
-        for k in ("Kb", "Kc"):
-            order(k, getattr(m, k), 0)
-        for k in ("Lb", "Mb", "Lc", "Mc"):
-            lag(k, getattr(m, k), 0)
-    n = len(term_list(m))
-    if n > MAX_COEFFICIENTS:
-        raise ModelError(f"model: {m} has {n} coefficients, more than {MAX_COEFFICIENTS}")
+    try:
+        c = _cpp.parse(spec)
+    except ValueError as e:
+        raise ModelError(str(e)) from None
+    fam = c.family()
+    return ModelSpec(fam, tuple(int(getattr(c, k)) for k in _KEYS[fam]))
 
 
 def term_list(m):

@@ -33,14 +33,15 @@ def validate_structure(P, Q, Lp, Lq):
         if int(v) != v:
             raise DPDError(f"{name}: must be an integer, got {v!r}")
     P, Q, Lp, Lq = int(P), int(Q), int(Lp), int(Lq)
-    if P < 1 or P % 2 == 0:
-        raise DPDError(f"P: must be odd and >= 1, got {P}")
-    if Q < 0 or (Q > 0 and Q % 2 == 0):
-        raise DPDError(f"Q: must be 0 (no conjugate branches) or odd, got {Q}")
-    if Lp < 1:
-        raise DPDError(f"Lp: must be >= 1, got {Lp}")
-    if Lq < 1:
-        raise DPDError(f"Lq: must be >= 1, got {Lq}")
+    top, lag = _spec.MAX_ORDER, _spec.MAX_LAG  # the C++ model's bounds
+    if P < 1 or P % 2 == 0 or P > top:
+        raise DPDError(f"P: must be odd and in [1, {top}], got {P}")
+    if Q < 0 or (Q > 0 and Q % 2 == 0) or Q > top:
+        raise DPDError(f"Q: must be 0 (no conjugate branches) or odd and <= {top}, got {Q}")
+    if not 1 <= Lp <= lag:
+        raise DPDError(f"Lp: must be in [1, {lag}], got {Lp}")
+    if not 1 <= Lq <= lag:
+        raise DPDError(f"Lq: must be in [1, {lag}], got {Lq}")
     return P, Q, Lp, Lq
 
 

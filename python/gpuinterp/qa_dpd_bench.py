@@ -142,7 +142,7 @@ class qa_dpd_bench(gr_unittest.TestCase):
             self.assertEqual(spec["bw"], 200e6)
             r = run_cli(ds, "--pa-model", "gmp:Ka=3,La=2,Qx=1")
             self.assertEqual(r.returncode, 2)
-            self.assertIn("model: unknown key 'Qx'", r.stderr)
+            self.assertIn("model: Qx: unknown key", r.stderr)
             r = run_cli(ds, "--json", os.path.join(d, "missing", "r.json"))
             self.assertEqual(r.returncode, 2)
             self.assertIn("--json", r.stderr)

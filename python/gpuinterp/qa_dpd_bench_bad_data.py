@@ -270,7 +270,7 @@ def _cases():
     # options
     add(("--pa-model 5000 digits (the probe's)", None, ["--pa-model", "mp:K=" + "9" * 5000 + ",M=2"], "--pa-model",
          "model"))
-    add(("--pa-model unknown key", None, ["--pa-model", "gmp:Ka=3,La=2,Qx=1"], "--pa-model", "unknown key 'Qx'"))
+    add(("--pa-model unknown key", None, ["--pa-model", "gmp:Ka=3,La=2,Qx=1"], "--pa-model", "Qx: unknown key"))
     add(("--pa-model garbage", None, ["--pa-model", "\u2603"], "--pa-model", "model"))
     add(("--dpd-model K=0", None, ["--dpd-model", "mp:K=0,M=2"], "--dpd-model", "K"))
     add(("--pa-model too large for the slice", None, ["--pa-model", "mp:K=15,M=200"], "--pa-model", "too large"))

@@ -8,10 +8,12 @@ import json
 import math
 import os
 import tempfile
+import time
 
 import numpy as np
 from gnuradio import gr_unittest
 
+from gnuradio import gpuinterp
 from gnuradio.gpuinterp import dpd, dpd_bench, metrics
 from gnuradio.gpuinterp import dpd_model as dm
 
@@ -70,16 +72,48 @@ class qa_dpd_model(gr_unittest.TestCase):
         self.assertEqual(dm.parse("ph:P=7,Q=3,Lp=4,Lq=2").num_coefficients, dpd.num_coefficients(7, 3, 4, 2))
 
     def test_spec_errors_name_the_key(self):
-        cases = [("foo:K=1", "unknown family"), ("mp:K=3", "needs M"), ("mp:K=3,M=2,K=4", "duplicate key 'K'"),
-                 ("mp:K=a,M=2", "K must be"), ("gmp:Ka=2,La=2,Xb=1", "unknown key 'Xb'"),
-                 ("ph:P=4,Q=0,Lp=1,Lq=1", "P must be odd"), ("mp:K=16,M=2", "K must be in"),
-                 ("mp:K=3,M=2000", "M must be in"), ("gmp:Ka=15,La=1024", "coefficients, more than"),
-                 ("mp:K=3,M", "expected key=value"), (42, "expected a spec string")]
+        # The C++ parser's messages (the only parser): "model: <key>: ...".
+        cases = [("foo:K=1", "family: expected"), ("mp:K=3", "M: missing"), ("mp:K=3,M=2,K=4", "K: given twice"),
+                 ("mp:K=a,M=2", "K: expected a non-negative integer"), ("gmp:Ka=2,La=2,Xb=1", "Xb: unknown key"),
+                 ("ph:P=4,Q=0,Lp=1,Lq=1", "P: must be odd"), ("mp:K=16,M=2", "K: must be 1 <= K <= 15"),
+                 ("mp:K=3,M=2000", "M: must be 1 <= M <= 1024"), ("gmp:Ka=15,La=1024", "coefficients, more than"),
+                 ("mp:K=3,M", "expected key=value"), (42, "expected a spec string"),
+                 # one verdict with the predistorter: digits and spaces outside ASCII are refused
+                 ("mp:K=\u0663,M=2", "K: expected a non-negative integer"), ("mp:K=\uff13,M=2", "K: expected"),
+                 ("mp:K=3,\u00a0M=2", "unknown key"), ("mp:K=3,M=2\x1c", "M: expected"),
+                 ("mp:K=0000000003,M=2", "K: expected")]
         for spec, text in cases:
             with self.assertRaises(ValueError) as cm:
                 dm.parse(spec)
             self.assertTrue(str(cm.exception).startswith("model:"), str(cm.exception))
             self.assertIn(text, str(cm.exception))
+            if isinstance(spec, str):  # the predistorter gives the same verdict and message
+                with self.assertRaises(ValueError) as cp:
+                    gpuinterp.dpd_model_spec.parse(spec)
+                self.assertEqual(str(cp.exception), str(cm.exception))
+        # a spec far beyond the bound is refused before any term list exists
+        t0 = time.perf_counter()
+        with self.assertRaises(ValueError):
+            dm.parse("gmp:Ka=15,La=1024,Kb=15,Lb=1024,Mb=1024,Kc=15,Lc=1024,Mc=1024")
+        self.assertLess(time.perf_counter() - t0, 0.5)
+        self.assertEqual((dm.MAX_ORDER, dm.MAX_LAG, dm.MAX_COEFFICIENTS),
+                         (gpuinterp.dpd_model_spec.MAX_ORDER, gpuinterp.dpd_model_spec.MAX_LAG,
+                          gpuinterp.dpd_model_spec.MAX_COEFFICIENTS))
+
+    def test_numpy_basis_and_cpp_engine_agree_for_every_family(self):
+        # The numpy model (basis @ w + c, the estimator's) and the C++ predistorter built from the
+        # same spec compute the same output, for each family (float32 accuracy, delay aligned).
+        x = self.rand_c(2000, 0.3).astype(np.complex64)
+        for spec in ("ph:P=5,Q=3,Lp=3,Lq=2", "mp:K=6,M=4", "gmp:Ka=4,La=3,Kb=2,Lb=2,Mb=2,Kc=2,Lc=3,Mc=2"):
+            m = dm.parse(spec)
+            w = 0.1 * self.rand_c(m.num_coefficients)
+            w[0] = 1.0
+            eng = gpuinterp.dpd_predistorter(spec, [complex(v) for v in w], 0.01 - 0.02j, backend="cpu")
+            self.assertEqual((eng.delay(), eng.model().history()), (m.lookahead, m.history))
+            got = np.asarray(eng.process(x))
+            ref = dm.apply(x, m, w, 0.01 - 0.02j, future=None)
+            d = m.lookahead
+            np.testing.assert_allclose(got[d:], ref[:ref.size - d], atol=3e-6, err_msg=spec)
 
     # --- the basis against the equation ---------------------------------------------------------
     def test_gmp_matches_naive_equation(self):

@@ -113,6 +113,10 @@ Structure of a predistorter / PA model, as the spec string "family:key=value,...
 lookahead() = Mc when the leading group has terms: a streaming predistorter delays its output by it.
 Bad specs raise ValueError("model: <key>: ...").)doc")
         .def_static("parse", &D::parse, py::arg("spec"), "Parse a spec string.")
+        // The bounds live here only; Python, GRC and the command lines read them from the class.
+        .def_property_readonly_static("MAX_ORDER", [](py::object) { return D::max_order; })
+        .def_property_readonly_static("MAX_LAG", [](py::object) { return D::max_lag; })
+        .def_property_readonly_static("MAX_COEFFICIENTS", [](py::object) { return D::max_coefficients; })
         .def("to_string", &D::to_string, "Canonical spec: every key of the family, in order.")
         .def("__str__", &D::to_string)
         .def("__repr__", [](const D& d) { return "dpd_model_spec('" + d.to_string() + "')"; })
