@@ -68,7 +68,8 @@ def finite(name, v, lo=None, hi=None, lo_open=False):
         raise UsageError(str(e)) from None
 
 
-def load_previous(path, P, Q, Lp, Lq):
+def load_previous(path, spec):
+    """The coefficients of a previous run (any file dpd.load_coefficients reads) for ``spec``."""
     try:
         prev = dpd.load_coefficients(path)
     except FileNotFoundError:
@@ -79,28 +80,12 @@ def load_previous(path, P, Q, Lp, Lq):
         # json.JSONDecodeError and DPDError are ValueErrors; a missing key is a KeyError.
         what = f"missing key {e}" if isinstance(e, KeyError) else str(e)
         raise UsageError(f"--previous: {path}: not a coefficient file ({what})") from None
-    if (prev["P"], prev["Q"], prev["Lp"], prev["Lq"]) != (P, Q, Lp, Lq):
-        raise UsageError(f"--previous: has P={prev['P']} Q={prev['Q']} Lp={prev['Lp']} Lq={prev['Lq']}, "
-                         "not the requested structure")
+    if dm.parse(prev["model"]) != dm.parse(spec):
+        raise UsageError(f"--previous: {path} holds {prev['model']}, not the requested {dm.parse(spec)}")
     w, c = np.asarray(prev["coefficients"]), complex(prev["lo_leakage"])
-    if w.size != dpd.num_coefficients(P, Q, Lp, Lq):
-        raise UsageError(f"--previous: {w.size} coefficients, expected {dpd.num_coefficients(P, Q, Lp, Lq)}")
     if not (np.all(np.isfinite(w)) and np.isfinite(c)):
         raise UsageError("--previous: contains NaN or infinity")
     return w, c
-
-
-def load_previous_model(path, spec):
-    """Coefficients of a model file (written by --json with --model, or dpd_model.save_model)."""
-    if not os.path.exists(path):
-        raise UsageError(f"--previous: {path}: no such file")
-    try:
-        f = dm.load_model(path)
-    except dm.ModelError as e:
-        raise UsageError(f"--previous: {e}") from None
-    if str(dm.parse(f.model)) != str(spec):
-        raise UsageError(f"--previous: {path} holds {f.model}, not the requested {spec}")
-    return np.asarray(f.coefficients), complex(f.lo_leakage)
 
 
 def check_output(name, path):
@@ -203,12 +188,7 @@ def run(a):
             raise UsageError(f"--target-gain: must be finite and non-zero (omit it to measure the gain), got {g}")
     check_output("json", a.json)
     check_output("csv", a.csv)
-    if not a.previous:
-        prev = None
-    elif spec is not None:
-        prev = load_previous_model(a.previous, spec)
-    else:
-        prev = load_previous(a.previous, a.P, a.Q, a.Lp, a.Lq)
+    prev = load_previous(a.previous, spec or f"ph:P={a.P},Q={a.Q},Lp={a.Lp},Lq={a.Lq}") if a.previous else None
 
     x = read_cf32("x", a.x, a.offset, a.count)
     y = read_cf32("y", a.y, a.offset, a.count)
@@ -238,10 +218,8 @@ def run(a):
     if spec is not None:
         if a.json:
             try:
-                dm.save_model(a.json, dm.ModelFit(str(spec), w, c, {}, kind="predistorter",
-                                                  regularization=r.regularization, condition=r.condition,
-                                                  rank=r.rank), **{k: ([v.real, v.imag] if isinstance(v, complex)
-                                                                        else v) for k, v in info.items()})
+                dpd.save_coefficients(a.json, w, c, model=str(spec), regularization=r.regularization, rank=r.rank,
+                                      **info)
             except OSError as e:
                 raise UsageError(f"--json: {a.json}: {e.strerror}") from None
         else:

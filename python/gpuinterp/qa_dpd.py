@@ -4,6 +4,7 @@
 estimation (recovery of known coefficients), time alignment, the adaptation (damping, rollback,
 refusals), bad inputs and coefficient files."""
 
+import json
 import os
 import tempfile
 
@@ -373,6 +374,28 @@ class qa_dpd(gr_unittest.TestCase):
             self.assertEqual(rows[2].split(",")[1:4], ["h", "3", "0"])
             self.assertEqual(rows[6].split(",")[1:4], ["g", "1", "0"])
             self.assertEqual(len(rows), w.size)
+            # The one format is the model file: any family, readable by dpd_model.load_model
+            # (the PA model, the estimator's coefficients_file) with the metadata kept apart.
+            with open(os.path.join(d, "c.json")) as f:
+                doc = json.load(f)
+            self.assertEqual((doc["kind"], doc["model"], doc["metadata"]), ("predistorter", f"ph:P={P},Q={Q},Lp={Lp},Lq={Lq}",
+                                                                           {"nmse_db": -40.0}))
+            np.testing.assert_array_equal(dpd_model.load_model(os.path.join(d, "c.json")).coefficients, w)
+            wm = self.rand_c(dpd_model.parse("mp:K=4,M=3").num_coefficients)
+            path = os.path.join(d, "mp.json")
+            dpd.save_coefficients(path, wm, 0.1j, model="mp:K=4,M=3")
+            back = dpd.load_coefficients(path)
+            self.assertEqual(back["model"], "mp:K=4,M=3")
+            np.testing.assert_array_equal(back["coefficients"], wm)
+            # The parallel-Hammerstein JSON of earlier versions is still read
+            old = os.path.join(d, "old.json")
+            with open(old, "w") as f:
+                json.dump({"model": "z[n] = ...", "layout": "...", "P": P, "Q": Q, "Lp": Lp, "Lq": Lq,
+                           "coefficients": [[v.real, v.imag] for v in w], "lo_leakage": [0.25, -0.5]}, f)
+            back = dpd.load_coefficients(old)
+            self.assertEqual(back["model"], f"ph:P={P},Q={Q},Lp={Lp},Lq={Lq}")
+            np.testing.assert_allclose(back["coefficients"], w, atol=0)
+            self.assertEqual(back["lo_leakage"], 0.25 - 0.5j)
 
 
 if __name__ == "__main__":

@@ -52,7 +52,7 @@ class qa_dpd_estimate_cli(gr_unittest.TestCase):
         files = {"garbage.json": "{not json", "garbage.csv": "index,branch\n1,2,3\n",
                  "nan.json": json.dumps(dict(doc, coefficients=[[float("nan"), 0]] * len(doc["coefficients"]))),
                  "short.json": json.dumps(dict(doc, coefficients=doc["coefficients"][:2])),
-                 "nop.json": json.dumps({k: v for k, v in doc.items() if k != "P"})}
+                 "nop.json": json.dumps({k: v for k, v in doc.items() if k != "model"})}  # no model spec
         cls.prev = {}
         for name, text in files.items():
             cls.prev[name] = os.path.join(d, name)
