@@ -177,7 +177,7 @@ class StreamingModel:
     """Streaming double-precision implementation of any family, with the conventions of the C++
     kernel: ``process(x)`` returns len(x) outputs, out[i] = y[i - lookahead] (zero history before
     the stream), chunking never changes the output; ``set_coefficients`` takes effect for the outputs
-    of the next call. The reference the kernel tests compare with, and the engine of last resort."""
+    of the next call. The reference the kernel tests compare with (tests only)."""
 
     def __init__(self, model, coefficients, lo_leakage=0j):
         self.model = parse(model)

@@ -109,7 +109,7 @@ def apply_model(x, coefficients, lo_leakage, P, Q, Lp, Lq, history=None):
 
 def make_engine(P, Q, Lp, Lq, coefficients, lo_leakage=0j, backend="cpu"):
     """A streaming predistorter engine: the C++ kernel ``gpuinterp.dpd_predistorter`` (SIMD CPU or CUDA,
-    per ``backend``). :class:`NumpyPredistorter` is the double-precision reference the tests compare it
+    per ``backend``). :class:`~.dpd_model.StreamingModel` is the double-precision reference the tests compare it
     with. Errors the C++ kernel raises for bad parameters propagate unchanged."""
     from gnuradio import gpuinterp as _gi  # imported here: the package imports this module first
 
