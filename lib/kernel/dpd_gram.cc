@@ -155,6 +155,10 @@ void dpd_gram::add(const cd* y, size_t n, const cd* x, const uint8_t* fit, const
         for (int s = 0; s < 2; s++) {
             if (!in[s])
                 continue;
+            // A sparse mask spreads a chunk's rows over many samples: bound the window an engine
+            // receives (what the CUDA engine uploads) to a few chunks.
+            if (!rows[s].empty() && i - size_t(rows[s].front()) >= 4 * chunk)
+                flush(s);
             rows[s].push_back(int64_t(i));
             tgt[s].push_back(x[i]);
             if (rows[s].size() == chunk)

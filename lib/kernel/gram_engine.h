@@ -42,6 +42,8 @@ public:
      * Add the basis rows `rows[0..R)` (ascending sample indices) with targets t[0..R) to set
      * `set` (0 fit, 1 held out). yw holds samples w0 .. w0+wn-1 of the capture and covers every
      * sample the rows read at a non-negative index; samples at negative indices are zero.
+     * R <= chunk_rows() and rows[R-1] - rows[0] < 4 chunk_rows(), so wn < 4 chunk_rows() +
+     * the model's history() + lookahead() + 1. The arrays may be reused once the call returns.
      */
     virtual void accumulate(int set,
                             const cd* yw,
