@@ -12,6 +12,7 @@
 #include "../kernel/dpd_engine.h"
 #include "../kernel/fir_engine.h"
 #include "../kernel/gmp_engine.h"
+#include "../kernel/gram_engine.h"
 #include "../kernel/resamp_engines.h"
 #include "../kernel/resize_engine.h"
 #include <memory>
@@ -30,6 +31,7 @@ template <typename T>
 std::unique_ptr<resize_engine<T>> make_cpu_resize_engine();
 std::unique_ptr<dpd_engine> make_cpu_dpd_engine();
 std::unique_ptr<gmp_engine> make_cpu_gmp_engine();
+std::unique_ptr<gram_engine> make_cpu_gram_engine();
 
 //! Test hooks: false forces the predistorter engines' portable (non-AVX2) code paths.
 void set_dpd_cpu_simd(bool allow);

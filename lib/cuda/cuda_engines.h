@@ -12,6 +12,7 @@
 #include "../kernel/dpd_engine.h"
 #include "../kernel/fir_engine.h"
 #include "../kernel/gmp_engine.h"
+#include "../kernel/gram_engine.h"
 #include "../kernel/resamp_engines.h"
 #include "../kernel/resize_engine.h"
 #include <cstddef>
@@ -32,6 +33,7 @@ std::unique_ptr<kernel::resize_engine<T>> make_cuda_resize_engine(int device, si
 //! mapped: the host path reads and writes mapped pinned memory instead of copying (dpd_predistorter).
 std::unique_ptr<kernel::dpd_engine> make_cuda_dpd_engine(int device, size_t batch, bool mapped);
 std::unique_ptr<kernel::gmp_engine> make_cuda_gmp_engine(int device, size_t batch, bool mapped);
+std::unique_ptr<kernel::gram_engine> make_cuda_gram_engine(int device);
 
 } // namespace gpu
 } // namespace gpuinterp

@@ -13,6 +13,7 @@
 #include "dpd_engine.h"
 #include "fir_engine.h"
 #include "gmp_engine.h"
+#include "gram_engine.h"
 #include "resamp_engines.h"
 #include "resize_engine.h"
 #include <gnuradio/gpuinterp/kernel/backend.h>
@@ -36,6 +37,8 @@ std::unique_ptr<resize_engine<T>> make_resize_engine(backend selected, int devic
 //! The predistorter engines: ph (the packed model) and mp/gmp (a program). `mapped`: CUDA only.
 std::unique_ptr<dpd_engine> make_dpd_engine(backend selected, int device, size_t batch, bool mapped);
 std::unique_ptr<gmp_engine> make_gmp_engine(backend selected, int device, size_t batch, bool mapped);
+//! The estimator's Gram accumulator and eigensolver (dpd_gram).
+std::unique_ptr<gram_engine> make_gram_engine(backend selected, int device);
 
 } // namespace kernel
 } // namespace gpuinterp

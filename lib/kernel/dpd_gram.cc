@@ -1,0 +1,372 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "engine_factory.h"
+#include <gnuradio/gpuinterp/kernel/dpd_gram.h>
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+
+namespace gr {
+namespace gpuinterp {
+namespace kernel {
+
+namespace {
+using cd = std::complex<double>;
+std::atomic<size_t> chunk_override{ 0 };
+
+// The term list of dpd_model.h, in coefficient order (Python's dpd_model.term_list).
+std::vector<gram_term> model_terms(const dpd_model& m0, bool lo)
+{
+    std::vector<gram_term> t;
+    auto add = [&](int l, int j, unsigned k, bool conj) { t.push_back({ l, j, k, conj, false }); };
+    if (m0.family == dpd_model::family_t::ph) {
+        for (unsigned p = 1; p <= m0.P; p += 2)
+            for (unsigned k = 0; k < m0.Lp; k++)
+                add(int(k), int(k), p - 1, false);
+        if (m0.Q)
+            for (unsigned q = 1; q <= m0.Q; q += 2)
+                for (unsigned k = 0; k < m0.Lq; k++)
+                    add(int(k), int(k), q - 1, true);
+    } else {
+        const dpd_model m = m0.as_gmp();
+        for (unsigned k = 0; k < m.Ka; k++)
+            for (unsigned l = 0; l < m.La; l++)
+                add(int(l), int(l), k, false);
+        if (m.Kb && m.Lb && m.Mb)
+            for (unsigned k = 1; k <= m.Kb; k++)
+                for (unsigned l = 0; l < m.Lb; l++)
+                    for (unsigned q = 1; q <= m.Mb; q++)
+                        add(int(l), int(l + q), k, false);
+        if (m.Kc && m.Lc && m.Mc)
+            for (unsigned k = 1; k <= m.Kc; k++)
+                for (unsigned l = 0; l < m.Lc; l++)
+                    for (unsigned q = 1; q <= m.Mc; q++)
+                        add(int(l), int(l) - int(q), k, false);
+    }
+    if (lo)
+        t.push_back({ 0, 0, 0, false, true });
+    return t;
+}
+
+double nmse_db(double residual, double tt)
+{
+    if (!(tt > 0))
+        return std::numeric_limits<double>::quiet_NaN();
+    return 10 * std::log10(std::max(residual / tt, 1e-30));
+}
+
+// ||t - A w||^2 = tt - 2 Re(w^H b) + w^H G w from a set's sums (G full Hermitian, column-major).
+double residual(const std::vector<cd>& G, const std::vector<cd>& b, double tt, const std::vector<cd>& w)
+{
+    const size_t K = w.size();
+    double wb = 0, wgw = 0;
+    for (size_t j = 0; j < K; j++)
+        wb += (std::conj(w[j]) * b[j]).real();
+    // w^H G w = sum_i conj(w_i) (G w)_i
+    std::vector<cd> gw(K, cd(0));
+    for (size_t j = 0; j < K; j++) {
+        const cd* col = &G[j * K];
+        const cd wj = w[j];
+        for (size_t i = 0; i < K; i++)
+            gw[i] += col[i] * wj;
+    }
+    for (size_t i = 0; i < K; i++)
+        wgw += (std::conj(w[i]) * gw[i]).real();
+    return tt - 2 * wb + wgw;
+}
+} // namespace
+
+void set_gram_chunk_rows(size_t rows) { chunk_override = rows; }
+
+std::vector<double> dpd_gram::default_grid()
+{
+    std::vector<double> g;
+    for (int i = 0; i <= 26; i++)
+        g.push_back(std::pow(10.0, -14.0 + 0.5 * i));
+    return g;
+}
+
+int dpd_gram::check_set(int set)
+{
+    if (set != 0 && set != 1)
+        throw std::invalid_argument("set: must be 0 (fit) or 1 (held out), got " + std::to_string(set));
+    return set;
+}
+
+dpd_gram::dpd_gram(const dpd_model& model, bool lo_leakage, backend requested, int device)
+    : d_model(model), d_lo(lo_leakage)
+{
+    d_model.validate();
+    const backend_choice c = select_backend(requested, device);
+    d_backend = c.selected;
+    d_note = c.reason;
+    const auto terms = model_terms(d_model, d_lo);
+    d_K = terms.size();
+    d_engine = make_gram_engine(d_backend, device);
+    d_engine->init(terms);
+    d_chunk = d_engine->chunk_rows();
+    if (const size_t o = chunk_override.load())
+        d_chunk = std::min(d_chunk, o);
+}
+
+dpd_gram::~dpd_gram() = default;
+
+void dpd_gram::add(const cd* y, size_t n, const cd* x, const uint8_t* fit, const uint8_t* val, size_t history)
+{
+    if (history > n)
+        throw std::invalid_argument("history: " + std::to_string(history) + " exceeds the " +
+                                    std::to_string(n) + " samples of y");
+    if (n && (!y || !x))
+        throw std::invalid_argument(!y ? "y: null pointer" : "x: null pointer");
+    const size_t back = d_model.history(); // deepest sample read behind a row (look-ahead included)
+    const size_t ahead = d_model.lookahead();
+    // Rows history .. n-1-ahead: a row needs its look-ahead inside y.
+    if (n <= ahead || history >= n - ahead)
+        return;
+    const size_t row_end = n - ahead;
+    const size_t chunk = std::max<size_t>(1, d_chunk);
+    std::vector<int64_t> rows[2];
+    std::vector<cd> tgt[2];
+    for (auto& r : rows)
+        r.reserve(chunk);
+    for (auto& t : tgt)
+        t.reserve(chunk);
+    auto flush = [&](int set) {
+        auto& r = rows[set];
+        if (r.empty())
+            return;
+        const int64_t w0 = std::max<int64_t>(0, r.front() - int64_t(back));
+        const int64_t w1 = std::min<int64_t>(int64_t(n), r.back() + int64_t(ahead) + 1);
+        d_engine->accumulate(set, y + w0, w0, size_t(w1 - w0), r.data(), tgt[set].data(), r.size());
+        for (const cd& t : tgt[set])
+            d_tt[set] += std::norm(t);
+        d_rows[set] += double(r.size());
+        r.clear();
+        tgt[set].clear();
+    };
+    for (size_t i = history; i < row_end; i++) {
+        const bool in[2] = { fit ? fit[i] != 0 : true, val ? val[i] != 0 : false };
+        for (int s = 0; s < 2; s++) {
+            if (!in[s])
+                continue;
+            // A sparse mask spreads a chunk's rows over many samples: bound the window an engine
+            // receives (what the CUDA engine uploads) to a few chunks.
+            if (!rows[s].empty() && i - size_t(rows[s].front()) >= 4 * chunk)
+                flush(s);
+            rows[s].push_back(int64_t(i));
+            tgt[s].push_back(x[i]);
+            if (rows[s].size() == chunk)
+                flush(s);
+        }
+    }
+    flush(0);
+    flush(1);
+}
+
+void dpd_gram::forget(double factor)
+{
+    if (!(factor > 0 && factor <= 1))
+        throw std::invalid_argument("factor: must lie in (0, 1], got " + std::to_string(factor));
+    if (factor == 1)
+        return;
+    d_engine->scale(factor);
+    for (int s = 0; s < 2; s++) {
+        d_tt[s] *= factor;
+        d_rows[s] *= factor;
+    }
+}
+
+void dpd_gram::reset()
+{
+    d_engine->clear();
+    d_tt[0] = d_tt[1] = d_rows[0] = d_rows[1] = 0;
+}
+
+std::vector<cd> dpd_gram::gram(int set) const
+{
+    std::vector<cd> G, b;
+    d_engine->read(check_set(set), G, b);
+    return G;
+}
+
+std::vector<cd> dpd_gram::rhs(int set) const
+{
+    std::vector<cd> G, b;
+    d_engine->read(check_set(set), G, b);
+    return b;
+}
+
+dpd_gram_solution dpd_gram::solve(const dpd_gram_options& opt) const
+{
+    using mode_t = dpd_gram_options::mode_t;
+    const size_t K = d_K;
+    if (!(d_rows[0] > 0))
+        throw std::runtime_error("dpd_gram: no fit rows accumulated (add() a capture first)");
+    if (opt.mode == mode_t::fixed && !(opt.regularization >= 0 && std::isfinite(opt.regularization)))
+        throw std::invalid_argument("regularization: must be a finite value >= 0, got " +
+                                    std::to_string(opt.regularization));
+    const std::vector<double> grid = opt.grid.empty() ? default_grid() : opt.grid;
+    for (double g : grid)
+        if (!(g > 0 && std::isfinite(g)))
+            throw std::invalid_argument("grid: every value must be finite and > 0, got " + std::to_string(g));
+    const bool have_val = d_rows[1] > 0 && d_tt[1] > 0;
+    if (opt.mode == mode_t::validation && !have_val)
+        throw std::invalid_argument("regularization: validation needs held-out rows (val_mask)");
+
+    std::vector<cd> G, b;
+    d_engine->read(0, G, b);
+    // Column normalisation: D = sqrt(diag G) (the column norms of the basis).
+    std::vector<double> d(K);
+    for (size_t i = 0; i < K; i++) {
+        d[i] = std::sqrt(G[i * K + i].real());
+        if (!(d[i] > 0) || !std::isfinite(d[i])) {
+            std::ostringstream os;
+            os << "y: basis matrix is singular (basis column " << i << " of " << K
+               << " is all zeros over the fit rows" << (std::isfinite(d[i]) ? ")" : " or not finite)");
+            throw std::runtime_error(os.str());
+        }
+    }
+    std::vector<cd> A(K * K);
+    for (size_t j = 0; j < K; j++)
+        for (size_t i = 0; i < K; i++)
+            A[j * K + i] = G[j * K + i] / (d[i] * d[j]);
+    std::vector<double> e = d_engine->eigh(A, K); // A -> V, e ascending
+    for (double v : e)
+        if (!std::isfinite(v))
+            throw std::runtime_error("y: eigendecomposition of the Gram matrix failed (non-finite values)");
+    const double e0 = e.back();
+    // Rounding leaves eigenvalues of a singular Gram slightly negative: they are zero.
+    for (double& v : e)
+        v = std::max(v, 0.0);
+    dpd_gram_solution sol;
+    sol.condition = e.front() > 0 ? std::sqrt(e0 / e.front()) : std::numeric_limits<double>::infinity();
+    // c = V^H D^-1 b
+    std::vector<cd> c(K, cd(0));
+    for (size_t j = 0; j < K; j++) {
+        cd s = 0;
+        const cd* v = &A[j * K];
+        for (size_t i = 0; i < K; i++)
+            s += std::conj(v[i]) * (b[i] / d[i]);
+        c[j] = s;
+    }
+    // w(g) = D^-1 V (g .* c)
+    auto coefficients = [&](const std::vector<double>& g) {
+        std::vector<cd> gc(K), w(K, cd(0));
+        for (size_t j = 0; j < K; j++)
+            gc[j] = g[j] * c[j];
+        for (size_t j = 0; j < K; j++) {
+            const cd* v = &A[j * K];
+            for (size_t i = 0; i < K; i++)
+                w[i] += v[i] * gc[j];
+        }
+        for (size_t i = 0; i < K; i++)
+            w[i] /= d[i];
+        return w;
+    };
+    auto ridge = [&](double lam) {
+        std::vector<double> g(K);
+        for (size_t j = 0; j < K; j++)
+            g[j] = 1.0 / (e[j] + lam * e0);
+        return g;
+    };
+
+    double lam = 0;
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    sol.validation_nmse_db = nan;
+    std::vector<cd> Gv, bv;
+    if (have_val)
+        d_engine->read(1, Gv, bv);
+    const bool use_val = opt.mode == mode_t::validation || (opt.mode == mode_t::automatic && have_val);
+    if (use_val) {
+        // Held-out NMSE of each grid value from the held-out Gram: O(K^2) per value.
+        size_t best = grid.size();
+        double best_score = nan;
+        for (size_t i = 0; i < grid.size(); i++) {
+            const double s = nmse_db(residual(Gv, bv, d_tt[1], coefficients(ridge(grid[i]))), d_tt[1]);
+            if (std::isnan(s))
+                continue;
+            if (best == grid.size() || s < best_score) {
+                best = i;
+                best_score = s;
+            }
+        }
+        if (best == grid.size())
+            throw std::runtime_error("y: every held-out score is undefined");
+        lam = grid[best];
+        sol.selected_by = "validation";
+        sol.validation_nmse_db = best_score;
+    } else if (opt.mode == mode_t::automatic || opt.mode == mode_t::gcv) {
+        // GCV(lam) = n r^2 / (n - dof)^2, r^2 = tt + sum_i (f_i - 2) |c_i|^2 / (e_i + lam e0),
+        // f_i = e_i / (e_i + lam e0): solve_regularized's tt - |U^H t|^2 + sum (1-f)^2 |U^H t|^2
+        // with |U^H t|_i^2 = |c_i|^2 / e_i, rewritten so that e_i = 0 does not divide.
+        const double n = d_rows[0];
+        double best_score = 0;
+        size_t best = 0;
+        for (size_t i = 0; i < grid.size(); i++) {
+            double r2 = d_tt[0], dof = 0;
+            for (size_t j = 0; j < K; j++) {
+                const double den = e[j] + grid[i] * e0;
+                const double f = e[j] / den;
+                r2 += (f - 2) * std::norm(c[j]) / den;
+                dof += f;
+            }
+            r2 = std::max(r2, 0.0);
+            const double dd = std::max(n - dof, 1e-9);
+            const double s = n * r2 / (dd * dd);
+            if (i == 0 || s < best_score) {
+                best = i;
+                best_score = s;
+            }
+        }
+        lam = grid[best];
+        sol.selected_by = "gcv";
+    } else {
+        lam = opt.regularization;
+        sol.selected_by = "fixed";
+    }
+
+    std::vector<double> g(K);
+    if (lam > 0) {
+        g = ridge(lam);
+        sol.rank = 0;
+        sol.dof = 0;
+        for (size_t j = 0; j < K; j++) {
+            sol.rank += e[j] / e0 > lam;
+            sol.dof += e[j] / (e[j] + lam * e0);
+        }
+    } else {
+        // Truncated pseudo-inverse. solve_regularized drops s < 1e-13 s_max; the Gram's eigenvalues
+        // carry an absolute error of about K eps e_max, so below that they are rounding.
+        const double tol = std::max(1e-13, double(K) * std::numeric_limits<double>::epsilon()) * e0;
+        sol.rank = 0;
+        for (size_t j = 0; j < K; j++) {
+            const bool keep = e[j] > tol;
+            g[j] = keep ? 1.0 / e[j] : 0.0;
+            sol.rank += keep;
+        }
+        sol.dof = double(sol.rank);
+    }
+    sol.lambda = lam;
+    sol.w = coefficients(g);
+    for (const cd& v : sol.w)
+        if (!std::isfinite(v.real()) || !std::isfinite(v.imag())) {
+            std::ostringstream os;
+            os << "y: estimation produced non-finite coefficients (condition number " << sol.condition
+               << " of the column-normalised basis; use a regularization > 0)";
+            throw std::runtime_error(os.str());
+        }
+    sol.fit_nmse_db = nmse_db(residual(G, b, d_tt[0], sol.w), d_tt[0]);
+    if (have_val && !use_val)
+        sol.validation_nmse_db = nmse_db(residual(Gv, bv, d_tt[1], sol.w), d_tt[1]);
+    return sol;
+}
+
+} // namespace kernel
+} // namespace gpuinterp
+} // namespace gr

@@ -1,0 +1,186 @@
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "int_arg.h"
+#include "kernel_guard.h"
+#include "numpy_util.h"
+#include <gnuradio/gpuinterp/kernel/dpd_gram.h>
+#include <pybind11/complex.h>
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+namespace py = pybind11;
+using namespace gr::gpuinterp;
+using cd = std::complex<double>;
+using pyutil::int_arg;
+
+namespace {
+
+const char* gram_doc = R"doc(
+Chunked least-squares estimator of a DPD / PA model (the C++ kernel behind dpd_estimate).
+
+dpd_gram(model, lo_leakage=False, backend="cpu", device=0)
+    model: a spec string ("mp:K=5,M=100", "gmp:...", "ph:...") or a dpd_model_spec;
+    lo_leakage: an all-ones column last (its coefficient is the LO-leakage constant).
+add(y, x, fit_mask=None, val_mask=None, history=0)
+    Accumulates the rows history..len(y)-1 of dpd_model.basis(y, model) (samples before y[0] are
+    zero; rows whose look-ahead lies past the end of y are skipped) with targets x into the fit
+    Gram G = Phi^H Phi, b = Phi^H x, tt = x^H x (rows with fit_mask set; None = all) and the
+    held-out Gram (rows with val_mask set; None = none). Memory O(K^2), never the N x K basis.
+forget(factor)   multiplies every accumulated sum by factor in (0, 1].
+reset()          drops everything.
+solve(regularization=None, grid=None) -> dict with the fields of dpd_solve.Solution:
+    w, regularization, condition, rank, dof, fit_nmse_db, selected_by, validation_nmse_db.
+    regularization: None = chosen on the held-out rows when there are any, else by GCV; "gcv";
+    "validation"; a number = lambda relative to the largest eigenvalue of the column-normalised
+    Gram (lambda / s_max^2 of solve_regularized). grid: the relative lambdas tried
+    (default dpd_solve.REGULARIZATION_GRID).
+    The solution is solve_regularized's SVD solution, computed from one Hermitian
+    eigendecomposition of the normalised Gram (LAPACK zheevd / cuSOLVER); condition numbers
+    above ~1e7 are estimates limited by double precision.)doc";
+
+using carr = pyutil::carray<cd>;
+using marr = py::array_t<uint8_t, py::array::c_style | py::array::forcecast>;
+
+marr mask_arg(const py::object& m, size_t n, const char* name)
+{
+    auto np = py::module::import("numpy");
+    marr a = marr::ensure(np.attr("asarray")(m, "bool").attr("astype")("uint8"));
+    if (!a || a.ndim() != 1 || size_t(a.shape(0)) != n)
+        throw py::value_error(std::string(name) + ": expected " + std::to_string(n) +
+                              " flags (one per sample of y)");
+    return a;
+}
+
+py::dict to_dict(const kernel::dpd_gram_solution& s)
+{
+    py::array_t<cd> w(static_cast<py::ssize_t>(s.w.size()));
+    std::copy(s.w.begin(), s.w.end(), w.mutable_data());
+    py::dict d;
+    d["w"] = w;
+    d["regularization"] = s.lambda;
+    d["condition"] = s.condition;
+    d["rank"] = s.rank;
+    d["dof"] = s.dof;
+    d["fit_nmse_db"] = s.fit_nmse_db;
+    d["selected_by"] = s.selected_by;
+    d["validation_nmse_db"] = s.validation_nmse_db;
+    return d;
+}
+
+} // namespace
+
+void bind_dpd_gram(py::module& m)
+{
+    using K = kernel::dpd_gram;
+    using G = pyutil::guarded<K>;
+    static const std::string doc = std::string(gram_doc) + pyutil::thread_safety_doc();
+    py::class_<G>(m, "dpd_gram", doc.c_str())
+        .def(py::init([](const py::object& model, bool lo, const std::string& b, int_arg device) {
+                 const kernel::dpd_model spec = py::isinstance<py::str>(model)
+                                                    ? kernel::dpd_model::parse(model.cast<std::string>())
+                                                    : model.cast<kernel::dpd_model>();
+                 return pyutil::make_guarded<K>(spec, lo, backend_from_string(b), device.get<int>("device", 0));
+             }),
+             py::arg("model"),
+             py::arg("lo_leakage") = false,
+             py::arg("backend") = "cpu",
+             py::arg("device") = 0)
+        .def(
+            "add",
+            [](G& g, const py::object& y, const py::object& x, const py::object& fit,
+               const py::object& val, int_arg history) {
+                carr ya = pyutil::input_array<cd>(y, "y"), xa = pyutil::input_array<cd>(x, "x");
+                if (ya.ndim() != 1)
+                    throw py::value_error("y: expected a one-dimensional array");
+                const size_t n = size_t(ya.shape(0));
+                if (xa.ndim() != 1 || size_t(xa.shape(0)) != n)
+                    throw py::value_error("x: expected " + std::to_string(n) + " targets (len(y))");
+                const size_t h = history.get<size_t>("history", 0, n);
+                marr fa, va;
+                if (!fit.is_none())
+                    fa = mask_arg(fit, n, "fit_mask");
+                if (!val.is_none())
+                    va = mask_arg(val, n, "val_mask");
+                const uint8_t* fp = fit.is_none() ? nullptr : fa.data();
+                const uint8_t* vp = val.is_none() ? nullptr : va.data();
+                const cd* yp = ya.data();
+                const cd* xp = xa.data();
+                g.run([&](K& k) { k.add(yp, n, xp, fp, vp, h); });
+            },
+            py::arg("y"),
+            py::arg("x"),
+            py::arg("fit_mask") = py::none(),
+            py::arg("val_mask") = py::none(),
+            py::arg("history") = 0)
+        .def(
+            "forget", [](G& g, double f) { g.run([&](K& k) { k.forget(f); }); }, py::arg("factor"))
+        .def("reset", [](G& g) { g.run([](K& k) { k.reset(); }); })
+        .def(
+            "solve",
+            [](G& g, const py::object& reg, const py::object& grid) {
+                kernel::dpd_gram_options o;
+                using mode_t = kernel::dpd_gram_options::mode_t;
+                if (reg.is_none())
+                    o.mode = mode_t::automatic;
+                else if (py::isinstance<py::str>(reg)) {
+                    const std::string s = reg.cast<std::string>();
+                    if (s == "gcv")
+                        o.mode = mode_t::gcv;
+                    else if (s == "validation")
+                        o.mode = mode_t::validation;
+                    else
+                        throw py::value_error("regularization: None, a number, 'gcv' or 'validation', got '" +
+                                              s + "'");
+                } else {
+                    o.mode = mode_t::fixed;
+                    o.regularization = reg.cast<double>();
+                }
+                if (!grid.is_none())
+                    o.grid = grid.cast<std::vector<double>>();
+                if (!grid.is_none() && o.grid.empty())
+                    throw py::value_error("grid: empty");
+                const auto s = g.run([&](K& k) { return k.solve(o); });
+                return to_dict(s);
+            },
+            py::arg("regularization") = py::none(),
+            py::arg("grid") = py::none())
+        .def("num_columns", [](G& g) { return g.run([](K& k) { return k.num_columns(); }); })
+        .def("fit_rows", [](G& g) { return g.run([](K& k) { return k.fit_rows(); }); })
+        .def("validation_rows", [](G& g) { return g.run([](K& k) { return k.validation_rows(); }); })
+        .def("backend", [](G& g) { return g.run([](K& k) { return to_string(k.active_backend()); }); })
+        .def("backend_note", [](G& g) { return g.run([](K& k) { return k.backend_note(); }); })
+        .def(
+            "gram",
+            [](G& g, int set) {
+                std::vector<cd> v;
+                size_t K_ = 0;
+                g.run([&](K& k) {
+                    v = k.gram(set);
+                    K_ = k.num_columns();
+                });
+                // Column-major K x K: as a C-order array that is G^T; transpose back.
+                py::array_t<cd> a({ py::ssize_t(K_), py::ssize_t(K_) });
+                auto r = a.mutable_unchecked<2>();
+                for (size_t j = 0; j < K_; j++)
+                    for (size_t i = 0; i < K_; i++)
+                        r(py::ssize_t(i), py::ssize_t(j)) = v[j * K_ + i];
+                return a;
+            },
+            py::arg("set") = 0,
+            "The accumulated Gram Phi^H Phi of the fit set (0) or held-out set (1), K x K.")
+        .def(
+            "rhs",
+            [](G& g, int set) {
+                std::vector<cd> v = g.run([&](K& k) { return k.rhs(set); });
+                py::array_t<cd> a(py::ssize_t(v.size()));
+                std::copy(v.begin(), v.end(), a.mutable_data());
+                return a;
+            },
+            py::arg("set") = 0,
+            "Phi^H x of the fit set (0) or held-out set (1).")
+        .def_property_readonly_static(
+            "default_grid", [](py::object) { return K::default_grid(); });
+}
