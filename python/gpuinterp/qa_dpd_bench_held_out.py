@@ -109,6 +109,24 @@ class qa_dpd_bench_held_out(gr_unittest.TestCase):
                 self.assertLess(abs(sec["held_out_aclr_dbc"] - true_aclr), 1.0,
                                 f"held out {sec['held_out_aclr_dbc']:.2f} dBc, true PA {true_aclr:.2f} dBc")
 
+    def test_single_without_no_probe_model(self):
+        rng = np.random.default_rng(5)
+        with tempfile.TemporaryDirectory() as d:
+            write_dataset(d, rng)
+            out = os.path.join(d, "r.json")
+            rc = dpd_bench.main([d, "--json", out, "--pa-model", PA, "--held-out", HELD_OUT, "--dpd-model", DPD,
+                                 "--iterations", "2", "--train-through", "single", "--no-probe-model", "none"])
+            self.assertEqual(rc, 0)
+            with open(out) as f:
+                rep = json.load(f)
+        self.assertNotIn("dpd_single", rep)
+        self.assertEqual([s["role"] for s in rep["surrogates"]], ["pa_model", "held_out"])
+        self.assertEqual(rep["dpd"]["training"], "single")
+        self.assertIsNone(rep["out_of_band_assumption"]["no_probe_surrogate"])
+        self.assertIsNone(rep["dpd"]["no_probe_aclr_dbc"])
+        self.assertAlmostEqual(rep["dpd"]["held_out_gap_db"],
+                               rep["dpd"]["held_out_aclr_dbc"] - rep["dpd"]["trained_through_aclr_dbc"])
+
     def test_stacked_captures_fit_as_one(self):
         # Two captures of one known post-inverse, concatenated with the start of the second excluded,
         # give its coefficients; without the exclusion the rows across the seam bias them.
