@@ -6,13 +6,20 @@ Procedure (every stage prints a progress line):
 1. Read a dataset in OpenDPD's split-CSV layout: ``spec.json`` (``input_signal_fs``, ``nperseg``,
    ``n_sub_ch``, and the main-channel bandwidth as ``bw_main_ch`` or ``input_signal_bw``) and
    ``{train,val,test}_{input,output}.csv`` (header ``I,Q``, one complex sample a line).
-2. Fit a PA behavioural model (``--pa-model``, any family of :mod:`gnuradio.gpuinterp.dpd_model`) on
-   the train split, choosing the regularisation on the validation split; report its NMSE on all three.
-3. Use that model as the PA surrogate and run indirect learning (``--dpd-model``), iterated: the
-   predistorter output drives the surrogate, the post-inverse of the surrogate's output is fitted and
-   copied into the predistorter.
-4. Score on the test split: the measured output's ACLR, the surrogate's without DPD, and with DPD
-   the ACLR, OpenDPD's spectral EVM and the NMSE against the linear target G u.
+2. Fit PA behavioural models (any family of :mod:`gnuradio.gpuinterp.dpd_model`) on the train split,
+   each choosing its regularisation on the validation split, and report their NMSE on all three:
+   ``--pa-model`` and the ``--ensemble`` models (the surrogates the DPD is trained through), the
+   ``--held-out`` models (of another family; the DPD never sees them) and one model fitted without
+   probe rows (``--no-probe-model``).
+3. Run indirect learning (``--dpd-model``), iterated, through the ensemble (``--train-through``):
+   the predistorter output drives every trained-through surrogate, the post-inverse is fitted on
+   their outputs stacked and copied into the predistorter.
+4. Score on the test split: the measured output's ACLR, each surrogate's without DPD, and with DPD
+   the ACLR, OpenDPD's spectral EVM and the NMSE against the linear target G u through *every*
+   surrogate. The headline is the figure through the held-out surrogate: a DPD can learn the
+   quirks of the model it was inverted through, and a band-limited capture does not determine how
+   any model answers the out-of-band content a predistorter adds. The probe noise (``--perturbation``)
+   is an assumption about that answer, not a measurement; the no-probe surrogate shows what it is worth.
 
 Extrapolation: a polynomial surrogate is only known inside the input amplitude range it was fitted on.
 The predistorter output is limited to that range (as a DAC's full scale would), the number of samples
@@ -50,6 +57,19 @@ from . import dpd_model as dm
 DEFAULT_PA_MODEL = "gmp:Ka=8,La=40,Kb=5,Lb=12,Mb=4,Kc=5,Lc=12,Mc=4"
 DEFAULT_DPD_MODEL = "mp:K=5,M=100"
 DEFAULT_ITERATIONS = 6
+# A DPD is judged through surrogates it never saw, of another family than those it was trained
+# through: it can learn the quirks of the one model it is inverted through, and a band-limited
+# capture does not say how any model answers the out-of-band content a predistorter adds. The
+# ensemble's second member is a parallel Hammerstein (odd orders, 40 taps, and a conjugate branch):
+# no cross terms, unlike the GMP, so the predistorter is fitted to what the two structures agree on.
+# Chosen on the val split's ACLR through the held-out model, against the DPD trained through the
+# GMP alone and through the GMP with a second, smaller GMP (docs/performance.md has the figures).
+# The judge is an all-order memory polynomial: of neither family, though close to the
+# Hammerstein's structure (the memory polynomial adds the even orders and drops the conjugate).
+DEFAULT_ENSEMBLE = ("ph:P=9,Q=3,Lp=40,Lq=10",)
+DEFAULT_HELD_OUT = ("mp:K=9,M=40",)
+TRAIN_THROUGH = ("ensemble", "single", "both")
+DEFAULT_TRAIN_THROUGH = "ensemble"
 SPLITS = ("train", "val", "test")
 
 
@@ -368,63 +388,194 @@ def parse_model(option, text):
                          "parameter") from None
 
 
+def _fit_surrogate(option, spec, data, regularization, nper, contiguous, perturbation, directory):
+    """One PA model fitted on train, lambda chosen on val, NMSE on every split; BenchError naming the
+    option when it cannot be fitted or does not explain a split."""
+    (xtr, ytr), (xva, yva), (xte, yte) = data["train"], data["val"], data["test"]
+    train_files = f"{os.path.join(directory, 'train_input.csv')}, train_output.csv"
+    try:
+        fit = dpd.fit_forward(xtr, ytr, spec, xva, yva, xte, yte, regularization=regularization, nperseg=nper,
+                              contiguous=contiguous, perturbation=perturbation)
+    except dpd.DPDError as e:
+        # fit_forward hands the estimator the pair swapped (x: the PA output, y: its input), so its
+        # messages name the wrong side; say what was fitted on what instead.
+        if "capture too short" in str(e):
+            raise BenchError(f"{option}: {spec} ({spec.num_coefficients} coefficients) is too large for the "
+                             f"{xtr.size} samples of {train_files}: {str(e).partition(': ')[2]}") from None
+        raise BenchError(f"{train_files}: the PA model {spec} ({option}) cannot be fitted: {e}") from None
+    for s in SPLITS:
+        nm = fit.nmse_db[s]
+        if not nm <= MAX_PA_FIT_NMSE_DB:
+            raise BenchError(f"{os.path.join(directory, s + '_output.csv')}: the PA model {spec} ({option}) fits "
+                             f"it to only {nm:.2f} dB NMSE (limit {MAX_PA_FIT_NMSE_DB:g} dB): not the PA output "
+                             f"of {s}_input.csv, or not time-aligned with it")
+    return fit
+
+
+# Chunk length of a model run over a long signal: the basis of an 800-coefficient model over a
+# whole 60 000-sample split is 0.8 GB; chunks carry their history and look-ahead, so the output is
+# the same as one call's.
+_CHUNK = 8192
+
+
+def run_model(fit, x):
+    """fit over x from a zero state, in chunks (same output as ``fit.apply(x)``)."""
+    m = dm.parse(fit.model)
+    back, ahead = m.history, m.lookahead
+    out = np.empty(x.size, dtype=np.complex128)
+    for i in range(0, x.size, _CHUNK):
+        j = min(i + _CHUNK, x.size)
+        h = x[max(0, i - back):i] if back and i else None
+        f = x[j:j + ahead] if ahead and j < x.size else None
+        out[i:j] = fit.apply(x[i:j], history=h, future=f)
+    return out
+
+
+def disagreement_dbc(y, y_ref, fs, bw, n_sub_ch, nperseg):
+    """Adjacent-channel power of y - y_ref over the main-channel power of y_ref, in dBc, averaged over
+    left and right as the ACLR is: how far two surrogates' answers to one input differ where the ACLR
+    is measured. Where it is as large as the DPD's ACLR through them, that ACLR says as much about
+    which surrogate is asked as about the DPD."""
+    f, p_ref = metrics.opendpd_psd(y_ref, fs, nperseg)
+    _, p_d = metrics.opendpd_psd(np.asarray(y) - np.asarray(y_ref), fs, nperseg)
+    subs, left, right = metrics._opendpd_channels(f, bw, n_sub_ch)
+    ref = max(p_ref[s].sum() for s in subs)
+    return float((10 * math.log10(p_d[left].sum() / ref) + 10 * math.log10(p_d[right].sum() / ref)) / 2)
+
+
+def _family(spec):
+    return dm.parse(spec).family
+
+
+def train_dpd(dpm, members, xtr, G, peak, iterations, regularization, say, aclr):
+    """Indirect learning of the predistorter ``dpm`` through every surrogate of ``members`` at once.
+
+    Each iteration drives every member with the same predistorted train input and fits one
+    post-inverse on their outputs stacked (the captures concatenated, the start of each excluded, so
+    no row spans two of them): a least-squares compromise over the members, so the predistorter
+    follows what the surrogates agree on instead of inverting one model's quirks. With one member
+    this is plain iterated indirect learning. Returns (predistorter fit, iteration that diverged or
+    None)."""
+    w = np.zeros(dpm.num_coefficients, dtype=np.complex128)
+    w[0] = 1.0
+    dpd_fit = dm.ModelFit(str(dpm), w, 0j, {}, kind="predistorter")
+    # Both models start from a zero state here: their start-up transient stays out of the fit.
+    skip = dpm.history + max(dm.parse(f.model).history for f in members)
+    for it in range(1, iterations + 1):
+        x, nlim = limit(run_model(dpd_fit, xtr), peak)
+        ys = [run_model(f, x) for f in members]
+        if not all(np.all(np.isfinite(y)) for y in ys):
+            return dpd_fit, it
+        seg = x.size - skip
+        xs = np.concatenate([x[skip:]] * len(ys))
+        yst = np.concatenate([y[skip:] for y in ys])
+        seam = np.zeros(yst.size, dtype=bool)
+        for k in range(1, len(ys)):
+            seam[k * seg:k * seg + dpm.history + 1] = True
+        # lambda is chosen on the last 20 % of the stack (the last member's output), as it is on the
+        # last 20 % of the one capture without an ensemble
+        try:
+            r = dpd.estimate(xs, yst, model=dpm, target_gain=G, delay=0.0, regularization=regularization,
+                             validation=None, exclude=seam if len(ys) > 1 else None)
+        except dpd.DPDError as e:
+            if "capture too short" in str(e):
+                raise BenchError(f"--dpd-model: {dpm} ({dpm.num_coefficients} coefficients) is too large for "
+                                 f"the {xtr.size} train samples: {str(e).partition(': ')[2]}") from None
+            raise BenchError(f"--dpd-model: {dpm}: indirect learning failed in iteration {it}: {e}") from None
+        dpd_fit = dm.ModelFit(str(dpm), r.coefficients, r.lo_leakage, {}, kind="predistorter",
+                              regularization=r.regularization, condition=r.condition, rank=r.rank)
+        trains = ", ".join(f"{aclr(y)[2]:.2f}" for y in ys)
+        say(f"  iteration {it}: train ACLR before this update {trains} dBc, {nlim} samples limited, "
+            f"post-inverse fit {r.fit_nmse_db:.2f} dB")
+    return dpd_fit, None
+
+
 def run(directory, pa_model=DEFAULT_PA_MODEL, dpd_model=DEFAULT_DPD_MODEL, iterations=DEFAULT_ITERATIONS,
         gain="peak", regularization=None, progress=print, contiguous=None,
-        perturbation=dpd.DEFAULT_PERTURBATION):
-    """The whole procedure; returns the report dict (the JSON document)."""
+        perturbation=dpd.DEFAULT_PERTURBATION, ensemble=None, held_out=None, no_probe=None,
+        train_through=DEFAULT_TRAIN_THROUGH):
+    """The whole procedure; returns the report dict (the JSON document).
+
+    ``ensemble``: further PA model specs the ensemble DPD is trained through besides ``pa_model``
+    (None: DEFAULT_ENSEMBLE); ``held_out``: specs of the surrogates the DPD never sees, which judge
+    it (None: DEFAULT_HELD_OUT); ``no_probe``: a spec fitted without probe rows, to show what the
+    probe-noise assumption is worth (None: the first held-out spec; "" for none); ``train_through``:
+    "ensemble", "single" (``pa_model`` alone) or "both" (the ensemble DPD is the result, the single
+    one is reported beside it as "dpd_single")."""
     t0 = time.time()
 
     def say(msg):
         progress(f"[{time.time() - t0:7.1f} s] {msg}")
 
+    if train_through not in TRAIN_THROUGH:
+        raise BenchError(f"--train-through: expected one of {', '.join(TRAIN_THROUGH)}, got {_show(train_through)}")
     # the options first: a typo in a model spec should not wait for a large dataset to be read
     pam, dpm = parse_model("--pa-model", pa_model), parse_model("--dpd-model", dpd_model)
+    ens = [parse_model("--ensemble", s) for s in (DEFAULT_ENSEMBLE if ensemble is None else ensemble)]
+    judges = [parse_model("--held-out", s) for s in (DEFAULT_HELD_OUT if held_out is None else held_out)]
+    if no_probe is None:
+        no_probe = str(judges[0]) if judges else ""
+    nop = parse_model("--no-probe-model", no_probe) if no_probe else None
+    if train_through == "single":
+        ens = []
     spec, data = load_dataset(directory)
     fs, bw, nsub, nper = spec["input_signal_fs"], spec["bw"], spec["n_sub_ch"], spec["nperseg"]
     (xtr, ytr), (xva, yva), (xte, yte) = data["train"], data["val"], data["test"]
+    for j in judges:
+        if j.family in {m.family for m in [pam] + ens}:
+            say(f"note: the held-out model {j} is of a family the DPD is trained through ({j.family}): it "
+                "shares their structure, so it judges less independently")
     say(f"read {directory}: train {xtr.size}, val {xva.size}, test {xte.size} samples, fs {fs / 1e6:g} MHz, "
         f"channel {bw / 1e6:g} MHz")
-
-    say(f"fitting the PA model {pam} ({pam.num_coefficients} coefficients) on train, regularisation "
-        f"chosen on val, probe noise {perturbation:g} x RMS")
     # OpenDPD's split_csv datasets cut one capture into consecutive train, val and test parts (their
     # spec.json carries the split_ratios): then the end of one split is the history of the next, and
     # every model runs over the splits as one stream, as a block would, instead of starting each split
     # from a zero state (a start-up transient of the memory terms, visible in the spectra).
     if contiguous is None:
         contiguous = spec["contiguous"]
-    train_files = f"{os.path.join(directory, 'train_input.csv')}, train_output.csv"
-    try:
-        pa = dpd.fit_forward(xtr, ytr, pam, xva, yva, xte, yte, regularization=regularization, nperseg=nper,
-                            contiguous=contiguous, perturbation=perturbation)
-    except dpd.DPDError as e:
-        # fit_forward hands the estimator the pair swapped (x: the PA output, y: its input), so its
-        # messages name the wrong side; say what was fitted on what instead.
-        if "capture too short" in str(e):
-            raise BenchError(f"--pa-model: {pam} ({pam.num_coefficients} coefficients) is too large for the "
-                             f"{xtr.size} samples of {train_files}: {str(e).partition(': ')[2]}") from None
-        raise BenchError(f"{train_files}: the PA model {pam} cannot be fitted: {e}") from None
-    for s in SPLITS:
-        nm = pa.nmse_db[s]
-        if not nm <= MAX_PA_FIT_NMSE_DB:
-            raise BenchError(f"{os.path.join(directory, s + '_output.csv')}: the PA model {pam} fits it to only "
-                             f"{nm:.2f} dB NMSE (limit {MAX_PA_FIT_NMSE_DB:g} dB): not the PA output of "
-                             f"{s}_input.csv, or not time-aligned with it")
-    say(f"PA model NMSE train {pa.nmse_db['train']:.2f} dB, val {pa.nmse_db['val']:.2f} dB, test "
-        f"{pa.nmse_db['test']:.2f} dB (regularisation {pa.regularization:.1e}, rank {pa.rank}, condition "
-        f"{pa.condition:.2e})")
 
-    aclr_meas = metrics.opendpd_aclr(yte, fs, bw, nsub, nper)
-    def stream(model_fit, x, before):
-        """model_fit over x, continuing the stream ``before`` when the splits are contiguous."""
-        if not contiguous:
-            return model_fit.apply(x)
-        return model_fit.apply(np.concatenate([before, x]))[before.size:]
+    def aclr(v):
+        return metrics.opendpd_aclr(v, fs, bw, nsub, nper)
 
-    y_sur = stream(pa, xte, xva)
-    aclr_sur = metrics.opendpd_aclr(y_sur, fs, bw, nsub, nper)
-    say(f"ACLR of the measured test output {aclr_meas[2]:.2f} dBc, of the surrogate without DPD "
-        f"{aclr_sur[2]:.2f} dBc")
+    # Every surrogate is fitted the same way (train, lambda chosen on val); they differ in family or
+    # size, and the no-probe one in the assumption about out-of-band inputs.
+    plan = [("--pa-model", pam, "pa_model", perturbation)]
+    plan += [("--ensemble", s, "ensemble", perturbation) for s in ens]
+    plan += [("--held-out", s, "held_out", perturbation) for s in judges]
+    if nop is not None:
+        plan.append(("--no-probe-model", nop, "no_probe", 0.0))
+    surrogates = []
+    for option, s, role, rho in plan:
+        say(f"fitting the PA model {s} ({s.num_coefficients} coefficients, {role.replace('_', ' ')}) on train, "
+            f"regularisation chosen on val, probe noise {rho:g} x RMS")
+        fit = _fit_surrogate(option, s, data, regularization, nper, contiguous, rho, directory)
+        say(f"  NMSE train {fit.nmse_db['train']:.2f} dB, val {fit.nmse_db['val']:.2f} dB, test "
+            f"{fit.nmse_db['test']:.2f} dB (regularisation {fit.regularization:.1e}, rank {fit.rank}, condition "
+            f"{fit.condition:.2e})")
+        surrogates.append({"option": option, "spec": s, "role": role, "probe_noise": rho, "fit": fit})
+    pa = surrogates[0]["fit"]
+
+    def through(fit, x_by_split):
+        """fit over the (already predistorted) input of each split: {split: output}, one stream over
+        consecutive splits, each split from a zero state otherwise."""
+        if contiguous:
+            y = run_model(fit, np.concatenate([x_by_split[s] for s in SPLITS]))
+            out, i = {}, 0
+            for s in SPLITS:
+                out[s] = y[i:i + x_by_split[s].size]
+                i += x_by_split[s].size
+            return out
+        return {s: run_model(fit, x_by_split[s]) for s in SPLITS}
+
+    raw_in = {"train": xtr, "val": xva, "test": xte}
+    aclr_meas = aclr(yte)
+    for s in surrogates:
+        s["no_dpd"] = through(s["fit"], raw_in)["test"]
+        s["no_dpd_aclr"] = aclr(s["no_dpd"])
+    y_sur = surrogates[0]["no_dpd"]
+    aclr_sur = surrogates[0]["no_dpd_aclr"]
+    say(f"ACLR of the measured test output {aclr_meas[2]:.2f} dBc, of the surrogates without DPD "
+        + ", ".join(f"{s['no_dpd_aclr'][2]:.2f}" for s in surrogates) + " dBc")
 
     # The linear target: "average" is the least-squares gain of the measured PA; "peak" maps the
     # largest input to the largest output the PA delivered, so the predistorter never has to drive the
@@ -433,98 +584,195 @@ def run(directory, pa_model=DEFAULT_PA_MODEL, dpd_model=DEFAULT_DPD_MODEL, itera
     if gain == "peak":
         G *= np.max(np.abs(ytr)) / (abs(G) * np.max(np.abs(xtr)))
     peak = pa.input_range
-    w = np.zeros(dpm.num_coefficients, dtype=np.complex128)
-    w[0] = 1.0
-    dpd_fit = dm.ModelFit(str(dpm), w, 0j, {}, kind="predistorter")
-    say(f"DPD {dpm} ({dpm.num_coefficients} coefficients), indirect learning through the surrogate, "
-        f"{iterations} iterations, target gain |G| {abs(G):.4f}, input limited to |x| <= {peak:.4f}")
-    diverged = None
-    for it in range(1, iterations + 1):
-        x, nlim = limit(dpd_fit.apply(xtr), peak)
-        y = pa.apply(x)
-        if not np.all(np.isfinite(y)):
-            diverged = it
-            break
-        # Both models start from a zero state here: their start-up transient stays out of the fit.
-        skip = dpm.history + pam.history
-        try:
-            r = dpd.estimate(x[skip:], y[skip:], model=dpm, target_gain=G, delay=0.0,
-                             regularization=regularization, validation=None)
-        except dpd.DPDError as e:
-            if "capture too short" in str(e):
-                raise BenchError(f"--dpd-model: {dpm} ({dpm.num_coefficients} coefficients) is too large for "
-                                 f"the {xtr.size} samples of {train_files}: {str(e).partition(': ')[2]}") from None
-            raise BenchError(f"--dpd-model: {dpm}: indirect learning failed in iteration {it}: {e}") from None
-        dpd_fit = dm.ModelFit(str(dpm), r.coefficients, r.lo_leakage, {}, kind="predistorter",
-                              regularization=r.regularization, condition=r.condition, rank=r.rank)
-        say(f"  iteration {it}: train ACLR before this update {metrics.opendpd_aclr(y, fs, bw, nsub, nper)[2]:.2f} "
-            f"dBc, {nlim} samples limited, post-inverse fit {r.fit_nmse_db:.2f} dB")
-
-    n = xte.size
-    x_in = np.concatenate([xva, xte]) if contiguous else xte
-    x_raw = dpd_fit.apply(x_in)
-    nlim = int(np.sum(np.abs(x_raw[-n:]) > peak))  # counted on the test split only
-    x_all, _ = limit(x_raw, peak)
-    y_t = pa.apply(x_all)[-n:]
     out_peak = float(np.max(np.abs(ytr)))
-    blown = diverged is not None or not np.all(np.isfinite(y_t)) or np.max(np.abs(y_t)) > 1.5 * out_peak
+    trainers = [s for s in surrogates if s["role"] in ("pa_model", "ensemble")]
+    runs = [("ensemble" if len(trainers) > 1 else "single", trainers)]
+    if train_through == "both" and len(trainers) > 1:  # without an ensemble the two are one DPD
+        runs.append(("single", trainers[:1]))
+
+    def judge(dpd_fit, diverged, members):
+        """The predistorter through every surrogate: per surrogate, figures on the test split (None
+        where its output left the plausible range) and the ACLR on val (what a choice may look at)."""
+        x_pd, nlim = {}, 0
+        if contiguous:
+            pre = run_model(dpd_fit, np.concatenate([raw_in[s] for s in SPLITS]))
+            raw, unl = limit(pre, peak)[0], pre[-xte.size:]
+            i = 0
+            for s in SPLITS:
+                x_pd[s] = raw[i:i + raw_in[s].size]
+                i += raw_in[s].size
+        else:
+            for s in SPLITS:
+                x_pd[s] = limit(run_model(dpd_fit, raw_in[s]), peak)[0]
+            unl = run_model(dpd_fit, xte)
+        nlim = int(np.sum(np.abs(unl) > peak))  # counted on the test split only
+        rows = []
+        ref = G * xte
+        y_first = None
+        for s in surrogates:
+            y = through(s["fit"], x_pd)
+            y_t = y["test"]
+            blown = (diverged is not None or not np.all(np.isfinite(y_t))
+                     or np.max(np.abs(y_t)) > 1.5 * out_peak)
+            row = {"name": str(s["spec"]), "family": _family(s["spec"]), "role": s["role"],
+                   "probe_noise": s["probe_noise"], "trained_through": any(s is m for m in members)}
+            if blown:
+                row.update({"aclr_dbc": None, "evm_db": None, "nmse_db": None, "val_aclr_dbc": None,
+                            "disagreement_dbc": None, "_y": None})
+                if y_first is None:
+                    y_first = np.full(y_t.size, np.nan)
+            else:
+                row.update({"aclr_dbc": _aclr_dict(aclr(y_t)),
+                            "evm_db": metrics.opendpd_evm_db(y_t, ref, fs, bw, nsub, nper),
+                            "nmse_db": metrics.opendpd_nmse_db(y_t, ref, nper),
+                            "val_aclr_dbc": float(aclr(y["val"])[2]) if np.all(np.isfinite(y["val"])) else None,
+                            "disagreement_dbc": (None if y_first is None or not np.all(np.isfinite(y_first))
+                                                 else disagreement_dbc(y_t, y_first, fs, bw, nsub, nper)),
+                            "_y": y_t})
+            if y_first is None:
+                y_first = y_t if not blown else np.full(y_t.size, np.nan)
+            rows.append(row)
+        return rows, nlim
+
+    def summary(rows):
+        def worst(roles, trained):
+            v = [r["aclr_dbc"]["avg"] if r["aclr_dbc"] else None
+                 for r in rows if r["role"] in roles and r["trained_through"] == trained]
+            if not v:
+                return None
+            return None if None in v else max(v)
+        held = worst(("held_out",), False)
+        trained = worst(("pa_model", "ensemble"), True)
+        nop_row = [r for r in rows if r["role"] == "no_probe"]
+        return {"held_out_aclr_dbc": held, "trained_through_aclr_dbc": trained,
+                "held_out_gap_db": None if held is None or trained is None else held - trained,
+                "no_probe_aclr_dbc": nop_row[0]["aclr_dbc"]["avg"] if nop_row and nop_row[0]["aclr_dbc"] else None}
+
+    results = []
+    for kind, members in runs:
+        say(f"DPD {dpm} ({dpm.num_coefficients} coefficients), indirect learning through "
+            f"{' + '.join(str(m['spec']) for m in members)}, {iterations} iterations, target gain |G| {abs(G):.4f}, "
+            f"input limited to |x| <= {peak:.4f}")
+        dpd_fit, diverged = train_dpd(dpm, [m["fit"] for m in members], xtr, G, peak, iterations,
+                                      regularization, say, aclr)
+        if diverged is not None:
+            say(f"  a surrogate output became non-finite in iteration {diverged} (polynomial extrapolation)")
+        rows, nlim = judge(dpd_fit, diverged, members)
+        sm = summary(rows)
+        for r in rows:
+            a = r["aclr_dbc"]
+            say(f"  through {r['name']} ({r['role'].replace('_', ' ')}{', trained through' if r['trained_through'] else ''}"
+                f", probe {r['probe_noise']:g}): ACLR "
+                + ("n/a (extrapolation)" if a is None else f"{a['avg']:.2f} dBc test, {r['val_aclr_dbc']:.2f} dBc val"))
+        results.append((kind, members, dpd_fit, diverged, rows, nlim, sm))
+
+    def dpd_section(kind, members, dpd_fit, diverged, rows, nlim, sm):
+        first = rows[0]  # through the --pa-model surrogate: the "dpd" figures keep their meaning
+        d = {"name": str(dpm), "coefficients": _pairs(dpd_fit.coefficients, dpd_fit.lo_leakage),
+             "aclr_dbc": first["aclr_dbc"], "evm_db": first["evm_db"], "nmse_db": first["nmse_db"],
+             "training": kind, "trained_through": [str(m["spec"]) for m in members],
+             "through": [{k: v for k, v in r.items() if not k.startswith("_")} for r in rows]}
+        d.update(sm)
+        return d
+
+    main_res = results[0]
     report = {
         "dataset": os.path.basename(os.path.normpath(directory)),
         "pa_model": {"name": str(pam), "coefficients": _pairs(pa.coefficients, pa.lo_leakage),
                      "nmse_db": {k: float(v) for k, v in pa.nmse_db.items()}},
         "measured": {"aclr_dbc": _aclr_dict(aclr_meas)},
         "surrogate_no_dpd": {"aclr_dbc": _aclr_dict(aclr_sur)},
-        "dpd": {"name": str(dpm), "coefficients": _pairs(dpd_fit.coefficients, dpd_fit.lo_leakage)},
+        "dpd": dpd_section(*main_res),
+        "surrogates": [{"name": str(s["spec"]), "family": _family(s["spec"]), "role": s["role"],
+                        "probe_noise": s["probe_noise"], "num_coefficients": s["spec"].num_coefficients,
+                        "regularization": float(s["fit"].regularization),
+                        "nmse_db": {k: float(v) for k, v in s["fit"].nmse_db.items()},
+                        "no_dpd_aclr_dbc": _aclr_dict(s["no_dpd_aclr"])} for s in surrogates],
+        "out_of_band_assumption": {
+            "probe_noise": perturbation,
+            "statement": (f"the PA answers input components outside the captured band with its linear gain, "
+                          f"to first order: every surrogate except the no-probe one is fitted with probe rows of "
+                          f"white noise at {perturbation:g} x the input RMS, which a band-limited capture cannot "
+                          f"confirm or refute"),
+            "no_probe_surrogate": None if nop is None else str(nop),
+            "dpd_aclr_dbc_through_no_probe": main_res[6]["no_probe_aclr_dbc"],
+        },
     }
-    if blown:
-        if diverged is not None:
-            say(f"DPD result discarded: the surrogate output became non-finite in iteration {diverged} "
-                "(polynomial extrapolation), so no figure is reported")
-        else:
-            say("DPD result discarded: the surrogate output left 1.5 x the measured output range "
-                "(polynomial extrapolation), so no figure is reported")
-        report["dpd"].update({"aclr_dbc": None, "evm_db": None, "nmse_db": None})
-    else:
-        aclr_dpd = metrics.opendpd_aclr(y_t, fs, bw, nsub, nper)
-        ref = G * xte
-        report["dpd"].update({
-            "aclr_dbc": _aclr_dict(aclr_dpd),
-            "evm_db": metrics.opendpd_evm_db(y_t, ref, fs, bw, nsub, nper),
-            "nmse_db": metrics.opendpd_nmse_db(y_t, ref, nper),
-        })
-    report["_limits"] = {"samples": nlim, "fraction": nlim / xte.size, "input_range": peak}
+    if len(results) > 1:
+        report["dpd_single"] = dpd_section(*results[1])
+    if main_res[4][0]["aclr_dbc"] is None:
+        say("DPD result discarded: the output of the surrogate " + str(pam) + " left 1.5 x the measured output "
+            "range or became non-finite (polynomial extrapolation), so no figure is reported")
+    report["_limits"] = {"samples": main_res[5], "fraction": main_res[5] / xte.size, "input_range": peak}
     say("done")
     report["_pa_fit"] = pa
-    report["_signals"] = {"measured": yte, "surrogate": y_sur, "dpd": y_t, "fs": fs, "nperseg": nper, "bw": bw}
+    held = [r for r in main_res[4] if r["role"] == "held_out" and not r["trained_through"] and r["_y"] is not None]
+    report["_signals"] = {"measured": yte, "surrogate": y_sur, "dpd": main_res[4][0]["_y"],
+                          "held_out": held[0]["_y"] if held else None,
+                          "held_out_name": held[0]["name"] if held else None,
+                          "fs": fs, "nperseg": nper, "bw": bw}
     return report
+
+
+_ROLE_LABEL = {"pa_model": "--pa-model", "ensemble": "ensemble", "held_out": "held out", "no_probe": "no probe"}
+
+
+def _dpd_lines(d, f):
+    how = ("the ensemble " + " + ".join(d["trained_through"]) if d["training"] == "ensemble"
+           else "the one surrogate " + d["trained_through"][0])
+    lines = [f"DPD        {d['name']} ({len(d['coefficients']) - 1} coefficients + constant), trained through {how}",
+             f"  {'through the surrogate':34s}{'ACLR left':>11s}{'right':>9s}{'avg':>9s}{'EVM':>9s}{'NMSE':>9s}"
+             f"{'ACLR val':>10s}{'vs [1]':>9s}"]
+    for i, r in enumerate(d["through"], 1):
+        label = f"[{i}] {_ROLE_LABEL[r['role']]}{', trained through' if r['trained_through'] else ''}"
+        a = r["aclr_dbc"]
+        if a is None:
+            lines.append(f"  {label:34s}{'n/a (extrapolation)':>30s}")
+        else:
+            lines.append(f"  {label:34s}{a['left']:11.2f}{a['right']:9.2f}{a['avg']:9.2f}{r['evm_db']:9.2f}"
+                         f"{r['nmse_db']:9.2f}{r['val_aclr_dbc'] if r['val_aclr_dbc'] is not None else float('nan'):10.2f}"
+                         + (f"{r['disagreement_dbc']:9.2f}" if r["disagreement_dbc"] is not None else f"{'':9s}"))
+    lines.append("  vs [1]: adjacent-channel power of this surrogate's output minus [1]'s, dBc (how far the two "
+                 "answers differ where the ACLR is measured)")
+    lines.append(f"  ACLR through a held-out surrogate (worst) {f(d['held_out_aclr_dbc'], 'dBc')}, through the "
+                 f"surrogates trained through (worst) {f(d['trained_through_aclr_dbc'], 'dBc')}, gap "
+                 f"{f(d['held_out_gap_db'], 'dB')}")
+    return lines
 
 
 def format_table(rep):
     def f(v, unit):
-        return "n/a" if v is None else f"{v:8.2f} {unit}"
+        return "n/a" if v is None else f"{v:.2f} {unit}"
 
     pa = rep["pa_model"]
-    d = rep["dpd"]
     lim = rep["_limits"]
     lines = [
-        f"dataset {rep['dataset']} (test split)",
-        f"PA model   {pa['name']} ({len(pa['coefficients']) - 1} coefficients + constant)",
-        f"  NMSE train {f(pa['nmse_db']['train'], 'dB')}   val {f(pa['nmse_db']['val'], 'dB')}   "
-        f"test {f(pa['nmse_db']['test'], 'dB')}",
-        f"{'':28s}{'ACLR left':>14s}{'ACLR right':>14s}{'ACLR avg':>14s}",
+        f"dataset {rep['dataset']} (test split; dB, dBc)",
+        f"PA models  (lambda chosen on val)   {'family':>7s}{'coef.':>7s}{'probe':>7s}{'NMSE train':>11s}{'val':>8s}"
+        f"{'test':>8s}{'ACLR, no DPD':>14s}",
     ]
-    for label, a in (("measured PA output", rep["measured"]["aclr_dbc"]),
-                     ("surrogate, no DPD", rep["surrogate_no_dpd"]["aclr_dbc"]),
-                     (f"surrogate + DPD", d["aclr_dbc"])):
-        if a is None:
-            lines.append(f"{label:28s}{'n/a (extrapolation)':>42s}")
-        else:
-            lines.append(f"{label:28s}{a['left']:10.2f} dBc{a['right']:10.2f} dBc{a['avg']:10.2f} dBc")
-    lines.append(f"DPD        {d['name']} ({len(d['coefficients']) - 1} coefficients + constant)")
-    lines.append(f"  EVM {f(d['evm_db'], 'dB')}   NMSE {f(d['nmse_db'], 'dB')}   samples limited to the "
-                 f"fitted range |x| <= {lim['input_range']:.4f}: {lim['samples']} "
+    for i, s in enumerate(rep["surrogates"], 1):
+        label = f"[{i}] {_ROLE_LABEL[s['role']]}"
+        nm = s["nmse_db"]
+        lines.append(f"  {label:34s}{s['family']:>7s}{s['num_coefficients']:7d}{s['probe_noise']:7.3g}"
+                     f"{nm['train']:11.2f}{nm['val']:8.2f}{nm['test']:8.2f}{s['no_dpd_aclr_dbc']['avg']:14.2f}")
+    for i, s in enumerate(rep["surrogates"], 1):
+        lines.append(f"  [{i}] {s['name']}")
+    a = rep["measured"]["aclr_dbc"]
+    lines.append(f"  measured PA output: ACLR {a['left']:.2f} / {a['right']:.2f} dBc, avg {a['avg']:.2f} dBc")
+    lines += _dpd_lines(rep["dpd"], f)
+    lines.append(f"  samples limited to the fitted range |x| <= {lim['input_range']:.4f}: {lim['samples']} "
                  f"({100 * lim['fraction']:.3f} %)")
-    lines.append("DPD figures are through the fitted PA model (a surrogate), not the physical PA.")
+    if "dpd_single" in rep:
+        lines += _dpd_lines(rep["dpd_single"], f)
+    o = rep["out_of_band_assumption"]
+    lines.append(f"Out-of-band assumption: probe noise {o['probe_noise']:g} x the input RMS (the PA's answer to "
+                 "inputs outside the captured band is taken as its linear gain);")
+    if o["no_probe_surrogate"]:
+        lines.append(f"  the same DPD through {o['no_probe_surrogate']} fitted without it: "
+                     f"{f(o['dpd_aclr_dbc_through_no_probe'], 'dBc')}")
+    lines.append("DPD figures are through fitted PA models (surrogates), not the physical PA; the held-out ones "
+                 "were never seen in training.")
     return "\n".join(lines)
 
 
@@ -532,9 +780,14 @@ def plot_psd(rep, path):
     s = rep["_signals"]
     plt = metrics._pyplot()
     fig, ax = plt.subplots(figsize=(9, 5))
-    for label, sig, style in (("measured PA output", s["measured"], dict(lw=1.6, color="0.55")),
-                              ("surrogate, no DPD", s["surrogate"], dict(lw=0.9, color="tab:orange")),
-                              ("surrogate + DPD", s["dpd"], dict(lw=0.9, color="tab:green"))):
+    traces = [("measured PA output", s["measured"], dict(lw=1.6, color="0.55")),
+              ("surrogate, no DPD", s["surrogate"], dict(lw=0.9, color="tab:orange"))]
+    if s["dpd"] is not None:
+        traces.append(("surrogate + DPD (trained through it)", s["dpd"], dict(lw=0.9, color="tab:green")))
+    if s.get("held_out") is not None:
+        traces.append((f"held-out surrogate {s['held_out_name']} + DPD", s["held_out"],
+                       dict(lw=0.9, color="tab:blue")))
+    for label, sig, style in traces:
         f, p = metrics.opendpd_psd(sig, s["fs"], s["nperseg"])
         # Shown smoothed over ~1 % of the band (the metrics use the raw estimate): a Welch estimate
         # with OpenDPD's long segments fluctuates by +-10 dB from bin to bin.
@@ -616,6 +869,21 @@ def main(argv=None):
                    help="predistorter model spec (default: %(default)s)")
     p.add_argument("--iterations", type=_strict_int, default=DEFAULT_ITERATIONS,
                    help=f"indirect-learning iterations, 1..{MAX_ITERATIONS} (default: %(default)s)")
+    p.add_argument("--train-through", choices=TRAIN_THROUGH, default=DEFAULT_TRAIN_THROUGH,
+                   help="train the DPD through the ensemble (--pa-model and every --ensemble model, their "
+                        "captures stacked), through --pa-model alone ('single'), or both, reporting the "
+                        "single one beside the ensemble's (default: %(default)s)")
+    p.add_argument("--ensemble", action="append", metavar="SPEC",
+                   help="a further PA model the ensemble DPD is trained through; repeat for more "
+                        f"(default: {'; '.join(DEFAULT_ENSEMBLE)})")
+    p.add_argument("--held-out", action="append", metavar="SPEC",
+                   help="a PA model the DPD never sees, fitted like the others, through which it is judged; "
+                        "repeat for more; choose another family than the trained-through models "
+                        f"(default: {'; '.join(DEFAULT_HELD_OUT)})")
+    p.add_argument("--no-probe-model", metavar="SPEC",
+                   help="a PA model fitted without probe rows, through which the DPD is also judged, to show "
+                        "what the out-of-band assumption is worth; 'none' for none (default: the first "
+                        "--held-out model)")
     p.add_argument("--perturbation", type=_strict_float, default=dpd.DEFAULT_PERTURBATION, metavar="RHO",
                    help="probe noise of the PA fit, relative to the input RMS: pins the model's answer to "
                         "inputs the capture never contained, so it stays a usable surrogate under DPD; "
@@ -669,7 +937,10 @@ def main(argv=None):
         with np.errstate(all="ignore"):
             rep = run(a.dataset, a.pa_model, a.dpd_model, a.iterations, a.gain, reg,
                       progress=lambda m: print(m, flush=True),
-                      contiguous=False if a.independent_splits else None, perturbation=a.perturbation)
+                      contiguous=False if a.independent_splits else None, perturbation=a.perturbation,
+                      ensemble=a.ensemble, held_out=a.held_out,
+                      no_probe="" if a.no_probe_model == "none" else a.no_probe_model,
+                      train_through=a.train_through)
     except (BenchError, dm.ModelError, dpd.DPDError) as e:
         return _fail(e)
     print(format_table(rep))

@@ -231,7 +231,7 @@ def _fit(xa, yn, model, regularization, max_condition, lo_leakage, min_samples_p
 
 def estimate(x, y, P=None, Q=None, Lp=None, Lq=None, target_gain=None, regularization=None, delay=None,
              max_delay=None, fractional=True, lo_leakage=True, max_condition=None,
-             min_samples_per_coefficient=10, model=None, validation=None, perturbation=0.0):
+             min_samples_per_coefficient=10, model=None, validation=None, perturbation=0.0, exclude=None):
     """Indirect-learning estimate of predistorter coefficients from one capture.
 
     x: PA input (the predistorter output), y: PA output (loopback capture), same length. The model is
@@ -268,7 +268,11 @@ def estimate(x, y, P=None, Q=None, Lp=None, Lq=None, target_gain=None, regulariz
         raise DPDError(f"perturbation: must be a number in [0, 1] (relative RMS of the probe noise), "
                        f"got {perturbation}")
     x, y = _check_pair(x, y)
-    xa, yn, d, G, bad = _prepare(x, y, m, target_gain, delay, max_delay, fractional)
+    if exclude is not None:
+        exclude = np.asarray(exclude, dtype=bool).ravel()
+        if exclude.size != y.size:
+            raise DPDError(f"exclude: length {exclude.size} differs from y ({y.size})")
+    xa, yn, d, G, bad = _prepare(x, y, m, target_gain, delay, max_delay, fractional, exclude)
     if validation is not None:
         xv, yv = _check_pair(*validation[:2])
         vh = None if len(validation) < 3 or validation[2] is None else np.asarray(validation[2]) / G

@@ -21,6 +21,8 @@ SRC = os.environ.get("GPUINTERP_SOURCE_DIR", os.path.join(os.path.dirname(__file
 SLICE = os.path.join(SRC, "tests", "data", "APA_200MHz_slice")
 PA = "gmp:Ka=6,La=8,Kb=3,Lb=4,Mb=2,Kc=3,Lc=4,Mc=2"
 DPD = "gmp:Ka=6,La=6,Kb=3,Lb=3,Mb=2"
+ENSEMBLE = "gmp:Ka=5,La=6,Kb=2,Lb=3,Mb=2"
+HELD_OUT = "mp:K=7,M=8"
 
 
 def run_cli(*args):
@@ -35,13 +37,18 @@ class qa_dpd_bench(gr_unittest.TestCase):
             pa_path = os.path.join(d, "pa.json")
             lines = []
             rc = dpd_bench.main([SLICE, "--json", out, "--pa-model", PA, "--dpd-model", DPD, "--iterations", "3",
-                                 "--save-pa-model", pa_path])
+                                 "--save-pa-model", pa_path, "--ensemble", ENSEMBLE, "--held-out", HELD_OUT])
             self.assertEqual(rc, 0)
             rep = json.load(open(out))
-            self.assertEqual(set(rep), {"dataset", "pa_model", "measured", "surrogate_no_dpd", "dpd"})
+            self.assertEqual(set(rep), {"dataset", "pa_model", "measured", "surrogate_no_dpd", "dpd", "surrogates",
+                                        "out_of_band_assumption"})
             self.assertEqual(set(rep["pa_model"]), {"name", "coefficients", "nmse_db"})
             self.assertEqual(set(rep["pa_model"]["nmse_db"]), {"train", "val", "test"})
-            self.assertEqual(set(rep["dpd"]), {"name", "coefficients", "aclr_dbc", "evm_db", "nmse_db"})
+            self.assertEqual(set(rep["dpd"]), {"name", "coefficients", "aclr_dbc", "evm_db", "nmse_db", "training",
+                                               "trained_through", "through", "held_out_aclr_dbc",
+                                               "trained_through_aclr_dbc", "held_out_gap_db", "no_probe_aclr_dbc"})
+            self.assertEqual([s["role"] for s in rep["surrogates"]], ["pa_model", "ensemble", "held_out", "no_probe"])
+            self.assertEqual(rep["dpd"]["trained_through"], [PA, str(dm.parse(ENSEMBLE))])
             for k in ("measured", "surrogate_no_dpd", "dpd"):
                 self.assertEqual(set(rep[k]["aclr_dbc"]), {"left", "right", "avg"})
             self.assertEqual(rep["pa_model"]["name"], PA)

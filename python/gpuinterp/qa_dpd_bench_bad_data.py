@@ -19,9 +19,10 @@ from gnuradio.gpuinterp import dpd_bench
 
 SRC = os.environ.get("GPUINTERP_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
 SLICE = os.path.join(SRC, "tests", "data", "APA_200MHz_slice")
-# Small models: a case that gets past the dataset checks runs the PA fit (a second or so), not the
-# default models' minutes.
-FAST = ["--pa-model", "mp:K=3,M=2", "--dpd-model", "mp:K=3,M=2", "--iterations", "1"]
+# Small models: a case that gets past the dataset checks runs the PA fits (a second or so), not the
+# default models' minutes; the ensemble and held-out surrogates are small too.
+FAST = ["--pa-model", "mp:K=3,M=2", "--dpd-model", "mp:K=3,M=2", "--iterations", "1",
+        "--ensemble", "gmp:Ka=3,La=2,Kb=1,Lb=1,Mb=1", "--held-out", "mp:K=3,M=3"]
 FILES = [f"{s}_{side}.csv" for s in ("train", "val", "test") for side in ("input", "output")] + ["spec.json"]
 
 
