@@ -235,7 +235,7 @@ class Adaptation:
         try:
             coeffs, c, sol, _ = _fit(xa, yn, m, kw.get("regularization"), kw.get("max_condition"),
                                      kw.get("lo_leakage", True), kw.get("min_samples_per_coefficient", 10),
-                                     bad)
+                                     bad, backend=kw.get("backend", "automatic"), device=kw.get("device", 0))
         except DPDError as e:
             return self._refuse(str(e), loop_nmse_db=loop, **info)
         mu = self.damping

@@ -105,7 +105,9 @@ class dpd_estimator_cc(gr.basic_block):
       coefficients, lo_leakage, and the meters of :meth:`meter`.
     * ``async`` (in): gr-uhd ``usrp_sink``'s ``async_msgs``; underflows are counted.
 
-    The estimate runs on a worker thread (``synchronous=False``) so the transmit chain never waits for
+    The fit runs on the estimation engine (``gpuinterp.dpd_gram``: ``backend`` "automatic" takes the
+    GPU ``device`` when there is one, else the CPU; the Gram is accumulated chunk by chunk, so memory
+    does not grow with the capture). The estimate runs on a worker thread (``synchronous=False``) so the transmit chain never waits for
     it; captures arriving while it is busy are skipped. ``synchronous=True`` runs it inside the work
     call, which makes runs reproducible (tests, offline simulation). ``max_updates`` > 0 stops after
     that many steps."""
@@ -115,7 +117,7 @@ class dpd_estimator_cc(gr.basic_block):
                  rollback_tolerance_db=0.5, max_gain_db=10.0, max_updates=0, synchronous=False,
                  initial_coefficients=(), initial_lo_leakage=0j, model="", rx_full_scale=1.0,
                  rx_correction=True, track_frequency=True, sample_rate=0.0, signal_bandwidth=0.0,
-                 channel_spacing=0.0, rx_timeout=5.0, coefficients_file=""):
+                 channel_spacing=0.0, rx_timeout=5.0, coefficients_file="", backend="automatic", device=0):
         gr.basic_block.__init__(self, name="dpd_estimator_cc", in_sig=[np.complex64, np.complex64],
                                 out_sig=None)
         # Every parameter is checked here, before the Adaptation is built, so each error names the
@@ -146,6 +148,9 @@ class dpd_estimator_cc(gr.basic_block):
         signal_bandwidth = float_param("signal_bandwidth", signal_bandwidth, 0)
         channel_spacing = float_param("channel_spacing", channel_spacing, 0)
         rx_timeout = float_param("rx_timeout", rx_timeout, 0)
+        if backend not in ("automatic", "cpu", "cuda"):
+            raise ValueError(f"backend: must be 'automatic', 'cpu' or 'cuda', got {backend!r}")
+        device = int_param("device", device, 0, 1023)
         if not isinstance(coefficients_file, str):
             raise ValueError(f"coefficients_file: must be a path string ('' for none), got {coefficients_file!r}")
         if update_period < capture_length:
@@ -181,7 +186,7 @@ class dpd_estimator_cc(gr.basic_block):
                 initial_coefficients=initial_coefficients if len(initial_coefficients) else None,
                 initial_lo_leakage=initial_lo_leakage, regularization=regularization, lo_leakage=bool(lo_leakage),
                 max_delay=int(max_delay), rx_full_scale=rx_full_scale, rx_correction=bool(rx_correction),
-                track_frequency=bool(track_frequency))
+                track_frequency=bool(track_frequency), backend=backend, device=device)
         except DPDError as e:
             raise ValueError(str(e)) from None
         self._spec = spec

@@ -135,6 +135,16 @@ def ls_gain(x, y, rows=None):
     return complex(np.vdot(x, y) / den) if den > 0 else 0j
 
 
+def _probe_inputs(yn, xa, ok, perturbation, seed=0x5eed):
+    """The probe copy of a capture (see :func:`_probe_rows`): y moved by seeded white noise of
+    ``perturbation`` x its RMS, x by the capture's linear gain times the same noise."""
+    rng = np.random.default_rng(seed)
+    g = ls_gain(yn, xa, ok)
+    rms = math.sqrt(np.mean(np.abs(yn[ok]) ** 2))
+    n = (rng.standard_normal(yn.size) + 1j * rng.standard_normal(yn.size)) * (perturbation * rms / math.sqrt(2))
+    return yn + n, xa + g * n
+
+
 def _probe_rows(yn, xa, ok, design, perturbation, seed=0x5eed):
     """Rows that pin the model's small-signal response where the capture never excited it.
 
@@ -149,15 +159,88 @@ def _probe_rows(yn, xa, ok, design, perturbation, seed=0x5eed):
     the target by the capture's linear gain times that noise. Where the capture speaks, its rows
     dominate; elsewhere the model's incremental gain is pulled to the linear gain, which is what a
     broadband PA does there to first order. The noise is seeded: the fit is reproducible."""
-    rng = np.random.default_rng(seed)
-    g = ls_gain(yn, xa, ok)
-    rms = math.sqrt(np.mean(np.abs(yn[ok]) ** 2))
-    n = (rng.standard_normal(yn.size) + 1j * rng.standard_normal(yn.size)) * (perturbation * rms / math.sqrt(2))
-    return design(yn + n)[ok], xa[ok] + g * n[ok]
+    yp, xp = _probe_inputs(yn, xa, ok, perturbation, seed)
+    return design(yp)[ok], xp[ok]
+
+
+# Rows of the capture a numpy residual is computed over at once (memory: this many x K complex).
+_RESIDUAL_CHUNK = 16384
+
+
+def _capture_nmse(xa, yn, m, w, c, rows):
+    """NMSE of x against the model on y over ``rows``, the basis built a chunk at a time."""
+    err = ref = 0.0
+    for s0 in range(0, xa.size, _RESIDUAL_CHUNK):
+        s1 = min(xa.size, s0 + _RESIDUAL_CHUNK)
+        r = rows[s0:s1]
+        if not r.any():
+            continue
+        z = _spec.basis(yn[s0:s1], m, history=yn[:s0], future=yn[s1:]) @ w + c
+        d = xa[s0:s1][r]
+        err += float(np.sum(np.abs(d - z[r]) ** 2))
+        ref += float(np.sum(np.abs(d) ** 2))
+    return 10 * math.log10(max(err / ref, 1e-30)) if ref > 0 else float("nan")
+
+
+def _fit_engine(xa, yn, m, regularization, lo_leakage, ok, validation, probes, backend, device):
+    """The fit of :func:`_fit` on the estimation engine (``gpuinterp.dpd_gram``: the Gram of the
+    column-normalised basis accumulated chunk by chunk on the CPU or the GPU, one eigendecomposition
+    for the whole lambda grid): the same rows, the same choice of lambda, never the N x K basis."""
+    from .gpuinterp_python import dpd_gram
+
+    g = dpd_gram(str(m), bool(lo_leakage), backend=backend, device=int(device))
+    n = xa.size
+    u8 = lambda b: np.ascontiguousarray(b, dtype=np.uint8)  # noqa: E731
+
+    def add(rows, val=None):
+        g.add(yn, xa, fit_mask=u8(rows), val_mask=None if val is None else u8(val))
+        if probes is not None:  # the probe copy of the same rows (see _probe_rows)
+            yp, xp = probes
+            g.add(yp, xp, fit_mask=u8(rows))
+
+    how, val = None, float("nan")
+    if regularization is None and validation is not None:
+        add(ok)
+        xv, yv, vh = validation
+        h = 0 if vh is None else min(len(vh), m.history)
+        yy = np.concatenate([np.asarray(vh, dtype=np.complex128).ravel()[len(vh) - h:], yv]) if h else yv
+        xx = np.concatenate([np.zeros(h, dtype=np.complex128), xv]) if h else xv
+        vm = np.zeros(yy.size, dtype=bool)
+        vm[h:yy.size - m.lookahead] = True
+        g.add(yy, xx, fit_mask=u8(np.zeros(yy.size, dtype=bool)), val_mask=u8(vm), history=h)
+        sol = g.solve("validation")
+        how = "validation"
+    elif regularization is None:
+        cut = int(n * 0.8)
+        idx = np.arange(n)
+        fit_rows, val_rows = ok & (idx < cut), ok & (idx >= cut)  # held-out rows continue the capture
+        add(fit_rows, val_rows)
+        if fit_rows.sum() >= g.num_columns() and val_rows.any():
+            pre = g.solve("validation")
+            reg, val, how = pre["regularization"], pre["validation_nmse_db"], "holdout"
+            add(val_rows)  # refit on every row at the chosen lambda
+            sol = g.solve(float(reg))
+        else:
+            add(val_rows)
+            sol = g.solve("gcv")
+    else:
+        add(ok)
+        sol = g.solve(regularization)
+    from .dpd_solve import Solution
+
+    w = np.asarray(sol["w"], dtype=np.complex128)
+    out = Solution(w, float(sol["regularization"]), float(sol["condition"]), int(sol["rank"]), float(sol["dof"]),
+                   float(sol["fit_nmse_db"]), str(sol["selected_by"]), float(sol["validation_nmse_db"]))
+    if how:
+        out.selected_by, out.validation_nmse_db = how, float(sol["validation_nmse_db"]) if how == "validation" else val
+    if probes is not None:  # the capture's rows, not the probes
+        c = complex(w[-1]) if lo_leakage else 0j
+        out.fit_nmse_db = _capture_nmse(xa, yn, m, w[:-1] if lo_leakage else w, c, ok)
+    return out
 
 
 def _fit(xa, yn, model, regularization, max_condition, lo_leakage, min_samples_per_coefficient,
-         bad=None, validation=None, perturbation=0.0):
+         bad=None, validation=None, perturbation=0.0, backend=None, device=0):
     """Fit x ~ f(yn) + c.
 
     With ``regularization`` None, lambda is chosen on held-out data: the ``validation`` pair
@@ -168,9 +251,29 @@ def _fit(xa, yn, model, regularization, max_condition, lo_leakage, min_samples_p
     memory model's start-up transient dominates the held-out error and the choice regularises a
     perfect model: a noise-free capture of an exact post-inverse came out with a relative error of
     2e-3 instead of 4e-8.) A model's answer to inputs off the captured signal's manifold (a
-    predistorted signal) is pinned by the probe rows (``perturbation``), not by the choice of lambda."""
+    predistorted signal) is pinned by the probe rows (``perturbation``), not by the choice of lambda.
+
+    ``backend`` "cpu", "cuda" or "automatic" runs the fit on the estimation engine
+    (:func:`_fit_engine`); None builds the basis in numpy and solves by SVD (the reference)."""
     m = _spec.parse(model)
     ok = _rows(m, xa.size, bad)
+    if backend is not None:
+        K = m.num_coefficients + int(bool(lo_leakage))
+        _require_rows(int(ok.sum()), K, min_samples_per_coefficient)
+        probes = None
+        if perturbation:
+            probes = _probe_inputs(yn, xa, ok, perturbation)
+        vt = None
+        if validation is not None:
+            xv, yv = (np.asarray(v, dtype=np.complex128).ravel() for v in validation[:2])
+            vt = (xv, yv, validation[2] if len(validation) > 2 else None)
+        sol = _fit_engine(xa, yn, m, regularization, lo_leakage, ok, vt, probes, backend, device)
+        if max_condition is not None and not sol.condition < max_condition:
+            raise DPDError(f"y: basis matrix is ill-conditioned (condition number {sol.condition:.3g} >= "
+                           f"max_condition {max_condition:.3g}); the capture does not excite the model "
+                           "(constant envelope? too few distinct amplitudes?) or the model is too large for it")
+        w = sol.w
+        return (w[:-1] if lo_leakage else w), (complex(w[-1]) if lo_leakage else 0j), sol, int(ok.sum())
 
     def design(v, history=None):
         p = _spec.basis(v, m, history)
@@ -231,7 +334,8 @@ def _fit(xa, yn, model, regularization, max_condition, lo_leakage, min_samples_p
 
 def estimate(x, y, P=None, Q=None, Lp=None, Lq=None, target_gain=None, regularization=None, delay=None,
              max_delay=None, fractional=True, lo_leakage=True, max_condition=None,
-             min_samples_per_coefficient=10, model=None, validation=None, perturbation=0.0, exclude=None):
+             min_samples_per_coefficient=10, model=None, validation=None, perturbation=0.0, exclude=None,
+             backend="automatic", device=0):
     """Indirect-learning estimate of predistorter coefficients from one capture.
 
     x: PA input (the predistorter output), y: PA output (loopback capture), same length. The model is
@@ -258,7 +362,13 @@ def estimate(x, y, P=None, Q=None, Lp=None, Lq=None, target_gain=None, regulariz
     by seeded white noise of that relative RMS and x by the capture's linear gain times it. This pins
     the model's response to input components the capture never contained (see
     :func:`_probe_rows`): a forward PA model used as a surrogate under a predistorted input needs it
-    (docs/dpd_loop.md gives the APA_200MHz figures). 0 (default) fits the capture alone."""
+    (docs/dpd_loop.md gives the APA_200MHz figures). 0 (default) fits the capture alone.
+
+    ``backend``: "automatic" (default: the GPU ``device`` when there is one, else the CPU), "cpu" or
+    "cuda" fit on the estimation engine ``gpuinterp.dpd_gram`` (the Gram of the column-normalised
+    basis accumulated chunk by chunk, memory O(K^2), one eigendecomposition for the lambda grid);
+    None builds the N x K basis in numpy and solves by SVD, the independent reference the tests
+    compare the engine with (same coefficients and lambda, up to ties of the held-out score)."""
     m = _model_of(P, Q, Lp, Lq, model)
     if regularization is not None and regularization != "gcv" and not (
             isinstance(regularization, (int, float)) and regularization >= 0 and math.isfinite(regularization)):
@@ -277,8 +387,10 @@ def estimate(x, y, P=None, Q=None, Lp=None, Lq=None, target_gain=None, regulariz
         xv, yv = _check_pair(*validation[:2])
         vh = None if len(validation) < 3 or validation[2] is None else np.asarray(validation[2]) / G
         validation = (xv, yv / G, vh)
+    if backend not in (None, "automatic", "cpu", "cuda"):
+        raise DPDError(f"backend: must be None (numpy), 'automatic', 'cpu' or 'cuda', got {backend!r}")
     coeffs, c, sol, rows = _fit(xa, yn, m, regularization, max_condition, lo_leakage,
-                                min_samples_per_coefficient, bad, validation, float(perturbation))
+                                min_samples_per_coefficient, bad, validation, float(perturbation), backend, device)
     good = ~bad
     raw = nmse_db(xa[good], yn[good])
     ph = m.params if m.family == "ph" else (0, 0, 1, 1)
@@ -295,7 +407,7 @@ DEFAULT_PERTURBATION = 0.01
 
 
 def fit_forward(x, y, model, x_val=None, y_val=None, x_test=None, y_test=None, regularization=None,
-                nperseg=None, contiguous=False, perturbation=DEFAULT_PERTURBATION):
+                nperseg=None, contiguous=False, perturbation=DEFAULT_PERTURBATION, backend="automatic", device=0):
     """Fit y ~ f(x) (a PA behavioural model: x the PA input, y its output, time-aligned) of any family.
 
     The regularisation is chosen on the validation pair when given (else on the last 20 % of the
@@ -319,7 +431,7 @@ def fit_forward(x, y, model, x_val=None, y_val=None, x_test=None, y_test=None, r
     # estimate() fits its first argument from the basis of its second: the forward model is the
     # "post-inverse" of the swapped pair, with unit gain and no delay (the capture is aligned).
     r = estimate(y, x, model=m, target_gain=1.0, delay=0.0, regularization=regularization,
-                     validation=val, perturbation=perturbation)
+                     validation=val, perturbation=perturbation, backend=backend, device=device)
     fit = _spec.ModelFit(str(m), r.coefficients, r.lo_leakage, {}, float(np.max(np.abs(x))), r.regularization,
                    r.condition, r.rank)
 
