@@ -114,7 +114,13 @@ class PAModel:
             # any family, on the predistorter's engine; leading-envelope terms delay the output.
             if len(coefficients):
                 raise ValueError("coefficients: must be empty for a fitted model file (they are in the file)")
-            self.fit = model if isinstance(model, dpd_model.ModelFit) else dpd_model.load_model(model)
+            if isinstance(model, dpd_model.ModelFit):
+                self.fit = model
+            else:
+                try:
+                    self.fit = dpd_model.load_model(model)
+                except ValueError as e:
+                    raise ValueError(f"model: {e}") from None
             self._engine = dpd.make_model_engine(self.fit.model, self.fit.coefficients, self.fit.lo_leakage,
                                                  backend=backend)
             self.delay = dpd_model.parse(self.fit.model).lookahead
