@@ -241,10 +241,19 @@ class qa_zmq_split(gr_unittest.TestCase):
         common = ["--nsamples", str(SYMBOLS), "--address", self.address]
         # No receiver: the sender waits (documented), and stopped it names the loss and exits 1.
         tx = self.popen([sys.executable, tx_py] + common)
-        time.sleep(2.0)
+        # Its announcement comes after the flowgraph started, so the signal handler is in place
+        # (a SIGTERM during the imports would just kill it).
+        head = ""
+        for line in tx.stdout:
+            head += line
+            if line.startswith("tx: sending"):
+                break
+        self.assertIn("waiting for a receiver", head)
+        time.sleep(1.5)
         self.assertIsNone(tx.poll(), "the sender ended without a receiver")
         tx.send_signal(signal.SIGTERM)
         rc, out = self.finish(tx, limit=20)
+        out = head + out
         self.assertEqual(rc, 1, out)
         self.assertIn(f"0 of {SAMPLES} samples sent", self.fail_line(out))
         # Both: everything arrives, both end by themselves with 0.
