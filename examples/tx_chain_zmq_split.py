@@ -23,6 +23,10 @@ What the split guarantees (docs/reliability.md):
   count to the sender, which exits 0 only on that confirmation.
 * Timeouts on both sides: --timeout seconds without progress (no receiver, no data, no confirmation)
   end the process with exit status 1 and a message saying how many samples were lost or unconfirmed.
+* Role "both": the sender watches its receiver child, and a child that dies is reported within
+  about 0.1 s (exit status 1, the counts), not after --timeout.
+* Output paths (--output, --rx-out) are checked before the run: a path that cannot be written ends
+  the process at once with one line and exit status 2.
 * The loopback address by default: pass an address such as tcp://0.0.0.0:5555 to serve other hosts.
 """
 
@@ -49,6 +53,9 @@ from tx_chain_gpu import L1, LO, Lp, Lq, P, Q, chain_design, chain_reference  # 
 RATE = 1.25
 DEFAULT_ADDRESS = "tcp://127.0.0.1:5555"
 POLL_S = 0.02
+# How often a waiting sender checks its receiver child (role "both"): a killed child is reported
+# within about this long, not after --timeout.
+PEER_CHECK_S = 0.1
 # Small high-water marks (messages of up to one work() call each): a stalled receiver makes the
 # sender wait soon, instead of the sender queueing the whole stream in memory.
 HWM = 16
@@ -56,6 +63,10 @@ HWM = 16
 
 class SplitError(Exception):
     """A failure the process reports with one line and exit status 1."""
+
+
+class UsageError(SplitError):
+    """A bad option, found before the run: one line and exit status 2."""
 
 
 def expected_outputs(n):
@@ -99,37 +110,77 @@ def build_tx(args):
     return tb
 
 
-def recv_json(sock, timeout_s):
-    """One JSON message from a REQ/REP socket, or None after timeout_s."""
-    if sock.poll(int(timeout_s * 1000)) == 0:
-        return None
-    return json.loads(sock.recv().decode())
+def recv_json(sock, timeout_s, check=None):
+    """One JSON message from a REQ/REP socket, or None after timeout_s. ``check`` (if given) is
+    called every PEER_CHECK_S while waiting and may raise: a peer that is known to be gone is reported
+    at once, not after the timeout."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        left = deadline - time.monotonic()
+        if sock.poll(max(0, int(min(left, PEER_CHECK_S) * 1000))):
+            return json.loads(sock.recv().decode())
+        if check:
+            check()
+        if left <= PEER_CHECK_S:
+            return None
 
 
-def run_tx(args, tb):
-    """Handshake, send, wait for the confirmation. Returns the number of samples confirmed."""
+def check_output(name, path):
+    """Refuse an output path that cannot be written before the run, not after it: one line."""
+    if path is None:
+        return
+    d = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(d):
+        raise UsageError(f"--{name}: {path}: directory {d} does not exist")
+    if os.path.isdir(path):
+        raise UsageError(f"--{name}: {path}: is a directory")
+    if not os.access(d, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+        raise UsageError(f"--{name}: {path}: not writable")
+
+
+def run_tx(args, tb, peer=None):
+    """Handshake, send, wait for the confirmation. Returns the number of samples confirmed.
+    ``peer``: the receiver's process when it is our child (role "both"); its exit ends the wait."""
     n = args.samples * L1
+    state = {"sent": 0, "started": False}
+
+    def check():
+        if peer is None or peer.poll() is None:
+            return
+        sent = state["sent"]
+        if not state["started"]:
+            what = f"0 of {n} samples sent"
+        elif sent < n:
+            what = f"{sent} of {n} samples sent, {n - sent} not sent, none confirmed"
+        else:
+            what = f"{n} samples sent but the receiver confirmed none: up to {n} samples lost"
+        if state["started"]:
+            tb.stop()
+            tb.wait()
+        raise SplitError(f"tx: FAIL: the receiver process exited with status {peer.returncode}: {what}")
     ctx = zmq.Context.instance()
     rep = ctx.socket(zmq.REP)
     rep.setsockopt(zmq.LINGER, 0)
     rep.bind(control_address(args))
     try:
-        hello = recv_json(rep, args.timeout)
+        hello = recv_json(rep, args.timeout, check)
         if hello is None or hello.get("hello") != "rx":
             raise SplitError(f"tx: FAIL: no receiver within {args.timeout:g} s on {control_address(args)}: "
                              f"0 of {n} samples sent")
         rep.send(json.dumps({"samples": n, "symbols": args.samples}).encode())
         # The receiver builds its flowgraph for that count and says when it runs; the stream starts
         # then, so a slow receiver start-up is not mistaken for a stall.
-        started = recv_json(rep, args.timeout)
+        started = recv_json(rep, args.timeout, check)
         if started is None or not started.get("running"):
             raise SplitError(f"tx: FAIL: the receiver answered but did not start within {args.timeout:g} s: "
                              f"0 of {n} samples sent")
         rep.send(b'{"go": true}')
         tb.start()
+        state["started"] = True
         last, last_change = -1, time.monotonic()
         while True:
-            sent = tb.push.nitems_read(0)
+            sent = state["sent"] = tb.push.nitems_read(0)
+            check()
             if sent != last:
                 last, last_change = sent, time.monotonic()
             if sent >= n:
@@ -141,9 +192,10 @@ def run_tx(args, tb):
                                  f"samples sent, {n - sent} not sent, none confirmed (receiver stalled or gone)")
             time.sleep(POLL_S)
         tb.wait()
+        state["sent"] = n
         # Sent is not received: the samples may still sit in ZMQ queues. Only the receiver's count
         # says they arrived.
-        done = recv_json(rep, args.timeout)
+        done = recv_json(rep, args.timeout, check)
         if done is None:
             raise SplitError(f"tx: FAIL: {n} samples sent but the receiver confirmed none within "
                              f"{args.timeout:g} s: up to {n} samples lost (receiver stalled or gone)")
@@ -237,8 +289,9 @@ def run_both(args):
                                "--address", args.address, "--samples", str(args.samples),
                                "--backend", args.backend, "--device", str(args.device), "--rx-out", rx_out,
                                "--timeout", str(args.timeout)])
+        print(f"both: receiver running as process {rx.pid}", flush=True)
         try:
-            run_tx(args, tb)
+            run_tx(args, tb, peer=rx)
             rc = rx.wait(timeout=args.timeout)
         except (SplitError, subprocess.TimeoutExpired):
             rx.kill()
@@ -286,6 +339,9 @@ def main():
         ap.error("--timeout must be > 0")
 
     try:
+        # Before the run: a path that cannot be written would otherwise fail after it.
+        check_output("rx-out", args.rx_out if args.role == "rx" else None)
+        check_output("output", args.output if args.role == "both" else None)
         if args.role == "tx":
             args.address = args.address or DEFAULT_ADDRESS
             run_tx(args, build_tx(args))
@@ -297,7 +353,7 @@ def main():
         y = run_both(args)
     except SplitError as e:
         print(e, flush=True)
-        return 1
+        return 2 if isinstance(e, UsageError) else 1
 
     x, h1, w = chain_design(args.samples)
     _, ref = chain_reference(x, h1, w, RATE)

@@ -629,6 +629,11 @@ TEST(ResizeParams, BadParametersNameThemselves)
         throws_named([] { K(4, 4, 4, 4, 1, "bilinear", "half_pixel", "constant", NAN); },
                      "border_value"));
     EXPECT_TRUE(throws_named([] { K(100000, 100000, 4, 4); }, "in_height"));
+    // Within 2^31-1 elements, but one side's tables alone were tens of GB (std::bad_alloc).
+    EXPECT_TRUE(throws_named([] { K(4, 4, 1, 2000000000); }, "out_width"));
+    EXPECT_TRUE(throws_named([] { K(4, 4, 2000000000, 1); }, "out_height"));
+    EXPECT_TRUE(throws_named([] { K(1, 2000000000, 4, 4); }, "in_width"));
+    EXPECT_NO_THROW(K(4, 4, 1, 1 << 20));
     EXPECT_TRUE(throws_named(
         [] {
             K(4, 4, 4, 4, 1, "bilinear", "half_pixel", "replicate", 0, backend::cpu, -1);

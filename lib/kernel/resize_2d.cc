@@ -163,12 +163,17 @@ bool resize_transform::identity() const
 
 namespace {
 
+// Per side: the axis tables (taps x (index, weight) per output row and column), the CPU engine's
+// per-thread row caches and the CUDA tables grow with each side on its own, so a 1 x 2*10^9 frame,
+// within the 2^31-1 elements per frame, needed tens of GB and failed with std::bad_alloc. 2^20
+// pixels per side keeps them at tens of MB.
+constexpr int64_t max_side = int64_t(1) << 20;
+
 void check_size(const char* name, int64_t v)
 {
-    if (v < 1)
-        invalid_parameter(name, "must be >= 1, got " + std::to_string(v));
-    if (v > INT_MAX)
-        invalid_parameter(name, "must be <= " + std::to_string(INT_MAX) + ", got " + std::to_string(v));
+    if (v < 1 || v > max_side)
+        invalid_parameter(name, "must be in [1, " + std::to_string(max_side) + "] pixels, got " +
+                                    std::to_string(v));
 }
 
 void check_finite(const char* name, float v)
@@ -226,10 +231,11 @@ void resize_config::validate() const
         invalid_parameter("clip_min", "must be <= clip_max");
     backend_from_string(backend);
     if (device < 0 || device > INT_MAX)
-        invalid_parameter("device", "must be >= 0, got " + std::to_string(device));
+        invalid_parameter("device", "must be in [0, " + std::to_string(INT_MAX) + "], got " +
+                                        std::to_string(device));
     if (batch < 0)
-        invalid_parameter("batch", "must be >= 1, got " + std::to_string(batch) +
-                                       " (0 selects the default, ~32 MiB of input per launch)");
+        invalid_parameter("batch", "must be >= 0 (0 selects the default, ~32 MiB of input per launch), "
+                                   "got " + std::to_string(batch));
 }
 
 template <typename T>

@@ -27,6 +27,8 @@ many samples (out[i] = y[i - lookahead]), and :func:`basis` computes the undelay
 look-ahead samples past the end of x taken as zero unless ``future`` is given.
 """
 
+import math
+import os
 from dataclasses import dataclass
 
 import numpy as np
@@ -53,7 +55,8 @@ _KEYS = {
 
 
 class ModelError(ValueError):
-    """A malformed model spec; the message starts with ``model:`` and names the key."""
+    """A malformed model spec (the message starts with ``model:`` and names the key) or model file
+    (the message starts with the file's path, then the field)."""
 
 
 @dataclass(frozen=True)
@@ -244,7 +247,8 @@ class ModelFit:
 def save_model(path, fit, **extra):
     """Write a :class:`ModelFit` as JSON: {"kind", "model" (the spec), "coefficients": [[re, im], ..],
     "lo_leakage": [re, im], "input_range", "nmse_db", "regularization", "condition", "rank", ...extra}.
-    One coefficient per line, so files diff well."""
+    One coefficient per line, so files diff well. Non-finite numbers are written as null: NaN and
+    Infinity are not JSON, and other readers refuse them."""
     import math as _m
 
     def num(v):
@@ -257,7 +261,7 @@ def save_model(path, fit, **extra):
            "nmse_db": {k: num(float(v)) for k, v in (fit.nmse_db or {}).items()},
            "regularization": num(float(fit.regularization)), "condition": num(float(fit.condition)),
            "rank": int(fit.rank)}
-    doc.update(extra)
+    doc.update({k: num(v) for k, v in extra.items()})
     write_json_lines(path, doc)
 
 
@@ -275,33 +279,176 @@ def write_json_lines(path, doc):
         f.write("{\n" + ",\n".join(lines) + "\n}\n")
 
 
-def load_model(path):
-    """Read a file written by :func:`save_model` (or a predistorter coefficient file with a "model"
-    spec); raises ModelError naming the file and the field on a malformed file."""
+# The engines compute in float32: a coefficient beyond its range would become inf there, and the
+# block would fail (or output inf) far from the file that caused it.
+FLOAT32_MAX = float(np.finfo(np.float32).max)
+MODEL_KINDS = ("pa_model", "predistorter")
+NMSE_KEYS = ("train", "val", "test")
+_FILE_FIELDS = ("kind", "model", "coefficients", "lo_leakage", "input_range", "nmse_db", "regularization",
+                "condition", "rank")
+
+
+def _is_number(v):
+    # bool is an int in Python and "1.5" converts with float(); neither is a number in a model file.
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _show(v, limit=60):
+    t = repr(v)
+    return t if len(t) <= limit else t[:limit - 3] + "..."
+
+
+def _float32_pair(field, v):
+    """A [re, im] pair of JSON numbers, finite and within float32 range, as a complex; else the
+    reason (a string) it is not."""
+    if not isinstance(v, list) or len(v) != 2 or not all(_is_number(e) for e in v):
+        return f"must be a pair [re, im] of numbers, got {_show(v)}"
+    try:
+        re_, im_ = float(v[0]), float(v[1])
+    except OverflowError:  # a JSON integer with hundreds of digits
+        return f"{_show(v)} is beyond the float32 range of the engine (|value| <= {FLOAT32_MAX:.4g})"
+    if not (math.isfinite(re_) and math.isfinite(im_)):
+        return f"must be finite, got {_show(v)}"
+    if abs(re_) > FLOAT32_MAX or abs(im_) > FLOAT32_MAX:
+        return f"{_show(v)} is beyond the float32 range of the engine (|value| <= {FLOAT32_MAX:.4g})"
+    return complex(re_, im_)
+
+
+def _read_json(path):
     import json
 
+    def no_duplicates(pairs):
+        seen = set()
+        for k, _ in pairs:
+            if k in seen:
+                # json.load keeps the last one silently; two values for a field is a broken file.
+                raise ModelError(f"{path}: {k}: appears twice")
+            seen.add(k)
+        return dict(pairs)
+
+    if os.path.isdir(path):
+        raise ModelError(f"{path}: is a directory, not a model file")
     try:
-        with open(path) as f:
-            doc = json.load(f)
-    except (OSError, ValueError) as e:
-        raise ModelError(f"{path}: cannot read a model file ({e})") from None
-    if not isinstance(doc, dict) or "model" not in doc or "coefficients" not in doc:
-        raise ModelError(f"{path}: not a model file (needs the keys 'model' and 'coefficients')")
+        with open(path, "rb") as f:
+            raw = f.read()
+    except OSError as e:
+        raise ModelError(f"{path}: cannot read a model file ({e.strerror or e})") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ModelError(f"{path}: not a model file (not UTF-8 text: byte 0x{raw[e.start]:02x} at offset "
+                         f"{e.start})") from None
+    if not text.strip():
+        raise ModelError(f"{path}: not a model file (the file is empty)")
+    try:
+        return json.loads(text, object_pairs_hook=no_duplicates)
+    except json.JSONDecodeError as e:
+        raise ModelError(f"{path}: not a model file (invalid JSON at line {e.lineno} column {e.colno}: "
+                         f"{e.msg})") from None
+    except RecursionError:
+        raise ModelError(f"{path}: not a model file (JSON nested too deeply)") from None
+
+
+def load_model(path):
+    """Read a file written by :func:`save_model` (or a predistorter coefficient file with a "model"
+    spec). A broken file raises ModelError (a ValueError) whose message starts with the file's path
+    and names the field: "pa.json: lo_leakage: must be a pair [re, im] of numbers, got [1.0]".
+    Coefficients and LO leakage must fit the engines' float32; fields other than those of
+    :func:`save_model` are kept out of the fit (``save_model(**extra)`` writes them), but one that
+    looks like a misspelt field is refused rather than ignored."""
+    import difflib
+
+    path = os.fspath(path)
+    doc = _read_json(path)
+    if not isinstance(doc, dict):
+        raise ModelError(f"{path}: not a model file (expected a JSON object with 'model' and 'coefficients', "
+                         f"got a JSON {type(doc).__name__})")
+
+    def bad(field, why):
+        return ModelError(f"{path}: {field}: {why}")
+
+    for k in doc:
+        if k not in _FILE_FIELDS:
+            near = difflib.get_close_matches(k, _FILE_FIELDS, n=1, cutoff=0.8)
+            if near and near[0] not in doc:
+                raise bad(k, f"unknown field; did you mean {near[0]!r}?")
+    for k in ("model", "coefficients"):
+        if k not in doc:
+            raise bad(k, "missing (a model file needs 'model' and 'coefficients')")
+
+    kind = doc.get("kind", "pa_model")
+    if kind not in MODEL_KINDS:
+        raise bad("kind", f"must be one of {', '.join(map(repr, MODEL_KINDS))}, got {_show(kind)}")
+    if not isinstance(doc["model"], str):
+        raise bad("model", f"must be a spec string like 'gmp:Ka=5,La=30', got {_show(doc['model'])}")
+    if not doc["model"].isascii():
+        # int() reads other scripts' digits ("Ka=\uff15" is 5); a spec is plain ASCII.
+        raise bad("model", f"must be plain ASCII, got {_show(doc['model'])}")
     try:
         m = parse(doc["model"])
     except ModelError as e:
         raise ModelError(f"{path}: {e}") from None
-    try:
-        w = np.array([complex(float(a), float(b)) for a, b in doc["coefficients"]])
-        c = complex(*[float(v) for v in doc.get("lo_leakage", [0.0, 0.0])])
-    except (TypeError, ValueError):
-        raise ModelError(f"{path}: coefficients: expected a list of [re, im] pairs") from None
-    if w.size != m.num_coefficients or not np.all(np.isfinite(w)) or not np.isfinite(c):
-        raise ModelError(f"{path}: coefficients: expected {m.num_coefficients} finite values for {m}, "
-                         f"got {w.size}")
-    rng = doc.get("input_range")
-    nm = {k: (float("nan") if v is None else float(v)) for k, v in (doc.get("nmse_db") or {}).items()}
-    f = ModelFit(str(m), w, c, nm, float("inf") if rng is None else float(rng),
-                 float(doc.get("regularization") or float("nan")), float(doc.get("condition") or float("nan")),
-                 int(doc.get("rank") or 0), str(doc.get("kind", "pa_model")))
-    return f
+
+    coeffs = doc["coefficients"]
+    if not isinstance(coeffs, list):
+        raise bad("coefficients", f"must be a list of [re, im] pairs, got {_show(coeffs)}")
+    if len(coeffs) != m.num_coefficients:
+        raise bad("coefficients", f"expected {m.num_coefficients} [re, im] pairs for {m}, got {len(coeffs)}")
+    w = np.empty(len(coeffs), dtype=np.complex128)
+    for i, v in enumerate(coeffs):
+        r = _float32_pair("coefficients", v)
+        if isinstance(r, str):
+            raise bad("coefficients", f"element {i}: {r}")
+        w[i] = r
+    c = 0j
+    if "lo_leakage" in doc:
+        c = _float32_pair("lo_leakage", doc["lo_leakage"])
+        if isinstance(c, str):
+            raise bad("lo_leakage", c)
+
+    def number(field, lo, null, allow_inf=False, lo_open=False):
+        v = doc.get(field)
+        if v is None:
+            return null
+        ok = _is_number(v)
+        if ok:
+            try:
+                v = float(v)
+            except OverflowError:
+                ok = False
+        if ok:
+            ok = (not math.isnan(v) and (math.isfinite(v) or allow_inf and v == math.inf)
+                  and (v > lo if lo_open else v >= lo))
+        if not ok:
+            what = "a number" if allow_inf else "a finite number"
+            raise bad(field, f"must be {what} {'>' if lo_open else '>='} {lo:g} or null, "
+                             f"got {_show(doc.get(field))}")
+        return v
+
+    rng = number("input_range", 0.0, math.inf, lo_open=True)  # null: no limit
+    regularization = number("regularization", 0.0, math.nan)
+    condition = number("condition", 1.0, math.nan, allow_inf=True)  # inf: a singular basis
+    rank = doc.get("rank", 0)
+    rank_max = m.num_coefficients + 1  # the basis columns, with the LO leakage's
+    if rank is None:
+        rank = 0
+    if not (isinstance(rank, int) and not isinstance(rank, bool) and 0 <= rank <= rank_max):
+        raise bad("rank", f"must be an integer >= 0 and <= {rank_max} (the basis columns), got {_show(rank)}")
+    nm = doc.get("nmse_db")
+    nmse = {}
+    if nm is not None:
+        if not isinstance(nm, dict):
+            raise bad("nmse_db", f"must be an object with keys {', '.join(NMSE_KEYS)} (numbers or null), "
+                                 f"got {_show(nm)}")
+        for k, v in nm.items():
+            if k not in NMSE_KEYS:
+                raise bad("nmse_db", f"unknown key {_show(k)} (keys: {', '.join(NMSE_KEYS)})")
+            if v is not None:
+                try:
+                    v = float(v) if _is_number(v) else math.nan
+                except OverflowError:
+                    v = math.nan
+                if not math.isfinite(v):
+                    raise bad("nmse_db", f"{k} must be a finite number or null, got {_show(nm[k])}")
+            nmse[k] = math.nan if v is None else v
+    return ModelFit(str(m), w, c, nmse, rng, regularization, condition, rank, kind)

@@ -128,6 +128,14 @@ def make_model_engine(model, coefficients, lo_leakage=0j, backend="cpu"):
     w = _as_complex_vector("coefficients", coefficients)
     if w.size != m.num_coefficients or not np.all(np.isfinite(w)):
         raise DPDError(f"coefficients: expected {m.num_coefficients} finite values for {m}, got {w.size}")
+    # The engine computes in float32, where a larger value becomes inf.
+    big = np.flatnonzero(np.maximum(np.abs(w.real), np.abs(w.imag)) > _spec.FLOAT32_MAX)
+    if big.size:
+        raise DPDError(f"coefficients: element {big[0]} ({w[big[0]]}) is beyond the float32 range of the "
+                       f"engine (|value| <= {_spec.FLOAT32_MAX:.4g})")
+    c = complex(lo_leakage)
+    if not np.isfinite(c) or max(abs(c.real), abs(c.imag)) > _spec.FLOAT32_MAX:
+        raise DPDError(f"lo_leakage: must be finite and within the float32 range of the engine, got {c}")
     return _gi.dpd_predistorter(str(m), [complex(v) for v in w], complex(lo_leakage), backend=backend)
 
 

@@ -89,6 +89,14 @@ def _memory_polynomial_structure(coefficients, memory_depth):
                          "(one block of memory_depth taps per odd order)")
     if not np.all(np.isfinite(a)):
         raise ValueError("coefficients: contain NaN or infinity")
+    # One block of M taps per odd order 1, 3, .., P: the count sets P, which the engine bounds.
+    # Checked here, where the count is the caller's: the engine's "P: must be odd" named a
+    # parameter this block does not have.
+    max_orders = (dpd_model.MAX_ORDER + 1) // 2
+    if a.size // M > max_orders:
+        raise ValueError(f"coefficients: {a.size} values with memory_depth {M} are {a.size // M} odd orders "
+                         f"(P = {2 * (a.size // M) - 1}); at most {max_orders} orders (P <= "
+                         f"{dpd_model.MAX_ORDER}), i.e. at most {max_orders * M} values")
     return 2 * (a.size // M) - 1, M, a
 
 
@@ -114,7 +122,13 @@ class PAModel:
             # any family, on the predistorter's engine; leading-envelope terms delay the output.
             if len(coefficients):
                 raise ValueError("coefficients: must be empty for a fitted model file (they are in the file)")
-            self.fit = model if isinstance(model, dpd_model.ModelFit) else dpd_model.load_model(model)
+            if isinstance(model, dpd_model.ModelFit):
+                self.fit = model
+            else:
+                try:
+                    self.fit = dpd_model.load_model(model)
+                except ValueError as e:
+                    raise ValueError(f"model: {e}") from None
             self._engine = dpd.make_model_engine(self.fit.model, self.fit.coefficients, self.fit.lo_leakage,
                                                  backend=backend)
             self.delay = dpd_model.parse(self.fit.model).lookahead

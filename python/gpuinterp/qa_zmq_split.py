@@ -4,10 +4,16 @@
 receiver and a killed sender. The split must deliver every sample or end with exit status 1 and a
 message saying how many samples were lost; never exit 0 after a loss, never hang. Small streams
 (2048 symbols = 16384 samples) and timeouts of a few seconds keep it quick; the received stream is
-compared with the chain's numpy/scipy reference."""
+compared with the chain's numpy/scipy reference.
+
+Also: role "both" notices its receiver child's death at once (not after --timeout), a bad output
+path fails in one line before the run, and the grcc-compiled .grc pair run without a terminal
+(stdin closed) either delivers everything and exits 0, or waits for its peer and, stopped, says
+what was lost and exits 1."""
 
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -50,7 +56,11 @@ class qa_zmq_split(gr_unittest.TestCase):
     def start(self, role, timeout, *extra):
         cmd = [sys.executable, SCRIPT, "--role", role, "--address", self.address, "--samples", str(SYMBOLS),
                "--backend", "cpu", "--timeout", str(timeout)] + list(extra)
-        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        return self.popen(cmd)
+
+    def popen(self, cmd, **kw):
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                             stdin=subprocess.DEVNULL, env=dict(os.environ, GPUINTERP_BACKEND="cpu"), **kw)
         self.procs.append(p)
         return p
 
@@ -175,6 +185,87 @@ class qa_zmq_split(gr_unittest.TestCase):
         self.assertLess(y.size, ref.size)
         if y.size:
             self.assertLess(np.max(np.abs(y - ref[:y.size])) / np.max(np.abs(ref)), 1e-4)
+
+    def test_both_notices_a_killed_receiver_at_once(self):
+        # Role "both" runs the receiver as its child; killed, the sender used to wait --timeout (20 s)
+        # for a confirmation that could not come.
+        p = self.popen([sys.executable, SCRIPT, "--samples", str(SYMBOLS), "--backend", "cpu", "--timeout", "30",
+                        "--throttle", "4000", "--output", os.path.join(self.tmp.name, "both.png")])
+        pid = None
+        for line in p.stdout:  # the first lines come before the stream; the pid line is one of them
+            m = re.search(r"receiver running as process (\d+)", line)
+            if m:
+                pid = int(m.group(1))
+                break
+        self.assertIsNotNone(pid, "no receiver pid line")
+        time.sleep(2.5)  # into the handshake or the (4 s) stream
+        os.kill(pid, signal.SIGKILL)
+        t0 = time.monotonic()
+        rc, out = self.finish(p, limit=30)
+        took = time.monotonic() - t0
+        self.assertEqual(rc, 1, out)
+        line = self.fail_line(out)
+        self.assertIn("the receiver process exited with status -9", line)
+        self.assertRegex(line, r"(\d+) of 16384 samples sent|16384 samples sent but the receiver confirmed none")
+        # Noticed within PEER_CHECK_S; the rest is the process ending (slower on a loaded machine).
+        self.assertLess(took, 5.0, f"noticed after {took:.1f} s: {out}")
+
+    def test_bad_output_paths_fail_before_the_run(self):
+        # One line, exit status 2, before any flowgraph: the PNG used to fail after a good run.
+        nodir = os.path.join(self.tmp.name, "nodir", "a.png")
+        for args, want in ((["--output", nodir], f"--output: {nodir}: directory"),
+                           (["--role", "rx", "--rx-out", self.tmp.name], f"--rx-out: {self.tmp.name}: is a directory")):
+            with self.subTest(args=args):
+                p = self.popen([sys.executable, SCRIPT, "--samples", str(SYMBOLS), "--backend", "cpu",
+                                "--address", self.address] + args)
+                rc, out = self.finish(p, limit=30)
+                self.assertEqual(rc, 2, out)
+                lines = [ln for ln in out.splitlines() if ln.strip()]
+                self.assertEqual(len(lines), 1, out)
+                self.assertTrue(lines[0].startswith(want), out)
+
+    def test_grc_pair_without_a_terminal(self):
+        # The grcc-compiled pair, stdin closed (a service, nohup, CI): it used to run with
+        # run_options "prompt", whose input() got EOF at once and stopped the flowgraph: exit 0,
+        # nothing delivered.
+        grcc = shutil.which("grcc")
+        if grcc is None:
+            self.skipTest("grcc not found")
+        grc = os.path.join(SOURCE_DIR, "grc")
+        env = dict(os.environ, GRC_BLOCKS_PATH=grc,
+                   GR_CONF_GRC_GLOBAL_BLOCKS_PATH="/usr/share/gnuradio/grc/blocks:" + grc)
+        subprocess.run([grcc, "-o", self.tmp.name, os.path.join(EXAMPLES, "tx_chain_zmq_tx.grc"),
+                        os.path.join(EXAMPLES, "tx_chain_zmq_rx.grc")], check=True, env=env,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        tx_py, rx_py = (os.path.join(self.tmp.name, f"tx_chain_zmq_{r}.py") for r in ("tx", "rx"))
+        common = ["--nsamples", str(SYMBOLS), "--address", self.address]
+        # No receiver: the sender waits (documented), and stopped it names the loss and exits 1.
+        tx = self.popen([sys.executable, tx_py] + common)
+        # Its announcement comes after the flowgraph started, so the signal handler is in place
+        # (a SIGTERM during the imports would just kill it).
+        head = ""
+        for line in tx.stdout:
+            head += line
+            if line.startswith("tx: sending"):
+                break
+        self.assertIn("waiting for a receiver", head)
+        time.sleep(1.5)
+        self.assertIsNone(tx.poll(), "the sender ended without a receiver")
+        tx.send_signal(signal.SIGTERM)
+        rc, out = self.finish(tx, limit=20)
+        out = head + out
+        self.assertEqual(rc, 1, out)
+        self.assertIn(f"0 of {SAMPLES} samples sent", self.fail_line(out))
+        # Both: everything arrives, both end by themselves with 0.
+        rx_out = os.path.join(self.tmp.name, "grc_rx.c64")
+        tx = self.popen([sys.executable, tx_py] + common)
+        rx = self.popen([sys.executable, rx_py] + common + ["--output", rx_out])
+        rc_rx, out_rx = self.finish(rx)
+        rc_tx, out_tx = self.finish(tx)
+        self.assertEqual((rc_tx, rc_rx), (0, 0), out_tx + out_rx)
+        self.assertIn(f"{SAMPLES} of {SAMPLES} samples sent", out_tx)
+        self.assertIn(f"{SAMPLES} of {SAMPLES} samples received", out_rx)
+        self.assertEqual(os.path.getsize(rx_out) // 8, split.expected_outputs(SYMBOLS))
 
     def test_loopback_by_default(self):
         self.assertTrue(split.DEFAULT_ADDRESS.startswith("tcp://127.0.0.1:"))

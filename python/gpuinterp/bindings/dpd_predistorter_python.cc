@@ -11,6 +11,7 @@
 #include <pybind11/complex.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
+#include <climits>
 #include <optional>
 
 namespace py = pybind11;
@@ -151,10 +152,10 @@ void bind_dpd_predistorter(py::module& m)
     py::class_<G>(m, "dpd_predistorter", kdoc.c_str())
         .def(py::init([](int_arg P, int_arg Q, int_arg Lp, int_arg Lq, const std::vector<cf>& co, cf c,
                          const std::string& b, int_arg device, int_arg batch, bool mapped) {
-                 return pyutil::make_guarded<K>(P.get<unsigned>("P"),
-                                                Q.get<unsigned>("Q"),
-                                                Lp.get<unsigned>("Lp"),
-                                                Lq.get<unsigned>("Lq"),
+                 return pyutil::make_guarded<K>(P.get<unsigned>("P", 1, pyutil::max_order),
+                                                Q.get<unsigned>("Q", 0, pyutil::max_order),
+                                                Lp.get<unsigned>("Lp", 1, pyutil::max_dpd_taps),
+                                                Lq.get<unsigned>("Lq", 1, pyutil::max_dpd_taps),
                                                 co,
                                                 c,
                                                 backend_from_string(b),
@@ -298,15 +299,18 @@ void bind_dpd_predistorter(py::module& m)
         .def(py::init([](int_arg P, int_arg Q, int_arg Lp, int_arg Lq, const std::vector<gr_complex>& co,
                          gr_complex c, const std::string& b, int_arg device, int_arg batch, bool mapped,
                          bool device_buffers, const std::string& model) {
-                 return B::make(P.get<unsigned>("P"),
-                                Q.get<unsigned>("Q"),
-                                Lp.get<unsigned>("Lp"),
-                                Lq.get<unsigned>("Lq"),
+                 // With a model spec the structure comes from the spec and P..Lq are not used:
+                 // only their type is checked then.
+                 const bool ph = model.empty();
+                 return B::make(P.get<unsigned>("P", ph ? 1 : 0, ph ? pyutil::max_order : UINT_MAX),
+                                Q.get<unsigned>("Q", 0, ph ? pyutil::max_order : UINT_MAX),
+                                Lp.get<unsigned>("Lp", ph ? 1 : 0, ph ? pyutil::max_dpd_taps : UINT_MAX),
+                                Lq.get<unsigned>("Lq", ph ? 1 : 0, ph ? pyutil::max_dpd_taps : UINT_MAX),
                                 co,
                                 c,
                                 b,
                                 device.get<int>("device", 0),
-                                batch.get<int>("batch", 0),
+                                batch.get<int>("batch", 0, pyutil::max_batch),
                                 mapped,
                                 device_buffers,
                                 model);
@@ -341,7 +345,7 @@ void bind_dpd_predistorter(py::module& m)
         .def("Q", &B::Q)
         .def("Lp", &B::Lp)
         .def("Lq", &B::Lq)
-        .def("set_batch", [](B& b, int_arg batch) { b.set_batch(batch.get<int>("batch", 0)); }, py::arg("batch"))
+        .def("set_batch", [](B& b, int_arg batch) { b.set_batch(batch.get<int>("batch", 0, pyutil::max_batch)); }, py::arg("batch"))
         .def("batch", &B::batch)
         .def("set_cuda_variant", &B::set_cuda_variant, py::arg("variant"))
         .def("active_backend", &B::active_backend, "The backend in use: 'cpu' or 'cuda'.");

@@ -43,11 +43,11 @@ struct int_arg {
             } catch (...) {
                 r = "?";
             }
-            // The type's own limit is no useful advice; the semantic bounds are checked later.
-            const std::string range = hi == max_of<T>() ? " >= " + std::to_string(lo)
-                                                         : " in [" + std::to_string(lo) + ", " +
-                                                               std::to_string(hi) + "]";
-            throw py::value_error(std::string(name) + ": must be an integer" + range + ", got " + r);
+            // Both ends, always: "must be an integer >= 0" for 2**31 named a bound the value met.
+            // Callers pass the semantic bounds where the kernel has them, so this is the range
+            // the later checks accept, not just the C type's.
+            throw py::value_error(std::string(name) + ": must be an integer in [" +
+                                  std::to_string(lo) + ", " + std::to_string(hi) + "], got " + r);
         };
         PyObject* o = obj.ptr();
         if (!o || PyBool_Check(o))
@@ -86,6 +86,15 @@ struct int_arg {
                    : static_cast<long long>(std::numeric_limits<T>::max());
     }
 };
+
+//! Bounds the kernels check after conversion (lib/kernel/*.cc), used here too so that a value out
+//! of range gets the same bound whether it fits the C type or not.
+constexpr long long max_interpolation = 65536; // polyphase_interpolator.cc
+constexpr long long min_nfilts = 2, max_nfilts = 4096; // resampler.cc check_params
+constexpr long long min_taps_per_arm = 4, max_taps_per_arm = 512;
+constexpr long long max_order = 15;   // dpd_model.h: P, Q
+constexpr long long max_dpd_taps = 1024; // dpd_predistorter.cc: Lp, Lq
+constexpr long long max_device = std::numeric_limits<int>::max();
 
 //! Largest batch (items or samples per launch) accepted from Python: beyond it a launch's buffers
 //! alone would exceed any device's memory, and an int batch could not carry it anyway.

@@ -44,11 +44,11 @@ void bind_block(py::module& m, const char* name)
         m, name, block_doc)
         .def(py::init([](int_arg L, const std::vector<TAP>& taps, const std::string& b, int_arg device,
                          int_arg batch, bool device_buffers) {
-                 return blk::make(L.get<int>("interpolation", 1),
+                 return blk::make(L.get<int>("interpolation", 1, pyutil::max_interpolation),
                                   taps,
                                   b,
                                   device.get<int>("device", 0),
-                                  batch.get<int>("batch", 0),
+                                  batch.get<int>("batch", 0, pyutil::max_batch),
                                   device_buffers);
              }),
              py::arg("interpolation"),
@@ -60,7 +60,7 @@ void bind_block(py::module& m, const char* name)
              block_doc)
         .def("set_taps", &blk::set_taps, py::arg("taps"), "Replace the taps (takes effect between two work() calls).")
         .def("taps", &blk::taps)
-        .def("set_batch", [](blk& b, int_arg batch) { b.set_batch(batch.get<int>("batch", 0)); }, py::arg("batch"))
+        .def("set_batch", [](blk& b, int_arg batch) { b.set_batch(batch.get<int>("batch", 0, pyutil::max_batch)); }, py::arg("batch"))
         .def("batch", &blk::batch)
         .def("active_backend", &blk::active_backend, "The backend in use: 'cpu' or 'cuda'.")
         .def("device_buffers", &blk::device_buffers, "Whether the ports use device buffers.");
@@ -79,7 +79,7 @@ void bind_kernel(py::module& m, const char* name)
     py::class_<G>(m, name, doc.c_str())
         .def(py::init([](int_arg L, const std::vector<TAP>& taps, const std::string& b, int_arg device,
                          int_arg batch) {
-                 return pyutil::make_guarded<K>(L.get<unsigned>("interpolation", 1),
+                 return pyutil::make_guarded<K>(L.get<unsigned>("interpolation", 1, pyutil::max_interpolation),
                                                 taps,
                                                 backend_from_string(b),
                                                 device.get<int>("device", 0),

@@ -33,11 +33,35 @@ template <typename R>
 struct is_complex<std::complex<R>> : std::true_type {
 };
 
+//! np.asarray(x), with numpy's refusal (a ragged list, an unreadable object) as a ValueError that
+//! names the argument.
+inline py::array as_array(const py::object& x, const char* name)
+{
+    try {
+        return py::module::import("numpy").attr("asarray")(x);
+    } catch (py::error_already_set& e) {
+        if (!e.matches(PyExc_ValueError) && !e.matches(PyExc_TypeError))
+            throw;
+        throw py::value_error(std::string(name) + ": expected an array of numbers (" +
+                              std::string(py::str(e.value())) + ")");
+    }
+}
+
 template <typename T>
 carray<T> input_array(const py::object& x, const char* name)
 {
-    if (!is_complex<T>::value &&
-        py::module::import("numpy").attr("iscomplexobj")(x).template cast<bool>())
+    bool complex_input = false;
+    try {
+        complex_input = py::module::import("numpy").attr("iscomplexobj")(x).template cast<bool>();
+    } catch (py::error_already_set& e) {
+        // A ragged list ([[1, 2], [3]]) or an object numpy cannot read: numpy's own message does
+        // not say which argument it was.
+        if (!e.matches(PyExc_ValueError) && !e.matches(PyExc_TypeError))
+            throw;
+        throw py::value_error(std::string(name) + ": expected an array of numbers (" +
+                              std::string(py::str(e.value())) + ")");
+    }
+    if (!is_complex<T>::value && complex_input)
         throw py::value_error(std::string(name) +
                               ": complex samples given to a real kernel (the imaginary part would "
                               "be dropped); pass the real part explicitly or use the complex kernel");

@@ -16,6 +16,7 @@
 #include <pybind11/complex.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
+#include <algorithm>
 
 namespace py = pybind11;
 using namespace gr::gpuinterp;
@@ -71,8 +72,8 @@ void bind_resampler_block(py::module& m, const char* name)
                          double att, const std::string& b, int_arg device, bool device_buffers) {
                  return blk::make(rate,
                                   method,
-                                  nfilts.get<unsigned>("nfilts", 0),
-                                  taps_per_arm.get<unsigned>("taps_per_arm", 0),
+                                  nfilts.get<unsigned>("nfilts", pyutil::min_nfilts, pyutil::max_nfilts),
+                                  taps_per_arm.get<unsigned>("taps_per_arm", pyutil::min_taps_per_arm, pyutil::max_taps_per_arm),
                                   att,
                                   b,
                                   device.get<int>("device", 0),
@@ -150,8 +151,8 @@ void bind_resampler_kernel(py::module& m, const char* name)
                          int_arg device,
                          int_arg batch) {
                  kernel::polyphase_params p;
-                 p.nfilts = nfilts.get<unsigned>("nfilts", 0);
-                 p.taps_per_arm = K_.get<unsigned>("taps_per_arm", 0);
+                 p.nfilts = nfilts.get<unsigned>("nfilts", pyutil::min_nfilts, pyutil::max_nfilts);
+                 p.taps_per_arm = K_.get<unsigned>("taps_per_arm", pyutil::min_taps_per_arm, pyutil::max_taps_per_arm);
                  p.attenuation_db = att;
                  return pyutil::make_guarded<K>(rate,
                                                 kernel::method_from_string(method),
@@ -198,7 +199,12 @@ void bind_resampler_kernel(py::module& m, const char* name)
         .def(
             "inputs_needed",
             [](G& g, int_arg n_out) {
-                const size_t n = n_out.get<size_t>("n_out", 0);
+                // The answer is about n_out / rate input positions in int64 arithmetic; up to 2^62
+                // positions leave room for the stream's own position. Beyond, it would wrap.
+                const double r = g.run([](K& k) { return k.rate(); });
+                const long long hi = std::min(double(std::numeric_limits<long long>::max()),
+                                              std::floor(std::ldexp(1.0, 62) * std::min(r, 1.0)));
+                const size_t n = n_out.get<size_t>("n_out", 0, hi);
                 return g.run([&](K& k) { return k.inputs_needed(n); });
             },
             py::arg("n_out"))
@@ -281,8 +287,8 @@ void bind_resamp(py::module& m)
         "polyphase_prototype",
         [](int_arg nfilts, int_arg K, double att) {
             kernel::polyphase_params p;
-            p.nfilts = nfilts.get<unsigned>("nfilts", 0);
-            p.taps_per_arm = K.get<unsigned>("taps_per_arm", 0);
+            p.nfilts = nfilts.get<unsigned>("nfilts", pyutil::min_nfilts, pyutil::max_nfilts);
+            p.taps_per_arm = K.get<unsigned>("taps_per_arm", pyutil::min_taps_per_arm, pyutil::max_taps_per_arm);
             p.attenuation_db = att;
             return kernel::polyphase_prototype(p);
         },

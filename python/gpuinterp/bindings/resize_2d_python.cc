@@ -122,14 +122,24 @@ void bind_block(py::module& m, const char* name)
 template <class T>
 pyutil::carray<T> frames_input(const py::object& x)
 {
-    if constexpr (std::is_same_v<T, std::uint8_t>) {
-        py::module np = py::module::import("numpy");
-        py::array a = np.attr("asarray")(x);
-        const char kind = a.dtype().kind();
+    constexpr bool u8 = std::is_same_v<T, std::uint8_t>;
+    py::module np = py::module::import("numpy");
+    py::array a = pyutil::as_array(x, "x");
+    const char kind = a.dtype().kind();
+    if (kind != 'u' && kind != 'i' && kind != 'b' && kind != 'f' && kind != 'c')
+        // None, strings, objects: numpy would turn None into NaN (float) or fail in isfinite
+        // below with a ufunc message naming no argument.
+        throw py::value_error(
+            std::string("x: expected frames as an array of ") +
+            (u8 ? "8-bit values (integers in 0..255)" : "numbers") + ", got " +
+            std::string(py::str(py::type::of(x).attr("__name__"))) +
+            (kind == 'O' ? std::string() :
+                           " of dtype " + py::str(a.dtype()).template cast<std::string>()));
+    if constexpr (u8) {
         if (kind != 'u' || a.dtype().itemsize() != 1) {
             const bool integral = kind == 'u' || kind == 'i' || kind == 'b';
             const bool in_range =
-                a.size() == 0 ||
+                a.size() == 0 || kind == 'c' ||
                 (np.attr("all")(np.attr("isfinite")(a)).template cast<bool>() &&
                  np.attr("all")(np.attr("equal")(a, np.attr("round")(a))).template cast<bool>() &&
                  np.attr("min")(a).template cast<double>() >= 0 &&
@@ -142,7 +152,7 @@ pyutil::carray<T> frames_input(const py::object& x)
                     " with values that would wrap or be truncated); convert explicitly");
         }
     }
-    return pyutil::input_array<T>(x, "x");
+    return pyutil::input_array<T>(a, "x");
 }
 
 // Frames from numpy: (H, W) or (N, H, W) with one channel, (H, W, C) or (N, H, W, C) with
