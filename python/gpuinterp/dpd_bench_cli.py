@@ -1,0 +1,178 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The command line of the scoreboard (``gpuinterp_dpd_bench``): options checked before the run,
+one line and exit status 2 for anything wrong, the report and its files after it."""
+
+import argparse
+import json
+import math
+import os
+import re
+import sys
+
+import numpy as np
+
+from . import dpd, metrics
+from . import dpd_model as dm
+from .dpd_bench import (DEFAULT_DPD_MODEL, DEFAULT_ENSEMBLE, DEFAULT_HELD_OUT, DEFAULT_ITERATIONS,
+                        DEFAULT_PA_MODEL, DEFAULT_TRAIN_THROUGH, TRAIN_THROUGH, run)
+from .dpd_bench_data import _NON_FINITE, _NUMBER, MAX_ITERATIONS, BenchError, _show
+from .dpd_bench_report import format_table, plot_psd
+from . import dpd_bench as _bench
+
+_bench_doc = _bench.__doc__  # --help explains the procedure, which dpd_bench documents
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        # one line, as every other error of the command (argparse prints the usage first)
+        _fail(message)
+        sys.exit(2)
+
+
+def _fail(msg):
+    # A message carries file names and values from the dataset: keep it to one line of bounded length.
+    msg = str(msg).replace("\r", "\\r").replace("\n", "\\n")
+    if len(msg) > 2000:
+        msg = msg[:2000] + "..."
+    print(f"gpuinterp_dpd_bench: error: {msg}", file=sys.stderr)
+    return 2
+
+
+def _strict_int(text):
+    # int() takes "1_000" and thousands of digits; an iteration count is a few plain digits
+    if not re.fullmatch(r"\s*[+-]?\d{1,18}\s*", text, re.ASCII):
+        raise argparse.ArgumentTypeError(f"expected an integer, got {_show(text)}")
+    return int(text)
+
+
+def _strict_float(text):
+    s = text.strip()
+    if not _NUMBER.fullmatch(s) and s.lower() not in _NON_FINITE:
+        raise argparse.ArgumentTypeError(f"expected a number, got {_show(text)}")
+    return float(s)
+
+
+PLOT_FORMATS = ("png", "pdf", "svg", "eps", "ps")
+
+
+def check_output_path(option, path):
+    """Refuse an output path the run could not write, before the run: a directory, a missing or
+    unwritable folder, an empty name; --psd-plot also needs a known image extension."""
+    if path == "":
+        raise BenchError(f"{option}: empty file name")
+    if os.path.isdir(path):
+        raise BenchError(f"{option}: {path} is a directory; give a file name")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise BenchError(f"{option}: folder of {path} does not exist")
+    if not os.access(folder, os.W_OK | os.X_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+        raise BenchError(f"{option}: {path} is not writable")
+    if option == "--psd-plot" and os.path.splitext(path)[1][1:].lower() not in PLOT_FORMATS:
+        raise BenchError(f"{option}: {path}: expected a file name ending in "
+                         f"{', '.join('.' + e for e in PLOT_FORMATS)}")
+
+
+def main(argv=None):
+    p = _Parser(prog="gpuinterp_dpd_bench", description=_bench_doc,
+                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("dataset", metavar="DATASET_DIR", help="folder in OpenDPD's split-CSV layout")
+    p.add_argument("--json", metavar="FILE", help="write the report as JSON")
+    p.add_argument("--pa-model", default=DEFAULT_PA_MODEL, metavar="SPEC",
+                   help="PA model spec (default: %(default)s)")
+    p.add_argument("--dpd-model", default=DEFAULT_DPD_MODEL, metavar="SPEC",
+                   help="predistorter model spec (default: %(default)s)")
+    p.add_argument("--iterations", type=_strict_int, default=DEFAULT_ITERATIONS,
+                   help=f"indirect-learning iterations, 1..{MAX_ITERATIONS} (default: %(default)s)")
+    p.add_argument("--train-through", choices=TRAIN_THROUGH, default=DEFAULT_TRAIN_THROUGH,
+                   help="train the DPD through the ensemble (--pa-model and every --ensemble model, their "
+                        "captures stacked), through --pa-model alone ('single'), or both, reporting the "
+                        "single one beside the ensemble's (default: %(default)s)")
+    p.add_argument("--ensemble", action="append", metavar="SPEC",
+                   help="a further PA model the ensemble DPD is trained through; repeat for more "
+                        f"(default: {'; '.join(DEFAULT_ENSEMBLE)})")
+    p.add_argument("--held-out", action="append", metavar="SPEC",
+                   help="a PA model the DPD never sees, fitted like the others, through which it is judged; "
+                        "repeat for more; choose another family than the trained-through models "
+                        f"(default: {'; '.join(DEFAULT_HELD_OUT)})")
+    p.add_argument("--no-probe-model", metavar="SPEC",
+                   help="a PA model fitted without probe rows, through which the DPD is also judged, to show "
+                        "what the out-of-band assumption is worth; 'none' for none (default: the first "
+                        "--held-out model)")
+    p.add_argument("--perturbation", type=_strict_float, default=dpd.DEFAULT_PERTURBATION, metavar="RHO",
+                   help="probe noise of the PA fit, relative to the input RMS: pins the model's answer to "
+                        "inputs the capture never contained, so it stays a usable surrogate under DPD; "
+                        "0 fits the capture alone (default: %(default)s)")
+    p.add_argument("--gain", choices=("peak", "average"), default="peak",
+                   help="linear target gain: 'peak' maps the largest input to the largest measured output "
+                        "(the predistorter stays inside the measured range), 'average' is the PA's "
+                        "least-squares gain (default: %(default)s)")
+    p.add_argument("--regularization", default="auto", metavar="R",
+                   help="ridge lambda relative to s_max^2, in [0, 1], or 'auto' to choose it on held-out "
+                        "data (default: %(default)s)")
+    p.add_argument("--save-pa-model", metavar="FILE", help="write the fitted PA model as JSON (pa_model_cc "
+                   "can run it)")
+    p.add_argument("--psd-plot", metavar="PNG", help="plot the test-split spectra (.png, .pdf, .svg, .eps, .ps)")
+    p.add_argument("--independent-splits", action="store_true",
+                   help="start every model from a zero state at each split (default when spec.json has no "
+                        "split_ratios, i.e. the splits are not consecutive parts of one capture)")
+    a = p.parse_args(argv)
+
+    if not 1 <= a.iterations <= MAX_ITERATIONS:
+        # indirect learning settles within a handful of iterations; thousands are a typo that runs for hours
+        return _fail(f"--iterations: must be in 1..{MAX_ITERATIONS}, got {a.iterations}")
+    if not (math.isfinite(a.perturbation) and 0 <= a.perturbation <= 1):
+        return _fail(f"--perturbation: must be in [0, 1], got {a.perturbation}")
+    reg = None
+    if a.regularization != "auto":
+        try:
+            reg = _strict_float(a.regularization)
+        except argparse.ArgumentTypeError:
+            return _fail(f"--regularization: expected a number or 'auto', got {_show(a.regularization)}")
+        # relative to the largest squared singular value: beyond 1 the ridge term is the whole fit
+        if not (math.isfinite(reg) and 0 <= reg <= 1):
+            return _fail(f"--regularization: must be in [0, 1] or 'auto', got {a.regularization}")
+    outputs = [(f"--{opt.replace('_', '-')}", getattr(a, opt)) for opt in ("json", "save_pa_model", "psd_plot")
+               if getattr(a, opt) is not None]
+    try:
+        seen = {}
+        for opt, path in outputs:
+            check_output_path(opt, path)
+            key = os.path.realpath(path)
+            if key in seen:
+                raise BenchError(f"{opt}: {path} is also the file of {seen[key]}")
+            seen[key] = opt
+        if a.psd_plot is not None:
+            try:
+                metrics._pyplot()
+            except ImportError as e:
+                raise BenchError(f"--psd-plot: needs matplotlib ({e})") from None
+        # Every figure is checked for finiteness where it matters (the extrapolation guard); numpy's
+        # overflow warnings on the way would only add lines to a one-line error.
+        with np.errstate(all="ignore"):
+            rep = run(a.dataset, a.pa_model, a.dpd_model, a.iterations, a.gain, reg,
+                      progress=lambda m: print(m, flush=True),
+                      contiguous=False if a.independent_splits else None, perturbation=a.perturbation,
+                      ensemble=a.ensemble, held_out=a.held_out,
+                      no_probe="" if a.no_probe_model == "none" else a.no_probe_model,
+                      train_through=a.train_through)
+    except (BenchError, dm.ModelError, dpd.DPDError) as e:
+        return _fail(e)
+    print(format_table(rep))
+    sig = rep.pop("_signals")
+    pa_fit = rep.pop("_pa_fit")
+    rep.pop("_limits")
+    try:
+        if a.json:
+            with open(a.json, "w") as f:
+                json.dump(rep, f, indent=1)
+        if a.save_pa_model:
+            dm.save_model(a.save_pa_model, pa_fit, dataset=rep["dataset"])
+        if a.psd_plot:
+            rep["_signals"] = sig
+            plot_psd(rep, a.psd_plot)
+    except OSError as e:  # checked before the run; a full disk or a folder removed meanwhile remain
+        return _fail(f"cannot write the results: {e}")
+    return 0 if rep["dpd"]["aclr_dbc"] is not None else 3
+
+
+if __name__ == "__main__":
+    sys.exit(main())
