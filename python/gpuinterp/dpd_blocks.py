@@ -19,42 +19,13 @@ from . import dpd_adapt, dpd_capture, metrics
 from . import dpd_model as dm
 from .dpd_ph import DPDError, validate_structure
 from .params import complex_param, float_param, int_param
-from .gpuinterp_python import decode_coeffs_message, encode_coeffs_message
+from . import radio_messages
+from .radio_messages import (_BURST_KEYS, _RX_FREQ, _RX_RATE, _RX_TIME, _SWITCH_KEYS,  # noqa: F401
+                             _rx_time_parts, coefficients_message, parse_coefficients_message)
 
 __all__ = ["dpd_estimator_cc", "coefficients_message", "parse_coefficients_message"]
 
 
-def coefficients_message(coefficients, lo_leakage):
-    """The PMT the predistorter's ``coeffs`` port takes: pair (c32vector . complex c)."""
-    w = np.asarray(coefficients, dtype=np.complex64).ravel()
-    return encode_coeffs_message([complex(v) for v in w], complex(lo_leakage))
-
-
-def parse_coefficients_message(msg, expected_len):
-    """(coefficients, lo_leakage or None) from any form decode_coeffs_message() accepts (the C++
-    predistorter's definition); ValueError on anything else, a wrong length or non-finite values."""
-    w, c = decode_coeffs_message(msg)
-    w = w.astype(np.complex128)
-    if w.size != expected_len:
-        raise ValueError(f"coeffs: expected {expected_len} coefficients, got {w.size}")
-    if not np.all(np.isfinite(w)) or (c is not None and not np.isfinite(c)):
-        raise ValueError("coeffs: contains NaN or infinity")
-    return w, c
-
-
-
-# Tags a radio source or sink puts on the stream at a discontinuity of the sample clock's view of
-# time: a capture spanning one is not one signal (gr-uhd tags rx_time after every overflow; a burst
-# ends where tx_eob / rx_eob sit; a retune where rx_freq changes).
-_RX_TIME, _RX_RATE, _RX_FREQ = pmt.intern("rx_time"), pmt.intern("rx_rate"), pmt.intern("rx_freq")
-_BURST_KEYS = tuple(pmt.intern(k) for k in ("tx_sob", "tx_eob", "rx_sob", "rx_eob"))
-# The predistorter marks where a new coefficient set starts (dpd_switch after a message or setter,
-# its own dpd_coeffs tag otherwise): a capture holding two sets measures neither, so the capture
-# starts again at the switch, without a warning (this is the loop working, not a fault).
-_SWITCH_KEYS = (pmt.intern("dpd_switch"), pmt.intern("dpd_coeffs"))
-# UHD's async event codes (uhd::async_metadata_t): underflow between packets, and inside one.
-_UNDERFLOW_CODES = 0x2 | 0x10
-_UNDERFLOW_NAMES = ("underflow", "underflow_in_packet")
 # How far one input may run ahead of the other, in captures, before its oldest samples are dropped:
 # a receiver that stops must never stall the transmit chain feeding input 0.
 _SLACK_CAPTURES = 4
@@ -62,21 +33,6 @@ _SLACK_CAPTURES = 4
 METERS = ("rx_peak_dbfs", "rx_clipped", "tx_peak_dbfs", "tx_rms_dbfs", "overflows", "underflows",
           "dropped_captures", "aclr_db", "gain_db", "phase_deg", "freq_offset_hz", "delay", "loop_nmse_db",
           "updates", "iteration", "step_seconds")
-
-
-def _rx_time_parts(value):
-    """(whole seconds, fraction) of a gr-uhd rx_time value (tuple of uint64 full seconds, double
-    fraction), or None. Kept apart: at a wall-clock time (1.7e9 s) one double resolves only 0.24 us,
-    several samples at radio rates, as uhd::time_spec_t knows."""
-    try:
-        if pmt.is_tuple(value) and pmt.length(value) == 2:
-            full, frac = pmt.tuple_ref(value, 0), pmt.tuple_ref(value, 1)
-            if pmt.is_uint64(full) and pmt.is_real(frac):
-                f = float(pmt.to_double(frac))
-                return (int(pmt.to_uint64(full)), f) if math.isfinite(f) else None
-    except Exception:  # a malformed value is a discontinuity, not a crash
-        pass
-    return None
 
 
 class dpd_estimator_cc(gr.basic_block):
@@ -271,28 +227,9 @@ class dpd_estimator_cc(gr.basic_block):
 
     # -- messages and monitoring ----------------------------------------------------------------
     def _on_async(self, msg):
-        # gr-uhd's usrp_sink: (uhd_async_msg . dict) or a dict, whose "event_code" is a list of
-        # symbols (underflow, underflow_in_packet, burst_ack, ...); a UHD integer code is taken too.
-        try:
-            d = pmt.cdr(msg) if pmt.is_pair(msg) and not pmt.is_dict(msg) else msg
-            code = pmt.dict_ref(d, pmt.intern("event_code"), pmt.PMT_NIL) if pmt.is_dict(d) else pmt.PMT_NIL
-            under = False
-            if pmt.is_integer(code):
-                under = bool(pmt.to_long(code) & _UNDERFLOW_CODES)
-            elif pmt.is_symbol(code) and not pmt.is_null(code):
-                under = pmt.symbol_to_string(code) in _UNDERFLOW_NAMES
-            elif pmt.is_pair(code):
-                names = []
-                while pmt.is_pair(code):
-                    if pmt.is_symbol(pmt.car(code)):
-                        names.append(pmt.symbol_to_string(pmt.car(code)))
-                    code = pmt.cdr(code)
-                under = any(v in _UNDERFLOW_NAMES for v in names)
-            if under:
-                with self._lock:
-                    self._meters["underflows"] += 1
-        except Exception:
-            pass  # not a UHD async message: nothing to count
+        if radio_messages.is_underflow(msg):
+            with self._lock:
+                self._meters["underflows"] += 1
 
     def _check_band(self):
         """Warn once when the captured band cannot hold what the loop is asked to improve."""

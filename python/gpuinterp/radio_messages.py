@@ -1,0 +1,77 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""What radios and the predistorter put on streams and message ports, as the estimator reads them:
+gr-uhd's rx_time/rx_rate/rx_freq and burst tags, usrp_sink's async events, the predistorter's
+dpd_switch/dpd_coeffs tags and its ``coeffs`` message."""
+
+import math
+
+import numpy as np
+import pmt
+
+from .gpuinterp_python import decode_coeffs_message, encode_coeffs_message
+
+def coefficients_message(coefficients, lo_leakage):
+    """The PMT the predistorter's ``coeffs`` port takes: pair (c32vector . complex c)."""
+    w = np.asarray(coefficients, dtype=np.complex64).ravel()
+    return encode_coeffs_message([complex(v) for v in w], complex(lo_leakage))
+
+
+def parse_coefficients_message(msg, expected_len):
+    """(coefficients, lo_leakage or None) from any form decode_coeffs_message() accepts (the C++
+    predistorter's definition); ValueError on anything else, a wrong length or non-finite values."""
+    w, c = decode_coeffs_message(msg)
+    w = w.astype(np.complex128)
+    if w.size != expected_len:
+        raise ValueError(f"coeffs: expected {expected_len} coefficients, got {w.size}")
+    if not np.all(np.isfinite(w)) or (c is not None and not np.isfinite(c)):
+        raise ValueError("coeffs: contains NaN or infinity")
+    return w, c
+
+
+
+# Tags a radio source or sink puts on the stream at a discontinuity of the sample clock's view of
+# time: a capture spanning one is not one signal (gr-uhd tags rx_time after every overflow; a burst
+# ends where tx_eob / rx_eob sit; a retune where rx_freq changes).
+_RX_TIME, _RX_RATE, _RX_FREQ = pmt.intern("rx_time"), pmt.intern("rx_rate"), pmt.intern("rx_freq")
+_BURST_KEYS = tuple(pmt.intern(k) for k in ("tx_sob", "tx_eob", "rx_sob", "rx_eob"))
+# The predistorter marks where a new coefficient set starts (dpd_switch after a message or setter,
+# its own dpd_coeffs tag otherwise): a capture holding two sets measures neither, so the capture
+# starts again at the switch, without a warning (this is the loop working, not a fault).
+_SWITCH_KEYS = (pmt.intern("dpd_switch"), pmt.intern("dpd_coeffs"))
+# UHD's async event codes (uhd::async_metadata_t): underflow between packets, and inside one.
+_UNDERFLOW_CODES = 0x2 | 0x10
+_UNDERFLOW_NAMES = ("underflow", "underflow_in_packet")
+def _rx_time_parts(value):
+    """(whole seconds, fraction) of a gr-uhd rx_time value (tuple of uint64 full seconds, double
+    fraction), or None. Kept apart: at a wall-clock time (1.7e9 s) one double resolves only 0.24 us,
+    several samples at radio rates, as uhd::time_spec_t knows."""
+    try:
+        if pmt.is_tuple(value) and pmt.length(value) == 2:
+            full, frac = pmt.tuple_ref(value, 0), pmt.tuple_ref(value, 1)
+            if pmt.is_uint64(full) and pmt.is_real(frac):
+                f = float(pmt.to_double(frac))
+                return (int(pmt.to_uint64(full)), f) if math.isfinite(f) else None
+    except Exception:  # a malformed value is a discontinuity, not a crash
+        pass
+    return None
+
+
+def is_underflow(msg):
+    """True for a gr-uhd usrp_sink async message reporting an underflow: (uhd_async_msg . dict) or a
+    dict, whose "event_code" is a list of symbols (underflow, underflow_in_packet, burst_ack, ...);
+    a UHD integer code is taken too. Anything else is not an underflow (and never an error)."""
+    try:
+        d = pmt.cdr(msg) if pmt.is_pair(msg) and not pmt.is_dict(msg) else msg
+        code = pmt.dict_ref(d, pmt.intern("event_code"), pmt.PMT_NIL) if pmt.is_dict(d) else pmt.PMT_NIL
+        if pmt.is_integer(code):
+            return bool(pmt.to_long(code) & _UNDERFLOW_CODES)
+        if pmt.is_symbol(code) and not pmt.is_null(code):
+            return pmt.symbol_to_string(code) in _UNDERFLOW_NAMES
+        names = []
+        while pmt.is_pair(code):
+            if pmt.is_symbol(pmt.car(code)):
+                names.append(pmt.symbol_to_string(pmt.car(code)))
+            code = pmt.cdr(code)
+        return any(v in _UNDERFLOW_NAMES for v in names)
+    except Exception:
+        return False
