@@ -30,6 +30,23 @@ __all__ = ["dpd_estimator_cc", "coefficients_message", "parse_coefficients_messa
 # a receiver that stops must never stall the transmit chain feeding input 0.
 _SLACK_CAPTURES = 4
 
+# Measured peak of one Adaptation step per capture sample (760 bytes at 2^20 and 2^22 samples, mp
+# and ph models, 2026-12-01), rounded up.
+ESTIMATE_BYTES_PER_SAMPLE = 800
+
+
+def _physical_memory():
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return 1 << 34  # unknown: assume 16 GiB
+
+
+def max_capture_length():
+    """The longest capture this machine can estimate (half its memory; at most 2^26 samples)."""
+    return int(min(1 << 26, _physical_memory() // 2 // ESTIMATE_BYTES_PER_SAMPLE))
+
+
 METERS = ("rx_peak_dbfs", "rx_clipped", "tx_peak_dbfs", "tx_rms_dbfs", "overflows", "underflows",
           "dropped_captures", "aclr_db", "gain_db", "phase_deg", "freq_offset_hz", "delay", "loop_nmse_db",
           "updates", "iteration", "step_seconds")
@@ -86,9 +103,17 @@ class dpd_estimator_cc(gr.basic_block):
         if not isinstance(model, str):
             raise ValueError(f"model: must be a spec string ('' for ph from P, Q, Lp, Lq), got {model!r}")
         spec = dm.parse(model) if model else dm.parse(f"ph:P={P},Q={Q},Lp={Lp},Lq={Lq}")
-        # 2^26 samples (512 MiB per buffer, two buffers plus the estimator's copies) is far beyond
-        # any useful capture; a larger one would fail later as a bare MemoryError.
+        # One step of the estimator peaks at about ESTIMATE_BYTES_PER_SAMPLE per capture sample (the
+        # capture, its conditioned and aligned copies, the envelope correlation's FFTs; the fit's Gram
+        # is O(K^2)), so the capture this machine can estimate is bounded by its memory: half of it,
+        # leaving the rest to the flowgraph. Beyond that a step would fail as a bare MemoryError.
         capture_length = int_param("capture_length", capture_length, 1, 1 << 26)
+        limit = max_capture_length()
+        if capture_length > limit:
+            raise ValueError(f"capture_length: {capture_length} samples need about "
+                             f"{capture_length * ESTIMATE_BYTES_PER_SAMPLE / 2**30:.1f} GiB to estimate "
+                             f"(~{ESTIMATE_BYTES_PER_SAMPLE} bytes per sample); this machine has "
+                             f"{_physical_memory() / 2**30:.1f} GiB, so at most {limit} samples")
         update_period = int_param("update_period", update_period, 1, 1 << 62)
         max_delay = int_param("max_delay", max_delay, 0)
         max_updates = int_param("max_updates", max_updates, 0, 1 << 62)

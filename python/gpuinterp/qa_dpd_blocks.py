@@ -190,6 +190,20 @@ class qa_dpd_blocks(gr_unittest.TestCase):
             w, _ = dpd_blocks.parse_coefficients_message(m, 9)
             self.assertTrue(np.all(np.isfinite(w)))
 
+    def test_capture_limit_follows_the_machine(self):
+        # A capture is refused up front when one step could not be estimated in half the memory
+        # (measured ~760 bytes per sample), with the sizes in the message; the limit is the machine's.
+        lim = dpd_blocks.max_capture_length()
+        mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+        self.assertEqual(lim, min(1 << 26, mem // 2 // dpd_blocks.ESTIMATE_BYTES_PER_SAMPLE))
+        if lim < 1 << 26:
+            with self.assertRaises(ValueError) as cm:
+                gpuinterp.dpd_estimator_cc(model="mp:K=5,M=8", capture_length=lim + 1, update_period=lim + 1)
+            msg = str(cm.exception)
+            self.assertTrue(msg.startswith("capture_length:"), msg)
+            self.assertIn("GiB", msg)
+            self.assertIn(f"at most {lim} samples", msg)
+
     def test_estimator_bad_parameters(self):
         cases = [
             (dict(P=5, Q=0, Lp=3, Lq=1, capture_length=60, update_period=60, max_delay=10), "capture_length:"),
