@@ -101,14 +101,15 @@ def parse_model(option, text):
                          "parameter") from None
 
 
-def _fit_surrogate(option, spec, data, regularization, nper, contiguous, perturbation, directory):
+def _fit_surrogate(option, spec, data, regularization, nper, contiguous, perturbation, directory,
+                   backend="automatic"):
     """One PA model fitted on train, lambda chosen on val, NMSE on every split; BenchError naming the
     option when it cannot be fitted or does not explain a split."""
     (xtr, ytr), (xva, yva), (xte, yte) = data["train"], data["val"], data["test"]
     train_files = f"{os.path.join(directory, 'train_input.csv')}, train_output.csv"
     try:
         fit = dpd.fit_forward(xtr, ytr, spec, xva, yva, xte, yte, regularization=regularization, nperseg=nper,
-                              contiguous=contiguous, perturbation=perturbation)
+                              contiguous=contiguous, perturbation=perturbation, backend=backend)
     except dpd.DPDError as e:
         # fit_forward hands the estimator the pair swapped (x: the PA output, y: its input), so its
         # messages name the wrong side; say what was fitted on what instead.
@@ -160,7 +161,7 @@ def _family(spec):
     return dm.parse(spec).family
 
 
-def train_dpd(dpm, members, xtr, G, peak, iterations, regularization, say, aclr):
+def train_dpd(dpm, members, xtr, G, peak, iterations, regularization, say, aclr, backend="automatic"):
     """Indirect learning of the predistorter ``dpm`` through every surrogate of ``members`` at once.
 
     Each iteration drives every member with the same predistorted train input and fits one
@@ -189,7 +190,7 @@ def train_dpd(dpm, members, xtr, G, peak, iterations, regularization, say, aclr)
         # last 20 % of the one capture without an ensemble
         try:
             r = dpd.estimate(xs, yst, model=dpm, target_gain=G, delay=0.0, regularization=regularization,
-                             validation=None, exclude=seam if len(ys) > 1 else None)
+                             validation=None, exclude=seam if len(ys) > 1 else None, backend=backend)
         except dpd.DPDError as e:
             if "capture too short" in str(e):
                 raise BenchError(f"--dpd-model: {dpm} ({dpm.num_coefficients} coefficients) is too large for "
@@ -206,8 +207,11 @@ def train_dpd(dpm, members, xtr, G, peak, iterations, regularization, say, aclr)
 def run(directory, pa_model=DEFAULT_PA_MODEL, dpd_model=DEFAULT_DPD_MODEL, iterations=DEFAULT_ITERATIONS,
         gain="peak", regularization=None, progress=print, contiguous=None,
         perturbation=dpd.DEFAULT_PERTURBATION, ensemble=None, held_out=None, no_probe=None,
-        train_through=DEFAULT_TRAIN_THROUGH):
+        train_through=DEFAULT_TRAIN_THROUGH, backend="automatic"):
     """The whole procedure; returns the report dict (the JSON document).
+
+    ``backend``: where every fit runs ("automatic", "cpu", "cuda": the estimation engine; None: the
+    numpy reference).
 
     ``ensemble``: further PA model specs the ensemble DPD is trained through besides ``pa_model``
     (None: DEFAULT_ENSEMBLE); ``held_out``: specs of the surrogates the DPD never sees, which judge
@@ -261,7 +265,7 @@ def run(directory, pa_model=DEFAULT_PA_MODEL, dpd_model=DEFAULT_DPD_MODEL, itera
     for option, s, role, rho in plan:
         say(f"fitting the PA model {s} ({s.num_coefficients} coefficients, {role.replace('_', ' ')}) on train, "
             f"regularisation chosen on val, probe noise {rho:g} x RMS")
-        fit = _fit_surrogate(option, s, data, regularization, nper, contiguous, rho, directory)
+        fit = _fit_surrogate(option, s, data, regularization, nper, contiguous, rho, directory, backend)
         say(f"  NMSE train {fit.nmse_db['train']:.2f} dB, val {fit.nmse_db['val']:.2f} dB, test "
             f"{fit.nmse_db['test']:.2f} dB (regularisation {fit.regularization:.1e}, rank {fit.rank}, condition "
             f"{fit.condition:.2e})")
@@ -367,7 +371,7 @@ def run(directory, pa_model=DEFAULT_PA_MODEL, dpd_model=DEFAULT_DPD_MODEL, itera
             f"{' + '.join(str(m['spec']) for m in members)}, {iterations} iterations, target gain |G| {abs(G):.4f}, "
             f"input limited to |x| <= {peak:.4f}")
         dpd_fit, diverged = train_dpd(dpm, [m["fit"] for m in members], xtr, G, peak, iterations,
-                                      regularization, say, aclr)
+                                      regularization, say, aclr, backend)
         if diverged is not None:
             say(f"  a surrogate output became non-finite in iteration {diverged} (polynomial extrapolation)")
         rows, nlim = judge(dpd_fit, diverged, members)

@@ -97,6 +97,9 @@ def main(argv=None):
                    help="a PA model fitted without probe rows, through which the DPD is also judged, to show "
                         "what the out-of-band assumption is worth; 'none' for none (default: the first "
                         "--held-out model)")
+    p.add_argument("--backend", choices=("automatic", "cpu", "cuda", "numpy"), default="automatic",
+                   help="where the fits run: the estimation engine (automatic: the GPU when present, else the "
+                        "CPU) or numpy, the reference (default: %(default)s)")
     p.add_argument("--perturbation", type=_strict_float, default=dpd.DEFAULT_PERTURBATION, metavar="RHO",
                    help="probe noise of the PA fit, relative to the input RMS: pins the model's answer to "
                         "inputs the capture never contained, so it stays a usable surrogate under DPD; "
@@ -153,7 +156,7 @@ def main(argv=None):
                       contiguous=False if a.independent_splits else None, perturbation=a.perturbation,
                       ensemble=a.ensemble, held_out=a.held_out,
                       no_probe="" if a.no_probe_model == "none" else a.no_probe_model,
-                      train_through=a.train_through)
+                      train_through=a.train_through, backend=None if a.backend == "numpy" else a.backend)
     except (BenchError, dm.ModelError, dpd.DPDError) as e:
         return _fail(e)
     print(format_table(rep))
