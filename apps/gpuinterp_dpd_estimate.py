@@ -30,7 +30,7 @@ import numpy as np
 
 from gnuradio.gpuinterp import dpd
 from gnuradio.gpuinterp import dpd_model as dm
-from gnuradio.gpuinterp.params import float_param
+from gnuradio.gpuinterp.params import float_param, output_path_error
 
 # The model's limits, from the C++ kernel that owns them: beyond them the basis matrix alone is
 # gigabytes (--Lp 100000 was a MemoryError).
@@ -90,13 +90,9 @@ def load_previous(path, spec):
 
 def check_output(name, path):
     """Refuse an output path that cannot be written before the (long) estimate runs."""
-    if path is None:
-        return
-    d = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(d):
-        raise UsageError(f"--{name}: {path}: directory {d} does not exist")
-    if os.path.isdir(path):
-        raise UsageError(f"--{name}: {path}: is a directory")
+    msg = None if path is None else output_path_error(f"--{name}", path)
+    if msg:
+        raise UsageError(msg)
 
 
 class _Help(argparse.RawDescriptionHelpFormatter):

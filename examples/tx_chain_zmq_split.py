@@ -45,6 +45,7 @@ import zmq
 from gnuradio import blocks, gr, zeromq
 
 from gnuradio import gpuinterp
+from gnuradio.gpuinterp.params import output_path_error
 
 # The chain's design and its double-precision reference live in tx_chain_gpu.py (same folder).
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -127,15 +128,9 @@ def recv_json(sock, timeout_s, check=None):
 
 def check_output(name, path):
     """Refuse an output path that cannot be written before the run, not after it: one line."""
-    if path is None:
-        return
-    d = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(d):
-        raise UsageError(f"--{name}: {path}: directory {d} does not exist")
-    if os.path.isdir(path):
-        raise UsageError(f"--{name}: {path}: is a directory")
-    if not os.access(d, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
-        raise UsageError(f"--{name}: {path}: not writable")
+    msg = None if path is None else output_path_error(f"--{name}", path)
+    if msg:
+        raise UsageError(msg)
 
 
 def run_tx(args, tb, peer=None):

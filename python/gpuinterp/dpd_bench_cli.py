@@ -12,6 +12,7 @@ import sys
 import numpy as np
 
 from . import dpd, metrics
+from .params import output_path_error
 from . import dpd_model as dm
 from .dpd_bench import (DEFAULT_DPD_MODEL, DEFAULT_ENSEMBLE, DEFAULT_HELD_OUT, DEFAULT_ITERATIONS,
                         DEFAULT_PA_MODEL, DEFAULT_TRAIN_THROUGH, TRAIN_THROUGH, run)
@@ -57,15 +58,9 @@ PLOT_FORMATS = ("png", "pdf", "svg", "eps", "ps")
 def check_output_path(option, path):
     """Refuse an output path the run could not write, before the run: a directory, a missing or
     unwritable folder, an empty name; --psd-plot also needs a known image extension."""
-    if path == "":
-        raise BenchError(f"{option}: empty file name")
-    if os.path.isdir(path):
-        raise BenchError(f"{option}: {path} is a directory; give a file name")
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder):
-        raise BenchError(f"{option}: folder of {path} does not exist")
-    if not os.access(folder, os.W_OK | os.X_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
-        raise BenchError(f"{option}: {path} is not writable")
+    msg = output_path_error(option, path)
+    if msg:
+        raise BenchError(msg)
     if option == "--psd-plot" and os.path.splitext(path)[1][1:].lower() not in PLOT_FORMATS:
         raise BenchError(f"{option}: {path}: expected a file name ending in "
                          f"{', '.join('.' + e for e in PLOT_FORMATS)}")

@@ -8,10 +8,11 @@ False, so ``if not 0 < v <= 1`` style checks let NaN through."""
 
 import math
 import numbers
+import os
 
 import numpy as np
 
-__all__ = ["int_param", "float_param", "complex_param"]
+__all__ = ["int_param", "float_param", "complex_param", "output_path_error"]
 
 
 def int_param(name, value, lo=None, hi=None):
@@ -60,3 +61,19 @@ def complex_param(name, value):
     if not (math.isfinite(v.real) and math.isfinite(v.imag)):
         raise ValueError(f"{name}: must be finite, got {value!r}")
     return v
+
+
+def output_path_error(option, path):
+    """Why a run that starts now could not write ``path`` at its end, as one line starting with
+    ``option`` (None when it can): an empty name, a directory, a missing or unwritable folder, an
+    unwritable file. The command lines check their outputs with it before a long run, not after."""
+    if path == "":
+        return f"{option}: empty file name"
+    if os.path.isdir(path):
+        return f"{option}: {path}: is a directory; give a file name"
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        return f"{option}: {path}: folder {folder} does not exist"
+    if not os.access(folder, os.W_OK | os.X_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+        return f"{option}: {path}: not writable"
+    return None

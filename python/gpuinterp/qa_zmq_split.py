@@ -213,7 +213,7 @@ class qa_zmq_split(gr_unittest.TestCase):
     def test_bad_output_paths_fail_before_the_run(self):
         # One line, exit status 2, before any flowgraph: the PNG used to fail after a good run.
         nodir = os.path.join(self.tmp.name, "nodir", "a.png")
-        for args, want in ((["--output", nodir], f"--output: {nodir}: directory"),
+        for args, want in ((["--output", nodir], f"--output: {nodir}: folder"),
                            (["--role", "rx", "--rx-out", self.tmp.name], f"--rx-out: {self.tmp.name}: is a directory")):
             with self.subTest(args=args):
                 p = self.popen([sys.executable, SCRIPT, "--samples", str(SYMBOLS), "--backend", "cpu",
