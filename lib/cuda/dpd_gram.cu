@@ -51,46 +51,40 @@ using cd = std::complex<double>;
             library_error("cuSOLVER", int(st_), #expr, __FILE__, __LINE__);          \
     } while (0)
 
-class cublas_handle
+// The two libraries' handles: one owner each, destroyed once and never throwing (a handle whose
+// stream could not be set is still destroyed, the base being complete by then).
+template <typename H, typename S, S (*destroy)(H)>
+class library_handle
 {
 public:
+    library_handle() = default;
+    ~library_handle()
+    {
+        if (d_h)
+            destroy(d_h);
+    }
+    library_handle(const library_handle&) = delete;
+    library_handle& operator=(const library_handle&) = delete;
+    H get() const { return d_h; }
+
+protected:
+    H d_h = nullptr;
+};
+
+struct cublas_handle : library_handle<cublasHandle_t, cublasStatus_t, cublasDestroy> {
     explicit cublas_handle(cudaStream_t s)
     {
         GPUINTERP_CUBLAS_CHECK(cublasCreate(&d_h));
         GPUINTERP_CUBLAS_CHECK(cublasSetStream(d_h, s));
     }
-    ~cublas_handle()
-    {
-        if (d_h)
-            cublasDestroy(d_h);
-    }
-    cublas_handle(const cublas_handle&) = delete;
-    cublas_handle& operator=(const cublas_handle&) = delete;
-    cublasHandle_t get() const { return d_h; }
-
-private:
-    cublasHandle_t d_h = nullptr;
 };
 
-class cusolver_handle
-{
-public:
+struct cusolver_handle : library_handle<cusolverDnHandle_t, cusolverStatus_t, cusolverDnDestroy> {
     explicit cusolver_handle(cudaStream_t s)
     {
         GPUINTERP_CUSOLVER_CHECK(cusolverDnCreate(&d_h));
         GPUINTERP_CUSOLVER_CHECK(cusolverDnSetStream(d_h, s));
     }
-    ~cusolver_handle()
-    {
-        if (d_h)
-            cusolverDnDestroy(d_h);
-    }
-    cusolver_handle(const cusolver_handle&) = delete;
-    cusolver_handle& operator=(const cusolver_handle&) = delete;
-    cusolverDnHandle_t get() const { return d_h; }
-
-private:
-    cusolverDnHandle_t d_h = nullptr;
 };
 
 struct term_d {
