@@ -20,6 +20,8 @@ from . import dpd_model as dm
 from .dpd_ph import DPDError, validate_structure
 from .params import complex_param, float_param, int_param
 from . import radio_messages
+from .estimator_memory import (ESTIMATE_BYTES_PER_SAMPLE, _physical_memory, _Window,  # noqa: F401
+                               max_capture_length)
 from .radio_messages import (_BURST_KEYS, _RX_FREQ, _RX_RATE, _RX_TIME, _SWITCH_KEYS,  # noqa: F401
                              _rx_time_parts, coefficients_message, parse_coefficients_message)
 
@@ -29,23 +31,6 @@ __all__ = ["dpd_estimator_cc", "coefficients_message", "parse_coefficients_messa
 # How far one input may run ahead of the other, in captures, before its oldest samples are dropped:
 # a receiver that stops must never stall the transmit chain feeding input 0.
 _SLACK_CAPTURES = 4
-
-# Measured peak of one Adaptation step per capture sample (760 bytes at 2^20 and 2^22 samples, mp
-# and ph models, 2026-12-01), rounded up.
-ESTIMATE_BYTES_PER_SAMPLE = 800
-
-
-def _physical_memory():
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError, AttributeError):
-        return 1 << 34  # unknown: assume 16 GiB
-
-
-def max_capture_length():
-    """The longest capture this machine can estimate (half its memory; at most 2^26 samples)."""
-    return int(min(1 << 26, _physical_memory() // 2 // ESTIMATE_BYTES_PER_SAMPLE))
-
 
 METERS = ("rx_peak_dbfs", "rx_clipped", "tx_peak_dbfs", "tx_rms_dbfs", "overflows", "underflows",
           "dropped_captures", "aclr_db", "gain_db", "phase_deg", "freq_offset_hz", "delay", "loop_nmse_db",
@@ -179,10 +164,9 @@ class dpd_estimator_cc(gr.basic_block):
         self._bw, self._spacing = signal_bandwidth, channel_spacing
         self._timeout = rx_timeout
         self._full_scale = rx_full_scale
-        # Samples of each input from absolute position _base[i] on (both inputs count from 0, and
+        # Samples of each input from a stream position on (both inputs count from 0, and
         # sample k of x pairs with sample k of y, as a sync block would pair them).
-        self._buf = [np.zeros(0, dtype=np.complex64), np.zeros(0, dtype=np.complex64)]
-        self._base = [0, 0]
+        self._win = [_Window(), _Window()]
         self._next_start = 0  # stream position of the next capture
         self._cuts = []  # stream positions where the signal is discontinuous (tags)
         self._time_ref = None  # (position, whole seconds, fraction) of the last rx_time
@@ -450,17 +434,16 @@ class dpd_estimator_cc(gr.basic_block):
             # had reached its end: pair it there (the delay search finds the rest), not by count,
             # which the stall put off by its whole length.
             self._stalled = False
-            self._shift = self._base[0] + self._buf[0].size - self.nitems_read(1)
-            self._buf[1] = self._buf[1][:0]
-            self._base[1] = self.nitems_read(1) + self._shift
-            self._next_start = max(self._next_start, self._base[1])
+            self._shift = self._win[0].end - self.nitems_read(1)
+            self._win[1].restart(self.nitems_read(1) + self._shift)
+            self._next_start = max(self._next_start, self._win[1].base)
             self.logger.info("rx_timeout: receiver samples are flowing again")
         if not self._stalled:
             n = [min(n)] * 2
         for port in (0, 1):
             if n[port]:
                 self._read_tags(port, n[port])
-                self._buf[port] = np.concatenate([self._buf[port], input_items[port][:n[port]]])
+                self._win[port].append(input_items[port][:n[port]])
                 self.consume(port, n[port])
         if n[1]:
             self._last_rx = time.monotonic()
@@ -471,12 +454,9 @@ class dpd_estimator_cc(gr.basic_block):
         N = self._cap_len
         while not (self._max_updates > 0 and self._steps >= self._max_updates):
             s = self._next_start
-            for port in (0, 1):  # nothing before the next capture is needed
-                if self._base[port] < s:
-                    k = min(s - self._base[port], self._buf[port].size)
-                    self._buf[port] = self._buf[port][k:]
-                    self._base[port] += k
-            ends = [b + v.size for b, v in zip(self._base, self._buf)]
+            for w in self._win:  # nothing before the next capture is needed
+                w.drop_to(s)
+            ends = [w.end for w in self._win]
             if min(ends) < s + N:
                 # Waiting for the lagging input; the leading one holds at most a few captures.
                 lead = 0 if ends[0] >= ends[1] else 1
@@ -499,8 +479,7 @@ class dpd_estimator_cc(gr.basic_block):
                 else:
                     self._next_start = p  # a coefficient switch: measure the new set from its start
                 continue
-            x = self._buf[0][s - self._base[0]:s - self._base[0] + N].copy()
-            y = self._buf[1][s - self._base[1]:s - self._base[1] + N].copy()
+            x, y = self._win[0].take(s, N), self._win[1].take(s, N)
             self._next_start = s + self._period
             if self._busy():
                 continue  # skip this capture, try again one period later

@@ -204,8 +204,8 @@ def condition(x, y, full_scale=None, rx_correction=True, track_frequency=True, m
     xs_int = np.zeros(n, dtype=np.complex128)
     xs_int[lo:hi] = x[lo - d_int:hi - d_int]
     rep.delay = d_int + estimate_delay(xs_int, yr, max_delay=1)
+    xs, first = fractional_shift(x, -rep.delay)  # x on y's time grid: xs[i] = x(first + i - delay)
     if rx_correction:
-        xs, first = fractional_shift(x, -rep.delay)  # x on y's time grid: xs[i] = x(first + i - delay)
         seg = slice(first, first + xs.size)
         s0 = r[seg] * xs
         ok = ~by[seg]
@@ -220,7 +220,6 @@ def condition(x, y, full_scale=None, rx_correction=True, track_frequency=True, m
         rep.rx_image_db = 20 * math.log10(abs(kappa)) if abs(kappa) > 0 else -math.inf
     else:
         yc = yr
-    xs, first = fractional_shift(x, -rep.delay)
     seg = yc[first:first + xs.size]
     den = math.sqrt(float(np.vdot(xs, xs).real) * float(np.vdot(seg, seg).real))
     rep.correlation = abs(complex(np.vdot(xs, seg))) / den if den > 0 else 0.0

@@ -163,25 +163,6 @@ def _probe_rows(yn, xa, ok, design, perturbation, seed=0x5eed):
     return design(yp)[ok], xp[ok]
 
 
-# Rows of the capture a numpy residual is computed over at once (memory: this many x K complex).
-_RESIDUAL_CHUNK = 16384
-
-
-def _capture_nmse(xa, yn, m, w, c, rows):
-    """NMSE of x against the model on y over ``rows``, the basis built a chunk at a time."""
-    err = ref = 0.0
-    for s0 in range(0, xa.size, _RESIDUAL_CHUNK):
-        s1 = min(xa.size, s0 + _RESIDUAL_CHUNK)
-        r = rows[s0:s1]
-        if not r.any():
-            continue
-        z = _spec.basis(yn[s0:s1], m, history=yn[:s0], future=yn[s1:]) @ w + c
-        d = xa[s0:s1][r]
-        err += float(np.sum(np.abs(d - z[r]) ** 2))
-        ref += float(np.sum(np.abs(d) ** 2))
-    return 10 * math.log10(max(err / ref, 1e-30)) if ref > 0 else float("nan")
-
-
 def _fit_engine(xa, yn, m, regularization, lo_leakage, ok, validation, probes, backend, device):
     """The fit of :func:`_fit` on the estimation engine (``gpuinterp.dpd_gram``: the Gram of the
     column-normalised basis accumulated chunk by chunk on the CPU or the GPU, one eigendecomposition
@@ -235,7 +216,8 @@ def _fit_engine(xa, yn, m, regularization, lo_leakage, ok, validation, probes, b
         out.selected_by, out.validation_nmse_db = how, float(sol["validation_nmse_db"]) if how == "validation" else val
     if probes is not None:  # the capture's rows, not the probes
         c = complex(w[-1]) if lo_leakage else 0j
-        out.fit_nmse_db = _capture_nmse(xa, yn, m, w[:-1] if lo_leakage else w, c, ok)
+        z = _spec.apply(yn, m, w[:-1] if lo_leakage else w, c)  # a chunk of basis rows at a time
+        out.fit_nmse_db = nmse_db(xa[ok], z[ok])
     return out
 
 

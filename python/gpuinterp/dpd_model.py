@@ -167,13 +167,36 @@ def basis(x, model, history=None, future=None):
     return phi
 
 
+# Rows of the basis apply() builds at once: its memory is this many x K, whatever len(x) is (a
+# capture of 2^22 samples through a 40-term model would otherwise hold a 2.7 GB basis).
+APPLY_CHUNK = 16384
+
+
 def apply(x, model, coefficients, lo_leakage=0j, history=None, future=None):
-    """y = basis(x) @ coefficients + lo_leakage in double precision (undelayed, zero initial state)."""
+    """y = basis(x) @ coefficients + lo_leakage in double precision (undelayed, zero initial state),
+    the basis built a chunk of rows at a time."""
     w = np.asarray(coefficients, dtype=np.complex128).ravel()
     m = parse(model)
     if w.size != m.num_coefficients:
         raise ModelError(f"coefficients: expected {m.num_coefficients} values for {m}, got {w.size}")
-    return basis(x, m, history, future) @ w + complex(lo_leakage)
+    x = np.asarray(x, dtype=np.complex128).ravel()
+    c = complex(lo_leakage)
+    if x.size <= APPLY_CHUNK:
+        return basis(x, m, history, future) @ w + c
+    # Each chunk's history and future are the neighbouring samples (or the caller's, at the ends).
+    back, ahead = m.history - m.lookahead, m.lookahead
+    h = np.zeros(0, dtype=np.complex128) if history is None or not back else \
+        np.asarray(history, dtype=np.complex128).ravel()[-back:]
+    f = np.zeros(0, dtype=np.complex128) if future is None or not ahead else \
+        np.asarray(future, dtype=np.complex128).ravel()[:ahead]
+    xe = np.concatenate([h, x, f])
+    o = h.size
+    y = np.empty(x.size, dtype=np.complex128)
+    for s0 in range(0, x.size, APPLY_CHUNK):
+        s1 = min(x.size, s0 + APPLY_CHUNK)
+        y[s0:s1] = basis(xe[o + s0:o + s1], m, xe[max(0, o + s0 - back):o + s0],
+                         xe[o + s1:o + s1 + ahead]) @ w
+    return y + c
 
 
 class StreamingModel:

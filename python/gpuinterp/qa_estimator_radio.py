@@ -26,6 +26,8 @@ from gnuradio.gpuinterp import dpd_adapt, metrics, pa_models
 from gnuradio.gpuinterp import dpd_blocks
 from gnuradio.gpuinterp import dpd_model as dm
 
+from qa_dpd_blocks import msg_collector  # noqa: E402 (this folder's test helpers)
+
 P, Q, Lp, Lq = 5, 0, 3, 1
 K = 9                 # coefficients of ph:P=5,Q=0,Lp=3,Lq=1
 N = 8192              # capture length
@@ -108,17 +110,6 @@ class LogRecorder:
     def messages(self):
         with self._lock:
             return [m for _, m in self.records]
-
-
-class msg_collector(gr.basic_block):
-    def __init__(self):
-        gr.basic_block.__init__(self, "msg_collector", None, None)
-        self.msgs = []
-        self.message_port_register_in(pmt.intern("in"))
-        self.set_msg_handler(pmt.intern("in"), self.handle)
-
-    def handle(self, msg):
-        self.msgs.append(msg)
 
 
 class stalling_source_c(gr.sync_block):
