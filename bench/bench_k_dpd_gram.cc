@@ -2,18 +2,22 @@
  * Copyright 2026 gr-gpuinterp authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-// The estimator kernel dpd_gram: one capture of 2^18 samples (GPUINTERP_BENCH_LOG2N overrides)
-// accumulated into the Gram of a 500-coefficient memory polynomial (mp:K=5,M=100), then solved
-// over the default lambda grid (27 values) with held-out rows (the last 20 % of the capture).
-//  - gram_add/<backend>:   add() alone (basis chunks + zherk + zgemv), fit and held-out rows;
-//  - gram_solve/<backend>: solve() alone on the accumulated sums (normalisation, zheevd, grid);
+// The estimator kernel dpd_gram: one capture of 2^18 samples (GPUINTERP_BENCH_LOG2N
+// overrides) accumulated into the Gram of a 500-coefficient memory polynomial
+// (mp:K=5,M=100), then solved over the default lambda grid (27 values) with held-out rows
+// (the last 20 % of the capture).
+//  - gram_add/<backend>:   add() alone (basis chunks + zherk + zgemv), fit and held-out
+//  rows;
+//  - gram_solve/<backend>: solve() alone on the accumulated sums (normalisation, zheevd,
+//  grid);
 //  - gram_fit/<backend>:   both, what one estimate costs.
 // Floor of add(): R K^2 complex multiply-adds for zherk's triangle = 4 R K^2 real FLOPs
-// (2^18 x 500^2 x 4 = 2.6e11): 2.6 s at 100 GFLOP/s FP64 (a few CPU cores), 3.9 ms at 67 TFLOP/s
-// (H200 FP64 tensor cores). Counters: flops (zherk's) and items_per_second (samples).
+// (2^18 x 500^2 x 4 = 2.6e11): 2.6 s at 100 GFLOP/s FP64 (a few CPU cores), 3.9 ms at 67
+// TFLOP/s (H200 FP64 tensor cores). Counters: flops (zherk's) and items_per_second
+// (samples).
 #include "bench_util.h"
-#include <benchmark/benchmark.h>
 #include <gnuradio/gpuinterp/kernel/dpd_gram.h>
+#include <benchmark/benchmark.h>
 #include <cmath>
 #include <complex>
 #include <memory>
@@ -65,7 +69,8 @@ void counters(benchmark::State& st, size_t n, size_t K, bool add)
 {
     st.SetItemsProcessed(int64_t(st.iterations()) * int64_t(n));
     if (add)
-        st.counters["flops"] = benchmark::Counter(4.0 * double(n) * double(K) * double(K) * double(st.iterations()),
+        st.counters["flops"] = benchmark::Counter(4.0 * double(n) * double(K) *
+                                                      double(K) * double(st.iterations()),
                                                   benchmark::Counter::kIsRate);
 }
 
@@ -80,7 +85,8 @@ void gram_add(benchmark::State& st, backend b)
         g.add(c.y.data(), c.y.size(), c.x.data(), c.fit.data(), c.val.data());
         benchmark::DoNotOptimize(g.fit_rows());
         (void)g.target_energy(0);
-        // add() may return before the device finished: reading the (K-sized) rhs waits for it.
+        // add() may return before the device finished: reading the (K-sized) rhs waits
+        // for it.
         benchmark::DoNotOptimize(g.rhs(0)[0]);
     }
     counters(st, c.y.size(), g.num_columns(), true);
@@ -120,9 +126,19 @@ void gram_fit(benchmark::State& st, backend b)
 
 } // namespace
 
-BENCHMARK_CAPTURE(gram_add, cpu, backend::cpu)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK_CAPTURE(gram_add, cpu, backend::cpu)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
 BENCHMARK_CAPTURE(gram_solve, cpu, backend::cpu)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(gram_fit, cpu, backend::cpu)->Unit(benchmark::kMillisecond)->Iterations(1);
-BENCHMARK_CAPTURE(gram_add, cuda, backend::cuda)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK_CAPTURE(gram_solve, cuda, backend::cuda)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK_CAPTURE(gram_fit, cuda, backend::cuda)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(gram_fit, cpu, backend::cpu)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+BENCHMARK_CAPTURE(gram_add, cuda, backend::cuda)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(gram_solve, cuda, backend::cuda)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(gram_fit, cuda, backend::cuda)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();

@@ -16,8 +16,9 @@ namespace {
 
 const char* const port_name = "coeffs";
 const char* const tag_name = "dpd_coeffs";
-// Marks the first output of a set that arrived by message or setter (a tag switch is marked by
-// its own `dpd_coeffs` tag): an estimator downstream must not mix two sets in one capture.
+// Marks the first output of a set that arrived by message or setter (a tag switch is
+// marked by its own `dpd_coeffs` tag): an estimator downstream must not mix two sets in
+// one capture.
 const char* const switch_tag_name = "dpd_switch";
 
 // The model of make()'s arguments: `spec` when given, else ph with (P, Q, Lp, Lq).

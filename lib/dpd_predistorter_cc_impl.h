@@ -56,7 +56,8 @@ private:
     std::unique_ptr<kernel::dpd_predistorter> d_kernel;
     const pmt::pmt_t d_tag_key;
     const pmt::pmt_t d_switch_key;
-    //! A set arrived by message or setter: the next work() tags its first output `dpd_switch`.
+    //! A set arrived by message or setter: the next work() tags its first output
+    //! `dpd_switch`.
     bool d_switched = false;
     const bool d_device_buffers;
     device_io d_io;

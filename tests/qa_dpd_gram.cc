@@ -2,9 +2,10 @@
  * Copyright 2026 gr-gpuinterp authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-// dpd_gram against a naive double-precision reference written here: the basis built row by row
-// from the model equations of dpd_model.h, the normalised normal equations solved by Gaussian
-// elimination, the largest eigenvalue by power iteration, GCV's trace by K solves.
+// dpd_gram against a naive double-precision reference written here: the basis built row
+// by row from the model equations of dpd_model.h, the normalised normal equations solved
+// by Gaussian elimination, the largest eigenvalue by power iteration, GCV's trace by K
+// solves.
 #include "kernel/gram_engine.h"
 #include "test_util.h"
 #include <gnuradio/gpuinterp/kernel/dpd_gram.h>
@@ -25,8 +26,11 @@ using cd = std::complex<double>;
 using mode_t = dpd_gram_options::mode_t;
 using matrix = std::vector<std::vector<cd>>; // rows
 
-cd rnd(double s = 1) { return { std::uniform_real_distribution<double>(-s, s)(rng()),
-                                std::uniform_real_distribution<double>(-s, s)(rng()) }; }
+cd rnd(double s = 1)
+{
+    return { std::uniform_real_distribution<double>(-s, s)(rng()),
+             std::uniform_real_distribution<double>(-s, s)(rng()) };
+}
 
 std::vector<cd> random_signal(size_t n)
 {
@@ -38,13 +42,18 @@ std::vector<cd> random_signal(size_t n)
     return y;
 }
 
-cd at(const std::vector<cd>& y, long i) { return i >= 0 && i < long(y.size()) ? y[size_t(i)] : cd(0); }
+cd at(const std::vector<cd>& y, long i)
+{
+    return i >= 0 && i < long(y.size()) ? y[size_t(i)] : cd(0);
+}
 
 // Row r of the basis, straight from the equations in dpd_model.h.
 std::vector<cd> naive_row(const dpd_model& m, const std::vector<cd>& y, long r, bool lo)
 {
     std::vector<cd> v;
-    auto env = [&](long i, unsigned k) { return std::pow(std::abs(at(y, i)), double(k)); };
+    auto env = [&](long i, unsigned k) {
+        return std::pow(std::abs(at(y, i)), double(k));
+    };
     if (m.family == dpd_model::family_t::ph) {
         for (unsigned p = 1; p <= m.P; p += 2)
             for (long k = 0; k < long(m.Lp); k++)
@@ -83,8 +92,12 @@ struct sums {
 };
 
 // Rows history .. n-1-lookahead with mask set.
-sums naive_sums(const dpd_model& m, bool lo, const std::vector<cd>& y, const std::vector<cd>& x,
-                const std::vector<uint8_t>* mask, size_t history = 0)
+sums naive_sums(const dpd_model& m,
+                bool lo,
+                const std::vector<cd>& y,
+                const std::vector<cd>& x,
+                const std::vector<uint8_t>* mask,
+                size_t history = 0)
 {
     const size_t ahead = m.lookahead();
     const size_t K = m.num_coefficients() + lo;
@@ -157,7 +170,8 @@ naive_problem normalise(const sums& s)
             p.Gn[j * K + i] = s.G[j * K + i] / (p.d[i] * p.d[j]);
         p.bn[j] = s.b[j] / p.d[j];
     }
-    // Largest eigenvalue by power iteration (the Gram is Hermitian positive semi-definite).
+    // Largest eigenvalue by power iteration (the Gram is Hermitian positive
+    // semi-definite).
     std::vector<cd> v(K, 1.0);
     double lam = 0;
     for (int it = 0; it < 3000; it++) {
@@ -191,8 +205,12 @@ std::vector<cd> naive_w(const naive_problem& p, double lam)
     return z;
 }
 
-double naive_nmse_db(const dpd_model& m, bool lo, const std::vector<cd>& y, const std::vector<cd>& x,
-                     const std::vector<uint8_t>* mask, const std::vector<cd>& w)
+double naive_nmse_db(const dpd_model& m,
+                     bool lo,
+                     const std::vector<cd>& y,
+                     const std::vector<cd>& x,
+                     const std::vector<uint8_t>* mask,
+                     const std::vector<cd>& w)
 {
     double num = 0, den = 0;
     for (size_t r = 0; r + m.lookahead() < y.size(); r++) {
@@ -208,9 +226,11 @@ double naive_nmse_db(const dpd_model& m, bool lo, const std::vector<cd>& y, cons
     return 10 * std::log10(std::max(num / den, 1e-30));
 }
 
-double naive_gcv(const naive_problem& p, const sums& s, double lam, const std::vector<cd>& w)
+double
+naive_gcv(const naive_problem& p, const sums& s, double lam, const std::vector<cd>& w)
 {
-    // r^2 from the explicit residual of the Grams, trace of the hat matrix Gn (Gn + lam e0 I)^-1.
+    // r^2 from the explicit residual of the Grams, trace of the hat matrix Gn (Gn + lam
+    // e0 I)^-1.
     const size_t K = p.K;
     double r2 = s.tt;
     std::vector<cd> gw(K, 0);
@@ -230,25 +250,28 @@ double naive_gcv(const naive_problem& p, const sums& s, double lam, const std::v
     return s.n * std::max(r2, 0.0) / std::pow(s.n - tr, 2);
 }
 
-::testing::AssertionResult close(const std::vector<cd>& got, const std::vector<cd>& want, double rtol)
+::testing::AssertionResult
+close(const std::vector<cd>& got, const std::vector<cd>& want, double rtol)
 {
     if (got.size() != want.size())
-        return ::testing::AssertionFailure() << "size " << got.size() << " != " << want.size();
+        return ::testing::AssertionFailure()
+               << "size " << got.size() << " != " << want.size();
     double scale = 0;
     for (auto& w : want)
         scale = std::max(scale, std::abs(w));
     for (size_t i = 0; i < got.size(); i++) {
         const double err = std::abs(got[i] - want[i]);
         if (!(err <= rtol * scale))
-            return ::testing::AssertionFailure() << "index " << i << ": got " << got[i] << " want "
-                                                 << want[i] << " err " << err / scale << " (relative to max) > "
-                                                 << rtol;
+            return ::testing::AssertionFailure()
+                   << "index " << i << ": got " << got[i] << " want " << want[i]
+                   << " err " << err / scale << " (relative to max) > " << rtol;
     }
     return ::testing::AssertionSuccess();
 }
 
 // A target the model can almost explain: a random model's output plus a little noise.
-std::vector<cd> target_for(const dpd_model& m, bool lo, const std::vector<cd>& y, double noise)
+std::vector<cd>
+target_for(const dpd_model& m, bool lo, const std::vector<cd>& y, double noise)
 {
     const size_t K = m.num_coefficients() + lo;
     std::vector<cd> w(K);
@@ -266,8 +289,12 @@ std::vector<cd> target_for(const dpd_model& m, bool lo, const std::vector<cd>& y
 }
 
 const char* specs[] = {
-    "ph:P=5,Q=3,Lp=3,Lq=2",     "ph:P=3,Q=0,Lp=4,Lq=1",   "mp:K=4,M=3", "mp:K=1,M=5",
-    "gmp:Ka=3,La=3,Kb=2,Lb=2,Mb=2,Kc=2,Lc=2,Mc=3", "gmp:Ka=2,La=2,Kb=0,Lb=0,Mb=0,Kc=1,Lc=3,Mc=1",
+    "ph:P=5,Q=3,Lp=3,Lq=2",
+    "ph:P=3,Q=0,Lp=4,Lq=1",
+    "mp:K=4,M=3",
+    "mp:K=1,M=5",
+    "gmp:Ka=3,La=3,Kb=2,Lb=2,Mb=2,Kc=2,Lc=2,Mc=3",
+    "gmp:Ka=2,La=2,Kb=0,Lb=0,Mb=0,Kc=1,Lc=3,Mc=1",
 };
 
 class DpdGram : public ::testing::TestWithParam<backend>
@@ -309,7 +336,8 @@ TEST_P(DpdGram, SumsAndFixedLambdaMatchNaiveForEveryFamily)
                 EXPECT_EQ(sol.selected_by, "fixed");
                 EXPECT_EQ(sol.lambda, lam);
                 EXPECT_TRUE(close(sol.w, naive_w(p, lam), 1e-7)) << "lambda " << lam;
-                EXPECT_NEAR(sol.fit_nmse_db, naive_nmse_db(m, lo, y, x, nullptr, sol.w), 1e-6);
+                EXPECT_NEAR(
+                    sol.fit_nmse_db, naive_nmse_db(m, lo, y, x, nullptr, sol.w), 1e-6);
                 EXPECT_TRUE(std::isnan(sol.validation_nmse_db));
                 EXPECT_GT(sol.condition, 1);
                 EXPECT_TRUE(std::isfinite(sol.condition));
@@ -338,19 +366,23 @@ TEST_P(DpdGram, ChunkedAddEqualsOneAdd)
         dpd_gram one(m, true, GetParam());
         one.add(y.data(), y.size(), x.data());
         dpd_gram parts(m, true, GetParam());
-        // Chunk [s, e): hand the samples from s - H on with history H, and the look-ahead after e.
+        // Chunk [s, e): hand the samples from s - H on with history H, and the look-ahead
+        // after e.
         const size_t H = m.history(), A = m.lookahead();
         size_t s = 0;
         while (s + A < y.size()) {
-            const size_t e = std::min(y.size() - A, s + gpuinterp_test::random_size(1, 300));
+            const size_t e =
+                std::min(y.size() - A, s + gpuinterp_test::random_size(1, 300));
             const size_t h = std::min(s, H);
-            parts.add(y.data() + s - h, e - s + h + A, x.data() + s - h, nullptr, nullptr, h);
+            parts.add(
+                y.data() + s - h, e - s + h + A, x.data() + s - h, nullptr, nullptr, h);
             s = e;
         }
         EXPECT_EQ(parts.fit_rows(), one.fit_rows());
         EXPECT_TRUE(close(parts.gram(0), one.gram(0), 1e-12));
         EXPECT_TRUE(close(parts.rhs(0), one.rhs(0), 1e-12));
-        EXPECT_NEAR(parts.target_energy(0), one.target_energy(0), 1e-12 * one.target_energy(0));
+        EXPECT_NEAR(
+            parts.target_energy(0), one.target_energy(0), 1e-12 * one.target_energy(0));
         // An add() whose rows are all history or lack their look-ahead adds nothing.
         dpd_gram none(m, false, GetParam());
         none.add(y.data(), 10, x.data(), nullptr, nullptr, 10);
@@ -371,14 +403,17 @@ TEST_P(DpdGram, MasksSelectFitAndHeldOutRows)
         std::vector<uint8_t> fit(y.size()), val(y.size());
         for (size_t i = 0; i < y.size(); i++) {
             fit[i] = gpuinterp_test::random_size(0, 3) != 0;
-            val[i] = gpuinterp_test::random_size(0, 2) == 0 ? 7 : 0; // any non-zero flag counts
+            val[i] = gpuinterp_test::random_size(0, 2) == 0
+                         ? 7
+                         : 0; // any non-zero flag counts
         }
         gk::set_gram_chunk_rows(64);
         dpd_gram g(m, false, GetParam());
         g.add(y.data(), y.size(), x.data(), fit.data(), val.data(), 5);
         // Rows before `history` are in neither set.
         std::vector<uint8_t> f5(fit), v5(val);
-        const sums sf = naive_sums(m, false, y, x, &f5, 5), sv = naive_sums(m, false, y, x, &v5, 5);
+        const sums sf = naive_sums(m, false, y, x, &f5, 5),
+                   sv = naive_sums(m, false, y, x, &v5, 5);
         EXPECT_EQ(g.fit_rows(), sf.n);
         EXPECT_EQ(g.validation_rows(), sv.n);
         EXPECT_TRUE(close(g.gram(0), sf.G, 1e-12));
@@ -401,8 +436,10 @@ TEST_P(DpdGram, ForgettingScalesEverySum)
     g.add(y1.data(), y1.size(), x1.data(), nullptr, v1.data());
     g.forget(0.25);
     g.add(y2.data(), y2.size(), x2.data(), nullptr, v2.data());
-    const sums a0 = naive_sums(m, true, y1, x1, nullptr), b0 = naive_sums(m, true, y2, x2, nullptr);
-    const sums a1 = naive_sums(m, true, y1, x1, &v1), b1 = naive_sums(m, true, y2, x2, &v2);
+    const sums a0 = naive_sums(m, true, y1, x1, nullptr),
+               b0 = naive_sums(m, true, y2, x2, nullptr);
+    const sums a1 = naive_sums(m, true, y1, x1, &v1),
+               b1 = naive_sums(m, true, y2, x2, &v2);
     auto mix = [](const sums& a, const sums& b) {
         sums s = b;
         for (size_t i = 0; i < s.G.size(); i++)
@@ -433,10 +470,13 @@ TEST_P(DpdGram, ForgettingScalesEverySum)
 
 TEST_P(DpdGram, ValidationAndGcvPickTheNaiveChoice)
 {
-    for (const char* spec : { "ph:P=5,Q=1,Lp=4,Lq=2", "mp:K=5,M=4", "gmp:Ka=3,La=3,Kb=2,Lb=2,Mb=1,Kc=1,Lc=2,Mc=1" }) {
+    for (const char* spec : { "ph:P=5,Q=1,Lp=4,Lq=2",
+                              "mp:K=5,M=4",
+                              "gmp:Ka=3,La=3,Kb=2,Lb=2,Mb=1,Kc=1,Lc=2,Mc=1" }) {
         SCOPED_TRACE(spec);
         const dpd_model m = dpd_model::parse(spec);
-        // Short capture, strong noise: the best lambda is inside the grid, not at its ends.
+        // Short capture, strong noise: the best lambda is inside the grid, not at its
+        // ends.
         const auto y = random_signal(600);
         const auto x = target_for(m, true, y, 0.6);
         std::vector<uint8_t> fit(y.size(), 0), val(y.size(), 0);
@@ -451,7 +491,8 @@ TEST_P(DpdGram, ValidationAndGcvPickTheNaiveChoice)
 
         dpd_gram g(m, true, GetParam());
         g.add(y.data(), y.size(), x.data(), fit.data(), val.data());
-        // Validation: the grid value of least held-out NMSE, computed naively on the rows.
+        // Validation: the grid value of least held-out NMSE, computed naively on the
+        // rows.
         size_t best = 0;
         double best_s = 0;
         for (size_t i = 0; i < grid.size(); i++) {
@@ -480,7 +521,8 @@ TEST_P(DpdGram, ValidationAndGcvPickTheNaiveChoice)
         EXPECT_EQ(sg.selected_by, "gcv");
         EXPECT_EQ(sg.lambda, grid[bg]);
         EXPECT_TRUE(close(sg.w, naive_w(p, grid[bg]), 1e-7));
-        EXPECT_FALSE(std::isnan(sg.validation_nmse_db)); // held-out rows exist: scored anyway
+        EXPECT_FALSE(
+            std::isnan(sg.validation_nmse_db)); // held-out rows exist: scored anyway
         dpd_gram only_fit(m, true, GetParam());
         only_fit.add(y.data(), y.size(), x.data(), fit.data(), nullptr);
         const auto sa = only_fit.solve(); // automatic without held-out rows: gcv
@@ -500,7 +542,8 @@ TEST_P(DpdGram, ValidationAndGcvPickTheNaiveChoice)
 
 TEST_P(DpdGram, SingularGramNeverGivesNonFiniteCoefficients)
 {
-    // Constant envelope: |y| = 1, so every order of an mp is the same column up to its memory.
+    // Constant envelope: |y| = 1, so every order of an mp is the same column up to its
+    // memory.
     const dpd_model m = dpd_model::parse("mp:K=3,M=2");
     std::vector<cd> y(300), x(300);
     for (size_t i = 0; i < y.size(); i++) {
@@ -542,7 +585,8 @@ TEST_P(DpdGram, BadArgumentsAreRefused)
     const dpd_model m = dpd_model::parse("mp:K=2,M=2");
     std::vector<cd> y(10, cd(1, 1));
     dpd_gram g(m, false, GetParam());
-    EXPECT_THROW(g.add(y.data(), y.size(), y.data(), nullptr, nullptr, 11), std::invalid_argument);
+    EXPECT_THROW(g.add(y.data(), y.size(), y.data(), nullptr, nullptr, 11),
+                 std::invalid_argument);
     EXPECT_THROW(g.add(nullptr, 5, y.data()), std::invalid_argument);
     EXPECT_THROW(g.gram(2), std::invalid_argument);
     dpd_model bad = m;
@@ -555,8 +599,8 @@ INSTANTIATE_TEST_SUITE_P(Backends,
                          ::testing::Values(backend::cpu, backend::cuda),
                          gpuinterp_test::backend_name);
 
-// A larger random problem: both backends against each other, and the cpu backend against the
-// naive solution, with the default chunk size of the engine.
+// A larger random problem: both backends against each other, and the cpu backend against
+// the naive solution, with the default chunk size of the engine.
 TEST(DpdGramCuda, MatchesCpuOnALargerModel)
 {
     if (gr::gpuinterp::cuda_device_count() == 0)

@@ -3,9 +3,10 @@
  * Copyright 2026 gr-gpuinterp authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-// The CPU engine of dpd_gram: a basis chunk of R rows x K columns (column-major, OpenMP over
-// columns), accumulated by BLAS zherk (G += A^H A, upper triangle) and zgemv (b += A^H t), and the
-// eigendecomposition by LAPACKE_zheevd (divide and conquer: the K^3 step, fastest for all vectors).
+// The CPU engine of dpd_gram: a basis chunk of R rows x K columns (column-major, OpenMP
+// over columns), accumulated by BLAS zherk (G += A^H A, upper triangle) and zgemv (b +=
+// A^H t), and the eigendecomposition by LAPACKE_zheevd (divide and conquer: the K^3 step,
+// fastest for all vectors).
 #include "cpu_engines.h"
 #include <cblas.h>
 // lapack_complex_double as std::complex<double> (the same layout as C's double _Complex).
@@ -33,9 +34,10 @@ public:
         d_maxpow = 0;
         for (auto& t : terms)
             d_maxpow = std::max(d_maxpow, t.power);
-        // 32 MiB of basis per chunk: big enough that zherk runs at its blocked speed, small
-        // enough to stay near the last-level cache of a few cores.
-        d_chunk = std::clamp<size_t>((size_t(32) << 20) / (16 * std::max<size_t>(d_K, 1)), 64, 65536);
+        // 32 MiB of basis per chunk: big enough that zherk runs at its blocked speed,
+        // small enough to stay near the last-level cache of a few cores.
+        d_chunk = std::clamp<size_t>(
+            (size_t(32) << 20) / (16 * std::max<size_t>(d_K, 1)), 64, 65536);
         for (int s = 0; s < 2; s++) {
             d_G[s].assign(d_K * d_K, cd(0));
             d_b[s].assign(d_K, cd(0));
@@ -43,8 +45,13 @@ public:
     }
     size_t chunk_rows() const override { return d_chunk; }
 
-    void accumulate(int set, const cd* yw, int64_t w0, size_t wn, const int64_t* rows, const cd* t, size_t R)
-        override
+    void accumulate(int set,
+                    const cd* yw,
+                    int64_t w0,
+                    size_t wn,
+                    const int64_t* rows,
+                    const cd* t,
+                    size_t R) override
     {
         if (!R)
             return;
@@ -73,20 +80,40 @@ public:
             const double* pw = &d_pw[size_t(tm.power) * wn];
             for (size_t r = 0; r < R; r++) {
                 const int64_t is = rows[r] - tm.lag, ie = rows[r] - tm.env;
-                // Negative indices are the zero state before the capture; the front end's window
-                // covers every non-negative index a row reads.
+                // Negative indices are the zero state before the capture; the front end's
+                // window covers every non-negative index a row reads.
                 const cd s = (is >= 0 && is < n_hi) ? yw[is - w0] : cd(0);
-                const double a = (ie >= 0 && ie < n_hi) ? pw[ie - w0] : (tm.power ? 0.0 : 1.0);
+                const double a =
+                    (ie >= 0 && ie < n_hi) ? pw[ie - w0] : (tm.power ? 0.0 : 1.0);
                 const cd v = s * a;
                 col[r] = tm.conj ? std::conj(v) : v;
             }
         }
         const double one = 1.0;
         const cd cone(1);
-        cblas_zherk(CblasColMajor, CblasUpper, CblasConjTrans, int(K), int(R), one, d_A.data(), int(R), one,
-                    d_G[set].data(), int(K));
-        cblas_zgemv(CblasColMajor, CblasConjTrans, int(R), int(K), &cone, d_A.data(), int(R), t, 1, &cone,
-                    d_b[set].data(), 1);
+        cblas_zherk(CblasColMajor,
+                    CblasUpper,
+                    CblasConjTrans,
+                    int(K),
+                    int(R),
+                    one,
+                    d_A.data(),
+                    int(R),
+                    one,
+                    d_G[set].data(),
+                    int(K));
+        cblas_zgemv(CblasColMajor,
+                    CblasConjTrans,
+                    int(R),
+                    int(K),
+                    &cone,
+                    d_A.data(),
+                    int(R),
+                    t,
+                    1,
+                    &cone,
+                    d_b[set].data(),
+                    1);
     }
 
     void scale(double f) override
@@ -120,12 +147,18 @@ public:
     std::vector<double> eigh(std::vector<cd>& a, size_t K) const override
     {
         std::vector<double> w(K);
-        const lapack_int info = LAPACKE_zheevd(LAPACK_COL_MAJOR, 'V', 'U', lapack_int(K),
-                                               reinterpret_cast<lapack_complex_double*>(a.data()),
-                                               lapack_int(K), w.data());
+        const lapack_int info =
+            LAPACKE_zheevd(LAPACK_COL_MAJOR,
+                           'V',
+                           'U',
+                           lapack_int(K),
+                           reinterpret_cast<lapack_complex_double*>(a.data()),
+                           lapack_int(K),
+                           w.data());
         if (info != 0)
-            throw std::runtime_error("dpd_gram: LAPACKE_zheevd failed (info " + std::to_string(info) +
-                                     ", K = " + std::to_string(K) + ")");
+            throw std::runtime_error("dpd_gram: LAPACKE_zheevd failed (info " +
+                                     std::to_string(info) + ", K = " + std::to_string(K) +
+                                     ")");
         return w;
     }
 
@@ -140,7 +173,10 @@ private:
 };
 } // namespace
 
-std::unique_ptr<gram_engine> make_cpu_gram_engine() { return std::make_unique<gram_cpu>(); }
+std::unique_ptr<gram_engine> make_cpu_gram_engine()
+{
+    return std::make_unique<gram_cpu>();
+}
 
 } // namespace kernel
 } // namespace gpuinterp

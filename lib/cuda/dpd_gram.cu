@@ -3,20 +3,22 @@
  * Copyright 2026 gr-gpuinterp authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-// The CUDA engine of dpd_gram: the basis chunk (R rows x K columns, column-major) built on the
-// device from the uploaded samples by one kernel, G += A^H A by cuBLAS Zherk (upper triangle),
-// b += A^H t by Zgemv, all in double; the eigendecomposition of the normalised Gram by cuSOLVER
-// Zheevd. G and b stay on the device between add() calls; only read() (solve) brings them back.
+// The CUDA engine of dpd_gram: the basis chunk (R rows x K columns, column-major) built
+// on the device from the uploaded samples by one kernel, G += A^H A by cuBLAS Zherk
+// (upper triangle), b += A^H t by Zgemv, all in double; the eigendecomposition of the
+// normalised Gram by cuSOLVER Zheevd. G and b stay on the device between add() calls;
+// only read() (solve) brings them back.
 //
-// Overlap: accumulate() copies a chunk's samples, row indices and targets into pinned staging and
-// returns without waiting; the next call waits for the stream before reusing the staging (and the
-// device buffers, which the stream has finished with by then). The host's row walk of chunk i+1
-// thereby overlaps the device's work on chunk i. A second set of buffers would also overlap the
-// uploads with Zherk, but Zherk dominates (R K^2 against R K bytes), so it is not done.
+// Overlap: accumulate() copies a chunk's samples, row indices and targets into pinned
+// staging and returns without waiting; the next call waits for the stream before reusing
+// the staging (and the device buffers, which the stream has finished with by then). The
+// host's row walk of chunk i+1 thereby overlaps the device's work on chunk i. A second
+// set of buffers would also overlap the uploads with Zherk, but Zherk dominates (R K^2
+// against R K bytes), so it is not done.
 #include "cuda_common.cuh"
 #include "cuda_engines.h"
-#include <cublas_v2.h>
 #include <cuComplex.h>
+#include <cublas_v2.h>
 #include <cusolverDn.h>
 #include <algorithm>
 #include <memory>
@@ -31,28 +33,29 @@ namespace gpu {
 namespace {
 using cd = std::complex<double>;
 
-[[noreturn]] void library_error(const char* lib, int status, const char* expr, const char* file, int line)
+[[noreturn]] void
+library_error(const char* lib, int status, const char* expr, const char* file, int line)
 {
     std::ostringstream os;
     os << lib << " error " << status << " in " << expr << " at " << file << ":" << line;
     throw cuda_error(os.str());
 }
 
-#define GPUINTERP_CUBLAS_CHECK(expr)                                                 \
-    do {                                                                             \
-        cublasStatus_t st_ = (expr);                                                 \
-        if (st_ != CUBLAS_STATUS_SUCCESS)                                            \
-            library_error("cuBLAS", int(st_), #expr, __FILE__, __LINE__);            \
+// One check for both libraries' status codes, as GPUINTERP_CUDA_CHECK is for the
+// runtime's.
+#define GPUINTERP_LIBRARY_CHECK(lib, ok, expr)                       \
+    do {                                                             \
+        const auto st_ = (expr);                                     \
+        if (st_ != (ok))                                             \
+            library_error(lib, int(st_), #expr, __FILE__, __LINE__); \
     } while (0)
-#define GPUINTERP_CUSOLVER_CHECK(expr)                                               \
-    do {                                                                             \
-        cusolverStatus_t st_ = (expr);                                               \
-        if (st_ != CUSOLVER_STATUS_SUCCESS)                                          \
-            library_error("cuSOLVER", int(st_), #expr, __FILE__, __LINE__);          \
-    } while (0)
+#define GPUINTERP_CUBLAS_CHECK(expr) \
+    GPUINTERP_LIBRARY_CHECK("cuBLAS", CUBLAS_STATUS_SUCCESS, expr)
+#define GPUINTERP_CUSOLVER_CHECK(expr) \
+    GPUINTERP_LIBRARY_CHECK("cuSOLVER", CUSOLVER_STATUS_SUCCESS, expr)
 
-// The two libraries' handles: one owner each, destroyed once and never throwing (a handle whose
-// stream could not be set is still destroyed, the base being complete by then).
+// The two libraries' handles: one owner each, destroyed once and never throwing (a handle
+// whose stream could not be set is still destroyed, the base being complete by then).
 template <typename H, typename S, S (*destroy)(H)>
 class library_handle
 {
@@ -79,7 +82,8 @@ struct cublas_handle : library_handle<cublasHandle_t, cublasStatus_t, cublasDest
     }
 };
 
-struct cusolver_handle : library_handle<cusolverDnHandle_t, cusolverStatus_t, cusolverDnDestroy> {
+struct cusolver_handle
+    : library_handle<cusolverDnHandle_t, cusolverStatus_t, cusolverDnDestroy> {
     explicit cusolver_handle(cudaStream_t s)
     {
         GPUINTERP_CUSOLVER_CHECK(cusolverDnCreate(&d_h));
@@ -93,9 +97,9 @@ struct term_d {
     int flags; // 1 conj, 2 ones
 };
 
-// A[c*R + r] = y[rows[r] - lag] |y[rows[r] - env]|^power (conjugated), samples at negative
-// indices zero. One thread per element, r fastest: coalesced stores, the y reads of one column
-// are a shifted contiguous run.
+// A[c*R + r] = y[rows[r] - lag] |y[rows[r] - env]|^power (conjugated), samples at
+// negative indices zero. One thread per element, r fastest: coalesced stores, the y reads
+// of one column are a shifted contiguous run.
 __global__ void build_basis(cuDoubleComplex* __restrict__ A,
                             const cuDoubleComplex* __restrict__ y,
                             long long w0,
@@ -115,10 +119,12 @@ __global__ void build_basis(cuDoubleComplex* __restrict__ A,
         v = make_cuDoubleComplex(1, 0);
     } else {
         const long long is = rows[r] - t.lag, ie = rows[r] - t.env;
-        const cuDoubleComplex s = (is >= 0 && is < w0 + wn) ? y[is - w0] : make_cuDoubleComplex(0, 0);
+        const cuDoubleComplex s =
+            (is >= 0 && is < w0 + wn) ? y[is - w0] : make_cuDoubleComplex(0, 0);
         double a = 1, p = 1;
         if (t.power) {
-            const cuDoubleComplex e = (ie >= 0 && ie < w0 + wn) ? y[ie - w0] : make_cuDoubleComplex(0, 0);
+            const cuDoubleComplex e =
+                (ie >= 0 && ie < w0 + wn) ? y[ie - w0] : make_cuDoubleComplex(0, 0);
             a = hypot(cuCreal(e), cuCimag(e));
             for (int k = 0; k < t.power; k++)
                 p *= a;
@@ -148,13 +154,16 @@ public:
         std::vector<term_d> t(d_K);
         int back = 0, ahead = 0;
         for (size_t i = 0; i < d_K; i++) {
-            t[i] = { terms[i].lag, terms[i].env, int(terms[i].power),
+            t[i] = { terms[i].lag,
+                     terms[i].env,
+                     int(terms[i].power),
                      (terms[i].conj ? 1 : 0) | (terms[i].ones ? 2 : 0) };
             back = std::max({ back, terms[i].lag, terms[i].env });
             ahead = std::max(ahead, -terms[i].env);
         }
-        // Memory: two Grams (K^2), the basis chunk (R K), and the staged window (< 4R + history).
-        // The chunk takes what is free up to 256 MiB; below 256 rows, refuse with the sizes.
+        // Memory: two Grams (K^2), the basis chunk (R K), and the staged window (< 4R +
+        // history). The chunk takes what is free up to 256 MiB; below 256 rows, refuse
+        // with the sizes.
         size_t free_b = 0, total_b = 0;
         GPUINTERP_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
         const size_t K = d_K, cplx = sizeof(cuDoubleComplex);
@@ -165,10 +174,12 @@ public:
         R = std::min(R, budget / per_row);
         if (R < 256) {
             std::ostringstream os;
-            os << "dpd_gram: CUDA device " << d_device << " has " << (free_b >> 20) << " MiB free of "
-               << (total_b >> 20) << " MiB; K = " << K << " columns need " << (grams >> 20)
-               << " MiB for the two Gram matrices (2 x K^2 x 16 B) plus at least 256 rows x " << K
-               << " x 16 B of basis chunk";
+            os << "dpd_gram: CUDA device " << d_device << " has " << (free_b >> 20)
+               << " MiB free of " << (total_b >> 20) << " MiB; K = " << K
+               << " columns need " << (grams >> 20)
+               << " MiB for the two Gram matrices (2 x K^2 x 16 B) plus at least 256 "
+                  "rows x "
+               << K << " x 16 B of basis chunk";
             throw std::runtime_error(os.str());
         }
         d_chunk = R;
@@ -191,44 +202,82 @@ public:
 
     size_t chunk_rows() const override { return d_chunk; }
 
-    void accumulate(int set, const cd* yw, int64_t w0, size_t wn, const int64_t* rows, const cd* t, size_t R)
-        override
+    void accumulate(int set,
+                    const cd* yw,
+                    int64_t w0,
+                    size_t wn,
+                    const int64_t* rows,
+                    const cd* t,
+                    size_t R) override
     {
         if (!R)
             return;
         if (R > d_chunk)
-            throw std::logic_error("dpd_gram cuda: chunk of " + std::to_string(R) + " rows > " +
-                                   std::to_string(d_chunk));
+            throw std::logic_error("dpd_gram cuda: chunk of " + std::to_string(R) +
+                                   " rows > " + std::to_string(d_chunk));
         device_guard g(d_device);
-        d_stream->synchronize(); // the previous chunk is done with the staging and device buffers
+        d_stream->synchronize(); // the previous chunk is done with the staging and device
+                                 // buffers
         h_y.reserve(wn);
         d_y.reserve(wn);
         std::copy(yw, yw + wn, h_y.get());
         std::copy(rows, rows + R, h_rows.get());
         std::copy(t, t + R, h_t.get());
         cudaStream_t s = d_stream->get();
-        GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(d_y.get(), h_y.get(), wn * sizeof(cd), cudaMemcpyHostToDevice, s));
-        GPUINTERP_CUDA_CHECK(
-            cudaMemcpyAsync(d_rows.get(), h_rows.get(), R * sizeof(long long), cudaMemcpyHostToDevice, s));
-        GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(d_t.get(), h_t.get(), R * sizeof(cd), cudaMemcpyHostToDevice, s));
+        GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(
+            d_y.get(), h_y.get(), wn * sizeof(cd), cudaMemcpyHostToDevice, s));
+        GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(d_rows.get(),
+                                             h_rows.get(),
+                                             R * sizeof(long long),
+                                             cudaMemcpyHostToDevice,
+                                             s));
+        GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(
+            d_t.get(), h_t.get(), R * sizeof(cd), cudaMemcpyHostToDevice, s));
         const dim3 block(256), grid(unsigned((R + 255) / 256), unsigned(d_K));
-        build_basis<<<grid, block, 0, s>>>(d_A.get(), d_y.get(), (long long)w0, (long long)wn, d_rows.get(),
-                                           d_terms.get(), int(R), int(d_K));
+        build_basis<<<grid, block, 0, s>>>(d_A.get(),
+                                           d_y.get(),
+                                           (long long)w0,
+                                           (long long)wn,
+                                           d_rows.get(),
+                                           d_terms.get(),
+                                           int(R),
+                                           int(d_K));
         GPUINTERP_CUDA_CHECK_LAUNCH(s);
         const double one = 1;
         const cuDoubleComplex cone = make_cuDoubleComplex(1, 0);
-        GPUINTERP_CUBLAS_CHECK(cublasZherk(d_blas->get(), CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_C, int(d_K), int(R),
-                                           &one, d_A.get(), int(R), &one, d_G[set].get(), int(d_K)));
-        GPUINTERP_CUBLAS_CHECK(cublasZgemv(d_blas->get(), CUBLAS_OP_C, int(R), int(d_K), &cone, d_A.get(), int(R),
-                                           d_t.get(), 1, &cone, d_b[set].get(), 1));
+        GPUINTERP_CUBLAS_CHECK(cublasZherk(d_blas->get(),
+                                           CUBLAS_FILL_MODE_UPPER,
+                                           CUBLAS_OP_C,
+                                           int(d_K),
+                                           int(R),
+                                           &one,
+                                           d_A.get(),
+                                           int(R),
+                                           &one,
+                                           d_G[set].get(),
+                                           int(d_K)));
+        GPUINTERP_CUBLAS_CHECK(cublasZgemv(d_blas->get(),
+                                           CUBLAS_OP_C,
+                                           int(R),
+                                           int(d_K),
+                                           &cone,
+                                           d_A.get(),
+                                           int(R),
+                                           d_t.get(),
+                                           1,
+                                           &cone,
+                                           d_b[set].get(),
+                                           1));
     }
 
     void scale(double f) override
     {
         device_guard g(d_device);
         for (int s = 0; s < 2; s++) {
-            GPUINTERP_CUBLAS_CHECK(cublasZdscal(d_blas->get(), int(d_K * d_K), &f, d_G[s].get(), 1));
-            GPUINTERP_CUBLAS_CHECK(cublasZdscal(d_blas->get(), int(d_K), &f, d_b[s].get(), 1));
+            GPUINTERP_CUBLAS_CHECK(
+                cublasZdscal(d_blas->get(), int(d_K * d_K), &f, d_G[s].get(), 1));
+            GPUINTERP_CUBLAS_CHECK(
+                cublasZdscal(d_blas->get(), int(d_K), &f, d_b[s].get(), 1));
         }
         d_stream->synchronize();
     }
@@ -237,9 +286,10 @@ public:
     {
         device_guard g(d_device);
         for (int s = 0; s < 2; s++) {
-            GPUINTERP_CUDA_CHECK(
-                cudaMemsetAsync(d_G[s].get(), 0, d_K * d_K * sizeof(cuDoubleComplex), d_stream->get()));
-            GPUINTERP_CUDA_CHECK(cudaMemsetAsync(d_b[s].get(), 0, d_K * sizeof(cuDoubleComplex), d_stream->get()));
+            GPUINTERP_CUDA_CHECK(cudaMemsetAsync(
+                d_G[s].get(), 0, d_K * d_K * sizeof(cuDoubleComplex), d_stream->get()));
+            GPUINTERP_CUDA_CHECK(cudaMemsetAsync(
+                d_b[s].get(), 0, d_K * sizeof(cuDoubleComplex), d_stream->get()));
         }
         d_stream->synchronize();
     }
@@ -250,10 +300,16 @@ public:
         const size_t K = d_K;
         G.resize(K * K);
         b.resize(K);
-        GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(G.data(), d_G[set].get(), K * K * sizeof(cd), cudaMemcpyDeviceToHost,
+        GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(G.data(),
+                                             d_G[set].get(),
+                                             K * K * sizeof(cd),
+                                             cudaMemcpyDeviceToHost,
                                              d_stream->get()));
-        GPUINTERP_CUDA_CHECK(
-            cudaMemcpyAsync(b.data(), d_b[set].get(), K * sizeof(cd), cudaMemcpyDeviceToHost, d_stream->get()));
+        GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(b.data(),
+                                             d_b[set].get(),
+                                             K * sizeof(cd),
+                                             cudaMemcpyDeviceToHost,
+                                             d_stream->get()));
         d_stream->synchronize();
         for (size_t j = 0; j < K; j++) {
             G[j * K + j] = cd(G[j * K + j].real(), 0);
@@ -271,23 +327,40 @@ public:
         device_buffer<double> dW(K);
         device_buffer<int> dInfo(1);
         int lwork = 0;
-        GPUINTERP_CUSOLVER_CHECK(cusolverDnZheevd_bufferSize(d_solver->get(), CUSOLVER_EIG_MODE_VECTOR,
-                                                             CUBLAS_FILL_MODE_UPPER, int(K), dA.get(), int(K),
-                                                             dW.get(), &lwork));
+        GPUINTERP_CUSOLVER_CHECK(cusolverDnZheevd_bufferSize(d_solver->get(),
+                                                             CUSOLVER_EIG_MODE_VECTOR,
+                                                             CUBLAS_FILL_MODE_UPPER,
+                                                             int(K),
+                                                             dA.get(),
+                                                             int(K),
+                                                             dW.get(),
+                                                             &lwork));
         device_buffer<cuDoubleComplex> work(size_t(std::max(lwork, 1)));
-        GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(dA.get(), a.data(), K * K * sizeof(cd), cudaMemcpyHostToDevice, s));
-        GPUINTERP_CUSOLVER_CHECK(cusolverDnZheevd(d_solver->get(), CUSOLVER_EIG_MODE_VECTOR, CUBLAS_FILL_MODE_UPPER,
-                                                  int(K), dA.get(), int(K), dW.get(), work.get(), lwork,
+        GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(
+            dA.get(), a.data(), K * K * sizeof(cd), cudaMemcpyHostToDevice, s));
+        GPUINTERP_CUSOLVER_CHECK(cusolverDnZheevd(d_solver->get(),
+                                                  CUSOLVER_EIG_MODE_VECTOR,
+                                                  CUBLAS_FILL_MODE_UPPER,
+                                                  int(K),
+                                                  dA.get(),
+                                                  int(K),
+                                                  dW.get(),
+                                                  work.get(),
+                                                  lwork,
                                                   dInfo.get()));
         std::vector<double> w(K);
         int info = 0;
-        GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(a.data(), dA.get(), K * K * sizeof(cd), cudaMemcpyDeviceToHost, s));
-        GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(w.data(), dW.get(), K * sizeof(double), cudaMemcpyDeviceToHost, s));
-        GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(&info, dInfo.get(), sizeof(int), cudaMemcpyDeviceToHost, s));
+        GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(
+            a.data(), dA.get(), K * K * sizeof(cd), cudaMemcpyDeviceToHost, s));
+        GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(
+            w.data(), dW.get(), K * sizeof(double), cudaMemcpyDeviceToHost, s));
+        GPUINTERP_CUDA_CHECK(
+            cudaMemcpyAsync(&info, dInfo.get(), sizeof(int), cudaMemcpyDeviceToHost, s));
         d_stream->synchronize();
         if (info != 0)
-            throw std::runtime_error("dpd_gram: cusolverDnZheevd failed (info " + std::to_string(info) +
-                                     ", K = " + std::to_string(K) + ")");
+            throw std::runtime_error("dpd_gram: cusolverDnZheevd failed (info " +
+                                     std::to_string(info) + ", K = " + std::to_string(K) +
+                                     ")");
         return w;
     }
 

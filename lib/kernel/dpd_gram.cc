@@ -24,7 +24,9 @@ std::atomic<size_t> chunk_override{ 0 };
 std::vector<gram_term> model_terms(const dpd_model& m0, bool lo)
 {
     std::vector<gram_term> t;
-    auto add = [&](int l, int j, unsigned k, bool conj) { t.push_back({ l, j, k, conj, false }); };
+    auto add = [&](int l, int j, unsigned k, bool conj) {
+        t.push_back({ l, j, k, conj, false });
+    };
     if (m0.family == dpd_model::family_t::ph) {
         for (unsigned p = 1; p <= m0.P; p += 2)
             for (unsigned k = 0; k < m0.Lp; k++)
@@ -61,8 +63,12 @@ double nmse_db(double residual, double tt)
     return 10 * std::log10(std::max(residual / tt, 1e-30));
 }
 
-// ||t - A w||^2 = tt - 2 Re(w^H b) + w^H G w from a set's sums (G full Hermitian, column-major).
-double residual(const std::vector<cd>& G, const std::vector<cd>& b, double tt, const std::vector<cd>& w)
+// ||t - A w||^2 = tt - 2 Re(w^H b) + w^H G w from a set's sums (G full Hermitian,
+// column-major).
+double residual(const std::vector<cd>& G,
+                const std::vector<cd>& b,
+                double tt,
+                const std::vector<cd>& w)
 {
     const size_t K = w.size();
     double wb = 0, wgw = 0;
@@ -95,7 +101,8 @@ std::vector<double> dpd_gram::default_grid()
 int dpd_gram::check_set(int set)
 {
     if (set != 0 && set != 1)
-        throw std::invalid_argument("set: must be 0 (fit) or 1 (held out), got " + std::to_string(set));
+        throw std::invalid_argument("set: must be 0 (fit) or 1 (held out), got " +
+                                    std::to_string(set));
     return set;
 }
 
@@ -117,14 +124,21 @@ dpd_gram::dpd_gram(const dpd_model& model, bool lo_leakage, backend requested, i
 
 dpd_gram::~dpd_gram() = default;
 
-void dpd_gram::add(const cd* y, size_t n, const cd* x, const uint8_t* fit, const uint8_t* val, size_t history)
+void dpd_gram::add(const cd* y,
+                   size_t n,
+                   const cd* x,
+                   const uint8_t* fit,
+                   const uint8_t* val,
+                   size_t history)
 {
     if (history > n)
-        throw std::invalid_argument("history: " + std::to_string(history) + " exceeds the " +
-                                    std::to_string(n) + " samples of y");
+        throw std::invalid_argument("history: " + std::to_string(history) +
+                                    " exceeds the " + std::to_string(n) +
+                                    " samples of y");
     if (n && (!y || !x))
         throw std::invalid_argument(!y ? "y: null pointer" : "x: null pointer");
-    const size_t back = d_model.history(); // deepest sample read behind a row (look-ahead included)
+    const size_t back =
+        d_model.history(); // deepest sample read behind a row (look-ahead included)
     const size_t ahead = d_model.lookahead();
     // Rows history .. n-1-ahead: a row needs its look-ahead inside y.
     if (n <= ahead || history >= n - ahead)
@@ -143,7 +157,8 @@ void dpd_gram::add(const cd* y, size_t n, const cd* x, const uint8_t* fit, const
             return;
         const int64_t w0 = std::max<int64_t>(0, r.front() - int64_t(back));
         const int64_t w1 = std::min<int64_t>(int64_t(n), r.back() + int64_t(ahead) + 1);
-        d_engine->accumulate(set, y + w0, w0, size_t(w1 - w0), r.data(), tgt[set].data(), r.size());
+        d_engine->accumulate(
+            set, y + w0, w0, size_t(w1 - w0), r.data(), tgt[set].data(), r.size());
         for (const cd& t : tgt[set])
             d_tt[set] += std::norm(t);
         d_rows[set] += double(r.size());
@@ -155,8 +170,8 @@ void dpd_gram::add(const cd* y, size_t n, const cd* x, const uint8_t* fit, const
         for (int s = 0; s < 2; s++) {
             if (!in[s])
                 continue;
-            // A sparse mask spreads a chunk's rows over many samples: bound the window an engine
-            // receives (what the CUDA engine uploads) to a few chunks.
+            // A sparse mask spreads a chunk's rows over many samples: bound the window an
+            // engine receives (what the CUDA engine uploads) to a few chunks.
             if (!rows[s].empty() && i - size_t(rows[s].front()) >= 4 * chunk)
                 flush(s);
             rows[s].push_back(int64_t(i));
@@ -172,7 +187,8 @@ void dpd_gram::add(const cd* y, size_t n, const cd* x, const uint8_t* fit, const
 void dpd_gram::forget(double factor)
 {
     if (!(factor > 0 && factor <= 1))
-        throw std::invalid_argument("factor: must lie in (0, 1], got " + std::to_string(factor));
+        throw std::invalid_argument("factor: must lie in (0, 1], got " +
+                                    std::to_string(factor));
     if (factor == 1)
         return;
     d_engine->scale(factor);
@@ -207,17 +223,21 @@ dpd_gram_solution dpd_gram::solve(const dpd_gram_options& opt) const
     using mode_t = dpd_gram_options::mode_t;
     const size_t K = d_K;
     if (!(d_rows[0] > 0))
-        throw std::runtime_error("dpd_gram: no fit rows accumulated (add() a capture first)");
-    if (opt.mode == mode_t::fixed && !(opt.regularization >= 0 && std::isfinite(opt.regularization)))
+        throw std::runtime_error(
+            "dpd_gram: no fit rows accumulated (add() a capture first)");
+    if (opt.mode == mode_t::fixed &&
+        !(opt.regularization >= 0 && std::isfinite(opt.regularization)))
         throw std::invalid_argument("regularization: must be a finite value >= 0, got " +
                                     std::to_string(opt.regularization));
     const std::vector<double> grid = opt.grid.empty() ? default_grid() : opt.grid;
     for (double g : grid)
         if (!(g > 0 && std::isfinite(g)))
-            throw std::invalid_argument("grid: every value must be finite and > 0, got " + std::to_string(g));
+            throw std::invalid_argument("grid: every value must be finite and > 0, got " +
+                                        std::to_string(g));
     const bool have_val = d_rows[1] > 0 && d_tt[1] > 0;
     if (opt.mode == mode_t::validation && !have_val)
-        throw std::invalid_argument("regularization: validation needs held-out rows (val_mask)");
+        throw std::invalid_argument(
+            "regularization: validation needs held-out rows (val_mask)");
 
     std::vector<cd> G, b;
     d_engine->read(0, G, b);
@@ -228,7 +248,8 @@ dpd_gram_solution dpd_gram::solve(const dpd_gram_options& opt) const
         if (!(d[i] > 0) || !std::isfinite(d[i])) {
             std::ostringstream os;
             os << "y: basis matrix is singular (basis column " << i << " of " << K
-               << " is all zeros over the fit rows" << (std::isfinite(d[i]) ? ")" : " or not finite)");
+               << " is all zeros over the fit rows"
+               << (std::isfinite(d[i]) ? ")" : " or not finite)");
             throw std::runtime_error(os.str());
         }
     }
@@ -239,13 +260,15 @@ dpd_gram_solution dpd_gram::solve(const dpd_gram_options& opt) const
     std::vector<double> e = d_engine->eigh(A, K); // A -> V, e ascending
     for (double v : e)
         if (!std::isfinite(v))
-            throw std::runtime_error("y: eigendecomposition of the Gram matrix failed (non-finite values)");
+            throw std::runtime_error(
+                "y: eigendecomposition of the Gram matrix failed (non-finite values)");
     const double e0 = e.back();
     // Rounding leaves eigenvalues of a singular Gram slightly negative: they are zero.
     for (double& v : e)
         v = std::max(v, 0.0);
     dpd_gram_solution sol;
-    sol.condition = e.front() > 0 ? std::sqrt(e0 / e.front()) : std::numeric_limits<double>::infinity();
+    sol.condition = e.front() > 0 ? std::sqrt(e0 / e.front())
+                                  : std::numeric_limits<double>::infinity();
     // c = V^H D^-1 b
     std::vector<cd> c(K, cd(0));
     for (size_t j = 0; j < K; j++) {
@@ -282,13 +305,15 @@ dpd_gram_solution dpd_gram::solve(const dpd_gram_options& opt) const
     std::vector<cd> Gv, bv;
     if (have_val)
         d_engine->read(1, Gv, bv);
-    const bool use_val = opt.mode == mode_t::validation || (opt.mode == mode_t::automatic && have_val);
+    const bool use_val =
+        opt.mode == mode_t::validation || (opt.mode == mode_t::automatic && have_val);
     if (use_val) {
         // Held-out NMSE of each grid value from the held-out Gram: O(K^2) per value.
         size_t best = grid.size();
         double best_score = nan;
         for (size_t i = 0; i < grid.size(); i++) {
-            const double s = nmse_db(residual(Gv, bv, d_tt[1], coefficients(ridge(grid[i]))), d_tt[1]);
+            const double s =
+                nmse_db(residual(Gv, bv, d_tt[1], coefficients(ridge(grid[i]))), d_tt[1]);
             if (std::isnan(s))
                 continue;
             if (best == grid.size() || s < best_score) {
@@ -302,9 +327,10 @@ dpd_gram_solution dpd_gram::solve(const dpd_gram_options& opt) const
         sol.selected_by = "validation";
         sol.validation_nmse_db = best_score;
     } else if (opt.mode == mode_t::automatic || opt.mode == mode_t::gcv) {
-        // GCV(lam) = n r^2 / (n - dof)^2, r^2 = tt + sum_i (f_i - 2) |c_i|^2 / (e_i + lam e0),
-        // f_i = e_i / (e_i + lam e0): solve_regularized's tt - |U^H t|^2 + sum (1-f)^2 |U^H t|^2
-        // with |U^H t|_i^2 = |c_i|^2 / e_i, rewritten so that e_i = 0 does not divide.
+        // GCV(lam) = n r^2 / (n - dof)^2, r^2 = tt + sum_i (f_i - 2) |c_i|^2 / (e_i + lam
+        // e0), f_i = e_i / (e_i + lam e0): solve_regularized's tt - |U^H t|^2 + sum
+        // (1-f)^2 |U^H t|^2 with |U^H t|_i^2 = |c_i|^2 / e_i, rewritten so that e_i = 0
+        // does not divide.
         const double n = d_rows[0];
         double best_score = 0;
         size_t best = 0;
@@ -341,9 +367,11 @@ dpd_gram_solution dpd_gram::solve(const dpd_gram_options& opt) const
             sol.dof += e[j] / (e[j] + lam * e0);
         }
     } else {
-        // Truncated pseudo-inverse. solve_regularized drops s < 1e-13 s_max; the Gram's eigenvalues
-        // carry an absolute error of about K eps e_max, so below that they are rounding.
-        const double tol = std::max(1e-13, double(K) * std::numeric_limits<double>::epsilon()) * e0;
+        // Truncated pseudo-inverse. solve_regularized drops s < 1e-13 s_max; the Gram's
+        // eigenvalues carry an absolute error of about K eps e_max, so below that they
+        // are rounding.
+        const double tol =
+            std::max(1e-13, double(K) * std::numeric_limits<double>::epsilon()) * e0;
         sol.rank = 0;
         for (size_t j = 0; j < K; j++) {
             const bool keep = e[j] > tol;
@@ -357,7 +385,8 @@ dpd_gram_solution dpd_gram::solve(const dpd_gram_options& opt) const
     for (const cd& v : sol.w)
         if (!std::isfinite(v.real()) || !std::isfinite(v.imag())) {
             std::ostringstream os;
-            os << "y: estimation produced non-finite coefficients (condition number " << sol.condition
+            os << "y: estimation produced non-finite coefficients (condition number "
+               << sol.condition
                << " of the column-normalised basis; use a regularization > 0)";
             throw std::runtime_error(os.str());
         }

@@ -6,10 +6,11 @@
 #ifndef INCLUDED_GPUINTERP_KERNEL_GRAM_ENGINE_H
 #define INCLUDED_GPUINTERP_KERNEL_GRAM_ENGINE_H
 
-// Internal: what a backend implements for dpd_gram. The front end (dpd_gram.cc) turns the model
-// into a term list, walks the rows chunk by chunk, applies the masks (a compact row list per set)
-// and does the whole lambda search on the host (O(K^2) per grid value); an engine builds the basis
-// of the listed rows, accumulates G and b of a set, and eigendecomposes the normalised Gram.
+// Internal: what a backend implements for dpd_gram. The front end (dpd_gram.cc) turns the
+// model into a term list, walks the rows chunk by chunk, applies the masks (a compact row
+// list per set) and does the whole lambda search on the host (O(K^2) per grid value); an
+// engine builds the basis of the listed rows, accumulates G and b of a set, and
+// eigendecomposes the normalised Gram.
 
 #include <complex>
 #include <cstddef>
@@ -20,7 +21,8 @@ namespace gr {
 namespace gpuinterp {
 namespace kernel {
 
-//! One basis column: y[r - lag] * |y[r - env]|^power (conjugated when conj); ones: the constant 1.
+//! One basis column: y[r - lag] * |y[r - env]|^power (conjugated when conj); ones: the
+//! constant 1.
 struct gram_term {
     int lag = 0;
     int env = 0;
@@ -39,11 +41,12 @@ public:
     //! The most rows accumulate() takes per call (what bounds the basis chunk's memory).
     virtual size_t chunk_rows() const = 0;
     /*!
-     * Add the basis rows `rows[0..R)` (ascending sample indices) with targets t[0..R) to set
-     * `set` (0 fit, 1 held out). yw holds samples w0 .. w0+wn-1 of the capture and covers every
-     * sample the rows read at a non-negative index; samples at negative indices are zero.
-     * R <= chunk_rows() and rows[R-1] - rows[0] < 4 chunk_rows(), so wn < 4 chunk_rows() +
-     * the model's history() + lookahead() + 1. The arrays may be reused once the call returns.
+     * Add the basis rows `rows[0..R)` (ascending sample indices) with targets t[0..R) to
+     * set `set` (0 fit, 1 held out). yw holds samples w0 .. w0+wn-1 of the capture and
+     * covers every sample the rows read at a non-negative index; samples at negative
+     * indices are zero. R <= chunk_rows() and rows[R-1] - rows[0] < 4 chunk_rows(), so wn
+     * < 4 chunk_rows() + the model's history() + lookahead() + 1. The arrays may be
+     * reused once the call returns.
      */
     virtual void accumulate(int set,
                             const cd* yw,
@@ -56,13 +59,14 @@ public:
     virtual void clear() = 0;
     //! Host copies: G as a full Hermitian K x K column-major matrix, and b.
     virtual void read(int set, std::vector<cd>& G, std::vector<cd>& b) const = 0;
-    //! Hermitian eigendecomposition of the K x K column-major a: a becomes the eigenvectors (columns),
-    //! the eigenvalues come back ascending.
+    //! Hermitian eigendecomposition of the K x K column-major a: a becomes the
+    //! eigenvectors (columns), the eigenvalues come back ascending.
     virtual std::vector<double> eigh(std::vector<cd>& a, size_t K) const = 0;
 };
 
-//! Test hook: dpd_gram objects constructed afterwards hand at most `rows` rows per accumulate()
-//! call (0: the engine's own chunk_rows()), so small tests cross chunk boundaries.
+//! Test hook: dpd_gram objects constructed afterwards hand at most `rows` rows per
+//! accumulate() call (0: the engine's own chunk_rows()), so small tests cross chunk
+//! boundaries.
 void set_gram_chunk_rows(size_t rows);
 
 } // namespace kernel

@@ -39,8 +39,10 @@ namespace gpuinterp {
  *    malformed or invalid message is logged and ignored (the old set stays);
  *  - an input stream tag with key `dpd_coeffs` and a value in the same formats: applied at exactly
  *    the tagged sample (outputs from that sample on use the new set). Tags propagate unchanged.
- * The first output of a set that arrived by setter or message carries a `dpd_switch` tag (value
- * #t), so a block downstream (dpd_estimator_cc) knows which samples each set produced.
+ *
+ * The first output of a set that arrived by setter or message carries a `dpd_switch`
+ * tag (value #t), so a block downstream (dpd_estimator_cc) knows which samples each
+ * set produced.
  *
  * Other model families: with a non-empty `model` spec (kernel/dpd_model.h) the block runs that
  * model instead and P, Q, Lp, Lq are ignored:

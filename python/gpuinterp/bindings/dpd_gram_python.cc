@@ -78,11 +78,16 @@ void bind_dpd_gram(py::module& m)
     using G = pyutil::guarded<K>;
     static const std::string doc = std::string(gram_doc) + pyutil::thread_safety_doc();
     py::class_<G>(m, "dpd_gram", doc.c_str())
-        .def(py::init([](const py::object& model, bool lo, const std::string& b, int_arg device) {
-                 const kernel::dpd_model spec = py::isinstance<py::str>(model)
-                                                    ? kernel::dpd_model::parse(model.cast<std::string>())
-                                                    : model.cast<kernel::dpd_model>();
-                 return pyutil::make_guarded<K>(spec, lo, backend_from_string(b), device.get<int>("device", 0));
+        .def(py::init([](const py::object& model,
+                         bool lo,
+                         const std::string& b,
+                         int_arg device) {
+                 const kernel::dpd_model spec =
+                     py::isinstance<py::str>(model)
+                         ? kernel::dpd_model::parse(model.cast<std::string>())
+                         : model.cast<kernel::dpd_model>();
+                 return pyutil::make_guarded<K>(
+                     spec, lo, backend_from_string(b), device.get<int>("device", 0));
              }),
              py::arg("model"),
              py::arg("lo_leakage") = false,
@@ -90,14 +95,20 @@ void bind_dpd_gram(py::module& m)
              py::arg("device") = 0)
         .def(
             "add",
-            [](G& g, const py::object& y, const py::object& x, const py::object& fit,
-               const py::object& val, int_arg history) {
-                carr ya = pyutil::input_array<cd>(y, "y"), xa = pyutil::input_array<cd>(x, "x");
+            [](G& g,
+               const py::object& y,
+               const py::object& x,
+               const py::object& fit,
+               const py::object& val,
+               int_arg history) {
+                carr ya = pyutil::input_array<cd>(y, "y"),
+                     xa = pyutil::input_array<cd>(x, "x");
                 if (ya.ndim() != 1)
                     throw py::value_error("y: expected a one-dimensional array");
                 const size_t n = size_t(ya.shape(0));
                 if (xa.ndim() != 1 || size_t(xa.shape(0)) != n)
-                    throw py::value_error("x: expected " + std::to_string(n) + " targets (len(y))");
+                    throw py::value_error("x: expected " + std::to_string(n) +
+                                          " targets (len(y))");
                 const size_t h = history.get<size_t>("history", 0, n);
                 marr fa, va;
                 if (!fit.is_none())
@@ -116,7 +127,9 @@ void bind_dpd_gram(py::module& m)
             py::arg("val_mask") = py::none(),
             py::arg("history") = 0)
         .def(
-            "forget", [](G& g, double f) { g.run([&](K& k) { k.forget(f); }); }, py::arg("factor"))
+            "forget",
+            [](G& g, double f) { g.run([&](K& k) { k.forget(f); }); },
+            py::arg("factor"))
         .def("reset", [](G& g) { g.run([](K& k) { k.reset(); }); })
         .def(
             "solve",
@@ -132,7 +145,8 @@ void bind_dpd_gram(py::module& m)
                     else if (s == "validation")
                         o.mode = mode_t::validation;
                     else
-                        throw py::value_error("regularization: None, a number, 'gcv' or 'validation', got '" +
+                        throw py::value_error("regularization: None, a number, 'gcv' or "
+                                              "'validation', got '" +
                                               s + "'");
                 } else {
                     o.mode = mode_t::fixed;
@@ -147,11 +161,17 @@ void bind_dpd_gram(py::module& m)
             },
             py::arg("regularization") = py::none(),
             py::arg("grid") = py::none())
-        .def("num_columns", [](G& g) { return g.run([](K& k) { return k.num_columns(); }); })
+        .def("num_columns",
+             [](G& g) { return g.run([](K& k) { return k.num_columns(); }); })
         .def("fit_rows", [](G& g) { return g.run([](K& k) { return k.fit_rows(); }); })
-        .def("validation_rows", [](G& g) { return g.run([](K& k) { return k.validation_rows(); }); })
-        .def("backend", [](G& g) { return g.run([](K& k) { return to_string(k.active_backend()); }); })
-        .def("backend_note", [](G& g) { return g.run([](K& k) { return k.backend_note(); }); })
+        .def("validation_rows",
+             [](G& g) { return g.run([](K& k) { return k.validation_rows(); }); })
+        .def("backend",
+             [](G& g) {
+                 return g.run([](K& k) { return to_string(k.active_backend()); });
+             })
+        .def("backend_note",
+             [](G& g) { return g.run([](K& k) { return k.backend_note(); }); })
         .def(
             "gram",
             [](G& g, int set) {
@@ -170,7 +190,8 @@ void bind_dpd_gram(py::module& m)
                 return a;
             },
             py::arg("set") = 0,
-            "The accumulated Gram Phi^H Phi of the fit set (0) or held-out set (1), K x K.")
+            "The accumulated Gram Phi^H Phi of the fit set (0) or held-out set (1), K x "
+            "K.")
         .def(
             "rhs",
             [](G& g, int set) {
@@ -181,6 +202,6 @@ void bind_dpd_gram(py::module& m)
             },
             py::arg("set") = 0,
             "Phi^H x of the fit set (0) or held-out set (1).")
-        .def_property_readonly_static(
-            "default_grid", [](py::object) { return K::default_grid(); });
+        .def_property_readonly_static("default_grid",
+                                      [](py::object) { return K::default_grid(); });
 }

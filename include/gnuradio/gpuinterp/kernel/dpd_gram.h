@@ -24,35 +24,44 @@ class gram_engine;
 //! How dpd_gram::solve() picks the ridge parameter lambda.
 struct dpd_gram_options {
     enum class mode_t {
-        automatic = 0,  //!< validation when held-out rows were added, else gcv (solve_regularized's None)
-        fixed = 1,      //!< lambda = regularization (0: truncated pseudo-inverse, see solve())
-        validation = 2, //!< the grid value with the least held-out NMSE (needs held-out rows)
-        gcv = 3,        //!< the grid value with the least generalised cross-validation score
+        automatic = 0, //!< validation when held-out rows were added, else gcv
+                       //!< (solve_regularized's None)
+        fixed = 1, //!< lambda = regularization (0: truncated pseudo-inverse, see solve())
+        validation =
+            2,   //!< the grid value with the least held-out NMSE (needs held-out rows)
+        gcv = 3, //!< the grid value with the least generalised cross-validation score
     };
     mode_t mode = mode_t::automatic;
-    double regularization = 0; //!< lambda relative to the largest eigenvalue (mode fixed only)
-    std::vector<double> grid;  //!< relative lambdas tried; empty = dpd_gram::default_grid()
+    double regularization =
+        0; //!< lambda relative to the largest eigenvalue (mode fixed only)
+    std::vector<double>
+        grid; //!< relative lambdas tried; empty = dpd_gram::default_grid()
 };
 
 //! What solve() returns; the fields of Python's dpd_solve.Solution.
 struct dpd_gram_solution {
-    std::vector<std::complex<double>> w; //!< K coefficients (the LO-leakage constant last if enabled)
-    double lambda = 0;             //!< chosen lambda relative to the largest eigenvalue of the normalised Gram
-    double condition = 0;          //!< s_max / s_min of the column-normalised basis (sqrt of the eigenvalue ratio)
-    size_t rank = 0;               //!< eigenvalues e with e / e_max > lambda (the directions used)
-    double dof = 0;                //!< effective degrees of freedom sum e / (e + lambda e_max)
+    std::vector<std::complex<double>>
+        w; //!< K coefficients (the LO-leakage constant last if enabled)
+    double lambda =
+        0; //!< chosen lambda relative to the largest eigenvalue of the normalised Gram
+    double condition = 0; //!< s_max / s_min of the column-normalised basis (sqrt of the
+                          //!< eigenvalue ratio)
+    size_t rank = 0;      //!< eigenvalues e with e / e_max > lambda (the directions used)
+    double dof = 0;       //!< effective degrees of freedom sum e / (e + lambda e_max)
     double fit_nmse_db = 0;        //!< NMSE of the fit rows at the solution
     double validation_nmse_db = 0; //!< NMSE of the held-out rows (nan without any)
     std::string selected_by;       //!< "fixed", "validation" or "gcv"
 };
 
 /*!
- * \brief Chunked least-squares estimation of a DPD / PA model's coefficients from its Gram matrix.
+ * \brief Chunked least-squares estimation of a DPD / PA model's coefficients from its
+ * Gram matrix.
  *
- * \details Fits x ~ Phi(y) w (+ c) where Phi(y) is the basis of the model (dpd_model.h: term
- * x[n-l] |x[n-j]|^k of y, conjugated for ph conjugate branches), with an all-ones column last when
- * lo_leakage is set (its coefficient is the LO-leakage constant c). The basis is never held whole:
- * add() builds it chunk by chunk and accumulates, over the rows of the fit set,
+ * \details Fits x ~ Phi(y) w (+ c) where Phi(y) is the basis of the model (dpd_model.h:
+ * term x[n-l] |x[n-j]|^k of y, conjugated for ph conjugate branches), with an all-ones
+ * column last when lo_leakage is set (its coefficient is the LO-leakage constant c). The
+ * basis is never held whole: add() builds it chunk by chunk and accumulates, over the
+ * rows of the fit set,
  *
  *     G = Phi^H Phi   (K x K, G_ij = sum_n conj(phi_n,i) phi_n,j)
  *     b = Phi^H x     (K)
@@ -61,20 +70,23 @@ struct dpd_gram_solution {
  * and the same for a held-out set, so memory is O(K^2) whatever the capture length.
  *
  * Rows. add(y, n, x, fit, val, history) takes the rows history .. n-1 of Python's
- * dpd_model.basis(y, model) (samples before y[0] are zero): the first `history` samples only feed
- * the memory of later rows. A row r whose look-ahead y[r + lookahead()] lies past y[n-1] is not
- * added. x[r] is row r's target; fit[r] != 0 puts it into the fit set, val[r] != 0 into the
- * held-out set (both may be set). fit == nullptr means every row; val == nullptr means none.
+ * dpd_model.basis(y, model) (samples before y[0] are zero): the first `history` samples
+ * only feed the memory of later rows. A row r whose look-ahead y[r + lookahead()] lies
+ * past y[n-1] is not added. x[r] is row r's target; fit[r] != 0 puts it into the fit set,
+ * val[r] != 0 into the held-out set (both may be set). fit == nullptr means every row;
+ * val == nullptr means none.
  *
- * Precision: everything is accumulated and solved in double. A PA basis has a condition number
- * of 10^6..10^7 after column normalisation, and its Gram the square, 10^12..10^14: in float
- * (eps 6e-8) its small eigenvalues would be pure rounding; in double (eps 1.1e-16) relative
- * eigenvalue errors are about K eps e_max, so singular values down to ~1e-7 s_max are resolved.
- * A condition number above ~1e7 is therefore an estimate bounded by double precision, where
- * solve_regularized's SVD of the basis itself would still resolve it.
+ * Precision: everything is accumulated and solved in double. A PA basis has a condition
+ * number of 10^6..10^7 after column normalisation, and its Gram the square, 10^12..10^14:
+ * in float (eps 6e-8) its small eigenvalues would be pure rounding; in double
+ * (eps 1.1e-16) relative eigenvalue errors are about K eps e_max, so singular values down
+ * to ~1e-7 s_max are resolved. A condition number above ~1e7 is therefore an estimate
+ * bounded by double precision, where solve_regularized's SVD of the basis itself would
+ * still resolve it.
  *
- * Backends: cpu (basis chunks in C++ with OpenMP, Gram by BLAS zherk/zgemv, LAPACK zheevd) and
- * cuda (basis chunks built on the device, cuBLAS Zherk/Zgemv, cuSOLVER Zheevd).
+ * Backends: cpu (basis chunks in C++ with OpenMP, Gram by BLAS zherk/zgemv, LAPACK
+ * zheevd) and cuda (basis chunks built on the device, cuBLAS Zherk/Zgemv, cuSOLVER
+ * Zheevd).
  */
 class dpd_gram
 {
@@ -85,7 +97,10 @@ public:
      * \param requested automatic | cpu | cuda (select_backend() rules)
      * \param device CUDA device index
      */
-    dpd_gram(const dpd_model& model, bool lo_leakage, backend requested = backend::automatic, int device = 0);
+    dpd_gram(const dpd_model& model,
+             bool lo_leakage,
+             backend requested = backend::automatic,
+             int device = 0);
     ~dpd_gram();
     dpd_gram(const dpd_gram&) = delete;
     dpd_gram& operator=(const dpd_gram&) = delete;
@@ -97,7 +112,8 @@ public:
      * \param fit_mask n flags or nullptr (every row is a fit row)
      * \param val_mask n flags or nullptr (no held-out row)
      * \param history leading samples that are memory only; history <= n
-     * Throws std::invalid_argument naming the argument (y, x, history) when they do not fit.
+     * Throws std::invalid_argument naming the argument (y, x, history) when they do not
+     * fit.
      */
     void add(const std::complex<double>* y,
              size_t n,
@@ -113,18 +129,19 @@ public:
 
     /*!
      * \brief Regularised least squares from the accumulated sums.
-     * \details Columns are scaled by D = sqrt(diag(G)) (unit-norm columns, as solve_regularized does),
-     * Gn = D^-1 G D^-1 = V diag(e) V^H (one Hermitian eigendecomposition for the whole grid),
-     * c = V^H D^-1 b, and with the thin SVD A = Phi D^-1 = U S V^H (so e = s^2 and
-     * A^H x = V S U^H x):
-     *     w = D^-1 V diag(s / (s^2 + lam e_max)) U^H x = D^-1 V diag(1 / (e + lam e_max)) c,
-     * exactly solve_regularized's solution. lambda = 0 is the truncated pseudo-inverse: eigenvalues
-     * below max(1e-13, K eps) e_max are dropped (the Gram cannot resolve smaller ones). Residuals
-     * come from the Grams only: ||x - Phi w||^2 = tt - 2 Re(w^H b) + w^H G w. GCV as
+     * \details Columns are scaled by D = sqrt(diag(G)) (unit-norm columns, as
+     * solve_regularized does), Gn = D^-1 G D^-1 = V diag(e) V^H (one Hermitian
+     * eigendecomposition for the whole grid), c = V^H D^-1 b, and with the thin SVD A =
+     * Phi D^-1 = U S V^H (so e = s^2 and A^H x = V S U^H x): w = D^-1 V diag(s / (s^2 +
+     * lam e_max)) U^H x = D^-1 V diag(1 / (e + lam e_max)) c, exactly solve_regularized's
+     * solution. lambda = 0 is the truncated pseudo-inverse: eigenvalues below max(1e-13,
+     * K eps) e_max are dropped (the Gram cannot resolve smaller ones). Residuals come
+     * from the Grams only: ||x - Phi w||^2 = tt - 2 Re(w^H b) + w^H G w. GCV as
      * solve_regularized: n r^2 / (n - dof)^2 with n the (forgotten) fit row count.
-     * Throws std::runtime_error when there are no fit rows, when a basis column is all zeros (the
-     * message names it), or when the coefficients would not be finite (naming the condition number);
-     * std::invalid_argument for bad options (mode validation without held-out rows, negative lambda).
+     * Throws std::runtime_error when there are no fit rows, when a basis column is all
+     * zeros (the message names it), or when the coefficients would not be finite (naming
+     * the condition number); std::invalid_argument for bad options (mode validation
+     * without held-out rows, negative lambda).
      */
     dpd_gram_solution solve(const dpd_gram_options& options = {}) const;
 
@@ -141,8 +158,8 @@ public:
     //! Why automatic fell back to the CPU (empty otherwise).
     const std::string& backend_note() const { return d_note; }
 
-    //! The accumulated sums of the fit set (set 0) or held-out set (set 1): G as a full Hermitian
-    //! K x K matrix, column-major; b; tt. For tests and diagnostics.
+    //! The accumulated sums of the fit set (set 0) or held-out set (set 1): G as a full
+    //! Hermitian K x K matrix, column-major; b; tt. For tests and diagnostics.
     std::vector<std::complex<double>> gram(int set) const;
     std::vector<std::complex<double>> rhs(int set) const;
     double target_energy(int set) const { return d_tt[check_set(set)]; }
