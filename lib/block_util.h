@@ -41,7 +41,8 @@ inline unsigned interpolation_from_param(int interpolation)
 //! Log the backend a block ended up with, and why automatic fell back to the CPU. The reason is the
 //! same for every block of a process (no driver, no device, GPUINTERP_BACKEND=cpu), so each distinct
 //! reason is logged at info level once per process, and only at trace level for the blocks after.
-inline void log_backend(const gr::logger_ptr& log, backend active, const std::string& note)
+inline void
+log_backend(const gr::logger_ptr& log, backend active, const std::string& note)
 {
     if (note.empty()) {
         log->debug("backend: {}", to_string(active));

@@ -3,8 +3,8 @@
  * Copyright 2026 gr-gpuinterp authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-#include "dpd_predistorter_cc_impl.h"
 #include "block_util.h"
+#include "dpd_predistorter_cc_impl.h"
 #include <gnuradio/io_signature.h>
 #include <algorithm>
 #include <stdexcept>
@@ -39,18 +39,19 @@ kernel::dpd_model model_from_params(unsigned P,
 }
 } // namespace
 
-dpd_predistorter_cc::sptr dpd_predistorter_cc::make(unsigned P,
-                                                    unsigned Q,
-                                                    unsigned Lp,
-                                                    unsigned Lq,
-                                                    const std::vector<gr_complex>& coefficients,
-                                                    gr_complex lo_leakage,
-                                                    const std::string& backend,
-                                                    int device,
-                                                    int batch,
-                                                    bool mapped,
-                                                    bool device_buffers,
-                                                    const std::string& model)
+dpd_predistorter_cc::sptr
+dpd_predistorter_cc::make(unsigned P,
+                          unsigned Q,
+                          unsigned Lp,
+                          unsigned Lq,
+                          const std::vector<gr_complex>& coefficients,
+                          gr_complex lo_leakage,
+                          const std::string& backend,
+                          int device,
+                          int batch,
+                          bool mapped,
+                          bool device_buffers,
+                          const std::string& model)
 {
     return gnuradio::make_block_sptr<dpd_predistorter_cc_impl>(
         std::make_unique<kernel::dpd_predistorter>(
@@ -65,9 +66,8 @@ dpd_predistorter_cc::sptr dpd_predistorter_cc::make(unsigned P,
         device_buffers);
 }
 
-dpd_predistorter_cc_impl::dpd_predistorter_cc_impl(std::unique_ptr<kernel::dpd_predistorter> kernel,
-                                                   int device,
-                                                   bool device_buffers)
+dpd_predistorter_cc_impl::dpd_predistorter_cc_impl(
+    std::unique_ptr<kernel::dpd_predistorter> kernel, int device, bool device_buffers)
     : gr::sync_block("dpd_predistorter_cc",
                      device_buffer_signature(device_buffers, 1, 1, sizeof(gr_complex)),
                      device_buffer_signature(device_buffers, 1, 1, sizeof(gr_complex))),
@@ -82,11 +82,12 @@ dpd_predistorter_cc_impl::dpd_predistorter_cc_impl(std::unique_ptr<kernel::dpd_p
         set_tag_propagation_policy(TPP_DONT);
     d_io.attach(*this, d_kernel->active_backend(), device, device_buffers);
     message_port_register_in(pmt::mp(port_name));
-    set_msg_handler(pmt::mp(port_name), [this](const pmt::pmt_t& msg) { handle_message(msg); });
+    set_msg_handler(pmt::mp(port_name),
+                    [this](const pmt::pmt_t& msg) { handle_message(msg); });
 }
 
-void dpd_predistorter_cc_impl::set_coefficients(const std::vector<gr_complex>& coefficients,
-                                                gr_complex lo_leakage)
+void dpd_predistorter_cc_impl::set_coefficients(
+    const std::vector<gr_complex>& coefficients, gr_complex lo_leakage)
 {
     std::lock_guard<std::mutex> lock(d_mutex);
     d_kernel->set_coefficients(coefficients, lo_leakage); // validates; unchanged on error
@@ -134,7 +135,8 @@ bool dpd_predistorter_cc_impl::apply_locked(const pmt::pmt_t& v, const char* whe
 {
     try {
         const coeffs_update u = decode_coeffs_message(v);
-        d_kernel->set_coefficients(u.coefficients, u.has_lo_leakage ? u.lo_leakage : d_kernel->lo_leakage());
+        d_kernel->set_coefficients(
+            u.coefficients, u.has_lo_leakage ? u.lo_leakage : d_kernel->lo_leakage());
         return true;
     } catch (const std::invalid_argument& e) {
         d_logger->error("ignoring coefficient update from {}: {}", where, e.what());
@@ -156,7 +158,10 @@ int dpd_predistorter_cc_impl::work(int noutput_items,
 {
     return guarded_work(d_logger, [&] {
         const auto* in = static_cast<const gr_complex*>(
-            d_device_buffers ? d_io.input(*this, 0, input_items[0], size_t(noutput_items) * sizeof(gr_complex))
+            d_device_buffers ? d_io.input(*this,
+                                          0,
+                                          input_items[0],
+                                          size_t(noutput_items) * sizeof(gr_complex))
                              : input_items[0]);
         auto* out = static_cast<gr_complex*>(output_items[0]);
         // Device buffers hand over device pointers (host memory on the CPU backend).
@@ -177,9 +182,10 @@ int dpd_predistorter_cc_impl::work(int noutput_items,
             get_tags_in_range(d_tags, 0, n0, n0 + noutput_items, d_tag_key);
         else
             get_tags_in_range(d_tags, 0, n0, n0 + noutput_items);
-        std::stable_sort(d_tags.begin(), d_tags.end(), [](const gr::tag_t& a, const gr::tag_t& b) {
-            return a.offset < b.offset;
-        });
+        std::stable_sort(
+            d_tags.begin(), d_tags.end(), [](const gr::tag_t& a, const gr::tag_t& b) {
+                return a.offset < b.offset;
+            });
         // Output i is aligned with input i - D: a tag moves to offset + D, and so does the
         // switch a `dpd_coeffs` tag asks for (queued when it lands in a later call). Targets of
         // earlier calls are below this call's, so the queue stays in output order.
@@ -193,7 +199,8 @@ int dpd_predistorter_cc_impl::work(int noutput_items,
         size_t done = 0;
         const uint64_t end = w0 + uint64_t(noutput_items);
         while (!d_pending.empty() && d_pending.front().at < end) {
-            const size_t at = static_cast<size_t>(std::max(d_pending.front().at, w0) - w0);
+            const size_t at =
+                static_cast<size_t>(std::max(d_pending.front().at, w0) - w0);
             process(out + done, in + done, at - done);
             done = at;
             apply_locked(d_pending.front().value, "tag 'dpd_coeffs'");

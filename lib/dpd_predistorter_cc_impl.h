@@ -27,7 +27,8 @@ public:
                              int device,
                              bool device_buffers);
 
-    void set_coefficients(const std::vector<gr_complex>& coefficients, gr_complex lo_leakage) override;
+    void set_coefficients(const std::vector<gr_complex>& coefficients,
+                          gr_complex lo_leakage) override;
     std::vector<gr_complex> coefficients() const override;
     gr_complex lo_leakage() const override;
     std::string model() const override { return d_kernel->model().to_string(); }

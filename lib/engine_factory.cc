@@ -110,7 +110,8 @@ std::unique_ptr<gmp_engine> make_gmp_engine(backend selected,
         GPUINTERP_CUDA_ENGINE(gpu::make_cuda_gmp_engine(device, batch, mapped)));
 }
 
-std::unique_ptr<gram_engine> make_gram_engine(backend selected, [[maybe_unused]] int device)
+std::unique_ptr<gram_engine> make_gram_engine(backend selected,
+                                              [[maybe_unused]] int device)
 {
     return make_engine<gram_engine>(
         selected,

@@ -3,8 +3,8 @@
  * Copyright 2026 gr-gpuinterp authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-#include "interp_fir_impl.h"
 #include "block_util.h"
+#include "interp_fir_impl.h"
 #include <gnuradio/io_signature.h>
 
 namespace gr {
@@ -12,11 +12,11 @@ namespace gpuinterp {
 
 template <class T, class TAP>
 typename interp_fir<T, TAP>::sptr interp_fir<T, TAP>::make(int interpolation,
-                                                          const std::vector<TAP>& taps,
-                                                          const std::string& backend,
-                                                          int device,
-                                                          int batch,
-                                                          bool device_buffers)
+                                                           const std::vector<TAP>& taps,
+                                                           const std::string& backend,
+                                                           int device,
+                                                           int batch,
+                                                           bool device_buffers)
 {
     return gnuradio::make_block_sptr<interp_fir_impl<T, TAP>>(
         interpolation, taps, backend, device, batch, device_buffers);
@@ -89,7 +89,8 @@ int interp_fir_impl<T, TAP>::work(int noutput_items,
         const unsigned L = d_kernel.interpolation();
         const int n_in = noutput_items / static_cast<int>(L);
         if (d_device_buffers) {
-            const void* in = d_io.input(*this, 0, input_items[0], size_t(n_in) * sizeof(T));
+            const void* in =
+                d_io.input(*this, 0, input_items[0], size_t(n_in) * sizeof(T));
             d_kernel.filter_device(static_cast<T*>(output_items[0]),
                                    static_cast<const T*>(in),
                                    static_cast<size_t>(n_in));

@@ -6,9 +6,9 @@
 #ifndef INCLUDED_GPUINTERP_INTERP_FIR_IMPL_H
 #define INCLUDED_GPUINTERP_INTERP_FIR_IMPL_H
 
-#include <gnuradio/gpuinterp/interp_fir.h>
 #include "device_io.h"
 #include <gnuradio/gpuinterp/cuda_buffer.h>
+#include <gnuradio/gpuinterp/interp_fir.h>
 #include <gnuradio/gpuinterp/kernel/polyphase_interpolator.h>
 #include <mutex>
 

@@ -7,10 +7,10 @@
 #define INCLUDED_GPUINTERP_RESAMPLER_IMPL_H
 
 #include "device_io.h"
-#include <gnuradio/gpuinterp/kernel/resampler.h>
-#include <gnuradio/gpuinterp/resampler.h>
 #include <gnuradio/block_detail.h>
 #include <gnuradio/buffer_reader.h>
+#include <gnuradio/gpuinterp/kernel/resampler.h>
+#include <gnuradio/gpuinterp/resampler.h>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -30,7 +30,9 @@ class resampler_impl : public resampler<T>, public device_buffer_client
 {
 public:
     //! `kernel`: built by make() from its arguments.
-    resampler_impl(std::unique_ptr<kernel::resampler<T>> kernel, int device, bool device_buffers)
+    resampler_impl(std::unique_ptr<kernel::resampler<T>> kernel,
+                   int device,
+                   bool device_buffers)
         : gr::block("resampler",
                     device_buffer_signature(device_buffers, 1, 1, sizeof(T)),
                     device_buffer_signature(device_buffers, 1, 1, sizeof(T))),
@@ -67,10 +69,13 @@ public:
             const long need = long(window_for(rate) + d_skip);
             if (need > capacity)
                 throw std::invalid_argument(
-                    "rate: " + std::to_string(rate) + " needs about " + std::to_string(need) +
-                    " input items per output, more than this running block's input buffer holds (" +
+                    "rate: " + std::to_string(rate) + " needs about " +
+                    std::to_string(need) +
+                    " input items per output, more than this running block's input "
+                    "buffer holds (" +
                     std::to_string(capacity) +
-                    "); construct the block with the lowest rate it will run at (the buffer is "
+                    "); construct the block with the lowest rate it will run at (the "
+                    "buffer is "
                     "sized for that), or set it before the flowgraph starts");
         }
         d_kernel->set_rate(rate); // validates; the new segment starts at the next output
@@ -120,7 +125,7 @@ private:
     size_t window_for(double rate) const
     {
         if (!std::isfinite(rate) || !(rate > 0))
-            return 0; // the kernel's own check names the bad rate
+            return 0;     // the kernel's own check names the bad rate
         size_t ahead = 2; // nearest, linear, texture, cubic
         if (d_kernel->method() == kernel::resamp_method::polyphase)
             ahead = kernel::polyphase_taps(d_kernel->params(), std::min(1.0, rate)) / 2;

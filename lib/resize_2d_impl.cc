@@ -51,11 +51,11 @@ typename resize_2d<T>::sptr resize_2d<T>::make(int in_height,
                                                int batch,
                                                bool device_buffers)
 {
-    return make(kernel::resize_config{ in_height, in_width,  out_height, out_width, channels,
-                                       method,    coord,     border,     border_value,
-                                       mean,      std,       scale,      clip,
-                                       clip_min,  clip_max,  backend,    device,
-                                       batch,     half_output, device_buffers });
+    return make(kernel::resize_config{
+        in_height, in_width, out_height, out_width,    channels,
+        method,    coord,    border,     border_value, mean,
+        std,       scale,    clip,       clip_min,     clip_max,
+        backend,   device,   batch,      half_output,  device_buffers });
 }
 
 template <class T>
@@ -66,10 +66,12 @@ typename resize_2d<T>::sptr resize_2d<T>::make(const kernel::resize_config& conf
 
 template <class T>
 resize_2d_impl<T>::resize_2d_impl(const kernel::resize_config& c)
-    : gr::sync_block("resize_2d",
-                     device_buffer_signature(c.device_buffers, 1, 1, frame_bytes(c, false, sizeof(T))),
-                     device_buffer_signature(
-                         c.device_buffers, 1, 1, frame_bytes(c, true, c.half_output ? 2 : 4))),
+    : gr::sync_block(
+          "resize_2d",
+          device_buffer_signature(
+              c.device_buffers, 1, 1, frame_bytes(c, false, sizeof(T))),
+          device_buffer_signature(
+              c.device_buffers, 1, 1, frame_bytes(c, true, c.half_output ? 2 : 4))),
       d_kernel(std::make_unique<kernel::resize_2d<T>>(c)),
       d_half(c.half_output),
       d_device_buffers(c.device_buffers)
@@ -179,7 +181,8 @@ void resize_2d_impl<T>::set_batch(int batch)
         c.batch = batch;
         c.validate(); // the same message as make()'s
         d_kernel->set_batch(batch ? size_t(batch)
-                                  : kernel::resize_2d<T>::default_batch(d_kernel->in_frame_size() * sizeof(T)));
+                                  : kernel::resize_2d<T>::default_batch(
+                                        d_kernel->in_frame_size() * sizeof(T)));
     });
 }
 template <class T>
@@ -202,8 +205,10 @@ int resize_2d_impl<T>::work(int noutput_items,
     return guarded_work(this->d_logger, [&] {
         std::lock_guard<std::mutex> lock(d_mutex);
         if (d_device_buffers) { // device pointers (host memory on the CPU backend)
-            const size_t in_bytes = size_t(noutput_items) * this->input_signature()->sizeof_stream_item(0);
-            const T* in = static_cast<const T*>(d_io.input(*this, 0, input_items[0], in_bytes));
+            const size_t in_bytes =
+                size_t(noutput_items) * this->input_signature()->sizeof_stream_item(0);
+            const T* in =
+                static_cast<const T*>(d_io.input(*this, 0, input_items[0], in_bytes));
             d_kernel->resize_device(output_items[0], d_half, in, size_t(noutput_items));
             return noutput_items;
         }

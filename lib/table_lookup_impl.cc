@@ -40,8 +40,8 @@ int table_lookup_impl<T>::work(int noutput_items,
             return noutput_items;
         }
         d_kernel->lookup(static_cast<T*>(output_items[0]),
-                        static_cast<const float*>(input_items[0]),
-                        static_cast<size_t>(noutput_items));
+                         static_cast<const float*>(input_items[0]),
+                         static_cast<size_t>(noutput_items));
         return noutput_items;
     });
 }

@@ -21,7 +21,9 @@ class table_lookup_impl : public table_lookup<T>, public device_buffer_client
 {
 public:
     //! `kernel`: built by make() from its arguments.
-    table_lookup_impl(std::unique_ptr<kernel::table_lookup<T>> kernel, int device, bool device_buffers)
+    table_lookup_impl(std::unique_ptr<kernel::table_lookup<T>> kernel,
+                      int device,
+                      bool device_buffers)
         : gr::sync_block("table_lookup",
                          device_buffer_signature(device_buffers, 1, 1, sizeof(float)),
                          device_buffer_signature(device_buffers, 1, 1, sizeof(T))),

@@ -62,7 +62,8 @@ template <typename F>
 void parallel_ranges(size_t n, size_t tile, double total_macs, F&& fn)
 {
     const int nt = max_threads();
-    const size_t n_ranges = std::max<size_t>(1, std::min<size_t>(size_t(4) * nt, n / (4 * tile)));
+    const size_t n_ranges =
+        std::max<size_t>(1, std::min<size_t>(size_t(4) * nt, n / (4 * tile)));
     const size_t per = (n + n_ranges - 1) / n_ranges;
     const bool par = n_ranges > 1 && nt > 1 && total_macs > 1e6;
     (void)par;

@@ -21,7 +21,8 @@ public:
     bool usable() const
     {
 #if defined(__x86_64__) && defined(__GNUC__)
-        static const bool yes = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+        static const bool yes =
+            __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
         return yes && d_allow.load(std::memory_order_relaxed);
 #else
         return false;

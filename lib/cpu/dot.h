@@ -21,9 +21,9 @@
 // twice ([h0 h0 h1 h1 ...]), a plain float dot product with 16 independent lanes that GCC
 // vectorises; target_clones picks the AVX2/FMA build at load time where the CPU has it.
 
+#include <type_traits>
 #include <complex>
 #include <cstddef>
-#include <type_traits>
 #include <vector>
 #ifdef GPUINTERP_HAVE_VOLK
 #include <volk/volk.h>
@@ -42,7 +42,8 @@ namespace cpu {
 
 //! Sums x[i]*h[i] over n floats into 16 lanes (lane = i mod 16; parity = i mod 2 survives).
 GPUINTERP_SIMD_CLONES
-inline void dot_lanes(float lanes[16], const float* __restrict x, const float* __restrict h, size_t n)
+inline void
+dot_lanes(float lanes[16], const float* __restrict x, const float* __restrict h, size_t n)
 {
     float acc[16] = { 0 };
     size_t i = 0;
@@ -73,7 +74,8 @@ inline void dot(float* r, const float* x, const float* h, size_t n)
 {
     volk_32f_x2_dot_prod_32f(r, x, h, static_cast<unsigned>(n));
 }
-inline void dot(std::complex<float>* r, const std::complex<float>* x, const float* h, size_t n)
+inline void
+dot(std::complex<float>* r, const std::complex<float>* x, const float* h, size_t n)
 {
     volk_32fc_32f_dot_prod_32fc(r, x, h, static_cast<unsigned>(n));
 }
@@ -117,7 +119,8 @@ inline void dot(float* r, const float* x, const float* h, size_t n)
 }
 
 //! float taps for complex samples: hd = [h0 h0 h1 h1 ...] (2n floats).
-inline void dot(std::complex<float>* r, const std::complex<float>* x, const float* hd, size_t n)
+inline void
+dot(std::complex<float>* r, const std::complex<float>* x, const float* hd, size_t n)
 {
     float l[16];
     dot_lanes(l, reinterpret_cast<const float*>(x), hd, 2 * n);
@@ -131,7 +134,10 @@ inline void dot(std::complex<float>* r, const std::complex<float>* x, const floa
 
 //! complex taps for complex samples: hd = [re h0, re h0, ..., re h(n-1)] then [im h0, im h0, ...]
 //! (4n floats). x*h = (xr hr - xi hi, xi hr + xr hi).
-inline void dot(std::complex<float>* r, const std::complex<float>* x, const std::complex<float>* hd, size_t n)
+inline void dot(std::complex<float>* r,
+                const std::complex<float>* x,
+                const std::complex<float>* hd,
+                size_t n)
 {
     const float* h = reinterpret_cast<const float*>(hd);
     float a[16], b[16];
@@ -157,7 +163,8 @@ inline void store_arm(float* dst, const float* h, size_t n, bool complex_samples
         }
     }
 }
-inline void store_arm(std::complex<float>* dst, const std::complex<float>* h, size_t n, bool)
+inline void
+store_arm(std::complex<float>* dst, const std::complex<float>* h, size_t n, bool)
 {
     float* f = reinterpret_cast<float*>(dst);
     for (size_t i = 0; i < n; i++) {

@@ -22,9 +22,9 @@
 // The AVX2/FMA path is written with intrinsics in functions compiled for that target and chosen at
 // run time (__builtin_cpu_supports); a plain C++ version serves every other CPU. (GCC 12's
 // target_clones, as in dot.h, lost the coefficient broadcasts here: they came out as 8 inserts.)
+#include "../common/parallel.h"
 #include "avx2_switch.h"
 #include "cpu_engines.h"
-#include "../common/parallel.h"
 #include <gnuradio/gpuinterp/kernel/stream_history.h>
 #include <algorithm>
 #include <atomic>
@@ -41,8 +41,8 @@ namespace {
 
 using cf = std::complex<float>;
 
-constexpr size_t tile = 512;  // samples per tile: the planes of a tile stay in L1/L2
-constexpr size_t G = 32;      // outputs kept in registers: 4 AVX vectors re + 4 im
+constexpr size_t tile = 512; // samples per tile: the planes of a tile stay in L1/L2
+constexpr size_t G = 32;     // outputs kept in registers: 4 AVX vectors re + 4 im
 
 //! Scratch of one thread: real and imaginary planes per order, each `S` floats:
 //! [H values before the tile][tile][G of padding that a partial last group may read].
@@ -55,7 +55,12 @@ struct scratch {
 // ---- portable version (any CPU; GCC vectorises the fixed-length inner loops for SSE) ----
 
 //! Basis of `cnt` samples x into the planes at position `pos`, orders 0..M-1.
-void basis_generic(float* __restrict b, size_t S, unsigned M, size_t pos, const cf* __restrict x, size_t cnt)
+void basis_generic(float* __restrict b,
+                   size_t S,
+                   unsigned M,
+                   size_t pos,
+                   const cf* __restrict x,
+                   size_t cnt)
 {
     for (size_t j = 0; j < cnt; j++) {
         float pr = x[j].real(), pi = x[j].imag();
@@ -74,7 +79,11 @@ void basis_generic(float* __restrict b, size_t S, unsigned M, size_t pos, const 
 }
 
 //! out[j] = c + sum_m sum_k map(m,k) psi_m[H + j - k] for j < cnt.
-void filter_generic(cf* __restrict out, const float* __restrict b, size_t S, const dpd_packed& md, size_t cnt)
+void filter_generic(cf* __restrict out,
+                    const float* __restrict b,
+                    size_t S,
+                    const dpd_packed& md,
+                    size_t cnt)
 {
     const float* co = md.abcd.data();
     for (size_t g0 = 0; g0 < cnt; g0 += G) {
@@ -107,13 +116,18 @@ void filter_generic(cf* __restrict out, const float* __restrict b, size_t S, con
 #if defined(__x86_64__) && defined(__GNUC__)
 #define GPUINTERP_DPD_AVX2 1
 
-__attribute__((target("avx2,fma"))) void
-basis_avx2(float* __restrict b, size_t S, unsigned M, size_t pos, const cf* __restrict x, size_t cnt)
+__attribute__((target("avx2,fma"))) void basis_avx2(float* __restrict b,
+                                                    size_t S,
+                                                    unsigned M,
+                                                    size_t pos,
+                                                    const cf* __restrict x,
+                                                    size_t cnt)
 {
     const float* xf = reinterpret_cast<const float*>(x);
     size_t j = 0;
     for (; j + 8 <= cnt; j += 8) {
-        const __m256 lo = _mm256_loadu_ps(xf + 2 * j), hi = _mm256_loadu_ps(xf + 2 * j + 8);
+        const __m256 lo = _mm256_loadu_ps(xf + 2 * j),
+                     hi = _mm256_loadu_ps(xf + 2 * j + 8);
         // (r0 r1 r4 r5 | r2 r3 r6 r7) -> r0..r7 by swapping the middle 64-bit pairs
         __m256 pr = _mm256_castpd_ps(_mm256_permute4x64_pd(
             _mm256_castps_pd(_mm256_shuffle_ps(lo, hi, _MM_SHUFFLE(2, 0, 2, 0))), 0xD8));
@@ -134,8 +148,11 @@ basis_avx2(float* __restrict b, size_t S, unsigned M, size_t pos, const cf* __re
     basis_generic(b, S, M, pos + j, x + j, cnt - j);
 }
 
-__attribute__((target("avx2,fma"))) void
-filter_avx2(cf* __restrict out, const float* __restrict b, size_t S, const dpd_packed& md, size_t cnt)
+__attribute__((target("avx2,fma"))) void filter_avx2(cf* __restrict out,
+                                                     const float* __restrict b,
+                                                     size_t S,
+                                                     const dpd_packed& md,
+                                                     size_t cnt)
 {
     const float* co = md.abcd.data();
     const unsigned* taps = md.taps.data();
@@ -157,7 +174,8 @@ filter_avx2(cf* __restrict out, const float* __restrict b, size_t S, const dpd_p
             const unsigned L = taps[m];
             for (unsigned k = 0; k < L; k++, c += 4, pr--, pi--) {
                 const __m256 A = _mm256_broadcast_ss(c), B = _mm256_broadcast_ss(c + 1);
-                const __m256 C = _mm256_broadcast_ss(c + 2), D = _mm256_broadcast_ss(c + 3);
+                const __m256 C = _mm256_broadcast_ss(c + 2),
+                             D = _mm256_broadcast_ss(c + 3);
 #pragma GCC unroll 4
                 for (int u = 0; u < 4; u++) {
                     const __m256 xr = _mm256_loadu_ps(pr + 8 * u),
@@ -170,9 +188,12 @@ filter_avx2(cf* __restrict out, const float* __restrict b, size_t S, const dpd_p
         if (g0 + G <= cnt) {
             for (int v = 0; v < 4; v++) {
                 // (r0 i0 r1 i1 | r4 i4 r5 i5), (r2 i2 r3 i3 | r6 i6 r7 i7) -> samples 0-3, 4-7
-                const __m256 lo = _mm256_unpacklo_ps(re[v], im[v]), hi = _mm256_unpackhi_ps(re[v], im[v]);
-                _mm256_storeu_ps(of + 2 * (g0 + 8 * v), _mm256_permute2f128_ps(lo, hi, 0x20));
-                _mm256_storeu_ps(of + 2 * (g0 + 8 * v) + 8, _mm256_permute2f128_ps(lo, hi, 0x31));
+                const __m256 lo = _mm256_unpacklo_ps(re[v], im[v]),
+                             hi = _mm256_unpackhi_ps(re[v], im[v]);
+                _mm256_storeu_ps(of + 2 * (g0 + 8 * v),
+                                 _mm256_permute2f128_ps(lo, hi, 0x20));
+                _mm256_storeu_ps(of + 2 * (g0 + 8 * v) + 8,
+                                 _mm256_permute2f128_ps(lo, hi, 0x31));
             }
         } else {
             alignas(32) float r[G], i[G];
@@ -227,9 +248,10 @@ public:
             d_work.resize(cpu::max_threads());
         // Contiguous ranges keep the basis carry working inside each range (a range recomputes
         // only the H samples before it; cpu::parallel_ranges).
-        cpu::parallel_ranges(n, tile, double(n) * d_pairs * 4, [&](int t, size_t s0, size_t s1) {
-            run_range(d_work[t], out, in, s0, s1);
-        });
+        cpu::parallel_ranges(
+            n, tile, double(n) * d_pairs * 4, [&](int t, size_t s0, size_t s1) {
+                run_range(d_work[t], out, in, s0, s1);
+            });
         d_hist.advance(in, n);
     }
 
@@ -249,7 +271,8 @@ private:
         basis(w.b.data(), w.S, M, 0, w.hist.data(), H);
         for (size_t s = s0; s < s1; s += tile) {
             const size_t cnt = std::min(tile, s1 - s);
-            if (s != s0 && H) // carry: the previous tile's last H basis values move to the front
+            if (s != s0 &&
+                H) // carry: the previous tile's last H basis values move to the front
                 for (unsigned p = 0; p < 2 * M; p++) {
                     float* plane = w.b.data() + size_t(p) * w.S;
                     std::memmove(plane, plane + tile, H * sizeof(float));
@@ -268,7 +291,10 @@ private:
 
 } // namespace
 
-std::unique_ptr<dpd_engine> make_cpu_dpd_engine() { return std::make_unique<cpu_dpd_engine>(); }
+std::unique_ptr<dpd_engine> make_cpu_dpd_engine()
+{
+    return std::make_unique<cpu_dpd_engine>();
+}
 
 void set_dpd_cpu_simd(bool allow) { g_avx2.allow(allow); }
 

@@ -17,9 +17,9 @@
 //
 // The group loop is written once with GCC vector types and compiled twice, for AVX2/FMA and for the
 // baseline, chosen at run time (__builtin_cpu_supports), as the parallel-Hammerstein backend does.
+#include "../common/parallel.h"
 #include "avx2_switch.h"
 #include "cpu_engines.h"
-#include "../common/parallel.h"
 #include <gnuradio/gpuinterp/kernel/stream_history.h>
 #include <algorithm>
 #include <atomic>
@@ -56,7 +56,11 @@ GMP_INLINE v8 load8(const float* p)
     return v;
 }
 
-GMP_INLINE void planes_body(float* __restrict xr, float* __restrict xi, float* __restrict ev, const cf* __restrict x, size_t cnt)
+GMP_INLINE void planes_body(float* __restrict xr,
+                            float* __restrict xi,
+                            float* __restrict ev,
+                            const cf* __restrict x,
+                            size_t cnt)
 {
     for (size_t j = 0; j < cnt; j++) {
         const float r = x[j].real(), i = x[j].imag();
@@ -133,20 +137,33 @@ GMP_INLINE void filter_body(cf* __restrict out,
     }
 }
 
-void planes_generic(float* xr, float* xi, float* ev, const cf* x, size_t cnt) { planes_body(xr, xi, ev, x, cnt); }
-void filter_generic(cf* out, const float* xr, const float* xi, const float* ev, const gmp_program& p, size_t cnt)
+void planes_generic(float* xr, float* xi, float* ev, const cf* x, size_t cnt)
+{
+    planes_body(xr, xi, ev, x, cnt);
+}
+void filter_generic(cf* out,
+                    const float* xr,
+                    const float* xi,
+                    const float* ev,
+                    const gmp_program& p,
+                    size_t cnt)
 {
     filter_body(out, xr, xi, ev, p, cnt);
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define GPUINTERP_GMP_AVX2 1
-__attribute__((target("avx2,fma"))) void planes_avx2(float* xr, float* xi, float* ev, const cf* x, size_t cnt)
+__attribute__((target("avx2,fma"))) void
+planes_avx2(float* xr, float* xi, float* ev, const cf* x, size_t cnt)
 {
     planes_body(xr, xi, ev, x, cnt);
 }
-__attribute__((target("avx2,fma"))) void
-filter_avx2(cf* out, const float* xr, const float* xi, const float* ev, const gmp_program& p, size_t cnt)
+__attribute__((target("avx2,fma"))) void filter_avx2(cf* out,
+                                                     const float* xr,
+                                                     const float* xi,
+                                                     const float* ev,
+                                                     const gmp_program& p,
+                                                     size_t cnt)
 {
     filter_body(out, xr, xi, ev, p, cnt);
 }
@@ -164,7 +181,12 @@ void planes(float* xr, float* xi, float* ev, const cf* x, size_t cnt)
     planes_generic(xr, xi, ev, x, cnt);
 }
 
-void filter(cf* out, const float* xr, const float* xi, const float* ev, const gmp_program& p, size_t cnt)
+void filter(cf* out,
+            const float* xr,
+            const float* xi,
+            const float* ev,
+            const gmp_program& p,
+            size_t cnt)
 {
 #ifdef GPUINTERP_GMP_AVX2
     if (g_avx2.usable())
@@ -190,9 +212,11 @@ public:
         if (d_work.size() < size_t(cpu::max_threads()))
             d_work.resize(cpu::max_threads());
         // Ranges recompute only the planes of the H samples before them (cpu::parallel_ranges).
-        cpu::parallel_ranges(n, d_tile, double(n) * d_p.fmas_per_sample(), [&](int t, size_t s0, size_t s1) {
-            run_range(d_work[t], out, in, s0, s1);
-        });
+        cpu::parallel_ranges(
+            n,
+            d_tile,
+            double(n) * d_p.fmas_per_sample(),
+            [&](int t, size_t s0, size_t s1) { run_range(d_work[t], out, in, s0, s1); });
         d_hist.advance(in, n);
     }
 
@@ -204,7 +228,9 @@ private:
         const size_t H = d_p.H, S = d_S;
         if (w.S != S) {
             w.S = S;
-            w.planes.assign(3 * S, 0.f); // zeroed once: the padding a partial group reads stays finite
+            w.planes.assign(
+                3 * S,
+                0.f); // zeroed once: the padding a partial group reads stays finite
         }
         float* xr = w.planes.data();
         float* xi = xr + S;
@@ -230,7 +256,10 @@ private:
 
 } // namespace
 
-std::unique_ptr<gmp_engine> make_cpu_gmp_engine() { return std::make_unique<cpu_gmp_engine>(); }
+std::unique_ptr<gmp_engine> make_cpu_gmp_engine()
+{
+    return std::make_unique<cpu_gmp_engine>();
+}
 
 void set_gmp_cpu_simd(bool allow) { g_avx2.allow(allow); }
 

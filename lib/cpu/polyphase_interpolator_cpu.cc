@@ -6,9 +6,9 @@
 // CPU backend of the polyphase interpolator: the arms are stored reversed so each output is one
 // dot product over a contiguous input window (VOLK, as GNU Radio's fir_filter; see dot.h), and large
 // calls are split into input blocks handled by OpenMP threads.
+#include "../common/parallel.h"
 #include "cpu_engines.h"
 #include "dot.h"
-#include "../common/parallel.h"
 #include <gnuradio/gpuinterp/kernel/stream_history.h>
 #include <complex>
 
@@ -33,7 +33,8 @@ public:
         for (unsigned p = 0; p < L; p++) {
             for (size_t j = 0; j < M; j++) // reversed: window index j is x[n - (M-1-j)]
                 rev[j] = padded[(M - 1 - j) * L + p];
-            cpu::store_arm(d_arms.data() + p * d_stride, rev.data(), M, !std::is_same_v<T, float>);
+            cpu::store_arm(
+                d_arms.data() + p * d_stride, rev.data(), M, !std::is_same_v<T, float>);
         }
         d_hist.resize(M - 1);
     }
@@ -82,7 +83,8 @@ std::unique_ptr<fir_engine<T, TAP>> make_cpu_fir_engine()
 
 template std::unique_ptr<fir_engine<std::complex<float>, float>> make_cpu_fir_engine();
 template std::unique_ptr<fir_engine<float, float>> make_cpu_fir_engine();
-template std::unique_ptr<fir_engine<std::complex<float>, std::complex<float>>> make_cpu_fir_engine();
+template std::unique_ptr<fir_engine<std::complex<float>, std::complex<float>>>
+make_cpu_fir_engine();
 
 } // namespace kernel
 } // namespace gpuinterp

@@ -10,10 +10,10 @@
 // output is two SIMD dot products (arm p and arm p+1) blended by the arm fraction, as GNU
 // Radio's pfb_arb_resampler blends its filter and derivative outputs (for r < 1 the arms
 // are K/r long: the table is stretched).
+#include "../common/parallel.h"
 #include "../kernel/fixed_phase.h"
 #include "cpu_engines.h"
 #include "dot.h"
-#include "../common/parallel.h"
 #include <gnuradio/gpuinterp/kernel/texture_emulation.h>
 #include <cmath>
 

@@ -15,9 +15,9 @@
 // (frame, block of output rows) items over OpenMP threads; every thread owns its scratch
 // (row cache, converted source row), so items never share writable memory.
 #include "../common/float16.h"
+#include "../common/parallel.h"
 #include "cpu_engines.h"
 #include "dot.h" // GPUINTERP_SIMD_CLONES
-#include "../common/parallel.h"
 #include <type_traits>
 #include <algorithm>
 #include <climits>
@@ -133,12 +133,14 @@ void store_fence()
 
 #if defined(__x86_64__) && defined(__GNUC__)
 // F16C converts 8 values per instruction with the same rounding (to nearest even) as float_to_half.
-__attribute__((target("avx,f16c"))) void to_half_f16c(uint16_t* out, const float* in, size_t n)
+__attribute__((target("avx,f16c"))) void
+to_half_f16c(uint16_t* out, const float* in, size_t n)
 {
     size_t e = 0;
     for (; e + 8 <= n; e += 8)
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + e),
-                         _mm256_cvtps_ph(_mm256_loadu_ps(in + e), _MM_FROUND_TO_NEAREST_INT));
+        _mm_storeu_si128(
+            reinterpret_cast<__m128i*>(out + e),
+            _mm256_cvtps_ph(_mm256_loadu_ps(in + e), _MM_FROUND_TO_NEAREST_INT));
     for (; e < n; e++)
         out[e] = float_to_half(in[e]);
 }
@@ -147,7 +149,8 @@ __attribute__((target("avx,f16c"))) void to_half_f16c(uint16_t* out, const float
 void to_half(uint16_t* out, const float* in, size_t n)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
-    static const bool f16c = __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx");
+    static const bool f16c =
+        __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx");
     if (f16c) {
         to_half_f16c(out, in, n);
         return;

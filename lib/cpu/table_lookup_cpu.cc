@@ -53,7 +53,8 @@ T exact_linear(const T* t, size_t n, float x, bool normalized, texemu::address m
 template <typename T>
 T exact_point(const T* t, size_t n, float x, bool normalized, texemu::address mode)
 {
-    return texemu::texel(t, n, int64_t(std::floor(exact_coordinate(x, n, normalized))), mode);
+    return texemu::texel(
+        t, n, int64_t(std::floor(exact_coordinate(x, n, normalized))), mode);
 }
 
 template <typename T>

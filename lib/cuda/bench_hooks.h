@@ -57,7 +57,8 @@ double time_resize_kernel_ms(int device,
 //! 2: one 16-byte load per thread and two 16-byte stores on each of two output rows (a warp's
 //!    store instruction then covers every other 16 bytes: half of each 32-byte sector).
 //! Throws std::invalid_argument unless in_w % 4 == 0 and layout is 0..2.
-double time_resize_expand_floor_ms(int device, int in_h, int in_w, size_t n_frames, int layout, int iters);
+double time_resize_expand_floor_ms(
+    int device, int in_h, int in_w, size_t n_frames, int layout, int iters);
 
 //! The context's current cudaLimitMaxL2FetchGranularity (bytes) on `device`.
 int l2_fetch_granularity(int device);

@@ -9,8 +9,8 @@
 // float2 is the device twin of std::complex<float> (same size and layout). These helpers give the
 // kernels one spelling of multiply-accumulate for every (sample, tap) type pair.
 
-#include <complex>
 #include <cuda_runtime.h>
+#include <complex>
 
 namespace gr {
 namespace gpuinterp {
@@ -30,9 +30,15 @@ using device_t = typename device_type<H>::type;
 template <typename T>
 __host__ __device__ inline T zero();
 template <>
-__host__ __device__ inline float zero<float>() { return 0.f; }
+__host__ __device__ inline float zero<float>()
+{
+    return 0.f;
+}
 template <>
-__host__ __device__ inline float2 zero<float2>() { return make_float2(0.f, 0.f); }
+__host__ __device__ inline float2 zero<float2>()
+{
+    return make_float2(0.f, 0.f);
+}
 
 // acc += h * x
 __device__ inline void mac(float& acc, float h, float x) { acc = fmaf(h, x, acc); }

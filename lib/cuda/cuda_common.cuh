@@ -22,7 +22,8 @@ namespace gr {
 namespace gpuinterp {
 namespace gpu {
 
-[[noreturn]] void throw_cuda_error(cudaError_t err, const char* expr, const char* file, int line);
+[[noreturn]] void
+throw_cuda_error(cudaError_t err, const char* expr, const char* file, int line);
 
 //! Opt-in debugging: GPUINTERP_CUDA_SYNC=1 synchronises after every launch so an asynchronous fault
 //! is reported at the launch that caused it.
@@ -32,19 +33,20 @@ bool debug_sync_enabled();
 } // namespace gpuinterp
 } // namespace gr
 
-#define GPUINTERP_CUDA_CHECK(expr)                                                      \
-    do {                                                                                \
-        cudaError_t gpuinterp_err_ = (expr);                                            \
-        if (gpuinterp_err_ != cudaSuccess)                                              \
-            ::gr::gpuinterp::gpu::throw_cuda_error(gpuinterp_err_, #expr, __FILE__, __LINE__); \
+#define GPUINTERP_CUDA_CHECK(expr)                          \
+    do {                                                    \
+        cudaError_t gpuinterp_err_ = (expr);                \
+        if (gpuinterp_err_ != cudaSuccess)                  \
+            ::gr::gpuinterp::gpu::throw_cuda_error(         \
+                gpuinterp_err_, #expr, __FILE__, __LINE__); \
     } while (0)
 
 //! After every kernel launch: reports launch-configuration errors, and with the debug switch the fault.
-#define GPUINTERP_CUDA_CHECK_LAUNCH(stream)                                             \
-    do {                                                                                \
-        GPUINTERP_CUDA_CHECK(cudaGetLastError());                                       \
-        if (::gr::gpuinterp::gpu::debug_sync_enabled())                                 \
-            GPUINTERP_CUDA_CHECK(cudaStreamSynchronize(stream));                        \
+#define GPUINTERP_CUDA_CHECK_LAUNCH(stream)                      \
+    do {                                                         \
+        GPUINTERP_CUDA_CHECK(cudaGetLastError());                \
+        if (::gr::gpuinterp::gpu::debug_sync_enabled())          \
+            GPUINTERP_CUDA_CHECK(cudaStreamSynchronize(stream)); \
     } while (0)
 
 namespace gr {
@@ -72,7 +74,10 @@ private:
 class stream
 {
 public:
-    stream() { GPUINTERP_CUDA_CHECK(cudaStreamCreateWithFlags(&d_s, cudaStreamNonBlocking)); }
+    stream()
+    {
+        GPUINTERP_CUDA_CHECK(cudaStreamCreateWithFlags(&d_s, cudaStreamNonBlocking));
+    }
     ~stream()
     {
         if (d_s)
@@ -93,8 +98,8 @@ public:
     //! Events are for ordering by default; pass true to measure elapsed time.
     explicit event(bool timing = true)
     {
-        GPUINTERP_CUDA_CHECK(
-            cudaEventCreateWithFlags(&d_e, timing ? cudaEventDefault : cudaEventDisableTiming));
+        GPUINTERP_CUDA_CHECK(cudaEventCreateWithFlags(
+            &d_e, timing ? cudaEventDefault : cudaEventDisableTiming));
     }
     ~event()
     {
@@ -163,8 +168,10 @@ private:
 template <typename D, typename S>
 void upload(D* dst, const S* src, size_t count)
 {
-    static_assert(sizeof(D) == sizeof(S), "upload: the device type and the host type differ in size");
-    GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(dst, src, count * sizeof(S), cudaMemcpyHostToDevice, cudaStreamPerThread));
+    static_assert(sizeof(D) == sizeof(S),
+                  "upload: the device type and the host type differ in size");
+    GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(
+        dst, src, count * sizeof(S), cudaMemcpyHostToDevice, cudaStreamPerThread));
     GPUINTERP_CUDA_CHECK(cudaStreamSynchronize(cudaStreamPerThread));
 }
 
@@ -184,16 +191,18 @@ public:
         if (n <= d_cap)
             return;
         release();
-        GPUINTERP_CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&d_p),
-                                           n * sizeof(T),
-                                           d_mapped ? cudaHostAllocMapped : cudaHostAllocDefault));
+        GPUINTERP_CUDA_CHECK(
+            cudaHostAlloc(reinterpret_cast<void**>(&d_p),
+                          n * sizeof(T),
+                          d_mapped ? cudaHostAllocMapped : cudaHostAllocDefault));
         d_cap = n;
     }
     T* get() const { return d_p; }
     T* device_pointer() const
     {
         T* dp = nullptr;
-        GPUINTERP_CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&dp), d_p, 0));
+        GPUINTERP_CUDA_CHECK(
+            cudaHostGetDevicePointer(reinterpret_cast<void**>(&dp), d_p, 0));
         return dp;
     }
     size_t capacity() const { return d_cap; }

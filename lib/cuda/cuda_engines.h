@@ -23,16 +23,22 @@ namespace gpuinterp {
 namespace gpu {
 
 template <typename T, typename TAP>
-std::unique_ptr<kernel::fir_engine<T, TAP>> make_cuda_fir_engine(int device, size_t batch);
+std::unique_ptr<kernel::fir_engine<T, TAP>> make_cuda_fir_engine(int device,
+                                                                 size_t batch);
 template <typename T>
-std::unique_ptr<kernel::lookup_engine<T>> make_cuda_lookup_engine(int device, size_t batch);
+std::unique_ptr<kernel::lookup_engine<T>> make_cuda_lookup_engine(int device,
+                                                                  size_t batch);
 template <typename T>
-std::unique_ptr<kernel::resamp_engine<T>> make_cuda_resamp_engine(int device, size_t batch);
+std::unique_ptr<kernel::resamp_engine<T>> make_cuda_resamp_engine(int device,
+                                                                  size_t batch);
 template <typename T>
-std::unique_ptr<kernel::resize_engine<T>> make_cuda_resize_engine(int device, size_t batch);
+std::unique_ptr<kernel::resize_engine<T>> make_cuda_resize_engine(int device,
+                                                                  size_t batch);
 //! mapped: the host path reads and writes mapped pinned memory instead of copying (dpd_predistorter).
-std::unique_ptr<kernel::dpd_engine> make_cuda_dpd_engine(int device, size_t batch, bool mapped);
-std::unique_ptr<kernel::gmp_engine> make_cuda_gmp_engine(int device, size_t batch, bool mapped);
+std::unique_ptr<kernel::dpd_engine>
+make_cuda_dpd_engine(int device, size_t batch, bool mapped);
+std::unique_ptr<kernel::gmp_engine>
+make_cuda_gmp_engine(int device, size_t batch, bool mapped);
 std::unique_ptr<kernel::gram_engine> make_cuda_gram_engine(int device);
 
 } // namespace gpu

@@ -27,7 +27,8 @@ template <typename T, typename HT>
 class device_history
 {
 public:
-    static_assert(sizeof(T) == sizeof(HT), "device and host sample types must share a layout");
+    static_assert(sizeof(T) == sizeof(HT),
+                  "device and host sample types must share a layout");
 
     /*!
      * Run `launch(x, first, count)` over the n device-resident inputs `in`, where x points at the
@@ -35,7 +36,11 @@ public:
      * the new history is saved on the device at the end (ordered on `st`, not synchronised).
      */
     template <typename Launch>
-    void run(kernel::stream_history<HT>& host, const T* in, size_t n, cudaStream_t st, Launch&& launch)
+    void run(kernel::stream_history<HT>& host,
+             const T* in,
+             size_t n,
+             cudaStream_t st,
+             Launch&& launch)
     {
         const size_t H = host.size();
         const T* sm = seam(host, in, n, st);
@@ -55,25 +60,29 @@ public:
      * that reaches back into the history lies inside it. Also loads the history onto the device
      * when the last call was a host call.
      */
-    const T* seam(kernel::stream_history<HT>& host, const T* in, size_t n, cudaStream_t st)
+    const T*
+    seam(kernel::stream_history<HT>& host, const T* in, size_t n, cudaStream_t st)
     {
         const size_t H = host.size();
         if (!d_on_device) {
             d_hist.reserve(std::max<size_t>(H, 1));
             if (H)
-                GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(
-                    d_hist.get(), host.values().data(), H * sizeof(T), cudaMemcpyHostToDevice, st));
+                GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(d_hist.get(),
+                                                     host.values().data(),
+                                                     H * sizeof(T),
+                                                     cudaMemcpyHostToDevice,
+                                                     st));
             d_on_device = true;
         }
         d_H = H;
         const size_t s = std::min(n, H);
         d_seam.reserve(std::max<size_t>(H + s, 1));
         if (H)
-            GPUINTERP_CUDA_CHECK(
-                cudaMemcpyAsync(d_seam.get(), d_hist.get(), H * sizeof(T), cudaMemcpyDeviceToDevice, st));
+            GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(
+                d_seam.get(), d_hist.get(), H * sizeof(T), cudaMemcpyDeviceToDevice, st));
         if (s)
-            GPUINTERP_CUDA_CHECK(
-                cudaMemcpyAsync(d_seam.get() + H, in, s * sizeof(T), cudaMemcpyDeviceToDevice, st));
+            GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(
+                d_seam.get() + H, in, s * sizeof(T), cudaMemcpyDeviceToDevice, st));
         return d_seam.get();
     }
 
@@ -86,8 +95,8 @@ public:
             return;
         // used < H: the newest H samples are seam[used .. used + H), inside the seam as used <= min(n, H).
         const T* newest = used >= H ? in + (used - H) : d_seam.get() + used;
-        GPUINTERP_CUDA_CHECK(
-            cudaMemcpyAsync(d_hist.get(), newest, H * sizeof(T), cudaMemcpyDeviceToDevice, st));
+        GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(
+            d_hist.get(), newest, H * sizeof(T), cudaMemcpyDeviceToDevice, st));
     }
 
     //! Bring the history back into `host` when the last call was a device call.
@@ -98,7 +107,8 @@ public:
         const size_t H = host.size();
         std::vector<HT> h(H);
         if (H)
-            GPUINTERP_CUDA_CHECK(cudaMemcpy(h.data(), d_hist.get(), H * sizeof(T), cudaMemcpyDeviceToHost));
+            GPUINTERP_CUDA_CHECK(cudaMemcpy(
+                h.data(), d_hist.get(), H * sizeof(T), cudaMemcpyDeviceToHost));
         host.advance(h.data(), H);
         d_on_device = false;
     }

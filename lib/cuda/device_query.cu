@@ -16,15 +16,12 @@ namespace gpu {
 void throw_cuda_error(cudaError_t err, const char* expr, const char* file, int line)
 {
     std::ostringstream os;
-    os << "CUDA error " << cudaGetErrorName(err) << " (" << cudaGetErrorString(err) << ") in '"
-       << expr << "' at " << file << ":" << line;
+    os << "CUDA error " << cudaGetErrorName(err) << " (" << cudaGetErrorString(err)
+       << ") in '" << expr << "' at " << file << ":" << line;
     throw cuda_error(os.str());
 }
 
-bool debug_sync_enabled()
-{
-    return env::cuda_sync();
-}
+bool debug_sync_enabled() { return env::cuda_sync(); }
 
 namespace {
 std::mutex g_mutex;
@@ -44,9 +41,9 @@ std::string describe(cudaError_t err)
         return "no NVIDIA driver found";
     if (err == cudaErrorInsufficientDriver) {
         std::ostringstream os;
-        os << "the NVIDIA driver supports CUDA up to " << driver / 1000 << "." << driver % 1000 / 10
-           << ", older than this build's CUDA runtime " << runtime / 1000 << "."
-           << runtime % 1000 / 10;
+        os << "the NVIDIA driver supports CUDA up to " << driver / 1000 << "."
+           << driver % 1000 / 10 << ", older than this build's CUDA runtime "
+           << runtime / 1000 << "." << runtime % 1000 / 10;
         return os.str();
     }
     return cudaGetErrorString(err);
@@ -88,7 +85,8 @@ std::string last_error()
 int multiprocessor_count(int device)
 {
     int n = 0;
-    if (cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {
+    if (cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, device) !=
+        cudaSuccess) {
         cudaGetLastError();
         return 0;
     }

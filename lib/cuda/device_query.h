@@ -16,9 +16,10 @@ namespace gpuinterp {
 namespace gpu {
 
 bool built_with_cuda();
-int device_count();          // 0 on any error; never throws
+int device_count();                  // 0 on any error; never throws
 std::string device_name(int device); // "" on any error
-std::string last_error();    // why the last device_count() returned 0, e.g. "no NVIDIA driver found"
+std::string
+last_error(); // why the last device_count() returned 0, e.g. "no NVIDIA driver found"
 int multiprocessor_count(int device);
 
 } // namespace gpu

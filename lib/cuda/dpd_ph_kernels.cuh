@@ -46,7 +46,8 @@ __device__ __forceinline__ void compute_basis(float2 v, float2 (&psi)[M])
         psi[m] = make_float2(psi[m - 1].x * a2, psi[m - 1].y * a2);
 }
 
-__device__ __forceinline__ void apply_map(float& re, float& im, float4 c, float pr, float pi)
+__device__ __forceinline__ void
+apply_map(float& re, float& im, float4 c, float pr, float pi)
 {
     re = fmaf(c.x, pr, re);
     re = fmaf(c.y, pi, re);
@@ -66,7 +67,8 @@ init_accumulators(float (&re)[R], float (&im)[R], const dev_model& md)
     }
 }
 
-__device__ __forceinline__ void load_coefficients(float4* dst, const float4* __restrict__ src, int count)
+__device__ __forceinline__ void
+load_coefficients(float4* dst, const float4* __restrict__ src, int count)
 {
     for (int i = threadIdx.x; i < count; i += blockDim.x)
         dst[i] = src[i];
@@ -90,9 +92,9 @@ __global__ void __launch_bounds__(THREADS)
                     int T)
 {
     extern __shared__ float4 coef[];
-    const int W = T + md.H; // window per tile
+    const int W = T + md.H;                                      // window per tile
     float2* bas = reinterpret_cast<float2*>(coef + M * md.Lmax); // M planes of W values
-    float2* ys = bas + M * W;                                    // T staged outputs (R > 1)
+    float2* ys = bas + M * W; // T staged outputs (R > 1)
     load_coefficients(coef, coef_g, M * md.Lmax);
     const long long n_tiles = (n + T - 1) / T;
     for (long long tile = blockIdx.x; tile < n_tiles; tile += gridDim.x) {
@@ -117,7 +119,8 @@ __global__ void __launch_bounds__(THREADS)
 #pragma unroll
             for (int m = 0; m < M; m++) {
                 const float4* c = coef + m * md.Lmax;
-                const float2* b = bas + m * W + md.H + o0; // output o0 + r, tap k reads b[r - k]
+                const float2* b =
+                    bas + m * W + md.H + o0; // output o0 + r, tap k reads b[r - k]
                 const int L = md.taps[m];
                 float2 w[R];
 #pragma unroll
@@ -129,7 +132,8 @@ __global__ void __launch_bounds__(THREADS)
                     for (int r = 0; r < R; r++)
                         apply_map(re[r], im[r], cc, w[r].x, w[r].y);
 #pragma unroll
-                    for (int r = R - 1; r > 0; r--) // slide by one sample: w[r] = b[r - k - 1]
+                    for (int r = R - 1; r > 0;
+                         r--) // slide by one sample: w[r] = b[r - k - 1]
                         w[r] = w[r - 1];
                     if (k + 1 < L)
                         w[0] = b[-(k + 1)];
@@ -192,7 +196,8 @@ __host__ __device__ constexpr int padded(int count)
 //! Outputs of one order for a group of R consecutive outputs. b: the order's plane; j0: window
 //! index of output 0 at tap 0; c: the order's maps. FULL: the order uses all LT taps (unrolled).
 template <int R, int LT, bool FULL>
-__device__ __forceinline__ void tiled_order(float (&re)[R], float (&im)[R], const float2* b, int j0, const float4* c, int L)
+__device__ __forceinline__ void tiled_order(
+    float (&re)[R], float (&im)[R], const float2* b, int j0, const float4* c, int L)
 {
     float2 w[R]; // w[r]: the value output r needs at the current tap
 #pragma unroll
@@ -231,11 +236,11 @@ __device__ __forceinline__ void tiled_body(const float2* __restrict__ x,
                                            long long n,
                                            float2* smem)
 {
-    constexpr int T = NT * R;      // outputs per tile
-    constexpr int Q = T / 2;       // float4 loads of a tile's first T window values
+    constexpr int T = NT * R; // outputs per tile
+    constexpr int Q = T / 2;  // float4 loads of a tile's first T window values
     constexpr int NF = (Q + NT - 1) / NT;
     static_assert(T % 2 == 0, "tiles hold whole float4 pairs");
-    const int H = md.H;            // < NT (configure): one halo value per thread at most
+    const int H = md.H; // < NT (configure): one halo value per thread at most
     const int Wp = padded<R>(T + H);
     float2* bas = smem;            // M planes of Wp values
     float2* ys = bas + M * Wp;     // staged outputs, padded like the planes
@@ -324,7 +329,8 @@ __device__ __forceinline__ void tiled_body(const float2* __restrict__ x,
                 const float2 b = ys[pidx<R>(2 * q + 1)];
                 // The intrinsic keeps it one 16-byte store (a plain float4 assignment was split into
                 // two 8-byte stores in the PTX); streaming: the output is not read again.
-                __stcs(reinterpret_cast<float4*>(y + base + 2 * q), make_float4(a.x, a.y, b.x, b.y));
+                __stcs(reinterpret_cast<float4*>(y + base + 2 * q),
+                       make_float4(a.x, a.y, b.x, b.y));
             } else {
                 y[base + 2 * q] = a;
             }
@@ -356,7 +362,8 @@ __global__ void __launch_bounds__(NT)
 {
     extern __shared__ float4 sm4[];
     load_coefficients(sm4, coef_g, M * md.Lmax);
-    tiled_body<M, R, NT, 0>(x, y, sm4, md.Lmax, md, n, reinterpret_cast<float2*>(sm4 + M * md.Lmax));
+    tiled_body<M, R, NT, 0>(
+        x, y, sm4, md.Lmax, md, n, reinterpret_cast<float2*>(sm4 + M * md.Lmax));
 }
 
 //! (outputs per thread, threads per block) of the library's tiled variant.
@@ -366,7 +373,8 @@ constexpr int TILED_UNROLL_M = 5;
 
 struct tiled_choice {
     const void* fn = nullptr;
-    bool param = false; //!< maps as a kernel parameter (unrolled) or in shared memory (generic)
+    bool param =
+        false; //!< maps as a kernel parameter (unrolled) or in shared memory (generic)
 };
 
 template <int M, int R, int NT>
@@ -375,34 +383,56 @@ tiled_choice tiled_pick(int Lmax)
     auto un = [](const void* f) { return tiled_choice{ f, true }; };
     if constexpr (M <= TILED_UNROLL_M) {
         switch (Lmax) {
-        case 1: return un(reinterpret_cast<const void*>(dpd_tiled_kernel<M, R, NT, 1>));
-        case 2: return un(reinterpret_cast<const void*>(dpd_tiled_kernel<M, R, NT, 2>));
-        case 3: return un(reinterpret_cast<const void*>(dpd_tiled_kernel<M, R, NT, 3>));
-        case 4: return un(reinterpret_cast<const void*>(dpd_tiled_kernel<M, R, NT, 4>));
-        case 5: return un(reinterpret_cast<const void*>(dpd_tiled_kernel<M, R, NT, 5>));
-        case 6: return un(reinterpret_cast<const void*>(dpd_tiled_kernel<M, R, NT, 6>));
-        case 7: return un(reinterpret_cast<const void*>(dpd_tiled_kernel<M, R, NT, 7>));
-        case 8: return un(reinterpret_cast<const void*>(dpd_tiled_kernel<M, R, NT, 8>));
-        case 16: return un(reinterpret_cast<const void*>(dpd_tiled_kernel<M, R, NT, 16>));
-        default: break;
+        case 1:
+            return un(reinterpret_cast<const void*>(dpd_tiled_kernel<M, R, NT, 1>));
+        case 2:
+            return un(reinterpret_cast<const void*>(dpd_tiled_kernel<M, R, NT, 2>));
+        case 3:
+            return un(reinterpret_cast<const void*>(dpd_tiled_kernel<M, R, NT, 3>));
+        case 4:
+            return un(reinterpret_cast<const void*>(dpd_tiled_kernel<M, R, NT, 4>));
+        case 5:
+            return un(reinterpret_cast<const void*>(dpd_tiled_kernel<M, R, NT, 5>));
+        case 6:
+            return un(reinterpret_cast<const void*>(dpd_tiled_kernel<M, R, NT, 6>));
+        case 7:
+            return un(reinterpret_cast<const void*>(dpd_tiled_kernel<M, R, NT, 7>));
+        case 8:
+            return un(reinterpret_cast<const void*>(dpd_tiled_kernel<M, R, NT, 8>));
+        case 16:
+            return un(reinterpret_cast<const void*>(dpd_tiled_kernel<M, R, NT, 16>));
+        default:
+            break;
         }
     }
-    return tiled_choice{ reinterpret_cast<const void*>(dpd_tiled_generic_kernel<M, R, NT>), false };
+    return tiled_choice{
+        reinterpret_cast<const void*>(dpd_tiled_generic_kernel<M, R, NT>), false
+    };
 }
 
 template <int R, int NT>
 tiled_choice tiled_for(int M, int Lmax)
 {
     switch (M) {
-    case 1: return tiled_pick<1, R, NT>(Lmax);
-    case 2: return tiled_pick<2, R, NT>(Lmax);
-    case 3: return tiled_pick<3, R, NT>(Lmax);
-    case 4: return tiled_pick<4, R, NT>(Lmax);
-    case 5: return tiled_pick<5, R, NT>(Lmax);
-    case 6: return tiled_pick<6, R, NT>(Lmax);
-    case 7: return tiled_pick<7, R, NT>(Lmax);
-    case 8: return tiled_pick<8, R, NT>(Lmax);
-    default: throw std::invalid_argument("P: orders above 15 are not supported by the CUDA backend");
+    case 1:
+        return tiled_pick<1, R, NT>(Lmax);
+    case 2:
+        return tiled_pick<2, R, NT>(Lmax);
+    case 3:
+        return tiled_pick<3, R, NT>(Lmax);
+    case 4:
+        return tiled_pick<4, R, NT>(Lmax);
+    case 5:
+        return tiled_pick<5, R, NT>(Lmax);
+    case 6:
+        return tiled_pick<6, R, NT>(Lmax);
+    case 7:
+        return tiled_pick<7, R, NT>(Lmax);
+    case 8:
+        return tiled_pick<8, R, NT>(Lmax);
+    default:
+        throw std::invalid_argument(
+            "P: orders above 15 are not supported by the CUDA backend");
     }
 }
 

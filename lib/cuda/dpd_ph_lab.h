@@ -26,7 +26,8 @@ struct dpd_lab_kernel {
 struct dpd_lab_variants {
     const void* (*shuffle)(int M) = nullptr;   //!< dpd_shuffle_kernel<M>
     const void* (*shuffle_x)(int M) = nullptr; //!< dpd_shuffle_x_kernel<M>
-    dpd_lab_kernel (*tiled8)(int M, int Lmax) = nullptr; //!< tiled with R = 8, 128 threads
+    dpd_lab_kernel (*tiled8)(int M,
+                             int Lmax) = nullptr; //!< tiled with R = 8, 128 threads
 };
 
 //! Defined in dpd_predistorter.cu.

@@ -26,25 +26,28 @@ dev_model make_dev_model(const kernel::dpd_packed& m);
 //! One resolved configuration: which kernel, its tile, block size and shared memory.
 struct ph_plan {
     const void* kernel = nullptr;
-    kernel::dpd_cuda_variant variant = kernel::dpd_cuda_variant::smem; //!< the one that runs
-    int M = 1;              //!< orders
-    size_t smem = 0;        //!< dynamic shared memory per block
-    int tile = 0;           //!< outputs per tile
-    int threads = 0;        //!< per block
-    int R = 1;              //!< smem kernel: outputs per thread
-    int max_blocks = 1;     //!< resident blocks on the device (grid cap)
-    bool param = false;     //!< tiled, unrolled: maps passed as a kernel parameter
+    kernel::dpd_cuda_variant variant =
+        kernel::dpd_cuda_variant::smem; //!< the one that runs
+    int M = 1;                          //!< orders
+    size_t smem = 0;                    //!< dynamic shared memory per block
+    int tile = 0;                       //!< outputs per tile
+    int threads = 0;                    //!< per block
+    int R = 1;                          //!< smem kernel: outputs per thread
+    int max_blocks = 1;                 //!< resident blocks on the device (grid cap)
+    bool param = false; //!< tiled, unrolled: maps passed as a kernel parameter
     //! The tiled kernels move samples as float4 pairs: x and y must be 16-byte aligned.
     bool tiled() const
     {
-        return variant == kernel::dpd_cuda_variant::tiled || variant == kernel::dpd_cuda_variant::tiled8;
+        return variant == kernel::dpd_cuda_variant::tiled ||
+               variant == kernel::dpd_cuda_variant::tiled8;
     }
 };
 
 //! Resolves `requested` (automatic: tiled) for this structure on `device`, falling back to smem
 //! where tiled does not fit. Throws std::invalid_argument naming `variant` for a benchmark-only
 //! variant that bench/dpd_ph_lab.cu has not registered, or `Lp` when nothing fits.
-ph_plan plan_ph(const dev_model& md, int M, int device, kernel::dpd_cuda_variant requested);
+ph_plan
+plan_ph(const dev_model& md, int M, int device, kernel::dpd_cuda_variant requested);
 
 //! x: md.H history samples then n new ones; y: n outputs (device memory; the tiled kernels need
 //! both 16-byte aligned). coef: the packed maps on the device; hcoef: the same on the host (the

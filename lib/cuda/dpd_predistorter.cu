@@ -48,12 +48,12 @@
 // staging are split over threads (cpu::parallel_copy): one thread's memcpy would cap the block
 // far below the bus.
 #include "../common/parallel.h"
-#include "cuda_engines.h"
-#include "dpd_ph_launch.h"
 #include "cuda_common.cuh"
-#include "dpd_stream.cuh"
+#include "cuda_engines.h"
 #include "dpd_ph_kernels.cuh"
 #include "dpd_ph_lab.h"
+#include "dpd_ph_launch.h"
+#include "dpd_stream.cuh"
 #include <gnuradio/gpuinterp/kernel/stream_history.h>
 #include <algorithm>
 #include <cstdint>
@@ -77,15 +77,17 @@ dpd_lab_variants& lab_registry()
 
 bool is_lab_variant(dpd_cuda_variant v)
 {
-    return v == dpd_cuda_variant::shuffle || v == dpd_cuda_variant::shuffle_x || v == dpd_cuda_variant::tiled8;
+    return v == dpd_cuda_variant::shuffle || v == dpd_cuda_variant::shuffle_x ||
+           v == dpd_cuda_variant::tiled8;
 }
 
 void check_variant(dpd_cuda_variant v)
 {
     if (is_lab_variant(v) && !lab_registry().tiled8)
-        throw std::invalid_argument("variant: '" + kernel::to_string(v) +
-                                    "' is a benchmark-only variant (bench/dpd_ph_lab.cu); the library runs "
-                                    "automatic, smem or tiled");
+        throw std::invalid_argument(
+            "variant: '" + kernel::to_string(v) +
+            "' is a benchmark-only variant (bench/dpd_ph_lab.cu); the library runs "
+            "automatic, smem or tiled");
 }
 
 using kernel_fn = const void*;
@@ -107,15 +109,25 @@ kernel_fn pick(dpd_cuda_variant v, int R)
 kernel_fn kernel_for(int M, dpd_cuda_variant v, int R)
 {
     switch (M) {
-    case 1: return pick<1>(v, R);
-    case 2: return pick<2>(v, R);
-    case 3: return pick<3>(v, R);
-    case 4: return pick<4>(v, R);
-    case 5: return pick<5>(v, R);
-    case 6: return pick<6>(v, R);
-    case 7: return pick<7>(v, R);
-    case 8: return pick<8>(v, R);
-    default: throw std::invalid_argument("P: orders above 15 are not supported by the CUDA backend");
+    case 1:
+        return pick<1>(v, R);
+    case 2:
+        return pick<2>(v, R);
+    case 3:
+        return pick<3>(v, R);
+    case 4:
+        return pick<4>(v, R);
+    case 5:
+        return pick<5>(v, R);
+    case 6:
+        return pick<6>(v, R);
+    case 7:
+        return pick<7>(v, R);
+    case 8:
+        return pick<8>(v, R);
+    default:
+        throw std::invalid_argument(
+            "P: orders above 15 are not supported by the CUDA backend");
     }
 }
 
@@ -124,7 +136,8 @@ kernel_fn kernel_for(int M, dpd_cuda_variant v, int R)
 dev_model make_dev_model(const kernel::dpd_packed& m)
 {
     if (int(m.M) > MAX_M)
-        throw std::invalid_argument("P: orders above 15 are not supported by the CUDA backend");
+        throw std::invalid_argument(
+            "P: orders above 15 are not supported by the CUDA backend");
     dev_model md{};
     md.Lmax = int(m.Lmax);
     md.H = int(m.H);
@@ -140,13 +153,17 @@ ph_plan plan_ph(const dev_model& md, int M, int device, dpd_cuda_variant request
     check_variant(requested);
     device_guard guard(device);
     int sms = 1, optin = 48 * 1024;
-    GPUINTERP_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    GPUINTERP_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    GPUINTERP_CUDA_CHECK(
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    GPUINTERP_CUDA_CHECK(
+        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
     const int H = md.H, Lmax = md.Lmax;
     dpd_cuda_variant v = requested;
-    if (v == dpd_cuda_variant::automatic) // measured fastest at every row (docs/performance.md)
+    if (v == dpd_cuda_variant::
+                 automatic) // measured fastest at every row (docs/performance.md)
         v = dpd_cuda_variant::tiled;
-    const bool warp_layout = v == dpd_cuda_variant::shuffle || v == dpd_cuda_variant::shuffle_x;
+    const bool warp_layout =
+        v == dpd_cuda_variant::shuffle || v == dpd_cuda_variant::shuffle_x;
     if (warp_layout && H > 31) // a warp cannot cover more than 32 taps
         v = dpd_cuda_variant::smem;
     const size_t coef_bytes = size_t(M) * Lmax * sizeof(float4);
@@ -157,9 +174,11 @@ ph_plan plan_ph(const dev_model& md, int M, int device, dpd_cuda_variant request
     auto finish = [&] {
         // Per-kernel attribute shared by all engines: the device limit, so no engine lowers it
         // under another's need (see polyphase_interpolator.cu).
-        GPUINTERP_CUDA_CHECK(cudaFuncSetAttribute(pl.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
+        GPUINTERP_CUDA_CHECK(cudaFuncSetAttribute(
+            pl.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
         int per_sm = 0;
-        GPUINTERP_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, pl.kernel, pl.threads, pl.smem));
+        GPUINTERP_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &per_sm, pl.kernel, pl.threads, pl.smem));
         pl.max_blocks = std::max(1, per_sm) * sms;
         return pl;
     };
@@ -175,8 +194,8 @@ ph_plan plan_ph(const dev_model& md, int M, int device, dpd_cuda_variant request
         }
         const int T = R * NT;
         auto pad = [&](int c) { return (R & 1) ? c : c + (c - 1) / R + 1; }; // padded<R>
-        const size_t need =
-            (tc.param ? 0 : coef_bytes) + (size_t(M) * pad(T + H) + size_t(pad(T))) * sizeof(float2);
+        const size_t need = (tc.param ? 0 : coef_bytes) +
+                            (size_t(M) * pad(T + H) + size_t(pad(T))) * sizeof(float2);
         // One halo value per thread; longer filters (or no room) take the smem kernel.
         if (H < NT && need <= size_t(optin)) {
             pl.variant = v;
@@ -194,7 +213,8 @@ ph_plan plan_ph(const dev_model& md, int M, int device, dpd_cuda_variant request
         // staging. Tiles hold at least 4 outputs per halo sample so the halo's extra basis work
         // stays <= 25%, fewer when shared memory runs out; R = 1 is the last resort.
         auto need = [&](int t, int r) {
-            return coef_bytes + size_t(M) * (t + H) * sizeof(float2) + (r > 1 ? size_t(t) * sizeof(float2) : 0);
+            return coef_bytes + size_t(M) * (t + H) * sizeof(float2) +
+                   (r > 1 ? size_t(t) * sizeof(float2) : 0);
         };
         int T = 0;
         for (int r : { Lmax > 4 ? SMEM_R : 1, 1 }) {
@@ -207,7 +227,8 @@ ph_plan plan_ph(const dev_model& md, int M, int device, dpd_cuda_variant request
                 break;
         }
         if (need(T, pl.R) > size_t(optin))
-            throw std::invalid_argument("Lp: " + std::to_string(Lmax) + " taps with " + std::to_string(M) +
+            throw std::invalid_argument("Lp: " + std::to_string(Lmax) + " taps with " +
+                                        std::to_string(M) +
                                         " orders exceed the device's shared memory");
         pl.tile = T;
         pl.smem = need(T, pl.R);
@@ -228,15 +249,20 @@ void launch_ph(const ph_plan& pl,
 {
     const long long nn = (long long)n;
     long long blocks;
-    const bool warp_layout = pl.variant == dpd_cuda_variant::shuffle || pl.variant == dpd_cuda_variant::shuffle_x;
+    const bool warp_layout = pl.variant == dpd_cuda_variant::shuffle ||
+                             pl.variant == dpd_cuda_variant::shuffle_x;
     if (pl.tiled()) {
         blocks = (nn + pl.tile - 1) / pl.tile;
         const int grid = int(std::min<long long>(blocks, pl.max_blocks));
         // Unrolled kernels take the maps by value (the launch copies hcoef, so a later model
         // update cannot reach a kernel in flight); the generic one from the device.
-        void* args[] = { &x, &y, pl.param ? const_cast<float*>(hcoef) : static_cast<void*>(&coef),
-                         const_cast<dev_model*>(&md), const_cast<long long*>(&nn) };
-        GPUINTERP_CUDA_CHECK(cudaLaunchKernel(pl.kernel, dim3(grid), dim3(pl.threads), args, pl.smem, st));
+        void* args[] = { &x,
+                         &y,
+                         pl.param ? const_cast<float*>(hcoef) : static_cast<void*>(&coef),
+                         const_cast<dev_model*>(&md),
+                         const_cast<long long*>(&nn) };
+        GPUINTERP_CUDA_CHECK(
+            cudaLaunchKernel(pl.kernel, dim3(grid), dim3(pl.threads), args, pl.smem, st));
         GPUINTERP_CUDA_CHECK_LAUNCH(st);
         return;
     }
@@ -247,17 +273,26 @@ void launch_ph(const ph_plan& pl,
         blocks = (nn + pl.tile - 1) / pl.tile;
     }
     const int grid = int(std::min<long long>(blocks, pl.max_blocks));
-    void* args_shuffle[] = { &x, &y, &coef, const_cast<dev_model*>(&md), const_cast<long long*>(&nn) };
+    void* args_shuffle[] = {
+        &x, &y, &coef, const_cast<dev_model*>(&md), const_cast<long long*>(&nn)
+    };
     int T = pl.tile;
-    void* args_smem[] = { &x, &y, &coef, const_cast<dev_model*>(&md), const_cast<long long*>(&nn), &T };
-    GPUINTERP_CUDA_CHECK(
-        cudaLaunchKernel(pl.kernel, dim3(grid), dim3(THREADS), warp_layout ? args_shuffle : args_smem, pl.smem, st));
+    void* args_smem[] = {
+        &x, &y, &coef, const_cast<dev_model*>(&md), const_cast<long long*>(&nn), &T
+    };
+    GPUINTERP_CUDA_CHECK(cudaLaunchKernel(pl.kernel,
+                                          dim3(grid),
+                                          dim3(THREADS),
+                                          warp_layout ? args_shuffle : args_smem,
+                                          pl.smem,
+                                          st));
     GPUINTERP_CUDA_CHECK_LAUNCH(st);
 }
 
 namespace {
 
-class cuda_dpd_engine final : public dpd_stream_entry_points<kernel::dpd_engine, cuda_dpd_engine>
+class cuda_dpd_engine final
+    : public dpd_stream_entry_points<kernel::dpd_engine, cuda_dpd_engine>
 {
 public:
     cuda_dpd_engine(int device, size_t batch, bool mapped)
@@ -300,8 +335,16 @@ public:
             // The tiled kernels move samples as float4 pairs and need 16-byte aligned x and y;
             // device-buffer calls (process_device) hand over GNU Radio buffer pointers at any
             // 8-byte offset, and those take the smem plan.
-            const bool misaligned = (reinterpret_cast<uintptr_t>(x) | reinterpret_cast<uintptr_t>(y)) & 15;
-            launch_ph(d_plan.tiled() && misaligned ? d_fallback : d_plan, d_md, x, y, d_coef.get(), d_hcoef.data(), cnt, st);
+            const bool misaligned =
+                (reinterpret_cast<uintptr_t>(x) | reinterpret_cast<uintptr_t>(y)) & 15;
+            launch_ph(d_plan.tiled() && misaligned ? d_fallback : d_plan,
+                      d_md,
+                      x,
+                      y,
+                      d_coef.get(),
+                      d_hcoef.data(),
+                      cnt,
+                      st);
         };
     }
 
@@ -315,8 +358,9 @@ private:
 
     int d_device;
     int d_M = 1;
-    ph_plan d_plan{}, d_fallback{}; //!< the fallback: smem, for misaligned pointers (tiled only)
-    std::vector<float> d_hcoef;     //!< host copy of the maps for the unrolled tiled kernels
+    ph_plan d_plan{},
+        d_fallback{}; //!< the fallback: smem, for misaligned pointers (tiled only)
+    std::vector<float> d_hcoef; //!< host copy of the maps for the unrolled tiled kernels
     dev_model d_md{};
     dpd_cuda_variant d_requested = dpd_cuda_variant::automatic;
     device_buffer<float4> d_coef;
@@ -330,7 +374,8 @@ private:
 void set_dpd_lab_variants(const dpd_lab_variants& v) { lab_registry() = v; }
 const dpd_lab_variants& dpd_lab() { return lab_registry(); }
 
-std::unique_ptr<kernel::dpd_engine> make_cuda_dpd_engine(int device, size_t batch, bool mapped)
+std::unique_ptr<kernel::dpd_engine>
+make_cuda_dpd_engine(int device, size_t batch, bool mapped)
 {
     return std::make_unique<cuda_dpd_engine>(device, batch, mapped);
 }

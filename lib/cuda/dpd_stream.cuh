@@ -64,14 +64,18 @@ public:
         device_guard guard(d_device);
         d_dev_hist.pull(d_hist);
         const size_t H = d_hist.size();
-        d_pipe.run(reinterpret_cast<float2*>(out), n, d_batch, { H, 1, 1 },
-                   [&](float2* pinned, size_t pos, size_t cnt) {
-                       // The H samples before `pos` (history or input), then the chunk, copied by threads.
-                       cf* staged = reinterpret_cast<cf*>(pinned);
-                       d_hist.window(staged, in, pos, 0);
-                       cpu::parallel_copy(staged + H, in + pos, cnt * sizeof(cf));
-                   },
-                   launch);
+        d_pipe.run(
+            reinterpret_cast<float2*>(out),
+            n,
+            d_batch,
+            { H, 1, 1 },
+            [&](float2* pinned, size_t pos, size_t cnt) {
+                // The H samples before `pos` (history or input), then the chunk, copied by threads.
+                cf* staged = reinterpret_cast<cf*>(pinned);
+                d_hist.window(staged, in, pos, 0);
+                cpu::parallel_copy(staged + H, in + pos, cnt * sizeof(cf));
+            },
+            launch);
         d_hist.advance(in, n);
     }
 
@@ -84,8 +88,13 @@ public:
         const size_t H = d_hist.size();
         cudaStream_t st = d_pipe.stream0();
         float2* y = reinterpret_cast<float2*>(out);
-        d_dev_hist.run(d_hist, reinterpret_cast<const float2*>(in), n, st,
-                       [&](const float2* x, size_t first, size_t count) { launch(x - H, y + first, count, st); });
+        d_dev_hist.run(d_hist,
+                       reinterpret_cast<const float2*>(in),
+                       n,
+                       st,
+                       [&](const float2* x, size_t first, size_t count) {
+                           launch(x - H, y + first, count, st);
+                       });
         GPUINTERP_CUDA_CHECK(cudaStreamSynchronize(st));
     }
 
@@ -119,6 +128,7 @@ public:
     }
     void reset() override { self().stream().reset(); }
     void set_batch(size_t b) override { self().stream().set_batch(b); }
+
 private:
     Engine& self() { return static_cast<Engine&>(*this); }
 };

@@ -39,7 +39,8 @@ fir_plan plan_fir(int device, unsigned L, size_t M);
 //! x: M - 1 history inputs then n new ones (device memory); y: n * L outputs; taps: the prototype
 //! zero-padded to M * L, tap k of arm p at k * L + p (device memory).
 template <typename T, typename TAP>
-void launch_fir(const fir_plan& plan, const T* x, T* y, const TAP* taps, int n, cudaStream_t st);
+void launch_fir(
+    const fir_plan& plan, const T* x, T* y, const TAP* taps, int n, cudaStream_t st);
 
 } // namespace gpu
 } // namespace gpuinterp

@@ -12,8 +12,8 @@
 // buffer, replaced synchronously by set_program(): both entry points return only after their
 // work has finished, so no kernel can be reading it.
 #include "../common/parallel.h"
-#include "cuda_engines.h"
 #include "cuda_common.cuh"
+#include "cuda_engines.h"
 #include "dpd_stream.cuh"
 #include "gmp_launch.h"
 #include <gnuradio/gpuinterp/kernel/stream_history.h>
@@ -27,7 +27,8 @@ namespace {
 
 using cf = std::complex<float>;
 
-class cuda_gmp_engine final : public dpd_stream_entry_points<kernel::gmp_engine, cuda_gmp_engine>
+class cuda_gmp_engine final
+    : public dpd_stream_entry_points<kernel::gmp_engine, cuda_gmp_engine>
 {
 public:
     cuda_gmp_engine(int device, size_t batch, bool mapped)
@@ -64,11 +65,14 @@ public:
     }
     kernel::dpd_cuda_variant active_variant() const override
     {
-        return d_jit.fn ? kernel::dpd_cuda_variant::compiled : kernel::dpd_cuda_variant::interpreted;
+        return d_jit.fn ? kernel::dpd_cuda_variant::compiled
+                        : kernel::dpd_cuda_variant::interpreted;
     }
     std::string variant_note() const override
     {
-        return d_jit_note.empty() ? std::string() : "mp/gmp: the interpreted CUDA kernel runs (" + d_jit_note + ")";
+        return d_jit_note.empty()
+                   ? std::string()
+                   : "mp/gmp: the interpreted CUDA kernel runs (" + d_jit_note + ")";
     }
 
     dpd_stream& stream() { return d_stream; }
@@ -86,12 +90,15 @@ private:
     void choose()
     {
         const bool want = d_requested == kernel::dpd_cuda_variant::compiled ||
-                          (d_requested != kernel::dpd_cuda_variant::interpreted && gmp_jit_preferred(d_blob));
+                          (d_requested != kernel::dpd_cuda_variant::interpreted &&
+                           gmp_jit_preferred(d_blob));
         d_jit_note.clear();
         if (want && !d_jit.fn)
-            d_jit = compile_gmp_jit(d_blob, d_device, gmp_jit_outputs_per_thread(d_blob), &d_jit_note);
+            d_jit = compile_gmp_jit(
+                d_blob, d_device, gmp_jit_outputs_per_thread(d_blob), &d_jit_note);
         else if (!want && d_jit.fn)
-            release_gmp_jit(d_jit); // no launch of it is queued: the entry points are synchronous
+            release_gmp_jit(
+                d_jit); // no launch of it is queued: the entry points are synchronous
     }
 
     int d_device;
@@ -108,7 +115,8 @@ private:
 
 } // namespace
 
-std::unique_ptr<kernel::gmp_engine> make_cuda_gmp_engine(int device, size_t batch, bool mapped)
+std::unique_ptr<kernel::gmp_engine>
+make_cuda_gmp_engine(int device, size_t batch, bool mapped)
 {
     return std::make_unique<cuda_gmp_engine>(device, batch, mapped);
 }

@@ -43,16 +43,22 @@ namespace gpu {
 
 namespace {
 
-constexpr int JIT_NT = 256;      // threads per block
-constexpr int JIT_S = 8;         // outputs per thread (a loop)
+constexpr int JIT_NT = 256; // threads per block
+constexpr int JIT_S = 8;    // outputs per thread (a loop)
 constexpr int JIT_T = JIT_NT * JIT_S;
-constexpr size_t MAX_PARAM_BYTES = 32000; // kernel parameters: 32764 bytes from CUDA 12.1 / sm_70
-constexpr int MAX_JIT_H = 1500;  // static shared tile (T + H) * 12 bytes within 48 KiB
+constexpr size_t MAX_PARAM_BYTES =
+    32000;                      // kernel parameters: 32764 bytes from CUDA 12.1 / sm_70
+constexpr int MAX_JIT_H = 1500; // static shared tile (T + H) * 12 bytes within 48 KiB
 
 // The NVRTC entry points used, resolved from the shared library.
 struct nvrtc_api {
     using prog = void*;
-    int (*create)(prog*, const char*, const char*, int, const char* const*, const char* const*) = nullptr;
+    int (*create)(prog*,
+                  const char*,
+                  const char*,
+                  int,
+                  const char* const*,
+                  const char* const*) = nullptr;
     int (*compile)(prog, int, const char* const*) = nullptr;
     int (*log_size)(prog, size_t*) = nullptr;
     int (*log)(prog, char*) = nullptr;
@@ -67,13 +73,17 @@ const nvrtc_api& nvrtc()
     static const nvrtc_api api = [] {
         nvrtc_api a;
         void* h = nullptr;
-        for (const char* name : { "libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so",
+        for (const char* name : { "libnvrtc.so.13",
+                                  "libnvrtc.so.12",
+                                  "libnvrtc.so",
                                   "/usr/local/cuda/lib64/libnvrtc.so" })
             if ((h = dlopen(name, RTLD_NOW | RTLD_LOCAL)))
                 break;
         if (!h)
             return a;
-        auto sym = [&](auto& f, const char* n) { f = reinterpret_cast<std::decay_t<decltype(f)>>(dlsym(h, n)); };
+        auto sym = [&](auto& f, const char* n) {
+            f = reinterpret_cast<std::decay_t<decltype(f)>>(dlsym(h, n));
+        };
         sym(a.create, "nvrtcCreateProgram");
         sym(a.compile, "nvrtcCompileProgram");
         sym(a.log_size, "nvrtcGetProgramLogSize");
@@ -81,7 +91,8 @@ const nvrtc_api& nvrtc()
         sym(a.cubin_size, "nvrtcGetCUBINSize");
         sym(a.cubin, "nvrtcGetCUBIN");
         sym(a.destroy, "nvrtcDestroyProgram");
-        a.ok = a.create && a.compile && a.log_size && a.log && a.cubin_size && a.cubin && a.destroy;
+        a.ok = a.create && a.compile && a.log_size && a.log && a.cubin_size && a.cubin &&
+               a.destroy;
         return a;
     }();
     return api;
@@ -100,16 +111,22 @@ struct view {
 std::string gmp_jit_source(const gmp_blob& b, int V)
 {
     if (V != 1 && V != 2 && V != 4)
-        throw std::invalid_argument("gmp_jit_source: outputs per thread must be 1, 2 or 4");
+        throw std::invalid_argument(
+            "gmp_jit_source: outputs per thread must be 1, 2 or 4");
     const view v{ b };
     // Outputs o0 .. o0+V-1 of a thread are adjacent, so a sample or envelope value read by one
     // output at lag k is the one its neighbour reads at lag k+1: each value of the window is
     // loaded once, as an aligned pair (float4 of two samples, float2 of two envelopes) where V is
     // even. o0 = H + V*q, so the pair starting at o0 - k is aligned when H - k is even.
     const bool pairs = V % 2 == 0;
-    auto start_of = [&](int k) { return pairs && (b.H - k) % 2 != 0 ? k + 1 : k; }; // lag k's pair
+    auto start_of = [&](int k) {
+        return pairs && (b.H - k) % 2 != 0 ? k + 1 : k;
+    }; // lag k's pair
     // The register holding the sample (x) or envelope value at o0 - a (a pair's first where V is even).
-    auto name_of = [](bool x, int a) { return std::string(x ? "X" : "E") + (a < 0 ? "m" : "") + std::to_string(std::abs(a)); };
+    auto name_of = [](bool x, int a) {
+        return std::string(x ? "X" : "E") + (a < 0 ? "m" : "") +
+               std::to_string(std::abs(a));
+    };
     std::set<std::string> loaded;
     auto need = [&](std::ostringstream& o, bool x, int k) {
         // Loads the value at o0 - k (k may go to -(V-1)) into a register, once.
@@ -118,11 +135,12 @@ std::string gmp_jit_source(const gmp_blob& b, int V)
         if (!loaded.insert(name).second)
             return;
         if (!pairs)
-            o << "    const " << (x ? "float2 " : "float ") << name << " = " << (x ? "xs" : "es") << "[o0 - (" << a
-              << ")];\n";
+            o << "    const " << (x ? "float2 " : "float ") << name << " = "
+              << (x ? "xs" : "es") << "[o0 - (" << a << ")];\n";
         else
-            o << "    const " << (x ? "float4 " : "float2 ") << name << " = *reinterpret_cast<const "
-              << (x ? "float4" : "float2") << "*>(&" << (x ? "xs" : "es") << "[o0 - (" << a << ")]);\n";
+            o << "    const " << (x ? "float4 " : "float2 ") << name
+              << " = *reinterpret_cast<const " << (x ? "float4" : "float2") << "*>(&"
+              << (x ? "xs" : "es") << "[o0 - (" << a << ")]);\n";
     };
     // The register expression of the sample (x) or envelope at o0 + j - lag, j the output.
     auto at = [&](bool x, int j, int lag) {
@@ -133,25 +151,31 @@ std::string gmp_jit_source(const gmp_blob& b, int V)
             return name;
         const bool second = a != k; // o0 - k = o0 - a + 1
         if (x)
-            return second ? "make_float2(" + name + ".z, " + name + ".w)" : "make_float2(" + name + ".x, " + name + ".y)";
+            return second ? "make_float2(" + name + ".z, " + name + ".w)"
+                          : "make_float2(" + name + ".x, " + name + ".y)";
         return name + (second ? ".y" : ".x");
     };
     std::ostringstream s;
-    s << "struct gmp_coefs { float cr, ci; float2 lc[" << std::max(1, b.nl) << "]; float2 c[" << std::max(1, b.nc)
-      << "]; };\n"
-      << "extern \"C\" __global__ void __launch_bounds__(" << JIT_NT << ") gmp_jit(const float2* __restrict__ x, "
+    s << "struct gmp_coefs { float cr, ci; float2 lc[" << std::max(1, b.nl)
+      << "]; float2 c[" << std::max(1, b.nc) << "]; };\n"
+      << "extern \"C\" __global__ void __launch_bounds__(" << JIT_NT
+      << ") gmp_jit(const float2* __restrict__ x, "
       << "float2* __restrict__ y, long long n, const __grid_constant__ gmp_coefs C)\n{\n"
-      << "  constexpr int NT = " << JIT_NT << ", S = " << JIT_S << ", T = NT * S, H = " << b.H << ", V = " << V
+      << "  constexpr int NT = " << JIT_NT << ", S = " << JIT_S
+      << ", T = NT * S, H = " << b.H << ", V = " << V
       << ";\n"
       // +2: the aligned pair holding the last output's newest value may reach one place past T + H
       // (loaded, never used).
-      << "  __shared__ __align__(16) float2 xs[T + H + 2];\n  __shared__ __align__(16) float es[T + H + 2];\n"
+      << "  __shared__ __align__(16) float2 xs[T + H + 2];\n  __shared__ __align__(16) "
+         "float es[T + H + 2];\n"
       << "  const bool y16 = (reinterpret_cast<unsigned long long>(y) & 15) == 0;\n"
-      << "  for (long long base = (long long)blockIdx.x * T; base < n; base += (long long)gridDim.x * T) {\n"
+      << "  for (long long base = (long long)blockIdx.x * T; base < n; base += (long "
+         "long)gridDim.x * T) {\n"
       << "    __syncthreads();\n"
       << "    const long long avail = n - base + H;\n"
       << "    for (int i = threadIdx.x; i < T + H; i += NT) {\n"
-      << "      const float2 u = i < avail ? __ldg(x + base + i) : make_float2(0.f, 0.f);\n"
+      << "      const float2 u = i < avail ? __ldg(x + base + i) : make_float2(0.f, "
+         "0.f);\n"
       << "      xs[i] = u;\n      es[i] = sqrtf(fmaf(u.x, u.x, u.y * u.y));\n    }\n"
       << "    __syncthreads();\n"
       << "#pragma unroll 1\n"
@@ -169,30 +193,36 @@ std::string gmp_jit_source(const gmp_blob& b, int V)
             need(body, true, v.lag_s(l) - j);
         body << "    {\n";
         for (int j = 0; j < V; j++)
-            body << "      float gr" << j << " = C.lc[" << l << "].x, gi" << j << " = C.lc[" << l << "].y;\n";
+            body << "      float gr" << j << " = C.lc[" << l << "].x, gi" << j
+                 << " = C.lc[" << l << "].y;\n";
         for (int i = first; i < v.lag_end(l); i++) {
             const int* E = v.entry(i); // e, t, off
             const int t = E[1], off = E[2];
             body << "      {\n";
             // V Horner chains side by side (each output's FMAs in the same order as V = 1).
             for (int j = 0; j < V; j++)
-                body << "        const float a" << j << " = " << at(false, j, E[0]) << ";\n"
-                     << "        float hr" << j << " = fmaf(C.c[" << off + t + 1 << "].x, a" << j << ", C.c["
-                     << off + t << "].x), hi" << j << " = fmaf(C.c[" << off + t + 1 << "].y, a" << j << ", C.c["
+                body << "        const float a" << j << " = " << at(false, j, E[0])
+                     << ";\n"
+                     << "        float hr" << j << " = fmaf(C.c[" << off + t + 1
+                     << "].x, a" << j << ", C.c[" << off + t << "].x), hi" << j
+                     << " = fmaf(C.c[" << off + t + 1 << "].y, a" << j << ", C.c["
                      << off + t << "].y);\n";
             for (int k = t - 1; k >= 0; k--)
                 for (int j = 0; j < V; j++)
-                    body << "        hr" << j << " = fmaf(hr" << j << ", a" << j << ", C.c[" << off + k << "].x); hi"
-                         << j << " = fmaf(hi" << j << ", a" << j << ", C.c[" << off + k << "].y);\n";
+                    body << "        hr" << j << " = fmaf(hr" << j << ", a" << j
+                         << ", C.c[" << off + k << "].x); hi" << j << " = fmaf(hi" << j
+                         << ", a" << j << ", C.c[" << off + k << "].y);\n";
             for (int j = 0; j < V; j++)
-                body << "        gr" << j << " = fmaf(hr" << j << ", a" << j << ", gr" << j << "); gi" << j
-                     << " = fmaf(hi" << j << ", a" << j << ", gi" << j << ");\n";
+                body << "        gr" << j << " = fmaf(hr" << j << ", a" << j << ", gr"
+                     << j << "); gi" << j << " = fmaf(hi" << j << ", a" << j << ", gi"
+                     << j << ");\n";
             body << "      }\n";
         }
         for (int j = 0; j < V; j++)
             body << "      { const float2 u = " << at(true, j, v.lag_s(l)) << ";\n"
-                 << "        ar" << j << " = fmaf(u.x, gr" << j << ", fmaf(-u.y, gi" << j << ", ar" << j << ")); ai"
-                 << j << " = fmaf(u.x, gi" << j << ", fmaf(u.y, gr" << j << ", ai" << j << ")); }\n";
+                 << "        ar" << j << " = fmaf(u.x, gr" << j << ", fmaf(-u.y, gi" << j
+                 << ", ar" << j << ")); ai" << j << " = fmaf(u.x, gi" << j
+                 << ", fmaf(u.y, gr" << j << ", ai" << j << ")); }\n";
         body << "    }\n";
     }
     s << body.str() << "      const long long i = base + (long long)V * q;\n";
@@ -201,18 +231,23 @@ std::string gmp_jit_source(const gmp_blob& b, int V)
     else {
         s << "      if (i + V <= n && y16) {\n";
         for (int j = 0; j < V; j += 2)
-            s << "        *reinterpret_cast<float4*>(y + i + " << j << ") = make_float4(ar" << j << ", ai" << j
-              << ", ar" << j + 1 << ", ai" << j + 1 << ");\n";
+            s << "        *reinterpret_cast<float4*>(y + i + " << j
+              << ") = make_float4(ar" << j << ", ai" << j << ", ar" << j + 1 << ", ai"
+              << j + 1 << ");\n";
         s << "      } else {\n";
         for (int j = 0; j < V; j++)
-            s << "        if (i + " << j << " < n) y[i + " << j << "] = make_float2(ar" << j << ", ai" << j << ");\n";
+            s << "        if (i + " << j << " < n) y[i + " << j << "] = make_float2(ar"
+              << j << ", ai" << j << ");\n";
         s << "      }\n";
     }
     s << "    }\n  }\n}\n";
     return s.str();
 }
 
-size_t gmp_jit_param_bytes(const gmp_blob& b) { return 8 + 8 * size_t(std::max(1, b.nl) + std::max(1, b.nc)); }
+size_t gmp_jit_param_bytes(const gmp_blob& b)
+{
+    return 8 + 8 * size_t(std::max(1, b.nl) + std::max(1, b.nc));
+}
 
 bool gmp_jit_available() { return nvrtc().ok; }
 
@@ -240,7 +275,8 @@ int gmp_jit_outputs_per_thread(const gmp_blob&)
     return 2;
 }
 
-const std::vector<char>* gmp_jit_cubin(const gmp_blob& b, int cc, int V, std::string* why_not)
+const std::vector<char>*
+gmp_jit_cubin(const gmp_blob& b, int cc, int V, std::string* why_not)
 {
     auto no = [&](const std::string& w) -> const std::vector<char>* {
         if (why_not)
@@ -290,8 +326,10 @@ gmp_jit_kernel compile_gmp_jit(const gmp_blob& b, int device, int V, std::string
 {
     device_guard guard(device);
     int major = 0, minor = 0;
-    GPUINTERP_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-    GPUINTERP_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
+    GPUINTERP_CUDA_CHECK(
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+    GPUINTERP_CUDA_CHECK(
+        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
     const std::vector<char>* cubin = gmp_jit_cubin(b, major * 10 + minor, V, why_not);
     if (!cubin)
         return {};
@@ -302,7 +340,8 @@ gmp_jit_kernel compile_gmp_jit(const gmp_blob& b, int device, int V, std::string
         return gmp_jit_kernel{};
     };
     cudaLibrary_t lib = nullptr;
-    if (cudaLibraryLoadData(&lib, cubin->data(), nullptr, nullptr, 0, nullptr, nullptr, 0) != cudaSuccess)
+    if (cudaLibraryLoadData(
+            &lib, cubin->data(), nullptr, nullptr, 0, nullptr, nullptr, 0) != cudaSuccess)
         return no("cudaLibraryLoadData failed");
     cudaKernel_t kern = nullptr;
     if (cudaLibraryGetKernel(&kern, lib, "gmp_jit") != cudaSuccess) {
@@ -322,15 +361,19 @@ gmp_jit_kernel compile_gmp_jit(const gmp_blob& b, int device, int V, std::string
     long long zero = 0;
     void* args[] = { &x, &y, &zero, params.data() };
     int sms = 1, per_sm = 0;
-    stream probe; // its own stream: the other engines' work on the device is not waited for
-    if (cudaLaunchKernel(k.fn, dim3(1), dim3(JIT_NT), args, 0, probe.get()) != cudaSuccess ||
+    stream
+        probe; // its own stream: the other engines' work on the device is not waited for
+    if (cudaLaunchKernel(k.fn, dim3(1), dim3(JIT_NT), args, 0, probe.get()) !=
+            cudaSuccess ||
         cudaStreamSynchronize(probe.get()) != cudaSuccess ||
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k.fn, JIT_NT, 0) != cudaSuccess) {
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k.fn, JIT_NT, 0) !=
+            cudaSuccess) {
         const std::string err = cudaGetErrorString(cudaGetLastError());
         release_gmp_jit(k);
         return no("the compiled kernel does not launch: " + err);
     }
-    GPUINTERP_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    GPUINTERP_CUDA_CHECK(
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     k.max_blocks = std::max(1, per_sm) * sms;
     return k;
 }
@@ -349,11 +392,16 @@ void gmp_jit_params(const gmp_blob& b, std::vector<char>& out)
     std::memcpy(out.data() + 4, &b.ci, sizeof(float));
     for (int l = 0; l < b.nl; l++)
         std::memcpy(out.data() + 8 + 8 * size_t(l), &b.words[4 * l + 2], 8);
-    std::memcpy(out.data() + 8 + 8 * size_t(std::max(1, b.nl)), b.words.data() + 4 * (b.nl + b.ne),
+    std::memcpy(out.data() + 8 + 8 * size_t(std::max(1, b.nl)),
+                b.words.data() + 4 * (b.nl + b.ne),
                 8 * size_t(b.nc));
 }
 
-void launch_gmp_jit(const gmp_jit_kernel& k, const std::vector<char>& params, const float2* x, float2* y, size_t n,
+void launch_gmp_jit(const gmp_jit_kernel& k,
+                    const std::vector<char>& params,
+                    const float2* x,
+                    float2* y,
+                    size_t n,
                     cudaStream_t st)
 {
     if (n == 0)

@@ -131,7 +131,8 @@ __global__ void __launch_bounds__(NT) gmp_kernel(const float2* __restrict__ x,
 #pragma unroll
         for (int r = 0; r <= R; r++) {
             const int i = threadIdx.x + r * NT;
-            nx[r] = (i < avail && (r < R || threadIdx.x < H)) ? __ldg(x + b + i) : make_float2(0.f, 0.f);
+            nx[r] = (i < avail && (r < R || threadIdx.x < H)) ? __ldg(x + b + i)
+                                                              : make_float2(0.f, 0.f);
         }
     };
     long long base = (long long)blockIdx.x * T;
@@ -234,7 +235,9 @@ gmp_blob flatten(const kernel::gmp_program& p)
             const int off = int(coef.size());
             for (int k = 1; k < E.k0; k++)
                 coef.push_back(cf(0.f, 0.f));
-            coef.insert(coef.end(), p.coef.begin() + E.off + first, p.coef.begin() + E.off + E.cnt);
+            coef.insert(coef.end(),
+                        p.coef.begin() + E.off + first,
+                        p.coef.begin() + E.off + E.cnt);
             if (coef.size() - off == 1)
                 coef.push_back(cf(0.f, 0.f));
             ents.insert(ents.end(), { E.e, int(coef.size()) - off - 2, off, 0 });
@@ -252,7 +255,8 @@ gmp_blob flatten(const kernel::gmp_program& p)
         std::memcpy(&b.words[4 * i + 2], &lag_const[i], sizeof(cf));
     }
     std::copy(ents.begin(), ents.end(), b.words.begin() + 4 * b.nl);
-    std::memcpy(b.words.data() + 4 * (b.nl + b.ne), coef.data(), coef.size() * sizeof(cf));
+    std::memcpy(
+        b.words.data() + 4 * (b.nl + b.ne), coef.data(), coef.size() * sizeof(cf));
     return b;
 }
 
@@ -265,15 +269,20 @@ gmp_plan plan_gmp(const gmp_blob& b, int device)
     pl.smem = b.words.size() * sizeof(int) + tile * (sizeof(float2) + sizeof(float));
     device_guard guard(device);
     int optin = 48 * 1024, sms = 1;
-    GPUINTERP_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-    GPUINTERP_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    GPUINTERP_CUDA_CHECK(
+        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    GPUINTERP_CUDA_CHECK(
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     if (pl.smem > size_t(optin))
         throw std::invalid_argument("model: needs " + std::to_string(pl.smem) +
-                                    " bytes of shared memory per block, the device has " + std::to_string(optin));
+                                    " bytes of shared memory per block, the device has " +
+                                    std::to_string(optin));
     // Per-kernel attribute shared by all engines: the device limit (see polyphase_interpolator.cu).
-    GPUINTERP_CUDA_CHECK(cudaFuncSetAttribute(gmp_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
+    GPUINTERP_CUDA_CHECK(cudaFuncSetAttribute(
+        gmp_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
     int per_sm = 0;
-    GPUINTERP_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, gmp_kernel, NT, pl.smem));
+    GPUINTERP_CUDA_CHECK(
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, gmp_kernel, NT, pl.smem));
     pl.max_blocks = std::max(1, per_sm) * sms;
     return pl;
 }
@@ -288,9 +297,10 @@ void launch_gmp(const gmp_plan& plan,
 {
     if (n == 0)
         return;
-    const int grid = int(std::min<long long>(((long long)n + T - 1) / T, plan.max_blocks));
-    gmp_kernel<<<grid, NT, plan.smem, st>>>(x, y, blob, int(b.words.size() / 4), b.nl, b.ne, b.H, b.cr, b.ci,
-                                            (long long)n);
+    const int grid =
+        int(std::min<long long>(((long long)n + T - 1) / T, plan.max_blocks));
+    gmp_kernel<<<grid, NT, plan.smem, st>>>(
+        x, y, blob, int(b.words.size() / 4), b.nl, b.ne, b.H, b.cr, b.ci, (long long)n);
     GPUINTERP_CUDA_CHECK_LAUNCH(st);
 }
 

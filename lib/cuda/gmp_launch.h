@@ -33,9 +33,10 @@ gmp_blob flatten(const kernel::gmp_program& p);
 //! Launch configuration of the one kernel build (gmp_kernels.cu says why it is the one).
 struct gmp_plan {
     int outputs_per_thread = 0;
-    int threads = 0;    //!< per block
-    size_t smem = 0;    //!< dynamic shared memory per block
-    int max_blocks = 1; //!< resident blocks on the device (grid cap; blocks loop over tiles)
+    int threads = 0; //!< per block
+    size_t smem = 0; //!< dynamic shared memory per block
+    int max_blocks =
+        1; //!< resident blocks on the device (grid cap; blocks loop over tiles)
 };
 
 //! Throws std::invalid_argument ("model: ...") if the program's shared memory does not fit.
@@ -68,15 +69,21 @@ bool gmp_jit_preferred(const gmp_blob& b);
 int gmp_jit_outputs_per_thread(const gmp_blob& b);
 //! The kernel compiled for compute capability cc (e.g. 90), cached per structure and cc; nullptr
 //! and, in why_not, the reason when it cannot be built. Needs no device.
-const std::vector<char>* gmp_jit_cubin(const gmp_blob& b, int cc, int V, std::string* why_not = nullptr);
+const std::vector<char>*
+gmp_jit_cubin(const gmp_blob& b, int cc, int V, std::string* why_not = nullptr);
 //! Compiles (once per structure and architecture) and loads the kernel on `device`; on failure an
 //! empty kernel and, in why_not, the reason.
-gmp_jit_kernel compile_gmp_jit(const gmp_blob& b, int device, int V, std::string* why_not = nullptr);
+gmp_jit_kernel
+compile_gmp_jit(const gmp_blob& b, int device, int V, std::string* why_not = nullptr);
 void release_gmp_jit(gmp_jit_kernel& k);
 //! The kernel's parameter block for the blob's values (LO leakage, lag constants, coefficients).
 void gmp_jit_params(const gmp_blob& b, std::vector<char>& out);
 //! x: H history samples then n new ones; y: n outputs (device memory).
-void launch_gmp_jit(const gmp_jit_kernel& k, const std::vector<char>& params, const float2* x, float2* y, size_t n,
+void launch_gmp_jit(const gmp_jit_kernel& k,
+                    const std::vector<char>& params,
+                    const float2* x,
+                    float2* y,
+                    size_t n,
                     cudaStream_t st);
 
 } // namespace gpu

@@ -80,7 +80,8 @@ public:
      * synchronised (nothing is left in flight) and pending outputs are dropped before rethrowing.
      */
     template <typename Stage, typename Work>
-    void run(Out* out, size_t n, size_t chunk, const layout& lay, Stage&& stage, Work&& work)
+    void
+    run(Out* out, size_t n, size_t chunk, const layout& lay, Stage&& stage, Work&& work)
     {
         chunk = std::max<size_t>(1, chunk);
         const size_t in_cap = lay.in_front + chunk * lay.in_per_item;
@@ -104,13 +105,22 @@ public:
                 stage(s.h_in.get(), pos, cnt);
                 const cudaStream_t st = s.strm.get();
                 if (d_mapped) {
-                    work(static_cast<const In*>(s.h_in.device_pointer()), s.h_out.device_pointer(), cnt, st);
+                    work(static_cast<const In*>(s.h_in.device_pointer()),
+                         s.h_out.device_pointer(),
+                         cnt,
+                         st);
                 } else {
-                    GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(
-                        s.d_in.get(), s.h_in.get(), n_in * sizeof(In), cudaMemcpyHostToDevice, st));
+                    GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(s.d_in.get(),
+                                                         s.h_in.get(),
+                                                         n_in * sizeof(In),
+                                                         cudaMemcpyHostToDevice,
+                                                         st));
                     work(static_cast<const In*>(s.d_in.get()), s.d_out.get(), cnt, st);
-                    GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(
-                        s.h_out.get(), s.d_out.get(), n_out * sizeof(Out), cudaMemcpyDeviceToHost, st));
+                    GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(s.h_out.get(),
+                                                         s.d_out.get(),
+                                                         n_out * sizeof(Out),
+                                                         cudaMemcpyDeviceToHost,
+                                                         st));
                 }
                 s.done.record(st);
                 s.pending = true;
@@ -142,7 +152,8 @@ private:
         device_buffer<In> d_in;
         device_buffer<Out> d_out;
         bool pending = false;
-        size_t out_pos = 0, out_count = 0; // where the pending chunk's output goes, in Out values
+        size_t out_pos = 0,
+               out_count = 0; // where the pending chunk's output goes, in Out values
     };
 
     void drain(slot& s, Out* out)

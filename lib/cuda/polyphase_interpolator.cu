@@ -20,11 +20,11 @@
 // the (L times larger) output matters most. Each chunk's history (M-1 inputs) is taken from the
 // host side of the stream and sent with the chunk, which keeps the two streams independent (no
 // cross-stream events) at the price of M-1 extra input samples per chunk.
-#include "cuda_engines.h"
-#include "fir_launch.h"
 #include "complex_ops.cuh"
 #include "cuda_common.cuh"
+#include "cuda_engines.h"
 #include "device_history.cuh"
+#include "fir_launch.h"
 #include "host_pipeline.cuh"
 #include <gnuradio/gpuinterp/kernel/stream_history.h>
 #include <algorithm>
@@ -36,7 +36,7 @@ namespace gpu {
 
 namespace {
 
-constexpr int R = 9;         // outputs per work item (odd: bank-conflict-free window loads)
+constexpr int R = 9; // outputs per work item (odd: bank-conflict-free window loads)
 constexpr int THREADS = 256; // threads per block
 
 template <typename T, typename TAP>
@@ -84,8 +84,8 @@ __device__ __forceinline__ void tap_block(T (&acc)[R],
 
 template <typename T, typename TAP, bool TAPS_SMEM, bool STAGE>
 __global__ void __launch_bounds__(THREADS)
-    interp_kernel(const T* __restrict__ x,   // n_in + M - 1 values: history, then the chunk
-                  T* __restrict__ y,         // n_in * L outputs
+    interp_kernel(const T* __restrict__ x, // n_in + M - 1 values: history, then the chunk
+                  T* __restrict__ y,       // n_in * L outputs
                   const TAP* __restrict__ taps_g, // M*L padded taps, tap (p,k) at k*L + p
                   int n_in,
                   tile_geometry g)
@@ -168,8 +168,10 @@ template <typename T, typename TAP>
 auto pick_kernel(const tile_geometry& g)
 {
     if (g.taps_smem)
-        return g.stage ? interp_kernel<T, TAP, true, true> : interp_kernel<T, TAP, true, false>;
-    return g.stage ? interp_kernel<T, TAP, false, true> : interp_kernel<T, TAP, false, false>;
+        return g.stage ? interp_kernel<T, TAP, true, true>
+                       : interp_kernel<T, TAP, true, false>;
+    return g.stage ? interp_kernel<T, TAP, false, true>
+                   : interp_kernel<T, TAP, false, false>;
 }
 
 } // namespace
@@ -179,8 +181,10 @@ fir_plan plan_fir(int device, unsigned L, size_t M)
 {
     device_guard guard(device);
     int sms = 1, optin = 48 * 1024;
-    GPUINTERP_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    GPUINTERP_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    GPUINTERP_CUDA_CHECK(
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    GPUINTERP_CUDA_CHECK(
+        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
     tile_geometry g{};
     g.L = int(L);
     g.M = int(M);
@@ -195,23 +199,27 @@ fir_plan plan_fir(int device, unsigned L, size_t M)
     if (smem_bytes<T, TAP>(g) > size_t(optin))
         g.stage = false;
     if (smem_bytes<T, TAP>(g) > size_t(optin))
-        throw std::invalid_argument("taps: " + std::to_string(M) + " taps per arm exceed the device's shared memory");
+        throw std::invalid_argument("taps: " + std::to_string(M) +
+                                    " taps per arm exceed the device's shared memory");
     const auto k = pick_kernel<T, TAP>(g);
     fir_plan pl;
     pl.g = g;
     pl.smem = smem_bytes<T, TAP>(g);
     // The attribute belongs to the kernel, shared by every engine in the process: set it to the
     // device limit (it only permits), so an engine with fewer taps cannot lower it under another.
-    GPUINTERP_CUDA_CHECK(
-        cudaFuncSetAttribute(reinterpret_cast<const void*>(k), cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
+    GPUINTERP_CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(k),
+                                              cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                              optin));
     int per_sm = 0;
-    GPUINTERP_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, THREADS, pl.smem));
+    GPUINTERP_CUDA_CHECK(
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, THREADS, pl.smem));
     pl.max_blocks = std::max(1, per_sm) * sms;
     return pl;
 }
 
 template <typename T, typename TAP>
-void launch_fir(const fir_plan& pl, const T* x, T* y, const TAP* taps, int n, cudaStream_t st)
+void launch_fir(
+    const fir_plan& pl, const T* x, T* y, const TAP* taps, int n, cudaStream_t st)
 {
     const tile_geometry& g = pl.g;
     const int tiles = (n + g.TI - 1) / g.TI;
@@ -223,22 +231,31 @@ void launch_fir(const fir_plan& pl, const T* x, T* y, const TAP* taps, int n, cu
 template fir_plan plan_fir<float2, float>(int, unsigned, size_t);
 template fir_plan plan_fir<float, float>(int, unsigned, size_t);
 template fir_plan plan_fir<float2, float2>(int, unsigned, size_t);
-template void launch_fir<float2, float>(const fir_plan&, const float2*, float2*, const float*, int, cudaStream_t);
-template void launch_fir<float, float>(const fir_plan&, const float*, float*, const float*, int, cudaStream_t);
-template void launch_fir<float2, float2>(const fir_plan&, const float2*, float2*, const float2*, int, cudaStream_t);
+template void launch_fir<float2, float>(
+    const fir_plan&, const float2*, float2*, const float*, int, cudaStream_t);
+template void launch_fir<float, float>(
+    const fir_plan&, const float*, float*, const float*, int, cudaStream_t);
+template void launch_fir<float2, float2>(
+    const fir_plan&, const float2*, float2*, const float2*, int, cudaStream_t);
 
 namespace {
 
 template <typename T, typename TAP>
-class cuda_fir_engine final : public kernel::fir_engine<std::conditional_t<std::is_same_v<T, float2>, std::complex<float>, float>,
-                                                        std::conditional_t<std::is_same_v<TAP, float2>, std::complex<float>, float>>
+class cuda_fir_engine final
+    : public kernel::fir_engine<
+          std::conditional_t<std::is_same_v<T, float2>, std::complex<float>, float>,
+          std::conditional_t<std::is_same_v<TAP, float2>, std::complex<float>, float>>
 {
 public:
     using HT = std::conditional_t<std::is_same_v<T, float2>, std::complex<float>, float>;
-    using HTAP = std::conditional_t<std::is_same_v<TAP, float2>, std::complex<float>, float>;
+    using HTAP =
+        std::conditional_t<std::is_same_v<TAP, float2>, std::complex<float>, float>;
     static_assert(sizeof(HT) == sizeof(T) && sizeof(HTAP) == sizeof(TAP), "layout");
 
-    cuda_fir_engine(int device, size_t batch) : d_device(device), d_batch(batch), d_pipe(device) {}
+    cuda_fir_engine(int device, size_t batch)
+        : d_device(device), d_batch(batch), d_pipe(device)
+    {
+    }
 
     void set_taps(const std::vector<HTAP>& padded, unsigned L, size_t M) override
     {
@@ -257,11 +274,17 @@ public:
         const size_t L = size_t(d_plan.g.L);
         // Cap the output of one launch at 4 Mi samples so pinned staging stays bounded for large L.
         const size_t chunk = std::min(d_batch, (size_t(1) << 22) / L);
-        d_pipe.run(reinterpret_cast<T*>(out), n_in, chunk, { d_hist.size(), 1, L },
-                   [&](T* staged, size_t pos, size_t cnt) {
-                       d_hist.window(reinterpret_cast<HT*>(staged), in, pos, cnt);
-                   },
-                   [&](const T* x, T* y, size_t cnt, cudaStream_t st) { launch(x, y, int(cnt), st); });
+        d_pipe.run(
+            reinterpret_cast<T*>(out),
+            n_in,
+            chunk,
+            { d_hist.size(), 1, L },
+            [&](T* staged, size_t pos, size_t cnt) {
+                d_hist.window(reinterpret_cast<HT*>(staged), in, pos, cnt);
+            },
+            [&](const T* x, T* y, size_t cnt, cudaStream_t st) {
+                launch(x, y, int(cnt), st);
+            });
         d_hist.advance(in, n_in);
     }
 
@@ -282,7 +305,10 @@ public:
         const size_t L = size_t(d_plan.g.L);
         const size_t H = d_hist.size();
         cudaStream_t st = d_pipe.stream0();
-        d_dev_hist.run(d_hist, reinterpret_cast<const T*>(in_h), n_in, st,
+        d_dev_hist.run(d_hist,
+                       reinterpret_cast<const T*>(in_h),
+                       n_in,
+                       st,
                        [&](const T* x, size_t first, size_t count) {
                            launch(x - H, out + first * L, int(count), st);
                        });
@@ -291,7 +317,10 @@ public:
     void set_batch(size_t b) override { d_batch = b; }
 
 private:
-    void launch(const T* x, T* y, int n, cudaStream_t st) { launch_fir(d_plan, x, y, d_taps.get(), n, st); }
+    void launch(const T* x, T* y, int n, cudaStream_t st)
+    {
+        launch_fir(d_plan, x, y, d_taps.get(), n, st);
+    }
 
     int d_device;
     size_t d_batch;
@@ -315,7 +344,8 @@ std::unique_ptr<kernel::fir_engine<T, TAP>> make_cuda_fir_engine(int device, siz
 
 template std::unique_ptr<kernel::fir_engine<std::complex<float>, float>>
 make_cuda_fir_engine<std::complex<float>, float>(int, size_t);
-template std::unique_ptr<kernel::fir_engine<float, float>> make_cuda_fir_engine<float, float>(int, size_t);
+template std::unique_ptr<kernel::fir_engine<float, float>>
+make_cuda_fir_engine<float, float>(int, size_t);
 template std::unique_ptr<kernel::fir_engine<std::complex<float>, std::complex<float>>>
 make_cuda_fir_engine<std::complex<float>, std::complex<float>>(int, size_t);
 

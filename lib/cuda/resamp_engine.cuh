@@ -75,21 +75,33 @@ public:
     {
         device_guard g(d_device);
         cudaStream_t st = d_stream->get();
-        for_each_batch(plan, n_win, [&](size_t k0, size_t cnt, long long lo, size_t n,
-                                        const kernel::resamp_plan& sub) {
-            d_hwin.reserve(n);
-            d_dwin.reserve(n);
-            d_hout.reserve(cnt);
-            d_dout.reserve(cnt);
-            std::memcpy(d_hwin.get(), win + lo, n * sizeof(D));
-            GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(
-                d_dwin.get(), d_hwin.get(), n * sizeof(D), cudaMemcpyHostToDevice, st));
-            launch(d_dwin.get(), n, d_dout.get(), sub, st);
-            GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(
-                d_hout.get(), d_dout.get(), cnt * sizeof(D), cudaMemcpyDeviceToHost, st));
-            d_stream->synchronize();
-            std::memcpy(static_cast<void*>(out + k0), d_hout.get(), cnt * sizeof(D));
-        });
+        for_each_batch(
+            plan,
+            n_win,
+            [&](size_t k0,
+                size_t cnt,
+                long long lo,
+                size_t n,
+                const kernel::resamp_plan& sub) {
+                d_hwin.reserve(n);
+                d_dwin.reserve(n);
+                d_hout.reserve(cnt);
+                d_dout.reserve(cnt);
+                std::memcpy(d_hwin.get(), win + lo, n * sizeof(D));
+                GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(d_dwin.get(),
+                                                     d_hwin.get(),
+                                                     n * sizeof(D),
+                                                     cudaMemcpyHostToDevice,
+                                                     st));
+                launch(d_dwin.get(), n, d_dout.get(), sub, st);
+                GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(d_hout.get(),
+                                                     d_dout.get(),
+                                                     cnt * sizeof(D),
+                                                     cudaMemcpyDeviceToHost,
+                                                     st));
+                d_stream->synchronize();
+                std::memcpy(static_cast<void*>(out + k0), d_hout.get(), cnt * sizeof(D));
+            });
     }
 
     // Device-buffer entry point. The window [history, in] is never assembled: the outputs
@@ -124,11 +136,16 @@ public:
             rest.pos0 = kernel::fx_advance(plan.pos0, plan.step, n_seam);
             rest.pos0.ip -= (long long)Hn; // window index -> index into `in`
             rest.n_out = plan.n_out - n_seam;
-            for_each_batch(rest, n_in, [&](size_t k0, size_t cnt, long long lo, size_t n,
-                                           const kernel::resamp_plan& sub) {
-                (void)cnt;
-                launch(in + lo, n, out + n_seam + k0, sub, st);
-            });
+            for_each_batch(rest,
+                           n_in,
+                           [&](size_t k0,
+                               size_t cnt,
+                               long long lo,
+                               size_t n,
+                               const kernel::resamp_plan& sub) {
+                               (void)cnt;
+                               launch(in + lo, n, out + n_seam + k0, sub, st);
+                           });
         }
         d_dev_hist.save(in, used, st);
         d_stream->synchronize();
@@ -160,10 +177,13 @@ public:
             std::min<size_t>((plan.n_out + threads - 1) / threads, size_t(d_sms) * 32)));
         // The kernel's template argument is the method's value (resamp_method order); polyphase
         // runs the tiled kernel where it applies.
-        const decltype(&resamp_kernel<D, 0>) by_method[] = {
-            resamp_kernel<D, 0>, resamp_kernel<D, 1>, resamp_kernel<D, 2>, resamp_kernel<D, 3>, resamp_kernel<D, 4>
-        };
-        if (plan.method != resamp_method::polyphase || d_untiled || !launch_tiled(dwin, dout, plan, st))
+        const decltype(&resamp_kernel<D, 0>) by_method[] = { resamp_kernel<D, 0>,
+                                                             resamp_kernel<D, 1>,
+                                                             resamp_kernel<D, 2>,
+                                                             resamp_kernel<D, 3>,
+                                                             resamp_kernel<D, 4> };
+        if (plan.method != resamp_method::polyphase || d_untiled ||
+            !launch_tiled(dwin, dout, plan, st))
             by_method[int(plan.method)]<<<blocks, threads, 0, st>>>(
                 dwin, dout, plan.n_out, plan.pos0, plan.step, pa, tex);
         GPUINTERP_CUDA_CHECK_LAUNCH(st);

@@ -103,8 +103,7 @@ __global__ void resamp_kernel(const D* __restrict__ w,
 //! c[m (P+1)], the next arm's one word later). Inlined, so x stays a shared or a global
 //! pointer as the caller's is.
 template <typename D>
-__device__ __forceinline__ D
-poly_dot(const D* x, const float* c, int K, int P1, float f)
+__device__ __forceinline__ D poly_dot(const D* x, const float* c, int K, int P1, float f)
 {
     D a0 = zero<D>(), a1 = zero<D>();
 #pragma unroll 4
@@ -118,22 +117,22 @@ poly_dot(const D* x, const float* c, int K, int P1, float f)
 }
 
 template <typename D>
-__global__ void __launch_bounds__(256)
-    poly_tiled_kernel(const D* __restrict__ w,
-                      D* __restrict__ y,
-                      size_t n_out,
-                      fx_pos pos0,
-                      fx_step step,
-                      const float* __restrict__ cols,
-                      int K,
-                      int P,
-                      int half,
-                      unsigned tile,
-                      unsigned cap)
+__global__ void __launch_bounds__(256) poly_tiled_kernel(const D* __restrict__ w,
+                                                         D* __restrict__ y,
+                                                         size_t n_out,
+                                                         fx_pos pos0,
+                                                         fx_step step,
+                                                         const float* __restrict__ cols,
+                                                         int K,
+                                                         int P,
+                                                         int half,
+                                                         unsigned tile,
+                                                         unsigned cap)
 {
-    extern __shared__ float2 smem[]; // float2: 8-byte aligned
+    extern __shared__ float2 smem[];            // float2: 8-byte aligned
     float* sc = reinterpret_cast<float*>(smem); // K*(P+1) arm taps
-    D* sx = reinterpret_cast<D*>(sc + kernel::poly_arm_columns_floats(K, P)); // cap samples
+    D* sx =
+        reinterpret_cast<D*>(sc + kernel::poly_arm_columns_floats(K, P)); // cap samples
     for (int i = threadIdx.x; i < K * (P + 1); i += blockDim.x)
         sc[i] = cols[i];
     const size_t n_tiles = (n_out + tile - 1) / tile;
@@ -147,12 +146,11 @@ __global__ void __launch_bounds__(256)
         if (staged)
             for (int i = threadIdx.x; i < int(tr.n_load); i += blockDim.x)
                 sx[i] = w[tr.lo + i];
-        __syncthreads(); // sx (and, the first time, sc) written
+        __syncthreads();                          // sx (and, the first time, sc) written
         const long long ip0 = tr.lo + (half - 1); // integer position of output k0
         for (unsigned j = threadIdx.x; j < cnt; j += blockDim.x) {
             const fx_pos p = kernel::fx_advance(pos0, step, k0 + j);
-            const unsigned long long arm =
-                kernel::fx_mulhi(p.fp, (unsigned long long)P);
+            const unsigned long long arm = kernel::fx_mulhi(p.fp, (unsigned long long)P);
             const float f = kernel::fx_frac_f(p.fp * (unsigned long long)P);
             const float* c = sc + arm;
             y[k0 + j] = staged ? poly_dot(sx + (p.ip - ip0), c, K, P + 1, f)

@@ -39,7 +39,9 @@
 // memory and copied once per batch of outputs, then the kernel runs and the outputs come
 // back. Not double-buffered: unlike the FIR interpolator each batch's window depends on
 // where the previous batch's outputs ended, and the copies (8 B in, 8r B out per sample)
-// dominate the kernel time.#include "cuda_engines.h"
+// dominate the kernel time.
+
+#include "cuda_engines.h"
 #include "resamp_engine.cuh"
 
 namespace gr {

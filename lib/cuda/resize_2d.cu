@@ -17,16 +17,16 @@
 #include "../common/env.h"
 #include "../common/parallel.h"
 #include "bench_hooks.h"
-#include "cuda_engines.h"
 #include "cuda_common.cuh"
+#include "cuda_engines.h"
 #include "host_pipeline.cuh"
 #include "resize_kernels.cuh"
 #include "resize_lab.h"
 #include "resize_launch.h"
 #include <cuda_fp16.h>
 #include <algorithm>
-#include <cstdint>
 #include <climits>
+#include <cstdint>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -52,10 +52,11 @@ resize_lab_variants& lab_registry()
 void require_registered(resize_variant v)
 {
     if (!resize_is_production(v) && !lab_registry().launch)
-        throw std::invalid_argument(std::string("variant: '") + resize_variant_name(v) +
-                                    "' is a benchmark-only resize variant (bench/resize_lab.cu); "
-                                    "the library runs automatic, tile, vec4_r4, rowcache_r32, "
-                                    "point or point_f4");
+        throw std::invalid_argument(
+            std::string("variant: '") + resize_variant_name(v) +
+            "' is a benchmark-only resize variant (bench/resize_lab.cu); "
+            "the library runs automatic, tile, vec4_r4, rowcache_r32, "
+            "point or point_f4");
 }
 
 /*!
@@ -74,7 +75,8 @@ public:
         state& s = states()[device];
         if (s.users == 0) {
             device_guard guard(device); // may throw: then nothing was counted
-            s.set = cudaDeviceGetLimit(&s.old, cudaLimitMaxL2FetchGranularity) == cudaSuccess &&
+            s.set = cudaDeviceGetLimit(&s.old, cudaLimitMaxL2FetchGranularity) ==
+                        cudaSuccess &&
                     s.old != 32 &&
                     cudaDeviceSetLimit(cudaLimitMaxL2FetchGranularity, 32) == cudaSuccess;
         }
@@ -86,7 +88,8 @@ public:
         state& s = states()[device];
         if (s.users > 0 && --s.users == 0 && s.set) {
             int cur = 0;
-            if (cudaGetDevice(&cur) == cudaSuccess && cudaSetDevice(device) == cudaSuccess) {
+            if (cudaGetDevice(&cur) == cudaSuccess &&
+                cudaSetDevice(device) == cudaSuccess) {
                 cudaDeviceSetLimit(cudaLimitMaxL2FetchGranularity, s.old);
                 cudaSetDevice(cur);
             }
@@ -184,11 +187,18 @@ public:
         const size_t in_frame = size_t(d_g.in_h) * d_g.in_w * d_g.channels;
         const size_t out_frame = size_t(d_g.out_h) * d_g.out_w * d_g.channels;
         const size_t osz = half ? sizeof(unsigned short) : sizeof(float);
-        d_pipe.run(static_cast<char*>(out), n_frames, d_batch, { 0, in_frame, out_frame * osz },
-                   [&](T* staged, size_t pos, size_t cnt) {
-                       cpu::parallel_copy(staged, in + pos * in_frame, cnt * in_frame * sizeof(T));
-                   },
-                   [&](const T* x, char* y, size_t cnt, cudaStream_t st) { launch(x, y, half, cnt, st); });
+        d_pipe.run(
+            static_cast<char*>(out),
+            n_frames,
+            d_batch,
+            { 0, in_frame, out_frame * osz },
+            [&](T* staged, size_t pos, size_t cnt) {
+                cpu::parallel_copy(
+                    staged, in + pos * in_frame, cnt * in_frame * sizeof(T));
+            },
+            [&](const T* x, char* y, size_t cnt, cudaStream_t st) {
+                launch(x, y, half, cnt, st);
+            });
     }
 
     // Device-buffer entry point: one launch on device pointers (no history: frames are independent),
@@ -202,7 +212,8 @@ public:
     }
 
     //! Device-resident launch: d_out holds float or binary16 per `half`.
-    void launch(const T* d_in, void* d_out, bool half, size_t frames, cudaStream_t st) override
+    void
+    launch(const T* d_in, void* d_out, bool half, size_t frames, cudaStream_t st) override
     {
         if (frames == 0)
             return;
@@ -218,8 +229,8 @@ public:
         const size_t osz = half ? sizeof(unsigned short) : sizeof(float);
         // Device buffers are 256-byte aligned; with RW % 4 == 0 every row (and every
         // frame) then starts on a 16-byte (float) / 8-byte (binary16) boundary.
-        const bool vec_ok = s.RW % 4 == 0 &&
-                            reinterpret_cast<uintptr_t>(d_out) % (4 * osz) == 0;
+        const bool vec_ok =
+            s.RW % 4 == 0 && reinterpret_cast<uintptr_t>(d_out) % (4 * osz) == 0;
         const int ov = resize_variant_override();
         const resize_variant req =
             ov != int(resize_variant::automatic) ? resize_variant(ov) : d_variant;
@@ -235,7 +246,8 @@ public:
         // setting, held while this engine lives (l2_gather_hint; GPUINTERP_RESIZE_L2_HINT=0
         // turns it off).
         if (!d_l2.held && l2_hint_enabled() &&
-            (p.variant == resize_variant::point || p.variant == resize_variant::point_f4)) {
+            (p.variant == resize_variant::point ||
+             p.variant == resize_variant::point_f4)) {
             l2_gather_hint::acquire(d_device);
             d_l2.device = d_device;
             d_l2.held = true;
@@ -249,9 +261,11 @@ public:
             const T* src = d_in + f0 * size_t(s.in_frame);
             void* dst = static_cast<char*>(d_out) + f0 * size_t(s.out_frame) * osz;
             const resize_grid g = resize_grid_for(p, nf);
-            const resize_launch_args a{ src,         dst,        d_yidx.get(), d_yw.get(),
-                                        d_xidx.get(), d_xw.get(), s,            d_tf,
-                                        dim3(g.x, g.y, g.z),      dim3(p.bx, p.by), st };
+            const resize_launch_args a{
+                src,        dst, d_yidx.get(), d_yw.get(),          d_xidx.get(),
+                d_xw.get(), s,   d_tf,         dim3(g.x, g.y, g.z), dim3(p.bx, p.by),
+                st
+            };
             if (!resize_is_production(p.variant)) // registered: checked above
                 lab_registry().launch(p.variant, d_ky, sizeof(T) == 1, half, a);
             else if (half)

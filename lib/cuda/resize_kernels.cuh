@@ -40,7 +40,7 @@ using namespace rz;
 namespace {
 
 constexpr int TX = resize_tile_tx; // threads per block (one row tile)
-constexpr int V = resize_tile_v;    // output elements per thread along x, TX apart
+constexpr int V = resize_tile_v;   // output elements per thread along x, TX apart
 
 // Streaming (evict-first) stores: the output is written once and not read by this kernel,
 // so it should not push the source rows, which neighbouring blocks re-read, out of L2.

@@ -26,8 +26,8 @@ namespace gpu {
 
 //! One launch of a resize kernel: the arguments every variant takes, and the grid.
 struct resize_launch_args {
-    const void* in;  //!< float or uint8_t frames
-    void* out;       //!< float or binary16 frames
+    const void* in; //!< float or uint8_t frames
+    void* out;      //!< float or binary16 frames
     const int* yidx;
     const float* yw;
     const int* xidx;
@@ -40,7 +40,11 @@ struct resize_launch_args {
 
 struct resize_lab_variants {
     //! Launch variant v with K taps per axis (1, 2, 4); in_u8: uint8_t input, half: binary16 output.
-    void (*launch)(resize_variant v, int K, bool in_u8, bool half, const resize_launch_args& a) = nullptr;
+    void (*launch)(resize_variant v,
+                   int K,
+                   bool in_u8,
+                   bool half,
+                   const resize_launch_args& a) = nullptr;
 };
 
 //! Defined in resize_2d.cu.
@@ -60,7 +64,8 @@ class resize_lab_engine : public kernel::resize_engine<T>
 {
 public:
     //! d_in, d_out in device memory; d_out holds float or binary16 per `half`.
-    virtual void launch(const T* d_in, void* d_out, bool half, size_t frames, cudaStream_t st) = 0;
+    virtual void
+    launch(const T* d_in, void* d_out, bool half, size_t frames, cudaStream_t st) = 0;
     virtual void set_variant(resize_variant v) = 0;
     //! The transform as the kernels receive it (after set_transform()).
     virtual const rz::dev_transform& device_transform() const = 0;
@@ -68,7 +73,8 @@ public:
     virtual int multiprocessors() const = 0;
 };
 
-std::unique_ptr<resize_lab_engine<float>> make_resize_lab_engine(int device, size_t batch);
+std::unique_ptr<resize_lab_engine<float>> make_resize_lab_engine(int device,
+                                                                 size_t batch);
 
 } // namespace gpu
 } // namespace gpuinterp

@@ -25,37 +25,45 @@ namespace gpu {
 //! they produce bit-identical results; they differ only in how work maps to threads).
 enum class resize_variant : int {
     automatic = -1,
-    tile = 0,            //!< 64-thread blocks, 4 strided elements x up to 4 rows (original)
-    vec4_r2 = 1,         //!< 4 consecutive elements (one 16-byte store) x 2 rows, streaming
-    vec4_r2_plain = 2,   //!< as vec4_r2 with ordinary (write-back) stores
-    vec4_r4 = 3,         //!< 4 consecutive elements x 4 rows, streaming stores
-    vec4_r1 = 4,         //!< 4 consecutive elements x 1 row, streaming stores
-    point = 5,           //!< one output element per thread, 32x8 blocks, grid z = frame
-    point_f4 = 6,        //!< one element of 4 frames per thread (16 gathers issued together)
-    strided_r2 = 7,      //!< vec4's 256-thread 2D blocks with tile's mapping (elements 64
-                         //!< apart, 4-byte stores, any row width) x 2 rows
-    strided_r4 = 8,      //!< the same with 4 rows per thread
-    rowcache_r8 = 9,     //!< vec4's mapping, 8 rows walked in order; a horizontally
-                         //!< interpolated source row is reused by the next output row
-    rowcache_r16 = 10,   //!< the same with 16 rows per thread
-    rowcache_w8 = 11,    //!< rowcache_r8 with 2 chunks of 4 elements (256 apart) per thread;
-                         //!< nearest/bilinear only (bicubic runs rowcache_r8)
-    staged_r8 = 12,      //!< rowcache_r8 reading a shared-memory copy of the block's source
-                         //!< rectangle (global gathers where it does not fit)
-    staged_r16 = 13,     //!< the same with 16 rows per thread
-    rowcache_r32 = 14,   //!< rowcache with 32 rows per thread
+    tile = 0,          //!< 64-thread blocks, 4 strided elements x up to 4 rows (original)
+    vec4_r2 = 1,       //!< 4 consecutive elements (one 16-byte store) x 2 rows, streaming
+    vec4_r2_plain = 2, //!< as vec4_r2 with ordinary (write-back) stores
+    vec4_r4 = 3,       //!< 4 consecutive elements x 4 rows, streaming stores
+    vec4_r1 = 4,       //!< 4 consecutive elements x 1 row, streaming stores
+    point = 5,         //!< one output element per thread, 32x8 blocks, grid z = frame
+    point_f4 = 6,    //!< one element of 4 frames per thread (16 gathers issued together)
+    strided_r2 = 7,  //!< vec4's 256-thread 2D blocks with tile's mapping (elements 64
+                     //!< apart, 4-byte stores, any row width) x 2 rows
+    strided_r4 = 8,  //!< the same with 4 rows per thread
+    rowcache_r8 = 9, //!< vec4's mapping, 8 rows walked in order; a horizontally
+                     //!< interpolated source row is reused by the next output row
+    rowcache_r16 = 10, //!< the same with 16 rows per thread
+    rowcache_w8 = 11, //!< rowcache_r8 with 2 chunks of 4 elements (256 apart) per thread;
+                      //!< nearest/bilinear only (bicubic runs rowcache_r8)
+    staged_r8 = 12,   //!< rowcache_r8 reading a shared-memory copy of the block's source
+                      //!< rectangle (global gathers where it does not fit)
+    staged_r16 = 13,  //!< the same with 16 rows per thread
+    rowcache_r32 = 14, //!< rowcache with 32 rows per thread
 };
 constexpr int resize_variant_count = 15;
 
 constexpr enum_name<resize_variant> resize_variant_names[] = {
-    { resize_variant::automatic, "automatic" },       { resize_variant::tile, "tile" },
-    { resize_variant::vec4_r2, "vec4_r2" },           { resize_variant::vec4_r2_plain, "vec4_r2_plain" },
-    { resize_variant::vec4_r4, "vec4_r4" },           { resize_variant::vec4_r1, "vec4_r1" },
-    { resize_variant::point, "point" },               { resize_variant::point_f4, "point_f4" },
-    { resize_variant::strided_r2, "strided_r2" },     { resize_variant::strided_r4, "strided_r4" },
-    { resize_variant::rowcache_r8, "rowcache_r8" },   { resize_variant::rowcache_r16, "rowcache_r16" },
-    { resize_variant::rowcache_w8, "rowcache_w8" },   { resize_variant::staged_r8, "staged_r8" },
-    { resize_variant::staged_r16, "staged_r16" },     { resize_variant::rowcache_r32, "rowcache_r32" },
+    { resize_variant::automatic, "automatic" },
+    { resize_variant::tile, "tile" },
+    { resize_variant::vec4_r2, "vec4_r2" },
+    { resize_variant::vec4_r2_plain, "vec4_r2_plain" },
+    { resize_variant::vec4_r4, "vec4_r4" },
+    { resize_variant::vec4_r1, "vec4_r1" },
+    { resize_variant::point, "point" },
+    { resize_variant::point_f4, "point_f4" },
+    { resize_variant::strided_r2, "strided_r2" },
+    { resize_variant::strided_r4, "strided_r4" },
+    { resize_variant::rowcache_r8, "rowcache_r8" },
+    { resize_variant::rowcache_r16, "rowcache_r16" },
+    { resize_variant::rowcache_w8, "rowcache_w8" },
+    { resize_variant::staged_r8, "staged_r8" },
+    { resize_variant::staged_r16, "staged_r16" },
+    { resize_variant::rowcache_r32, "rowcache_r32" },
 };
 
 inline std::string resize_variant_name(resize_variant v)
@@ -95,10 +103,10 @@ constexpr double resize_small_outputs = 4.0 * 1024 * 1024;
  * until another one is measured.
  */
 struct resize_tuning {
-    int sm_min;                      //!< first compute capability (major * 10 + minor) of the row
-    double small_outputs;            //!< fewer outputs per launch: a point variant
-    resize_variant upscale;          //!< output rows reuse source rows, 16-byte stores, >= 2 taps
-    resize_variant wide;             //!< other shapes with 16-byte stores and <= 2 taps
+    int sm_min;             //!< first compute capability (major * 10 + minor) of the row
+    double small_outputs;   //!< fewer outputs per launch: a point variant
+    resize_variant upscale; //!< output rows reuse source rows, 16-byte stores, >= 2 taps
+    resize_variant wide;    //!< other shapes with 16-byte stores and <= 2 taps
 };
 constexpr resize_tuning resize_tuning_table[] = {
     // sm_90: the rowcache walk over 32 output rows wins every upscale with row reuse
@@ -113,7 +121,9 @@ inline const resize_tuning& resize_tuning_for(int sm)
     for (const auto& t : resize_tuning_table)
         if (sm >= t.sm_min)
             return t;
-    return resize_tuning_table[sizeof(resize_tuning_table) / sizeof(resize_tuning_table[0]) - 1];
+    return resize_tuning_table[sizeof(resize_tuning_table) /
+                                   sizeof(resize_tuning_table[0]) -
+                               1];
 }
 
 struct resize_plan {
@@ -142,9 +152,8 @@ inline bool resize_is_strided(resize_variant v)
 inline bool resize_is_rowcache(resize_variant v)
 {
     return v == resize_variant::rowcache_r8 || v == resize_variant::rowcache_r16 ||
-           v == resize_variant::rowcache_r32 ||
-           v == resize_variant::rowcache_w8 || v == resize_variant::staged_r8 ||
-           v == resize_variant::staged_r16;
+           v == resize_variant::rowcache_r32 || v == resize_variant::rowcache_w8 ||
+           v == resize_variant::staged_r8 || v == resize_variant::staged_r16;
 }
 
 //! Rows per thread of the vec4 and strided variants.
@@ -152,7 +161,8 @@ inline int resize_vec4_rows(resize_variant v)
 {
     return (v == resize_variant::vec4_r1)
                ? 1
-               : (v == resize_variant::vec4_r4 || v == resize_variant::strided_r4 ? 4 : 2);
+               : (v == resize_variant::vec4_r4 || v == resize_variant::strided_r4 ? 4
+                                                                                  : 2);
 }
 
 /*!
@@ -211,11 +221,12 @@ inline resize_plan resize_plan_launch(resize_variant req,
         // Two chunks of bicubic taps and cached rows would need ~250 registers.
         v = resize_variant::rowcache_r8;
     if (resize_is_rowcache(v)) {
-        const int R = v == resize_variant::rowcache_r32
-                          ? 32
-                          : (v == resize_variant::rowcache_r16 || v == resize_variant::staged_r16
-                                 ? 16
-                                 : 8);
+        const int R =
+            v == resize_variant::rowcache_r32
+                ? 32
+                : (v == resize_variant::rowcache_r16 || v == resize_variant::staged_r16
+                       ? 16
+                       : 8);
         const int chunks = v == resize_variant::rowcache_w8 ? 2 : 1;
         const long long gy = (out_h + resize_vec_by * R - 1) / (resize_vec_by * R);
         if (vec_ok && gy <= resize_grid_yz_max) {
@@ -224,7 +235,8 @@ inline resize_plan resize_plan_launch(resize_variant req,
             p.chunks = chunks;
             p.bx = resize_vec_bx;
             p.by = resize_vec_by;
-            p.gx = unsigned((RW + 4 * resize_vec_bx * chunks - 1) / (4 * resize_vec_bx * chunks));
+            p.gx = unsigned((RW + 4 * resize_vec_bx * chunks - 1) /
+                            (4 * resize_vec_bx * chunks));
             p.gy = unsigned(gy);
             p.frames_per_launch = std::min<size_t>(frames, resize_grid_yz_max);
             p.gz = unsigned(p.frames_per_launch);
@@ -241,8 +253,8 @@ inline resize_plan resize_plan_launch(resize_variant req,
             p.by = resize_point_by;
             p.gx = unsigned((RW + resize_point_bx - 1) / resize_point_bx);
             p.gy = unsigned(gy);
-            p.frames_per_launch =
-                std::min<size_t>(frames, size_t(resize_grid_yz_max) * p.frames_per_thread);
+            p.frames_per_launch = std::min<size_t>(
+                frames, size_t(resize_grid_yz_max) * p.frames_per_thread);
             p.gz = unsigned((p.frames_per_launch + p.frames_per_thread - 1) /
                             p.frames_per_thread);
             return p;
@@ -252,7 +264,8 @@ inline resize_plan resize_plan_launch(resize_variant req,
     // while the grid still has a few waves of blocks for every SM.
     p.variant = resize_variant::tile;
     p.bx = resize_tile_tx;
-    p.tiles_x = (RW + resize_tile_tx * resize_tile_v - 1) / (resize_tile_tx * resize_tile_v);
+    p.tiles_x =
+        (RW + resize_tile_tx * resize_tile_v - 1) / (resize_tile_tx * resize_tile_v);
     const double blocks1 = double(p.tiles_x) * out_h * double(frames);
     p.rows = blocks1 >= 4.0 * 32 * sms * 4 ? 4 : (blocks1 >= 4.0 * 32 * sms * 2 ? 2 : 1);
     p.row_groups = (out_h + p.rows - 1) / p.rows;
@@ -272,9 +285,7 @@ inline resize_grid resize_grid_for(const resize_plan& p, size_t nf)
 {
     if (p.variant == resize_variant::tile)
         return { unsigned(size_t(p.tiles_x) * p.row_groups * nf), 1, 1 };
-    return { p.gx,
-             p.gy,
-             unsigned((nf + p.frames_per_thread - 1) / p.frames_per_thread) };
+    return { p.gx, p.gy, unsigned((nf + p.frames_per_thread - 1) / p.frames_per_thread) };
 }
 
 //! Outputs of one thread. tile: elements e0 + v*64 (v < 4) of rows [oy0, oy0+rows) of
@@ -287,8 +298,8 @@ struct resize_thread_pos {
     long long f;
 };
 
-GPUINTERP_HD inline resize_thread_pos resize_tile_pos(
-    unsigned b, unsigned tx, int tiles_x, int row_groups, int rows)
+GPUINTERP_HD inline resize_thread_pos
+resize_tile_pos(unsigned b, unsigned tx, int tiles_x, int row_groups, int rows)
 {
     const int tile = int(b % unsigned(tiles_x));
     const unsigned rest = b / unsigned(tiles_x);
@@ -298,8 +309,8 @@ GPUINTERP_HD inline resize_thread_pos resize_tile_pos(
              (long long)(rest / unsigned(row_groups)) };
 }
 
-GPUINTERP_HD inline resize_thread_pos resize_vec4_pos(
-    unsigned bx, unsigned by, unsigned bz, unsigned tx, unsigned ty, int rows)
+GPUINTERP_HD inline resize_thread_pos
+resize_vec4_pos(unsigned bx, unsigned by, unsigned bz, unsigned tx, unsigned ty, int rows)
 {
     return { int((bx * resize_vec_bx + tx) * 4),
              int(by * resize_vec_by + ty) * rows,
@@ -324,8 +335,12 @@ GPUINTERP_HD inline resize_thread_pos resize_rowcache_pos(
              (long long)bz };
 }
 
-GPUINTERP_HD inline resize_thread_pos resize_point_pos(
-    unsigned bx, unsigned by, unsigned bz, unsigned tx, unsigned ty, int frames_per_thread)
+GPUINTERP_HD inline resize_thread_pos resize_point_pos(unsigned bx,
+                                                       unsigned by,
+                                                       unsigned bz,
+                                                       unsigned tx,
+                                                       unsigned ty,
+                                                       int frames_per_thread)
 {
     return { int(bx * resize_point_bx + tx),
              int(by * resize_point_by + ty),

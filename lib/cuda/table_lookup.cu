@@ -18,9 +18,9 @@
 // copied, looked up and copied back. Not double-buffered: a lookup is one read and one
 // write per sample, so the copies dominate and a second stream would only overlap the
 // (short) kernel with them.
-#include "cuda_engines.h"
 #include "complex_ops.cuh"
 #include "cuda_common.cuh"
+#include "cuda_engines.h"
 #include "texture_util.cuh"
 #include <cstring>
 
@@ -121,8 +121,15 @@ public:
             d_array.allocate(desc, table.size());
         const size_t bytes = table.size() * sizeof(D);
         // Both copies complete before the next launch (see upload() in cuda_common.cuh).
-        GPUINTERP_CUDA_CHECK(cudaMemcpy2DToArrayAsync(
-            d_array.get(), 0, 0, table.data(), bytes, bytes, 1, cudaMemcpyHostToDevice, cudaStreamPerThread));
+        GPUINTERP_CUDA_CHECK(cudaMemcpy2DToArrayAsync(d_array.get(),
+                                                      0,
+                                                      0,
+                                                      table.data(),
+                                                      bytes,
+                                                      bytes,
+                                                      1,
+                                                      cudaMemcpyHostToDevice,
+                                                      cudaStreamPerThread));
         d_linear.reserve(table.size());
         upload(d_linear.get(), table.data(), table.size());
         cudaResourceDesc res;
@@ -172,7 +179,10 @@ public:
         device_guard g(d_device);
         cudaStream_t st = d_stream->get();
         for (size_t pos = 0; pos < n; pos += (size_t(1) << 30))
-            launch(x + pos, reinterpret_cast<D*>(out) + pos, std::min(n - pos, size_t(1) << 30), st);
+            launch(x + pos,
+                   reinterpret_cast<D*>(out) + pos,
+                   std::min(n - pos, size_t(1) << 30),
+                   st);
         d_stream->synchronize();
     }
 
@@ -185,14 +195,15 @@ private:
         if (d_cfg.precision == kernel::lookup_precision::texture)
             tex_lookup_kernel<D><<<blocks, 256, 0, st>>>(d_tex.get(), dx, dy, c);
         else
-            exact_lookup_kernel<D><<<blocks, 256, 0, st>>>(d_linear.get(),
-                                                           (long long)d_n,
-                                                           dx,
-                                                           dy,
-                                                           c,
-                                                           d_cfg.normalized,
-                                                           d_cfg.filter == kernel::filter_mode::linear,
-                                                           d_cfg.addr == kernel::texemu::address::border);
+            exact_lookup_kernel<D>
+                <<<blocks, 256, 0, st>>>(d_linear.get(),
+                                         (long long)d_n,
+                                         dx,
+                                         dy,
+                                         c,
+                                         d_cfg.normalized,
+                                         d_cfg.filter == kernel::filter_mode::linear,
+                                         d_cfg.addr == kernel::texemu::address::border);
         GPUINTERP_CUDA_CHECK_LAUNCH(st);
     }
 

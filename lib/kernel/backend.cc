@@ -43,8 +43,9 @@ void check_device_index(int device, int n)
         throw std::invalid_argument("device: CUDA device index must be >= 0, got " +
                                     std::to_string(device));
     if (device >= n)
-        throw std::invalid_argument("device: CUDA device index " + std::to_string(device) +
-                                    " out of range (" + std::to_string(n) + " device(s) found)");
+        throw std::invalid_argument("device: CUDA device index " +
+                                    std::to_string(device) + " out of range (" +
+                                    std::to_string(n) + " device(s) found)");
 }
 } // namespace
 
@@ -52,7 +53,8 @@ std::string cuda_device_name(int device)
 {
     const int n = gpu::device_count();
     if (n == 0)
-        throw std::runtime_error("cuda_device_name: no usable CUDA device: " + gpu::last_error());
+        throw std::runtime_error("cuda_device_name: no usable CUDA device: " +
+                                 gpu::last_error());
     check_device_index(device, n);
     return gpu::device_name(device);
 }

@@ -18,9 +18,9 @@
 
 #include <gnuradio/gpuinterp/kernel/dpd_predistorter.h>
 #include <complex>
-#include <string>
 #include <cstddef>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace gr {
@@ -28,12 +28,12 @@ namespace gpuinterp {
 namespace kernel {
 
 struct dpd_packed {
-    unsigned M = 1;               //!< orders 1, 3, .., 2M-1 (M = (max(P,Q)+1)/2)
-    unsigned Lmax = 1;            //!< max over orders of the taps used
-    unsigned H = 0;               //!< history: Lmax - 1
-    std::vector<unsigned> taps;   //!< taps used by order m (M values)
-    std::vector<float> abcd;      //!< M*Lmax*4 floats: pair (m, k) at (m*Lmax + k)*4: A B C D
-    float cr = 0, ci = 0;         //!< LO leakage
+    unsigned M = 1;             //!< orders 1, 3, .., 2M-1 (M = (max(P,Q)+1)/2)
+    unsigned Lmax = 1;          //!< max over orders of the taps used
+    unsigned H = 0;             //!< history: Lmax - 1
+    std::vector<unsigned> taps; //!< taps used by order m (M values)
+    std::vector<float> abcd; //!< M*Lmax*4 floats: pair (m, k) at (m*Lmax + k)*4: A B C D
+    float cr = 0, ci = 0;    //!< LO leakage
 };
 
 dpd_packed pack_dpd(unsigned P,
@@ -52,9 +52,11 @@ class dpd_stream_engine
 {
 public:
     virtual ~dpd_stream_engine() = default;
-    virtual void process(std::complex<float>* out, const std::complex<float>* in, size_t n) = 0;
+    virtual void
+    process(std::complex<float>* out, const std::complex<float>* in, size_t n) = 0;
     //! Pointers in the backend's own memory (device buffers); the CPU's memory is the host's.
-    virtual void process_device(std::complex<float>* out, const std::complex<float>* in, size_t n)
+    virtual void
+    process_device(std::complex<float>* out, const std::complex<float>* in, size_t n)
     {
         process(out, in, n);
     }
@@ -63,7 +65,10 @@ public:
     //! The CUDA engines' kernel choice (dpd_cuda_variant: each family takes its own variants, the
     //! front end hands over only those); the CPU engines have one kernel each.
     virtual void set_variant(dpd_cuda_variant) {}
-    virtual dpd_cuda_variant active_variant() const { return dpd_cuda_variant::automatic; }
+    virtual dpd_cuda_variant active_variant() const
+    {
+        return dpd_cuda_variant::automatic;
+    }
     //! Why the kernel asked for is not the one running (empty when it is).
     virtual std::string variant_note() const { return {}; }
 };

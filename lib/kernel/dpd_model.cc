@@ -30,12 +30,16 @@ std::vector<key_ref> keys_of(dpd_model::family_t f)
     using m = dpd_model;
     switch (f) {
     case m::family_t::ph:
-        return { { "P", &m::P, true }, { "Q", &m::Q, true }, { "Lp", &m::Lp, true }, { "Lq", &m::Lq, true } };
+        return { { "P", &m::P, true },
+                 { "Q", &m::Q, true },
+                 { "Lp", &m::Lp, true },
+                 { "Lq", &m::Lq, true } };
     case m::family_t::mp:
         return { { "K", &m::K, true }, { "M", &m::M, true } };
     default:
-        return { { "Ka", &m::Ka, true },  { "La", &m::La, true },  { "Kb", &m::Kb, false },
-                 { "Lb", &m::Lb, false }, { "Mb", &m::Mb, false }, { "Kc", &m::Kc, false },
+        return { { "Ka", &m::Ka, true },  { "La", &m::La, true },
+                 { "Kb", &m::Kb, false }, { "Lb", &m::Lb, false },
+                 { "Mb", &m::Mb, false }, { "Kc", &m::Kc, false },
                  { "Lc", &m::Lc, false }, { "Mc", &m::Mc, false } };
     }
 }
@@ -45,8 +49,8 @@ bool is_order_key(const std::string& k) { return k == "P" || k == "Q" || k[0] ==
 void check_range(const std::string& key, unsigned v, unsigned lo, unsigned hi)
 {
     if (v < lo || v > hi)
-        fail(key + ": must be " + std::to_string(lo) + " <= " + key + " <= " + std::to_string(hi) + ", got " +
-             std::to_string(v));
+        fail(key + ": must be " + std::to_string(lo) + " <= " + key +
+             " <= " + std::to_string(hi) + ", got " + std::to_string(v));
 }
 
 } // namespace
@@ -80,8 +84,14 @@ dpd_model dpd_model::make_mp(unsigned K, unsigned M)
     return m;
 }
 
-dpd_model dpd_model::make_gmp(
-    unsigned Ka, unsigned La, unsigned Kb, unsigned Lb, unsigned Mb, unsigned Kc, unsigned Lc, unsigned Mc)
+dpd_model dpd_model::make_gmp(unsigned Ka,
+                              unsigned La,
+                              unsigned Kb,
+                              unsigned Lb,
+                              unsigned Mb,
+                              unsigned Kc,
+                              unsigned Lc,
+                              unsigned Mc)
 {
     dpd_model m;
     m.family = family_t::gmp;
@@ -101,7 +111,9 @@ dpd_model dpd_model::parse(const std::string& spec)
 {
     // Whitespace is allowed around the family, the keys and the values, not inside them.
     auto trim = [](const std::string& t) {
-        const auto sp = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };
+        const auto sp = [](char c) {
+            return std::isspace(static_cast<unsigned char>(c)) != 0;
+        };
         size_t a = 0, b = t.size();
         while (a < b && sp(t[a]))
             a++;
@@ -119,12 +131,14 @@ dpd_model dpd_model::parse(const std::string& spec)
     else if (fam == "gmp")
         m.family = family_t::gmp;
     else
-        fail("family: expected 'ph', 'mp' or 'gmp' before ':', got '" + fam + "' in '" + spec + "'");
+        fail("family: expected 'ph', 'mp' or 'gmp' before ':', got '" + fam + "' in '" +
+             spec + "'");
     // Sizes not given stay 0 (the b and c groups of a gmp); the ph defaults are overwritten.
     m.P = m.Q = m.Lp = m.Lq = 0;
     const std::vector<key_ref> keys = keys_of(m.family);
     std::vector<bool> seen(keys.size(), false);
-    const std::string body = colon == std::string::npos ? std::string() : spec.substr(colon + 1);
+    const std::string body =
+        colon == std::string::npos ? std::string() : spec.substr(colon + 1);
     for (size_t pos = 0; !trim(body).empty() && pos <= body.size();) {
         size_t end = body.find(',', pos);
         if (end == std::string::npos)
@@ -136,22 +150,25 @@ dpd_model dpd_model::parse(const std::string& spec)
         const size_t eq = item.find('=');
         const std::string key = trim(item.substr(0, eq));
         if (eq == std::string::npos)
-            fail((key.empty() ? std::string("key") : key) + ": expected key=value, got '" + trim(item) + "' in '" +
-                 spec + "'");
+            fail((key.empty() ? std::string("key") : key) +
+                 ": expected key=value, got '" + trim(item) + "' in '" + spec + "'");
         const std::string val = trim(item.substr(eq + 1));
-        auto it = std::find_if(keys.begin(), keys.end(), [&](const key_ref& k) { return key == k.name; });
+        auto it = std::find_if(
+            keys.begin(), keys.end(), [&](const key_ref& k) { return key == k.name; });
         if (it == keys.end()) {
             std::string known;
             for (const auto& k : keys)
                 known += std::string(known.empty() ? "" : ", ") + k.name;
-            fail((key.empty() ? std::string("key") : key) + ": unknown key for " + fam + " (keys: " + known + ")");
+            fail((key.empty() ? std::string("key") : key) + ": unknown key for " + fam +
+                 " (keys: " + known + ")");
         }
         const size_t i = size_t(it - keys.begin());
         if (seen[i])
             fail(key + ": given twice in '" + spec + "'");
         seen[i] = true;
         if (val.empty() || val.size() > 9 ||
-            !std::all_of(val.begin(), val.end(), [](char c) { return c >= '0' && c <= '9'; }))
+            !std::all_of(
+                val.begin(), val.end(), [](char c) { return c >= '0' && c <= '9'; }))
             fail(key + ": expected a non-negative integer, got '" + val + "'");
         m.*(it->field) = unsigned(std::stoul(val));
     }
@@ -167,7 +184,8 @@ std::string dpd_model::to_string() const
     std::string s = kernel::to_string(family) + ":";
     bool first = true;
     for (const auto& k : keys_of(family)) {
-        s += (first ? "" : ",") + std::string(k.name) + "=" + std::to_string(this->*(k.field));
+        s += (first ? "" : ",") + std::string(k.name) + "=" +
+             std::to_string(this->*(k.field));
         first = false;
     }
     return s;
@@ -179,9 +197,14 @@ void dpd_model::validate() const
         const std::string key = k.name;
         const unsigned v = this->*(k.field);
         if (is_order_key(key))
-            check_range(key, v, (key == "Q" || key == "Kb" || key == "Kc") ? 0 : 1, max_order);
+            check_range(
+                key, v, (key == "Q" || key == "Kb" || key == "Kc") ? 0 : 1, max_order);
         else
-            check_range(key, v, (key == "Lb" || key == "Mb" || key == "Lc" || key == "Mc") ? 0 : 1, max_lag);
+            check_range(key,
+                        v,
+                        (key == "Lb" || key == "Mb" || key == "Lc" || key == "Mc") ? 0
+                                                                                   : 1,
+                        max_lag);
     }
     if (family == family_t::ph) {
         if (P % 2 == 0)
@@ -191,8 +214,8 @@ void dpd_model::validate() const
     }
     const size_t n = num_coefficients();
     if (n > max_coefficients)
-        fail("coefficients: " + to_string() + " has " + std::to_string(n) + " coefficients, more than " +
-             std::to_string(max_coefficients));
+        fail("coefficients: " + to_string() + " has " + std::to_string(n) +
+             " coefficients, more than " + std::to_string(max_coefficients));
 }
 
 size_t dpd_model::num_coefficients() const

@@ -20,33 +20,41 @@ constexpr unsigned max_taps = dpd_model::max_lag;
 
 std::string structure(unsigned P, unsigned Q, unsigned Lp, unsigned Lq)
 {
-    return "P=" + std::to_string(P) + ",Q=" + std::to_string(Q) + ",Lp=" + std::to_string(Lp) +
-           ",Lq=" + std::to_string(Lq);
+    return "P=" + std::to_string(P) + ",Q=" + std::to_string(Q) +
+           ",Lp=" + std::to_string(Lp) + ",Lq=" + std::to_string(Lq);
 }
 
 void check_structure(unsigned P, unsigned Q, unsigned Lp, unsigned Lq)
 {
     if (P < 1 || P % 2 == 0 || P > max_order)
-        invalid_parameter("P", "must be odd, 1 <= P <= " + std::to_string(max_order) + ", got " +
-                                   std::to_string(P));
+        invalid_parameter("P",
+                          "must be odd, 1 <= P <= " + std::to_string(max_order) +
+                              ", got " + std::to_string(P));
     if ((Q != 0 && Q % 2 == 0) || Q > max_order)
-        invalid_parameter("Q", "must be 0 (no conjugate branches) or odd, Q <= " +
-                                   std::to_string(max_order) + ", got " + std::to_string(Q));
+        invalid_parameter("Q",
+                          "must be 0 (no conjugate branches) or odd, Q <= " +
+                              std::to_string(max_order) + ", got " + std::to_string(Q));
     if (Lp < 1 || Lp > max_taps)
-        invalid_parameter("Lp", "must be >= 1 and <= " + std::to_string(max_taps) + ", got " +
-                                    std::to_string(Lp));
+        invalid_parameter("Lp",
+                          "must be >= 1 and <= " + std::to_string(max_taps) + ", got " +
+                              std::to_string(Lp));
     if (Lq < 1 || Lq > max_taps)
-        invalid_parameter("Lq", "must be >= 1 and <= " + std::to_string(max_taps) + ", got " +
-                                    std::to_string(Lq));
+        invalid_parameter("Lq",
+                          "must be >= 1 and <= " + std::to_string(max_taps) + ", got " +
+                              std::to_string(Lq));
 }
 } // namespace
 
 namespace {
 constexpr enum_name<dpd_cuda_variant> dpd_cuda_variants[] = {
-    { dpd_cuda_variant::automatic, "automatic" }, { dpd_cuda_variant::shuffle, "shuffle" },
-    { dpd_cuda_variant::smem, "smem" },           { dpd_cuda_variant::shuffle_x, "shuffle_x" },
-    { dpd_cuda_variant::tiled, "tiled" },         { dpd_cuda_variant::tiled8, "tiled8" },
-    { dpd_cuda_variant::compiled, "compiled" },   { dpd_cuda_variant::interpreted, "interpreted" },
+    { dpd_cuda_variant::automatic, "automatic" },
+    { dpd_cuda_variant::shuffle, "shuffle" },
+    { dpd_cuda_variant::smem, "smem" },
+    { dpd_cuda_variant::shuffle_x, "shuffle_x" },
+    { dpd_cuda_variant::tiled, "tiled" },
+    { dpd_cuda_variant::tiled8, "tiled8" },
+    { dpd_cuda_variant::compiled, "compiled" },
+    { dpd_cuda_variant::interpreted, "interpreted" },
     { dpd_cuda_variant::automatic, "auto" },
 };
 } // namespace
@@ -58,7 +66,8 @@ dpd_cuda_variant dpd_cuda_variant_from_string(const std::string& name)
 
 std::string to_string(dpd_cuda_variant v) { return enum_to_string(v, dpd_cuda_variants); }
 
-size_t dpd_predistorter::num_coefficients(unsigned P, unsigned Q, unsigned Lp, unsigned Lq)
+size_t
+dpd_predistorter::num_coefficients(unsigned P, unsigned Q, unsigned Lp, unsigned Lq)
 {
     return size_t((P + 1) / 2) * Lp + (Q ? size_t((Q + 1) / 2) * Lq : 0);
 }
@@ -68,7 +77,8 @@ size_t dpd_predistorter::main_index(unsigned, unsigned Lp, unsigned p, unsigned 
     return size_t((p - 1) / 2) * Lp + k;
 }
 
-size_t dpd_predistorter::conj_index(unsigned P, unsigned Lp, unsigned Lq, unsigned q, unsigned k)
+size_t
+dpd_predistorter::conj_index(unsigned P, unsigned Lp, unsigned Lq, unsigned q, unsigned k)
 {
     return size_t((P + 1) / 2) * Lp + size_t((q - 1) / 2) * Lq + k;
 }
@@ -172,7 +182,8 @@ dpd_predistorter::dpd_predistorter(const dpd_model& model,
     d_H = model.history();
     make_engine(requested, device, mapped);
     set_coefficients(coefficients, lo_leakage);
-    const std::string why = d_stream->variant_note(); // e.g. no NVRTC for the compiled mp/gmp kernel
+    const std::string why =
+        d_stream->variant_note(); // e.g. no NVRTC for the compiled mp/gmp kernel
     if (!why.empty())
         d_note += (d_note.empty() ? "" : "; ") + why;
 }
@@ -202,8 +213,9 @@ void dpd_predistorter::validate(const dpd_model& model,
     const size_t want = model.num_coefficients();
     if (coefficients.size() != want)
         invalid_parameter("coefficients",
-                          "expected " + std::to_string(want) + " values for " + model.to_string() +
-                              " (got " + std::to_string(coefficients.size()) + ")");
+                          "expected " + std::to_string(want) + " values for " +
+                              model.to_string() + " (got " +
+                              std::to_string(coefficients.size()) + ")");
     require_finite("coefficients", coefficients);
     if (!is_finite_value(lo_leakage))
         invalid_parameter("lo_leakage", "is not finite");
@@ -211,7 +223,8 @@ void dpd_predistorter::validate(const dpd_model& model,
 
 dpd_predistorter::~dpd_predistorter() = default;
 
-void dpd_predistorter::set_coefficients(const std::vector<complex>& coefficients, complex lo_leakage)
+void dpd_predistorter::set_coefficients(const std::vector<complex>& coefficients,
+                                        complex lo_leakage)
 {
     validate(d_model, coefficients, lo_leakage);
     if (d_gmp_engine)
@@ -236,17 +249,15 @@ void dpd_predistorter::process_device(complex* out, const complex* in, size_t n)
     d_stream->process_device(out, in, n);
 }
 
-std::vector<dpd_predistorter::complex> dpd_predistorter::process(const std::vector<complex>& in)
+std::vector<dpd_predistorter::complex>
+dpd_predistorter::process(const std::vector<complex>& in)
 {
     std::vector<complex> out(in.size());
     process(out.data(), in.data(), in.size());
     return out;
 }
 
-void dpd_predistorter::reset()
-{
-    d_stream->reset();
-}
+void dpd_predistorter::reset() { d_stream->reset(); }
 
 void dpd_predistorter::set_batch(size_t batch)
 {
@@ -258,13 +269,18 @@ void dpd_predistorter::set_batch(size_t batch)
 
 void dpd_predistorter::set_cuda_variant(dpd_cuda_variant v)
 {
-    const bool gmp_variant = v == dpd_cuda_variant::compiled || v == dpd_cuda_variant::interpreted;
-    if (v == dpd_cuda_variant::automatic || gmp_variant == bool(d_gmp_engine)) // else: the other family's
+    const bool gmp_variant =
+        v == dpd_cuda_variant::compiled || v == dpd_cuda_variant::interpreted;
+    if (v == dpd_cuda_variant::automatic ||
+        gmp_variant == bool(d_gmp_engine)) // else: the other family's
         d_stream->set_variant(v);
     d_variant = v;
 }
 
-dpd_cuda_variant dpd_predistorter::active_cuda_variant() const { return d_stream->active_variant(); }
+dpd_cuda_variant dpd_predistorter::active_cuda_variant() const
+{
+    return d_stream->active_variant();
+}
 
 } // namespace kernel
 } // namespace gpuinterp

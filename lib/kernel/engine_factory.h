@@ -27,16 +27,22 @@ namespace kernel {
 //! `selected` is cpu or cuda (a select_backend() result); `batch` is the CUDA engine's most items
 //! (frames for resize) per launch, ignored by the CPU engines.
 template <typename T, typename TAP>
-std::unique_ptr<fir_engine<T, TAP>> make_fir_engine(backend selected, int device, size_t batch);
+std::unique_ptr<fir_engine<T, TAP>>
+make_fir_engine(backend selected, int device, size_t batch);
 template <typename T>
-std::unique_ptr<lookup_engine<T>> make_lookup_engine(backend selected, int device, size_t batch);
+std::unique_ptr<lookup_engine<T>>
+make_lookup_engine(backend selected, int device, size_t batch);
 template <typename T>
-std::unique_ptr<resamp_engine<T>> make_resamp_engine(backend selected, int device, size_t batch);
+std::unique_ptr<resamp_engine<T>>
+make_resamp_engine(backend selected, int device, size_t batch);
 template <typename T>
-std::unique_ptr<resize_engine<T>> make_resize_engine(backend selected, int device, size_t batch);
+std::unique_ptr<resize_engine<T>>
+make_resize_engine(backend selected, int device, size_t batch);
 //! The predistorter engines: ph (the packed model) and mp/gmp (a program). `mapped`: CUDA only.
-std::unique_ptr<dpd_engine> make_dpd_engine(backend selected, int device, size_t batch, bool mapped);
-std::unique_ptr<gmp_engine> make_gmp_engine(backend selected, int device, size_t batch, bool mapped);
+std::unique_ptr<dpd_engine>
+make_dpd_engine(backend selected, int device, size_t batch, bool mapped);
+std::unique_ptr<gmp_engine>
+make_gmp_engine(backend selected, int device, size_t batch, bool mapped);
 //! The estimator's Gram accumulator and eigensolver (dpd_gram).
 std::unique_ptr<gram_engine> make_gram_engine(backend selected, int device);
 

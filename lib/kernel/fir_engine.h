@@ -28,7 +28,10 @@ public:
     //! Device-resident variant for device buffers: `in` and `out` live in the backend's own memory
     //! (CUDA device memory for cuda; host memory for the CPU backend, which is what the simulated
     //! device hands out), and the call returns once `out` is written. Same streaming semantics.
-    virtual void filter_device(T* out, const T* in, size_t n_in) { filter(out, in, n_in); }
+    virtual void filter_device(T* out, const T* in, size_t n_in)
+    {
+        filter(out, in, n_in);
+    }
     virtual void reset() = 0;
     virtual void set_batch(size_t) {}
 };

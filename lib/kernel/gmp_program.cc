@@ -53,10 +53,13 @@ gmp_program make_gmp_program(const dpd_model& model,
     prog.H = g.history();
     for (auto& [s, list] : by_lag) {
         // Entries in envelope-lag order: neighbouring entries read neighbouring shared-memory words.
-        std::sort(list.begin(), list.end(), [](const pending& a, const pending& b) { return a.e < b.e; });
+        std::sort(list.begin(), list.end(), [](const pending& a, const pending& b) {
+            return a.e < b.e;
+        });
         gmp_program::lag L{ s, int(prog.entries.size()), 0 };
         for (const auto& p : list) {
-            prog.entries.push_back({ p.e, p.k0, int(p.idx.size()), int(prog.coef.size()) });
+            prog.entries.push_back(
+                { p.e, p.k0, int(p.idx.size()), int(prog.coef.size()) });
             for (size_t i : p.idx)
                 prog.coef.push_back(co[i]);
         }

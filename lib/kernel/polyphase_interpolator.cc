@@ -20,8 +20,8 @@ void check_interpolation(unsigned L)
 {
     if (L < 1 || L > max_interpolation)
         invalid_parameter("interpolation",
-                          "must lie in 1.." + std::to_string(max_interpolation) + ", got " +
-                              std::to_string(L));
+                          "must lie in 1.." + std::to_string(max_interpolation) +
+                              ", got " + std::to_string(L));
 }
 } // namespace
 

@@ -6,9 +6,9 @@
 // Resampler front end: validation, the fixed-point output clock, history and the
 // consume/produce bookkeeping that makes chunking irrelevant. The engines only compute
 // outputs.
-#include "fixed_phase.h"
-#include "engine_factory.h"
 #include "../common/enum_names.h"
+#include "engine_factory.h"
+#include "fixed_phase.h"
 #include <gnuradio/gpuinterp/kernel/resampler.h>
 #include <gnuradio/gpuinterp/kernel/validate.h>
 #include <cmath>
@@ -19,8 +19,8 @@ namespace kernel {
 
 namespace {
 constexpr enum_name<resamp_method> resamp_methods[] = {
-    { resamp_method::nearest, "nearest" }, { resamp_method::linear, "linear" },
-    { resamp_method::texture, "texture" }, { resamp_method::cubic, "cubic" },
+    { resamp_method::nearest, "nearest" },     { resamp_method::linear, "linear" },
+    { resamp_method::texture, "texture" },     { resamp_method::cubic, "cubic" },
     { resamp_method::polyphase, "polyphase" },
 };
 constexpr enum_name<resamp_cuda_variant> resamp_cuda_variants[] = {
@@ -30,13 +30,19 @@ constexpr enum_name<resamp_cuda_variant> resamp_cuda_variants[] = {
 };
 } // namespace
 
-resamp_method method_from_string(const std::string& s) { return enum_from_string("method", s, resamp_methods); }
+resamp_method method_from_string(const std::string& s)
+{
+    return enum_from_string("method", s, resamp_methods);
+}
 std::string to_string(resamp_method m) { return enum_to_string(m, resamp_methods); }
 resamp_cuda_variant resamp_cuda_variant_from_string(const std::string& s)
 {
     return enum_from_string("variant", s, resamp_cuda_variants);
 }
-std::string to_string(resamp_cuda_variant v) { return enum_to_string(v, resamp_cuda_variants); }
+std::string to_string(resamp_cuda_variant v)
+{
+    return enum_to_string(v, resamp_cuda_variants);
+}
 
 namespace {
 
@@ -237,7 +243,8 @@ size_t resampler<T>::inputs_needed(size_t n_out) const
 
 template <typename T>
 template <typename Compute>
-size_t resampler<T>::step(size_t max_out, size_t n_in, size_t& consumed, Compute&& compute)
+size_t
+resampler<T>::step(size_t max_out, size_t n_in, size_t& consumed, Compute&& compute)
 {
     consumed = 0;
     const size_t H = d_hist.size();

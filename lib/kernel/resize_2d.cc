@@ -18,8 +18,8 @@ namespace kernel {
 
 namespace {
 constexpr enum_name<resize_method> resize_methods[] = {
-    { resize_method::nearest, "nearest" },   { resize_method::bilinear, "bilinear" },
-    { resize_method::bicubic, "bicubic" },   { resize_method::bilinear, "linear" },
+    { resize_method::nearest, "nearest" }, { resize_method::bilinear, "bilinear" },
+    { resize_method::bicubic, "bicubic" }, { resize_method::bilinear, "linear" },
     { resize_method::bicubic, "cubic" },
 };
 constexpr enum_name<resize_coord> resize_coords[] = {
@@ -172,8 +172,9 @@ constexpr int64_t max_side = int64_t(1) << 20;
 void check_size(const char* name, int64_t v)
 {
     if (v < 1 || v > max_side)
-        invalid_parameter(name, "must be in [1, " + std::to_string(max_side) + "] pixels, got " +
-                                    std::to_string(v));
+        invalid_parameter(name,
+                          "must be in [1, " + std::to_string(max_side) +
+                              "] pixels, got " + std::to_string(v));
 }
 
 void check_finite(const char* name, float v)
@@ -231,11 +232,15 @@ void resize_config::validate() const
         invalid_parameter("clip_min", "must be <= clip_max");
     backend_from_string(backend);
     if (device < 0 || device > INT_MAX)
-        invalid_parameter("device", "must be in [0, " + std::to_string(INT_MAX) + "], got " +
-                                        std::to_string(device));
+        invalid_parameter("device",
+                          "must be in [0, " + std::to_string(INT_MAX) + "], got " +
+                              std::to_string(device));
     if (batch < 0)
-        invalid_parameter("batch", "must be >= 0 (0 selects the default, ~32 MiB of input per launch), "
-                                   "got " + std::to_string(batch));
+        invalid_parameter(
+            "batch",
+            "must be >= 0 (0 selects the default, ~32 MiB of input per launch), "
+            "got " +
+                std::to_string(batch));
 }
 
 template <typename T>
@@ -248,7 +253,8 @@ template <typename T>
 resize_2d<T>::resize_2d(const resize_config& config)
 {
     adopt(config);
-    d_batch = config.batch ? size_t(config.batch) : default_batch(in_frame_size() * sizeof(T));
+    d_batch =
+        config.batch ? size_t(config.batch) : default_batch(in_frame_size() * sizeof(T));
     d_cfg.batch = int64_t(d_batch);
     const backend_choice choice =
         select_backend(backend_from_string(config.backend), int(config.device));
@@ -282,10 +288,11 @@ void resize_2d<T>::rebuild_tables()
     g.out_h = out_height();
     g.out_w = out_width();
     g.channels = channels();
-    d_engine->set_tables(g,
-                         resize_make_axis_table(g.in_h, g.out_h, d_method, d_coord, d_border),
-                         resize_make_axis_table(g.in_w, g.out_w, d_method, d_coord, d_border),
-                         d_cfg.border_value);
+    d_engine->set_tables(
+        g,
+        resize_make_axis_table(g.in_h, g.out_h, d_method, d_coord, d_border),
+        resize_make_axis_table(g.in_w, g.out_w, d_method, d_coord, d_border),
+        d_cfg.border_value);
 }
 
 template <typename T>
@@ -374,7 +381,8 @@ template <typename T>
 void resize_2d<T>::set_normalization(const std::vector<float>& mean,
                                      const std::vector<float>& std)
 {
-    reconfigure(with(with(d_cfg, &resize_config::mean, mean), &resize_config::std, std), false);
+    reconfigure(with(with(d_cfg, &resize_config::mean, mean), &resize_config::std, std),
+                false);
 }
 template <typename T>
 void resize_2d<T>::set_scale(float scale)

@@ -35,7 +35,10 @@ public:
     //! out: float* or uint16_t* (binary16) per `half`.
     virtual void run(void* out, bool half, const T* in, size_t n_frames) = 0;
     //! Pointers in the backend's own memory (GNU Radio device buffers); the CPU's is the host's.
-    virtual void run_device(void* out, bool half, const T* in, size_t n_frames) { run(out, half, in, n_frames); }
+    virtual void run_device(void* out, bool half, const T* in, size_t n_frames)
+    {
+        run(out, half, in, n_frames);
+    }
     virtual void set_batch(size_t) {}
 };
 

@@ -17,10 +17,12 @@ namespace kernel {
 namespace {
 constexpr enum_name<filter_mode> filter_modes[] = { { filter_mode::point, "point" },
                                                     { filter_mode::linear, "linear" } };
-constexpr enum_name<texemu::address> addresses[] = { { texemu::address::clamp, "clamp" },
-                                                     { texemu::address::border, "border" } };
-constexpr enum_name<lookup_precision> precisions[] = { { lookup_precision::exact, "exact" },
-                                                       { lookup_precision::texture, "texture" } };
+constexpr enum_name<texemu::address> addresses[] = {
+    { texemu::address::clamp, "clamp" }, { texemu::address::border, "border" }
+};
+constexpr enum_name<lookup_precision> precisions[] = {
+    { lookup_precision::exact, "exact" }, { lookup_precision::texture, "texture" }
+};
 } // namespace
 
 filter_mode filter_from_string(const std::string& s)

@@ -39,8 +39,8 @@ GPUINTERP_API coeffs_update decode_coeffs_message(const pmt::pmt_t& msg);
  * \param coefficients the coefficient vector
  * \param lo_leakage the LO leakage term c
  */
-GPUINTERP_API pmt::pmt_t encode_coeffs_message(const std::vector<gr_complex>& coefficients,
-                                               gr_complex lo_leakage);
+GPUINTERP_API pmt::pmt_t
+encode_coeffs_message(const std::vector<gr_complex>& coefficients, gr_complex lo_leakage);
 
 } // namespace gpuinterp
 } // namespace gr

@@ -99,7 +99,8 @@ public:
                      bool device_buffers = false,
                      const std::string& model = "");
 
-    virtual void set_coefficients(const std::vector<gr_complex>& coefficients, gr_complex lo_leakage) = 0;
+    virtual void set_coefficients(const std::vector<gr_complex>& coefficients,
+                                  gr_complex lo_leakage) = 0;
     virtual std::vector<gr_complex> coefficients() const = 0;
     //! True when the ports use device buffers (the make() option).
     virtual bool device_buffers() const = 0;

@@ -33,13 +33,19 @@ class gmp_engine;
 //! other family is ignored.
 enum class dpd_cuda_variant {
     automatic = 0, //!< the fastest measured (tiled; smem where tiled does not fit)
-    shuffle = 1,   //!< benchmark-only: warp shuffles, warps overlapping by L-1 threads (L <= 32 only)
-    smem = 2,      //!< shared-memory tile with an L-1 halo (any L)
-    shuffle_x = 3, //!< benchmark-only: warp shuffles of the samples, basis recomputed per tap (L <= 32 only)
-    tiled = 4,     //!< smem retuned: prefetched float4 tiles, unrolled taps, maps as a kernel parameter
-    tiled8 = 5,    //!< benchmark-only: tiled with 8 outputs per thread, 128 threads per block
-    compiled = 6,  //!< mp/gmp: the kernel compiled for the model's structure (NVRTC, gmp_jit.cu)
-    interpreted = 7, //!< mp/gmp: the kernel that walks the model's program in shared memory
+    shuffle =
+        1, //!< benchmark-only: warp shuffles, warps overlapping by L-1 threads (L <= 32 only)
+    smem = 2, //!< shared-memory tile with an L-1 halo (any L)
+    shuffle_x =
+        3, //!< benchmark-only: warp shuffles of the samples, basis recomputed per tap (L <= 32 only)
+    tiled =
+        4, //!< smem retuned: prefetched float4 tiles, unrolled taps, maps as a kernel parameter
+    tiled8 =
+        5, //!< benchmark-only: tiled with 8 outputs per thread, 128 threads per block
+    compiled =
+        6, //!< mp/gmp: the kernel compiled for the model's structure (NVRTC, gmp_jit.cu)
+    interpreted =
+        7, //!< mp/gmp: the kernel that walks the model's program in shared memory
 };
 //! "automatic" | "shuffle" | "smem" | "shuffle_x" | "tiled" | "tiled8" | "compiled" | "interpreted";
 //! throws std::invalid_argument naming `variant`.
@@ -125,7 +131,13 @@ public:
                      int device = 0,
                      size_t batch = 0,
                      bool mapped = false)
-        : dpd_predistorter(ph_model(P, Q, Lp, Lq), coefficients, lo_leakage, requested, device, batch, mapped)
+        : dpd_predistorter(ph_model(P, Q, Lp, Lq),
+                           coefficients,
+                           lo_leakage,
+                           requested,
+                           device,
+                           batch,
+                           mapped)
     {
     }
     /*!
@@ -169,7 +181,9 @@ public:
     //! Output delay in samples: model().lookahead() (0 for ph and mp).
     size_t delay() const { return d_model.lookahead(); }
     //! Check a coefficient set against a model (count, finite values); throws like validate().
-    static void validate(const dpd_model& model, const std::vector<complex>& coefficients, complex lo_leakage);
+    static void validate(const dpd_model& model,
+                         const std::vector<complex>& coefficients,
+                         complex lo_leakage);
 
     //! ph sizes (0 for the other families).
     unsigned P() const { return d_P; }
@@ -186,7 +200,8 @@ public:
     static size_t num_coefficients(unsigned P, unsigned Q, unsigned Lp, unsigned Lq);
     //! Index of h_{p,k} / g_{q,k} in the flat vector (no range checks).
     static size_t main_index(unsigned P, unsigned Lp, unsigned p, unsigned k);
-    static size_t conj_index(unsigned P, unsigned Lp, unsigned Lq, unsigned q, unsigned k);
+    static size_t
+    conj_index(unsigned P, unsigned Lp, unsigned Lq, unsigned q, unsigned k);
     /*!
      * \brief Check (P, Q, Lp, Lq) and a coefficient vector; throws std::invalid_argument whose
      * message starts with the parameter's name ("P: ...", "coefficients: ...", "lo_leakage: ...").

@@ -100,7 +100,8 @@ private:
 
 using polyphase_interpolator_ccf = polyphase_interpolator<std::complex<float>, float>;
 using polyphase_interpolator_fff = polyphase_interpolator<float, float>;
-using polyphase_interpolator_ccc = polyphase_interpolator<std::complex<float>, std::complex<float>>;
+using polyphase_interpolator_ccc =
+    polyphase_interpolator<std::complex<float>, std::complex<float>>;
 
 } // namespace kernel
 } // namespace gpuinterp

@@ -77,19 +77,22 @@ struct resize_config {
     int64_t out_height = 1, out_width = 1; //!< output frame size in pixels, each >= 1
     int64_t channels = 1;                  //!< interleaved channels per pixel, 1..4
     std::string method = "bilinear";       //!< "nearest", "bilinear" or "bicubic"
-    std::string coord = "half_pixel";      //!< "half_pixel", "align_corners" or "asymmetric"
-    std::string border = "replicate";      //!< "replicate", "reflect", "reflect_101" or "constant"
-    float border_value = 0.0f;             //!< sample outside the frame with border "constant" (finite)
-    std::vector<float> mean;               //!< 0, 1 or `channels` values (finite)
-    std::vector<float> std;                //!< 0, 1 or `channels` non-zero values; as many as mean if both given
-    float scale = 1.0f;                    //!< finite, non-zero
-    bool clip = false;                     //!< clamp scale*v to [clip_min, clip_max]
+    std::string coord = "half_pixel"; //!< "half_pixel", "align_corners" or "asymmetric"
+    std::string border =
+        "replicate"; //!< "replicate", "reflect", "reflect_101" or "constant"
+    float border_value =
+        0.0f;                //!< sample outside the frame with border "constant" (finite)
+    std::vector<float> mean; //!< 0, 1 or `channels` values (finite)
+    std::vector<float>
+        std; //!< 0, 1 or `channels` non-zero values; as many as mean if both given
+    float scale = 1.0f;                     //!< finite, non-zero
+    bool clip = false;                      //!< clamp scale*v to [clip_min, clip_max]
     float clip_min = 0.0f, clip_max = 1.0f; //!< finite, clip_min <= clip_max
-    std::string backend = "automatic";     //!< "automatic", "cpu" or "cuda"
-    int64_t device = 0;                    //!< CUDA device index, >= 0
-    int64_t batch = 0;                     //!< most frames per GPU launch, 0: ~32 MiB of input
-    bool half_output = false;              //!< blocks: IEEE binary16 output items
-    bool device_buffers = false;           //!< blocks: ports on device buffers
+    std::string backend = "automatic";      //!< "automatic", "cpu" or "cuda"
+    int64_t device = 0;                     //!< CUDA device index, >= 0
+    int64_t batch = 0;           //!< most frames per GPU launch, 0: ~32 MiB of input
+    bool half_output = false;    //!< blocks: IEEE binary16 output items
+    bool device_buffers = false; //!< blocks: ports on device buffers
 
     //! Throws std::invalid_argument whose message starts with the first bad parameter's name.
     void validate() const;
@@ -211,8 +214,14 @@ public:
     int out_height() const { return int(d_cfg.out_height); }
     int out_width() const { return int(d_cfg.out_width); }
     int channels() const { return int(d_cfg.channels); }
-    size_t in_frame_size() const { return size_t(d_cfg.in_height) * d_cfg.in_width * d_cfg.channels; }
-    size_t out_frame_size() const { return size_t(d_cfg.out_height) * d_cfg.out_width * d_cfg.channels; }
+    size_t in_frame_size() const
+    {
+        return size_t(d_cfg.in_height) * d_cfg.in_width * d_cfg.channels;
+    }
+    size_t out_frame_size() const
+    {
+        return size_t(d_cfg.out_height) * d_cfg.out_width * d_cfg.channels;
+    }
     std::string method() const { return to_string(d_method); }
     std::string coord() const { return to_string(d_coord); }
     std::string border() const { return to_string(d_border); }

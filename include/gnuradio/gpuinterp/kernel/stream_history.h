@@ -56,7 +56,8 @@ public:
             std::copy(in + (start - H), in + start + count, dst);
             return;
         }
-        const size_t from_hist = H - start; // the first `from_hist` values come from the history
+        const size_t from_hist =
+            H - start; // the first `from_hist` values come from the history
         std::copy(d_h.begin() + start, d_h.end(), dst);
         std::copy(in, in + start + count, dst + from_hist);
     }

@@ -41,7 +41,12 @@ namespace texemu {
 enum class lerp_rounding { fused_exact, fma_second, lerp_fma, separate, fused_ties_away };
 enum class tie_rule { half_up, half_even };
 enum class point_rule { floor_exact, fixed8 };
-enum class norm_scaling { fp32_product, exact_product, fixed21_product, truncated_product };
+enum class norm_scaling {
+    fp32_product,
+    exact_product,
+    fixed21_product,
+    truncated_product
+};
 enum class address { clamp, border };
 
 struct model {
@@ -156,15 +161,15 @@ inline double texel_coordinate(float x, size_t n, bool normalized, norm_scaling 
         xu = static_cast<double>(opaque(x * static_cast<float>(n)));
     else if (norm == norm_scaling::fixed21_product)
         // 21 fractional bits whatever the width (what a single width, n = 1000, suggests).
-        xu = std::floor(static_cast<double>(x) * 2097152.0) / 2097152.0 * static_cast<double>(n);
+        xu = std::floor(static_cast<double>(x) * 2097152.0) / 2097152.0 *
+             static_cast<double>(n);
     else if (norm == norm_scaling::truncated_product) {
         // The unit truncates the normalised coordinate to F fractional bits, F = 21 for
         // n <= 2^13, 22 for n <= 2^16 and 23 above, then scales by the width exactly
         // (measured on the H200, docs/performance.md).
         const double scale = n <= 8192 ? 2097152.0 : (n <= 65536 ? 4194304.0 : 8388608.0);
         xu = std::floor(static_cast<double>(x) * scale) / scale * static_cast<double>(n);
-    }
-    else
+    } else
         xu = static_cast<double>(x) * static_cast<double>(n);
     if (std::isnan(xu))
         xu =

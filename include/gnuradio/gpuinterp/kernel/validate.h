@@ -26,7 +26,8 @@ inline bool is_finite_value(const std::complex<R>& v)
     return std::isfinite(v.real()) && std::isfinite(v.imag());
 }
 
-[[noreturn]] inline void invalid_parameter(const std::string& name, const std::string& why)
+[[noreturn]] inline void invalid_parameter(const std::string& name,
+                                           const std::string& why)
 {
     throw std::invalid_argument(name + ": " + why);
 }
