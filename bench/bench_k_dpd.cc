@@ -33,6 +33,7 @@
 #include <algorithm>
 #include <array>
 #include <benchmark/benchmark.h>
+#include <gnuradio/gpuinterp/kernel/dpd_bank.h>
 #include <gnuradio/gpuinterp/kernel/dpd_predistorter.h>
 
 using namespace gr::gpuinterp;
@@ -273,6 +274,51 @@ void BM_dpd_cuda_host(benchmark::State& st)
 BENCHMARK(BM_dpd_cuda_host)
     ->ArgNames({ "batch", "mapped" })
     ->ArgsProduct({ { 1 << 16, 1 << 18, 1 << 20, 1 << 22 }, { 0, 1 } })
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+// The predistorter bank (kernel/dpd_bank.h) on device buffers: N channels of ph (5,3,5), each
+// with its own coefficients, 2^22 samples per channel, fc32 or sc16 out; process_device() as the
+// block calls it (history seams, the counters' copy and the final synchronise included). Items:
+// samples of all channels, so items/s compares per-sample throughput across N.
+void BM_dpd_bank_cuda_device(benchmark::State& st)
+{
+    if (cuda_device_count() == 0) {
+        st.SkipWithError("no CUDA device");
+        return;
+    }
+    const unsigned N = unsigned(st.range(0));
+    const auto fmt = st.range(1) ? kernel::sample_format::sc16 : kernel::sample_format::fc32;
+    const size_t n = size_t(1) << gpuinterp_bench::log2n(22), bytes = kernel::sample_bytes(fmt);
+    const auto m = kernel::dpd_model::parse("ph:P=5,Q=3,Lp=5,Lq=5");
+    kernel::dpd_bank k(m, N, coeffs(5, 3, 5), cf(0.01f, -0.02f), backend::cuda, 0, 0, false, fmt);
+    auto ops = device::make_device_ops(device_binding{ memory_kind::cuda, 0 });
+    const auto x = signal(n);
+    std::vector<const cf*> in(N);
+    std::vector<void*> out(N);
+    for (unsigned c = 0; c < N; c++) {
+        auto h = coeffs(5, 3, 5);
+        h[0] *= 1.0f + 0.01f * c;
+        k.set_coefficients(c, h, cf(0));
+        auto* d = static_cast<cf*>(ops->alloc_device(n * sizeof(cf)));
+        ops->copy_async(d, x.data(), n * sizeof(cf), device::copy_dir::host_to_device);
+        in[c] = d;
+        out[c] = ops->alloc_device(n * bytes);
+    }
+    ops->wait();
+    k.process_device(out.data(), in.data(), n); // warm-up
+    for (auto _ : st)
+        k.process_device(out.data(), in.data(), n);
+    st.SetItemsProcessed(int64_t(st.iterations()) * n * N);
+    st.SetLabel(std::string(kernel::to_string(fmt)) + (k.one_launch() ? ", one launch" : ""));
+    for (unsigned c = 0; c < N; c++) {
+        ops->free_device(const_cast<cf*>(in[c]));
+        ops->free_device(out[c]);
+    }
+}
+BENCHMARK(BM_dpd_bank_cuda_device)
+    ->ArgNames({ "channels", "sc16" })
+    ->ArgsProduct({ { 1, 4, 16, 64 }, { 0, 1 } })
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 #endif

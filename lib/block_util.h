@@ -11,7 +11,9 @@
 
 #include <gnuradio/block.h>
 #include <gnuradio/gpuinterp/kernel/backend.h>
+#include <gnuradio/gpuinterp/kernel/sample_format.h>
 #include <gnuradio/logger.h>
+#include <chrono>
 #include <mutex>
 #include <set>
 #include <stdexcept>
@@ -63,6 +65,36 @@ log_backend(const gr::logger_ptr& log, backend active, const std::string& note)
 
 //! Run the body of a work() call; a failure (CUDA fault, ...) is logged and ends the stream
 //! cleanly with WORK_DONE instead of corrupting output or throwing into the scheduler.
+//! The saturation warning of a block with sc16 output: one line when outputs were clipped or NaN
+//! since the last line, at most one a second, so a clipping chain is reported without flooding.
+class sc16_warning
+{
+public:
+    void check(const gr::logger_ptr& log,
+               const std::string& what,
+               const kernel::sc16_counts& k,
+               float full_scale)
+    {
+        if (k.saturated + k.invalid <= d_reported)
+            return;
+        const auto now = std::chrono::steady_clock::now();
+        if (d_reported > 0 && now - d_last < std::chrono::seconds(1))
+            return;
+        log->warn("{}{} sc16 output samples saturated at full scale {} and {} were NaN "
+                  "(written as 0) since start",
+                  what,
+                  k.saturated,
+                  full_scale,
+                  k.invalid);
+        d_reported = k.saturated + k.invalid;
+        d_last = now;
+    }
+
+private:
+    uint64_t d_reported = 0;
+    std::chrono::steady_clock::time_point d_last{};
+};
+
 template <typename F>
 int guarded_work(const gr::logger_ptr& log, F&& body)
 {

@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include <gnuradio/gpuinterp/coeffs_message.h>
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -84,6 +85,13 @@ coeffs_update decode_coeffs_message(const pmt::pmt_t& v)
         if (!pmt::is_null(c)) {
             u.lo_leakage = to_lo_leakage(c);
             u.has_lo_leakage = true;
+        }
+        const pmt::pmt_t ch = dict_get(v, "channel", "channel");
+        if (!pmt::is_null(ch)) {
+            if (!pmt::is_integer(ch) || pmt::to_long(ch) < 0)
+                throw std::invalid_argument("channel: expected an integer >= 0, got " +
+                                            show(ch));
+            u.channel = int(std::min<long>(pmt::to_long(ch), 1 << 30));
         }
     } else if (pmt::is_pair(v)) { // (coefficients . c)
         u.coefficients = to_coefficients(pmt::car(v));

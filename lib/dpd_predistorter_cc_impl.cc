@@ -5,6 +5,7 @@
  */
 #include "block_util.h"
 #include "dpd_predistorter_cc_impl.h"
+#include <gnuradio/gpuinterp/kernel/sample_format.h>
 #include <gnuradio/io_signature.h>
 #include <algorithm>
 #include <stdexcept>
@@ -51,35 +52,55 @@ dpd_predistorter_cc::make(unsigned P,
                           int batch,
                           bool mapped,
                           bool device_buffers,
-                          const std::string& model)
+                          const std::string& model,
+                          unsigned channels,
+                          const std::string& output_format,
+                          float full_scale)
 {
+    kernel::dpd_bank::validate_channels(channels);
     return gnuradio::make_block_sptr<dpd_predistorter_cc_impl>(
-        std::make_unique<kernel::dpd_predistorter>(
+        std::make_unique<kernel::dpd_bank>(
             model_from_params(P, Q, Lp, Lq, coefficients, lo_leakage, model),
+            channels,
             coefficients,
             lo_leakage,
             backend_from_string(backend),
             device,
             batch_from_param(batch),
-            mapped),
+            mapped,
+            kernel::sample_format_from_string(output_format),
+            full_scale),
         device,
         device_buffers);
 }
 
 dpd_predistorter_cc_impl::dpd_predistorter_cc_impl(
-    std::unique_ptr<kernel::dpd_predistorter> kernel, int device, bool device_buffers)
-    : gr::sync_block("dpd_predistorter_cc",
-                     device_buffer_signature(device_buffers, 1, 1, sizeof(gr_complex)),
-                     device_buffer_signature(device_buffers, 1, 1, sizeof(gr_complex))),
+    std::unique_ptr<kernel::dpd_bank> kernel, int device, bool device_buffers)
+    : gr::sync_block(
+          "dpd_predistorter_cc",
+          device_buffer_signature(
+              device_buffers, kernel->channels(), kernel->channels(), sizeof(gr_complex)),
+          device_buffer_signature(device_buffers,
+                                  kernel->channels(),
+                                  kernel->channels(),
+                                  kernel::sample_bytes(kernel->output_format()))),
       d_kernel(std::move(kernel)),
       d_tag_key(pmt::intern(tag_name)),
       d_switch_key(pmt::intern(switch_tag_name)),
-      d_device_buffers(device_buffers)
+      d_switched(d_kernel->channels(), 0),
+      d_device_buffers(device_buffers),
+      d_pending(d_kernel->channels()),
+      d_warnings(d_kernel->channels()),
+      d_out(d_kernel->channels()),
+      d_in(d_kernel->channels())
 {
     log_backend(d_logger, d_kernel->active_backend(), d_kernel->backend_note());
-    // Delayed output: tags move with it (work() re-adds them at offset + delay).
+    // Delayed output: tags move with it (work() re-adds them at offset + delay). Channels: a
+    // tag stays on its own channel.
     if (d_kernel->delay() > 0)
         set_tag_propagation_policy(TPP_DONT);
+    else if (d_kernel->channels() > 1)
+        set_tag_propagation_policy(TPP_ONE_TO_ONE);
     d_io.attach(*this, d_kernel->active_backend(), device, device_buffers);
     message_port_register_in(pmt::mp(port_name));
     set_msg_handler(pmt::mp(port_name),
@@ -90,20 +111,52 @@ void dpd_predistorter_cc_impl::set_coefficients(
     const std::vector<gr_complex>& coefficients, gr_complex lo_leakage)
 {
     std::lock_guard<std::mutex> lock(d_mutex);
-    d_kernel->set_coefficients(coefficients, lo_leakage); // validates; unchanged on error
-    d_switched = true;
+    // Validated once (unchanged on error), then every channel takes it.
+    kernel::dpd_predistorter::validate(d_kernel->model(), coefficients, lo_leakage);
+    for (unsigned c = 0; c < d_kernel->channels(); c++) {
+        d_kernel->set_coefficients(c, coefficients, lo_leakage);
+        d_switched[c] = 1;
+    }
+}
+
+void dpd_predistorter_cc_impl::set_channel_coefficients(
+    unsigned channel, const std::vector<gr_complex>& coefficients, gr_complex lo_leakage)
+{
+    std::lock_guard<std::mutex> lock(d_mutex);
+    d_kernel->set_coefficients(channel, coefficients, lo_leakage); // validates
+    d_switched[channel] = 1;
 }
 
 std::vector<gr_complex> dpd_predistorter_cc_impl::coefficients() const
 {
-    std::lock_guard<std::mutex> lock(d_mutex);
-    return d_kernel->coefficients();
+    return channel_coefficients(0);
 }
 
-gr_complex dpd_predistorter_cc_impl::lo_leakage() const
+gr_complex dpd_predistorter_cc_impl::lo_leakage() const { return channel_lo_leakage(0); }
+
+std::vector<gr_complex>
+dpd_predistorter_cc_impl::channel_coefficients(unsigned channel) const
 {
     std::lock_guard<std::mutex> lock(d_mutex);
-    return d_kernel->lo_leakage();
+    return d_kernel->coefficients(channel);
+}
+
+gr_complex dpd_predistorter_cc_impl::channel_lo_leakage(unsigned channel) const
+{
+    std::lock_guard<std::mutex> lock(d_mutex);
+    return d_kernel->lo_leakage(channel);
+}
+
+uint64_t dpd_predistorter_cc_impl::saturated(unsigned channel) const
+{
+    std::lock_guard<std::mutex> lock(d_mutex);
+    return d_kernel->counts(channel).saturated;
+}
+
+uint64_t dpd_predistorter_cc_impl::invalid(unsigned channel) const
+{
+    std::lock_guard<std::mutex> lock(d_mutex);
+    return d_kernel->counts(channel).invalid;
 }
 
 void dpd_predistorter_cc_impl::set_batch(int batch)
@@ -131,12 +184,36 @@ std::string dpd_predistorter_cc_impl::active_backend() const
     return to_string(d_kernel->active_backend());
 }
 
-bool dpd_predistorter_cc_impl::apply_locked(const pmt::pmt_t& v, const char* where)
+bool dpd_predistorter_cc_impl::apply_locked(const pmt::pmt_t& v,
+                                            const char* where,
+                                            int channel)
 {
+    const int N = int(d_kernel->channels());
     try {
         const coeffs_update u = decode_coeffs_message(v);
-        d_kernel->set_coefficients(
-            u.coefficients, u.has_lo_leakage ? u.lo_leakage : d_kernel->lo_leakage());
+        if (channel >= 0 && u.channel >= 0 && u.channel != channel)
+            throw std::invalid_argument(
+                "channel: the value names channel " + std::to_string(u.channel) +
+                ", the tag is on input " + std::to_string(channel));
+        const int target = channel >= 0 ? channel : u.channel;
+        if (target >= N)
+            throw std::invalid_argument("channel: " + std::to_string(target) +
+                                        " does not exist (the block has " +
+                                        std::to_string(N) + " channel(s))");
+        const int first = target >= 0 ? target : 0, last = target >= 0 ? target : N - 1;
+        // Validated before any channel changes, so a refused set changes none.
+        kernel::dpd_predistorter::validate(
+            d_kernel->model(),
+            u.coefficients,
+            u.has_lo_leakage ? u.lo_leakage : d_kernel->lo_leakage(first));
+        for (int c = first; c <= last; c++) {
+            d_kernel->set_coefficients(c,
+                                       u.coefficients,
+                                       u.has_lo_leakage ? u.lo_leakage
+                                                        : d_kernel->lo_leakage(c));
+            if (channel < 0)
+                d_switched[c] = 1;
+        }
         return true;
     } catch (const std::invalid_argument& e) {
         d_logger->error("ignoring coefficient update from {}: {}", where, e.what());
@@ -148,8 +225,28 @@ void dpd_predistorter_cc_impl::handle_message(const pmt::pmt_t& msg)
 {
     // Runs in the block's thread between two work() calls: the new set starts a chunk.
     std::lock_guard<std::mutex> lock(d_mutex);
-    if (apply_locked(msg, "message port 'coeffs'"))
-        d_switched = true;
+    apply_locked(msg, "message port 'coeffs'", -1);
+}
+
+void dpd_predistorter_cc_impl::process_span(const std::vector<void*>& out,
+                                            const std::vector<const gr_complex*>& in,
+                                            size_t from,
+                                            size_t to)
+{
+    if (to <= from)
+        return;
+    const size_t bytes = kernel::sample_bytes(d_kernel->output_format());
+    std::vector<void*>& o = d_out;
+    std::vector<const gr_complex*>& i = d_in;
+    for (size_t c = 0; c < out.size(); c++) {
+        o[c] = static_cast<char*>(out[c]) + from * bytes;
+        i[c] = in[c] + from;
+    }
+    // Device buffers hand over device pointers (host memory on the CPU backend).
+    if (d_device_buffers)
+        d_kernel->process_device(o.data(), i.data(), to - from);
+    else
+        d_kernel->process(o.data(), i.data(), to - from);
 }
 
 int dpd_predistorter_cc_impl::work(int noutput_items,
@@ -157,56 +254,72 @@ int dpd_predistorter_cc_impl::work(int noutput_items,
                                    gr_vector_void_star& output_items)
 {
     return guarded_work(d_logger, [&] {
-        const auto* in = static_cast<const gr_complex*>(
-            d_device_buffers ? d_io.input(*this,
-                                          0,
-                                          input_items[0],
-                                          size_t(noutput_items) * sizeof(gr_complex))
-                             : input_items[0]);
-        auto* out = static_cast<gr_complex*>(output_items[0]);
-        // Device buffers hand over device pointers (host memory on the CPU backend).
-        auto process = [&](gr_complex* o, const gr_complex* i, size_t n) {
-            if (d_device_buffers)
-                d_kernel->process_device(o, i, n);
-            else
-                d_kernel->process(o, i, n);
-        };
+        const unsigned N = d_kernel->channels();
+        std::vector<const gr_complex*> in(N);
+        std::vector<void*> out(N);
+        for (unsigned c = 0; c < N; c++) {
+            in[c] = static_cast<const gr_complex*>(
+                d_device_buffers ? d_io.input(*this,
+                                              int(c),
+                                              input_items[c],
+                                              size_t(noutput_items) * sizeof(gr_complex))
+                                 : input_items[c]);
+            out[c] = output_items[c];
+        }
         const uint64_t n0 = nitems_read(0), w0 = nitems_written(0);
         const uint64_t D = d_kernel->delay();
         std::lock_guard<std::mutex> lock(d_mutex);
-        if (d_switched) {
-            add_item_tag(0, w0, d_switch_key, pmt::PMT_T);
-            d_switched = false;
+        for (unsigned c = 0; c < N; c++) {
+            if (d_switched[c]) {
+                add_item_tag(c, w0, d_switch_key, pmt::PMT_T);
+                d_switched[c] = 0;
+            }
+            if (D == 0)
+                get_tags_in_range(d_tags, c, n0, n0 + noutput_items, d_tag_key);
+            else
+                get_tags_in_range(d_tags, c, n0, n0 + noutput_items);
+            std::stable_sort(
+                d_tags.begin(), d_tags.end(), [](const gr::tag_t& a, const gr::tag_t& b) {
+                    return a.offset < b.offset;
+                });
+            // Output i is aligned with input i - D: a tag moves to offset + D, and so does the
+            // switch a `dpd_coeffs` tag asks for (queued when it lands in a later call). Targets
+            // of earlier calls are below this call's, so each queue stays in output order.
+            for (const auto& t : d_tags) {
+                if (D > 0)
+                    add_item_tag(c, t.offset + D, t.key, t.value, t.srcid);
+                if (pmt::eq(t.key, d_tag_key))
+                    d_pending[c].push_back({ t.offset + D, t.value });
+            }
         }
-        if (D == 0)
-            get_tags_in_range(d_tags, 0, n0, n0 + noutput_items, d_tag_key);
-        else
-            get_tags_in_range(d_tags, 0, n0, n0 + noutput_items);
-        std::stable_sort(
-            d_tags.begin(), d_tags.end(), [](const gr::tag_t& a, const gr::tag_t& b) {
-                return a.offset < b.offset;
-            });
-        // Output i is aligned with input i - D: a tag moves to offset + D, and so does the
-        // switch a `dpd_coeffs` tag asks for (queued when it lands in a later call). Targets of
-        // earlier calls are below this call's, so the queue stays in output order.
-        for (const auto& t : d_tags) {
-            if (D > 0)
-                add_item_tag(0, t.offset + D, t.key, t.value, t.srcid);
-            if (pmt::eq(t.key, d_tag_key))
-                d_pending.push_back({ t.offset + D, t.value });
-        }
-        // Split the call at every switch due in it so the new set starts exactly there.
+        // Split the call at every switch due in it, whichever channel's, so each new set
+        // starts exactly at its sample; the other channels just continue across the split.
         size_t done = 0;
         const uint64_t end = w0 + uint64_t(noutput_items);
-        while (!d_pending.empty() && d_pending.front().at < end) {
-            const size_t at =
-                static_cast<size_t>(std::max(d_pending.front().at, w0) - w0);
-            process(out + done, in + done, at - done);
+        for (;;) {
+            uint64_t next = end;
+            for (const auto& q : d_pending)
+                if (!q.empty())
+                    next = std::min(next, std::max(q.front().at, w0));
+            if (next >= end)
+                break;
+            const size_t at = static_cast<size_t>(next - w0);
+            process_span(out, in, done, at);
             done = at;
-            apply_locked(d_pending.front().value, "tag 'dpd_coeffs'");
-            d_pending.pop_front();
+            for (unsigned c = 0; c < N; c++)
+                while (!d_pending[c].empty() &&
+                       std::max(d_pending[c].front().at, w0) == next) {
+                    apply_locked(d_pending[c].front().value, "tag 'dpd_coeffs'", int(c));
+                    d_pending[c].pop_front();
+                }
         }
-        process(out + done, in + done, static_cast<size_t>(noutput_items) - done);
+        process_span(out, in, done, static_cast<size_t>(noutput_items));
+        if (d_kernel->output_format() == kernel::sample_format::sc16)
+            for (unsigned c = 0; c < N; c++)
+                d_warnings[c].check(d_logger,
+                                    "channel " + std::to_string(c) + ": ",
+                                    d_kernel->counts(c),
+                                    d_kernel->full_scale());
         return noutput_items;
     });
 }

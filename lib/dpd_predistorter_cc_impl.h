@@ -6,11 +6,12 @@
 #ifndef INCLUDED_GPUINTERP_DPD_PREDISTORTER_CC_IMPL_H
 #define INCLUDED_GPUINTERP_DPD_PREDISTORTER_CC_IMPL_H
 
+#include "block_util.h"
 #include "device_io.h"
 #include <gnuradio/gpuinterp/coeffs_message.h>
 #include <gnuradio/gpuinterp/cuda_buffer.h>
 #include <gnuradio/gpuinterp/dpd_predistorter_cc.h>
-#include <gnuradio/gpuinterp/kernel/dpd_predistorter.h>
+#include <gnuradio/gpuinterp/kernel/dpd_bank.h>
 #include <pmt/pmt.h>
 #include <deque>
 #include <memory>
@@ -23,7 +24,7 @@ class dpd_predistorter_cc_impl : public dpd_predistorter_cc, public device_buffe
 {
 public:
     //! `kernel`: built by make() from its arguments.
-    dpd_predistorter_cc_impl(std::unique_ptr<kernel::dpd_predistorter> kernel,
+    dpd_predistorter_cc_impl(std::unique_ptr<kernel::dpd_bank> kernel,
                              int device,
                              bool device_buffers);
 
@@ -31,12 +32,25 @@ public:
                           gr_complex lo_leakage) override;
     std::vector<gr_complex> coefficients() const override;
     gr_complex lo_leakage() const override;
+    void set_channel_coefficients(unsigned channel,
+                                  const std::vector<gr_complex>& coefficients,
+                                  gr_complex lo_leakage) override;
+    std::vector<gr_complex> channel_coefficients(unsigned channel) const override;
+    gr_complex channel_lo_leakage(unsigned channel) const override;
+    unsigned channels() const override { return d_kernel->channels(); }
+    std::string output_format() const override
+    {
+        return kernel::to_string(d_kernel->output_format());
+    }
+    float full_scale() const override { return d_kernel->full_scale(); }
+    uint64_t saturated(unsigned channel) const override;
+    uint64_t invalid(unsigned channel) const override;
     std::string model() const override { return d_kernel->model().to_string(); }
     unsigned delay() const override { return unsigned(d_kernel->delay()); }
-    unsigned P() const override { return d_kernel->P(); }
-    unsigned Q() const override { return d_kernel->Q(); }
-    unsigned Lp() const override { return d_kernel->Lp(); }
-    unsigned Lq() const override { return d_kernel->Lq(); }
+    unsigned P() const override { return ph() ? d_kernel->model().P : 0; }
+    unsigned Q() const override { return ph() ? d_kernel->model().Q : 0; }
+    unsigned Lp() const override { return ph() ? d_kernel->model().Lp : 0; }
+    unsigned Lq() const override { return ph() ? d_kernel->model().Lq : 0; }
     void set_batch(int batch) override;
     int batch() const override;
     void set_cuda_variant(const std::string& variant) override;
@@ -49,26 +63,41 @@ public:
              gr_vector_void_star& output_items) override;
 
 private:
+    bool ph() const
+    {
+        return d_kernel->model().family == kernel::dpd_model::family_t::ph;
+    }
     void handle_message(const pmt::pmt_t& msg);
-    //! Apply an update under the lock already held; false (and a log line) when it is refused.
-    bool apply_locked(const pmt::pmt_t& v, const char* where);
+    //! Apply an update under the lock already held, to `channel` (a tag's port) or, with -1, to
+    //! the channel the update names (every channel when it names none); false (and a log line)
+    //! when it is refused.
+    bool apply_locked(const pmt::pmt_t& v, const char* where, int channel);
+    //! Process [done, at) of every channel.
+    void process_span(const std::vector<void*>& out,
+                      const std::vector<const gr_complex*>& in,
+                      size_t from,
+                      size_t to);
 
     mutable std::mutex d_mutex; // setters and messages land between two work() calls
-    std::unique_ptr<kernel::dpd_predistorter> d_kernel;
+    std::unique_ptr<kernel::dpd_bank> d_kernel;
     const pmt::pmt_t d_tag_key;
     const pmt::pmt_t d_switch_key;
-    //! A set arrived by message or setter: the next work() tags its first output
-    //! `dpd_switch`.
-    bool d_switched = false;
+    //! Per channel: a set arrived by message or setter, so the next work() tags the channel's
+    //! first output `dpd_switch`.
+    std::vector<char> d_switched;
     const bool d_device_buffers;
     device_io d_io;
     std::vector<gr::tag_t> d_tags;
-    //! `dpd_coeffs` switches waiting for their output (tag offset + delay), in output order.
+    //! `dpd_coeffs` switches waiting for their output (tag offset + delay), per channel, in
+    //! output order.
     struct pending_switch {
         uint64_t at;
         pmt::pmt_t value;
     };
-    std::deque<pending_switch> d_pending;
+    std::vector<std::deque<pending_switch>> d_pending;
+    std::vector<sc16_warning> d_warnings; //!< per channel
+    std::vector<void*> d_out;
+    std::vector<const gr_complex*> d_in;
 };
 
 } // namespace gpuinterp

@@ -110,6 +110,24 @@ std::unique_ptr<gmp_engine> make_gmp_engine(backend selected,
         GPUINTERP_CUDA_ENGINE(gpu::make_cuda_gmp_engine(device, batch, mapped)));
 }
 
+std::unique_ptr<dpd_bank_engine>
+make_dpd_bank_engine(backend selected,
+                     [[maybe_unused]] int device,
+                     [[maybe_unused]] unsigned channels,
+                     [[maybe_unused]] sample_format format,
+                     [[maybe_unused]] float scale,
+                     [[maybe_unused]] size_t batch,
+                     [[maybe_unused]] bool mapped)
+{
+    return make_engine<dpd_bank_engine>(
+        selected,
+        []() -> std::unique_ptr<dpd_bank_engine> {
+            throw std::logic_error("engine factory: the one-launch bank is CUDA only");
+        },
+        GPUINTERP_CUDA_ENGINE(gpu::make_cuda_dpd_bank_engine(
+            device, channels, format, scale, batch, mapped)));
+}
+
 std::unique_ptr<gram_engine> make_gram_engine(backend selected,
                                               [[maybe_unused]] int device)
 {

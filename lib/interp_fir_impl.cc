@@ -6,21 +6,47 @@
 #include "block_util.h"
 #include "interp_fir_impl.h"
 #include <gnuradio/io_signature.h>
+#include <type_traits>
+#include <stdexcept>
 
 namespace gr {
 namespace gpuinterp {
 
 template <class T, class TAP>
-typename interp_fir<T, TAP>::sptr interp_fir<T, TAP>::make(int interpolation,
-                                                           const std::vector<TAP>& taps,
-                                                           const std::string& backend,
-                                                           int device,
-                                                           int batch,
-                                                           bool device_buffers)
+typename interp_fir<T, TAP>::sptr
+interp_fir<T, TAP>::make(int interpolation,
+                         const std::vector<TAP>& taps,
+                         const std::string& backend,
+                         int device,
+                         int batch,
+                         bool device_buffers,
+                         const std::string& output_format,
+                         float full_scale)
 {
-    return gnuradio::make_block_sptr<interp_fir_impl<T, TAP>>(
-        interpolation, taps, backend, device, batch, device_buffers);
+    return gnuradio::make_block_sptr<interp_fir_impl<T, TAP>>(interpolation,
+                                                              taps,
+                                                              backend,
+                                                              device,
+                                                              batch,
+                                                              device_buffers,
+                                                              output_format,
+                                                              full_scale);
 }
+
+namespace {
+// The output item: T, or with sc16 two int16 (complex samples only).
+template <class T>
+size_t output_item(kernel::sample_format f, float full_scale)
+{
+    if (f == kernel::sample_format::sc16) {
+        if (!std::is_same_v<T, std::complex<float>>)
+            throw std::invalid_argument("output_format: sc16 needs complex samples");
+        kernel::validate_full_scale(full_scale);
+        return 2 * sizeof(int16_t);
+    }
+    return sizeof(T);
+}
+} // namespace
 
 template <class T, class TAP>
 interp_fir_impl<T, TAP>::interp_fir_impl(int interpolation,
@@ -28,17 +54,27 @@ interp_fir_impl<T, TAP>::interp_fir_impl(int interpolation,
                                          const std::string& backend,
                                          int device,
                                          int batch,
-                                         bool device_buffers)
-    : gr::sync_interpolator("interp_fir",
-                            device_buffer_signature(device_buffers, 1, 1, sizeof(T)),
-                            device_buffer_signature(device_buffers, 1, 1, sizeof(T)),
-                            unsigned(interpolation < 1 ? 1 : interpolation)),
+                                         bool device_buffers,
+                                         const std::string& output_format,
+                                         float full_scale)
+    : gr::sync_interpolator(
+          "interp_fir",
+          device_buffer_signature(device_buffers, 1, 1, sizeof(T)),
+          device_buffer_signature(
+              device_buffers,
+              1,
+              1,
+              output_item<T>(kernel::sample_format_from_string(output_format),
+                             full_scale)),
+          unsigned(interpolation < 1 ? 1 : interpolation)),
       d_kernel(interpolation_from_param(interpolation),
                taps,
                backend_from_string(backend),
                device,
                batch_from_param(batch)),
-      d_device_buffers(device_buffers)
+      d_device_buffers(device_buffers),
+      d_format(kernel::sample_format_from_string(output_format)),
+      d_full_scale(full_scale)
 {
     log_backend(this->d_logger, d_kernel.active_backend(), d_kernel.backend_note());
     d_io.attach(*this, d_kernel.active_backend(), device, device_buffers);
@@ -74,6 +110,20 @@ int interp_fir_impl<T, TAP>::batch() const
 }
 
 template <class T, class TAP>
+uint64_t interp_fir_impl<T, TAP>::saturated() const
+{
+    std::lock_guard<std::mutex> lock(d_mutex);
+    return d_kernel.counts().saturated;
+}
+
+template <class T, class TAP>
+uint64_t interp_fir_impl<T, TAP>::invalid() const
+{
+    std::lock_guard<std::mutex> lock(d_mutex);
+    return d_kernel.counts().invalid;
+}
+
+template <class T, class TAP>
 std::string interp_fir_impl<T, TAP>::active_backend() const
 {
     return to_string(d_kernel.active_backend());
@@ -88,7 +138,18 @@ int interp_fir_impl<T, TAP>::work(int noutput_items,
         std::lock_guard<std::mutex> lock(d_mutex);
         const unsigned L = d_kernel.interpolation();
         const int n_in = noutput_items / static_cast<int>(L);
-        if (d_device_buffers) {
+        if (d_format == kernel::sample_format::sc16) {
+            const void* in =
+                d_device_buffers
+                    ? d_io.input(*this, 0, input_items[0], size_t(n_in) * sizeof(T))
+                    : input_items[0];
+            d_kernel.filter_sc16(static_cast<int16_t*>(output_items[0]),
+                                 static_cast<const T*>(in),
+                                 static_cast<size_t>(n_in),
+                                 d_full_scale,
+                                 d_device_buffers);
+            d_warning.check(this->d_logger, "", d_kernel.counts(), d_full_scale);
+        } else if (d_device_buffers) {
             const void* in =
                 d_io.input(*this, 0, input_items[0], size_t(n_in) * sizeof(T));
             d_kernel.filter_device(static_cast<T*>(output_items[0]),

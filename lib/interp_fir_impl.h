@@ -6,6 +6,7 @@
 #ifndef INCLUDED_GPUINTERP_INTERP_FIR_IMPL_H
 #define INCLUDED_GPUINTERP_INTERP_FIR_IMPL_H
 
+#include "block_util.h"
 #include "device_io.h"
 #include <gnuradio/gpuinterp/cuda_buffer.h>
 #include <gnuradio/gpuinterp/interp_fir.h>
@@ -24,7 +25,9 @@ public:
                     const std::string& backend,
                     int device,
                     int batch,
-                    bool device_buffers);
+                    bool device_buffers,
+                    const std::string& output_format,
+                    float full_scale);
 
     void set_taps(const std::vector<TAP>& taps) override;
     std::vector<TAP> taps() const override;
@@ -33,6 +36,9 @@ public:
     std::string active_backend() const override;
     bool device_buffers() const override { return d_device_buffers; }
     device_binding buffer_binding() const override { return d_io.binding(); }
+    std::string output_format() const override { return kernel::to_string(d_format); }
+    uint64_t saturated() const override;
+    uint64_t invalid() const override;
 
     int work(int noutput_items,
              gr_vector_const_void_star& input_items,
@@ -42,7 +48,10 @@ private:
     mutable std::mutex d_mutex; // setters land between two work() calls
     kernel::polyphase_interpolator<T, TAP> d_kernel;
     const bool d_device_buffers;
+    const kernel::sample_format d_format;
+    const float d_full_scale;
     device_io d_io;
+    sc16_warning d_warning;
 };
 
 } // namespace gpuinterp

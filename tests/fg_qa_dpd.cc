@@ -12,7 +12,9 @@
 #include <gnuradio/gpuinterp/kernel/dpd_model.h>
 #include <gnuradio/top_block.h>
 #include <gtest/gtest.h>
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <complex>
 #include <random>
 
@@ -316,6 +318,63 @@ TEST_P(FgDpd, MpAndPhSpecsRunWithoutDelay)
                                                             " ph:P=5,Q=3,Lp=4,Lq=2 ");
     EXPECT_EQ(by_spec->P(), 5u);
     EXPECT_EQ(run(by_spec, x)->data(), run(make(m), x)->data());
+}
+
+// Three channels with their own coefficients, sc16 out, host and device buffers: each channel is
+// the double reference of its model converted to int16 (within one step: the float result may
+// round either way at a half), saturation counted on the overdriven channel only.
+TEST_P(FgDpd, ChannelsWithSc16OutputInAFlowgraph)
+{
+    const unsigned N = 3;
+    const float fs = 0.9f;
+    for (bool dev : { false, true }) {
+        std::vector<model> m;
+        std::vector<std::vector<cf>> x;
+        for (unsigned c = 0; c < N; c++) {
+            m.push_back(random_model(5, 3, 5, 3));
+            x.push_back(crand(30011, c == 2 ? 0.9f : 0.15f)); // channel 2 drives past full scale
+        }
+        auto b = gr::gpuinterp::dpd_predistorter_cc::make(
+            5, 3, 5, 3, m[0].co, m[0].c, GetParam(), 0, 0, false, dev, "", N, "sc16", fs);
+        ASSERT_EQ(b->channels(), N);
+        auto tb = gr::make_top_block("t");
+        std::vector<std::shared_ptr<gr::blocks::vector_sink<short>>> snk;
+        for (unsigned c = 0; c < N; c++) {
+            b->set_channel_coefficients(c, m[c].co, m[c].c);
+            auto src = gr::blocks::vector_source<cf>::make(x[c]);
+            snk.push_back(gr::blocks::vector_sink<short>::make(2));
+            tb->connect(src, 0, b, int(c));
+            tb->connect(b, int(c), snk[c], 0);
+        }
+        tb->run();
+        for (unsigned c = 0; c < N; c++) {
+            const auto want = reference(m[c], x[c]);
+            const auto& got = snk[c]->data();
+            ASSERT_EQ(got.size(), 2 * x[c].size());
+            uint64_t clipped = 0;
+            int worst_step = 0;
+            for (size_t i = 0; i < want.size(); i++) {
+                bool sat = false;
+                for (int part = 0; part < 2; part++) {
+                    const double v = (part ? want[i].imag() : want[i].real()) * 32767.0 / fs;
+                    const double r = std::min(32767.0, std::max(-32768.0, std::nearbyint(v)));
+                    sat |= std::abs(v) > 32768.0;
+                    worst_step = std::max(worst_step, int(std::abs(got[2 * i + part] - r)));
+                }
+                clipped += sat;
+            }
+            EXPECT_LE(worst_step, 1) << "channel " << c << (dev ? " device buffers" : "");
+            // the reference's count and the block's differ at most by the samples within a step
+            // of full scale
+            EXPECT_NEAR(double(b->saturated(c)), double(clipped), 0.01 * clipped + 2)
+                << "channel " << c;
+            EXPECT_EQ(b->invalid(c), 0u);
+            if (c < 2)
+                EXPECT_EQ(b->saturated(c), 0u);
+            else
+                EXPECT_GT(b->saturated(c), 100u);
+        }
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, FgDpd, ::testing::Values("cpu", "cuda"));

@@ -91,6 +91,47 @@ TEST(DpdModel, SizesLookaheadAndHistory)
     EXPECT_EQ(dpd_model::parse("gmp:Ka=1,La=1").history(), 0u);
 }
 
+// terms() is the coefficient layout the numpy reference builds its basis from: checked here
+// against the layout formulas of dpd_predistorter.h and dpd_model.h, written out independently.
+TEST(DpdModel, TermsFollowTheDocumentedLayout)
+{
+    const auto ph = dpd_model::parse("ph:P=5,Q=3,Lp=4,Lq=2");
+    const auto tp = ph.terms();
+    ASSERT_EQ(tp.size(), ph.num_coefficients());
+    for (unsigned p = 1; p <= 5; p += 2)
+        for (unsigned k = 0; k < 4; k++) {
+            const auto& t = tp[dpd_predistorter::main_index(5, 4, p, k)];
+            EXPECT_TRUE(t.signal_lag == k && t.envelope_lag == int(k) && t.power == p - 1 &&
+                        !t.conjugate);
+        }
+    for (unsigned q = 1; q <= 3; q += 2)
+        for (unsigned k = 0; k < 2; k++) {
+            const auto& t = tp[dpd_predistorter::conj_index(5, 4, 2, q, k)];
+            EXPECT_TRUE(t.signal_lag == k && t.envelope_lag == int(k) && t.power == q - 1 &&
+                        t.conjugate);
+        }
+    // gmp: a[k,l] at k*La + l; b[k,l,m] at Na + ((k-1)*Lb + l)*Mb + m-1; c likewise after b.
+    const auto g = dpd_model::parse("gmp:Ka=3,La=4,Kb=2,Lb=3,Mb=2,Kc=2,Lc=2,Mc=3");
+    const auto tg = g.terms();
+    ASSERT_EQ(tg.size(), g.num_coefficients());
+    const size_t Na = 3 * 4, Nb = 2 * 3 * 2;
+    EXPECT_EQ(tg[2 * 4 + 3].power, 2u);
+    EXPECT_EQ(tg[2 * 4 + 3].envelope_lag, 3);
+    const auto& b = tg[Na + ((2 - 1) * 3 + 1) * 2 + (2 - 1)]; // b[2,1,2]
+    EXPECT_TRUE(b.signal_lag == 1 && b.envelope_lag == 3 && b.power == 2);
+    const auto& c = tg[Na + Nb + ((1 - 1) * 2 + 1) * 3 + (3 - 1)]; // c[1,1,3]
+    EXPECT_TRUE(c.signal_lag == 1 && c.envelope_lag == -2 && c.power == 1);
+    // mp is the gmp with aligned terms only: a[k,m] at (k-1)*M + m, power k-1.
+    const auto mp = dpd_model::parse("mp:K=4,M=3");
+    const auto tm = mp.terms();
+    ASSERT_EQ(tm.size(), 12u);
+    EXPECT_TRUE(tm[2 * 3 + 1].signal_lag == 1 && tm[2 * 3 + 1].power == 2);
+    const auto keys = g.keys();
+    ASSERT_EQ(keys.size(), 8u);
+    EXPECT_EQ(keys[4].first, "Mb");
+    EXPECT_EQ(keys[4].second, 2u);
+}
+
 TEST(DpdModel, ErrorsStartWithModelAndNameTheKey)
 {
     struct bad {

@@ -225,11 +225,34 @@ __device__ __forceinline__ void tiled_order(
     }
 }
 
+//! The tiled kernel's output: complex float in 16-byte stores of two samples (y 16-byte aligned,
+//! as the single-channel kernels are launched).
+struct store_fc32 {
+    float2* __restrict__ y;
+    __device__ __forceinline__ void pair(long long i, float2 a, float2 b)
+    {
+        // The intrinsic keeps it one 16-byte store (a plain float4 assignment was split into
+        // two 8-byte stores in the PTX); streaming: the output is not read again.
+        __stcs(reinterpret_cast<float4*>(y + i), make_float4(a.x, a.y, b.x, b.y));
+    }
+    __device__ __forceinline__ void one(long long i, float2 a) { y[i] = a; }
+    __device__ __forceinline__ void finish() {}
+};
+
+//! The tiled body's window loads: CHECKED tests the window's alignment once per block (a bank's
+//! channels arrive at any 8-byte offset) and loads float2 by float2 when it is not 16-byte aligned.
+template <bool CHECKED>
+__device__ __forceinline__ bool window_aligned(const float2* x)
+{
+    return !CHECKED || (reinterpret_cast<unsigned long long>(x) & 15) == 0;
+}
+
 //! The tiled kernel's body. coef: the maps (kernel parameter when LT > 0, shared memory when
-//! LT == 0), order m's at coef + m * stride. smem: the planes and the output staging.
-template <int M, int R, int NT, int LT>
+//! LT == 0), order m's at coef + m * stride. smem: the planes and the output staging. out: the
+//! store policy (store_fc32, or the bank's, dpd_bank_kernels.cuh); CHECKED: see window_aligned.
+template <int M, int R, int NT, int LT, bool CHECKED = false, typename Store = store_fc32>
 __device__ __forceinline__ void tiled_body(const float2* __restrict__ x,
-                                           float2* __restrict__ y,
+                                           Store& out,
                                            const float4* coef,
                                            int stride,
                                            const dev_model& md,
@@ -250,6 +273,7 @@ __device__ __forceinline__ void tiled_body(const float2* __restrict__ x,
 
     float4 px[NF];
     float2 ph = make_float2(0.f, 0.f);
+    const bool aligned = window_aligned<CHECKED>(x);
     // Window values [base, base + T) as float4 pairs (base is even: x + base stays 16-byte
     // aligned), then the H-value halo past them, one per thread.
     auto fetch = [&](long long tile) {
@@ -260,8 +284,11 @@ __device__ __forceinline__ void tiled_body(const float2* __restrict__ x,
             const long long i = base + 2 * (long long)q;
             px[f] = make_float4(0.f, 0.f, 0.f, 0.f);
             if (Q % NT == 0 || q < Q) {
-                if (i + 1 < total) {
+                if (i + 1 < total && aligned) {
                     px[f] = *reinterpret_cast<const float4*>(x + i);
+                } else if (CHECKED && i + 1 < total) {
+                    const float2 v = x[i], w = x[i + 1];
+                    px[f] = make_float4(v.x, v.y, w.x, w.y);
                 } else if (i < total) {
                     const float2 v = x[i];
                     px[f].x = v.x;
@@ -325,17 +352,13 @@ __device__ __forceinline__ void tiled_body(const float2* __restrict__ x,
         // writes come after its first barrier, when these reads are done.
         for (int q = tid; 2 * q < nt; q += NT) {
             const float2 a = ys[pidx<R>(2 * q)];
-            if (2 * q + 1 < nt) {
-                const float2 b = ys[pidx<R>(2 * q + 1)];
-                // The intrinsic keeps it one 16-byte store (a plain float4 assignment was split into
-                // two 8-byte stores in the PTX); streaming: the output is not read again.
-                __stcs(reinterpret_cast<float4*>(y + base + 2 * q),
-                       make_float4(a.x, a.y, b.x, b.y));
-            } else {
-                y[base + 2 * q] = a;
-            }
+            if (2 * q + 1 < nt)
+                out.pair(base + 2 * q, a, ys[pidx<R>(2 * q + 1)]);
+            else
+                out.one(base + 2 * q, a);
         }
     }
+    out.finish();
 }
 
 //! Tiled kernel with the tap loop unrolled for L = LT and the maps as a kernel parameter.
@@ -348,7 +371,8 @@ __global__ void __launch_bounds__(NT)
                      long long n)
 {
     extern __shared__ float4 sm4[];
-    tiled_body<M, R, NT, LT>(x, y, cp.c, LT, md, n, reinterpret_cast<float2*>(sm4));
+    store_fc32 out{ y };
+    tiled_body<M, R, NT, LT>(x, out, cp.c, LT, md, n, reinterpret_cast<float2*>(sm4));
 }
 
 //! Tiled kernel for any L: the maps in shared memory (before the planes), runtime tap loop.
@@ -362,8 +386,9 @@ __global__ void __launch_bounds__(NT)
 {
     extern __shared__ float4 sm4[];
     load_coefficients(sm4, coef_g, M * md.Lmax);
+    store_fc32 out{ y };
     tiled_body<M, R, NT, 0>(
-        x, y, sm4, md.Lmax, md, n, reinterpret_cast<float2*>(sm4 + M * md.Lmax));
+        x, out, sm4, md.Lmax, md, n, reinterpret_cast<float2*>(sm4 + M * md.Lmax));
 }
 
 //! (outputs per thread, threads per block) of the library's tiled variant.

@@ -83,6 +83,25 @@ public:
     void
     run(Out* out, size_t n, size_t chunk, const layout& lay, Stage&& stage, Work&& work)
     {
+        run_to(
+            n, chunk, lay, stage, work, [&](const Out* staged, size_t pos, size_t cnt) {
+                cpu::parallel_copy(out + pos * lay.out_per_item,
+                                   staged,
+                                   cnt * lay.out_per_item * sizeof(Out));
+            });
+    }
+
+    //! run() with the output handed to deliver(const Out* staged, size_t pos, size_t cnt) (the
+    //! chunk's cnt * out_per_item values, in pinned memory) instead of copied to one array: a
+    //! predistorter bank scatters its channels to their own buffers.
+    template <typename Stage, typename Work, typename Deliver>
+    void run_to(size_t n,
+                size_t chunk,
+                const layout& lay,
+                Stage&& stage,
+                Work&& work,
+                Deliver&& deliver)
+    {
         chunk = std::max<size_t>(1, chunk);
         const size_t in_cap = lay.in_front + chunk * lay.in_per_item;
         const size_t out_cap = chunk * lay.out_per_item;
@@ -91,7 +110,7 @@ public:
         try {
             while (pos < n) {
                 slot& s = *d_slots[c & 1];
-                drain(s, out);
+                drain(s, deliver);
                 const size_t cnt = std::min(chunk, n - pos);
                 const size_t n_in = lay.in_front + cnt * lay.in_per_item;
                 const size_t n_out = cnt * lay.out_per_item;
@@ -124,13 +143,13 @@ public:
                 }
                 s.done.record(st);
                 s.pending = true;
-                s.out_pos = pos * lay.out_per_item;
-                s.out_count = n_out;
+                s.pos = pos;
+                s.cnt = cnt;
                 pos += cnt;
                 c++;
             }
-            drain(*d_slots[c & 1], out); // the older chunk first
-            drain(*d_slots[(c + 1) & 1], out);
+            drain(*d_slots[c & 1], deliver); // the older chunk first
+            drain(*d_slots[(c + 1) & 1], deliver);
         } catch (...) {
             // The failed chunk's staging may still be read by queued copies or work: wait for
             // both streams so the caller may free or reuse its buffers; their results are lost.
@@ -152,16 +171,16 @@ private:
         device_buffer<In> d_in;
         device_buffer<Out> d_out;
         bool pending = false;
-        size_t out_pos = 0,
-               out_count = 0; // where the pending chunk's output goes, in Out values
+        size_t pos = 0, cnt = 0; // the pending chunk's items
     };
 
-    void drain(slot& s, Out* out)
+    template <typename Deliver>
+    void drain(slot& s, Deliver& deliver)
     {
         if (!s.pending)
             return;
         s.done.synchronize();
-        cpu::parallel_copy(out + s.out_pos, s.h_out.get(), s.out_count * sizeof(Out));
+        deliver(static_cast<const Out*>(s.h_out.get()), s.pos, s.cnt);
         s.pending = false;
     }
 

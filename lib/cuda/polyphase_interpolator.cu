@@ -20,6 +20,7 @@
 // the (L times larger) output matters most. Each chunk's history (M-1 inputs) is taken from the
 // host side of the stream and sent with the chunk, which keeps the two streams independent (no
 // cross-stream events) at the price of M-1 extra input samples per chunk.
+#include "../common/sc16.h"
 #include "complex_ops.cuh"
 #include "cuda_common.cuh"
 #include "cuda_engines.h"
@@ -82,10 +83,71 @@ __device__ __forceinline__ void tap_block(T (&acc)[R],
     }
 }
 
-template <typename T, typename TAP, bool TAPS_SMEM, bool STAGE>
+// Where the kernel's outputs go. Plain: T as computed, the staged tile written back with 16-byte
+// stores where it is aligned.
+template <typename T>
+struct fir_store {
+    T* __restrict__ y;
+    __device__ __forceinline__ void put(size_t i, T v) { y[i] = v; }
+    __device__ __forceinline__ void tile(size_t first, const T* ys, int n_out)
+    {
+        T* yt = y + first;
+        // 16-byte stores where the tile starts 16-byte aligned (ys is 16-byte aligned).
+        constexpr int V = 16 / sizeof(T);
+        int done = 0;
+        if ((reinterpret_cast<size_t>(yt) & 15) == 0) {
+            const int nv = n_out / V;
+            float4* yv = reinterpret_cast<float4*>(yt);
+            const float4* sv = reinterpret_cast<const float4*>(ys);
+            for (int i = threadIdx.x; i < nv; i += blockDim.x)
+                yv[i] = sv[i];
+            done = nv * V;
+        }
+        for (int i = done + threadIdx.x; i < n_out; i += blockDim.x)
+            yt[i] = ys[i];
+    }
+    __device__ __forceinline__ void finish() {}
+};
+
+// sc16 (kernel/sample_format.h): each output converted as it is stored; a thread adds its counts
+// of saturated and invalid samples to counts[0] / counts[1] once, at the end (they are rare, so
+// the atomics are too).
+struct fir_store_sc16 {
+    short2* __restrict__ y;
+    float scale;
+    unsigned long long* counts;
+    unsigned sat = 0, bad = 0;
+    __device__ __forceinline__ void put(size_t i, float2 v)
+    {
+        bool s = false, b = false;
+        const short re = sc16_component(v.x, scale, s, b);
+        const short im = sc16_component(v.y, scale, s, b);
+        sat += s;
+        bad += b;
+        y[i] = make_short2(re, im);
+    }
+    __device__ __forceinline__ void tile(size_t first, const float2* ys, int n_out)
+    {
+        for (int i = threadIdx.x; i < n_out; i += blockDim.x)
+            put(first + i, ys[i]);
+    }
+    __device__ __forceinline__ void finish()
+    {
+        if (sat)
+            atomicAdd(counts, (unsigned long long)sat);
+        if (bad)
+            atomicAdd(counts + 1, (unsigned long long)bad);
+    }
+};
+
+template <typename T,
+          typename TAP,
+          bool TAPS_SMEM,
+          bool STAGE,
+          typename Store = fir_store<T>>
 __global__ void __launch_bounds__(THREADS)
     interp_kernel(const T* __restrict__ x, // n_in + M - 1 values: history, then the chunk
-                  T* __restrict__ y,       // n_in * L outputs
+                  Store out,               // n_in * L outputs
                   const TAP* __restrict__ taps_g, // M*L padded taps, tap (p,k) at k*L + p
                   int n_in,
                   tile_geometry g)
@@ -139,39 +201,26 @@ __global__ void __launch_bounds__(THREADS)
                     if (STAGE)
                         ys[(nl + r) * L + p] = acc[r];
                     else
-                        y[(size_t(n0) + nl + r) * L + p] = acc[r];
+                        out.put((size_t(n0) + nl + r) * L + p, acc[r]);
                 }
             }
         }
         if (STAGE) {
             __syncthreads();
-            const int n_out = nt * L;
-            T* yt = y + size_t(n0) * L;
-            // 16-byte stores where the tile starts 16-byte aligned (ys is 16-byte aligned).
-            constexpr int V = 16 / sizeof(T);
-            int done = 0;
-            if ((reinterpret_cast<size_t>(yt) & 15) == 0) {
-                const int nv = n_out / V;
-                float4* yv = reinterpret_cast<float4*>(yt);
-                const float4* sv = reinterpret_cast<const float4*>(ys);
-                for (int i = threadIdx.x; i < nv; i += blockDim.x)
-                    yv[i] = sv[i];
-                done = nv * V;
-            }
-            for (int i = done + threadIdx.x; i < n_out; i += blockDim.x)
-                yt[i] = ys[i];
+            out.tile(size_t(n0) * L, ys, nt * L);
         }
     }
+    out.finish();
 }
 
-template <typename T, typename TAP>
+template <typename T, typename TAP, typename Store = fir_store<T>>
 auto pick_kernel(const tile_geometry& g)
 {
     if (g.taps_smem)
-        return g.stage ? interp_kernel<T, TAP, true, true>
-                       : interp_kernel<T, TAP, true, false>;
-    return g.stage ? interp_kernel<T, TAP, false, true>
-                   : interp_kernel<T, TAP, false, false>;
+        return g.stage ? interp_kernel<T, TAP, true, true, Store>
+                       : interp_kernel<T, TAP, true, false, Store>;
+    return g.stage ? interp_kernel<T, TAP, false, true, Store>
+                   : interp_kernel<T, TAP, false, false, Store>;
 }
 
 } // namespace
@@ -202,6 +251,11 @@ fir_plan plan_fir(int device, unsigned L, size_t M)
         throw std::invalid_argument("taps: " + std::to_string(M) +
                                     " taps per arm exceed the device's shared memory");
     const auto k = pick_kernel<T, TAP>(g);
+    if constexpr (std::is_same_v<T, float2>)
+        GPUINTERP_CUDA_CHECK(cudaFuncSetAttribute(
+            reinterpret_cast<const void*>(pick_kernel<T, TAP, fir_store_sc16>(g)),
+            cudaFuncAttributeMaxDynamicSharedMemorySize,
+            optin));
     fir_plan pl;
     pl.g = g;
     pl.smem = smem_bytes<T, TAP>(g);
@@ -224,7 +278,27 @@ void launch_fir(
     const tile_geometry& g = pl.g;
     const int tiles = (n + g.TI - 1) / g.TI;
     const int blocks = std::min(tiles, pl.max_blocks);
-    pick_kernel<T, TAP>(g)<<<blocks, THREADS, pl.smem, st>>>(x, y, taps, n, g);
+    pick_kernel<T, TAP>(g)<<<blocks, THREADS, pl.smem, st>>>(
+        x, fir_store<T>{ y }, taps, n, g);
+    GPUINTERP_CUDA_CHECK_LAUNCH(st);
+}
+
+//! sc16 out (complex samples only): y holds n * L converted outputs; counts: device counters.
+template <typename TAP>
+void launch_fir_sc16(const fir_plan& pl,
+                     const float2* x,
+                     short2* y,
+                     const TAP* taps,
+                     int n,
+                     float scale,
+                     unsigned long long* counts,
+                     cudaStream_t st)
+{
+    const tile_geometry& g = pl.g;
+    const int tiles = (n + g.TI - 1) / g.TI;
+    const int blocks = std::min(tiles, pl.max_blocks);
+    pick_kernel<float2, TAP, fir_store_sc16>(g)<<<blocks, THREADS, pl.smem, st>>>(
+        x, fir_store_sc16{ y, scale, counts }, taps, n, g);
     GPUINTERP_CUDA_CHECK_LAUNCH(st);
 }
 
@@ -316,6 +390,70 @@ public:
     }
     void set_batch(size_t b) override { d_batch = b; }
 
+    bool filter_sc16(int16_t* out,
+                     const HT* in,
+                     size_t n_in,
+                     float scale,
+                     kernel::sc16_counts& counts,
+                     bool device) override
+    {
+        if constexpr (!std::is_same_v<T, float2>) {
+            return false; // real samples have no sc16 form (the front end refuses them)
+        } else {
+            device_guard guard(d_device);
+            if (!d_counts.get()) {
+                d_counts.reserve(2);
+                d_pinned_counts.reserve(2);
+                d_pipe16 = std::make_unique<host_pipeline<T, uint32_t>>(d_device);
+            }
+            const size_t L = size_t(d_plan.g.L);
+            cudaStream_t st = d_pipe.stream0();
+            GPUINTERP_CUDA_CHECK(
+                cudaMemsetAsync(d_counts.get(), 0, 2 * sizeof(unsigned long long), st));
+            GPUINTERP_CUDA_CHECK(cudaStreamSynchronize(st));
+            auto* y16 = reinterpret_cast<short2*>(out);
+            auto launch16 = [&](const T* x, short2* y, int n, cudaStream_t s) {
+                launch_fir_sc16(d_plan, x, y, d_taps.get(), n, scale, d_counts.get(), s);
+            };
+            if (device) {
+                const size_t H = d_hist.size();
+                d_dev_hist.run(d_hist,
+                               reinterpret_cast<const T*>(in),
+                               n_in,
+                               st,
+                               [&](const T* x, size_t first, size_t count) {
+                                   launch16(x - H, y16 + first * L, int(count), st);
+                               });
+            } else {
+                d_dev_hist.pull(d_hist);
+                const size_t chunk = std::min(d_batch, (size_t(1) << 22) / L);
+                d_pipe16->run(
+                    reinterpret_cast<uint32_t*>(out),
+                    n_in,
+                    chunk,
+                    { d_hist.size(), 1, L },
+                    [&](T* staged, size_t pos, size_t cnt) {
+                        d_hist.window(reinterpret_cast<HT*>(staged), in, pos, cnt);
+                    },
+                    [&](const T* x, uint32_t* y, size_t cnt, cudaStream_t s) {
+                        launch16(x, reinterpret_cast<short2*>(y), int(cnt), s);
+                    });
+                d_hist.advance(in, n_in);
+            }
+            // Both pipeline streams are drained (run() returned) or the device call's launches
+            // are on st: the counters are final once st is.
+            GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(d_pinned_counts.get(),
+                                                 d_counts.get(),
+                                                 2 * sizeof(unsigned long long),
+                                                 cudaMemcpyDeviceToHost,
+                                                 st));
+            GPUINTERP_CUDA_CHECK(cudaStreamSynchronize(st));
+            counts.saturated += d_pinned_counts.get()[0];
+            counts.invalid += d_pinned_counts.get()[1];
+            return true;
+        }
+    }
+
 private:
     void launch(const T* x, T* y, int n, cudaStream_t st)
     {
@@ -329,9 +467,13 @@ private:
     kernel::stream_history<HT> d_hist;
     // Device-buffer mode (filter_device): history on the device and the seam array.
     device_history<T, HT> d_dev_hist;
-    // Last member, so destroyed first: its destructor waits for both streams before the members
-    // above free memory that queued work may still use.
+    device_buffer<unsigned long long> d_counts;        // sc16: saturated, invalid
+    pinned_buffer<unsigned long long> d_pinned_counts; // their copy on the host
+    // The pipelines go first (the last members): their destructors wait for their streams before
+    // the members above free memory that queued work may still use. sc16 output has its own,
+    // made at the first sc16 call.
     host_pipeline<T, T> d_pipe;
+    std::unique_ptr<host_pipeline<T, uint32_t>> d_pipe16;
 };
 
 } // namespace

@@ -264,6 +264,44 @@ dpd_model dpd_model::as_gmp() const
     return g;
 }
 
+std::vector<std::pair<std::string, unsigned>> dpd_model::keys() const
+{
+    std::vector<std::pair<std::string, unsigned>> r;
+    for (const auto& k : keys_of(family))
+        r.emplace_back(k.name, this->*(k.field));
+    return r;
+}
+
+std::vector<dpd_model::term> dpd_model::terms() const
+{
+    std::vector<term> t;
+    if (family == family_t::ph) {
+        // psi_p(x[n-k]) = x[n-k] |x[n-k]|^(p-1): main branches, then conjugate ones.
+        for (unsigned p = 1; p <= P; p += 2)
+            for (unsigned k = 0; k < Lp; k++)
+                t.push_back({ k, int(k), p - 1, false });
+        for (unsigned q = 1; Q && q <= Q; q += 2)
+            for (unsigned k = 0; k < Lq; k++)
+                t.push_back({ k, int(k), q - 1, true });
+        return t;
+    }
+    const dpd_model g = as_gmp();
+    for (unsigned k = 0; k < g.Ka; k++) // aligned: x[n-l] |x[n-l]|^k
+        for (unsigned l = 0; l < g.La; l++)
+            t.push_back({ l, int(l), k, false });
+    if (g.Kb && g.Lb && g.Mb) // lagging envelope: x[n-l] |x[n-l-m]|^k
+        for (unsigned k = 1; k <= g.Kb; k++)
+            for (unsigned l = 0; l < g.Lb; l++)
+                for (unsigned m = 1; m <= g.Mb; m++)
+                    t.push_back({ l, int(l + m), k, false });
+    if (g.Kc && g.Lc && g.Mc) // leading envelope: x[n-l] |x[n-l+m]|^k
+        for (unsigned k = 1; k <= g.Kc; k++)
+            for (unsigned l = 0; l < g.Lc; l++)
+                for (unsigned m = 1; m <= g.Mc; m++)
+                    t.push_back({ l, int(l) - int(m), k, false });
+    return t;
+}
+
 bool dpd_model::operator==(const dpd_model& o) const
 {
     if (family != o.family)

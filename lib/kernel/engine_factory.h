@@ -10,6 +10,7 @@
 // (select_backend), then asks here; lib/engine_factory.cc is the only file that knows both
 // backends' engines, so kernel/ depends on engine interfaces only.
 
+#include "dpd_bank_engine.h"
 #include "dpd_engine.h"
 #include "fir_engine.h"
 #include "gmp_engine.h"
@@ -43,6 +44,14 @@ std::unique_ptr<dpd_engine>
 make_dpd_engine(backend selected, int device, size_t batch, bool mapped);
 std::unique_ptr<gmp_engine>
 make_gmp_engine(backend selected, int device, size_t batch, bool mapped);
+//! Every channel of a ph bank in one launch: CUDA only (`selected` must be cuda).
+std::unique_ptr<dpd_bank_engine> make_dpd_bank_engine(backend selected,
+                                                      int device,
+                                                      unsigned channels,
+                                                      sample_format format,
+                                                      float scale,
+                                                      size_t batch,
+                                                      bool mapped);
 //! The estimator's Gram accumulator and eigensolver (dpd_gram).
 std::unique_ptr<gram_engine> make_gram_engine(backend selected, int device);
 

@@ -9,7 +9,9 @@
 // Internal: what a backend implements for polyphase_interpolator. The front end validates,
 // pads the taps, and owns nothing backend-specific.
 
+#include <gnuradio/gpuinterp/kernel/sample_format.h>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -34,6 +36,21 @@ public:
     }
     virtual void reset() = 0;
     virtual void set_batch(size_t) {}
+    /*!
+     * Complex samples with sc16 output (kernel/sample_format.h; scale = 32767 / full scale),
+     * converted inside the engine's kernel; `counts` accumulates. `device`: pointers in the
+     * backend's memory, as filter_device(). Returns false when the engine has no fused form (the
+     * CPU's: the front end then converts each chunk while it is in cache).
+     */
+    virtual bool filter_sc16(int16_t* /*out*/,
+                             const T* /*in*/,
+                             size_t /*n_in*/,
+                             float /*scale*/,
+                             sc16_counts& /*counts*/,
+                             bool /*device*/)
+    {
+        return false;
+    }
 };
 
 } // namespace kernel

@@ -3,9 +3,12 @@
  * Copyright 2026 gr-gpuinterp authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
+#include "../common/sc16.h"
 #include "engine_factory.h"
 #include <gnuradio/gpuinterp/kernel/polyphase_interpolator.h>
 #include <gnuradio/gpuinterp/kernel/validate.h>
+#include <type_traits>
+#include <algorithm>
 
 namespace gr {
 namespace gpuinterp {
@@ -94,6 +97,39 @@ void polyphase_interpolator<T, TAP>::set_batch(size_t batch)
         invalid_parameter("batch", "must be >= 1");
     d_batch = batch;
     d_engine->set_batch(batch);
+}
+
+template <typename T, typename TAP>
+void polyphase_interpolator<T, TAP>::filter_sc16(
+    int16_t* out, const T* in, size_t n_in, float full_scale, bool device)
+{
+    validate_full_scale(full_scale);
+    if constexpr (!std::is_same_v<T, std::complex<float>>) {
+        (void)out;
+        (void)in;
+        (void)n_in;
+        (void)device;
+        invalid_parameter("output_format", "sc16 needs complex samples");
+    } else {
+        const float scale = sc16_scale(full_scale);
+        if (n_in == 0 || d_engine->filter_sc16(out, in, n_in, scale, d_counts, device))
+            return;
+        // The CPU: a chunk of about 4096 outputs at a time, converted while it is in cache.
+        const size_t chunk = std::max<size_t>(1, 4096 / d_L);
+        d_scratch.resize(chunk * d_L);
+        for (size_t pos = 0; pos < n_in; pos += chunk) {
+            const size_t m = std::min(chunk, n_in - pos);
+            d_engine->filter(d_scratch.data(), in + pos, m);
+            int16_t* o = out + 2 * pos * d_L;
+            for (size_t i = 0; i < m * d_L; i++) {
+                bool sat = false, bad = false;
+                o[2 * i] = sc16_component(d_scratch[i].real(), scale, sat, bad);
+                o[2 * i + 1] = sc16_component(d_scratch[i].imag(), scale, sat, bad);
+                d_counts.saturated += sat;
+                d_counts.invalid += bad;
+            }
+        }
+    }
 }
 
 template class polyphase_interpolator<std::complex<float>, float>;

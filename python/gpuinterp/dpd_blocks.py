@@ -37,6 +37,25 @@ METERS = ("rx_peak_dbfs", "rx_clipped", "tx_peak_dbfs", "tx_rms_dbfs", "overflow
           "updates", "iteration", "step_seconds")
 
 
+# The item each input format arrives as: complex float, or I/Q int16 pairs (4 bytes).
+SAMPLE_FORMATS = {"fc32": np.complex64, "sc16": np.dtype((np.int16, 2))}
+
+
+def sc16_reader(fmt, full_scale):
+    """Input items of `fmt` as complex64; sc16 maps 32767 to `full_scale` (the inverse of the
+    predistorter's conversion; 1.0 for a USRP source)."""
+    if fmt == "fc32":
+        return lambda a: a
+    k = np.float32(full_scale / 32767.0)
+
+    def read(a):
+        z = np.empty(len(a), np.complex64)
+        z.real = a[:, 0] * k
+        z.imag = a[:, 1] * k
+        return z
+    return read
+
+
 class dpd_estimator_cc(gr.basic_block):
     """DPD coefficient estimator (indirect learning) for a closed loop through a real radio.
 
@@ -63,6 +82,11 @@ class dpd_estimator_cc(gr.basic_block):
       coefficients, lo_leakage, and the meters of :meth:`meter`.
     * ``async`` (in): gr-uhd ``usrp_sink``'s ``async_msgs``; underflows are counted.
 
+    Input formats: ``tx_format`` / ``rx_format`` "fc32" (complex float) or "sc16" (I/Q int16, the
+    item of the predistorter's sc16 output and of ``usrp_source`` with cpu_format sc16). An sc16 x
+    is scaled back by ``tx_full_scale`` (the predistorter's ``full_scale``), an sc16 y by UHD's
+    convention (32767 = 1.0, so ``rx_full_scale`` 1.0 is the ADC's full scale).
+
     The fit runs on the estimation engine (``gpuinterp.dpd_gram``: ``backend`` "automatic" takes the
     GPU ``device`` when there is one, else the CPU; the Gram is accumulated chunk by chunk, so memory
     does not grow with the capture). The estimate runs on a worker thread (``synchronous=False``) so the transmit chain never waits for
@@ -75,9 +99,20 @@ class dpd_estimator_cc(gr.basic_block):
                  rollback_tolerance_db=0.5, max_gain_db=10.0, max_updates=0, synchronous=False,
                  initial_coefficients=(), initial_lo_leakage=0j, model="", rx_full_scale=1.0,
                  rx_correction=True, track_frequency=True, sample_rate=0.0, signal_bandwidth=0.0,
-                 channel_spacing=0.0, rx_timeout=5.0, coefficients_file="", backend="automatic", device=0):
-        gr.basic_block.__init__(self, name="dpd_estimator_cc", in_sig=[np.complex64, np.complex64],
+                 channel_spacing=0.0, rx_timeout=5.0, coefficients_file="", backend="automatic", device=0,
+                 tx_format="fc32", tx_full_scale=1.0, rx_format="fc32"):
+        # sc16 inputs: the predistorter's sc16 output (scaled back by its full scale) and gr-uhd's
+        # usrp_source with cpu_format sc16 (UHD's convention, 32767 = 1.0).
+        formats = {}
+        for name, value in (("tx_format", tx_format), ("rx_format", rx_format)):
+            if value not in SAMPLE_FORMATS:
+                raise ValueError(f"{name}: must be 'fc32' or 'sc16', got {value!r}")
+            formats[name] = value
+        tx_full_scale = float_param("tx_full_scale", tx_full_scale, 0, lo_open=True)
+        gr.basic_block.__init__(self, name="dpd_estimator_cc",
+                                in_sig=[SAMPLE_FORMATS[tx_format], SAMPLE_FORMATS[rx_format]],
                                 out_sig=None)
+        self._to_fc32 = (sc16_reader(tx_format, tx_full_scale), sc16_reader(rx_format, 1.0))
         # Every parameter is checked here, before the Adaptation is built, so each error names the
         # parameter that is wrong (int(nan) or a NaN slipping through a comparison would not).
         P, Q = int_param("P", P, 1, dm.MAX_ORDER), int_param("Q", Q, 0, dm.MAX_ORDER)
@@ -443,7 +478,7 @@ class dpd_estimator_cc(gr.basic_block):
         for port in (0, 1):
             if n[port]:
                 self._read_tags(port, n[port])
-                self._win[port].append(input_items[port][:n[port]])
+                self._win[port].append(self._to_fc32[port](input_items[port][:n[port]]))
                 self.consume(port, n[port])
         if n[1]:
             self._last_rx = time.monotonic()

@@ -46,14 +46,6 @@ MAX_ORDER = _cpp.MAX_ORDER
 MAX_LAG = _cpp.MAX_LAG
 MAX_COEFFICIENTS = _cpp.MAX_COEFFICIENTS
 
-# The coefficient layout of each family, in C++'s key order: numpy builds its basis from it.
-_KEYS = {
-    "ph": ("P", "Q", "Lp", "Lq"),
-    "mp": ("K", "M"),
-    "gmp": ("Ka", "La", "Kb", "Lb", "Mb", "Kc", "Lc", "Mc"),
-}
-
-
 class ModelError(ValueError):
     """A malformed model spec (the message starts with ``model:`` and names the key) or model file
     (the message starts with the file's path, then the field)."""
@@ -61,17 +53,20 @@ class ModelError(ValueError):
 
 @dataclass(frozen=True)
 class ModelSpec:
+    """A parsed spec: the family and its keys' values, both as the C++ class gives them (its keys,
+    their order and their meaning live there only)."""
     family: str
     params: tuple  # values in the family's key order
+    keys: tuple = ()  # the family's key names, same order
 
     def __getattr__(self, key):
-        keys = _KEYS.get(object.__getattribute__(self, "family"), ())
+        keys = object.__getattribute__(self, "keys")
         if key in keys:
             return self.params[keys.index(key)]
         raise AttributeError(key)
 
     def __str__(self):
-        return self.family + ":" + ",".join(f"{k}={v}" for k, v in zip(_KEYS[self.family], self.params))
+        return self.family + ":" + ",".join(f"{k}={v}" for k, v in zip(self.keys, self.params))
 
     @property
     def name(self):
@@ -113,26 +108,15 @@ def parse(spec):
         c = _cpp.parse(spec)
     except ValueError as e:
         raise ModelError(str(e)) from None
-    fam = c.family()
-    return ModelSpec(fam, tuple(int(getattr(c, k)) for k in _KEYS[fam]))
+    kv = c.keys()
+    return ModelSpec(c.family(), tuple(int(v) for _, v in kv), tuple(k for k, _ in kv))
 
 
 def term_list(m):
     """One (signal lag l, envelope lag j, power k, conjugate) per coefficient, in layout order:
-    the term is x[n-l] |x[n-j]|^k (conjugated for conjugate-branch terms of ph). ph: power p-1."""
-    m = parse(m)
-    if m.family == "ph":
-        t = [(k, k, p - 1, False) for p in range(1, m.P + 1, 2) for k in range(m.Lp)]
-        if m.Q:
-            t += [(k, k, q - 1, True) for q in range(1, m.Q + 1, 2) for k in range(m.Lq)]
-        return t
-    Ka, La, Kb, Lb, Mb, Kc, Lc, Mc = m.as_gmp()
-    t = [(l, l, k, False) for k in range(Ka) for l in range(La)]
-    if Kb and Lb and Mb:
-        t += [(l, l + q, k, False) for k in range(1, Kb + 1) for l in range(Lb) for q in range(1, Mb + 1)]
-    if Kc and Lc and Mc:
-        t += [(l, l - q, k, False) for k in range(1, Kc + 1) for l in range(Lc) for q in range(1, Mc + 1)]
-    return t
+    the term is x[n-l] |x[n-j]|^k (conjugated for conjugate-branch terms of ph). The layout is the
+    C++ model's (kernel::dpd_model::terms()); numpy only builds columns from it."""
+    return [tuple(t) for t in _cpp.parse(str(parse(m))).terms()]
 
 
 def basis(x, model, history=None, future=None):

@@ -19,6 +19,7 @@ struct coeffs_update {
     std::vector<gr_complex> coefficients;
     bool has_lo_leakage = false; //!< false: the message left the LO leakage c unchanged
     gr_complex lo_leakage{ 0, 0 };
+    int channel = -1; //!< the dict's "channel" entry; -1: every channel of the receiver
 };
 
 /*!
@@ -27,7 +28,8 @@ struct coeffs_update {
  * a PMT vector of numbers):
  *  - a coefficient vector alone: the coefficients; c unchanged;
  *  - a pair (coefficient vector . number c);
- *  - a dict {"coefficients" | "coeffs": coefficient vector, optional "lo_leakage" | "c": number}.
+ *  - a dict {"coefficients" | "coeffs": coefficient vector, optional "lo_leakage" | "c": number,
+ *    optional "channel": integer >= 0 (a multi-channel receiver's channel)}.
  * Values are narrowed to complex float. The length and finiteness are the receiver's to check
  * (it knows its model). Throws std::invalid_argument naming what is wrong.
  * \param msg the message or tag value

@@ -63,6 +63,19 @@ namespace gpuinterp {
  *
  * The backend is "automatic" (CUDA when a usable device exists, else the CPU, with one log line),
  * "cpu" or "cuda".
+ *
+ * Channels: with channels = N the block has N inputs and N outputs (as a usrp_sink with N
+ * channels): channel c is the predistorter above fed input c, with its own coefficients, history
+ * and tags. On CUDA a ph model runs every channel in one kernel launch per work(); mp/gmp run one
+ * launch per channel. A `dpd_coeffs` tag on input c switches channel c only. A `coeffs` message
+ * dict with an integer "channel" entry updates that channel; a message without one updates every
+ * channel; a channel that does not exist is logged and ignored.
+ *
+ * Output format: "fc32" (complex float) or "sc16" (2 x int16 per sample, the item gr-uhd's
+ * usrp_sink takes with cpu_format sc16). sc16 is converted inside the kernel's last store (CUDA,
+ * ph models) or per cache-resident chunk (CPU): rint(z * 32767 / full_scale), saturated to int16;
+ * NaN components become 0. Saturated and invalid samples are counted per channel (saturated(),
+ * invalid()), and a work() call that saturates logs a warning, at most once a second.
  */
 class GPUINTERP_API dpd_predistorter_cc : virtual public gr::sync_block
 {
@@ -85,6 +98,9 @@ public:
      *        gpuinterp blocks crosses the bus once in and once out; see docs/device_buffers.md
      * \param model model spec ("ph:..", "mp:K=..,M=..", "gmp:Ka=..,.."); empty: ph from P, Q, Lp, Lq.
      *        When given, `coefficients` follows its layout and P, Q, Lp, Lq are ignored.
+     * \param channels number of channels (inputs = outputs), 1 .. 64
+     * \param output_format "fc32" or "sc16"
+     * \param full_scale sc16 only: the output magnitude that maps to 32767 (> 0, finite)
      */
     static sptr make(unsigned P,
                      unsigned Q,
@@ -97,11 +113,28 @@ public:
                      int batch = 0,
                      bool mapped = false,
                      bool device_buffers = false,
-                     const std::string& model = "");
+                     const std::string& model = "",
+                     unsigned channels = 1,
+                     const std::string& output_format = "fc32",
+                     float full_scale = 1.0f);
 
     virtual void set_coefficients(const std::vector<gr_complex>& coefficients,
                                   gr_complex lo_leakage) = 0;
+    //! Channel 0's set. set_coefficients() replaces every channel's set.
     virtual std::vector<gr_complex> coefficients() const = 0;
+    //! One channel's set; raises (ValueError) naming `channel` when it does not exist.
+    virtual void set_channel_coefficients(unsigned channel,
+                                          const std::vector<gr_complex>& coefficients,
+                                          gr_complex lo_leakage) = 0;
+    virtual std::vector<gr_complex> channel_coefficients(unsigned channel) const = 0;
+    virtual gr_complex channel_lo_leakage(unsigned channel) const = 0;
+    virtual unsigned channels() const = 0;
+    //! "fc32" or "sc16".
+    virtual std::string output_format() const = 0;
+    virtual float full_scale() const = 0;
+    //! sc16: samples of `channel` clipped to int16 / with a NaN component, since start.
+    virtual uint64_t saturated(unsigned channel = 0) const = 0;
+    virtual uint64_t invalid(unsigned channel = 0) const = 0;
     //! True when the ports use device buffers (the make() option).
     virtual bool device_buffers() const = 0;
     virtual gr_complex lo_leakage() const = 0;

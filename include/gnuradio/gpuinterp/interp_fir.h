@@ -49,13 +49,20 @@ public:
      *        device and crosses the bus once in and once out. On the CPU backend the same buffers
      *        use host memory (a simulated device), so the flowgraph still runs without a GPU.
      *        Default false: plain host buffers, connectable to anything. See docs/device_buffers.md.
+     * \param output_format "fc32" (the sample type T) or, for complex samples, "sc16": I and Q as
+     *        int16 (4-byte items, what gr-uhd's usrp_sink takes with cpu_format sc16), converted in
+     *        the interpolation kernel's own store: rint(y * 32767 / full_scale), saturated; NaN
+     *        becomes 0. Saturated and NaN outputs are counted (saturated(), invalid()) and logged.
+     * \param full_scale sc16 only: the output magnitude that maps to 32767 (> 0, finite)
      */
     static sptr make(int interpolation,
                      const std::vector<TAP>& taps,
                      const std::string& backend = "automatic",
                      int device = 0,
                      int batch = 0,
-                     bool device_buffers = false);
+                     bool device_buffers = false,
+                     const std::string& output_format = "fc32",
+                     float full_scale = 1.0f);
 
     virtual void set_taps(const std::vector<TAP>& taps) = 0;
     virtual std::vector<TAP> taps() const = 0;
@@ -65,6 +72,11 @@ public:
     virtual std::string active_backend() const = 0;
     //! Whether the ports use device buffers (fixed at construction).
     virtual bool device_buffers() const = 0;
+    //! "fc32" or "sc16".
+    virtual std::string output_format() const = 0;
+    //! sc16: outputs clipped to int16 / with a NaN component, since start.
+    virtual uint64_t saturated() const = 0;
+    virtual uint64_t invalid() const = 0;
 };
 
 typedef interp_fir<std::complex<float>, float> interp_fir_ccf;

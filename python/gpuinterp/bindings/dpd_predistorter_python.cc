@@ -7,12 +7,14 @@
 #include "numpy_util.h"
 #include <gnuradio/gpuinterp/dpd_predistorter_cc.h>
 #include <gnuradio/gpuinterp/kernel/dpd_model.h>
+#include <gnuradio/gpuinterp/kernel/dpd_bank.h>
 #include <gnuradio/gpuinterp/kernel/dpd_predistorter.h>
 #include <pybind11/complex.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 #include <climits>
 #include <optional>
+#include <tuple>
 
 namespace py = pybind11;
 using namespace gr::gpuinterp;
@@ -127,6 +129,17 @@ Bad specs raise ValueError("model: <key>: ...").)doc")
         .def("history", &D::history, "Input samples a streaming predistorter carries between calls.")
         .def("family", [](const D& d) { return kernel::to_string(d.family); }, "'ph', 'mp' or 'gmp'.")
         .def("as_gmp", &D::as_gmp, "An mp as the equivalent gmp (others unchanged).")
+        .def("keys", &D::keys, "[(key, value)] of the family, in the spec's order.")
+        .def(
+            "terms",
+            [](const D& d) {
+                std::vector<std::tuple<unsigned, int, unsigned, bool>> t;
+                for (const auto& e : d.terms())
+                    t.emplace_back(e.signal_lag, e.envelope_lag, e.power, e.conjugate);
+                return t;
+            },
+            "Per coefficient, in layout order, (signal lag l, envelope lag j, power k, conjugate): the "
+            "basis function x[n-l] |x[n-j]|^k, conjugated for ph's conjugate branches.")
         .def_readonly("P", &D::P)
         .def_readonly("Q", &D::Q)
         .def_readonly("Lp", &D::Lp)
@@ -298,7 +311,8 @@ void bind_dpd_predistorter(py::module& m)
     py::class_<B, gr::sync_block, gr::block, gr::basic_block, std::shared_ptr<B>>(m, "dpd_predistorter_cc", bdoc.c_str())
         .def(py::init([](int_arg P, int_arg Q, int_arg Lp, int_arg Lq, const std::vector<gr_complex>& co,
                          gr_complex c, const std::string& b, int_arg device, int_arg batch, bool mapped,
-                         bool device_buffers, const std::string& model) {
+                         bool device_buffers, const std::string& model, int_arg channels,
+                         const std::string& output_format, float full_scale) {
                  // With a model spec the structure comes from the spec and P..Lq are not used:
                  // only their type is checked then.
                  const bool ph = model.empty();
@@ -313,7 +327,10 @@ void bind_dpd_predistorter(py::module& m)
                                 batch.get<int>("batch", 0, pyutil::max_batch),
                                 mapped,
                                 device_buffers,
-                                model);
+                                model,
+                                channels.get<unsigned>("channels", 1, kernel::dpd_bank::max_channels),
+                                output_format,
+                                full_scale);
              }),
              py::arg("P"),
              py::arg("Q"),
@@ -327,6 +344,9 @@ void bind_dpd_predistorter(py::module& m)
              py::arg("mapped") = false,
              py::arg("device_buffers") = false,
              py::arg("model") = "",
+             py::arg("channels") = 1,
+             py::arg("output_format") = "fc32",
+             py::arg("full_scale") = 1.0f,
              bdoc.c_str())
         .def("model", &B::model, "The model's canonical spec.")
         .def("delay", &B::delay, "Output delay in samples (gmp look-ahead; 0 for ph and mp).")
@@ -340,6 +360,41 @@ void bind_dpd_predistorter(py::module& m)
             py::arg("lo_leakage") = py::none(),
             "Replace the coefficient set between two work() calls (lo_leakage None keeps c).")
         .def("coefficients", [](const B& b) { return to_array(b.coefficients()); })
+        .def(
+            "set_channel_coefficients",
+            [](B& b, int_arg ch, const std::vector<gr_complex>& co, std::optional<gr_complex> c) {
+                const unsigned k = ch.get<unsigned>("channel", 0, b.channels() - 1);
+                b.set_channel_coefficients(k, co, c ? *c : b.channel_lo_leakage(k));
+            },
+            py::arg("channel"),
+            py::arg("coefficients"),
+            py::arg("lo_leakage") = py::none(),
+            "Replace one channel's set between two work() calls (lo_leakage None keeps c).")
+        .def("channel_coefficients",
+             [](const B& b, int_arg ch) {
+                 return to_array(b.channel_coefficients(ch.get<unsigned>("channel", 0, b.channels() - 1)));
+             },
+             py::arg("channel"))
+        .def("channel_lo_leakage",
+             [](const B& b, int_arg ch) {
+                 return b.channel_lo_leakage(ch.get<unsigned>("channel", 0, b.channels() - 1));
+             },
+             py::arg("channel"))
+        .def("channels", &B::channels)
+        .def("output_format", &B::output_format, "'fc32' or 'sc16'.")
+        .def("full_scale", &B::full_scale)
+        .def("saturated",
+             [](const B& b, int_arg ch) {
+                 return b.saturated(ch.get<unsigned>("channel", 0, b.channels() - 1));
+             },
+             py::arg("channel") = 0,
+             "sc16: output samples of the channel clipped to int16, since start.")
+        .def("invalid",
+             [](const B& b, int_arg ch) {
+                 return b.invalid(ch.get<unsigned>("channel", 0, b.channels() - 1));
+             },
+             py::arg("channel") = 0,
+             "sc16: output samples of the channel with a NaN component (written as 0), since start.")
         .def("lo_leakage", &B::lo_leakage)
         .def("P", &B::P)
         .def("Q", &B::Q)

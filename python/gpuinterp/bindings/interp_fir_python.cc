@@ -43,13 +43,16 @@ void bind_block(py::module& m, const char* name)
     py::class_<blk, gr::sync_interpolator, gr::sync_block, gr::block, gr::basic_block, std::shared_ptr<blk>>(
         m, name, block_doc)
         .def(py::init([](int_arg L, const std::vector<TAP>& taps, const std::string& b, int_arg device,
-                         int_arg batch, bool device_buffers) {
+                         int_arg batch, bool device_buffers, const std::string& output_format,
+                         float full_scale) {
                  return blk::make(L.get<int>("interpolation", 1, pyutil::max_interpolation),
                                   taps,
                                   b,
                                   device.get<int>("device", 0),
                                   batch.get<int>("batch", 0, pyutil::max_batch),
-                                  device_buffers);
+                                  device_buffers,
+                                  output_format,
+                                  full_scale);
              }),
              py::arg("interpolation"),
              py::arg("taps"),
@@ -57,7 +60,12 @@ void bind_block(py::module& m, const char* name)
              py::arg("device") = 0,
              py::arg("batch") = 0,
              py::arg("device_buffers") = false,
+             py::arg("output_format") = "fc32",
+             py::arg("full_scale") = 1.0f,
              block_doc)
+        .def("output_format", &blk::output_format, "'fc32' or 'sc16'.")
+        .def("saturated", &blk::saturated, "sc16: outputs clipped to int16 since start.")
+        .def("invalid", &blk::invalid, "sc16: outputs with a NaN component (written as 0) since start.")
         .def("set_taps", &blk::set_taps, py::arg("taps"), "Replace the taps (takes effect between two work() calls).")
         .def("taps", &blk::taps)
         .def("set_batch", [](blk& b, int_arg batch) { b.set_batch(batch.get<int>("batch", 0, pyutil::max_batch)); }, py::arg("batch"))

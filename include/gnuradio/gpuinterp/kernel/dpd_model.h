@@ -8,6 +8,8 @@
 
 #include <cstddef>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace gr {
 namespace gpuinterp {
@@ -92,6 +94,21 @@ struct dpd_model {
     size_t history() const;
     //! mp and gmp as the equivalent gmp (ph unchanged).
     dpd_model as_gmp() const;
+
+    //! The family's keys and their values, in to_string()'s order.
+    std::vector<std::pair<std::string, unsigned>> keys() const;
+
+    //! One coefficient's basis function: x[n - signal_lag] * |x[n - envelope_lag]|^power,
+    //! conjugated when `conjugate` (ph's conjugate branches); envelope_lag < 0 reads ahead.
+    struct term {
+        unsigned signal_lag;
+        int envelope_lag;
+        unsigned power;
+        bool conjugate;
+    };
+    //! Every coefficient's term, in the coefficient layout: what an independent reference
+    //! implementation (the numpy basis) builds its columns from, so the layout lives here only.
+    std::vector<term> terms() const;
 
     bool operator==(const dpd_model& o) const;
     bool operator!=(const dpd_model& o) const { return !(*this == o); }

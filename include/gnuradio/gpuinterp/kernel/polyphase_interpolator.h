@@ -7,8 +7,10 @@
 #define INCLUDED_GPUINTERP_KERNEL_POLYPHASE_INTERPOLATOR_H
 
 #include <gnuradio/gpuinterp/kernel/backend.h>
+#include <gnuradio/gpuinterp/kernel/sample_format.h>
 #include <complex>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -72,6 +74,18 @@ public:
      */
     void filter_device(T* out, const T* in, size_t n_in);
 
+    /*!
+     * \brief Complex samples only: like filter() (or filter_device() with `device`), the n_in * L
+     * outputs as sc16 (I, Q int16 per sample; kernel/sample_format.h) for `full_scale`. CUDA
+     * converts inside the interpolation kernel's store; the CPU a cache-resident chunk at a time.
+     * Saturated and invalid outputs add to counts(). Throws std::invalid_argument naming
+     * `full_scale` or `output_format` (real samples).
+     */
+    void filter_sc16(
+        int16_t* out, const T* in, size_t n_in, float full_scale, bool device = false);
+    //! sc16 outputs counted since construction or reset_counts().
+    const sc16_counts& counts() const { return d_counts; }
+    void reset_counts() { d_counts = {}; }
     void set_taps(const std::vector<TAP>& taps);
     const std::vector<TAP>& taps() const { return d_taps; }
     unsigned interpolation() const { return d_L; }
@@ -96,6 +110,8 @@ private:
     backend d_backend;
     std::string d_note;
     std::unique_ptr<fir_engine<T, TAP>> d_engine;
+    sc16_counts d_counts;
+    std::vector<T> d_scratch; //!< CPU sc16: one chunk of outputs
 };
 
 using polyphase_interpolator_ccf = polyphase_interpolator<std::complex<float>, float>;

@@ -1,0 +1,130 @@
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// Line rate at the radio. Flowgraphs as a multi-channel transmitter builds them:
+//   BM_fg_linerate: N x (null_source -> head(n) -> interp x8, 128 taps) -> one predistorter with
+//     N channels (ph (5,3,5), each channel its own coefficients) -> N x null_sink, device
+//     buffers through the chain, the output in fc32 or sc16 (what a usrp_sink with cpu_format
+//     sc16 takes). out_Msps_per_channel next to the radio rates 245.76 and 491.52 Msample/s.
+//   BM_fg_dpd_format: the single-stream predistorter with host buffers (pinned staging), fc32
+//     against sc16 out, and GNU Radio's copy block of the same item sizes (the flowgraph's own
+//     ceiling for 8-byte and 4-byte items).
+// n = 2^24 inputs per channel (GPUINTERP_BENCH_LOG2N), i.e. 2^27 outputs per channel.
+#include "bench_util.h"
+#include <gnuradio/blocks/copy.h>
+#include <gnuradio/blocks/head.h>
+#include <gnuradio/blocks/null_sink.h>
+#include <gnuradio/blocks/null_source.h>
+#include <gnuradio/gpuinterp/dpd_predistorter_cc.h>
+#include <gnuradio/gpuinterp/interp_fir.h>
+#include <gnuradio/gpuinterp/kernel/backend.h>
+#include <gnuradio/top_block.h>
+#include <benchmark/benchmark.h>
+#include <cmath>
+
+using cf = std::complex<float>;
+
+namespace {
+
+std::vector<cf> ph_coefficients(unsigned channel)
+{
+    std::vector<cf> co(3 * 5 + 2 * 5, cf(0.01f, 0.002f));
+    co[0] = cf(1.0f + 0.01f * channel, 0.0f);
+    return co;
+}
+
+void BM_fg_linerate(benchmark::State& st)
+{
+    if (gr::gpuinterp::cuda_device_count() == 0) {
+        st.SkipWithError("no CUDA device");
+        return;
+    }
+    const unsigned N = unsigned(st.range(0));
+    const bool sc16 = st.range(1) != 0;
+    const size_t n = size_t(1) << gpuinterp_bench::log2n(24);
+    const size_t out_bytes = sc16 ? 4 : 8;
+    const auto h = gpuinterp_bench::lowpass(8, 128);
+    for (auto _ : st) {
+        st.PauseTiming();
+        auto tb = gr::make_top_block("linerate");
+        auto dpd = gr::gpuinterp::dpd_predistorter_cc::make(5, 3, 5, 5, ph_coefficients(0), cf(0),
+                                                            "cuda", 0, 0, false, true, "", N,
+                                                            sc16 ? "sc16" : "fc32", 1.5f);
+        dpd->set_min_output_buffer(1 << 22);
+        for (unsigned c = 0; c < N; c++) {
+            dpd->set_channel_coefficients(c, ph_coefficients(c), cf(0));
+            auto src = gr::blocks::null_source::make(sizeof(cf));
+            auto head = gr::blocks::head::make(sizeof(cf), n);
+            auto interp = gr::gpuinterp::interp_fir_ccf::make(8, h, "cuda", 0, 0, true);
+            auto snk = gr::blocks::null_sink::make(out_bytes);
+            head->set_min_output_buffer(1 << 19);
+            interp->set_min_output_buffer(1 << 22);
+            tb->connect(src, 0, head, 0);
+            tb->connect(head, 0, interp, 0);
+            tb->connect(interp, 0, dpd, int(c));
+            tb->connect(dpd, int(c), snk, 0);
+        }
+        st.ResumeTiming();
+        tb->run();
+    }
+    const double out = double(st.iterations()) * double(n) * 8;
+    st.counters["out_Msps_per_channel"] = benchmark::Counter(out / 1e6, benchmark::Counter::kIsRate);
+    st.counters["radio_491.52_share"] =
+        benchmark::Counter(out / 491.52e6, benchmark::Counter::kIsRate);
+    st.counters["channels"] = N;
+    st.SetLabel(sc16 ? "sc16" : "fc32");
+}
+BENCHMARK(BM_fg_linerate)
+    ->ArgNames({ "channels", "sc16" })
+    ->ArgsProduct({ { 1, 4 }, { 0, 1 } })
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(2);
+
+// impl 0: predistorter, cuda, pinned staging; 1: GNU Radio's copy block (the ceiling).
+void BM_fg_dpd_format(benchmark::State& st)
+{
+    const int which = int(st.range(0));
+    const bool sc16 = st.range(1) != 0;
+    if (which == 0 && gr::gpuinterp::cuda_device_count() == 0) {
+        st.SkipWithError("no CUDA device");
+        return;
+    }
+    const size_t n = size_t(1) << gpuinterp_bench::log2n(26);
+    const size_t out_bytes = sc16 ? 4 : 8;
+    for (auto _ : st) {
+        st.PauseTiming();
+        auto tb = gr::make_top_block("format");
+        // The copy rows move items of the output's size end to end, as the DPD row's sink does.
+        const size_t in_bytes = which == 1 ? out_bytes : sizeof(cf);
+        auto src = gr::blocks::null_source::make(in_bytes);
+        auto head = gr::blocks::head::make(in_bytes, n);
+        auto snk = gr::blocks::null_sink::make(out_bytes);
+        gr::block_sptr blk;
+        if (which == 1)
+            blk = gr::blocks::copy::make(out_bytes);
+        else
+            blk = gr::gpuinterp::dpd_predistorter_cc::make(5, 3, 5, 5, ph_coefficients(0), cf(0),
+                                                           "cuda", 0, 0, false, false, "", 1,
+                                                           sc16 ? "sc16" : "fc32", 1.5f);
+        blk->set_min_output_buffer(1 << 22);
+        head->set_min_output_buffer(1 << 22);
+        tb->connect(src, 0, head, 0);
+        tb->connect(head, 0, blk, 0);
+        tb->connect(blk, 0, snk, 0);
+        st.ResumeTiming();
+        tb->run();
+    }
+    st.SetItemsProcessed(int64_t(st.iterations()) * int64_t(n));
+    st.SetLabel(std::string(which == 1 ? "GNU Radio copy" : "dpd cuda pinned") +
+                (sc16 ? ", 4-byte items" : ", 8-byte items"));
+}
+BENCHMARK(BM_fg_dpd_format)
+    ->ArgNames({ "impl", "sc16" })
+    ->ArgsProduct({ { 0, 1 }, { 0, 1 } })
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(2);
+
+} // namespace

@@ -1,0 +1,128 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef INCLUDED_GPUINTERP_KERNEL_DPD_BANK_H
+#define INCLUDED_GPUINTERP_KERNEL_DPD_BANK_H
+
+#include <gnuradio/gpuinterp/kernel/dpd_predistorter.h>
+#include <gnuradio/gpuinterp/kernel/sample_format.h>
+#include <complex>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace gr {
+namespace gpuinterp {
+namespace kernel {
+
+class dpd_bank_engine;
+
+/*!
+ * \brief N predistorters of one model, each channel with its own coefficients and history,
+ * writing complex float or sc16 (sample_format.h): the transmit side of a multi-channel radio.
+ *
+ * \details Channel c is exactly a dpd_predistorter (dpd_predistorter.h) of the same model and
+ * channel c's coefficients, fed channel c's samples: on the CPU bit for bit; on CUDA the ph model
+ * runs all channels in one launch (tiled kernel, gridDim.y = channel) with the same arithmetic
+ * as the single-channel kernel; mp/gmp on CUDA run one launch per channel (complex float only).
+ *
+ * sc16 output: each output is converted as sample_format.h says, inside the kernel's last store
+ * on CUDA, per cache-resident chunk on the CPU. Saturated and invalid samples are counted per
+ * channel (counts()), cumulatively since construction or reset_counts().
+ *
+ * process(out, in, n): in[c] holds n complex float inputs of channel c, out[c] receives n
+ * outputs (complex float or 2 x int16 per sample). process_device(): the same with device
+ * pointers (GNU Radio device buffers) on CUDA, host pointers on the CPU.
+ */
+class dpd_bank
+{
+public:
+    using complex = std::complex<float>;
+    //! Most channels one bank takes (one launch carries every channel's pointers).
+    static constexpr unsigned max_channels = 64;
+
+    /*!
+     * \param model the structure shared by the channels
+     * \param channels 1 .. max_channels
+     * \param coefficients model.num_coefficients() values, the initial set of every channel
+     * \param lo_leakage the initial c of every channel
+     * \param output_format complex float or sc16
+     * \param full_scale the output magnitude that maps to 32767 (sc16 only; > 0, finite)
+     * Other parameters as dpd_predistorter's.
+     */
+    dpd_bank(const dpd_model& model,
+             unsigned channels,
+             const std::vector<complex>& coefficients,
+             complex lo_leakage = complex(0),
+             backend requested = backend::cpu,
+             int device = 0,
+             size_t batch = 0,
+             bool mapped = false,
+             sample_format output_format = sample_format::fc32,
+             float full_scale = 1.0f);
+    ~dpd_bank();
+    dpd_bank(const dpd_bank&) = delete;
+    dpd_bank& operator=(const dpd_bank&) = delete;
+
+    void process(void* const* out, const complex* const* in, size_t n);
+    void process_device(void* const* out, const complex* const* in, size_t n);
+    //! Single-channel conveniences for bindings and tests: in, n = size / channels per channel,
+    //! channel-major; returns the outputs channel-major (sc16: I, Q as int16 pairs).
+    std::vector<complex> process(const std::vector<complex>& in);
+    std::vector<int16_t> process_sc16(const std::vector<complex>& in);
+
+    //! Channel c's set; validated first (std::invalid_argument naming the parameter), unchanged
+    //! on error. Outputs of the next call use it (switching at a sample boundary, as
+    //! dpd_predistorter::set_coefficients()).
+    void set_coefficients(unsigned channel,
+                          const std::vector<complex>& coefficients,
+                          complex lo_leakage);
+    const std::vector<complex>& coefficients(unsigned channel) const;
+    complex lo_leakage(unsigned channel) const;
+    sc16_counts counts(unsigned channel) const;
+    void reset_counts();
+    void reset(); //!< every channel's history to zero
+
+    unsigned channels() const { return d_channels; }
+    sample_format output_format() const { return d_format; }
+    float full_scale() const { return d_full_scale; }
+    const dpd_model& model() const { return d_model; }
+    size_t delay() const { return d_model.lookahead(); }
+    void set_batch(size_t batch);
+    size_t batch() const { return d_batch; }
+    void set_cuda_variant(dpd_cuda_variant v);
+    backend active_backend() const { return d_backend; }
+    const std::string& backend_note() const { return d_note; }
+    //! True when all channels run in one launch (CUDA, ph model).
+    bool one_launch() const { return bool(d_engine); }
+    //! Throws std::invalid_argument ("channels: ...") outside 1 .. max_channels.
+    static void validate_channels(long long channels);
+
+private:
+    void check_channel(unsigned channel) const;
+    template <typename Process>
+    void run_channels(void* const* out, const complex* const* in, size_t n, Process&& p);
+
+    dpd_model d_model;
+    unsigned d_channels;
+    sample_format d_format;
+    float d_full_scale;
+    size_t d_batch;
+    backend d_backend = backend::cpu;
+    std::string d_note;
+    std::vector<std::vector<complex>> d_coeffs;
+    std::vector<complex> d_c;
+    std::vector<sc16_counts> d_counts;         //!< CPU and per-channel CUDA paths
+    std::unique_ptr<dpd_bank_engine> d_engine; //!< CUDA ph: every channel in one launch
+    std::vector<std::unique_ptr<dpd_predistorter>> d_each; //!< otherwise: one per channel
+    std::vector<complex> d_scratch; //!< CPU sc16: one chunk of fc32
+};
+
+} // namespace kernel
+} // namespace gpuinterp
+} // namespace gr
+
+#endif

@@ -1,0 +1,303 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// The predistorter bank's CUDA engine (kernel/dpd_bank.h): every channel of a ph model in one
+// launch per call, complex float or sc16 out.
+//
+// Device buffers: each channel's first min(n, H) outputs read a seam [history, inputs] as the
+// single-channel engine's do (device_history.cuh); one launch covers every channel's seam, one
+// more every channel's remaining outputs read in place. Host buffers: the channels are staged
+// channel-major through the two-slot pipeline (each channel's window: H history values, then the
+// chunk), one launch per chunk, and each channel's outputs are scattered back to its own buffer.
+// The counters of saturated and invalid sc16 samples live on the device and come back with
+// every call (one 16-byte-per-channel copy, ordered before the call's final synchronise).
+
+#include "../kernel/dpd_bank_engine.h"
+#include "cuda_engines.h"
+#include "device_history.cuh"
+#include "dpd_bank_kernels.cuh"
+#include "dpd_ph_launch.h"
+#include "host_pipeline.cuh"
+#include <gnuradio/gpuinterp/kernel/stream_history.h>
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+namespace gr {
+namespace gpuinterp {
+namespace gpu {
+
+namespace {
+
+using cf = std::complex<float>;
+constexpr int BANK_R = TILED_R, BANK_NT = TILED_NT;
+
+class cuda_dpd_bank_engine final : public kernel::dpd_bank_engine
+{
+public:
+    cuda_dpd_bank_engine(int device,
+                         unsigned channels,
+                         kernel::sample_format format,
+                         float scale,
+                         size_t batch,
+                         bool mapped)
+        : d_device(device),
+          d_N(channels),
+          d_sc16(format == kernel::sample_format::sc16),
+          d_scale(scale),
+          d_batch(batch),
+          d_hist(channels),
+          d_dev_hist(channels),
+          d_host_counts(2 * channels, 0),
+          d_pipe(device, mapped)
+    {
+        if (channels < 1 || channels > unsigned(BANK_MAX_CHANNELS))
+            throw std::invalid_argument("channels: the CUDA bank takes 1 to " +
+                                        std::to_string(BANK_MAX_CHANNELS));
+        device_guard guard(d_device);
+        d_counts.reserve(2 * channels);
+        d_pinned_counts.reserve(2 * channels);
+        reset_counts();
+    }
+
+    void set_model(unsigned channel, const kernel::dpd_packed& m) override
+    {
+        device_guard guard(d_device);
+        if (!d_configured) {
+            d_md = make_dev_model(m); // checks the order
+            d_M = int(m.M);
+            configure(m.H);
+        } else if (int(m.M) != d_M || int(m.Lmax) != d_md.Lmax) {
+            throw std::logic_error(
+                "dpd bank: a channel's structure differs from the bank's");
+        }
+        const size_t words = size_t(d_M) * d_md.Lmax;
+        float4* dst = d_hcoef.data() + size_t(channel) * d_chan_words;
+        std::memcpy(dst, m.abcd.data(), words * sizeof(float4));
+        dst[words] = make_float4(m.cr, m.ci, 0.f, 0.f);
+        d_dirty = true;
+    }
+
+    void process(void* const* out, const cf* const* in, size_t n) override
+    {
+        if (n == 0)
+            return;
+        device_guard guard(d_device);
+        for (unsigned c = 0; c < d_N; c++)
+            d_dev_hist[c].pull(d_hist[c]);
+        sync_coefficients(d_pipe.stream0());
+        GPUINTERP_CUDA_CHECK(cudaStreamSynchronize(d_pipe.stream0()));
+        const size_t H = d_H, N = d_N, units = d_sc16 ? 1 : 2;
+        const size_t bytes = units * sizeof(uint32_t);
+        // Items of the pipeline are "one sample of every channel": N window values in, N outputs
+        // (units words each) out, channel-major within a chunk.
+        d_pipe.run_to(
+            n,
+            std::max<size_t>(1, d_batch / N),
+            { N * H, N, N * units },
+            [&](float2* pinned, size_t pos, size_t cnt) {
+                for (unsigned c = 0; c < d_N; c++) {
+                    cf* w = reinterpret_cast<cf*>(pinned) + c * (H + cnt);
+                    d_hist[c].window(w, in[c], pos, 0);
+                    cpu::parallel_copy(w + H, in[c] + pos, cnt * sizeof(cf));
+                }
+            },
+            [&](const float2* x, uint32_t* y, size_t cnt, cudaStream_t st) {
+                bank_pointers p{};
+                for (unsigned c = 0; c < d_N; c++) {
+                    p.x[c] = x + c * (H + cnt);
+                    p.y[c] = y + c * cnt * units;
+                }
+                launch(p, cnt, st);
+            },
+            [&](const uint32_t* staged, size_t pos, size_t cnt) {
+                for (unsigned c = 0; c < d_N; c++)
+                    cpu::parallel_copy(static_cast<char*>(out[c]) + pos * bytes,
+                                       staged + c * cnt * units,
+                                       cnt * bytes);
+            });
+        for (unsigned c = 0; c < d_N; c++)
+            d_hist[c].advance(in[c], n);
+        fetch_counts(d_pipe.stream0());
+    }
+
+    void process_device(void* const* out, const cf* const* in, size_t n) override
+    {
+        if (n == 0)
+            return;
+        device_guard guard(d_device);
+        const cudaStream_t st = d_pipe.stream0();
+        sync_coefficients(st);
+        const size_t H = d_H, s = std::min(n, H);
+        const size_t bytes = d_sc16 ? 4 : 8;
+        bank_pointers p{};
+        for (unsigned c = 0; c < d_N; c++) {
+            p.x[c] = d_dev_hist[c].seam(
+                d_hist[c], reinterpret_cast<const float2*>(in[c]), n, st);
+            p.y[c] = out[c];
+        }
+        if (s > 0)
+            launch(p, s, st);
+        const size_t max_launch = size_t(1) << 28; // launch sizes stay well inside int
+        for (size_t pos = s; pos < n; pos += max_launch) {
+            for (unsigned c = 0; c < d_N; c++) {
+                p.x[c] = reinterpret_cast<const float2*>(in[c]) + pos - H;
+                p.y[c] = static_cast<char*>(out[c]) + pos * bytes;
+            }
+            launch(p, std::min(max_launch, n - pos), st);
+        }
+        for (unsigned c = 0; c < d_N; c++)
+            d_dev_hist[c].save(reinterpret_cast<const float2*>(in[c]), n, st);
+        fetch_counts(st);
+    }
+
+    void reset() override
+    {
+        for (unsigned c = 0; c < d_N; c++) {
+            d_hist[c].clear();
+            d_dev_hist[c].invalidate();
+        }
+    }
+
+    void set_batch(size_t b) override { d_batch = b; }
+
+    std::vector<kernel::sc16_counts> counts() const override
+    {
+        std::vector<kernel::sc16_counts> r(d_N);
+        for (unsigned c = 0; c < d_N; c++)
+            r[c] = { d_host_counts[2 * c], d_host_counts[2 * c + 1] };
+        return r;
+    }
+
+    void reset_counts() override
+    {
+        device_guard guard(d_device);
+        GPUINTERP_CUDA_CHECK(
+            cudaMemset(d_counts.get(), 0, 2 * d_N * sizeof(unsigned long long)));
+        std::fill(d_host_counts.begin(), d_host_counts.end(), 0);
+    }
+
+private:
+    void configure(size_t H)
+    {
+        int sms = 1, optin = 48 * 1024;
+        GPUINTERP_CUDA_CHECK(
+            cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, d_device));
+        GPUINTERP_CUDA_CHECK(cudaDeviceGetAttribute(
+            &optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, d_device));
+        const int T = BANK_R * BANK_NT; // odd R: planes unpadded
+        d_chan_words = d_M * d_md.Lmax + 1;
+        d_smem = size_t(d_chan_words) * sizeof(float4) +
+                 (size_t(d_M) * (T + H) + size_t(T)) * sizeof(float2);
+        // One halo value per thread (tiled_body); longer filters run one engine per channel.
+        if (H >= size_t(BANK_NT) || d_smem > size_t(optin))
+            throw std::invalid_argument("Lp: " + std::to_string(d_md.Lmax) +
+                                        " taps do not fit the bank's one-launch kernel");
+        d_kernel = bank_kernel_for<BANK_R, BANK_NT>(d_M, d_sc16);
+        GPUINTERP_CUDA_CHECK(cudaFuncSetAttribute(
+            d_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
+        int per_sm = 0;
+        GPUINTERP_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &per_sm, d_kernel, BANK_NT, d_smem));
+        d_max_blocks = std::max(1, per_sm) * sms;
+        d_tile = T;
+        d_H = H;
+        for (unsigned c = 0; c < d_N; c++)
+            d_hist[c].resize(H);
+        d_hcoef.assign(size_t(d_N) * d_chan_words, make_float4(0.f, 0.f, 0.f, 0.f));
+        d_coef.reserve(d_hcoef.size());
+        d_configured = true;
+    }
+
+    void sync_coefficients(cudaStream_t st)
+    {
+        if (!d_configured)
+            throw std::logic_error("dpd bank: no model set");
+        if (!d_dirty)
+            return;
+        // The previous call ended with a synchronise: no kernel reads the maps now.
+        GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(d_coef.get(),
+                                             d_hcoef.data(),
+                                             d_hcoef.size() * sizeof(float4),
+                                             cudaMemcpyHostToDevice,
+                                             st));
+        d_dirty = false;
+    }
+
+    void launch(const bank_pointers& p, size_t n, cudaStream_t st)
+    {
+        const long long nn = (long long)n;
+        const long long tiles = (nn + d_tile - 1) / d_tile;
+        // The resident blocks shared out between the channels; each block walks its channel's
+        // tiles with a stride of gridDim.x.
+        const long long per_channel =
+            std::max<long long>(1, (d_max_blocks + d_N - 1) / d_N);
+        const dim3 grid(unsigned(std::min(tiles, per_channel)), d_N);
+        const float4* coef = d_coef.get();
+        int words = d_chan_words;
+        float scale = d_scale;
+        unsigned long long* counts = d_counts.get();
+        void* args[] = { const_cast<bank_pointers*>(&p), &coef,  &words, &d_md,
+                         const_cast<long long*>(&nn),    &scale, &counts };
+        GPUINTERP_CUDA_CHECK(
+            cudaLaunchKernel(d_kernel, grid, dim3(BANK_NT), args, d_smem, st));
+        GPUINTERP_CUDA_CHECK_LAUNCH(st);
+    }
+
+    void fetch_counts(cudaStream_t st)
+    {
+        if (d_sc16) {
+            GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(d_pinned_counts.get(),
+                                                 d_counts.get(),
+                                                 2 * d_N * sizeof(unsigned long long),
+                                                 cudaMemcpyDeviceToHost,
+                                                 st));
+        }
+        GPUINTERP_CUDA_CHECK(cudaStreamSynchronize(st));
+        if (d_sc16)
+            std::copy(d_pinned_counts.get(),
+                      d_pinned_counts.get() + 2 * d_N,
+                      d_host_counts.begin());
+    }
+
+    int d_device;
+    unsigned d_N;
+    bool d_sc16;
+    float d_scale;
+    size_t d_batch;
+    bool d_configured = false, d_dirty = false;
+    int d_M = 1, d_chan_words = 1, d_tile = 1, d_max_blocks = 1;
+    size_t d_H = 0, d_smem = 0;
+    const void* d_kernel = nullptr;
+    dev_model d_md{};
+    std::vector<float4> d_hcoef; //!< per channel: the maps, then (cr, ci, 0, 0)
+    std::vector<kernel::stream_history<cf>> d_hist;
+    std::vector<device_history<float2, cf>> d_dev_hist;
+    std::vector<uint64_t> d_host_counts;
+    device_buffer<float4> d_coef;
+    device_buffer<unsigned long long> d_counts;
+    pinned_buffer<unsigned long long> d_pinned_counts;
+    // Last member, so destroyed first: it waits for both streams before the buffers above go.
+    host_pipeline<float2, uint32_t> d_pipe;
+};
+
+} // namespace
+
+std::unique_ptr<kernel::dpd_bank_engine>
+make_cuda_dpd_bank_engine(int device,
+                          unsigned channels,
+                          kernel::sample_format format,
+                          float scale,
+                          size_t batch,
+                          bool mapped)
+{
+    return std::make_unique<cuda_dpd_bank_engine>(
+        device, channels, format, scale, batch, mapped);
+}
+
+} // namespace gpu
+} // namespace gpuinterp
+} // namespace gr

@@ -1,0 +1,160 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef INCLUDED_GPUINTERP_GPU_DPD_BANK_KERNELS_CUH
+#define INCLUDED_GPUINTERP_GPU_DPD_BANK_KERNELS_CUH
+
+// The predistorter bank's kernel (dpd_bank.cu): the tiled ph body of dpd_ph_kernels.cuh with
+// gridDim.y = channel. Each block loads its channel's maps and constant term into shared memory,
+// so every channel has its own coefficients in one launch; the windows and outputs arrive at any
+// 8-byte offset (GNU Radio buffers of separate ports), so loads and stores check alignment once
+// per block. The output store converts to sc16 (common/sc16.h) and counts saturated and invalid
+// samples per thread, summed per warp and added once per warp to the channel's counters.
+
+#include "../common/sc16.h"
+#include "dpd_ph_kernels.cuh"
+
+namespace gr {
+namespace gpuinterp {
+namespace gpu {
+
+constexpr int BANK_MAX_CHANNELS = 64;
+
+//! Per-channel pointers of one launch (a kernel parameter: 1 KiB at 64 channels).
+struct bank_pointers {
+    const float2*
+        x[BANK_MAX_CHANNELS];   //!< window start: H history samples, then the inputs
+    void* y[BANK_MAX_CHANNELS]; //!< outputs: float2 or short2
+};
+
+namespace {
+
+//! Complex float at any 8-byte offset: 16-byte stores where the pair is aligned.
+struct store_fc32_any {
+    float2* y;
+    __device__ __forceinline__ void pair(long long i, float2 a, float2 b)
+    {
+        float2* p = y + i;
+        if ((reinterpret_cast<unsigned long long>(p) & 15) == 0) {
+            __stcs(reinterpret_cast<float4*>(p), make_float4(a.x, a.y, b.x, b.y));
+        } else {
+            p[0] = a;
+            p[1] = b;
+        }
+    }
+    __device__ __forceinline__ void one(long long i, float2 a) { y[i] = a; }
+    __device__ __forceinline__ void finish() {}
+};
+
+//! sc16: two samples in one 8-byte store where aligned; counts for the channel's counters
+//! (counts[0] saturated, counts[1] invalid).
+struct store_sc16 {
+    short2* y;
+    float scale;
+    unsigned long long* counts;
+    unsigned sat = 0, bad = 0;
+
+    __device__ __forceinline__ short2 convert(float2 v)
+    {
+        bool s = false, b = false;
+        const short re = sc16_component(v.x, scale, s, b);
+        const short im = sc16_component(v.y, scale, s, b);
+        sat += s;
+        bad += b;
+        return make_short2(re, im);
+    }
+    //! I in the low half, Q in the high half: a short2's memory layout as one word.
+    static __device__ __forceinline__ unsigned pack(short2 v)
+    {
+        return unsigned(static_cast<unsigned short>(v.x)) |
+               (unsigned(static_cast<unsigned short>(v.y)) << 16);
+    }
+    __device__ __forceinline__ void pair(long long i, float2 a, float2 b)
+    {
+        const short2 p = convert(a), q = convert(b);
+        short2* d = y + i;
+        if ((reinterpret_cast<unsigned long long>(d) & 7) == 0) {
+            const int2 w = make_int2(int(pack(p)), int(pack(q)));
+            __stcs(reinterpret_cast<int2*>(d), w);
+        } else {
+            d[0] = p;
+            d[1] = q;
+        }
+    }
+    __device__ __forceinline__ void one(long long i, float2 a) { y[i] = convert(a); }
+    __device__ __forceinline__ void finish()
+    {
+        // Every thread of the block reaches here (the tile loop is uniform), so the whole warp
+        // takes part in the reductions.
+        const unsigned s = __reduce_add_sync(FULL, sat);
+        const unsigned b = __reduce_add_sync(FULL, bad);
+        if ((threadIdx.x & 31) == 0) {
+            if (s)
+                atomicAdd(counts, (unsigned long long)s);
+            if (b)
+                atomicAdd(counts + 1, (unsigned long long)b);
+        }
+    }
+};
+
+/*!
+ * Channel blockIdx.y of a bank. coef_g: per channel, M * Lmax maps then one float4 (cr, ci, 0,
+ * 0), `chan_words` float4 apart. counts: two counters per channel (sc16 only).
+ */
+template <int M, int R, int NT, bool SC16>
+__global__ void __launch_bounds__(NT)
+    dpd_bank_kernel(const __grid_constant__ bank_pointers p,
+                    const float4* __restrict__ coef_g,
+                    int chan_words,
+                    dev_model md,
+                    long long n,
+                    float scale,
+                    unsigned long long* counts)
+{
+    extern __shared__ float4 sm4[];
+    const int ch = blockIdx.y;
+    const int words = M * md.Lmax;
+    load_coefficients(sm4, coef_g + size_t(ch) * chan_words, words + 1);
+    md.cr = sm4[words].x;
+    md.ci = sm4[words].y;
+    float2* planes = reinterpret_cast<float2*>(sm4 + words + 1);
+    if constexpr (SC16) {
+        store_sc16 out{ static_cast<short2*>(p.y[ch]), scale, counts + 2 * ch };
+        tiled_body<M, R, NT, 0, true>(p.x[ch], out, sm4, md.Lmax, md, n, planes);
+    } else {
+        store_fc32_any out{ static_cast<float2*>(p.y[ch]) };
+        tiled_body<M, R, NT, 0, true>(p.x[ch], out, sm4, md.Lmax, md, n, planes);
+    }
+}
+
+template <int R, int NT>
+const void* bank_kernel_for(int M, bool sc16)
+{
+    switch (M) {
+#define GPUINTERP_BANK_CASE(m)                                                       \
+    case m:                                                                          \
+        return sc16 ? reinterpret_cast<const void*>(dpd_bank_kernel<m, R, NT, true>) \
+                    : reinterpret_cast<const void*>(dpd_bank_kernel<m, R, NT, false>);
+        GPUINTERP_BANK_CASE(1)
+        GPUINTERP_BANK_CASE(2)
+        GPUINTERP_BANK_CASE(3)
+        GPUINTERP_BANK_CASE(4)
+        GPUINTERP_BANK_CASE(5)
+        GPUINTERP_BANK_CASE(6)
+        GPUINTERP_BANK_CASE(7)
+        GPUINTERP_BANK_CASE(8)
+#undef GPUINTERP_BANK_CASE
+    default:
+        throw std::invalid_argument(
+            "P: orders above 15 are not supported by the CUDA backend");
+    }
+}
+
+} // namespace
+} // namespace gpu
+} // namespace gpuinterp
+} // namespace gr
+
+#endif

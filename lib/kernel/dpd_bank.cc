@@ -1,0 +1,264 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "../common/sc16.h"
+#include "dpd_bank_engine.h"
+#include "engine_factory.h"
+#include <gnuradio/gpuinterp/kernel/dpd_bank.h>
+#include <gnuradio/gpuinterp/kernel/validate.h>
+#include <algorithm>
+#include <stdexcept>
+
+namespace gr {
+namespace gpuinterp {
+namespace kernel {
+
+namespace {
+// CPU sc16: outputs are converted a chunk at a time, while the chunk is still in L1/L2.
+constexpr size_t sc16_chunk = 4096;
+} // namespace
+
+void dpd_bank::validate_channels(long long channels)
+{
+    if (channels < 1 || channels > (long long)max_channels)
+        invalid_parameter("channels",
+                          "must be 1 .. " + std::to_string(max_channels) + ", got " +
+                              std::to_string(channels));
+}
+
+dpd_bank::dpd_bank(const dpd_model& model,
+                   unsigned channels,
+                   const std::vector<complex>& coefficients,
+                   complex lo_leakage,
+                   backend requested,
+                   int device,
+                   size_t batch,
+                   bool mapped,
+                   sample_format output_format,
+                   float full_scale)
+    : d_model(model),
+      d_channels(channels),
+      d_format(output_format),
+      d_full_scale(full_scale),
+      d_batch(batch ? batch : dpd_predistorter::default_batch)
+{
+    validate_channels(channels);
+    validate_full_scale(full_scale);
+    dpd_predistorter::validate(model, coefficients, lo_leakage);
+    d_coeffs.assign(channels, coefficients);
+    d_c.assign(channels, lo_leakage);
+    d_counts.assign(channels, {});
+    const backend_choice choice = select_backend(requested, device);
+    d_backend = choice.selected;
+    d_note = choice.reason;
+    const bool sc16 = output_format == sample_format::sc16;
+    const bool ph = model.family == dpd_model::family_t::ph;
+    if (d_backend == backend::cuda && ph && (channels > 1 || sc16)) {
+        try {
+            auto e = make_dpd_bank_engine(d_backend,
+                                          device,
+                                          channels,
+                                          output_format,
+                                          sc16_scale(full_scale),
+                                          d_batch,
+                                          mapped);
+            for (unsigned c = 0; c < channels; c++)
+                e->set_model(
+                    c,
+                    pack_dpd(
+                        model.P, model.Q, model.Lp, model.Lq, coefficients, lo_leakage));
+            d_engine = std::move(e);
+            return;
+        } catch (const std::invalid_argument& e) {
+            if (sc16)
+                throw;
+            d_note += (d_note.empty() ? "" : "; ") + std::string(e.what()) +
+                      ": one launch per channel";
+        }
+    }
+    if (d_backend == backend::cuda && sc16)
+        invalid_parameter("output_format",
+                          "sc16 on the CUDA backend takes ph models (this is " +
+                              to_string(model.family) + "); use backend 'cpu' or fc32");
+    for (unsigned c = 0; c < channels; c++)
+        d_each.push_back(std::make_unique<dpd_predistorter>(
+            model, coefficients, lo_leakage, d_backend, device, d_batch, mapped));
+    const std::string why = d_each.front()->backend_note();
+    if (!why.empty() && why != d_note)
+        d_note += (d_note.empty() ? "" : "; ") + why;
+    if (sc16)
+        d_scratch.resize(sc16_chunk);
+}
+
+dpd_bank::~dpd_bank() = default;
+
+void dpd_bank::check_channel(unsigned channel) const
+{
+    if (channel >= d_channels)
+        invalid_parameter("channel",
+                          std::to_string(channel) + " does not exist (the bank has " +
+                              std::to_string(d_channels) + " channel(s))");
+}
+
+template <typename Process>
+void dpd_bank::run_channels(void* const* out,
+                            const complex* const* in,
+                            size_t n,
+                            Process&& p)
+{
+    for (unsigned c = 0; c < d_channels; c++) {
+        if (d_format == sample_format::fc32) {
+            p(*d_each[c], static_cast<complex*>(out[c]), in[c], n);
+            continue;
+        }
+        // sc16 runs on the CPU only (the constructor refuses CUDA): host pointers either way.
+        auto* o = static_cast<int16_t*>(out[c]);
+        const float scale = sc16_scale(d_full_scale);
+        sc16_counts& k = d_counts[c];
+        for (size_t pos = 0; pos < n; pos += sc16_chunk) {
+            const size_t m = std::min(sc16_chunk, n - pos);
+            d_each[c]->process(d_scratch.data(), in[c] + pos, m);
+            for (size_t i = 0; i < m; i++) {
+                bool sat = false, bad = false;
+                o[2 * (pos + i)] = sc16_component(d_scratch[i].real(), scale, sat, bad);
+                o[2 * (pos + i) + 1] =
+                    sc16_component(d_scratch[i].imag(), scale, sat, bad);
+                k.saturated += sat;
+                k.invalid += bad;
+            }
+        }
+    }
+}
+
+void dpd_bank::process(void* const* out, const complex* const* in, size_t n)
+{
+    if (n == 0)
+        return;
+    if (d_engine)
+        return d_engine->process(out, in, n);
+    run_channels(
+        out, in, n, [](dpd_predistorter& d, complex* o, const complex* i, size_t m) {
+            d.process(o, i, m);
+        });
+}
+
+void dpd_bank::process_device(void* const* out, const complex* const* in, size_t n)
+{
+    if (n == 0)
+        return;
+    if (d_engine)
+        return d_engine->process_device(out, in, n);
+    run_channels(
+        out, in, n, [](dpd_predistorter& d, complex* o, const complex* i, size_t m) {
+            d.process_device(o, i, m);
+        });
+}
+
+std::vector<dpd_bank::complex> dpd_bank::process(const std::vector<complex>& in)
+{
+    if (d_format != sample_format::fc32)
+        invalid_parameter("output_format",
+                          "process() returns complex float: use process_sc16()");
+    if (in.size() % d_channels)
+        invalid_parameter("in", "length must be a multiple of the channel count");
+    const size_t n = in.size() / d_channels;
+    std::vector<complex> out(in.size());
+    std::vector<void*> o(d_channels);
+    std::vector<const complex*> i(d_channels);
+    for (unsigned c = 0; c < d_channels; c++) {
+        o[c] = out.data() + c * n;
+        i[c] = in.data() + c * n;
+    }
+    process(o.data(), i.data(), n);
+    return out;
+}
+
+std::vector<int16_t> dpd_bank::process_sc16(const std::vector<complex>& in)
+{
+    if (d_format != sample_format::sc16)
+        invalid_parameter("output_format", "process_sc16() needs an sc16 bank");
+    if (in.size() % d_channels)
+        invalid_parameter("in", "length must be a multiple of the channel count");
+    const size_t n = in.size() / d_channels;
+    std::vector<int16_t> out(2 * in.size());
+    std::vector<void*> o(d_channels);
+    std::vector<const complex*> i(d_channels);
+    for (unsigned c = 0; c < d_channels; c++) {
+        o[c] = out.data() + 2 * c * n;
+        i[c] = in.data() + c * n;
+    }
+    process(o.data(), i.data(), n);
+    return out;
+}
+
+void dpd_bank::set_coefficients(unsigned channel,
+                                const std::vector<complex>& coefficients,
+                                complex lo_leakage)
+{
+    check_channel(channel);
+    dpd_predistorter::validate(d_model, coefficients, lo_leakage);
+    if (d_engine)
+        d_engine->set_model(
+            channel,
+            pack_dpd(
+                d_model.P, d_model.Q, d_model.Lp, d_model.Lq, coefficients, lo_leakage));
+    else
+        d_each[channel]->set_coefficients(coefficients, lo_leakage);
+    d_coeffs[channel] = coefficients;
+    d_c[channel] = lo_leakage;
+}
+
+const std::vector<dpd_bank::complex>& dpd_bank::coefficients(unsigned channel) const
+{
+    check_channel(channel);
+    return d_coeffs[channel];
+}
+
+dpd_bank::complex dpd_bank::lo_leakage(unsigned channel) const
+{
+    check_channel(channel);
+    return d_c[channel];
+}
+
+sc16_counts dpd_bank::counts(unsigned channel) const
+{
+    check_channel(channel);
+    return d_engine ? d_engine->counts()[channel] : d_counts[channel];
+}
+
+void dpd_bank::reset_counts()
+{
+    if (d_engine)
+        d_engine->reset_counts();
+    std::fill(d_counts.begin(), d_counts.end(), sc16_counts{});
+}
+
+void dpd_bank::reset()
+{
+    if (d_engine)
+        d_engine->reset();
+    for (auto& e : d_each)
+        e->reset();
+}
+
+void dpd_bank::set_batch(size_t batch)
+{
+    d_batch = batch ? batch : dpd_predistorter::default_batch;
+    if (d_engine)
+        d_engine->set_batch(d_batch);
+    for (auto& e : d_each)
+        e->set_batch(d_batch);
+}
+
+void dpd_bank::set_cuda_variant(dpd_cuda_variant v)
+{
+    // The one-launch bank has one kernel (the tiled body); the per-channel engines take it.
+    for (auto& e : d_each)
+        e->set_cuda_variant(v);
+}
+
+} // namespace kernel
+} // namespace gpuinterp
+} // namespace gr
