@@ -19,8 +19,8 @@
 //  kernel).
 // items_per_second counts OUTPUT pixels.
 #include "../lib/cuda/resize_launch.h"
-#include "../lib/cuda/bench_hooks.h"
 #include "bench_util.h"
+#include "resize_lab.h"
 #include <gnuradio/gpuinterp/kernel/resize_2d.h>
 #include <benchmark/benchmark.h>
 
@@ -182,6 +182,7 @@ void BM_resize_cuda_kernel_variant(benchmark::State& st)
                                             : kernel::resize_method::bilinear;
     const int variant = int(st.range(6));
     double ms = 0;
+    int ran = -1;
     for (auto _ : st) {
         ms = gpu::time_resize_kernel_ms(0,
                                         ih,
@@ -194,14 +195,16 @@ void BM_resize_cuda_kernel_variant(benchmark::State& st)
                                         mode,
                                         false,
                                         50,
-                                        variant);
+                                        variant,
+                                        0,
+                                        &ran);
         st.SetIterationTime(ms * 1e-3);
     }
     st.SetItemsProcessed(int64_t(st.iterations()) * frames * oh * ow);
     st.counters["floor_ms"] =
         floor_ms(double(frames), double(channels) * ih * iw, double(channels) * oh * ow);
     st.counters["kernel_ms"] = ms;
-    st.counters["ran_variant"] = gpu::last_resize_variant();
+    st.counters["ran_variant"] = ran;
 }
 BENCHMARK(BM_resize_cuda_kernel_variant)
     ->Apply(variant_sizes)
@@ -226,6 +229,7 @@ void BM_resize_cuda_shrink_l2_fetch(benchmark::State& st)
     }
     const int variant = int(st.range(0)), l2 = int(st.range(1));
     double ms = 0;
+    int ran = -1;
     for (auto _ : st) {
         ms = gpu::time_resize_kernel_ms(0,
                                         2160,
@@ -239,13 +243,14 @@ void BM_resize_cuda_shrink_l2_fetch(benchmark::State& st)
                                         false,
                                         50,
                                         variant,
-                                        l2);
+                                        l2,
+                                        &ran);
         st.SetIterationTime(ms * 1e-3);
     }
     st.SetItemsProcessed(int64_t(st.iterations()) * 16 * 224 * 224);
     st.counters["kernel_ms"] = ms;
     st.counters["l2fetch_default"] = gpu::l2_fetch_granularity(0);
-    st.counters["ran_variant"] = gpu::last_resize_variant();
+    st.counters["ran_variant"] = ran;
 }
 BENCHMARK(BM_resize_cuda_shrink_l2_fetch)
     ->ArgNames({ "variant", "l2fetch" })

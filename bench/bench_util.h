@@ -6,6 +6,7 @@
 #define INCLUDED_GPUINTERP_BENCH_UTIL_H
 
 #include <complex>
+#include <cstddef>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -49,5 +50,19 @@ inline std::vector<float> lowpass(unsigned L, size_t ntaps)
 }
 
 } // namespace gpuinterp_bench
+
+namespace gr {
+namespace gpuinterp {
+namespace gpu {
+//! Measured pinned copy bandwidth in GB/s for `bytes` per copy (median of `iters`), h2d or d2h:
+//! bench/bus_timing.cu in CUDA builds (linked into bench_flowgraphs); 0 without CUDA.
+#ifdef GPUINTERP_HAVE_CUDA
+double cuda_pinned_copy_gbps(int device, size_t bytes, bool host_to_device, int iters);
+#else
+inline double cuda_pinned_copy_gbps(int, size_t, bool, int) { return 0; }
+#endif
+} // namespace gpu
+} // namespace gpuinterp
+} // namespace gr
 
 #endif

@@ -5,6 +5,7 @@
  */
 // See kernel_timing.h.
 #include "kernel_timing.h"
+#include "launch_timing.cuh"
 #include "cuda/cuda_common.cuh"
 #include "cuda/dpd_ph_launch.h"
 #include "cuda/fir_launch.h"

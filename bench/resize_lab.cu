@@ -3,10 +3,10 @@
  * Copyright 2026 gr-gpuinterp authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-// Resize CUDA variants kept for comparison only (benchmark and test targets, not the library), the
-// floor diagnostics and the timing hooks. The library's `automatic` picks among tile, vec4_r4,
-// rowcache_r32, point and point_f4; every variant here lost to one of them on the H200
-// (docs/performance.md, "2D frame resize"):
+// Resize CUDA variants kept for comparison only (benchmark and test targets, not the library), and
+// the lab engine that launches them next to the library's own. The library's `automatic` picks
+// among tile, vec4_r4, rowcache_r32, point and point_f4; every variant here lost to one of them on
+// the H200 (docs/performance.md, "2D frame resize"):
 //  - vec4_r1, vec4_r2, vec4_r2_plain: the vec4 mapping with 1 or 2 rows per thread (plain: ordinary
 //    write-back stores instead of streaming ones);
 //  - strided_r2, strided_r4: vec4's blocks with tile's element mapping;
@@ -14,14 +14,15 @@
 //    thread);
 //  - staged_r8, staged_r16: the rowcache walk reading a shared-memory copy of the source rectangle.
 // All of them sample the same tables with the same arithmetic as the library's kernels, so their
-// output is bit-identical (Resize.EveryKernelVariant). register_resize_lab_variants() hands them to
-// the library's engine (lib/cuda/resize_lab.h); the override (bench_hooks.h) selects them.
-#include "cuda/bench_hooks.h"
+// output is bit-identical (Resize.EveryKernelVariant). The engine is the library's recipe
+// (lib/cuda/resize_device.cuh: tables, transform, plan, slices, L2 hint) with the variant chosen
+// by its caller.
+#include "resize_lab.h"
+#include "cuda/resize_device.cuh"
 #include "cuda/resize_kernels.cuh"
-#include "cuda/resize_lab.h"
 #include <climits>
-#include <random>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace gr {
@@ -162,71 +163,6 @@ __global__ void __launch_bounds__(resize_vec_bx* resize_vec_by,
                                     tf);
 }
 
-// Stand-alone normaliser, only for the "resize, then normalise" benchmark comparison.
-__global__ void normalise_kernel(float* y, long long n, int C, dev_transform tf)
-{
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
-         i += (long long)gridDim.x * blockDim.x) {
-        const int c = int(i % C);
-        y[i] = y[i] * pick4(tf.mul, c) + pick4(tf.add, c);
-    }
-}
-
-// Gather-free 2x2 expands (benchmark floor only, time_resize_expand_floor_ms). Input
-// frames of h rows x w4 float4, output 2h rows x 2*w4 float4.
-__global__ void expand_out_order_kernel(const float2* __restrict__ x,
-                                        float4* __restrict__ y,
-                                        long long n_out4,
-                                        int h,
-                                        int w4)
-{
-    const long long ow4 = 2LL * w4;
-    for (long long j = blockIdx.x * (long long)blockDim.x + threadIdx.x; j < n_out4;
-         j += (long long)gridDim.x * blockDim.x) {
-        const long long oy = j / ow4, c = j - oy * ow4;
-        const long long f = oy / (2 * h), r = (oy - f * 2 * h) / 2;
-        const float2 v = __ldg(x + (f * h + r) * ow4 + c);
-        __stcs(y + j, make_float4(v.x, v.x, v.y, v.y));
-    }
-}
-
-__global__ void expand_walk_kernel(const float2* __restrict__ x, float4* __restrict__ y, int h, int w4)
-{
-    constexpr int R = 32;
-    const int ow4 = 2 * w4;
-    const int c = int(blockIdx.x) * resize_vec_bx + threadIdx.x;
-    const int oy0 = (int(blockIdx.y) * resize_vec_by + threadIdx.y) * R;
-    const long long f = blockIdx.z;
-    if (c >= ow4 || oy0 >= 2 * h)
-        return;
-    float2 v = make_float2(0.f, 0.f);
-#pragma unroll 1
-    for (int r = 0; r < R && oy0 + r < 2 * h; r++) {
-        const int oy = oy0 + r;
-        if (r == 0 || (oy & 1) == 0)
-            v = __ldg(x + (f * h + oy / 2) * ow4 + c);
-        __stcs(y + (f * 2 * h + oy) * ow4 + c, make_float4(v.x, v.x, v.y, v.y));
-    }
-}
-
-__global__ void expand_pairs_kernel(const float4* __restrict__ x,
-                                    float4* __restrict__ y,
-                                    long long n_in4,
-                                    int w4)
-{
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n_in4;
-         i += (long long)gridDim.x * blockDim.x) {
-        const long long row = i / w4, c = i - row * w4;
-        const float4 v = __ldcs(x + i);
-        const float4 a = make_float4(v.x, v.x, v.y, v.y), b = make_float4(v.z, v.z, v.w, v.w);
-        float4* o = y + 2 * row * (2LL * w4) + 2 * c;
-        __stcs(o, a);
-        __stcs(o + 1, b);
-        __stcs(o + 2 * w4, a);
-        __stcs(o + 2 * w4 + 1, b);
-    }
-}
-
 template <typename T, typename O, int K>
 void launch_k(resize_variant v, const resize_launch_args& a)
 {
@@ -284,7 +220,7 @@ void launch_t(resize_variant v, int K, const resize_launch_args& a)
         launch_k<T, O, 4>(v, a);
 }
 
-void launch(resize_variant v, int K, bool in_u8, bool half, const resize_launch_args& a)
+void launch_lab(resize_variant v, int K, bool in_u8, bool half, const resize_launch_args& a)
 {
     if (in_u8)
         half ? launch_t<uint8_t, unsigned short>(v, K, a) : launch_t<uint8_t, float>(v, K, a);
@@ -292,158 +228,120 @@ void launch(resize_variant v, int K, bool in_u8, bool half, const resize_launch_
         half ? launch_t<float, unsigned short>(v, K, a) : launch_t<float, float>(v, K, a);
 }
 
+template <typename T>
+class lab_engine final : public resize_lab_engine<T>
+{
+public:
+    explicit lab_engine(int device) : d_device(device)
+    {
+        device_guard guard(d_device);
+        GPUINTERP_CUDA_CHECK(
+            cudaDeviceGetAttribute(&d_sms, cudaDevAttrMultiProcessorCount, device));
+        int major = 0, minor = 0;
+        GPUINTERP_CUDA_CHECK(
+            cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+        GPUINTERP_CUDA_CHECK(
+            cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
+        d_sm = major * 10 + minor;
+    }
+
+    void set_tables(const kernel::resize_geometry& g,
+                    const kernel::resize_axis_table& ytab,
+                    const kernel::resize_axis_table& xtab,
+                    float border_value) override
+    {
+        device_guard guard(d_device);
+        d_st.synchronize();
+        d_tab.set(g, ytab, xtab, border_value);
+    }
+
+    void set_transform(const kernel::resize_transform& tf) override
+    {
+        d_tf = resize_dev_transform(tf);
+    }
+
+    void run(void* out, bool half, const T* in, size_t n_frames) override
+    {
+        if (n_frames == 0)
+            return;
+        device_guard guard(d_device);
+        const size_t osz = half ? sizeof(unsigned short) : sizeof(float);
+        const size_t n_in = n_frames * d_tab.in_frame();
+        const size_t out_bytes = n_frames * d_tab.out_frame() * osz;
+        d_x.reserve(n_in);
+        d_y.reserve(out_bytes);
+        upload(d_x.get(), in, n_in);
+        // All-ones bytes are NaN in float32 and binary16: an element no kernel writes fails the
+        // tests' comparisons instead of showing the previous run's value.
+        GPUINTERP_CUDA_CHECK(cudaMemsetAsync(d_y.get(), 0xff, out_bytes, d_st.get()));
+        launch(d_x.get(), d_y.get(), half, n_frames, d_st.get());
+        d_st.synchronize();
+        GPUINTERP_CUDA_CHECK(cudaMemcpy(out, d_y.get(), out_bytes, cudaMemcpyDeviceToHost));
+    }
+
+    void run_device(void* out, bool half, const T* in, size_t n_frames) override
+    {
+        device_guard guard(d_device);
+        launch(in, out, half, n_frames, d_st.get());
+        d_st.synchronize();
+    }
+
+    void launch(
+        const T* d_in, void* d_out, bool half, size_t frames, CUstream_st* st) override
+    {
+        if (frames == 0)
+            return;
+        const size_t osz = half ? sizeof(unsigned short) : sizeof(float);
+        const resize_plan p = d_tab.plan(d_variant, d_out, osz, frames, d_sms, d_sm);
+        d_last = int(p.variant);
+        d_l2.note(d_device, p.variant);
+        d_tab.for_each_launch(p, d_tf, d_in, d_out, osz, frames, st, [&](const auto& a) {
+            if (resize_is_production(p.variant))
+                launch_resize(p.variant, d_tab.ky(), sizeof(T) == 1, half, a);
+            else
+                launch_lab(p.variant, d_tab.ky(), sizeof(T) == 1, half, a);
+        });
+    }
+
+    void set_variant(int variant) override
+    {
+        if (variant < -1 || variant >= resize_variant_count)
+            throw std::invalid_argument("variant: " + std::to_string(variant) +
+                                        " is not a resize kernel variant");
+        d_variant = resize_variant(variant);
+    }
+    int last_variant() const override { return d_last; }
+    CUstream_st* stream() const override { return d_st.get(); }
+    int multiprocessors() const override { return d_sms; }
+
+private:
+    int d_device;
+    int d_sms = 1;
+    int d_sm = 90;
+    resize_variant d_variant = resize_variant::automatic;
+    int d_last = -1;
+    resize_device_tables d_tab;
+    dev_transform d_tf = resize_identity_transform;
+    device_buffer<T> d_x;
+    device_buffer<char> d_y;
+    resize_l2_hint d_l2;
+    // Last member, so destroyed first: nothing that reads the buffers above is then in flight.
+    struct synced_stream : gpu::stream {
+        ~synced_stream() { cudaStreamSynchronize(get()); }
+    } d_st;
+};
+
 } // namespace
 
-void register_resize_lab_variants()
+template <typename T>
+std::unique_ptr<resize_lab_engine<T>> make_resize_lab_engine(int device, size_t)
 {
-    resize_lab_variants v;
-    v.launch = launch;
-    set_resize_lab_variants(v);
+    return std::make_unique<lab_engine<T>>(device);
 }
 
-int l2_fetch_granularity(int device)
-{
-    device_guard guard(device);
-    size_t v = 0;
-    GPUINTERP_CUDA_CHECK(cudaDeviceGetLimit(&v, cudaLimitMaxL2FetchGranularity));
-    return int(v);
-}
-
-double time_resize_kernel_ms(int device,
-                             int in_h,
-                             int in_w,
-                             int out_h,
-                             int out_w,
-                             int channels,
-                             kernel::resize_method method,
-                             size_t n_frames,
-                             resize_bench_mode mode,
-                             bool half_output,
-                             int iters,
-                             int variant,
-                             int l2_fetch_bytes)
-{
-    if (half_output && mode == resize_bench_mode::separate)
-        throw std::invalid_argument(
-            "half_output: the separate normalise pass works on float32 output");
-    device_guard guard(device);
-    register_resize_lab_variants();
-    const auto engine = make_resize_lab_engine(device, n_frames);
-    resize_lab_engine<float>& e = *engine;
-    e.set_variant(resize_variant(variant));
-    kernel::resize_geometry g;
-    g.in_h = in_h;
-    g.in_w = in_w;
-    g.out_h = out_h;
-    g.out_w = out_w;
-    g.channels = channels;
-    using kernel::resize_border;
-    using kernel::resize_coord;
-    e.set_tables(
-        g,
-        kernel::resize_make_axis_table(
-            in_h, out_h, method, resize_coord::half_pixel, resize_border::replicate),
-        kernel::resize_make_axis_table(
-            in_w, out_w, method, resize_coord::half_pixel, resize_border::replicate),
-        0.f);
-    kernel::resize_transform tf;
-    for (int c = 0; c < 4; c++) {
-        tf.mean[c] = 0.5f;
-        tf.inv_std[c] = 4.0f;
-    }
-    kernel::resize_transform plain;
-    e.set_transform(mode == resize_bench_mode::fused ? tf : plain);
-
-    const size_t in_n = n_frames * size_t(in_h) * in_w * channels;
-    const size_t out_n = n_frames * size_t(out_h) * out_w * channels;
-    device_buffer<float> x(in_n);
-    device_buffer<char> y(out_n * (half_output ? 2 : 4));
-    {
-        std::vector<float> hx(in_n);
-        std::mt19937 rng(7);
-        std::uniform_real_distribution<float> d(0.f, 1.f);
-        for (auto& v : hx)
-            v = d(rng);
-        upload(x.get(), hx.data(), in_n);
-    }
-    cudaStream_t st = e.stream0();
-    // A 17x bilinear shrink reads ~2 scattered 32-byte sectors per output: if L2 fills
-    // from DRAM in larger units, most of each fill is wasted (benchmark experiment only).
-    struct l2_fetch_scope {
-        size_t old = 0;
-        bool set = false;
-        explicit l2_fetch_scope(int bytes)
-        {
-            if (bytes <= 0)
-                return;
-            GPUINTERP_CUDA_CHECK(cudaDeviceGetLimit(&old, cudaLimitMaxL2FetchGranularity));
-            GPUINTERP_CUDA_CHECK(
-                cudaDeviceSetLimit(cudaLimitMaxL2FetchGranularity, size_t(bytes)));
-            set = true;
-        }
-        ~l2_fetch_scope()
-        {
-            if (set)
-                cudaDeviceSetLimit(cudaLimitMaxL2FetchGranularity, old);
-        }
-    } l2_scope(l2_fetch_bytes);
-    return median_launch_ms(st, iters, [&] {
-        e.launch(x.get(), y.get(), half_output, n_frames, st);
-        if (mode == resize_bench_mode::separate) {
-            e.set_transform(tf);
-            const long long n = (long long)out_n;
-            const int blocks =
-                int(std::min<long long>((n + 255) / 256, (long long)e.multiprocessors() * 16));
-            normalise_kernel<<<blocks, 256, 0, st>>>(
-                reinterpret_cast<float*>(y.get()), n, channels, e.device_transform());
-            GPUINTERP_CUDA_CHECK_LAUNCH(st);
-            e.set_transform(plain);
-        }
-    });
-}
-
-double time_resize_expand_floor_ms(int device, int in_h, int in_w, size_t n_frames, int layout, int iters)
-{
-    if (in_w % 4 != 0 || in_h < 1 || n_frames < 1)
-        throw std::invalid_argument("in_w: the expand floor needs a multiple of 4 (and in_h, "
-                                    "n_frames >= 1)");
-    if (layout < 0 || layout > 2)
-        throw std::invalid_argument("layout: 0, 1 or 2");
-    device_guard guard(device);
-    const size_t in_n = n_frames * size_t(in_h) * in_w, out_n = 4 * in_n;
-    device_buffer<float> x(in_n);
-    device_buffer<float> y(out_n);
-    GPUINTERP_CUDA_CHECK(cudaMemset(x.get(), 0, in_n * sizeof(float)));
-    int sms = 0;
-    GPUINTERP_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    cudaStream_t st = nullptr;
-    const int w4 = in_w / 4;
-    return median_launch_ms(st, iters, [&] {
-        if (layout == 0)
-            expand_out_order_kernel<<<unsigned(sms) * 8, 256, 0, st>>>(
-                reinterpret_cast<const float2*>(x.get()),
-                reinterpret_cast<float4*>(y.get()),
-                (long long)(out_n / 4),
-                in_h,
-                w4);
-        else if (layout == 1)
-            expand_walk_kernel<<<dim3(unsigned((2 * w4 + resize_vec_bx - 1) / resize_vec_bx),
-                                      unsigned((2 * in_h + resize_vec_by * 32 - 1) /
-                                               (resize_vec_by * 32)),
-                                      unsigned(n_frames)),
-                                 dim3(resize_vec_bx, resize_vec_by),
-                                 0,
-                                 st>>>(
-                reinterpret_cast<const float2*>(x.get()), reinterpret_cast<float4*>(y.get()), in_h, w4);
-        else
-            expand_pairs_kernel<<<unsigned(sms) * 8, 256, 0, st>>>(
-                reinterpret_cast<const float4*>(x.get()),
-                reinterpret_cast<float4*>(y.get()),
-                (long long)(in_n / 4),
-                w4);
-        GPUINTERP_CUDA_CHECK(cudaGetLastError());
-    });
-}
+template std::unique_ptr<resize_lab_engine<float>> make_resize_lab_engine<float>(int, size_t);
+template std::unique_ptr<resize_lab_engine<uint8_t>> make_resize_lab_engine<uint8_t>(int,
+                                                                                     size_t);
 
 } // namespace gpu
 } // namespace gpuinterp

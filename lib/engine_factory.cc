@@ -44,10 +44,17 @@ std::unique_ptr<Engine> make_engine(backend selected, Cpu&& cpu, Cuda&& cuda)
 #define GPUINTERP_CUDA_ENGINE(expr) [] { return nullptr; }
 #endif
 
+} // namespace kernel
+
+// The definitions name their declarations (kernel::make_..., trailing return types): one that
+// drifted from engine_factory.h is then a compile error here, not a new overload that leaves the
+// kernel classes' calls unresolved at link time.
+
 template <typename T, typename TAP>
-std::unique_ptr<fir_engine<T, TAP>> make_fir_engine(backend selected,
-                                                    [[maybe_unused]] int device,
-                                                    [[maybe_unused]] size_t batch)
+auto kernel::make_fir_engine(backend selected,
+                             [[maybe_unused]] int device,
+                             [[maybe_unused]] size_t batch)
+    -> std::unique_ptr<fir_engine<T, TAP>>
 {
     return make_engine<fir_engine<T, TAP>>(
         selected,
@@ -56,9 +63,10 @@ std::unique_ptr<fir_engine<T, TAP>> make_fir_engine(backend selected,
 }
 
 template <typename T>
-std::unique_ptr<lookup_engine<T>> make_lookup_engine(backend selected,
-                                                     [[maybe_unused]] int device,
-                                                     [[maybe_unused]] size_t batch)
+auto kernel::make_lookup_engine(backend selected,
+                                [[maybe_unused]] int device,
+                                [[maybe_unused]] size_t batch)
+    -> std::unique_ptr<lookup_engine<T>>
 {
     return make_engine<lookup_engine<T>>(
         selected,
@@ -67,9 +75,10 @@ std::unique_ptr<lookup_engine<T>> make_lookup_engine(backend selected,
 }
 
 template <typename T>
-std::unique_ptr<resamp_engine<T>> make_resamp_engine(backend selected,
-                                                     [[maybe_unused]] int device,
-                                                     [[maybe_unused]] size_t batch)
+auto kernel::make_resamp_engine(backend selected,
+                                [[maybe_unused]] int device,
+                                [[maybe_unused]] size_t batch)
+    -> std::unique_ptr<resamp_engine<T>>
 {
     return make_engine<resamp_engine<T>>(
         selected,
@@ -78,9 +87,10 @@ std::unique_ptr<resamp_engine<T>> make_resamp_engine(backend selected,
 }
 
 template <typename T>
-std::unique_ptr<resize_engine<T>> make_resize_engine(backend selected,
-                                                     [[maybe_unused]] int device,
-                                                     [[maybe_unused]] size_t batch)
+auto kernel::make_resize_engine(backend selected,
+                                [[maybe_unused]] int device,
+                                [[maybe_unused]] size_t batch)
+    -> std::unique_ptr<resize_engine<T>>
 {
     return make_engine<resize_engine<T>>(
         selected,
@@ -88,10 +98,10 @@ std::unique_ptr<resize_engine<T>> make_resize_engine(backend selected,
         GPUINTERP_CUDA_ENGINE(gpu::make_cuda_resize_engine<T>(device, batch)));
 }
 
-std::unique_ptr<dpd_engine> make_dpd_engine(backend selected,
-                                            [[maybe_unused]] int device,
-                                            [[maybe_unused]] size_t batch,
-                                            [[maybe_unused]] bool mapped)
+auto kernel::make_dpd_engine(backend selected,
+                             [[maybe_unused]] int device,
+                             [[maybe_unused]] size_t batch,
+                             [[maybe_unused]] bool mapped) -> std::unique_ptr<dpd_engine>
 {
     return make_engine<dpd_engine>(
         selected,
@@ -99,10 +109,10 @@ std::unique_ptr<dpd_engine> make_dpd_engine(backend selected,
         GPUINTERP_CUDA_ENGINE(gpu::make_cuda_dpd_engine(device, batch, mapped)));
 }
 
-std::unique_ptr<gmp_engine> make_gmp_engine(backend selected,
-                                            [[maybe_unused]] int device,
-                                            [[maybe_unused]] size_t batch,
-                                            [[maybe_unused]] bool mapped)
+auto kernel::make_gmp_engine(backend selected,
+                             [[maybe_unused]] int device,
+                             [[maybe_unused]] size_t batch,
+                             [[maybe_unused]] bool mapped) -> std::unique_ptr<gmp_engine>
 {
     return make_engine<gmp_engine>(
         selected,
@@ -110,14 +120,14 @@ std::unique_ptr<gmp_engine> make_gmp_engine(backend selected,
         GPUINTERP_CUDA_ENGINE(gpu::make_cuda_gmp_engine(device, batch, mapped)));
 }
 
-std::unique_ptr<dpd_bank_engine>
-make_dpd_bank_engine(backend selected,
-                     [[maybe_unused]] int device,
-                     [[maybe_unused]] unsigned channels,
-                     [[maybe_unused]] sample_format format,
-                     [[maybe_unused]] float scale,
-                     [[maybe_unused]] size_t batch,
-                     [[maybe_unused]] bool mapped)
+auto kernel::make_dpd_bank_engine(backend selected,
+                                  [[maybe_unused]] int device,
+                                  [[maybe_unused]] unsigned channels,
+                                  [[maybe_unused]] sample_format format,
+                                  [[maybe_unused]] float scale,
+                                  [[maybe_unused]] size_t batch,
+                                  [[maybe_unused]] bool mapped)
+    -> std::unique_ptr<dpd_bank_engine>
 {
     return make_engine<dpd_bank_engine>(
         selected,
@@ -128,8 +138,8 @@ make_dpd_bank_engine(backend selected,
             device, channels, format, scale, batch, mapped)));
 }
 
-std::unique_ptr<gram_engine> make_gram_engine(backend selected,
-                                              [[maybe_unused]] int device)
+auto kernel::make_gram_engine(backend selected, [[maybe_unused]] int device)
+    -> std::unique_ptr<gram_engine>
 {
     return make_engine<gram_engine>(
         selected,
@@ -139,6 +149,7 @@ std::unique_ptr<gram_engine> make_gram_engine(backend selected,
 
 #undef GPUINTERP_CUDA_ENGINE
 
+namespace kernel {
 using cf = std::complex<float>;
 template std::unique_ptr<fir_engine<cf, float>>
 make_fir_engine<cf, float>(backend, int, size_t);

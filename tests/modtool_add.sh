@@ -30,14 +30,14 @@ echo n | gr_modtool add -t sync -l cpp --copyright "gr-gpuinterp authors" \
 
 fail() { echo "FAIL: $*"; exit 1; }
 grep -q 'newblk_impl.cc' lib/CMakeLists.txt || fail "newblk_impl.cc not in lib/CMakeLists.txt"
-# It must be in the block list (gpuinterp_sources), never in the kernel library's.
+# It must be in the block list (gpuinterp_sources), never in a kernel library layer's (<layer>_sources).
 "$python" - <<'PY' || fail "newblk_impl.cc is not in the gpuinterp_sources list"
 import re
 s = open('lib/CMakeLists.txt').read()
 m = re.search(r'list\(APPEND gpuinterp_sources([^()]*)\)', s)
 assert m and 'newblk_impl.cc' in m.group(1).split(), m
-k = re.search(r'set\(kernel_sources([^()]*)\)', s)
-assert k and 'newblk_impl.cc' not in k.group(1)
+layers = re.findall(r'set\((\w+)_sources([^()]*)\)', s)
+assert layers and all('newblk_impl.cc' not in files for _, files in layers), layers
 PY
 grep -q 'newblk.h' include/gnuradio/gpuinterp/CMakeLists.txt || fail "header not installed"
 grep -q 'bind_newblk(m);' python/gpuinterp/bindings/python_bindings.cc || fail "binding call missing"

@@ -7,9 +7,8 @@
 // transform), on the CPU and, when present, the GPU.
 #include "cuda/resize_launch.h"
 #include "common/float16.h"
-#include "cuda/bench_hooks.h"
 #ifdef GPUINTERP_RESIZE_LAB
-#include "cuda/resize_lab.h" // the benchmark-only variants, bench/resize_lab.cu
+#include "../bench/resize_lab.h" // the lab engine: every variant, bench/resize_lab.cu
 #endif
 #include "test_util.h"
 #include <gnuradio/gpuinterp/kernel/resize_2d.h>
@@ -366,13 +365,14 @@ TEST_P(Resize, HalfOutputWithinRelativeTolerance)
 
 // The CUDA backend has several kernel variants (lib/cuda/resize_launch.h) with the same
 // arithmetic and different thread mappings; the other tests run the automatic choice.
-// Here each variant is forced on shapes that exercise its edges (row widths that are and
+// Here each variant is forced, through the benchmarks' lab engine (bench/resize_lab.cu: the
+// library's tables, plan and kernel instances, with the variant chosen by the caller), on shapes that exercise its edges (row widths that are and
 // are not multiples of 4 and of the 256/512-element blocks, partial blocks in x, y and
 // frames, 1..4 taps, channels, every border, the fused transform, exact 2x/3x upscales
 // whose output rows share source rows, shrinks), with float32 and uint8 input, and checked
 // against the reference, and bit for bit against the original "tile" kernel in float32 and
 // binary16 output: every variant performs the same roundings in the same order
-// (lib/cuda/resize_2d.cu), so any difference is a wrong tap, weight or row reuse.
+// (lib/cuda/resize_walk.h), so any difference is a wrong tap, weight or row reuse.
 namespace gpu = gr::gpuinterp::gpu;
 
 // The variant the plan runs when `v` is requested on spec `s` (resize_launch.h's rules).
@@ -418,42 +418,69 @@ std::vector<spec> variant_specs()
     return specs;
 }
 
-template <typename T>
-void check_variants(const std::function<std::unique_ptr<resize_2d<T>>(const spec&)>& make_k)
-{
-    struct reset_override {
-        ~reset_override() { gpu::set_resize_variant_override(-1); }
-    } reset;
 #ifdef GPUINTERP_RESIZE_LAB
-    gpu::register_resize_lab_variants();
-#endif
+// The lab engine with the tables and transform resize_2d gives its engine for spec `s`.
+template <typename T>
+std::unique_ptr<gpu::resize_lab_engine<T>> make_lab(const spec& s, size_t frames)
+{
+    namespace k = gr::gpuinterp::kernel;
+    auto e = gpu::make_resize_lab_engine<T>(0, frames);
+    const auto m = k::resize_method_from_string(s.method);
+    const auto c = k::resize_coord_from_string(s.coord);
+    const auto b = k::resize_border_from_string(s.border);
+    k::resize_geometry g;
+    g.in_h = s.ih;
+    g.in_w = s.iw;
+    g.out_h = s.oh;
+    g.out_w = s.ow;
+    g.channels = s.C;
+    e->set_tables(g,
+                  k::resize_make_axis_table(s.ih, s.oh, m, c, b),
+                  k::resize_make_axis_table(s.iw, s.ow, m, c, b),
+                  float(s.bv));
+    k::resize_transform tf;
+    for (int ch = 0; ch < 4; ch++) {
+        const size_t cc = size_t(std::min(ch, s.C - 1));
+        tf.mean[ch] = s.mean.empty() ? 0.f : float(s.mean[s.mean.size() == 1 ? 0 : cc]);
+        const double sd =
+            s.stdv.empty() ? 1.0 : double(float(s.stdv[s.stdv.size() == 1 ? 0 : cc]));
+        tf.inv_std[ch] = float(1.0 / sd);
+    }
+    tf.scale = float(s.scale);
+    tf.clip = s.clip;
+    tf.clip_min = float(s.lo);
+    tf.clip_max = float(s.hi);
+    e->set_transform(tf);
+    return e;
+}
+
+template <typename T>
+void check_variants()
+{
     const size_t frames = 5;
     for (const auto& s : variant_specs()) {
         const std::vector<T> x = random_frames<T>(frames * size_t(s.ih) * s.iw * s.C);
         const auto want = reference(s, x, frames);
         std::vector<float> tile;
         std::vector<uint16_t> tile_h;
+        auto k = make_lab<T>(s, frames);
+        const size_t out_n = frames * size_t(s.oh) * s.ow * s.C;
         for (int v = 0; v < gpu::resize_variant_count; v++) {
             const auto vr = gpu::resize_variant(v);
-#ifndef GPUINTERP_RESIZE_LAB
-            if (!gpu::resize_is_production(vr))
-                continue; // benchmark-only variant not linked
-#endif
             const std::string what = std::string(gpu::resize_variant_name(vr)) + " " +
                                      s.method + " " + s.coord + " " + s.border + " " +
                                      std::to_string(s.ih) + "x" + std::to_string(s.iw) +
                                      "->" + std::to_string(s.oh) + "x" +
                                      std::to_string(s.ow) + " C=" + std::to_string(s.C) +
                                      (sizeof(T) == 1 ? " uint8" : " float32");
-            gpu::set_resize_variant_override(v);
-            auto k = make_k(s);
-            std::vector<float> y(frames * k->out_frame_size());
+            k->set_variant(v);
+            std::vector<float> y(out_n);
             std::vector<uint16_t> yh(y.size(), 0x7e00); // NaN: an unwritten item fails
             poison(y);
-            k->resize(y.data(), x.data(), frames);
-            EXPECT_EQ(gpu::last_resize_variant(), expected_variant(v, s)) << what;
-            k->resize_half(yh.data(), x.data(), frames);
-            EXPECT_EQ(gpu::last_resize_variant(), expected_variant(v, s)) << what;
+            k->run(y.data(), false, x.data(), frames);
+            EXPECT_EQ(k->last_variant(), expected_variant(v, s)) << what;
+            k->run(yh.data(), true, x.data(), frames);
+            EXPECT_EQ(k->last_variant(), expected_variant(v, s)) << what;
             EXPECT_TRUE(all_close(y, want, rtol, atol)) << what;
             if (v == 0) {
                 tile = y;
@@ -485,38 +512,41 @@ void check_variants(const std::function<std::unique_ptr<resize_2d<T>>(const spec
         }
     }
 }
+#endif
 
 TEST_P(Resize, EveryKernelVariant)
 {
     if (GetParam() != backend::cuda)
         GTEST_SKIP() << "CUDA kernel variants";
-    check_variants<float>([this](const spec& s) { return make<float>(s); });
-    EXPECT_THROW(gpu::set_resize_variant_override(gpu::resize_variant_count),
+#ifdef GPUINTERP_RESIZE_LAB
+    check_variants<float>();
+    EXPECT_THROW(make_lab<float>(variant_specs()[0], 1)->set_variant(gpu::resize_variant_count),
                  std::invalid_argument);
+#else
+    GTEST_SKIP() << "the lab engine (bench/resize_lab.cu) is not linked";
+#endif
 }
 
 #ifdef GPUINTERP_RESIZE_LAB
-TEST_P(Resize, BenchmarkOnlyVariantsNeedTheirRegistration)
+// The lab engine is the library's recipe: with the automatic choice it runs a library variant
+// and gives resize_2d's output bit for bit, so what the benchmarks time is what the library runs.
+TEST_P(Resize, LabEngineAutomaticIsTheLibrary)
 {
     if (GetParam() != backend::cuda)
         GTEST_SKIP() << "CUDA kernel variants";
-    struct restore {
-        ~restore()
-        {
-            gpu::set_resize_variant_override(-1);
-            gpu::register_resize_lab_variants();
-        }
-    } restore;
-    gpu::set_resize_lab_variants({});
-    const spec s{ 35, 132, 70, 264, 1, "bilinear" };
-    auto k = make<float>(s);
-    const std::vector<float> x = random_frames<float>(k->in_frame_size());
-    std::vector<float> y(k->out_frame_size());
-    gpu::set_resize_variant_override(int(gpu::resize_variant::staged_r8));
-    EXPECT_THROW(k->resize(y.data(), x.data(), 1), std::invalid_argument);
-    gpu::set_resize_variant_override(int(gpu::resize_variant::rowcache_r32));
-    make<float>(s)->resize(y.data(), x.data(), 1);
-    EXPECT_EQ(gpu::last_resize_variant(), int(gpu::resize_variant::rowcache_r32));
+    const size_t frames = 5;
+    for (const auto& s : variant_specs()) {
+        auto k = make<float>(s);
+        const std::vector<float> x = random_frames<float>(frames * k->in_frame_size());
+        std::vector<float> y(frames * k->out_frame_size()), ylab(y.size());
+        k->resize(y.data(), x.data(), frames);
+        auto lab = make_lab<float>(s, frames);
+        lab->run(ylab.data(), false, x.data(), frames);
+        EXPECT_TRUE(gpu::resize_is_production(gpu::resize_variant(lab->last_variant())))
+            << gpu::resize_variant_name(gpu::resize_variant(lab->last_variant()));
+        EXPECT_EQ(std::memcmp(y.data(), ylab.data(), y.size() * sizeof(float)), 0)
+            << s.method << " " << s.ih << "x" << s.iw << "->" << s.oh << "x" << s.ow;
+    }
 }
 #endif
 
@@ -524,7 +554,11 @@ TEST_P(Resize, EveryKernelVariantUint8)
 {
     if (GetParam() != backend::cuda)
         GTEST_SKIP() << "CUDA kernel variants";
-    check_variants<uint8_t>([this](const spec& s) { return make<uint8_t>(s); });
+#ifdef GPUINTERP_RESIZE_LAB
+    check_variants<uint8_t>();
+#else
+    GTEST_SKIP() << "the lab engine (bench/resize_lab.cu) is not linked";
+#endif
 }
 
 // The expected fallbacks above are resize_launch.h's rules restated; this pins them to

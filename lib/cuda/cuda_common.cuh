@@ -220,27 +220,6 @@ private:
     bool d_mapped = false;
 };
 
-//! Benchmark timing shared by every device-resident hook: runs `launch()` on `st` iters + 1 times,
-//! each between two events, drops the first run (one-time costs) and returns the median in ms.
-template <typename F>
-double median_launch_ms(cudaStream_t st, int iters, F&& launch)
-{
-    event a, b;
-    std::vector<float> ms;
-    for (int i = 0; i < iters + 1; i++) {
-        a.record(st);
-        launch();
-        b.record(st);
-        b.synchronize();
-        float t = 0;
-        GPUINTERP_CUDA_CHECK(cudaEventElapsedTime(&t, a.get(), b.get()));
-        if (i > 0)
-            ms.push_back(t);
-    }
-    std::sort(ms.begin(), ms.end());
-    return ms[ms.size() / 2];
-}
-
 } // namespace gpu
 } // namespace gpuinterp
 } // namespace gr

@@ -234,24 +234,6 @@ std::pair<size_t, size_t> cuda_mem_info(int device)
     return { free_b, total };
 }
 
-double cuda_pinned_copy_gbps(int device, size_t bytes, bool h2d, int iters)
-{
-    device_guard g(device);
-    pinned_buffer<char> h;
-    h.reserve(bytes);
-    device_buffer<char> d(bytes);
-    stream s;
-    const double ms = median_launch_ms(s.get(), iters, [&] {
-        if (h2d)
-            GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(
-                d.get(), h.get(), bytes, cudaMemcpyHostToDevice, s.get()));
-        else
-            GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(
-                h.get(), d.get(), bytes, cudaMemcpyDeviceToHost, s.get()));
-    });
-    return double(bytes) / (ms * 1e-3) / 1e9;
-}
-
 } // namespace gpu
 } // namespace gpuinterp
 } // namespace gr

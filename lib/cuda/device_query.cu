@@ -4,8 +4,8 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "../common/env.h"
+#include "../kernel/device_query.h"
 #include "cuda_common.cuh"
-#include "device_query.h"
 #include <mutex>
 #include <sstream>
 

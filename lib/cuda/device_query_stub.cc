@@ -4,7 +4,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 // Built when the module is configured without a CUDA toolkit.
-#include "device_query.h"
+#include "../kernel/device_query.h"
 
 namespace gr {
 namespace gpuinterp {

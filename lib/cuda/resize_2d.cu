@@ -5,9 +5,10 @@
  */
 // CUDA backend of resize_2d.
 //
-// Kernels: lib/cuda/resize_kernels.cuh; launch plan: resize_launch.h; this file: the engine. The
-// variants `automatic` never picks run only when bench/resize_lab.cu registered them
-// (resize_lab.h); so do the timing hooks, which live there.
+// Kernels: lib/cuda/resize_kernels.cuh; launch plan: resize_launch.h; the parts of an engine
+// (tables, transform, the launcher of the library's variants, the L2 hint): resize_device.cuh,
+// defined here. The variants `automatic` never picks are not in the library: the benchmarks build
+// their own engine from the same parts (bench/resize_lab.cu).
 //
 // Host pipeline (resize_2d::resize from host memory): chunks of `batch` frames go through the
 // two-slot pinned pipeline of host_pipeline.cuh; the host copies in and out of pinned staging
@@ -16,12 +17,11 @@
 // binary16 per call.
 #include "../common/env.h"
 #include "../common/parallel.h"
-#include "bench_hooks.h"
 #include "cuda_common.cuh"
 #include "cuda_engines.h"
 #include "host_pipeline.cuh"
+#include "resize_device.cuh"
 #include "resize_kernels.cuh"
-#include "resize_lab.h"
 #include "resize_launch.h"
 #include <cuda_fp16.h>
 #include <algorithm>
@@ -40,24 +40,6 @@ namespace gpu {
 using namespace rz;
 
 namespace {
-
-bool l2_hint_enabled() { return env::resize_l2_hint(); }
-
-resize_lab_variants& lab_registry()
-{
-    static resize_lab_variants v;
-    return v;
-}
-
-void require_registered(resize_variant v)
-{
-    if (!resize_is_production(v) && !lab_registry().launch)
-        throw std::invalid_argument(
-            std::string("variant: '") + resize_variant_name(v) +
-            "' is a benchmark-only resize variant (bench/resize_lab.cu); "
-            "the library runs automatic, tile, vec4_r4, rowcache_r32, "
-            "point or point_f4");
-}
 
 /*!
  * The context's L2 fetch granularity set to 32 bytes while at least one engine that runs
@@ -115,8 +97,57 @@ private:
     }
 };
 
+template <typename O, int K>
+void launch_k(resize_variant v, bool in_u8, const resize_launch_args& a)
+{
+    const auto go = [&](auto k8, auto kf) {
+        if (in_u8)
+            launch_variant<uint8_t, O>(k8, a);
+        else
+            launch_variant<float, O>(kf, a);
+    };
+    switch (v) {
+    case resize_variant::tile:
+        go(resize_kernel<uint8_t, O, K, K>, resize_kernel<float, O, K, K>);
+        break;
+    case resize_variant::vec4_r4:
+        go(resize_vec4_kernel<uint8_t, O, K, K, 4, true, false>,
+           resize_vec4_kernel<float, O, K, K, 4, true, false>);
+        break;
+    case resize_variant::rowcache_r32:
+        go(resize_rowcache_kernel<uint8_t, O, K, K, 32, 1>,
+           resize_rowcache_kernel<float, O, K, K, 32, 1>);
+        break;
+    case resize_variant::point:
+        go(resize_point_kernel<uint8_t, O, K, K, 1>,
+           resize_point_kernel<float, O, K, K, 1>);
+        break;
+    case resize_variant::point_f4:
+        go(resize_point_kernel<uint8_t, O, K, K, 4>,
+           resize_point_kernel<float, O, K, K, 4>);
+        break;
+    default:
+        throw std::invalid_argument(std::string("variant: '") + resize_variant_name(v) +
+                                    "' is a benchmark-only resize variant "
+                                    "(bench/resize_lab.cu); the library runs "
+                                    "tile, vec4_r4, rowcache_r32, point or point_f4");
+    }
+    GPUINTERP_CUDA_CHECK_LAUNCH(a.st);
+}
+
+template <typename O>
+void launch_o(resize_variant v, int K, bool in_u8, const resize_launch_args& a)
+{
+    if (K == 1)
+        launch_k<O, 1>(v, in_u8, a);
+    else if (K == 2)
+        launch_k<O, 2>(v, in_u8, a);
+    else
+        launch_k<O, 4>(v, in_u8, a);
+}
+
 template <typename T>
-class cuda_resize_engine final : public resize_lab_engine<T>
+class cuda_resize_engine final : public kernel::resize_engine<T>
 {
 public:
     cuda_resize_engine(int device, size_t batch)
@@ -139,44 +170,14 @@ public:
                     float border_value) override
     {
         device_guard guard(d_device);
-        d_g = g;
-        d_ky = ytab.taps;
-        d_kx = xtab.taps;
-        d_bv = border_value;
-        const size_t C = size_t(g.channels), RW = size_t(g.out_w) * C;
-        std::vector<int> xi(RW * d_kx);
-        std::vector<float> xwt(RW * d_kx);
-        for (int ox = 0; ox < g.out_w; ox++)
-            for (int k = 0; k < d_kx; k++) {
-                const int ix = xtab.idx[size_t(ox) * d_kx + k];
-                for (size_t c = 0; c < C; c++) {
-                    xi[k * RW + ox * C + c] = ix < 0 ? -1 : int(size_t(ix) * C + c);
-                    xwt[k * RW + ox * C + c] = xtab.w[size_t(ox) * d_kx + k];
-                }
-            }
         // Nothing is in flight here (run() drains both slots before it returns), so plain
         // synchronous copies cannot race a kernel that reads the old tables.
-        d_yidx.reserve(ytab.idx.size());
-        d_yw.reserve(ytab.w.size());
-        d_xidx.reserve(xi.size());
-        d_xw.reserve(xwt.size());
-        upload(d_yidx.get(), ytab.idx.data(), ytab.idx.size());
-        upload(d_yw.get(), ytab.w.data(), ytab.w.size());
-        upload(d_xidx.get(), xi.data(), xi.size());
-        upload(d_xw.get(), xwt.data(), xwt.size());
+        d_tab.set(g, ytab, xtab, border_value);
     }
 
     void set_transform(const kernel::resize_transform& tf) override
     {
-        for (int c = 0; c < 4; c++) {
-            d_tf.mul[c] = tf.clip ? tf.inv_std[c] : tf.scale * tf.inv_std[c];
-            d_tf.add[c] = -tf.mean[c] * tf.inv_std[c];
-        }
-        d_tf.scale = tf.scale;
-        d_tf.lo = tf.clip_min;
-        d_tf.hi = tf.clip_max;
-        d_tf.clip = tf.clip;
-        d_tf.identity = tf.identity();
+        d_tf = resize_dev_transform(tf);
     }
 
     void set_batch(size_t b) override { d_batch = b; }
@@ -184,8 +185,8 @@ public:
     void run(void* out, bool half, const T* in, size_t n_frames) override
     {
         device_guard guard(d_device);
-        const size_t in_frame = size_t(d_g.in_h) * d_g.in_w * d_g.channels;
-        const size_t out_frame = size_t(d_g.out_h) * d_g.out_w * d_g.channels;
+        const size_t in_frame = d_tab.in_frame();
+        const size_t out_frame = d_tab.out_frame();
         const size_t osz = half ? sizeof(unsigned short) : sizeof(float);
         d_pipe.run(
             static_cast<char*>(out),
@@ -206,150 +207,114 @@ public:
     void run_device(void* out, bool half, const T* in, size_t n_frames) override
     {
         device_guard guard(d_device);
-        cudaStream_t st = stream0();
+        cudaStream_t st = d_pipe.stream0();
         launch(in, out, half, n_frames, st);
         GPUINTERP_CUDA_CHECK(cudaStreamSynchronize(st));
     }
 
+private:
     //! Device-resident launch: d_out holds float or binary16 per `half`.
-    void
-    launch(const T* d_in, void* d_out, bool half, size_t frames, cudaStream_t st) override
+    void launch(const T* d_in, void* d_out, bool half, size_t frames, cudaStream_t st)
     {
         if (frames == 0)
             return;
-        launch_shape s{};
-        s.in_row = d_g.in_w * d_g.channels;
-        s.in_h = d_g.in_h;
-        s.RW = d_g.out_w * d_g.channels;
-        s.out_h = d_g.out_h;
-        s.C = d_g.channels;
-        s.in_frame = (long long)d_g.in_h * s.in_row;
-        s.out_frame = (long long)d_g.out_h * s.RW;
-        s.border_value = d_bv;
         const size_t osz = half ? sizeof(unsigned short) : sizeof(float);
-        // Device buffers are 256-byte aligned; with RW % 4 == 0 every row (and every
-        // frame) then starts on a 16-byte (float) / 8-byte (binary16) boundary.
-        const bool vec_ok =
-            s.RW % 4 == 0 && reinterpret_cast<uintptr_t>(d_out) % (4 * osz) == 0;
-        const int ov = resize_variant_override();
-        const resize_variant req =
-            ov != int(resize_variant::automatic) ? resize_variant(ov) : d_variant;
-        const resize_plan p = resize_plan_launch(
-            req, s.RW, s.out_h, frames, d_sms, vec_ok, d_kx, d_g.out_h >= d_g.in_h, d_sm);
-        require_registered(p.variant);
-        d_last_variant = p.variant;
-        note_resize_variant(int(p.variant));
-        // The point variants run the gather-bound shapes (few outputs, each reading ~2
-        // scattered 32-byte sectors per source row): with the default 64-byte L2 fetch
-        // granularity half of every DRAM fill is wasted. Measured on the H200 (16 x 4K ->
-        // 224x224 bilinear): 0.032 ms at 64 B, 0.023 ms at 32 B, 0.034 ms at 128 B. A context
-        // setting, held while this engine lives (l2_gather_hint; GPUINTERP_RESIZE_L2_HINT=0
-        // turns it off).
-        if (!d_l2.held && l2_hint_enabled() &&
-            (p.variant == resize_variant::point ||
-             p.variant == resize_variant::point_f4)) {
-            l2_gather_hint::acquire(d_device);
-            d_l2.device = d_device;
-            d_l2.held = true;
-        }
-        s.tiles_x = p.tiles_x;
-        s.rows = p.rows;
-        s.row_groups = p.row_groups;
-        for (size_t f0 = 0; f0 < frames; f0 += p.frames_per_launch) {
-            const size_t nf = std::min(p.frames_per_launch, frames - f0);
-            s.frames = int(nf);
-            const T* src = d_in + f0 * size_t(s.in_frame);
-            void* dst = static_cast<char*>(d_out) + f0 * size_t(s.out_frame) * osz;
-            const resize_grid g = resize_grid_for(p, nf);
-            const resize_launch_args a{
-                src,        dst, d_yidx.get(), d_yw.get(),          d_xidx.get(),
-                d_xw.get(), s,   d_tf,         dim3(g.x, g.y, g.z), dim3(p.bx, p.by),
-                st
-            };
-            if (!resize_is_production(p.variant)) // registered: checked above
-                lab_registry().launch(p.variant, d_ky, sizeof(T) == 1, half, a);
-            else if (half)
-                dispatch<unsigned short>(p.variant, a);
-            else
-                dispatch<float>(p.variant, a);
-        }
-    }
-
-    void set_variant(resize_variant v) override
-    {
-        if (v != resize_variant::automatic)
-            require_registered(v);
-        d_variant = v;
-    }
-    const dev_transform& device_transform() const override { return d_tf; }
-    cudaStream_t stream0() const override { return d_pipe.stream0(); }
-    int multiprocessors() const override { return d_sms; }
-
-private:
-    // The production variants; the benchmark-only ones go to the lab's launcher (launch()).
-    template <typename O, int K>
-    void dispatch_k(resize_variant v, const resize_launch_args& a)
-    {
-        const auto go = [&](auto kernel) { launch_variant<T, O>(kernel, a); };
-        switch (v) {
-        case resize_variant::vec4_r4:
-            go(resize_vec4_kernel<T, O, K, K, 4, true, false>);
-            break;
-        case resize_variant::rowcache_r32:
-            go(resize_rowcache_kernel<T, O, K, K, 32, 1>);
-            break;
-        case resize_variant::point:
-            go(resize_point_kernel<T, O, K, K, 1>);
-            break;
-        case resize_variant::point_f4:
-            go(resize_point_kernel<T, O, K, K, 4>);
-            break;
-        default:
-            go(resize_kernel<T, O, K, K>);
-            break;
-        }
-        GPUINTERP_CUDA_CHECK_LAUNCH(a.st);
-    }
-
-    template <typename O>
-    void dispatch(resize_variant v, const resize_launch_args& a)
-    {
-        if (d_ky == 1)
-            dispatch_k<O, 1>(v, a);
-        else if (d_ky == 2)
-            dispatch_k<O, 2>(v, a);
-        else
-            dispatch_k<O, 4>(v, a);
+        const resize_plan p =
+            d_tab.plan(resize_variant::automatic, d_out, osz, frames, d_sms, d_sm);
+        d_l2.note(d_device, p.variant);
+        d_tab.for_each_launch(p, d_tf, d_in, d_out, osz, frames, st, [&](const auto& a) {
+            launch_resize(p.variant, d_tab.ky(), sizeof(T) == 1, half, a);
+        });
     }
 
     int d_device;
     size_t d_batch;
     int d_sms = 1;
     int d_sm = 90; // compute capability, major * 10 + minor (the tuning row)
-    kernel::resize_geometry d_g;
-    int d_ky = 1, d_kx = 1;
-    float d_bv = 0;
-    dev_transform d_tf{ { 1, 1, 1, 1 }, { 0, 0, 0, 0 }, 1, 0, 1, 0, 1 };
-    device_buffer<int> d_yidx, d_xidx;
-    device_buffer<float> d_yw, d_xw;
-    resize_variant d_variant = resize_variant::automatic;
-    resize_variant d_last_variant = resize_variant::automatic;
-    // Holds the L2 fetch-granularity hint (released after d_pipe waited for the streams).
-    struct l2_hint_holder {
-        int device = 0;
-        bool held = false;
-        ~l2_hint_holder()
-        {
-            if (held)
-                l2_gather_hint::release(device);
-        }
-    } d_l2;
+    resize_device_tables d_tab;
+    dev_transform d_tf = resize_identity_transform;
+    // Released after d_pipe waited for the streams.
+    resize_l2_hint d_l2;
     // Last member, so destroyed first: its destructor waits for both streams before the tables
     // above are freed.
     host_pipeline<T, char> d_pipe;
 };
 
 } // namespace
+
+void resize_device_tables::set(const kernel::resize_geometry& g,
+                               const kernel::resize_axis_table& ytab,
+                               const kernel::resize_axis_table& xtab,
+                               float border_value)
+{
+    d_g = g;
+    d_ky = ytab.taps;
+    d_kx = xtab.taps;
+    d_bv = border_value;
+    const size_t C = size_t(g.channels), RW = size_t(g.out_w) * C;
+    std::vector<int> xi(RW * d_kx);
+    std::vector<float> xwt(RW * d_kx);
+    for (int ox = 0; ox < g.out_w; ox++)
+        for (int k = 0; k < d_kx; k++) {
+            const int ix = xtab.idx[size_t(ox) * d_kx + k];
+            for (size_t c = 0; c < C; c++) {
+                xi[k * RW + ox * C + c] = ix < 0 ? -1 : int(size_t(ix) * C + c);
+                xwt[k * RW + ox * C + c] = xtab.w[size_t(ox) * d_kx + k];
+            }
+        }
+    d_yidx.reserve(ytab.idx.size());
+    d_yw.reserve(ytab.w.size());
+    d_xidx.reserve(xi.size());
+    d_xw.reserve(xwt.size());
+    upload(d_yidx.get(), ytab.idx.data(), ytab.idx.size());
+    upload(d_yw.get(), ytab.w.data(), ytab.w.size());
+    upload(d_xidx.get(), xi.data(), xi.size());
+    upload(d_xw.get(), xwt.data(), xwt.size());
+}
+
+dev_transform resize_dev_transform(const kernel::resize_transform& tf)
+{
+    dev_transform d{};
+    for (int c = 0; c < 4; c++) {
+        d.mul[c] = tf.clip ? tf.inv_std[c] : tf.scale * tf.inv_std[c];
+        d.add[c] = -tf.mean[c] * tf.inv_std[c];
+    }
+    d.scale = tf.scale;
+    d.lo = tf.clip_min;
+    d.hi = tf.clip_max;
+    d.clip = tf.clip;
+    d.identity = tf.identity();
+    return d;
+}
+
+void launch_resize(
+    resize_variant v, int K, bool in_u8, bool half, const resize_launch_args& a)
+{
+    if (half)
+        launch_o<unsigned short>(v, K, in_u8, a);
+    else
+        launch_o<float>(v, K, in_u8, a);
+}
+
+resize_l2_hint::~resize_l2_hint()
+{
+    if (d_held)
+        l2_gather_hint::release(d_device);
+}
+
+void resize_l2_hint::note(int device, resize_variant v)
+{
+    // The point variants run the gather-bound shapes (few outputs, each reading ~2 scattered
+    // 32-byte sectors per source row): with the default 64-byte L2 fetch granularity half of
+    // every DRAM fill is wasted. Measured on the H200 (16 x 4K -> 224x224 bilinear): 0.032 ms at
+    // 64 B, 0.023 ms at 32 B, 0.034 ms at 128 B. A context setting, held while the engine lives.
+    if (!d_held && env::resize_l2_hint() &&
+        (v == resize_variant::point || v == resize_variant::point_f4)) {
+        l2_gather_hint::acquire(device);
+        d_device = device;
+        d_held = true;
+    }
+}
 
 template <typename T>
 std::unique_ptr<kernel::resize_engine<T>> make_cuda_resize_engine(int device,
@@ -362,13 +327,6 @@ template std::unique_ptr<kernel::resize_engine<float>>
 make_cuda_resize_engine<float>(int, size_t);
 template std::unique_ptr<kernel::resize_engine<uint8_t>>
 make_cuda_resize_engine<uint8_t>(int, size_t);
-
-void set_resize_lab_variants(const resize_lab_variants& v) { lab_registry() = v; }
-
-std::unique_ptr<resize_lab_engine<float>> make_resize_lab_engine(int device, size_t batch)
-{
-    return std::make_unique<cuda_resize_engine<float>>(device, batch);
-}
 
 } // namespace gpu
 } // namespace gpuinterp

@@ -7,9 +7,10 @@
 #define INCLUDED_GPUINTERP_CUDA_RESIZE_KERNELS_CUH
 
 // The CUDA kernels of resize_2d (the engine is lib/cuda/resize_2d.cu, the launch plan
-// resize_launch.h). Included by resize_2d.cu and by the benchmark-only bench/resize_lab.cu,
-// which instantiates the templates with the parameters of the variants that lost: the kernels
-// have internal linkage, so each file compiles the instances it launches.
+// resize_launch.h). Included by resize_2d.cu, which instantiates the library's variants, and by
+// the benchmark-only bench/resize_lab.cu, which instantiates the templates with the parameters of
+// the variants that lost: the kernels have internal linkage, so each file compiles the instances
+// it launches.
 //
 // Kernel: one launch covers a whole batch of frames. The per-axis tables built on the
 // host (the same ones the CPU backend uses) live in device memory: per output row Ky
@@ -26,7 +27,7 @@
 // the output is written exactly once.
 
 #include "cuda_common.cuh"
-#include "resize_lab.h"
+#include "resize_device.cuh"
 #include "resize_launch.h"
 #include "resize_walk.h"
 #include <cuda_fp16.h>

@@ -72,7 +72,7 @@ inline std::string resize_variant_name(resize_variant v)
 }
 
 //! The variants the library launches itself: those the automatic choice picks (tile is also
-//! every other variant's fallback). The rest are benchmark-only (resize_lab.h); their plans stay
+//! every other variant's fallback). The rest are benchmark-only (bench/resize_lab.cu); their plans stay
 //! here so the CPU tests check every variant's geometry.
 constexpr bool resize_is_production(resize_variant v)
 {

@@ -77,9 +77,6 @@ void cuda_copy_between(const device_binding& dst_b,
                        size_t bytes);
 //! Free/total device memory of `device` in bytes (cudaMemGetInfo); {0, 0} without CUDA.
 std::pair<size_t, size_t> cuda_mem_info(int device);
-//! Measured pinned copy bandwidth in GB/s for `bytes` per copy (median of `iters`), h2d
-//! or d2h.
-double cuda_pinned_copy_gbps(int device, size_t bytes, bool host_to_device, int iters);
 } // namespace gpu
 
 } // namespace gpuinterp

@@ -25,7 +25,6 @@ void cuda_copy_between(
 }
 
 std::pair<size_t, size_t> cuda_mem_info(int) { return { 0, 0 }; }
-double cuda_pinned_copy_gbps(int, size_t, bool, int) { return 0; }
 
 } // namespace gpu
 } // namespace gpuinterp

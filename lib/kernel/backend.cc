@@ -3,9 +3,9 @@
  * Copyright 2026 gr-gpuinterp authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-#include "common/enum_names.h"
-#include "common/env.h"
-#include "cuda/device_query.h"
+#include "../common/enum_names.h"
+#include "../common/env.h"
+#include "device_query.h"
 #include <gnuradio/gpuinterp/kernel/backend.h>
 #include <cstdlib>
 

@@ -3,22 +3,50 @@
  * Copyright 2026 gr-gpuinterp authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-#ifndef INCLUDED_GPUINTERP_CUDA_BENCH_HOOKS_H
-#define INCLUDED_GPUINTERP_CUDA_BENCH_HOOKS_H
+#ifndef INCLUDED_GPUINTERP_BENCH_RESIZE_LAB_H
+#define INCLUDED_GPUINTERP_BENCH_RESIZE_LAB_H
 
-// Hooks of the CUDA resize engine for bench/ and tests/: the timing ones (and
-// l2_fetch_granularity) are defined in bench/resize_lab.cu, with the resize variants that only
-// the benchmarks run, and exist only where it is linked (the benchmarks, the kernel tests); the
-// variant override is defined in the library (resize_variant.cc, every build). The other kernel
-// families' timings are in bench/kernel_timing.h.
+// The resize lab of bench_kernels and the kernel tests (CUDA builds): an engine that launches any
+// resize kernel variant, including those `automatic` never picks (bench/resize_lab.cu), and the
+// timing hooks of the resize benchmarks (bench/resize_timing.cu). The library itself only runs
+// its own choice. Plain C++, so the tests include it without the CUDA headers.
 
+#include "kernel/resize_engine.h"
 #include <gnuradio/gpuinterp/kernel/resize_2d.h>
 #include <cstddef>
-#include <vector>
+#include <memory>
+
+struct CUstream_st; // cudaStream_t, without the CUDA headers
 
 namespace gr {
 namespace gpuinterp {
 namespace gpu {
+
+/*!
+ * A CUDA resize engine built from the library's parts (lib/cuda/resize_device.cuh) with a chosen
+ * variant: the library's variants launch the library's own kernel instances, the others their
+ * instances in bench/resize_lab.cu. run() stages synchronously through device buffers (no
+ * pipeline) into an output first filled with NaN; launch() is device-resident.
+ */
+template <typename T>
+class resize_lab_engine : public kernel::resize_engine<T>
+{
+public:
+    //! A gpu::resize_variant (lib/cuda/resize_launch.h) as an int, -1 = automatic; a variant the
+    //! shape cannot take falls back as the plan says. Throws std::invalid_argument ("variant:
+    //! ...") for other values.
+    virtual void set_variant(int variant) = 0;
+    //! The variant of the most recent launch (-1 before any).
+    virtual int last_variant() const = 0;
+    //! d_in, d_out in device memory; d_out holds float or binary16 per `half`.
+    virtual void
+    launch(const T* d_in, void* d_out, bool half, size_t frames, CUstream_st* st) = 0;
+    virtual CUstream_st* stream() const = 0;
+    virtual int multiprocessors() const = 0;
+};
+
+template <typename T>
+std::unique_ptr<resize_lab_engine<T>> make_resize_lab_engine(int device, size_t batch);
 
 //! How the benchmark hook runs the transform.
 enum class resize_bench_mode {
@@ -30,10 +58,10 @@ enum class resize_bench_mode {
 //! Benchmark hook: milliseconds per launch (CUDA events, median of `iters`) for n_frames
 //! float32 frames resident on the device, bilinear/half_pixel/replicate unless `method`
 //! says otherwise; normalisation mean 0.5, std 0.25 per channel in the fused and separate
-//! modes. variant: a gpu::resize_variant (lib/cuda/resize_launch.h), -1 = automatic.
-//! l2_fetch_bytes > 0: an experiment for gather-bound shapes — the context's
-//! cudaLimitMaxL2FetchGranularity (a hint, 0..128 bytes) is set to it for the timed
-//! launches and restored afterwards (a process-wide setting: benchmarks only).
+//! modes. variant: a gpu::resize_variant (lib/cuda/resize_launch.h), -1 = automatic; `ran`
+//! receives the variant that ran. l2_fetch_bytes > 0: an experiment for gather-bound shapes —
+//! the context's cudaLimitMaxL2FetchGranularity (a hint, 0..128 bytes) is set to it for the
+//! timed launches and restored afterwards (a process-wide setting: benchmarks only).
 double time_resize_kernel_ms(int device,
                              int in_h,
                              int in_w,
@@ -46,7 +74,8 @@ double time_resize_kernel_ms(int device,
                              bool half_output,
                              int iters,
                              int variant = -1,
-                             int l2_fetch_bytes = 0);
+                             int l2_fetch_bytes = 0,
+                             int* ran = nullptr);
 
 //! Benchmark hook, what a 2x upscale's traffic can reach on this GPU: a gather-free expand
 //! that reads n_frames float32 frames of in_h x in_w once and writes every pixel as a 2x2
@@ -63,17 +92,6 @@ double time_resize_expand_floor_ms(
 //! The context's current cudaLimitMaxL2FetchGranularity (bytes) on `device`.
 int l2_fetch_granularity(int device);
 
-//! Test hook: every CUDA resize engine launches kernel variant `variant` (a
-//! gpu::resize_variant; -1 restores the automatic choice). A variant the shape cannot take
-//! falls back to "tile"; a benchmark-only one throws std::invalid_argument at launch unless
-//! bench/resize_lab.cu registered it (register_resize_lab_variants(), resize_lab.h). Throws std::invalid_argument ("variant: ...") for unknown values.
-void set_resize_variant_override(int variant);
-//! The variant of the most recent CUDA resize launch in this process (-1 before any).
-int last_resize_variant();
-// Used by the CUDA engine (defined in lib/cuda/resize_variant.cc, which every build compiles, so
-// the tests link without CUDA).
-int resize_variant_override();
-void note_resize_variant(int variant);
 } // namespace gpu
 } // namespace gpuinterp
 } // namespace gr

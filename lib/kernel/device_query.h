@@ -3,11 +3,13 @@
  * Copyright 2026 gr-gpuinterp authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-#ifndef INCLUDED_GPUINTERP_GPU_DEVICE_QUERY_H
-#define INCLUDED_GPUINTERP_GPU_DEVICE_QUERY_H
+#ifndef INCLUDED_GPUINTERP_KERNEL_DEVICE_QUERY_H
+#define INCLUDED_GPUINTERP_KERNEL_DEVICE_QUERY_H
 
-// Host-side view of the CUDA runtime for code compiled by the C++ compiler. Implemented in
-// device_query.cu with CUDA, and in device_query_stub.cc without it.
+// What the kernel layer asks of the CUDA backend about devices (backend selection, backend.cc):
+// an interface in plain C++, implemented by the CUDA layer (lib/cuda/device_query.cu) in CUDA
+// builds and by its stand-in lib/cuda/device_query_stub.cc without CUDA. The kernel layer includes
+// no backend header; the link supplies one of the two.
 
 #include <string>
 
