@@ -234,15 +234,7 @@ class lab_engine final : public resize_lab_engine<T>
 public:
     explicit lab_engine(int device) : d_device(device)
     {
-        device_guard guard(d_device);
-        GPUINTERP_CUDA_CHECK(
-            cudaDeviceGetAttribute(&d_sms, cudaDevAttrMultiProcessorCount, device));
-        int major = 0, minor = 0;
-        GPUINTERP_CUDA_CHECK(
-            cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-        GPUINTERP_CUDA_CHECK(
-            cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
-        d_sm = major * 10 + minor;
+        query_resize_device(d_device, d_sms, d_sm);
     }
 
     void set_tables(const kernel::resize_geometry& g,

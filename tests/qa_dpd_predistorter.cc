@@ -174,7 +174,7 @@ protected:
 
 TEST_P(Dpd, RandomConfigurationsMatchReference)
 {
-    // The grid: P in {1..9}, Q in {0,1,3,5}, L in {1,2,5,8,33}, peak |x| up to 4.
+    // The grid the bound was asked for: P in {1..9}, Q in {0,1,3,5}, L in {1,2,5,8,33}, peak |x| up to 4.
     for (int trial = 0; trial < 60; trial++) {
         const unsigned P = pick({ 1u, 3u, 5u, 7u, 9u }), Q = pick({ 0u, 1u, 3u, 5u });
         const unsigned Lp = pick({ 1u, 2u, 5u, 8u, 33u }), Lq = pick({ 1u, 2u, 5u, 8u, 33u });

@@ -3,7 +3,8 @@
  * Copyright 2026 gr-gpuinterp authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-// CPU backend of the predistorter: the source document's OpenMP + NEON design on x86.
+// CPU backend of the predistorter: OpenMP threads over sample ranges, SIMD over the basis (the
+// design the ARM/NEON reference uses, on x86).
 //
 // A thread owns a contiguous range of samples and walks it in tiles of `tile` samples. For each
 // tile it computes the basis values psi_m (orders 1, 3, .., 2M-1) of every new sample once, from

@@ -3,13 +3,14 @@
  * Copyright 2026 gr-gpuinterp authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-// CUDA backend of the predistorter: the source document's fused design, in several variants.
+// CUDA backend of the predistorter: one fused kernel per call (basis, taps and sum in one pass),
+// in several variants.
 //
 // All kernels are one fused pass: a thread loads x[n], computes its basis
 // values psi_m (orders 1, 3, .., 2M-1) from low to high order in registers (|x|^2 once, one
 // multiplication per order), and accumulates the output with the packed 2x2 coefficient maps
 // (dpd_engine.h: 4 FMAs per order and delay, conjugate branches folded in, so conj(psi) is never
-// formed). Coefficients are copied into shared memory once per block (the document's choice);
+// formed). Coefficients are copied into shared memory once per block (the reference design's choice);
 // every thread of a warp reads the same map, a broadcast. They are not kept in __constant__
 // memory: a __constant__ symbol is shared by every engine in the process, so two predistorters
 // with different sets on different streams would race.
@@ -17,11 +18,11 @@
 // The variants differ in how a thread gets its neighbours' basis values psi_m(x[n-k]):
 //  - shuffle: from the registers of lane - k with __shfl_up_sync. A warp covers 32 consecutive
 //    samples, of which the first H = L-1 only produce basis values for the others (warps overlap
-//    by H samples, the document's redundant threads), so a warp yields 33-L outputs and L <= 32.
+//    by H samples, the reference design's redundant threads), so a warp yields 33-L outputs and L <= 32.
 //  - smem: a block computes the basis of a tile of T outputs plus an H-sample halo into shared
 //    memory planes, synchronises, then each thread reads its L values per order from there.
 //    Works for any L that fits; the halo costs H/T extra basis computations.
-//  - shuffle_x (not in the document; for comparison): the same warp layout, but lanes shuffle the
+//  - shuffle_x (not in the reference design; for comparison): the same warp layout, but lanes shuffle the
 //    samples x[n-k] themselves (2 shuffles per tap instead of 2 per tap and order) and recompute
 //    their basis, trading shuffle traffic, which limits `shuffle` at high orders, for FMA work.
 // Which is faster depends on L. Per (order, tap), `shuffle` issues 2 shuffles and a coefficient
@@ -43,7 +44,7 @@
 // chunk carries its own H-sample history (taken on the host), so the streams stay independent.
 // Staging is pinned (copies are DMA, truly asynchronous), or with `mapped` it is mapped pinned
 // memory that the kernel reads and writes directly over the bus (cudaHostAllocMapped, zero-copy:
-// no device buffers and no copy engine; what the source document does on integrated GPUs, where
+// no device buffers and no copy engine; what a fused design does on integrated GPUs, where
 // host and device share the memory). Both copies between GNU Radio's pageable buffers and the
 // staging are split over threads (cpu::parallel_copy): one thread's memcpy would cap the block
 // far below the bus.

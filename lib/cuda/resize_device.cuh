@@ -43,6 +43,21 @@ struct resize_launch_args {
 //! The axis tables in device memory: per output row `ky` source rows and weights, per output
 //! element (channels expanded) `kx` source offsets and weights, tap-major so a warp reads each
 //! tap array contiguously.
+//! What the resize plan reads of a device: its multiprocessors and compute capability (major * 10
+//! + minor, the tuning row).
+inline void query_resize_device(int device, int& sms, int& sm)
+{
+    device_guard guard(device);
+    GPUINTERP_CUDA_CHECK(
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    int major = 0, minor = 0;
+    GPUINTERP_CUDA_CHECK(
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+    GPUINTERP_CUDA_CHECK(
+        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
+    sm = major * 10 + minor;
+}
+
 class resize_device_tables
 {
 public:

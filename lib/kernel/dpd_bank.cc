@@ -156,41 +156,41 @@ void dpd_bank::process_device(void* const* out, const complex* const* in, size_t
         });
 }
 
+namespace {
+// The vector conveniences: channel-major in, channel-major out, per_sample values of Out each.
+template <typename Out>
+std::vector<Out>
+channel_major(dpd_bank& b, const std::vector<std::complex<float>>& in, size_t per_sample)
+{
+    const unsigned N = b.channels();
+    if (in.size() % N)
+        invalid_parameter("in", "length must be a multiple of the channel count");
+    const size_t n = in.size() / N;
+    std::vector<Out> out(in.size() * per_sample);
+    std::vector<void*> o(N);
+    std::vector<const std::complex<float>*> i(N);
+    for (unsigned c = 0; c < N; c++) {
+        o[c] = out.data() + c * n * per_sample;
+        i[c] = in.data() + c * n;
+    }
+    b.process(o.data(), i.data(), n);
+    return out;
+}
+} // namespace
+
 std::vector<dpd_bank::complex> dpd_bank::process(const std::vector<complex>& in)
 {
     if (d_format != sample_format::fc32)
         invalid_parameter("output_format",
                           "process() returns complex float: use process_sc16()");
-    if (in.size() % d_channels)
-        invalid_parameter("in", "length must be a multiple of the channel count");
-    const size_t n = in.size() / d_channels;
-    std::vector<complex> out(in.size());
-    std::vector<void*> o(d_channels);
-    std::vector<const complex*> i(d_channels);
-    for (unsigned c = 0; c < d_channels; c++) {
-        o[c] = out.data() + c * n;
-        i[c] = in.data() + c * n;
-    }
-    process(o.data(), i.data(), n);
-    return out;
+    return channel_major<complex>(*this, in, 1);
 }
 
 std::vector<int16_t> dpd_bank::process_sc16(const std::vector<complex>& in)
 {
     if (d_format != sample_format::sc16)
         invalid_parameter("output_format", "process_sc16() needs an sc16 bank");
-    if (in.size() % d_channels)
-        invalid_parameter("in", "length must be a multiple of the channel count");
-    const size_t n = in.size() / d_channels;
-    std::vector<int16_t> out(2 * in.size());
-    std::vector<void*> o(d_channels);
-    std::vector<const complex*> i(d_channels);
-    for (unsigned c = 0; c < d_channels; c++) {
-        o[c] = out.data() + 2 * c * n;
-        i[c] = in.data() + c * n;
-    }
-    process(o.data(), i.data(), n);
-    return out;
+    return channel_major<int16_t>(*this, in, 2);
 }
 
 void dpd_bank::set_coefficients(unsigned channel,

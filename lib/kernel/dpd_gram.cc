@@ -3,6 +3,7 @@
  * Copyright 2026 gr-gpuinterp authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
+#include "../common/parallel.h"
 #include "engine_factory.h"
 #include <gnuradio/gpuinterp/kernel/dpd_gram.h>
 #include <algorithm>
@@ -65,6 +66,9 @@ double nmse_db(double residual, double tt)
 
 // ||t - A w||^2 = tt - 2 Re(w^H b) + w^H G w from a set's sums (G full Hermitian,
 // column-major).
+// The K x K passes of the lambda grid below are written on real and imaginary parts: std::complex's
+// product carries a NaN-recovery branch that keeps the compiler from vectorising the loops, and
+// these passes (two per grid value) are most of a solve's host time.
 double residual(const std::vector<cd>& G,
                 const std::vector<cd>& b,
                 double tt,
@@ -73,17 +77,19 @@ double residual(const std::vector<cd>& G,
     const size_t K = w.size();
     double wb = 0, wgw = 0;
     for (size_t j = 0; j < K; j++)
-        wb += (std::conj(w[j]) * b[j]).real();
+        wb += w[j].real() * b[j].real() + w[j].imag() * b[j].imag();
     // w^H G w = sum_i conj(w_i) (G w)_i
-    std::vector<cd> gw(K, cd(0));
+    std::vector<double> gr(K, 0.0), gi(K, 0.0);
     for (size_t j = 0; j < K; j++) {
         const cd* col = &G[j * K];
-        const cd wj = w[j];
-        for (size_t i = 0; i < K; i++)
-            gw[i] += col[i] * wj;
+        const double wr = w[j].real(), wi = w[j].imag();
+        for (size_t i = 0; i < K; i++) {
+            gr[i] += col[i].real() * wr - col[i].imag() * wi;
+            gi[i] += col[i].real() * wi + col[i].imag() * wr;
+        }
     }
     for (size_t i = 0; i < K; i++)
-        wgw += (std::conj(w[i]) * gw[i]).real();
+        wgw += w[i].real() * gr[i] + w[i].imag() * gi[i];
     return tt - 2 * wb + wgw;
 }
 } // namespace
@@ -280,16 +286,18 @@ dpd_gram_solution dpd_gram::solve(const dpd_gram_options& opt) const
     }
     // w(g) = D^-1 V (g .* c)
     auto coefficients = [&](const std::vector<double>& g) {
-        std::vector<cd> gc(K), w(K, cd(0));
-        for (size_t j = 0; j < K; j++)
-            gc[j] = g[j] * c[j];
+        std::vector<double> wr(K, 0.0), wi(K, 0.0);
         for (size_t j = 0; j < K; j++) {
             const cd* v = &A[j * K];
-            for (size_t i = 0; i < K; i++)
-                w[i] += v[i] * gc[j];
+            const double ur = g[j] * c[j].real(), ui = g[j] * c[j].imag();
+            for (size_t i = 0; i < K; i++) {
+                wr[i] += v[i].real() * ur - v[i].imag() * ui;
+                wi[i] += v[i].real() * ui + v[i].imag() * ur;
+            }
         }
+        std::vector<cd> w(K);
         for (size_t i = 0; i < K; i++)
-            w[i] /= d[i];
+            w[i] = cd(wr[i], wi[i]) / d[i];
         return w;
     };
     auto ridge = [&](double lam) {
@@ -308,12 +316,18 @@ dpd_gram_solution dpd_gram::solve(const dpd_gram_options& opt) const
     const bool use_val =
         opt.mode == mode_t::validation || (opt.mode == mode_t::automatic && have_val);
     if (use_val) {
-        // Held-out NMSE of each grid value from the held-out Gram: O(K^2) per value.
+        // Held-out NMSE of each grid value from the held-out Gram: O(K^2) per value, the grid
+        // values independent of each other, so spread over threads.
+        std::vector<double> score(grid.size());
+        cpu::parallel_blocks(
+            grid.size(), 2.0 * double(grid.size()) * K * K, [&](size_t i) {
+                score[i] = nmse_db(
+                    residual(Gv, bv, d_tt[1], coefficients(ridge(grid[i]))), d_tt[1]);
+            });
         size_t best = grid.size();
         double best_score = nan;
         for (size_t i = 0; i < grid.size(); i++) {
-            const double s =
-                nmse_db(residual(Gv, bv, d_tt[1], coefficients(ridge(grid[i]))), d_tt[1]);
+            const double s = score[i];
             if (std::isnan(s))
                 continue;
             if (best == grid.size() || s < best_score) {

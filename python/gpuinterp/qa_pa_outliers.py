@@ -34,7 +34,7 @@ def chunked(pa, x, sizes):
 class qa_pa_outliers(gr_unittest.TestCase):
     def setUp(self):
         rng = np.random.default_rng(5)
-        # The repro is a constant 0.1; a random signal also checks that the reference the
+        # The reported failure was a constant 0.1; a random signal also checks that the reference the
         # other outputs are compared with is not trivially constant.
         self.signals = {
             "constant": np.full(N, 0.1, dtype=np.complex64),

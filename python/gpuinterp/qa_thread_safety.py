@@ -63,7 +63,7 @@ class qa_thread_safety(gr_unittest.TestCase):
         self.assertGreater(setter_calls, 0)
         return idx
 
-    # -- the repro: resize with set_method on another thread ----------------------------
+    # -- the reported failure: resize with set_method on another thread ----------------------------
     def _resize(self, kernel_cls, dtype):
         k = kernel_cls(64, 64, 96, 80)
         if dtype == np.uint8:
