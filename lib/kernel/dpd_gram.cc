@@ -3,7 +3,6 @@
  * Copyright 2026 gr-gpuinterp authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-#include "../common/parallel.h"
 #include "engine_factory.h"
 #include <gnuradio/gpuinterp/kernel/dpd_gram.h>
 #include <algorithm>
@@ -12,6 +11,7 @@
 #include <limits>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 namespace gr {
 namespace gpuinterp {
@@ -317,13 +317,23 @@ dpd_gram_solution dpd_gram::solve(const dpd_gram_options& opt) const
         opt.mode == mode_t::validation || (opt.mode == mode_t::automatic && have_val);
     if (use_val) {
         // Held-out NMSE of each grid value from the held-out Gram: O(K^2) per value, the grid
-        // values independent of each other, so spread over threads.
+        // values independent of each other, so spread over threads. Plain threads that end
+        // here, not an OpenMP team: idle OpenMP threads spin on after the region and would take
+        // the cores from the CPU backend's BLAS threads of the next accumulation.
         std::vector<double> score(grid.size());
-        cpu::parallel_blocks(
-            grid.size(), 2.0 * double(grid.size()) * K * K, [&](size_t i) {
+        const size_t nt = std::min<size_t>(
+            grid.size(), K >= 64 ? std::max(1u, std::thread::hardware_concurrency()) : 1);
+        auto score_range = [&](size_t t) {
+            for (size_t i = t; i < grid.size(); i += nt)
                 score[i] = nmse_db(
                     residual(Gv, bv, d_tt[1], coefficients(ridge(grid[i]))), d_tt[1]);
-            });
+        };
+        std::vector<std::thread> pool;
+        for (size_t t = 1; t < nt; t++)
+            pool.emplace_back(score_range, t);
+        score_range(0);
+        for (auto& th : pool)
+            th.join();
         size_t best = grid.size();
         double best_score = nan;
         for (size_t i = 0; i < grid.size(); i++) {
