@@ -196,7 +196,7 @@ private:
         if (H >= size_t(BANK_NT) || d_smem > size_t(optin))
             throw std::invalid_argument("Lp: " + std::to_string(d_md.Lmax) +
                                         " taps do not fit the bank's one-launch kernel");
-        d_kernel = bank_kernel_for<BANK_R, BANK_NT>(d_M, d_sc16);
+        d_kernel = bank_kernel_for<BANK_R, BANK_NT>(d_M, d_md.Lmax, d_sc16);
         GPUINTERP_CUDA_CHECK(cudaFuncSetAttribute(
             d_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
         int per_sm = 0;

@@ -15,6 +15,7 @@
 
 #include "../common/sc16.h"
 #include "dpd_ph_kernels.cuh"
+#include <type_traits>
 
 namespace gr {
 namespace gpuinterp {
@@ -101,9 +102,11 @@ struct store_sc16 {
 
 /*!
  * Channel blockIdx.y of a bank. coef_g: per channel, M * Lmax maps then one float4 (cr, ci, 0,
- * 0), `chan_words` float4 apart. counts: two counters per channel (sc16 only).
+ * 0), `chan_words` float4 apart. counts: two counters per channel (sc16 only). LT > 0: the tap
+ * loop unrolled for Lmax = LT, as the single-channel engine's tiled instances (the maps stay in
+ * shared memory here: one kernel parameter cannot hold 64 channels' maps).
  */
-template <int M, int R, int NT, bool SC16>
+template <int M, int R, int NT, int LT, bool SC16>
 __global__ void __launch_bounds__(NT)
     dpd_bank_kernel(const __grid_constant__ bank_pointers p,
                     const float4* __restrict__ coef_g,
@@ -122,30 +125,61 @@ __global__ void __launch_bounds__(NT)
     float2* planes = reinterpret_cast<float2*>(sm4 + words + 1);
     if constexpr (SC16) {
         store_sc16 out{ static_cast<short2*>(p.y[ch]), scale, counts + 2 * ch };
-        tiled_body<M, R, NT, 0, true>(p.x[ch], out, sm4, md.Lmax, md, n, planes);
+        tiled_body<M, R, NT, LT, true>(p.x[ch], out, sm4, md.Lmax, md, n, planes);
     } else {
         store_fc32_any out{ static_cast<float2*>(p.y[ch]) };
-        tiled_body<M, R, NT, 0, true>(p.x[ch], out, sm4, md.Lmax, md, n, planes);
+        tiled_body<M, R, NT, LT, true>(p.x[ch], out, sm4, md.Lmax, md, n, planes);
     }
 }
 
+template <int M, int R, int NT>
+const void* bank_kernel_lt(int Lmax, bool sc16)
+{
+    auto k = [sc16](auto lt) {
+        constexpr int LT = decltype(lt)::value;
+        return sc16 ? reinterpret_cast<const void*>(dpd_bank_kernel<M, R, NT, LT, true>)
+                    : reinterpret_cast<const void*>(dpd_bank_kernel<M, R, NT, LT, false>);
+    };
+    // The memory depths DPD models use most; others take the run-time tap loop.
+    if constexpr (M <= TILED_UNROLL_M) {
+        switch (Lmax) {
+        case 2:
+            return k(std::integral_constant<int, 2>{});
+        case 3:
+            return k(std::integral_constant<int, 3>{});
+        case 4:
+            return k(std::integral_constant<int, 4>{});
+        case 5:
+            return k(std::integral_constant<int, 5>{});
+        case 8:
+            return k(std::integral_constant<int, 8>{});
+        default:
+            break;
+        }
+    }
+    return k(std::integral_constant<int, 0>{});
+}
+
 template <int R, int NT>
-const void* bank_kernel_for(int M, bool sc16)
+const void* bank_kernel_for(int M, int Lmax, bool sc16)
 {
     switch (M) {
-#define GPUINTERP_BANK_CASE(m)                                                       \
-    case m:                                                                          \
-        return sc16 ? reinterpret_cast<const void*>(dpd_bank_kernel<m, R, NT, true>) \
-                    : reinterpret_cast<const void*>(dpd_bank_kernel<m, R, NT, false>);
-        GPUINTERP_BANK_CASE(1)
-        GPUINTERP_BANK_CASE(2)
-        GPUINTERP_BANK_CASE(3)
-        GPUINTERP_BANK_CASE(4)
-        GPUINTERP_BANK_CASE(5)
-        GPUINTERP_BANK_CASE(6)
-        GPUINTERP_BANK_CASE(7)
-        GPUINTERP_BANK_CASE(8)
-#undef GPUINTERP_BANK_CASE
+    case 1:
+        return bank_kernel_lt<1, R, NT>(Lmax, sc16);
+    case 2:
+        return bank_kernel_lt<2, R, NT>(Lmax, sc16);
+    case 3:
+        return bank_kernel_lt<3, R, NT>(Lmax, sc16);
+    case 4:
+        return bank_kernel_lt<4, R, NT>(Lmax, sc16);
+    case 5:
+        return bank_kernel_lt<5, R, NT>(Lmax, sc16);
+    case 6:
+        return bank_kernel_lt<6, R, NT>(Lmax, sc16);
+    case 7:
+        return bank_kernel_lt<7, R, NT>(Lmax, sc16);
+    case 8:
+        return bank_kernel_lt<8, R, NT>(Lmax, sc16);
     default:
         throw std::invalid_argument(
             "P: orders above 15 are not supported by the CUDA backend");
