@@ -620,8 +620,16 @@ TEST(DpdGramCuda, MatchesCpuOnALargerModel)
     EXPECT_TRUE(close(g.gram(0), c.gram(0), 1e-12));
     EXPECT_TRUE(close(g.rhs(1), c.rhs(1), 1e-12));
     const auto sc = c.solve(), sg = g.solve();
-    EXPECT_EQ(sg.lambda, sc.lambda);
-    EXPECT_TRUE(close(sg.w, sc.w, 1e-8));
+    // The held-out score is flat where the noise dominates, so the two backends' rounding may
+    // pick neighbouring grid values: then both must score the same to 1e-6 dB (a near-tie),
+    // and the coefficients are compared at the CPU's lambda.
+    if (sg.lambda != sc.lambda)
+        EXPECT_NEAR(sg.validation_nmse_db, sc.validation_nmse_db, 1e-6)
+            << "lambda " << sg.lambda << " against " << sc.lambda;
+    dpd_gram_options at;
+    at.mode = dpd_gram_options::mode_t::fixed;
+    at.regularization = sc.lambda;
+    EXPECT_TRUE(close(g.solve(at).w, c.solve(at).w, 1e-8));
     EXPECT_NEAR(sg.condition, sc.condition, 1e-6 * sc.condition);
 }
 
