@@ -14,6 +14,7 @@
 //   impl 3: gpuinterp, backend cpu, host buffers
 //   impl 4: gpuinterp, backend cpu, device buffers (simulated device: what the buffers cost on
 //   a CPU)
+// log2buf: the blocks' min output buffer, 2^22 items unless given (0).
 // items_per_second counts INPUT samples; out_Msps the chain's output. N = 2^28 inputs for
 // the GPU rows (GPUINTERP_BENCH_LOG2N), 2^min(log2n, GPUINTERP_BENCH_CPU_LOG2N=22) for
 // the CPU rows (the rate is what is compared). BM_bus_ceiling measures pinned copy
@@ -53,6 +54,8 @@ void BM_fg_chain(benchmark::State& st)
 {
     const int which = int(st.range(0));
     const int stages = int(st.range(1));
+    // log2 of the blocks' min output buffer (items); 22 unless a row asks for another.
+    const int log2buf = st.range(2) ? int(st.range(2)) : 22;
     const auto h1 = gpuinterp_bench::lowpass(8, 128);
     const auto h2 = gpuinterp_bench::lowpass(1, 48);
     const int log2n = gpuinterp_bench::log2n(28);
@@ -93,7 +96,7 @@ void BM_fg_chain(benchmark::State& st)
         // Large buffers for every row: per-call overhead is not what is compared.
         head->set_min_output_buffer(1 << 19);
         for (auto& b : chain)
-            b->set_min_output_buffer(1 << 22);
+            b->set_min_output_buffer(1 << log2buf);
         tb->connect(src, 0, head, 0);
         gr::block_sptr prev = head;
         for (auto& b : chain) {
@@ -110,17 +113,20 @@ void BM_fg_chain(benchmark::State& st)
     st.counters["log2n"] = std::log2(double(n));
 }
 BENCHMARK(BM_fg_chain)
-    ->ArgNames({ "impl", "stages" })
-    ->Args({ 0, 2 })
-    ->Args({ 1, 2 })
-    ->Args({ 2, 2 })
-    ->Args({ 3, 2 })
-    ->Args({ 4, 2 })
-    ->Args({ 0, 3 })
-    ->Args({ 1, 3 })
-    ->Args({ 2, 3 })
-    ->Args({ 3, 3 })
-    ->Args({ 4, 3 })
+    ->ArgNames({ "impl", "stages", "log2buf" })
+    ->Args({ 0, 2, 0 })
+    ->Args({ 1, 2, 0 })
+    ->Args({ 2, 2, 0 })
+    ->Args({ 3, 2, 0 })
+    ->Args({ 4, 2, 0 })
+    ->Args({ 0, 3, 0 })
+    ->Args({ 1, 3, 0 })
+    ->Args({ 2, 3, 0 })
+    ->Args({ 3, 3, 0 })
+    ->Args({ 4, 3, 0 })
+    // Where the device chain loses its time: the same chain with other buffer sizes.
+    ->Args({ 2, 3, 20 })
+    ->Args({ 2, 3, 24 })
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
     ->Iterations(2);
