@@ -7,7 +7,9 @@
 //  - dpd_cpu_scalar:   a plain scalar loop over the equation (what the fast path is measured against);
 //  - dpd_cuda_kernel:  the fused CUDA kernel alone on device-resident data, 2^26 samples, per variant
 //                      (1 = shuffle, 2 = smem halo, 3 = shuffle_x, 4 = tiled, 5 = tiled8, 0 = automatic; the
-//                      label names the kernel that ran; 1, 3 and 5 are benchmark-only, bench/dpd_ph_lab.cu), with the memory floor (16 B/sample at 4169 GB/s);
+//                      label names the kernel that ran), through the lab (bench/dpd_ph_lab.h: 1, 3 and 5
+//                      lost the measurements and are not in the library), with the memory floor
+//                      (16 B/sample at 4169 GB/s);
 //  - dpd_cuda_host:    host-to-host through the kernel front end, pinned staging vs mapped zero-copy.
 // Rows (P, Q, L) with Lp = Lq = L: (5,3,5), (7,7,8), (9,5,16), plus (1,0,1) and (9,5,33) on the CPU.
 // Generalised memory polynomial (mp/gmp engine), rows of ~30, 95 and 500 complex coefficients and
@@ -22,11 +24,9 @@
 //  - gmp_cuda_device:  process_device() on device buffers (history seam included), 2^24 samples.
 // items_per_second counts samples. GPUINTERP_BENCH_LOG2N overrides the problem size.
 #include "../lib/device/device_ops.h"
-#ifdef GPUINTERP_HAVE_CUDA
-#include "../lib/cuda/dpd_ph_lab.h"
-#endif
 #include "../lib/kernel/gmp_engine.h"
 #ifdef GPUINTERP_HAVE_CUDA
+#include "dpd_ph_lab.h"
 #include "kernel_timing.h"
 #endif
 #include "bench_util.h"
@@ -228,15 +228,14 @@ void BM_dpd_cuda_kernel(benchmark::State& st)
         st.SkipWithError("no CUDA device");
         return;
     }
-    gpu::register_dpd_lab_variants(); // shuffle, shuffle_x, tiled8 (bench/dpd_ph_lab.cu)
     const unsigned P = unsigned(st.range(0)), Q = unsigned(st.range(1)), L = unsigned(st.range(2));
-    const auto v = kernel::dpd_cuda_variant(st.range(3));
+    const auto v = gpu::dpd_lab_variant(st.range(3));
     const size_t n = size_t(1) << gpuinterp_bench::log2n(26);
     const auto m = kernel::pack_dpd(P, Q, L, L, coeffs(P, Q, L), cf(0.01f, -0.02f));
     double ms = 0;
-    kernel::dpd_cuda_variant used = v;
+    gpu::dpd_lab_variant used = v;
     for (auto _ : st) {
-        ms = gpu::time_dpd_kernel_ms(0, m, n, 20, v, &used);
+        ms = gpu::time_dpd_lab_kernel_ms(0, m, n, 20, v, &used);
         st.SetIterationTime(ms * 1e-3);
     }
     st.SetItemsProcessed(int64_t(st.iterations()) * n);
@@ -246,7 +245,7 @@ void BM_dpd_cuda_kernel(benchmark::State& st)
     st.counters["kernel_ms"] = ms;
     st.counters["Gsps"] = double(n) / (ms * 1e-3) / 1e9;
     st.counters["of_floor"] = floor_ms / ms;
-    st.SetLabel(kernel::to_string(used));
+    st.SetLabel(gpu::to_string(used));
 }
 BENCHMARK(BM_dpd_cuda_kernel)->Apply(rows_gpu)->Unit(benchmark::kMillisecond)->UseManualTime()->Iterations(1);
 

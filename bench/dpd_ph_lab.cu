@@ -3,18 +3,29 @@
  * Copyright 2026 gr-gpuinterp authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-// Parallel-Hammerstein CUDA variants kept for comparison only (benchmark and test targets, not
-// the library): the warp-shuffle designs and tiled with 8 outputs per thread. The library's
+// The parallel-Hammerstein lab (dpd_ph_lab.h): the CUDA variants kept for comparison only
+// (benchmark and test targets, not the library), planned and launched from the library's launch
+// plan (lib/cuda/dpd_ph_launch.h) and kernel templates (dpd_ph_kernels.cuh). The library's
 // `automatic` runs tiled, which beat all of them on the H200 at every benchmark row
-// (docs/performance.md); lib/cuda/dpd_predistorter.cu describes each design.
+// (docs/performance.md, docs/dpd_predistorter.md describe each design).
 //  - shuffle: a thread takes its neighbours' basis values from the registers of lane - k
 //    (__shfl_up_sync); warps overlap by H = L-1 samples, so a warp yields 33-L outputs (L <= 32).
 //  - shuffle_x: the same layout, lanes shuffle the samples and recompute their basis per tap.
-//  - tiled8: the tiled kernel with R = 8 and 128 threads per block.
-// register_dpd_lab_variants() hands them to the library's engine (lib/cuda/dpd_ph_lab.h), so the
-// benchmark and the tests select them with set_cuda_variant() as before.
-#include "cuda/dpd_ph_kernels.cuh"
-#include "cuda/dpd_ph_lab.h"
+//  - tiled8: the tiled kernel template with R = 8 and 128 threads per block.
+// Why they lost, by the issue model: per (order, tap), `shuffle` issues 2 shuffles and a
+// coefficient load per 33-L outputs of a warp, while the library's `smem` with 5 outputs per
+// thread issues a plane load and a coefficient load per 160 outputs and is left FMA-bound, so
+// smem wins once the taps dominate; `shuffle_x` trades the shuffle traffic that limits `shuffle`
+// at high orders for FMA work. tiled8 measured slower than tiled at every row.
+// The library's variants (automatic, smem, tiled) go through plan_ph()/launch_ph() unchanged, so
+// their rows time exactly what the library runs.
+#include "dpd_ph_lab.h"
+#include "launch_timing.cuh"
+#include "cuda/cuda_common.cuh"
+#include "cuda/dpd_ph_launch.h"
+#include <algorithm>
+#include <stdexcept>
+#include <vector>
 
 namespace gr {
 namespace gpuinterp {
@@ -123,21 +134,205 @@ const void* shuffle_x(int M)
     }
 }
 
-dpd_lab_kernel tiled8(int M, int Lmax)
+
+//! (outputs per thread, threads per block) of tiled8.
+constexpr int TILED8_R = 8, TILED8_NT = 128;
+
+using kernel::dpd_cuda_variant;
+
+//! A lab variant resolved: the library's plan, or one the lab built in the same form.
+struct lab_plan {
+    ph_plan ph;
+    dpd_lab_variant variant = dpd_lab_variant::smem; //!< the one that runs
+    bool warp = false; //!< shuffle layout: launched here; all others by launch_ph()
+};
+
+//! Shared memory limit and resident blocks, as plan_ph() sets them for the library's kernels.
+ph_plan finish(ph_plan pl, int device)
 {
-    const tiled_choice c = tiled_for<TILED8_R, TILED8_NT>(M, Lmax);
-    return dpd_lab_kernel{ c.fn, c.param };
+    int sms = 1, optin = 48 * 1024;
+    GPUINTERP_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    GPUINTERP_CUDA_CHECK(
+        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    GPUINTERP_CUDA_CHECK(
+        cudaFuncSetAttribute(pl.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
+    int per_sm = 0;
+    GPUINTERP_CUDA_CHECK(
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, pl.kernel, pl.threads, pl.smem));
+    pl.max_blocks = std::max(1, per_sm) * sms;
+    return pl;
+}
+
+lab_plan library_plan(const dev_model& md, int M, int device, dpd_cuda_variant v)
+{
+    lab_plan p;
+    p.ph = plan_ph(md, M, device, v);
+    // The library's variants keep their numbers in the lab's enum.
+    p.variant = dpd_lab_variant(int(p.ph.variant));
+    return p;
+}
+
+lab_plan plan_lab(const dev_model& md, int M, int device, dpd_lab_variant v)
+{
+    const size_t coef_bytes = size_t(M) * md.Lmax * sizeof(float4);
+    switch (v) {
+    case dpd_lab_variant::automatic:
+        return library_plan(md, M, device, dpd_cuda_variant::automatic);
+    case dpd_lab_variant::smem:
+        return library_plan(md, M, device, dpd_cuda_variant::smem);
+    case dpd_lab_variant::tiled:
+        return library_plan(md, M, device, dpd_cuda_variant::tiled);
+    case dpd_lab_variant::shuffle:
+    case dpd_lab_variant::shuffle_x: {
+        if (md.H > 31) // a warp cannot cover more than 32 taps
+            return library_plan(md, M, device, dpd_cuda_variant::smem);
+        lab_plan p;
+        p.variant = v;
+        p.warp = true;
+        p.ph.M = M;
+        p.ph.kernel = v == dpd_lab_variant::shuffle ? shuffle(M) : shuffle_x(M);
+        p.ph.threads = THREADS;
+        p.ph.smem = coef_bytes;
+        p.ph = finish(p.ph, device);
+        return p;
+    }
+    case dpd_lab_variant::tiled8: {
+        int optin = 48 * 1024;
+        GPUINTERP_CUDA_CHECK(
+            cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+        const tiled_choice tc = tiled_for<TILED8_R, TILED8_NT>(M, md.Lmax);
+        const int T = TILED8_R * TILED8_NT;
+        const size_t need =
+            (tc.param ? 0 : coef_bytes) +
+            (size_t(M) * padded<TILED8_R>(T + md.H) + size_t(padded<TILED8_R>(T))) *
+                sizeof(float2);
+        // One halo value per thread, as for tiled; longer filters (or no room) take smem.
+        if (md.H >= TILED8_NT || need > size_t(optin))
+            return library_plan(md, M, device, dpd_cuda_variant::smem);
+        lab_plan p;
+        p.variant = v;
+        // The tiled kernels share one launch (tile, threads, maps by value or from the device):
+        // marked tiled, launch_ph() runs this kernel with the plan's own tile and block size.
+        p.ph.variant = dpd_cuda_variant::tiled;
+        p.ph.M = M;
+        p.ph.kernel = tc.fn;
+        p.ph.param = tc.param;
+        p.ph.tile = T;
+        p.ph.threads = TILED8_NT;
+        p.ph.smem = need;
+        p.ph = finish(p.ph, device);
+        return p;
+    }
+    }
+    throw std::invalid_argument("variant: unknown parallel-Hammerstein lab variant " +
+                                std::to_string(int(v)) +
+                                ", expected 0 .. 5 (automatic, shuffle, smem, shuffle_x, tiled, "
+                                "tiled8)");
+}
+
+void launch_lab(const lab_plan& pl,
+                const dev_model& md,
+                const float2* x,
+                float2* y,
+                const float4* coef,
+                const float* hcoef,
+                size_t n,
+                cudaStream_t st)
+{
+    if (!pl.warp) {
+        launch_ph(pl.ph, md, x, y, coef, hcoef, n, st);
+        return;
+    }
+    const long long nn = (long long)n;
+    const long long per_warp = 32 - md.H;
+    const long long blocks =
+        ((nn + per_warp - 1) / per_warp + THREADS / 32 - 1) / (THREADS / 32);
+    const int grid = int(std::min<long long>(blocks, pl.ph.max_blocks));
+    void* args[] = { &x, &y, &coef, const_cast<dev_model*>(&md), const_cast<long long*>(&nn) };
+    GPUINTERP_CUDA_CHECK(
+        cudaLaunchKernel(pl.ph.kernel, dim3(grid), dim3(THREADS), args, pl.ph.smem, st));
+    GPUINTERP_CUDA_CHECK_LAUNCH(st);
+}
+
+//! n + H complex samples, |x| <= ~0.7, deterministic, on the device (the signal of the other
+//! kernel timings, bench/kernel_timing.cu).
+device_buffer<float2> test_signal(size_t count)
+{
+    std::vector<std::complex<float>> hx(count);
+    for (size_t i = 0; i < hx.size(); i++)
+        hx[i] = { float((i * 2654435761u) % 1000) * 1e-3f - 0.5f,
+                  float((i * 40503u) % 997) * 1e-3f - 0.5f };
+    device_buffer<float2> x(count);
+    upload(x.get(), hx.data(), hx.size());
+    return x;
 }
 
 } // namespace
 
-void register_dpd_lab_variants()
+std::string to_string(dpd_lab_variant v)
 {
-    dpd_lab_variants v;
-    v.shuffle = shuffle;
-    v.shuffle_x = shuffle_x;
-    v.tiled8 = tiled8;
-    set_dpd_lab_variants(v);
+    switch (v) {
+    case dpd_lab_variant::automatic:
+        return "automatic";
+    case dpd_lab_variant::shuffle:
+        return "shuffle";
+    case dpd_lab_variant::smem:
+        return "smem";
+    case dpd_lab_variant::shuffle_x:
+        return "shuffle_x";
+    case dpd_lab_variant::tiled:
+        return "tiled";
+    case dpd_lab_variant::tiled8:
+        return "tiled8";
+    }
+    return "unknown (" + std::to_string(int(v)) + ")";
+}
+
+void run_dpd_lab(int device,
+                 const kernel::dpd_packed& model,
+                 const std::complex<float>* x,
+                 std::complex<float>* y,
+                 size_t n,
+                 dpd_lab_variant v,
+                 dpd_lab_variant* ran)
+{
+    device_guard guard(device);
+    const dev_model md = make_dev_model(model);
+    const lab_plan plan = plan_lab(md, int(model.M), device, v);
+    if (ran)
+        *ran = plan.variant;
+    if (n == 0)
+        return;
+    device_buffer<float4> coef(model.abcd.size() / 4);
+    upload(reinterpret_cast<float*>(coef.get()), model.abcd.data(), model.abcd.size());
+    device_buffer<float2> dx(model.H + n), dy(n);
+    upload(dx.get(), x, model.H + n);
+    stream s;
+    launch_lab(plan, md, dx.get(), dy.get(), coef.get(), model.abcd.data(), n, s.get());
+    GPUINTERP_CUDA_CHECK(
+        cudaMemcpyAsync(y, dy.get(), n * sizeof(float2), cudaMemcpyDeviceToHost, s.get()));
+    s.synchronize();
+}
+
+double time_dpd_lab_kernel_ms(int device,
+                              const kernel::dpd_packed& model,
+                              size_t n,
+                              int iters,
+                              dpd_lab_variant v,
+                              dpd_lab_variant* ran)
+{
+    device_guard guard(device);
+    const dev_model md = make_dev_model(model);
+    const lab_plan plan = plan_lab(md, int(model.M), device, v);
+    if (ran)
+        *ran = plan.variant;
+    device_buffer<float4> coef(model.abcd.size() / 4);
+    upload(reinterpret_cast<float*>(coef.get()), model.abcd.data(), model.abcd.size());
+    device_buffer<float2> x = test_signal(n + model.H), y(n);
+    stream s;
+    return median_launch_ms(s.get(), iters, [&] {
+        launch_lab(plan, md, x.get(), y.get(), coef.get(), model.abcd.data(), n, s.get());
+    });
 }
 
 } // namespace gpu

@@ -7,7 +7,6 @@
 #include "kernel_timing.h"
 #include "launch_timing.cuh"
 #include "cuda/cuda_common.cuh"
-#include "cuda/dpd_ph_launch.h"
 #include "cuda/fir_launch.h"
 #include "cuda/gmp_launch.h"
 #include "cuda/resamp_engine.cuh"
@@ -34,27 +33,6 @@ device_buffer<float2> test_signal(size_t count)
 }
 
 } // namespace
-
-double time_dpd_kernel_ms(int device,
-                          const kernel::dpd_packed& model,
-                          size_t n,
-                          int iters,
-                          kernel::dpd_cuda_variant variant,
-                          kernel::dpd_cuda_variant* used)
-{
-    device_guard guard(device);
-    const dev_model md = make_dev_model(model);
-    const ph_plan plan = plan_ph(md, int(model.M), device, variant);
-    if (used)
-        *used = plan.variant;
-    device_buffer<float4> coef(model.abcd.size() / 4);
-    upload(reinterpret_cast<float*>(coef.get()), model.abcd.data(), model.abcd.size());
-    device_buffer<float2> x = test_signal(n + model.H), y(n);
-    stream s;
-    return median_launch_ms(s.get(), iters, [&] {
-        launch_ph(plan, md, x.get(), y.get(), coef.get(), model.abcd.data(), n, s.get());
-    });
-}
 
 double time_gmp_kernel_ms(int device, const kernel::gmp_program& program, size_t n, int iters, int compiled_v)
 {

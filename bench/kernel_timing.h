@@ -8,7 +8,9 @@
 
 // The production kernels alone on device-resident data, for bench_kernels: each family's launch
 // plan from the library (lib/cuda/*_launch.h) driven directly, without an engine's staging or
-// history seam. Milliseconds per launch, CUDA events, median of `iters` after one warm-up.
+// history seam. Milliseconds per launch, CUDA events, median of `iters` after one warm-up. The
+// parallel-Hammerstein kernels are timed by their lab (dpd_ph_lab.h), which runs the library's
+// variants and the ones that lost side by side.
 
 #include "kernel/dpd_engine.h"
 #include "kernel/gmp_engine.h"
@@ -19,15 +21,6 @@
 namespace gr {
 namespace gpuinterp {
 namespace gpu {
-
-//! The parallel-Hammerstein kernel on n samples, in `variant`; `used` receives the variant that
-//! ran (automatic resolves to tiled, or smem where tiled does not fit).
-double time_dpd_kernel_ms(int device,
-                          const kernel::dpd_packed& model,
-                          size_t n,
-                          int iters,
-                          kernel::dpd_cuda_variant variant,
-                          kernel::dpd_cuda_variant* used = nullptr);
 
 //! The resampler's kernel for method m at `rate` on n_in inputs (n_in * rate outputs; the texture
 //! method includes its pitch-2D re-layout). untiled: polyphase runs the untiled kernel

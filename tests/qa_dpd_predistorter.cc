@@ -5,7 +5,8 @@
 // Kernel tests of the parallel-Hammerstein predistorter against a naive double-precision reference
 //     z[n] = sum_p sum_k h_{p,k} psi_p(x[n-k]) + sum_q sum_k g_{q,k} conj(psi_q(x[n-k])) + c,
 //     psi_p(x) = x |x|^(p-1), zero history,
-// on the CPU and, when a device is present, on every CUDA kernel variant, the default and the mapped pipeline.
+// on the CPU and, when a device is present, on every CUDA kernel variant of the library, the default and
+// the mapped pipeline, and on the lab's variants (bench/dpd_ph_lab.h) launched without an engine.
 #include "test_util.h"
 #include "common/parallel.h"
 #include "cpu/cpu_engines.h"
@@ -13,7 +14,7 @@
 #include <array>
 #include <functional>
 #ifdef GPUINTERP_DPD_LAB
-#include "cuda/dpd_ph_lab.h"
+#include "../bench/dpd_ph_lab.h" // shuffle, shuffle_x, tiled8: bench/dpd_ph_lab.cu
 #endif
 
 using namespace gpuinterp_test;
@@ -128,6 +129,9 @@ struct config {
     dpd_cuda_variant variant;
     bool mapped;
     const char* name;
+    //! A gr::gpuinterp::gpu::dpd_lab_variant that the lab launches instead of the engine (0: the
+    //! engine, in `variant`). The lab's variants are not in the library, so no engine runs them.
+    int lab = 0;
 };
 void PrintTo(const config& c, std::ostream* os) { *os << c.name; }
 
@@ -137,14 +141,10 @@ protected:
     void SetUp() override
     {
         GPUINTERP_SKIP_WITHOUT_DEVICE(GetParam().b);
-        const auto v = GetParam().variant;
-        if (v == dpd_cuda_variant::shuffle || v == dpd_cuda_variant::shuffle_x || v == dpd_cuda_variant::tiled8) {
-#ifdef GPUINTERP_DPD_LAB
-            gr::gpuinterp::gpu::register_dpd_lab_variants(); // benchmark-only kernels, bench/dpd_ph_lab.cu
-#else
-            GTEST_SKIP() << "benchmark-only variant not linked";
+#ifndef GPUINTERP_DPD_LAB
+        if (GetParam().lab)
+            GTEST_SKIP() << "the lab (bench/dpd_ph_lab.cu) is not linked";
 #endif
-        }
     }
 
     std::unique_ptr<dpd_predistorter> make(const model& m, size_t batch = 0)
@@ -156,20 +156,59 @@ protected:
         return k;
     }
 
+    static size_t chunk(const model& m, size_t left, bool chunked)
+    {
+        return chunked ? std::min(left, random_size(0, 3 * std::max(m.Lp, m.Lq) + 40)) : left;
+    }
+
     //! Run x through a fresh kernel, in random chunks when `chunked`, into a NaN-poisoned output.
     std::vector<cf> run(const model& m, const std::vector<cf>& x, bool chunked, size_t batch = 0)
     {
+        if (GetParam().lab)
+            return run_lab(m, x, chunked);
         auto k = make(m, batch);
         std::vector<cf> y(x.size());
         poison(y);
         size_t pos = 0;
         while (pos < x.size()) {
-            const size_t c = chunked ? std::min(x.size() - pos, random_size(0, 3 * std::max(m.Lp, m.Lq) + 40)) : x.size();
+            const size_t c = chunk(m, x.size() - pos, chunked);
             k->process(y.data() + pos, x.data() + pos, c);
             pos += c;
         }
         return y;
     }
+
+    //! The lab's kernel, one launch per chunk with the chunk's H-sample history in front (zeros
+    //! before the stream), as the engine's pipeline stages it.
+    std::vector<cf> run_lab(const model& m, const std::vector<cf>& x, bool chunked)
+    {
+        std::vector<cf> y(x.size());
+        poison(y);
+#ifdef GPUINTERP_DPD_LAB
+        namespace gpu = gr::gpuinterp::gpu;
+        const auto p = gr::gpuinterp::kernel::pack_dpd(m.P, m.Q, m.Lp, m.Lq, m.co, m.c);
+        const auto v = gpu::dpd_lab_variant(GetParam().lab);
+        std::vector<cf> window;
+        size_t pos = 0;
+        while (pos < x.size()) {
+            const size_t c = chunk(m, x.size() - pos, chunked);
+            window.assign(p.H + c, cf(0));
+            for (size_t i = 0; i < window.size(); i++)
+                if (pos + i >= p.H)
+                    window[i] = x[pos + i - p.H];
+            gpu::dpd_lab_variant ran = v;
+            gpu::run_dpd_lab(0, p, window.data(), y.data() + pos, c, v, &ran);
+            // Short filters must run the lab's kernel itself, not the smem fallback.
+            if (p.H <= 31)
+                EXPECT_EQ(gpu::to_string(ran), gpu::to_string(v)) << "H=" << p.H;
+            pos += c;
+        }
+#endif
+        return y;
+    }
+
+    //! The lab launches kernels without an engine: state across calls is the engine's to test.
+    bool in_lab() const { return GetParam().lab != 0; }
 };
 
 TEST_P(Dpd, RandomConfigurationsMatchReference)
@@ -237,6 +276,8 @@ TEST_P(Dpd, ExactPlacementOfTapsAndBranches)
 
 TEST_P(Dpd, CoefficientChangeAtAnExactSample)
 {
+    if (in_lab())
+        GTEST_SKIP() << "state across calls is the engine's; the lab launches without one";
     for (size_t n0 : { size_t(0), size_t(1), size_t(37), size_t(1000), size_t(2047) }) {
         const model a = random_model(5, 3, 5, 4);
         model b = random_model(5, 3, 5, 4);
@@ -299,6 +340,8 @@ TEST_P(Dpd, LargeCallsLoopOverTilesWithPartialLastTile)
 
 TEST_P(Dpd, ResetRestartsFromZeroHistory)
 {
+    if (in_lab())
+        GTEST_SKIP() << "state across calls is the engine's; the lab launches without one";
     const model m = random_model(5, 3, 8, 8);
     const auto x = random_signal(500, 1.f);
     auto k = make(m);
@@ -312,6 +355,8 @@ TEST_P(Dpd, ResetRestartsFromZeroHistory)
 
 TEST_P(Dpd, EmptyInputIsANoOp)
 {
+    if (in_lab())
+        GTEST_SKIP() << "state across calls is the engine's; the lab launches without one";
     const model m = random_model(3, 1, 4, 4);
     auto k = make(m);
     k->process(nullptr, nullptr, 0);
@@ -335,11 +380,11 @@ INSTANTIATE_TEST_SUITE_P(
     Backends,
     Dpd,
     ::testing::Values(config{ backend::cpu, dpd_cuda_variant::automatic, false, "cpu" },
-                      config{ backend::cuda, dpd_cuda_variant::shuffle, false, "cuda_shuffle" },
+                      config{ backend::cuda, dpd_cuda_variant::automatic, false, "cuda_shuffle", 1 },
                       config{ backend::cuda, dpd_cuda_variant::smem, false, "cuda_smem" },
-                      config{ backend::cuda, dpd_cuda_variant::shuffle_x, false, "cuda_shuffle_x" },
+                      config{ backend::cuda, dpd_cuda_variant::automatic, false, "cuda_shuffle_x", 3 },
                       config{ backend::cuda, dpd_cuda_variant::tiled, false, "cuda_tiled" },
-                      config{ backend::cuda, dpd_cuda_variant::tiled8, false, "cuda_tiled8" },
+                      config{ backend::cuda, dpd_cuda_variant::automatic, false, "cuda_tiled8", 5 },
                       config{ backend::cuda, dpd_cuda_variant::automatic, false, "cuda_default" },
                       config{ backend::cuda, dpd_cuda_variant::automatic, true, "cuda_mapped" }),
     [](const ::testing::TestParamInfo<config>& i) { return std::string(i.param.name); });
@@ -374,22 +419,31 @@ TEST(DpdCpu, PortablePathMatchesReference)
     gr::gpuinterp::kernel::set_dpd_cpu_simd(true);
 }
 
-#ifdef GPUINTERP_DPD_LAB
-TEST(DpdCuda, BenchmarkOnlyVariantsNeedTheirRegistration)
+TEST(DpdCpu, LabVariantNamesAreUnknown)
 {
+    // shuffle, shuffle_x and tiled8 left the library for the lab (bench/dpd_ph_lab.h): the
+    // library no longer knows their names.
+    using gr::gpuinterp::kernel::dpd_cuda_variant_from_string;
+    for (const std::string name : { "shuffle", "shuffle_x", "tiled8" }) {
+        const std::string e = message([&] { dpd_cuda_variant_from_string(name); });
+        EXPECT_EQ(e.rfind("variant: unknown value '" + name + "' (expected 'automatic', 'smem', 'tiled'", 0), 0u) << e;
+    }
+}
+
+TEST(DpdCuda, LabVariantNumbersAreRefused)
+{
+    // Their old numbers, cast into the enum, are refused rather than planned as something else.
     if (gr::gpuinterp::cuda_device_count() == 0)
         GTEST_SKIP() << "no usable CUDA device";
     dpd_predistorter k(1, 0, 1, 1, { cf(1) }, 0, backend::cuda);
-    gr::gpuinterp::gpu::set_dpd_lab_variants({});
-    EXPECT_THROW(k.set_cuda_variant(dpd_cuda_variant::shuffle), std::invalid_argument);
-    EXPECT_THROW(k.set_cuda_variant(dpd_cuda_variant::tiled8), std::invalid_argument);
+    for (int v : { 1, 3, 5 }) {
+        EXPECT_EQ(message([&] { k.set_cuda_variant(dpd_cuda_variant(v)); }).rfind("variant:", 0), 0u) << v;
+        EXPECT_EQ(k.cuda_variant(), dpd_cuda_variant::automatic);
+    }
     EXPECT_NO_THROW(k.set_cuda_variant(dpd_cuda_variant::smem));
-    gr::gpuinterp::gpu::register_dpd_lab_variants();
-    EXPECT_NO_THROW(k.set_cuda_variant(dpd_cuda_variant::shuffle_x));
     const std::vector<cf> x = random_vector<cf>(100, 1.0f);
     EXPECT_EQ(k.process(x), x);
 }
-#endif
 
 TEST(CpuUtil, ParallelCopyCopiesEveryByte)
 {

@@ -8,8 +8,9 @@
 
 // Kernels of the parallel-Hammerstein predistorter (design notes in dpd_predistorter.cu): the
 // shared helpers, the `smem` kernel and the `tiled` kernel templates. The library instantiates
-// tiled with (R, NT) = (5, 256) and smem (dpd_predistorter.cu); the benchmark-only variants in
-// bench/dpd_ph_lab.cu instantiate the same templates (tiled8) next to the warp-shuffle kernels.
+// tiled with (R, NT) = (5, 256) and smem (dpd_predistorter.cu); the benchmarks' lab
+// (bench/dpd_ph_lab.cu) instantiates the same templates with other parameters (tiled8: R = 8,
+// 128 threads) next to its warp-shuffle kernels, so what it compares is the library's code.
 // The kernels are in an anonymous namespace: each .cu file gets its own instantiations; the
 // parameter block dev_model is not, so launch functions can take it across files.
 
@@ -155,7 +156,7 @@ __global__ void __launch_bounds__(THREADS)
     }
 }
 
-// ---- tiled: the smem design retuned for issue/latency (variants `tiled` and `tiled8`) ----
+// ---- tiled: the smem design retuned for issue/latency (`tiled`; the lab's `tiled8`) ----
 //
 // Measured, smem (5,3,5) ran at 39 % of the memory floor and 5x off its FMA floor, so neither
 // limit binds: the time goes to latency and instruction issue. The differences from smem:
@@ -169,9 +170,9 @@ __global__ void __launch_bounds__(THREADS)
 //    shared __constant__ symbol, so concurrent engines do not race) and the FMAs read straight
 //    from the constant bank: no shared-memory load for the maps at all;
 //  - two barriers per tile instead of three, 16-byte output stores.
-// `tiled` uses R = 5 (odd: R-strided plane reads are conflict-free) with 256 threads; `tiled8`
-// uses R = 8 with 128 threads, and pads the planes by one value per 8 so the 8-strided reads
-// stay conflict-free (stride 9).
+// `tiled` uses R = 5 (odd: R-strided plane reads are conflict-free) with 256 threads; the lab's
+// `tiled8` uses R = 8 with 128 threads, and pads the planes by one value per 8 so the 8-strided
+// reads stay conflict-free (stride 9).
 template <int N>
 struct coef_param {
     float4 c[N];

@@ -7,8 +7,8 @@
 #define INCLUDED_GPUINTERP_GPU_DPD_PH_LAUNCH_H
 
 // Launch plan of the parallel-Hammerstein kernels (dpd_ph_kernels.cuh), used by the engine in
-// dpd_predistorter.cu and by the benchmark's kernel timing (bench/kernel_timing.cu). Only .cu
-// files include it.
+// dpd_predistorter.cu and by the benchmarks' lab (bench/dpd_ph_lab.cu), which times the
+// library's variants through it and plans its own in the same form. Only .cu files include it.
 
 #include "../kernel/dpd_engine.h"
 #include "dpd_ph_kernels.cuh"
@@ -36,16 +36,12 @@ struct ph_plan {
     int max_blocks = 1;                 //!< resident blocks on the device (grid cap)
     bool param = false; //!< tiled, unrolled: maps passed as a kernel parameter
     //! The tiled kernels move samples as float4 pairs: x and y must be 16-byte aligned.
-    bool tiled() const
-    {
-        return variant == kernel::dpd_cuda_variant::tiled ||
-               variant == kernel::dpd_cuda_variant::tiled8;
-    }
+    bool tiled() const { return variant == kernel::dpd_cuda_variant::tiled; }
 };
 
 //! Resolves `requested` (automatic: tiled) for this structure on `device`, falling back to smem
-//! where tiled does not fit. Throws std::invalid_argument naming `variant` for a benchmark-only
-//! variant that bench/dpd_ph_lab.cu has not registered, or `Lp` when nothing fits.
+//! where tiled does not fit. Throws std::invalid_argument naming `variant` for anything but
+//! automatic, smem and tiled, or `Lp` when nothing fits.
 ph_plan
 plan_ph(const dev_model& md, int M, int device, kernel::dpd_cuda_variant requested);
 

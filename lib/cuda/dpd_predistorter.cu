@@ -16,29 +16,23 @@
 // with different sets on different streams would race.
 //
 // The variants differ in how a thread gets its neighbours' basis values psi_m(x[n-k]):
-//  - shuffle: from the registers of lane - k with __shfl_up_sync. A warp covers 32 consecutive
-//    samples, of which the first H = L-1 only produce basis values for the others (warps overlap
-//    by H samples, the reference design's redundant threads), so a warp yields 33-L outputs and L <= 32.
 //  - smem: a block computes the basis of a tile of T outputs plus an H-sample halo into shared
 //    memory planes, synchronises, then each thread reads its L values per order from there.
 //    Works for any L that fits; the halo costs H/T extra basis computations.
-//  - shuffle_x (not in the reference design; for comparison): the same warp layout, but lanes shuffle the
-//    samples x[n-k] themselves (2 shuffles per tap instead of 2 per tap and order) and recompute
-//    their basis, trading shuffle traffic, which limits `shuffle` at high orders, for FMA work.
-// Which is faster depends on L. Per (order, tap), `shuffle` issues 2 shuffles and a coefficient
-// load per 33-L outputs of a warp, while `smem` with 5 outputs per thread issues a plane load and a
-// coefficient load per 160 outputs and is left FMA-bound, so by that model smem wins once the taps
-// dominate. Measured on the H200 (docs/performance.md, 2^26 samples): smem is fastest at every
-// benchmark row — (5,3,5) 0.663 ms vs shuffle 0.824 / shuffle_x 0.924; (7,7,8) 0.914 vs 1.55 / 1.91;
-// (9,5,16) 1.79 vs 5.41 / 6.49. smem at (5,3,5) still sat at 39 % of the memory floor and 5x off
-// its FMA floor (latency and issue bound), hence two retuned variants of it, `tiled` (R = 5) and
-// `tiled8` (R = 8), described where they are defined. `automatic` is `tiled`: measured on the
-// H200 (2026-11-30) it is fastest at every row — (5,3,5) 0.334 ms (77 % of the memory floor) vs
-// tiled8 0.368 / smem 0.658; (7,7,8) 0.520 vs 0.597 / 0.907; (9,5,16) 1.03 vs 1.34 / 1.78. Where
-// tiled does not fit (L > 256), or for misaligned device-buffer pointers, it runs smem.
-// The library holds tiled and smem only (kernels in dpd_ph_kernels.cuh); shuffle, shuffle_x and
-// tiled8 live in bench/dpd_ph_lab.cu and run here only when a benchmark or test registers them
-// (dpd_ph_lab.h).
+//  - tiled: smem retuned for issue and latency (R = 5 outputs per thread, prefetched tiles,
+//    unrolled taps), described where it is defined (dpd_ph_kernels.cuh).
+// The reference design's warp-shuffle layout (`shuffle`: neighbours' basis values from the
+// registers of lane - k, warps overlapping by H samples, so L <= 32), its variant `shuffle_x`
+// (lanes shuffle the samples and recompute the basis) and `tiled8` (tiled with R = 8) lost the
+// measurements and are not in the library: they live in the benchmarks' lab (bench/dpd_ph_lab.cu),
+// built from this file's plan. Measured on the H200 (docs/performance.md, 2^26 samples): smem
+// beat both shuffle designs at every benchmark row — (5,3,5) 0.663 ms vs shuffle 0.824 /
+// shuffle_x 0.924; (7,7,8) 0.914 vs 1.55 / 1.91; (9,5,16) 1.79 vs 5.41 / 6.49 — but still sat at
+// 39 % of the memory floor at (5,3,5) and 5x off its FMA floor (latency and issue bound), hence
+// tiled. `automatic` is `tiled`: measured on the H200 (2026-11-30) it is fastest at every row —
+// (5,3,5) 0.334 ms (77 % of the memory floor) vs tiled8 0.368 / smem 0.658; (7,7,8) 0.520 vs
+// 0.597 / 0.907; (9,5,16) 1.03 vs 1.34 / 1.78. Where tiled does not fit (L > 256), or for
+// misaligned device-buffer pointers, it runs smem.
 //
 // Host pipeline: the two-slot pinned pipeline of host_pipeline.cuh, as in the FIR engine. Each
 // chunk carries its own H-sample history (taken on the host), so the streams stay independent.
@@ -52,7 +46,6 @@
 #include "cuda_common.cuh"
 #include "cuda_engines.h"
 #include "dpd_ph_kernels.cuh"
-#include "dpd_ph_lab.h"
 #include "dpd_ph_launch.h"
 #include "dpd_stream.cuh"
 #include <gnuradio/gpuinterp/kernel/stream_history.h>
@@ -70,62 +63,46 @@ namespace {
 using kernel::dpd_cuda_variant;
 using cf = std::complex<float>;
 
-dpd_lab_variants& lab_registry()
-{
-    static dpd_lab_variants v;
-    return v;
-}
-
-bool is_lab_variant(dpd_cuda_variant v)
-{
-    return v == dpd_cuda_variant::shuffle || v == dpd_cuda_variant::shuffle_x ||
-           v == dpd_cuda_variant::tiled8;
-}
-
+// Only the variants the library runs reach the plan: a value cast from an integer (one of the
+// numbers of the variants that left the library, say) is refused here rather than planned as
+// something else.
 void check_variant(dpd_cuda_variant v)
 {
-    if (is_lab_variant(v) && !lab_registry().tiled8)
+    if (v != dpd_cuda_variant::automatic && v != dpd_cuda_variant::smem &&
+        v != dpd_cuda_variant::tiled)
         throw std::invalid_argument(
-            "variant: '" + kernel::to_string(v) +
-            "' is a benchmark-only variant (bench/dpd_ph_lab.cu); the library runs "
-            "automatic, smem or tiled");
+            "variant: unknown parallel-Hammerstein CUDA variant " +
+            std::to_string(int(v)) + " (expected 'automatic', 'smem' or 'tiled')");
 }
 
 using kernel_fn = const void*;
 
 template <int M>
-kernel_fn pick(dpd_cuda_variant v, int R)
+kernel_fn pick(int R)
 {
-    switch (v) {
-    case dpd_cuda_variant::shuffle:
-        return lab_registry().shuffle(M);
-    case dpd_cuda_variant::shuffle_x:
-        return lab_registry().shuffle_x(M);
-    default:
-        return R == 1 ? reinterpret_cast<kernel_fn>(dpd_smem_kernel<M, 1>)
-                      : reinterpret_cast<kernel_fn>(dpd_smem_kernel<M, SMEM_R>);
-    }
+    return R == 1 ? reinterpret_cast<kernel_fn>(dpd_smem_kernel<M, 1>)
+                  : reinterpret_cast<kernel_fn>(dpd_smem_kernel<M, SMEM_R>);
 }
 
-kernel_fn kernel_for(int M, dpd_cuda_variant v, int R)
+kernel_fn kernel_for(int M, int R)
 {
     switch (M) {
     case 1:
-        return pick<1>(v, R);
+        return pick<1>(R);
     case 2:
-        return pick<2>(v, R);
+        return pick<2>(R);
     case 3:
-        return pick<3>(v, R);
+        return pick<3>(R);
     case 4:
-        return pick<4>(v, R);
+        return pick<4>(R);
     case 5:
-        return pick<5>(v, R);
+        return pick<5>(R);
     case 6:
-        return pick<6>(v, R);
+        return pick<6>(R);
     case 7:
-        return pick<7>(v, R);
+        return pick<7>(R);
     case 8:
-        return pick<8>(v, R);
+        return pick<8>(R);
     default:
         throw std::invalid_argument(
             "P: orders above 15 are not supported by the CUDA backend");
@@ -163,10 +140,6 @@ ph_plan plan_ph(const dev_model& md, int M, int device, dpd_cuda_variant request
     if (v == dpd_cuda_variant::
                  automatic) // measured fastest at every row (docs/performance.md)
         v = dpd_cuda_variant::tiled;
-    const bool warp_layout =
-        v == dpd_cuda_variant::shuffle || v == dpd_cuda_variant::shuffle_x;
-    if (warp_layout && H > 31) // a warp cannot cover more than 32 taps
-        v = dpd_cuda_variant::smem;
     const size_t coef_bytes = size_t(M) * Lmax * sizeof(float4);
     ph_plan pl;
     pl.M = M;
@@ -183,16 +156,9 @@ ph_plan plan_ph(const dev_model& md, int M, int device, dpd_cuda_variant request
         pl.max_blocks = std::max(1, per_sm) * sms;
         return pl;
     };
-    if (v == dpd_cuda_variant::tiled || v == dpd_cuda_variant::tiled8) {
-        const bool eight = v == dpd_cuda_variant::tiled8;
-        const int R = eight ? TILED8_R : TILED_R, NT = eight ? TILED8_NT : TILED_NT;
-        tiled_choice tc;
-        if (eight) {
-            const dpd_lab_kernel k = lab_registry().tiled8(M, Lmax);
-            tc = tiled_choice{ k.fn, k.param };
-        } else {
-            tc = tiled_for<TILED_R, TILED_NT>(M, Lmax);
-        }
+    if (v == dpd_cuda_variant::tiled) {
+        const int R = TILED_R, NT = TILED_NT;
+        const tiled_choice tc = tiled_for<TILED_R, TILED_NT>(M, Lmax);
         const int T = R * NT;
         auto pad = [&](int c) { return (R & 1) ? c : c + (c - 1) / R + 1; }; // padded<R>
         const size_t need = (tc.param ? 0 : coef_bytes) +
@@ -235,7 +201,7 @@ ph_plan plan_ph(const dev_model& md, int M, int device, dpd_cuda_variant request
         pl.smem = need(T, pl.R);
     }
     pl.variant = v;
-    pl.kernel = kernel_for(M, v, pl.R);
+    pl.kernel = kernel_for(M, pl.R);
     return finish();
 }
 
@@ -249,11 +215,8 @@ void launch_ph(const ph_plan& pl,
                cudaStream_t st)
 {
     const long long nn = (long long)n;
-    long long blocks;
-    const bool warp_layout = pl.variant == dpd_cuda_variant::shuffle ||
-                             pl.variant == dpd_cuda_variant::shuffle_x;
+    const long long blocks = (nn + pl.tile - 1) / pl.tile;
     if (pl.tiled()) {
-        blocks = (nn + pl.tile - 1) / pl.tile;
         const int grid = int(std::min<long long>(blocks, pl.max_blocks));
         // Unrolled kernels take the maps by value (the launch copies hcoef, so a later model
         // update cannot reach a kernel in flight); the generic one from the device.
@@ -267,26 +230,13 @@ void launch_ph(const ph_plan& pl,
         GPUINTERP_CUDA_CHECK_LAUNCH(st);
         return;
     }
-    if (warp_layout) {
-        const long long per_warp = 32 - md.H;
-        blocks = ((nn + per_warp - 1) / per_warp + THREADS / 32 - 1) / (THREADS / 32);
-    } else {
-        blocks = (nn + pl.tile - 1) / pl.tile;
-    }
     const int grid = int(std::min<long long>(blocks, pl.max_blocks));
-    void* args_shuffle[] = {
-        &x, &y, &coef, const_cast<dev_model*>(&md), const_cast<long long*>(&nn)
-    };
     int T = pl.tile;
-    void* args_smem[] = {
+    void* args[] = {
         &x, &y, &coef, const_cast<dev_model*>(&md), const_cast<long long*>(&nn), &T
     };
-    GPUINTERP_CUDA_CHECK(cudaLaunchKernel(pl.kernel,
-                                          dim3(grid),
-                                          dim3(THREADS),
-                                          warp_layout ? args_shuffle : args_smem,
-                                          pl.smem,
-                                          st));
+    GPUINTERP_CUDA_CHECK(
+        cudaLaunchKernel(pl.kernel, dim3(grid), dim3(THREADS), args, pl.smem, st));
     GPUINTERP_CUDA_CHECK_LAUNCH(st);
 }
 
@@ -371,9 +321,6 @@ private:
 };
 
 } // namespace
-
-void set_dpd_lab_variants(const dpd_lab_variants& v) { lab_registry() = v; }
-const dpd_lab_variants& dpd_lab() { return lab_registry(); }
 
 std::unique_ptr<kernel::dpd_engine>
 make_cuda_dpd_engine(int device, size_t batch, bool mapped)

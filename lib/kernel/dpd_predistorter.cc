@@ -48,11 +48,8 @@ void check_structure(unsigned P, unsigned Q, unsigned Lp, unsigned Lq)
 namespace {
 constexpr enum_name<dpd_cuda_variant> dpd_cuda_variants[] = {
     { dpd_cuda_variant::automatic, "automatic" },
-    { dpd_cuda_variant::shuffle, "shuffle" },
     { dpd_cuda_variant::smem, "smem" },
-    { dpd_cuda_variant::shuffle_x, "shuffle_x" },
     { dpd_cuda_variant::tiled, "tiled" },
-    { dpd_cuda_variant::tiled8, "tiled8" },
     { dpd_cuda_variant::compiled, "compiled" },
     { dpd_cuda_variant::interpreted, "interpreted" },
     { dpd_cuda_variant::automatic, "auto" },

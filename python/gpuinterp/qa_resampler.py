@@ -268,7 +268,7 @@ class qa_resampler(gr_unittest.TestCase):
         blk.set_cuda_variant("untiled")
         blk.set_cuda_variant("automatic")
         with self.assertRaisesRegex(ValueError, "^variant"):
-            blk.set_cuda_variant("tiled8")
+            blk.set_cuda_variant("tiled")
 
     def test_010_bad_parameters(self):
         for r in (0.0, -1.0, float("nan"), float("inf")):

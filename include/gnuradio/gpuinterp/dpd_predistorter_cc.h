@@ -149,9 +149,9 @@ public:
     virtual unsigned Lq() const = 0;
     virtual void set_batch(int batch) = 0;
     virtual int batch() const = 0;
-    //! CUDA kernel variant (ignored on the CPU). ph: "automatic", "smem" or "tiled" ("shuffle",
-    //! "shuffle_x" and "tiled8" are benchmark-only and raise); mp/gmp: "automatic", "compiled" or
-    //! "interpreted" (kernel::dpd_cuda_variant). A variant of the other family is ignored.
+    //! CUDA kernel variant (ignored on the CPU). ph: "automatic", "smem" or "tiled"; mp/gmp:
+    //! "automatic", "compiled" or "interpreted" (kernel::dpd_cuda_variant). A variant of the other
+    //! family is ignored; an unknown name throws std::invalid_argument naming `variant`.
     virtual void set_cuda_variant(const std::string& variant) = 0;
     //! The backend actually in use: "cpu" or "cuda".
     virtual std::string active_backend() const = 0;

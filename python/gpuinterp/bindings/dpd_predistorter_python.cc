@@ -295,10 +295,9 @@ void bind_dpd_predistorter(py::module& m)
                 g.run([&](K& k) { k.set_cuda_variant(kernel::dpd_cuda_variant_from_string(v)); });
             },
             py::arg("variant"),
-            "CUDA kernel variant (ignored on the CPU). ph: 'automatic', 'smem' or 'tiled' ('shuffle', "
-            "'shuffle_x' and 'tiled8' are benchmark-only and raise ValueError); mp/gmp: 'automatic', "
-            "'compiled' (generated for the model's structure, NVRTC) or 'interpreted'. A variant of the "
-            "other family is ignored.")
+            "CUDA kernel variant (ignored on the CPU). ph: 'automatic', 'smem' or 'tiled'; mp/gmp: "
+            "'automatic', 'compiled' (generated for the model's structure, NVRTC) or 'interpreted'. A "
+            "variant of the other family is ignored; an unknown name raises ValueError.")
         .def("cuda_variant", [](G& g) { return g.run([](K& k) { return kernel::to_string(k.cuda_variant()); }); })
         .def("active_cuda_variant",
              [](G& g) { return g.run([](K& k) { return kernel::to_string(k.active_cuda_variant()); }); },

@@ -23,32 +23,25 @@ class dpd_engine;
 class gmp_engine;
 
 //! Which CUDA kernel runs. Parallel Hammerstein (ph): how the kernel shares the basis values of
-//! neighbouring samples (see docs/dpd_predistorter.md); the library runs automatic, smem and tiled;
-//! shuffle, shuffle_x and tiled8 lost the measurements and are benchmark-only (bench/dpd_ph_lab.cu):
-//! set_cuda_variant() refuses them with std::invalid_argument unless a benchmark or test program
-//! registered them. mp/gmp: compiled runs the kernel compiled at run time for the model's structure
-//! (NVRTC; the interpreted kernel where it cannot be built), interpreted the kernel that walks the
-//! model's program, automatic the compiled one for models whose entries have at most 6
-//! coefficients and the interpreted one above (measured, docs/performance.md). A variant of the
-//! other family is ignored.
+//! neighbouring samples (see docs/dpd_predistorter.md). mp/gmp: compiled runs the kernel compiled
+//! at run time for the model's structure (NVRTC; the interpreted kernel where it cannot be
+//! built), interpreted the kernel that walks the model's program, automatic the compiled one for
+//! models whose entries have at most 6 coefficients and the interpreted one above (measured,
+//! docs/performance.md). A variant of the other family is ignored. The values are fixed, so saved
+//! settings keep their meaning; the gaps (1, 3, 5) are variants that lost the measurements and
+//! left the library.
 enum class dpd_cuda_variant {
     automatic = 0, //!< the fastest measured (tiled; smem where tiled does not fit)
-    shuffle =
-        1, //!< benchmark-only: warp shuffles, warps overlapping by L-1 threads (L <= 32 only)
-    smem = 2, //!< shared-memory tile with an L-1 halo (any L)
-    shuffle_x =
-        3, //!< benchmark-only: warp shuffles of the samples, basis recomputed per tap (L <= 32 only)
+    smem = 2,      //!< shared-memory tile with an L-1 halo (any L)
     tiled =
         4, //!< smem retuned: prefetched float4 tiles, unrolled taps, maps as a kernel parameter
-    tiled8 =
-        5, //!< benchmark-only: tiled with 8 outputs per thread, 128 threads per block
     compiled =
         6, //!< mp/gmp: the kernel compiled for the model's structure (NVRTC, gmp_jit.cu)
     interpreted =
         7, //!< mp/gmp: the kernel that walks the model's program in shared memory
 };
-//! "automatic" | "shuffle" | "smem" | "shuffle_x" | "tiled" | "tiled8" | "compiled" | "interpreted";
-//! throws std::invalid_argument naming `variant`.
+//! "automatic" | "smem" | "tiled" | "compiled" | "interpreted"; throws std::invalid_argument
+//! naming `variant`.
 dpd_cuda_variant dpd_cuda_variant_from_string(const std::string& name);
 std::string to_string(dpd_cuda_variant v);
 

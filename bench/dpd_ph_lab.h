@@ -1,0 +1,64 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef INCLUDED_GPUINTERP_BENCH_DPD_PH_LAB_H
+#define INCLUDED_GPUINTERP_BENCH_DPD_PH_LAB_H
+
+// The parallel-Hammerstein lab of bench_kernels and the kernel tests (CUDA builds): the CUDA
+// variants that lost the measurements (shuffle, shuffle_x, tiled8; docs/performance.md) next to
+// the library's own, launched on device-resident data from the library's launch plan
+// (lib/cuda/dpd_ph_launch.h; bench/dpd_ph_lab.cu). The library runs only automatic, smem and
+// tiled. Plain C++, so the tests include it without the CUDA headers.
+
+#include "kernel/dpd_engine.h"
+#include <complex>
+#include <cstddef>
+#include <string>
+
+namespace gr {
+namespace gpuinterp {
+namespace gpu {
+
+//! The library's ph variants keep their kernel::dpd_cuda_variant values and the lab's take the
+//! ones they had while the library listed them, so benchmark rows and recorded results keep
+//! their numbers.
+enum class dpd_lab_variant {
+    automatic = 0, //!< the library's choice (tiled; smem where tiled does not fit)
+    shuffle = 1,   //!< warp shuffles, warps overlapping by L-1 threads (L <= 32, else smem)
+    smem = 2,      //!< the library's shared-memory tile with an L-1 halo
+    shuffle_x = 3, //!< warp shuffles of the samples, basis recomputed per tap (L <= 32, else smem)
+    tiled = 4,     //!< the library's tiled kernel (R = 5, 256 threads)
+    tiled8 = 5,    //!< tiled with 8 outputs per thread, 128 threads per block (else smem)
+};
+
+//! The variant's name, as kernel::to_string names the library's ("automatic", "smem", ..).
+std::string to_string(dpd_lab_variant v);
+
+//! One launch of `v`, synchronously, staged through device buffers: x (host memory) holds
+//! model.H history samples, then the n new ones (x[0 .. H+n)); y receives the n outputs. `ran`
+//! receives the variant that ran.
+//! Throws std::invalid_argument ("variant: ...") for a value outside dpd_lab_variant.
+void run_dpd_lab(int device,
+                 const kernel::dpd_packed& model,
+                 const std::complex<float>* x,
+                 std::complex<float>* y,
+                 size_t n,
+                 dpd_lab_variant v,
+                 dpd_lab_variant* ran = nullptr);
+
+//! The kernel of `v` alone on n device-resident samples: milliseconds per launch (CUDA events,
+//! median of `iters` after one warm-up). `ran` receives the variant that ran.
+double time_dpd_lab_kernel_ms(int device,
+                              const kernel::dpd_packed& model,
+                              size_t n,
+                              int iters,
+                              dpd_lab_variant v,
+                              dpd_lab_variant* ran = nullptr);
+
+} // namespace gpu
+} // namespace gpuinterp
+} // namespace gr
+
+#endif
