@@ -18,7 +18,9 @@ mod_deb=$(ls "$work"/debs/gr-gpuinterp_*.deb)
 dev_deb=$(ls "$work"/debs/libgnuradio-gpuinterp-dev_*.deb)
 lib_pkg=$(dpkg-deb -f "$lib_deb" Package)
 
-check() { echo "$2" | grep -qE "$3" || { echo "FAIL: $1 does not match '$3': $2"; exit 1; }; }
+# A here-string, not `echo | grep -q`: grep -q stops at the first match and a pipe under pipefail
+# would then fail on the echo killed by SIGPIPE.
+check() { grep -qE "$3" <<<"$2" || { echo "FAIL: $1 does not match '$3': $2"; exit 1; }; }
 check "$lib_pkg Depends" "$(dpkg-deb -f "$lib_deb" Depends)" "libgnuradio-runtime3\.10"
 check "gr-gpuinterp Depends" "$(dpkg-deb -f "$mod_deb" Depends)" "$lib_pkg \(= "
 check "gr-gpuinterp Depends" "$(dpkg-deb -f "$mod_deb" Depends)" "gnuradio \(>= 3\.10"
