@@ -108,8 +108,9 @@ void BM_fg_chain(benchmark::State& st)
         tb->run();
     }
     st.SetItemsProcessed(int64_t(st.iterations()) * int64_t(n));
-    st.counters["out_Msps"] = benchmark::Counter(
-        double(st.iterations()) * double(n) * out_per_in / 1e6, benchmark::Counter::kIsRate);
+    st.counters["out_Msps"] =
+        benchmark::Counter(double(st.iterations()) * double(n) * out_per_in / 1e6,
+                           benchmark::Counter::kIsRate);
     st.counters["log2n"] = std::log2(double(n));
 }
 BENCHMARK(BM_fg_chain)

@@ -48,9 +48,21 @@ void BM_fg_linerate(benchmark::State& st)
     for (auto _ : st) {
         st.PauseTiming();
         auto tb = gr::make_top_block("linerate");
-        auto dpd = gr::gpuinterp::dpd_predistorter_cc::make(5, 3, 5, 5, ph_coefficients(0), cf(0),
-                                                            "cuda", 0, 0, false, true, "", N,
-                                                            sc16 ? "sc16" : "fc32", 1.5f);
+        auto dpd = gr::gpuinterp::dpd_predistorter_cc::make(5,
+                                                            3,
+                                                            5,
+                                                            5,
+                                                            ph_coefficients(0),
+                                                            cf(0),
+                                                            "cuda",
+                                                            0,
+                                                            0,
+                                                            false,
+                                                            true,
+                                                            "",
+                                                            N,
+                                                            sc16 ? "sc16" : "fc32",
+                                                            1.5f);
         dpd->set_min_output_buffer(1 << 22);
         for (unsigned c = 0; c < N; c++) {
             dpd->set_channel_coefficients(c, ph_coefficients(c), cf(0));
@@ -69,7 +81,8 @@ void BM_fg_linerate(benchmark::State& st)
         tb->run();
     }
     const double out = double(st.iterations()) * double(n) * 8;
-    st.counters["out_Msps_per_channel"] = benchmark::Counter(out / 1e6, benchmark::Counter::kIsRate);
+    st.counters["out_Msps_per_channel"] =
+        benchmark::Counter(out / 1e6, benchmark::Counter::kIsRate);
     st.counters["radio_491.52_share"] =
         benchmark::Counter(out / 491.52e6, benchmark::Counter::kIsRate);
     st.counters["channels"] = N;
@@ -105,9 +118,21 @@ void BM_fg_dpd_format(benchmark::State& st)
         if (which == 1)
             blk = gr::blocks::copy::make(out_bytes);
         else
-            blk = gr::gpuinterp::dpd_predistorter_cc::make(5, 3, 5, 5, ph_coefficients(0), cf(0),
-                                                           "cuda", 0, 0, false, false, "", 1,
-                                                           sc16 ? "sc16" : "fc32", 1.5f);
+            blk = gr::gpuinterp::dpd_predistorter_cc::make(5,
+                                                           3,
+                                                           5,
+                                                           5,
+                                                           ph_coefficients(0),
+                                                           cf(0),
+                                                           "cuda",
+                                                           0,
+                                                           0,
+                                                           false,
+                                                           false,
+                                                           "",
+                                                           1,
+                                                           sc16 ? "sc16" : "fc32",
+                                                           1.5f);
         blk->set_min_output_buffer(1 << 22);
         head->set_min_output_buffer(1 << 22);
         tb->connect(src, 0, head, 0);

@@ -30,11 +30,11 @@
 #include "kernel_timing.h"
 #endif
 #include "bench_util.h"
-#include <algorithm>
-#include <array>
-#include <benchmark/benchmark.h>
 #include <gnuradio/gpuinterp/kernel/dpd_bank.h>
 #include <gnuradio/gpuinterp/kernel/dpd_predistorter.h>
+#include <benchmark/benchmark.h>
+#include <algorithm>
+#include <array>
 
 using namespace gr::gpuinterp;
 using cf = std::complex<float>;
@@ -62,15 +62,18 @@ std::vector<cf> signal(size_t n)
 void rows_cpu(benchmark::internal::Benchmark* b)
 {
     b->ArgNames({ "P", "Q", "L" });
-    for (auto r : std::vector<std::array<int64_t, 3>>{ { 5, 3, 5 }, { 7, 7, 8 }, { 9, 5, 16 }, { 1, 0, 1 }, { 9, 5, 33 } })
+    for (auto r : std::vector<std::array<int64_t, 3>>{
+             { 5, 3, 5 }, { 7, 7, 8 }, { 9, 5, 16 }, { 1, 0, 1 }, { 9, 5, 33 } })
         b->Args({ r[0], r[1], r[2] });
 }
 
 void BM_dpd_cpu(benchmark::State& st)
 {
-    const unsigned P = unsigned(st.range(0)), Q = unsigned(st.range(1)), L = unsigned(st.range(2));
+    const unsigned P = unsigned(st.range(0)), Q = unsigned(st.range(1)),
+                   L = unsigned(st.range(2));
     const size_t n = size_t(1) << gpuinterp_bench::log2n(20);
-    kernel::dpd_predistorter k(P, Q, L, L, coeffs(P, Q, L), cf(0.01f, -0.02f), backend::cpu);
+    kernel::dpd_predistorter k(
+        P, Q, L, L, coeffs(P, Q, L), cf(0.01f, -0.02f), backend::cpu);
     auto x = signal(n);
     std::vector<cf> y(n);
     for (auto _ : st) {
@@ -84,7 +87,8 @@ BENCHMARK(BM_dpd_cpu)->Apply(rows_cpu)->Unit(benchmark::kMillisecond)->UseRealTi
 //! The equation as written, one sample at a time (complex<float>, pow-free powers): the baseline.
 void BM_dpd_cpu_scalar(benchmark::State& st)
 {
-    const unsigned P = unsigned(st.range(0)), Q = unsigned(st.range(1)), L = unsigned(st.range(2));
+    const unsigned P = unsigned(st.range(0)), Q = unsigned(st.range(1)),
+                   L = unsigned(st.range(2));
     const size_t n = size_t(1) << gpuinterp_bench::log2n(20);
     const auto co = coeffs(P, Q, L);
     const cf c(0.01f, -0.02f);
@@ -118,10 +122,10 @@ BENCHMARK(BM_dpd_cpu_scalar)
     ->UseRealTime();
 
 const char* const gmp_rows[] = {
-    "gmp:Ka=5,La=6",                                     // 30: aligned terms only
-    "gmp:Ka=5,La=10,Kb=3,Lb=5,Mb=2,Kc=3,Lc=5,Mc=1",      // 95
-    "gmp:Ka=10,La=20,Kb=5,Lb=10,Mb=3,Kc=5,Lc=10,Mc=3",   // 500
-    "mp:K=5,M=100",                                      // 500: the APA scoreboard's predistorter
+    "gmp:Ka=5,La=6",                                   // 30: aligned terms only
+    "gmp:Ka=5,La=10,Kb=3,Lb=5,Mb=2,Kc=3,Lc=5,Mc=1",    // 95
+    "gmp:Ka=10,La=20,Kb=5,Lb=10,Mb=3,Kc=5,Lc=10,Mc=3", // 500
+    "mp:K=5,M=100", // 500: the APA scoreboard's predistorter
 };
 
 std::vector<cf> gmp_coeffs(const kernel::dpd_model& m)
@@ -148,13 +152,19 @@ void BM_gmp_cpu(benchmark::State& st)
     st.counters["coefficients"] = double(m.num_coefficients());
     st.SetLabel(m.to_string());
 }
-BENCHMARK(BM_gmp_cpu)->ArgName("row")->DenseRange(0, 3)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_gmp_cpu)
+    ->ArgName("row")
+    ->DenseRange(0, 3)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 #ifdef GPUINTERP_HAVE_CUDA
 // kernel: 0 compiled (outputs per thread as the engine picks), 1 interpreted, 2..4 compiled with
 // 1, 2, 4 outputs per thread.
 constexpr int kernel_arg[] = { 0, -1, 1, 2, 4 };
-const char* const kernel_name[] = { "compiled", "interpreted", "compiled V=1", "compiled V=2", "compiled V=4" };
+const char* const kernel_name[] = {
+    "compiled", "interpreted", "compiled V=1", "compiled V=2", "compiled V=4"
+};
 
 void BM_gmp_cuda_kernel(benchmark::State& st)
 {
@@ -180,7 +190,8 @@ void BM_gmp_cuda_kernel(benchmark::State& st)
     st.counters["kernel_ms"] = ms;
     st.counters["Gsps"] = double(n) / (ms * 1e-3) / 1e9;
     st.counters["of_bound"] = std::max(mem_ms, fma_ms) / ms;
-    st.SetLabel(std::string(mem_ms >= fma_ms ? "memory-bound" : "FMA-bound") + " " + kernel_name[st.range(1)]);
+    st.SetLabel(std::string(mem_ms >= fma_ms ? "memory-bound" : "FMA-bound") + " " +
+                kernel_name[st.range(1)]);
 }
 BENCHMARK(BM_gmp_cuda_kernel)
     ->ArgNames({ "row", "kernel" })
@@ -212,13 +223,19 @@ void BM_gmp_cuda_device(benchmark::State& st)
     ops->free_device(din);
     ops->free_device(dout);
 }
-BENCHMARK(BM_gmp_cuda_device)->ArgName("row")->DenseRange(0, 3)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_gmp_cuda_device)
+    ->ArgName("row")
+    ->DenseRange(0, 3)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 void rows_gpu(benchmark::internal::Benchmark* b)
 {
     b->ArgNames({ "P", "Q", "L", "variant" });
-    for (int64_t v : { 1, 2, 3, 4, 5, 0 }) // shuffle, smem, shuffle_x, tiled, tiled8, automatic
-        for (auto r : std::vector<std::array<int64_t, 3>>{ { 5, 3, 5 }, { 7, 7, 8 }, { 9, 5, 16 } })
+    for (int64_t v :
+         { 1, 2, 3, 4, 5, 0 }) // shuffle, smem, shuffle_x, tiled, tiled8, automatic
+        for (auto r : std::vector<std::array<int64_t, 3>>{
+                 { 5, 3, 5 }, { 7, 7, 8 }, { 9, 5, 16 } })
             b->Args({ r[0], r[1], r[2], v });
 }
 
@@ -228,7 +245,8 @@ void BM_dpd_cuda_kernel(benchmark::State& st)
         st.SkipWithError("no CUDA device");
         return;
     }
-    const unsigned P = unsigned(st.range(0)), Q = unsigned(st.range(1)), L = unsigned(st.range(2));
+    const unsigned P = unsigned(st.range(0)), Q = unsigned(st.range(1)),
+                   L = unsigned(st.range(2));
     const auto v = gpu::dpd_lab_variant(st.range(3));
     const size_t n = size_t(1) << gpuinterp_bench::log2n(26);
     const auto m = kernel::pack_dpd(P, Q, L, L, coeffs(P, Q, L), cf(0.01f, -0.02f));
@@ -247,7 +265,11 @@ void BM_dpd_cuda_kernel(benchmark::State& st)
     st.counters["of_floor"] = floor_ms / ms;
     st.SetLabel(gpu::to_string(used));
 }
-BENCHMARK(BM_dpd_cuda_kernel)->Apply(rows_gpu)->Unit(benchmark::kMillisecond)->UseManualTime()->Iterations(1);
+BENCHMARK(BM_dpd_cuda_kernel)
+    ->Apply(rows_gpu)
+    ->Unit(benchmark::kMillisecond)
+    ->UseManualTime()
+    ->Iterations(1);
 
 void BM_dpd_cuda_host(benchmark::State& st)
 {
@@ -258,8 +280,16 @@ void BM_dpd_cuda_host(benchmark::State& st)
     const unsigned P = 5, Q = 3, L = 5;
     const bool mapped = st.range(1) != 0;
     const size_t n = size_t(1) << gpuinterp_bench::log2n(26);
-    kernel::dpd_predistorter k(P, Q, L, L, coeffs(P, Q, L), cf(0.01f, -0.02f), backend::cuda, 0,
-                               size_t(st.range(0)), mapped);
+    kernel::dpd_predistorter k(P,
+                               Q,
+                               L,
+                               L,
+                               coeffs(P, Q, L),
+                               cf(0.01f, -0.02f),
+                               backend::cuda,
+                               0,
+                               size_t(st.range(0)),
+                               mapped);
     auto x = signal(n);
     std::vector<cf> y(n);
     k.process(y.data(), x.data(), n); // warm-up: page faults, pinned allocations
@@ -287,10 +317,13 @@ void BM_dpd_bank_cuda_device(benchmark::State& st)
         return;
     }
     const unsigned N = unsigned(st.range(0));
-    const auto fmt = st.range(1) ? kernel::sample_format::sc16 : kernel::sample_format::fc32;
-    const size_t n = size_t(1) << gpuinterp_bench::log2n(22), bytes = kernel::sample_bytes(fmt);
+    const auto fmt =
+        st.range(1) ? kernel::sample_format::sc16 : kernel::sample_format::fc32;
+    const size_t n = size_t(1) << gpuinterp_bench::log2n(22),
+                 bytes = kernel::sample_bytes(fmt);
     const auto m = kernel::dpd_model::parse("ph:P=5,Q=3,Lp=5,Lq=5");
-    kernel::dpd_bank k(m, N, coeffs(5, 3, 5), cf(0.01f, -0.02f), backend::cuda, 0, 0, false, fmt);
+    kernel::dpd_bank k(
+        m, N, coeffs(5, 3, 5), cf(0.01f, -0.02f), backend::cuda, 0, 0, false, fmt);
     auto ops = device::make_device_ops(device_binding{ memory_kind::cuda, 0 });
     const auto x = signal(n);
     std::vector<const cf*> in(N);
@@ -309,7 +342,8 @@ void BM_dpd_bank_cuda_device(benchmark::State& st)
     for (auto _ : st)
         k.process_device(out.data(), in.data(), n);
     st.SetItemsProcessed(int64_t(st.iterations()) * n * N);
-    st.SetLabel(std::string(kernel::to_string(fmt)) + (k.one_launch() ? ", one launch" : ""));
+    st.SetLabel(std::string(kernel::to_string(fmt)) +
+                (k.one_launch() ? ", one launch" : ""));
     for (unsigned c = 0; c < N; c++) {
         ops->free_device(const_cast<cf*>(in[c]));
         ops->free_device(out[c]);

@@ -128,7 +128,8 @@ void BM_resize_cuda_kernel_f32(benchmark::State& st)
         st.SetIterationTime(ms * 1e-3);
     }
     st.SetItemsProcessed(int64_t(st.iterations()) * frames * oh * ow);
-    st.counters["floor_ms"] = floor_ms(double(frames), double(ih) * iw, double(oh) * ow, half ? 2.0 : 4.0);
+    st.counters["floor_ms"] =
+        floor_ms(double(frames), double(ih) * iw, double(oh) * ow, half ? 2.0 : 4.0);
     st.counters["kernel_ms"] = ms;
 }
 BENCHMARK(BM_resize_cuda_kernel_f32)

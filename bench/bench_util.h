@@ -43,7 +43,8 @@ inline std::vector<float> lowpass(unsigned L, size_t ntaps)
     for (size_t i = 0; i < ntaps; i++) {
         const double t = i - c;
         const double s = t == 0 ? 2 * fc : std::sin(2 * M_PI * fc * t) / (M_PI * t);
-        const double w = 0.54 - 0.46 * std::cos(2 * M_PI * i / std::max<size_t>(1, ntaps - 1));
+        const double w =
+            0.54 - 0.46 * std::cos(2 * M_PI * i / std::max<size_t>(1, ntaps - 1));
         h[i] = float(L * s * w);
     }
     return h;

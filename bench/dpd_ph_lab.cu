@@ -19,10 +19,10 @@
 // at high orders for FMA work. tiled8 measured slower than tiled at every row.
 // The library's variants (automatic, smem, tiled) go through plan_ph()/launch_ph() unchanged, so
 // their rows time exactly what the library runs.
-#include "dpd_ph_lab.h"
-#include "launch_timing.cuh"
 #include "cuda/cuda_common.cuh"
 #include "cuda/dpd_ph_launch.h"
+#include "dpd_ph_lab.h"
+#include "launch_timing.cuh"
 #include <algorithm>
 #include <stdexcept>
 #include <vector>
@@ -49,7 +49,9 @@ __global__ void __launch_bounds__(THREADS)
     const long long n_warps = (n + per_warp - 1) / per_warp;
     const long long stride = (long long)gridDim.x * (blockDim.x / 32);
     // The loop bound is the same for all lanes of a warp, so every shuffle sees a full warp.
-    for (long long w = (long long)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32; w < n_warps; w += stride) {
+    for (long long w = (long long)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
+         w < n_warps;
+         w += stride) {
         const long long i = w * per_warp + lane; // window index; output index i - H
         const float2 v = i < n + md.H ? x[i] : make_float2(0.f, 0.f);
         float2 psi[M];
@@ -86,17 +88,21 @@ __global__ void __launch_bounds__(THREADS)
     const int per_warp = 32 - md.H;
     const long long n_warps = (n + per_warp - 1) / per_warp;
     const long long stride = (long long)gridDim.x * (blockDim.x / 32);
-    for (long long w = (long long)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32; w < n_warps; w += stride) {
+    for (long long w = (long long)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
+         w < n_warps;
+         w += stride) {
         const long long i = w * per_warp + lane;
         const float2 v = i < n + md.H ? x[i] : make_float2(0.f, 0.f);
         float re = md.cr, im = md.ci;
         for (int k = 0; k < md.Lmax; k++) {
-            const float2 u = make_float2(__shfl_up_sync(FULL, v.x, k), __shfl_up_sync(FULL, v.y, k));
+            const float2 u =
+                make_float2(__shfl_up_sync(FULL, v.x, k), __shfl_up_sync(FULL, v.y, k));
             float2 psi[M];
             compute_basis<M>(u, psi);
 #pragma unroll
             for (int m = 0; m < M; m++)
-                if (k < md.taps[m]) // uniform; the map is zero past an order's taps anyway
+                if (k <
+                    md.taps[m]) // uniform; the map is zero past an order's taps anyway
                     apply_map(re, im, coef[m * md.Lmax + k], psi[m].x, psi[m].y);
         }
         if (lane >= md.H && i - md.H < n)
@@ -107,30 +113,50 @@ __global__ void __launch_bounds__(THREADS)
 const void* shuffle(int M)
 {
     switch (M) {
-    case 1: return reinterpret_cast<const void*>(dpd_shuffle_kernel<1>);
-    case 2: return reinterpret_cast<const void*>(dpd_shuffle_kernel<2>);
-    case 3: return reinterpret_cast<const void*>(dpd_shuffle_kernel<3>);
-    case 4: return reinterpret_cast<const void*>(dpd_shuffle_kernel<4>);
-    case 5: return reinterpret_cast<const void*>(dpd_shuffle_kernel<5>);
-    case 6: return reinterpret_cast<const void*>(dpd_shuffle_kernel<6>);
-    case 7: return reinterpret_cast<const void*>(dpd_shuffle_kernel<7>);
-    case 8: return reinterpret_cast<const void*>(dpd_shuffle_kernel<8>);
-    default: throw std::invalid_argument("P: orders above 15 are not supported by the CUDA backend");
+    case 1:
+        return reinterpret_cast<const void*>(dpd_shuffle_kernel<1>);
+    case 2:
+        return reinterpret_cast<const void*>(dpd_shuffle_kernel<2>);
+    case 3:
+        return reinterpret_cast<const void*>(dpd_shuffle_kernel<3>);
+    case 4:
+        return reinterpret_cast<const void*>(dpd_shuffle_kernel<4>);
+    case 5:
+        return reinterpret_cast<const void*>(dpd_shuffle_kernel<5>);
+    case 6:
+        return reinterpret_cast<const void*>(dpd_shuffle_kernel<6>);
+    case 7:
+        return reinterpret_cast<const void*>(dpd_shuffle_kernel<7>);
+    case 8:
+        return reinterpret_cast<const void*>(dpd_shuffle_kernel<8>);
+    default:
+        throw std::invalid_argument(
+            "P: orders above 15 are not supported by the CUDA backend");
     }
 }
 
 const void* shuffle_x(int M)
 {
     switch (M) {
-    case 1: return reinterpret_cast<const void*>(dpd_shuffle_x_kernel<1>);
-    case 2: return reinterpret_cast<const void*>(dpd_shuffle_x_kernel<2>);
-    case 3: return reinterpret_cast<const void*>(dpd_shuffle_x_kernel<3>);
-    case 4: return reinterpret_cast<const void*>(dpd_shuffle_x_kernel<4>);
-    case 5: return reinterpret_cast<const void*>(dpd_shuffle_x_kernel<5>);
-    case 6: return reinterpret_cast<const void*>(dpd_shuffle_x_kernel<6>);
-    case 7: return reinterpret_cast<const void*>(dpd_shuffle_x_kernel<7>);
-    case 8: return reinterpret_cast<const void*>(dpd_shuffle_x_kernel<8>);
-    default: throw std::invalid_argument("P: orders above 15 are not supported by the CUDA backend");
+    case 1:
+        return reinterpret_cast<const void*>(dpd_shuffle_x_kernel<1>);
+    case 2:
+        return reinterpret_cast<const void*>(dpd_shuffle_x_kernel<2>);
+    case 3:
+        return reinterpret_cast<const void*>(dpd_shuffle_x_kernel<3>);
+    case 4:
+        return reinterpret_cast<const void*>(dpd_shuffle_x_kernel<4>);
+    case 5:
+        return reinterpret_cast<const void*>(dpd_shuffle_x_kernel<5>);
+    case 6:
+        return reinterpret_cast<const void*>(dpd_shuffle_x_kernel<6>);
+    case 7:
+        return reinterpret_cast<const void*>(dpd_shuffle_x_kernel<7>);
+    case 8:
+        return reinterpret_cast<const void*>(dpd_shuffle_x_kernel<8>);
+    default:
+        throw std::invalid_argument(
+            "P: orders above 15 are not supported by the CUDA backend");
     }
 }
 
@@ -151,14 +177,15 @@ struct lab_plan {
 ph_plan finish(ph_plan pl, int device)
 {
     int sms = 1, optin = 48 * 1024;
-    GPUINTERP_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    GPUINTERP_CUDA_CHECK(
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     GPUINTERP_CUDA_CHECK(
         cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-    GPUINTERP_CUDA_CHECK(
-        cudaFuncSetAttribute(pl.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
+    GPUINTERP_CUDA_CHECK(cudaFuncSetAttribute(
+        pl.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
     int per_sm = 0;
-    GPUINTERP_CUDA_CHECK(
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, pl.kernel, pl.threads, pl.smem));
+    GPUINTERP_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &per_sm, pl.kernel, pl.threads, pl.smem));
     pl.max_blocks = std::max(1, per_sm) * sms;
     return pl;
 }
@@ -198,8 +225,8 @@ lab_plan plan_lab(const dev_model& md, int M, int device, dpd_lab_variant v)
     }
     case dpd_lab_variant::tiled8: {
         int optin = 48 * 1024;
-        GPUINTERP_CUDA_CHECK(
-            cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+        GPUINTERP_CUDA_CHECK(cudaDeviceGetAttribute(
+            &optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
         const tiled_choice tc = tiled_for<TILED8_R, TILED8_NT>(M, md.Lmax);
         const int T = TILED8_R * TILED8_NT;
         const size_t need =
@@ -224,10 +251,10 @@ lab_plan plan_lab(const dev_model& md, int M, int device, dpd_lab_variant v)
         return p;
     }
     }
-    throw std::invalid_argument("variant: unknown parallel-Hammerstein lab variant " +
-                                std::to_string(int(v)) +
-                                ", expected 0 .. 5 (automatic, shuffle, smem, shuffle_x, tiled, "
-                                "tiled8)");
+    throw std::invalid_argument(
+        "variant: unknown parallel-Hammerstein lab variant " + std::to_string(int(v)) +
+        ", expected 0 .. 5 (automatic, shuffle, smem, shuffle_x, tiled, "
+        "tiled8)");
 }
 
 void launch_lab(const lab_plan& pl,
@@ -248,7 +275,9 @@ void launch_lab(const lab_plan& pl,
     const long long blocks =
         ((nn + per_warp - 1) / per_warp + THREADS / 32 - 1) / (THREADS / 32);
     const int grid = int(std::min<long long>(blocks, pl.ph.max_blocks));
-    void* args[] = { &x, &y, &coef, const_cast<dev_model*>(&md), const_cast<long long*>(&nn) };
+    void* args[] = {
+        &x, &y, &coef, const_cast<dev_model*>(&md), const_cast<long long*>(&nn)
+    };
     GPUINTERP_CUDA_CHECK(
         cudaLaunchKernel(pl.ph.kernel, dim3(grid), dim3(THREADS), args, pl.ph.smem, st));
     GPUINTERP_CUDA_CHECK_LAUNCH(st);
@@ -309,8 +338,8 @@ void run_dpd_lab(int device,
     upload(dx.get(), x, model.H + n);
     stream s;
     launch_lab(plan, md, dx.get(), dy.get(), coef.get(), model.abcd.data(), n, s.get());
-    GPUINTERP_CUDA_CHECK(
-        cudaMemcpyAsync(y, dy.get(), n * sizeof(float2), cudaMemcpyDeviceToHost, s.get()));
+    GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(
+        y, dy.get(), n * sizeof(float2), cudaMemcpyDeviceToHost, s.get()));
     s.synchronize();
 }
 

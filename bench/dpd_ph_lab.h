@@ -26,11 +26,12 @@ namespace gpu {
 //! their numbers.
 enum class dpd_lab_variant {
     automatic = 0, //!< the library's choice (tiled; smem where tiled does not fit)
-    shuffle = 1,   //!< warp shuffles, warps overlapping by L-1 threads (L <= 32, else smem)
-    smem = 2,      //!< the library's shared-memory tile with an L-1 halo
-    shuffle_x = 3, //!< warp shuffles of the samples, basis recomputed per tap (L <= 32, else smem)
-    tiled = 4,     //!< the library's tiled kernel (R = 5, 256 threads)
-    tiled8 = 5,    //!< tiled with 8 outputs per thread, 128 threads per block (else smem)
+    shuffle = 1, //!< warp shuffles, warps overlapping by L-1 threads (L <= 32, else smem)
+    smem = 2,    //!< the library's shared-memory tile with an L-1 halo
+    shuffle_x =
+        3, //!< warp shuffles of the samples, basis recomputed per tap (L <= 32, else smem)
+    tiled = 4,  //!< the library's tiled kernel (R = 5, 256 threads)
+    tiled8 = 5, //!< tiled with 8 outputs per thread, 128 threads per block (else smem)
 };
 
 //! The variant's name, as kernel::to_string names the library's ("automatic", "smem", ..).

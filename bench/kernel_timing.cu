@@ -4,15 +4,15 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 // See kernel_timing.h.
-#include "kernel_timing.h"
-#include "launch_timing.cuh"
 #include "cuda/cuda_common.cuh"
 #include "cuda/fir_launch.h"
 #include "cuda/gmp_launch.h"
 #include "cuda/resamp_engine.cuh"
+#include "kernel_timing.h"
+#include "launch_timing.cuh"
+#include <type_traits>
 #include <cmath>
 #include <complex>
-#include <type_traits>
 #include <vector>
 
 namespace gr {
@@ -26,7 +26,8 @@ device_buffer<float2> test_signal(size_t count)
 {
     std::vector<std::complex<float>> hx(count);
     for (size_t i = 0; i < hx.size(); i++)
-        hx[i] = { float((i * 2654435761u) % 1000) * 1e-3f - 0.5f, float((i * 40503u) % 997) * 1e-3f - 0.5f };
+        hx[i] = { float((i * 2654435761u) % 1000) * 1e-3f - 0.5f,
+                  float((i * 40503u) % 997) * 1e-3f - 0.5f };
     device_buffer<float2> x(count);
     upload(x.get(), hx.data(), hx.size());
     return x;
@@ -34,7 +35,8 @@ device_buffer<float2> test_signal(size_t count)
 
 } // namespace
 
-double time_gmp_kernel_ms(int device, const kernel::gmp_program& program, size_t n, int iters, int compiled_v)
+double time_gmp_kernel_ms(
+    int device, const kernel::gmp_program& program, size_t n, int iters, int compiled_v)
 {
     device_guard guard(device);
     const gmp_blob b = flatten(program);
@@ -42,19 +44,24 @@ double time_gmp_kernel_ms(int device, const kernel::gmp_program& program, size_t
     stream s;
     if (compiled_v >= 0) {
         std::string why;
-        gmp_jit_kernel k = compile_gmp_jit(b, device, compiled_v ? compiled_v : gmp_jit_outputs_per_thread(b), &why);
+        gmp_jit_kernel k = compile_gmp_jit(
+            b, device, compiled_v ? compiled_v : gmp_jit_outputs_per_thread(b), &why);
         if (!k.fn)
             throw std::runtime_error("compiled mp/gmp kernel: " + why);
         std::vector<char> params;
         gmp_jit_params(b, params);
-        const double ms = median_launch_ms(s.get(), iters, [&] { launch_gmp_jit(k, params, x.get(), y.get(), n, s.get()); });
+        const double ms = median_launch_ms(s.get(), iters, [&] {
+            launch_gmp_jit(k, params, x.get(), y.get(), n, s.get());
+        });
         release_gmp_jit(k);
         return ms;
     }
     const gmp_plan plan = plan_gmp(b, device);
     device_buffer<int4> blob(b.words.size() / 4);
     upload(reinterpret_cast<int*>(blob.get()), b.words.data(), b.words.size());
-    return median_launch_ms(s.get(), iters, [&] { launch_gmp(plan, b, blob.get(), x.get(), y.get(), n, s.get()); });
+    return median_launch_ms(s.get(), iters, [&] {
+        launch_gmp(plan, b, blob.get(), x.get(), y.get(), n, s.get());
+    });
 }
 
 double time_resampler_kernel_ms(int device,
@@ -69,7 +76,8 @@ double time_resampler_kernel_ms(int device,
     kernel::resampler<H> front(
         rate, m, backend::cpu); // only for the reach and the prototype
     cuda_resamp_engine<float2, H> e(device, n_in);
-    e.set_cuda_variant(untiled ? kernel::resamp_cuda_variant::untiled : kernel::resamp_cuda_variant::automatic);
+    e.set_cuda_variant(untiled ? kernel::resamp_cuda_variant::untiled
+                               : kernel::resamp_cuda_variant::automatic);
     kernel::polyphase_params pp;
     if (m == resamp_method::polyphase)
         e.set_prototype(front.prototype(),
@@ -98,11 +106,13 @@ double time_resampler_kernel_ms(int device,
     plan.ahead = front.lookahead();
     device_buffer<float2> y(plan.n_out);
     stream s;
-    return median_launch_ms(s.get(), iters, [&] { e.launch(x.get(), n_win, y.get(), plan, s.get()); });
+    return median_launch_ms(
+        s.get(), iters, [&] { e.launch(x.get(), n_win, y.get(), plan, s.get()); });
 }
 
 template <typename T, typename TAP>
-double time_fir_kernel_ms(int device, unsigned L, const std::vector<TAP>& taps, size_t n_in, int iters)
+double time_fir_kernel_ms(
+    int device, unsigned L, const std::vector<TAP>& taps, size_t n_in, int iters)
 {
     using DT = std::conditional_t<std::is_same_v<T, float>, float, float2>;
     using DTAP = std::conditional_t<std::is_same_v<TAP, float>, float, float2>;
@@ -120,12 +130,15 @@ double time_fir_kernel_ms(int device, unsigned L, const std::vector<TAP>& taps, 
     device_buffer<DT> x(hx.size()), y(n_in * L);
     upload(x.get(), hx.data(), hx.size());
     stream s;
-    return median_launch_ms(s.get(), iters,
-                            [&] { launch_fir(plan, x.get(), y.get(), d_taps.get(), int(n_in), s.get()); });
+    return median_launch_ms(s.get(), iters, [&] {
+        launch_fir(plan, x.get(), y.get(), d_taps.get(), int(n_in), s.get());
+    });
 }
 
-template double time_fir_kernel_ms<std::complex<float>, float>(int, unsigned, const std::vector<float>&, size_t, int);
-template double time_fir_kernel_ms<float, float>(int, unsigned, const std::vector<float>&, size_t, int);
+template double time_fir_kernel_ms<std::complex<float>, float>(
+    int, unsigned, const std::vector<float>&, size_t, int);
+template double
+time_fir_kernel_ms<float, float>(int, unsigned, const std::vector<float>&, size_t, int);
 
 } // namespace gpu
 } // namespace gpuinterp

@@ -91,8 +91,10 @@ dpd_predistorter_cc_impl::dpd_predistorter_cc_impl(
       d_device_buffers(device_buffers),
       d_pending(d_kernel->channels()),
       d_warnings(d_kernel->channels()),
-      d_out(d_kernel->channels()),
-      d_in(d_kernel->channels())
+      d_port_out(d_kernel->channels()),
+      d_span_out(d_kernel->channels()),
+      d_port_in(d_kernel->channels()),
+      d_span_in(d_kernel->channels())
 {
     log_backend(d_logger, d_kernel->active_backend(), d_kernel->backend_note());
     // Delayed output: tags move with it (work() re-adds them at offset + delay). Channels: a
@@ -228,25 +230,20 @@ void dpd_predistorter_cc_impl::handle_message(const pmt::pmt_t& msg)
     apply_locked(msg, "message port 'coeffs'", -1);
 }
 
-void dpd_predistorter_cc_impl::process_span(const std::vector<void*>& out,
-                                            const std::vector<const gr_complex*>& in,
-                                            size_t from,
-                                            size_t to)
+void dpd_predistorter_cc_impl::process_span(size_t from, size_t to)
 {
     if (to <= from)
         return;
     const size_t bytes = kernel::sample_bytes(d_kernel->output_format());
-    std::vector<void*>& o = d_out;
-    std::vector<const gr_complex*>& i = d_in;
-    for (size_t c = 0; c < out.size(); c++) {
-        o[c] = static_cast<char*>(out[c]) + from * bytes;
-        i[c] = in[c] + from;
+    for (size_t c = 0; c < d_port_out.size(); c++) {
+        d_span_out[c] = static_cast<char*>(d_port_out[c]) + from * bytes;
+        d_span_in[c] = d_port_in[c] + from;
     }
     // Device buffers hand over device pointers (host memory on the CPU backend).
     if (d_device_buffers)
-        d_kernel->process_device(o.data(), i.data(), to - from);
+        d_kernel->process_device(d_span_out.data(), d_span_in.data(), to - from);
     else
-        d_kernel->process(o.data(), i.data(), to - from);
+        d_kernel->process(d_span_out.data(), d_span_in.data(), to - from);
 }
 
 int dpd_predistorter_cc_impl::work(int noutput_items,
@@ -255,16 +252,14 @@ int dpd_predistorter_cc_impl::work(int noutput_items,
 {
     return guarded_work(d_logger, [&] {
         const unsigned N = d_kernel->channels();
-        std::vector<const gr_complex*> in(N);
-        std::vector<void*> out(N);
         for (unsigned c = 0; c < N; c++) {
-            in[c] = static_cast<const gr_complex*>(
+            d_port_in[c] = static_cast<const gr_complex*>(
                 d_device_buffers ? d_io.input(*this,
                                               int(c),
                                               input_items[c],
                                               size_t(noutput_items) * sizeof(gr_complex))
                                  : input_items[c]);
-            out[c] = output_items[c];
+            d_port_out[c] = output_items[c];
         }
         const uint64_t n0 = nitems_read(0), w0 = nitems_written(0);
         const uint64_t D = d_kernel->delay();
@@ -304,7 +299,7 @@ int dpd_predistorter_cc_impl::work(int noutput_items,
             if (next >= end)
                 break;
             const size_t at = static_cast<size_t>(next - w0);
-            process_span(out, in, done, at);
+            process_span(done, at);
             done = at;
             for (unsigned c = 0; c < N; c++)
                 while (!d_pending[c].empty() &&
@@ -313,7 +308,7 @@ int dpd_predistorter_cc_impl::work(int noutput_items,
                     d_pending[c].pop_front();
                 }
         }
-        process_span(out, in, done, static_cast<size_t>(noutput_items));
+        process_span(done, static_cast<size_t>(noutput_items));
         if (d_kernel->output_format() == kernel::sample_format::sc16)
             for (unsigned c = 0; c < N; c++)
                 d_warnings[c].check(d_logger,

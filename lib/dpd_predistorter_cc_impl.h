@@ -72,11 +72,8 @@ private:
     //! the channel the update names (every channel when it names none); false (and a log line)
     //! when it is refused.
     bool apply_locked(const pmt::pmt_t& v, const char* where, int channel);
-    //! Process [done, at) of every channel.
-    void process_span(const std::vector<void*>& out,
-                      const std::vector<const gr_complex*>& in,
-                      size_t from,
-                      size_t to);
+    //! Process outputs [from, to) of every channel of the current work() call.
+    void process_span(size_t from, size_t to);
 
     mutable std::mutex d_mutex; // setters and messages land between two work() calls
     std::unique_ptr<kernel::dpd_bank> d_kernel;
@@ -96,8 +93,10 @@ private:
     };
     std::vector<std::deque<pending_switch>> d_pending;
     std::vector<sc16_warning> d_warnings; //!< per channel
-    std::vector<void*> d_out;
-    std::vector<const gr_complex*> d_in;
+    //! The current work() call's port pointers, and those of one span; sized once, so work()
+    //! allocates nothing.
+    std::vector<void*> d_port_out, d_span_out;
+    std::vector<const gr_complex*> d_port_in, d_span_in;
 };
 
 } // namespace gpuinterp

@@ -88,8 +88,9 @@ public:
         device_guard guard(d_device);
         for (unsigned c = 0; c < d_N; c++)
             d_dev_hist[c].pull(d_hist[c]);
-        sync_coefficients(d_pipe.stream0());
-        GPUINTERP_CUDA_CHECK(cudaStreamSynchronize(d_pipe.stream0()));
+        // The pipeline's second stream does not wait for stream0: a new set must have landed.
+        if (sync_coefficients(d_pipe.stream0()))
+            GPUINTERP_CUDA_CHECK(cudaStreamSynchronize(d_pipe.stream0()));
         const size_t H = d_H, N = d_N, units = d_sc16 ? 1 : 2;
         const size_t bytes = units * sizeof(uint32_t);
         // Items of the pipeline are "one sample of every channel": N window values in, N outputs
@@ -164,12 +165,9 @@ public:
 
     void set_batch(size_t b) override { d_batch = b; }
 
-    std::vector<kernel::sc16_counts> counts() const override
+    kernel::sc16_counts counts(unsigned channel) const override
     {
-        std::vector<kernel::sc16_counts> r(d_N);
-        for (unsigned c = 0; c < d_N; c++)
-            r[c] = { d_host_counts[2 * c], d_host_counts[2 * c + 1] };
-        return r;
+        return { d_host_counts[2 * channel], d_host_counts[2 * channel + 1] };
     }
 
     void reset_counts() override
@@ -212,12 +210,13 @@ private:
         d_configured = true;
     }
 
-    void sync_coefficients(cudaStream_t st)
+    //! Uploads the maps when a set changed, ordered on `st`; true when it did.
+    bool sync_coefficients(cudaStream_t st)
     {
         if (!d_configured)
             throw std::logic_error("dpd bank: no model set");
         if (!d_dirty)
-            return;
+            return false;
         // The previous call ended with a synchronise: no kernel reads the maps now.
         GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(d_coef.get(),
                                              d_hcoef.data(),
@@ -225,6 +224,7 @@ private:
                                              cudaMemcpyHostToDevice,
                                              st));
         d_dirty = false;
+        return true;
     }
 
     void launch(const bank_pointers& p, size_t n, cudaStream_t st)

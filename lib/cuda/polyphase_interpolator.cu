@@ -401,16 +401,17 @@ public:
             return false; // real samples have no sc16 form (the front end refuses them)
         } else {
             device_guard guard(d_device);
-            if (!d_counts.get()) {
-                d_counts.reserve(2);
-                d_pinned_counts.reserve(2);
-                d_pipe16 = std::make_unique<host_pipeline<T, uint32_t>>(d_device);
-            }
             const size_t L = size_t(d_plan.g.L);
             cudaStream_t st = d_pipe.stream0();
-            GPUINTERP_CUDA_CHECK(
-                cudaMemsetAsync(d_counts.get(), 0, 2 * sizeof(unsigned long long), st));
-            GPUINTERP_CUDA_CHECK(cudaStreamSynchronize(st));
+            if (!d_counts.get()) {
+                // The device counters only ever grow: each call adds what they grew by, so no
+                // call has to clear them (and wait for the clear) before its launches.
+                d_counts.reserve(2);
+                d_pinned_counts.reserve(2);
+                GPUINTERP_CUDA_CHECK(
+                    cudaMemset(d_counts.get(), 0, 2 * sizeof(unsigned long long)));
+                d_pipe16 = std::make_unique<host_pipeline<T, uint32_t>>(d_device);
+            }
             auto* y16 = reinterpret_cast<short2*>(out);
             auto launch16 = [&](const T* x, short2* y, int n, cudaStream_t s) {
                 launch_fir_sc16(d_plan, x, y, d_taps.get(), n, scale, d_counts.get(), s);
@@ -448,8 +449,10 @@ public:
                                                  cudaMemcpyDeviceToHost,
                                                  st));
             GPUINTERP_CUDA_CHECK(cudaStreamSynchronize(st));
-            counts.saturated += d_pinned_counts.get()[0];
-            counts.invalid += d_pinned_counts.get()[1];
+            counts.saturated += d_pinned_counts.get()[0] - d_seen[0];
+            counts.invalid += d_pinned_counts.get()[1] - d_seen[1];
+            d_seen[0] = d_pinned_counts.get()[0];
+            d_seen[1] = d_pinned_counts.get()[1];
             return true;
         }
     }
@@ -469,6 +472,7 @@ private:
     device_history<T, HT> d_dev_hist;
     device_buffer<unsigned long long> d_counts;        // sc16: saturated, invalid
     pinned_buffer<unsigned long long> d_pinned_counts; // their copy on the host
+    unsigned long long d_seen[2] = { 0, 0 };           // the totals already handed out
     // The pipelines go first (the last members): their destructors wait for their streams before
     // the members above free memory that queued work may still use. sc16 output has its own,
     // made at the first sc16 call.

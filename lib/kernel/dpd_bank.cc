@@ -225,7 +225,7 @@ dpd_bank::complex dpd_bank::lo_leakage(unsigned channel) const
 sc16_counts dpd_bank::counts(unsigned channel) const
 {
     check_channel(channel);
-    return d_engine ? d_engine->counts()[channel] : d_counts[channel];
+    return d_engine ? d_engine->counts(channel) : d_counts[channel];
 }
 
 void dpd_bank::reset_counts()

@@ -33,8 +33,8 @@ public:
     process_device(void* const* out, const std::complex<float>* const* in, size_t n) = 0;
     virtual void reset() = 0;
     virtual void set_batch(size_t batch) = 0;
-    //! Cumulative per-channel counts (sc16), current after every process call.
-    virtual std::vector<sc16_counts> counts() const = 0;
+    //! Channel c's cumulative counts (sc16), current after every process call.
+    virtual sc16_counts counts(unsigned channel) const = 0;
     virtual void reset_counts() = 0;
 };
 
