@@ -147,6 +147,15 @@ auto kernel::make_gram_engine(backend selected, [[maybe_unused]] int device)
         GPUINTERP_CUDA_ENGINE(gpu::make_cuda_gram_engine(device)));
 }
 
+auto kernel::make_capture_engine(backend selected, [[maybe_unused]] int device)
+    -> std::unique_ptr<capture_engine>
+{
+    return make_engine<capture_engine>(
+        selected,
+        [] { return make_cpu_capture_engine(); },
+        GPUINTERP_CUDA_ENGINE(gpu::make_cuda_capture_engine(device)));
+}
+
 #undef GPUINTERP_CUDA_ENGINE
 
 namespace kernel {

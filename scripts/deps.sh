@@ -6,6 +6,7 @@ GPUINTERP_DEBS=(
   gnuradio-dev libvolk2-dev pybind11-dev libboost-all-dev libfmt-dev libspdlog-dev libgmp-dev
   libgtest-dev libbenchmark-dev
   liblapacke-dev libopenblas-dev  # dpd_gram: BLAS zherk/zgemm and LAPACKE zheevd on the CPU
+  libfftw3-dev  # dpd_capture: the delay search and frequency line on the CPU
   python3-numpy python3-scipy python3-matplotlib python3-opencv
   file xvfb xauth  # CPack's dpkg-shlibdeps step needs file; grc_layout draws flowgraphs under Xvfb
 )

@@ -9,6 +9,7 @@
 // The CPU engines, one per kernel class. Only lib/engine_factory.cc (and tests that compare an
 // engine with its reference directly) construct them; kernels go through the factory.
 
+#include "../kernel/capture_engine.h"
 #include "../kernel/dpd_engine.h"
 #include "../kernel/fir_engine.h"
 #include "../kernel/gmp_engine.h"
@@ -32,6 +33,7 @@ std::unique_ptr<resize_engine<T>> make_cpu_resize_engine();
 std::unique_ptr<dpd_engine> make_cpu_dpd_engine();
 std::unique_ptr<gmp_engine> make_cpu_gmp_engine();
 std::unique_ptr<gram_engine> make_cpu_gram_engine();
+std::unique_ptr<capture_engine> make_cpu_capture_engine();
 
 //! Test hooks: false forces the predistorter engines' portable (non-AVX2) code paths.
 void set_dpd_cpu_simd(bool allow);

@@ -9,6 +9,7 @@
 // The CUDA engines, one per kernel class, defined in lib/cuda/*.cu (CUDA builds only). Plain C++:
 // lib/engine_factory.cc includes it without the CUDA toolkit's headers.
 
+#include "../kernel/capture_engine.h"
 #include "../kernel/dpd_bank_engine.h"
 #include "../kernel/dpd_engine.h"
 #include "../kernel/fir_engine.h"
@@ -41,6 +42,7 @@ make_cuda_dpd_engine(int device, size_t batch, bool mapped);
 std::unique_ptr<kernel::gmp_engine>
 make_cuda_gmp_engine(int device, size_t batch, bool mapped);
 std::unique_ptr<kernel::gram_engine> make_cuda_gram_engine(int device);
+std::unique_ptr<kernel::capture_engine> make_cuda_capture_engine(int device);
 //! Every channel of a ph predistorter bank in one launch (dpd_bank.cu); scale: 32767 / full scale.
 std::unique_ptr<kernel::dpd_bank_engine>
 make_cuda_dpd_bank_engine(int device,

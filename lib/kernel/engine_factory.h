@@ -10,6 +10,7 @@
 // (select_backend), then asks here; lib/engine_factory.cc is the only file that knows both
 // backends' engines, so kernel/ depends on engine interfaces only.
 
+#include "capture_engine.h"
 #include "dpd_bank_engine.h"
 #include "dpd_engine.h"
 #include "fir_engine.h"
@@ -54,6 +55,8 @@ std::unique_ptr<dpd_bank_engine> make_dpd_bank_engine(backend selected,
                                                       bool mapped);
 //! The estimator's Gram accumulator and eigensolver (dpd_gram).
 std::unique_ptr<gram_engine> make_gram_engine(backend selected, int device);
+//! The estimator's capture conditioning and alignment (dpd_capture).
+std::unique_ptr<capture_engine> make_capture_engine(backend selected, int device);
 
 } // namespace kernel
 } // namespace gpuinterp

@@ -142,6 +142,7 @@ class Adaptation:
         self._restored = False  # the coefficients in use are the best set, just rolled back to
         self.iteration = 0
         self.history = []
+        self._capture_kernel = None
 
     def _result(self, status, reason="", **kw):
         r = StepResult(self.iteration, status, self.coefficients.copy(), self.lo_leakage,
@@ -151,6 +152,32 @@ class Adaptation:
 
     def _refuse(self, reason, **kw):
         return self._result("refused", reason, **kw)
+
+    def _align(self, x, y, kw):
+        """The capture conditioned and aligned: (xa, yn, delay, G, bad, report). On the capture
+        kernel (``gpuinterp.dpd_capture_kernel``, CPU or GPU: the estimator's backend) unless the
+        backend is None (numpy: :func:`~.dpd_capture.condition`, then the estimator's alignment,
+        the reference the kernel is tested against) or the fraction of the delay is not wanted."""
+        backend = kw.get("backend", "automatic")
+        if backend is None or not kw.get("fractional", True):
+            yc, clipped, rep = condition(x, y, self.rx_full_scale, self.rx_correction, self.track_frequency,
+                                         kw.get("max_delay"), self.delay)
+            xa, yn, d, Gc, bad = _prepare(x, yc, self.model, None, rep.delay, kw.get("max_delay"),
+                                          kw.get("fractional", True), clipped)
+            return xa, yn, d, Gc, bad, rep
+        if self._capture_kernel is None:
+            from .gpuinterp_python import dpd_capture_kernel
+
+            self._capture_kernel = dpd_capture_kernel(backend, int(kw.get("device", 0)))
+        try:
+            xa, yn, d, Gc, bad, rep = self._capture_kernel.align(
+                x, y, self.rx_full_scale, self.rx_correction, self.track_frequency, kw.get("max_delay"),
+                self.delay)
+        except DPDError:
+            raise
+        except ValueError as e:  # the kernel's refusals carry the estimator's messages
+            raise DPDError(str(e)) from None
+        return xa, yn, d, complex(Gc), bad, CaptureReport(**rep)
 
     def reset_gain(self):
         """Forget the latched |G| (the next two captures measure and confirm it again)."""
@@ -163,10 +190,7 @@ class Adaptation:
         m = self.model
         try:
             x, y = _check_pair(x, y)
-            yc, clipped, rep = condition(x, y, self.rx_full_scale, self.rx_correction, self.track_frequency,
-                                         kw.get("max_delay"), self.delay)
-            xa, yn, d, Gc, bad = _prepare(x, yc, m, None, rep.delay, kw.get("max_delay"),
-                                          kw.get("fractional", True), clipped)
+            xa, yn, d, Gc, bad, rep = self._align(x, y, kw)
         except DPDError as e:
             return self._refuse(str(e))
         info = dict(delay=d, capture=rep)

@@ -14,6 +14,7 @@ namespace py = pybind11;
 void bind_coeffs_message(py::module& m);
 void bind_device_buffers(py::module& m);
 void bind_dpd_gram(py::module& m);
+void bind_dpd_capture(py::module& m);
 void bind_dpd_predistorter(py::module& m);
 void bind_interp_fir(py::module& m);
 void bind_resamp(py::module& m);
@@ -46,6 +47,7 @@ PYBIND11_MODULE(gpuinterp_python, m)
     bind_coeffs_message(m);
     bind_device_buffers(m);
     bind_dpd_gram(m);
+    bind_dpd_capture(m);
     bind_dpd_predistorter(m);
     bind_interp_fir(m);
     bind_resamp(m);

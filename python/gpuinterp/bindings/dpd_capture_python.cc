@@ -1,0 +1,118 @@
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "int_arg.h"
+#include "kernel_guard.h"
+#include "numpy_util.h"
+#include <gnuradio/gpuinterp/kernel/dpd_capture.h>
+#include <pybind11/complex.h>
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+namespace py = pybind11;
+using namespace gr::gpuinterp;
+using cd = std::complex<double>;
+using pyutil::int_arg;
+
+namespace {
+
+const char* capture_doc = R"doc(
+Loopback capture conditioning and alignment (the C++ kernel behind dpd_capture.prepare).
+
+dpd_capture_kernel(backend="cpu", device=0)
+align(x, y, full_scale=None, rx_correction=True, track_frequency=True, max_delay=None,
+      delay=None) -> (xa, yn, delay, gain, bad, report)
+    What dpd_capture.condition followed by the estimator's alignment does: clipping and
+    outlier checks, the envelope delay search (around `delay` first when given), frequency
+    offset and drift, the fractional delay, the receiver's DC and IQ image, the fractional
+    shift onto x's grid and the least-squares gain. xa[i] ~ gain * ya[i], yn = ya / gain;
+    bad: the rows an outlier or clipped sample touches; report: the fields of
+    dpd_capture.CaptureReport. A capture that cannot be used raises ValueError with the
+    estimator's message (naming x, y or target_gain).)doc";
+
+} // namespace
+
+void bind_dpd_capture(py::module& m)
+{
+    using K = kernel::dpd_capture;
+    using G = pyutil::guarded<K>;
+    static const std::string doc = std::string(capture_doc) + pyutil::thread_safety_doc();
+    py::class_<G>(m, "dpd_capture_kernel", doc.c_str())
+        .def(py::init([](const std::string& b, int_arg device) {
+                 return pyutil::make_guarded<K>(backend_from_string(b),
+                                                device.get<int>("device", 0));
+             }),
+             py::arg("backend") = "cpu",
+             py::arg("device") = 0)
+        .def(
+            "align",
+            [](G& g,
+               const py::object& x,
+               const py::object& y,
+               const py::object& full_scale,
+               bool rx_correction,
+               bool track_frequency,
+               const py::object& max_delay,
+               const py::object& delay) {
+                auto xa = pyutil::input_array<cd>(x, "x");
+                auto ya = pyutil::input_array<cd>(y, "y");
+                if (xa.ndim() != 1 || ya.ndim() != 1 || xa.shape(0) != ya.shape(0))
+                    throw py::value_error("x, y: expected two one-dimensional captures of "
+                                          "equal length");
+                kernel::dpd_capture_options o;
+                o.full_scale = full_scale.is_none() ? 0.0 : full_scale.cast<double>();
+                if (!full_scale.is_none() && !(o.full_scale > 0))
+                    throw py::value_error("full_scale: must be > 0 or None");
+                o.rx_correction = rx_correction;
+                o.track_frequency = track_frequency;
+                if (!max_delay.is_none()) {
+                    int_arg md;
+                    md.obj = max_delay;
+                    o.max_delay = md.get<int64_t>("max_delay", 0);
+                }
+                if (!delay.is_none()) {
+                    o.has_delay_hint = true;
+                    o.delay_hint = delay.cast<double>();
+                }
+                const size_t n = size_t(xa.shape(0));
+                const cd* xp = xa.data();
+                const cd* yp = ya.data();
+                kernel::dpd_aligned_capture r =
+                    g.run([&](K& k) { return k.align(xp, yp, n, o); });
+                auto vec = [](const std::vector<cd>& v) {
+                    py::array_t<cd> a(py::ssize_t(v.size()));
+                    std::copy(v.begin(), v.end(), a.mutable_data());
+                    return a;
+                };
+                py::array_t<bool> bad(py::ssize_t(r.bad.size()));
+                std::copy(r.bad.begin(), r.bad.end(), bad.mutable_data());
+                const auto& p = r.report;
+                py::dict rep;
+                rep["rx_peak_dbfs"] = p.rx_peak_dbfs;
+                rep["clipped"] = p.clipped;
+                rep["delay"] = p.delay;
+                rep["envelope_correlation"] = p.envelope_correlation;
+                rep["widened"] = p.widened;
+                rep["freq_offset"] = p.freq_offset;
+                rep["freq_drift"] = p.freq_drift;
+                rep["phase"] = p.phase;
+                rep["rx_dc"] = p.rx_dc;
+                rep["rx_image_db"] = p.rx_image_db;
+                rep["correlation"] = p.correlation;
+                return py::make_tuple(vec(r.xa), vec(r.yn), r.delay, r.gain, bad, rep);
+            },
+            py::arg("x"),
+            py::arg("y"),
+            py::arg("full_scale") = py::none(),
+            py::arg("rx_correction") = true,
+            py::arg("track_frequency") = true,
+            py::arg("max_delay") = py::none(),
+            py::arg("delay") = py::none())
+        .def("backend",
+             [](G& g) {
+                 return g.run([](K& k) { return to_string(k.active_backend()); });
+             })
+        .def("backend_note",
+             [](G& g) { return g.run([](K& k) { return k.backend_note(); }); });
+}
