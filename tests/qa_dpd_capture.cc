@@ -1,0 +1,262 @@
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// dpd_capture on emulated loopback captures built here in plain double arithmetic: the
+// delay, frequency offset, drift and receiver image it reports against the values put in,
+// and the CUDA backend against the CPU backend (which python/gpuinterp/qa_dpd_capture.py
+// holds to the numpy reference). The captures are band-limited by a long windowed sinc, so
+// the fractional delay put in is a true band-limited delay.
+#include "test_util.h"
+#include <gnuradio/gpuinterp/kernel/dpd_capture.h>
+#include <gtest/gtest.h>
+#include <cmath>
+#include <complex>
+#include <cstdlib>
+#include <random>
+#include <vector>
+
+using namespace gr::gpuinterp;
+using namespace gr::gpuinterp::kernel;
+using cd = std::complex<double>;
+
+namespace {
+constexpr double pi = 3.141592653589793;
+
+struct loop_params {
+    double delay = 37.3, freq = 2e-5, drift = 1e-10, snr_db = 45;
+    cd dc = { 0.02, -0.01 }, image = { 0.0, 0.03 };
+    int glitches = 0;
+    unsigned seed = 1;
+};
+
+// A windowed-sinc low-pass of cutoff fc (cycles/sample) delayed by frac (Blackman window).
+std::vector<double> sinc_filter(double fc, double frac, int half)
+{
+    std::vector<double> h;
+    for (int k = -half; k <= half; k++) {
+        const double t = k - frac;
+        const double w = 0.42 + 0.5 * std::cos(pi * t / (half + 1)) +
+                         0.08 * std::cos(2 * pi * t / (half + 1));
+        h.push_back((t == 0 ? 2 * fc : std::sin(2 * pi * fc * t) / (pi * t)) * w);
+    }
+    return h;
+}
+
+std::vector<cd> filter(const std::vector<cd>& x, const std::vector<double>& h, long shift)
+{
+    const long half = long(h.size() / 2), n = long(x.size());
+    std::vector<cd> y(x.size(), 0.0);
+    for (long i = 0; i < n; i++)
+        for (long k = 0; k < long(h.size()); k++) {
+            const long j = i - shift - (k - half);
+            if (j >= 0 && j < n)
+                y[size_t(i)] += h[size_t(k)] * x[size_t(j)];
+        }
+    return y;
+}
+
+void loopback(size_t n, const loop_params& p, std::vector<cd>& x, std::vector<cd>& y)
+{
+    std::mt19937 g(p.seed);
+    std::normal_distribution<double> nd;
+    std::vector<cd> w(n);
+    for (auto& v : w)
+        v = cd(nd(g), nd(g));
+    x = filter(w, sinc_filter(0.2, 0.0, 64), 0);
+    for (auto& v : x)
+        v *= 0.4;
+    std::vector<cd> pa(n);
+    for (size_t i = 0; i < n; i++) {
+        const cd q = x[i] + (i ? 0.05 * x[i - 1] : cd(0));
+        pa[i] = 0.7 * q * (1.0 - 0.15 * std::norm(q));
+    }
+    const long d = long(std::floor(p.delay));
+    y = filter(pa, sinc_filter(0.45, p.delay - double(d), 64), d);
+    double e = 0;
+    for (size_t i = 0; i < n; i++) {
+        const double t = double(i);
+        y[i] *= std::polar(1.0, 2 * pi * (p.freq * t + 0.5 * p.drift * t * t) + 0.4);
+        y[i] += p.image * std::conj(y[i]) + p.dc;
+        e += std::norm(y[i]);
+    }
+    const double rms = std::sqrt(e / double(n));
+    const double s = rms * std::pow(10.0, -p.snr_db / 20) / std::sqrt(2.0);
+    for (auto& v : y)
+        v += s * cd(nd(g), nd(g));
+    for (int k = 0; k < p.glitches; k++)
+        y[100 + size_t(g() % (n - 200))] += 50 * rms;
+}
+
+double max_diff(const std::vector<cd>& a, const std::vector<cd>& b)
+{
+    double m = 0;
+    for (size_t i = 0; i < a.size(); i++)
+        m = std::max(m, std::abs(a[i] - b[i]));
+    return m;
+}
+
+class DpdCapture : public ::testing::TestWithParam<backend>
+{
+};
+
+TEST_P(DpdCapture, FindsTheImpairmentsPutIn)
+{
+    GPUINTERP_SKIP_WITHOUT_DEVICE(GetParam());
+    loop_params p;
+    p.delay = -123.37;
+    std::vector<cd> x, y;
+    loopback(1 << 15, p, x, y);
+    dpd_capture k(GetParam());
+    dpd_capture_options o;
+    o.max_delay = 400;
+    const auto r = k.align(x.data(), y.data(), x.size(), o);
+    // The PA's memory term (0.05 x[n-1]) adds about 0.05 sample of group delay.
+    EXPECT_NEAR(r.delay, p.delay + 0.05, 0.02);
+    const double centre_freq = p.freq + p.drift * double(x.size()) / 2;
+    EXPECT_NEAR(r.report.freq_offset, centre_freq, 2e-7);
+    EXPECT_NEAR(r.report.freq_drift, p.drift, 2e-11);
+    EXPECT_NEAR(r.report.rx_image_db, 20 * std::log10(std::abs(p.image)), 0.5);
+    EXPECT_GT(r.report.correlation, 0.99);
+    EXPECT_NEAR(std::abs(r.gain), 0.7, 0.1);
+    // What comes out is aligned: xa ~ yn up to the PA's compression and memory.
+    double e = 0, ee = 0;
+    for (size_t i = 0; i < r.xa.size(); i++) {
+        e += std::norm(r.xa[i] - r.yn[i]);
+        ee += std::norm(r.xa[i]);
+    }
+    EXPECT_LT(10 * std::log10(e / ee), -15.0);
+}
+
+TEST_P(DpdCapture, RefusesWithTheEstimatorsMessages)
+{
+    GPUINTERP_SKIP_WITHOUT_DEVICE(GetParam());
+    std::vector<cd> x, y;
+    loopback(1 << 13, {}, x, y);
+    dpd_capture k(GetParam());
+    std::mt19937 g(5);
+    std::normal_distribution<double> nd;
+    std::vector<cd> noise(x.size());
+    for (auto& v : noise)
+        v = cd(nd(g), nd(g));
+    auto message = [&](const std::vector<cd>& yy, const dpd_capture_options& o) -> std::string {
+        try {
+            k.align(x.data(), yy.data(), x.size(), o);
+        } catch (const dpd_capture_error& e) {
+            return e.what();
+        }
+        return "";
+    };
+    EXPECT_EQ(message(noise, {}).rfind("y: no lag of y", 0), 0u);
+    dpd_capture_options clip;
+    clip.full_scale = 0.05;
+    EXPECT_EQ(message(y, clip).rfind("y: receiver clipping:", 0), 0u);
+    EXPECT_EQ(message(std::vector<cd>(x.size(), 0.0), {}).rfind("y: no lag", 0), 0u);
+    std::vector<cd> bad = y;
+    bad[7] = cd(NAN, 0);
+    EXPECT_EQ(message(bad, {}).rfind("y: contains NaN", 0), 0u);
+    dpd_capture_options fs;
+    fs.full_scale = -1;
+    EXPECT_EQ(message(y, fs).rfind("full_scale:", 0), 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends,
+                         DpdCapture,
+                         ::testing::Values(backend::cpu, backend::cuda),
+                         gpuinterp_test::backend_name);
+
+// The CUDA backend against the CPU backend on the hardware example's setting scaled down
+// (delay near 3/4 of the search range, glitches, a clipped peak, a delay hint that holds
+// and one that does not, no correction, and no tracking on a capture without a frequency
+// offset).
+TEST(DpdCaptureCuda, EqualsTheCpuBackend)
+{
+    if (cuda_device_count() == 0)
+        GTEST_SKIP() << "no usable CUDA device";
+    loop_params p;
+    p.delay = 15000.4;
+    p.glitches = 4;
+    std::vector<cd> x, y, xl, yl;
+    loopback(1 << 16, p, x, y);
+    p.freq = p.drift = 0; // one LO: nothing to track
+    loopback(1 << 16, p, xl, yl);
+    double peak = 0;
+    for (auto& v : y)
+        if (std::abs(v) < 1) // not a glitch
+            peak = std::max(peak, std::max(std::abs(v.real()), std::abs(v.imag())));
+    struct variant {
+        double full_scale;
+        bool rx, track, hint;
+        double hint_value;
+    };
+    const variant vs[] = { { 0, true, true, false, 0 },
+                           { peak / 0.99 * 0.999, true, true, false, 0 },
+                           { 0, true, true, true, 15000 },
+                           { 0, true, true, true, 300 },
+                           { 0, false, true, false, 0 },
+                           { 0, true, false, false, 0 } };
+    dpd_capture c(backend::cpu), g(backend::cuda);
+    for (const auto& v : vs) {
+        dpd_capture_options o;
+        o.max_delay = 20000;
+        o.full_scale = v.full_scale;
+        o.rx_correction = v.rx;
+        o.track_frequency = v.track;
+        o.has_delay_hint = v.hint;
+        o.delay_hint = v.hint_value;
+        SCOPED_TRACE(testing::Message() << "full scale " << v.full_scale << " rx " << v.rx
+                                        << " track " << v.track << " hint " << v.hint << " "
+                                        << v.hint_value);
+        const auto& xx = v.track ? x : xl;
+        const auto& yy = v.track ? y : yl;
+        const auto a = c.align(xx.data(), yy.data(), xx.size(), o);
+        const auto b = g.align(xx.data(), yy.data(), xx.size(), o);
+        EXPECT_NEAR(b.delay, a.delay, 1e-9);
+        ASSERT_EQ(b.xa.size(), a.xa.size());
+        EXPECT_LT(max_diff(b.xa, a.xa), 1e-12);
+        EXPECT_LT(max_diff(b.yn, a.yn), 1e-9);
+        EXPECT_EQ(b.bad, a.bad);
+        EXPECT_LT(std::abs(b.gain - a.gain), 1e-9 * std::abs(a.gain));
+        EXPECT_EQ(b.report.widened, a.report.widened);
+        EXPECT_EQ(b.report.clipped, a.report.clipped);
+        EXPECT_NEAR(b.report.freq_offset, a.report.freq_offset, 1e-12);
+        EXPECT_NEAR(b.report.freq_drift, a.report.freq_drift, 1e-18);
+        EXPECT_NEAR(b.report.phase, a.report.phase, 1e-9);
+        EXPECT_NEAR(b.report.envelope_correlation, a.report.envelope_correlation, 1e-9);
+        EXPECT_NEAR(b.report.correlation, a.report.correlation, 1e-9);
+        EXPECT_LT(std::abs(b.report.rx_dc - a.report.rx_dc), 1e-9);
+    }
+}
+
+// A capture too large for the device is refused before anything is copied, naming the
+// sizes and the CPU backend (calloc: the host pages are never touched).
+TEST(DpdCaptureCuda, ACaptureTooLargeForTheDeviceIsAClearError)
+{
+    if (cuda_device_count() == 0)
+        GTEST_SKIP() << "no usable CUDA device";
+    const size_t n = size_t(1) << 29; // about 175 GiB of device buffers
+    cd* x = static_cast<cd*>(std::calloc(n, sizeof(cd)));
+    cd* y = static_cast<cd*>(std::calloc(n, sizeof(cd)));
+    ASSERT_TRUE(x && y);
+    dpd_capture g(backend::cuda);
+    std::string what;
+    try {
+        g.align(x, y, n);
+    } catch (const std::exception& e) {
+        what = e.what();
+    }
+    std::free(x);
+    std::free(y);
+    if (what.rfind("dpd_capture: a capture of", 0) != 0 && what.find("no lag") != std::string::npos)
+        GTEST_SKIP() << "this device holds a capture of 2^29 samples";
+    EXPECT_NE(what.find("dpd_capture: a capture of 536870912 samples needs about"),
+              std::string::npos)
+        << what;
+    EXPECT_NE(what.find("use backend cpu"), std::string::npos) << what;
+    // The engine is still usable afterwards.
+    std::vector<cd> xs, ys;
+    loopback(1 << 13, {}, xs, ys);
+    EXPECT_NO_THROW(g.align(xs.data(), ys.data(), xs.size()));
+}
+
+} // namespace
