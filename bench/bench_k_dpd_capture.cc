@@ -98,7 +98,7 @@ kernel::dpd_gram_solution fit(kernel::dpd_gram& g, const kernel::dpd_aligned_cap
     kernel::dpd_gram_options o;
     o.mode = kernel::dpd_gram_options::mode_t::validation;
     const auto pre = g.solve(o);
-    g.add(a.yn.data(), n, a.xa.data(), val_rows.data(), nullptr);
+    g.fold_validation();
     o.mode = kernel::dpd_gram_options::mode_t::fixed;
     o.regularization = pre.lambda;
     return g.solve(o);

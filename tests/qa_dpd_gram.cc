@@ -424,6 +424,35 @@ TEST_P(DpdGram, MasksSelectFitAndHeldOutRows)
     }
 }
 
+// The refit after lambda was chosen on held-out rows: folding them into the fit set gives
+// the sums of adding those rows again, and the naive sums of both sets together.
+TEST_P(DpdGram, FoldingTheHeldOutRowsEqualsAddingThemAgain)
+{
+    const dpd_model m = dpd_model::parse("ph:P=5,Q=3,Lp=3,Lq=2");
+    const auto y = random_signal(1200);
+    const auto x = target_for(m, true, y, 0.05);
+    std::vector<uint8_t> fit(y.size(), 0), val(y.size(), 0), all(y.size(), 1);
+    for (size_t i = 0; i < y.size(); i++)
+        (i < 900 ? fit : val)[i] = 1;
+    gk::set_gram_chunk_rows(128);
+    dpd_gram a(m, true, GetParam()), b(m, true, GetParam());
+    a.add(y.data(), y.size(), x.data(), fit.data(), val.data());
+    b.add(y.data(), y.size(), x.data(), fit.data(), val.data());
+    a.fold_validation();
+    b.add(y.data(), y.size(), x.data(), val.data(), nullptr);
+    const sums s = naive_sums(m, true, y, x, &all, 0);
+    EXPECT_TRUE(close(a.gram(0), b.gram(0), 1e-13));
+    EXPECT_TRUE(close(a.gram(0), s.G, 1e-12));
+    EXPECT_TRUE(close(a.rhs(0), s.b, 1e-12));
+    EXPECT_EQ(a.fit_rows(), s.n);
+    EXPECT_NEAR(a.target_energy(0), s.tt, 1e-12 * s.tt);
+    EXPECT_TRUE(close(a.gram(1), b.gram(1), 0.0)); // the held-out set stays
+    dpd_gram_options o;
+    o.mode = dpd_gram_options::mode_t::fixed;
+    o.regularization = 1e-9;
+    EXPECT_TRUE(close(a.solve(o).w, b.solve(o).w, 1e-10));
+}
+
 TEST_P(DpdGram, ForgettingScalesEverySum)
 {
     const dpd_model m = dpd_model::parse("gmp:Ka=3,La=2,Kb=1,Lb=2,Mb=1,Kc=1,Lc=1,Mc=2");

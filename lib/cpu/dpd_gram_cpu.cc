@@ -125,6 +125,13 @@ public:
                 v *= f;
         }
     }
+    void fold() override
+    {
+        for (size_t i = 0; i < d_G[0].size(); i++)
+            d_G[0][i] += d_G[1][i];
+        for (size_t i = 0; i < d_b[0].size(); i++)
+            d_b[0][i] += d_b[1][i];
+    }
     void clear() override
     {
         for (int s = 0; s < 2; s++) {

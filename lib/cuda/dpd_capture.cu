@@ -9,7 +9,10 @@
 // block order, so a result does not depend on scheduling (atomics would make the chosen
 // delay, and so the fit, differ bit-wise from run to run). Only scalars, the 129
 // correlation values and the block phase sums cross the bus until read() brings the
-// aligned capture back.
+// aligned capture back. Both crossings go through pinned staging, filled and emptied by
+// threads: from pageable memory the DMA and one thread's memcpy each run at a fraction of
+// the bus.
+#include "../common/parallel.h"
 #include "cuda_common.cuh"
 #include "cuda_engines.h"
 #include <cub/device/device_radix_sort.cuh>
@@ -181,10 +184,13 @@ public:
         for (auto& l : d_len)
             l = 0;
         d_len[X] = d_len[Y] = n;
-        GPUINTERP_CUDA_CHECK(
-            cudaMemcpyAsync(v(X), x, n * sizeof(cd), cudaMemcpyHostToDevice, s()));
-        GPUINTERP_CUDA_CHECK(
-            cudaMemcpyAsync(v(Y), y, n * sizeof(cd), cudaMemcpyHostToDevice, s()));
+        d_stage.reserve(2 * n);
+        cpu::parallel_copy(d_stage.get(), x, n * sizeof(cd));
+        cpu::parallel_copy(d_stage.get() + n, y, n * sizeof(cd));
+        GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(
+            v(X), d_stage.get(), n * sizeof(cd), cudaMemcpyHostToDevice, s()));
+        GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(
+            v(Y), d_stage.get() + n, n * sizeof(cd), cudaMemcpyHostToDevice, s()));
         GPUINTERP_CUDA_CHECK(cudaMemsetAsync(m(BAD), 0, n, s()));
         d_env_ready = false;
         const tc* px = v(X);
@@ -511,21 +517,21 @@ public:
     void read(vec src, size_t v0, size_t len, cd div, cd* out) override
     {
         device_guard g(d_device);
-        if (div == cd(1)) {
-            GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(
-                out, v(src) + v0, len * sizeof(cd), cudaMemcpyDeviceToHost, s()));
-        } else {
-            // Divided on the device (the division of std::complex and thrust::complex is the
-            // same IEEE arithmetic for the finite, non-tiny gains that reach here).
-            const tc* p = v(src) + v0;
+        const tc* p = v(src) + v0;
+        if (div != cd(1)) {
+            // Divided on the device; thrust's complex division may round the last bit
+            // differently from the CPU backend's (both scale against overflow).
             d_fb.reserve(len);
             tc* o = d_fb.get();
             const tc dv(div);
             launch(len, [=] __device__(size_t i) { o[i] = p[i] / dv; });
-            GPUINTERP_CUDA_CHECK(
-                cudaMemcpyAsync(out, o, len * sizeof(cd), cudaMemcpyDeviceToHost, s()));
+            p = o;
         }
+        d_stage.reserve(len);
+        GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(
+            d_stage.get(), p, len * sizeof(cd), cudaMemcpyDeviceToHost, s()));
         d_stream->synchronize();
+        cpu::parallel_copy(out, d_stage.get(), len * sizeof(cd));
     }
 
     void read_bad(size_t len, uint8_t* out) override
@@ -713,6 +719,7 @@ public:
     device_buffer<double> d_pval;
     device_buffer<int64_t> d_pidx;
     device_buffer<unsigned char> d_temp;
+    pinned_buffer<tc> d_stage;
     std::map<std::pair<size_t, int>, cufftHandle> d_plans;
     bool d_env_ready = false;
 };

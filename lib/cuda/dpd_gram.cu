@@ -162,15 +162,17 @@ public:
             ahead = std::max(ahead, -terms[i].env);
         }
         // Memory: two Grams (K^2), the basis chunk (R K), and the staged window (< 4R +
-        // history). The chunk takes what is free up to 256 MiB; below 256 rows, refuse
-        // with the sizes.
+        // history). The chunk takes what is free up to 256 MiB and 2^18 rows (a small
+        // model's capture then crosses in a few chunks: each costs a host wait, and a
+        // larger pinned staging would cost its allocation on every estimator constructed);
+        // below 256 rows, refuse with the sizes.
         size_t free_b = 0, total_b = 0;
         GPUINTERP_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
         const size_t K = d_K, cplx = sizeof(cuDoubleComplex);
         const size_t grams = 2 * (K * K + K) * cplx;
         const size_t per_row = K * cplx + 4 * (cplx + sizeof(long long) + cplx);
         const size_t budget = free_b > grams ? (free_b - grams) * 3 / 4 : 0;
-        size_t R = std::min<size_t>((size_t(256) << 20) / (K * cplx), 65536);
+        size_t R = std::min<size_t>((size_t(256) << 20) / (K * cplx), size_t(1) << 18);
         R = std::min(R, budget / per_row);
         if (R < 256) {
             std::ostringstream os;
@@ -279,6 +281,17 @@ public:
             GPUINTERP_CUBLAS_CHECK(
                 cublasZdscal(d_blas->get(), int(d_K), &f, d_b[s].get(), 1));
         }
+        d_stream->synchronize();
+    }
+
+    void fold() override
+    {
+        device_guard g(d_device);
+        const cuDoubleComplex one = make_cuDoubleComplex(1, 0);
+        GPUINTERP_CUBLAS_CHECK(cublasZaxpy(
+            d_blas->get(), int(d_K * d_K), &one, d_G[1].get(), 1, d_G[0].get(), 1));
+        GPUINTERP_CUBLAS_CHECK(
+            cublasZaxpy(d_blas->get(), int(d_K), &one, d_b[1].get(), 1, d_b[0].get(), 1));
         d_stream->synchronize();
     }
 

@@ -124,6 +124,11 @@ dpd_gram::dpd_gram(const dpd_model& model, bool lo_leakage, backend requested, i
     d_engine = make_gram_engine(d_backend, device);
     d_engine->init(terms);
     d_chunk = d_engine->chunk_rows();
+    // cuSOLVER's Zheevd costs about a millisecond whatever the size (its stages are
+    // separate launches with host synchronisation); LAPACK decomposes a 64 x 64 matrix in
+    // well under that, so a small model's solve stays on the host.
+    if (d_backend == backend::cuda && d_K <= host_eigh_columns)
+        d_host_eigh = make_gram_engine(backend::cpu, 0);
     if (const size_t o = chunk_override.load())
         d_chunk = std::min(d_chunk, o);
 }
@@ -204,6 +209,13 @@ void dpd_gram::forget(double factor)
     }
 }
 
+void dpd_gram::fold_validation()
+{
+    d_engine->fold();
+    d_tt[0] += d_tt[1];
+    d_rows[0] += d_rows[1];
+}
+
 void dpd_gram::reset()
 {
     d_engine->clear();
@@ -263,7 +275,8 @@ dpd_gram_solution dpd_gram::solve(const dpd_gram_options& opt) const
     for (size_t j = 0; j < K; j++)
         for (size_t i = 0; i < K; i++)
             A[j * K + i] = G[j * K + i] / (d[i] * d[j]);
-    std::vector<double> e = d_engine->eigh(A, K); // A -> V, e ascending
+    std::vector<double> e =
+        (d_host_eigh ? *d_host_eigh : *d_engine).eigh(A, K); // A -> V, e ascending
     for (double v : e)
         if (!std::isfinite(v))
             throw std::runtime_error(

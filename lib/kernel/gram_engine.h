@@ -56,6 +56,8 @@ public:
                             const cd* t,
                             size_t R) = 0;
     virtual void scale(double factor) = 0;
+    //! Set 0 += set 1 (G and b): the held-out rows joined to the fit rows.
+    virtual void fold() = 0;
     virtual void clear() = 0;
     //! Host copies: G as a full Hermitian K x K column-major matrix, and b.
     virtual void read(int set, std::vector<cd>& G, std::vector<cd>& b) const = 0;

@@ -2,6 +2,7 @@
 """Indirect-learning estimation from one capture: outliers, alignment, gain, the fit."""
 
 import math
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -163,13 +164,30 @@ def _probe_rows(yn, xa, ok, design, perturbation, seed=0x5eed):
     return design(yp)[ok], xp[ok]
 
 
+_engines = threading.local()
+
+
+def _gram_engine(model, lo_leakage, backend, device):
+    """A reset estimation engine for this model: the last one this thread used when it fits
+    (building one costs the CUDA library handles and the staging buffers, more than a small
+    model's whole fit), else a new one."""
+    from .gpuinterp_python import dpd_gram
+
+    key = (model, lo_leakage, backend, device)
+    held = getattr(_engines, "gram", None)
+    if held is not None and held[0] == key:
+        held[1].reset()
+        return held[1]
+    g = dpd_gram(model, lo_leakage, backend=backend, device=device)
+    _engines.gram = (key, g)
+    return g
+
+
 def _fit_engine(xa, yn, m, regularization, lo_leakage, ok, validation, probes, backend, device):
     """The fit of :func:`_fit` on the estimation engine (``gpuinterp.dpd_gram``: the Gram of the
     column-normalised basis accumulated chunk by chunk on the CPU or the GPU, one eigendecomposition
     for the whole lambda grid): the same rows, the same choice of lambda, never the N x K basis."""
-    from .gpuinterp_python import dpd_gram
-
-    g = dpd_gram(str(m), bool(lo_leakage), backend=backend, device=int(device))
+    g = _gram_engine(str(m), bool(lo_leakage), backend, int(device))
     n = xa.size
     u8 = lambda b: np.ascontiguousarray(b, dtype=np.uint8)  # noqa: E731
 
@@ -199,7 +217,10 @@ def _fit_engine(xa, yn, m, regularization, lo_leakage, ok, validation, probes, b
         if fit_rows.sum() >= g.num_columns() and val_rows.any():
             pre = g.solve("validation")
             reg, val, how = pre["regularization"], pre["validation_nmse_db"], "holdout"
-            add(val_rows)  # refit on every row at the chosen lambda
+            if probes is None:  # refit on every row at the chosen lambda
+                g.fold_validation()
+            else:  # the probe copies of the held-out rows join too
+                add(val_rows)
             sol = g.solve(float(reg))
         else:
             add(val_rows)

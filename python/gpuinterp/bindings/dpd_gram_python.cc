@@ -132,6 +132,11 @@ void bind_dpd_gram(py::module& m)
             py::arg("factor"))
         .def("reset", [](G& g) { g.run([](K& k) { k.reset(); }); })
         .def(
+            "fold_validation",
+            [](G& g) { g.run([](K& k) { k.fold_validation(); }); },
+            "Join the held-out rows to the fit rows (the refit at the chosen lambda) "
+            "without a second pass over the capture.")
+        .def(
             "solve",
             [](G& g, const py::object& reg, const py::object& grid) {
                 kernel::dpd_gram_options o;

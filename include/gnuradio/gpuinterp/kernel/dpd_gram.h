@@ -126,6 +126,12 @@ public:
     void forget(double factor);
     //! Drop everything accumulated.
     void reset();
+    /*!
+     * \brief Join the held-out rows to the fit rows (set 0 += set 1; the held-out set
+     * stays), the refit after lambda was chosen on them: the same sums as add()ing those
+     * rows again as fit rows, without a second pass over the capture.
+     */
+    void fold_validation();
 
     /*!
      * \brief Regularised least squares from the accumulated sums.
@@ -147,6 +153,8 @@ public:
 
     //! 10^e for e = -14, -13.5, .., -1 (dpd_solve.REGULARIZATION_GRID).
     static std::vector<double> default_grid();
+    //! Models up to this many columns are eigendecomposed on the host on every backend.
+    static constexpr size_t host_eigh_columns = 64;
 
     size_t num_columns() const { return d_K; }
     const dpd_model& model() const { return d_model; }
@@ -174,6 +182,8 @@ private:
     backend d_backend;
     std::string d_note;
     std::unique_ptr<gram_engine> d_engine;
+    //! The eigendecomposition of a small Gram on the host (see solve()).
+    std::unique_ptr<gram_engine> d_host_eigh;
     double d_tt[2] = { 0, 0 };
     double d_rows[2] = { 0, 0 };
 };
