@@ -291,11 +291,14 @@ private:
         d_sc16_scale = scale;
         if (!d_counts.get()) {
             // The device counters only ever grow: each call adds what they grew by, so no call
-            // has to clear them (and wait for the clear) before its launches.
+            // has to clear them (and wait for the clear) before its launches. The one clear is
+            // queued on the engine's stream: the stream does not wait for the legacy default
+            // stream (it is non-blocking), where a plain cudaMemset of device memory may still
+            // be running when the first kernel starts.
             d_counts.reserve(2);
             d_pinned_counts.reserve(2);
-            GPUINTERP_CUDA_CHECK(
-                cudaMemset(d_counts.get(), 0, 2 * sizeof(unsigned long long)));
+            GPUINTERP_CUDA_CHECK(cudaMemsetAsync(
+                d_counts.get(), 0, 2 * sizeof(unsigned long long), d_stream->get()));
         }
     }
 
