@@ -15,6 +15,9 @@
 //   impl 4: gpuinterp, backend cpu, device buffers (simulated device: what the buffers cost on
 //   a CPU)
 // log2buf: the blocks' min output buffer, 2^22 items unless given (0).
+// sc16: 1 makes the resampler (stages 3, gpuinterp rows) emit sc16 (output_format "sc16"), the
+// item a radio takes: the chain's last hop carries 4 bytes per sample instead of 8. Its rows sit
+// next to the same chain's fc32 row.
 // items_per_second counts INPUT samples; out_Msps the chain's output. N = 2^28 inputs for
 // the GPU rows (GPUINTERP_BENCH_LOG2N), 2^min(log2n, GPUINTERP_BENCH_CPU_LOG2N=22) for
 // the CPU rows (the rate is what is compared). BM_bus_ceiling measures pinned copy
@@ -36,6 +39,7 @@
 #include <benchmark/benchmark.h>
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 
 using cf = std::complex<float>;
@@ -56,6 +60,11 @@ void BM_fg_chain(benchmark::State& st)
     const int stages = int(st.range(1));
     // log2 of the blocks' min output buffer (items); 22 unless a row asks for another.
     const int log2buf = st.range(2) ? int(st.range(2)) : 22;
+    const bool sc16 = st.range(3) != 0;
+    if (sc16 && (which == 0 || stages != 3)) {
+        st.SkipWithError("sc16: the gpuinterp 3-stage chain only");
+        return;
+    }
     const auto h1 = gpuinterp_bench::lowpass(8, 128);
     const auto h2 = gpuinterp_bench::lowpass(1, 48);
     const int log2n = gpuinterp_bench::log2n(28);
@@ -71,7 +80,7 @@ void BM_fg_chain(benchmark::State& st)
         auto tb = gr::make_top_block("chain");
         auto src = gr::blocks::null_source::make(sizeof(cf));
         auto head = gr::blocks::head::make(sizeof(cf), n);
-        auto snk = gr::blocks::null_sink::make(sizeof(cf));
+        auto snk = gr::blocks::null_sink::make(sc16 ? 2 * sizeof(int16_t) : sizeof(cf));
         std::vector<gr::block_sptr> chain;
         if (which == 0) {
             chain.push_back(gr::filter::interp_fir_filter_ccf::make(8, h1));
@@ -90,8 +99,16 @@ void BM_fg_chain(benchmark::State& st)
             chain.push_back(gr::gpuinterp::dpd_predistorter_cc::make(
                 5, 3, 5, 5, co, cf(0), be, 0, 0, false, dev));
             if (stages == 3)
-                chain.push_back(gr::gpuinterp::resampler_cc::make(
-                    resamp_rate, "polyphase", 32, 32, 80.0, be, 0, dev));
+                chain.push_back(
+                    gr::gpuinterp::resampler_cc::make(resamp_rate,
+                                                      "polyphase",
+                                                      32,
+                                                      32,
+                                                      80.0,
+                                                      be,
+                                                      0,
+                                                      dev,
+                                                      sc16 ? "sc16" : "fc32"));
         }
         // Large buffers for every row: per-call overhead is not what is compared.
         head->set_min_output_buffer(1 << 19);
@@ -114,20 +131,23 @@ void BM_fg_chain(benchmark::State& st)
     st.counters["log2n"] = std::log2(double(n));
 }
 BENCHMARK(BM_fg_chain)
-    ->ArgNames({ "impl", "stages", "log2buf" })
-    ->Args({ 0, 2, 0 })
-    ->Args({ 1, 2, 0 })
-    ->Args({ 2, 2, 0 })
-    ->Args({ 3, 2, 0 })
-    ->Args({ 4, 2, 0 })
-    ->Args({ 0, 3, 0 })
-    ->Args({ 1, 3, 0 })
-    ->Args({ 2, 3, 0 })
-    ->Args({ 3, 3, 0 })
-    ->Args({ 4, 3, 0 })
+    ->ArgNames({ "impl", "stages", "log2buf", "sc16" })
+    ->Args({ 0, 2, 0, 0 })
+    ->Args({ 1, 2, 0, 0 })
+    ->Args({ 2, 2, 0, 0 })
+    ->Args({ 3, 2, 0, 0 })
+    ->Args({ 4, 2, 0, 0 })
+    ->Args({ 0, 3, 0, 0 })
+    ->Args({ 1, 3, 0, 0 })
+    ->Args({ 1, 3, 0, 1 })
+    ->Args({ 2, 3, 0, 0 })
+    ->Args({ 2, 3, 0, 1 })
+    ->Args({ 3, 3, 0, 0 })
+    ->Args({ 4, 3, 0, 0 })
+    ->Args({ 4, 3, 0, 1 })
     // Where the device chain loses its time: the same chain with other buffer sizes.
-    ->Args({ 2, 3, 20 })
-    ->Args({ 2, 3, 24 })
+    ->Args({ 2, 3, 20, 0 })
+    ->Args({ 2, 3, 24, 0 })
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
     ->Iterations(2);
@@ -151,6 +171,9 @@ void BM_bus_ceiling(benchmark::State& st)
     st.counters["ceiling_2stages_Msps_in"] = std::min(h2d / 8, d2h / (8 * 8)) * 1e3;
     st.counters["ceiling_3stages_Msps_in"] =
         std::min(h2d / 8, d2h / (8 * 8 * resamp_rate)) * 1e3;
+    // the 3-stage chain ending in sc16: 4 bytes per output sample come back
+    st.counters["ceiling_3stages_sc16_Msps_in"] =
+        std::min(h2d / 8, d2h / (4 * 8 * resamp_rate)) * 1e3;
 }
 BENCHMARK(BM_bus_ceiling)->Unit(benchmark::kMillisecond)->Iterations(1);
 

@@ -13,7 +13,9 @@
 #include <gnuradio/gpuinterp/kernel/backend.h>
 #include <gnuradio/gpuinterp/kernel/sample_format.h>
 #include <gnuradio/logger.h>
+#include <type_traits>
 #include <chrono>
+#include <complex>
 #include <mutex>
 #include <set>
 #include <stdexcept>
@@ -38,6 +40,20 @@ inline unsigned interpolation_from_param(int interpolation)
         throw std::invalid_argument("interpolation: must be >= 1, got " +
                                     std::to_string(interpolation));
     return static_cast<unsigned>(interpolation);
+}
+
+//! The output item of a block with an output_format parameter: T, or with sc16 two int16 (complex
+//! samples only). Validates both parameters, naming them.
+template <class T>
+size_t output_item_size(kernel::sample_format f, float full_scale)
+{
+    if (f == kernel::sample_format::sc16) {
+        if (!std::is_same_v<T, std::complex<float>>)
+            throw std::invalid_argument("output_format: sc16 needs complex samples");
+        kernel::validate_full_scale(full_scale);
+        return kernel::sample_bytes(f);
+    }
+    return sizeof(T);
 }
 
 //! Log the backend a block ended up with, and why automatic fell back to the CPU. The reason is the

@@ -33,21 +33,6 @@ interp_fir<T, TAP>::make(int interpolation,
                                                               full_scale);
 }
 
-namespace {
-// The output item: T, or with sc16 two int16 (complex samples only).
-template <class T>
-size_t output_item(kernel::sample_format f, float full_scale)
-{
-    if (f == kernel::sample_format::sc16) {
-        if (!std::is_same_v<T, std::complex<float>>)
-            throw std::invalid_argument("output_format: sc16 needs complex samples");
-        kernel::validate_full_scale(full_scale);
-        return 2 * sizeof(int16_t);
-    }
-    return sizeof(T);
-}
-} // namespace
-
 template <class T, class TAP>
 interp_fir_impl<T, TAP>::interp_fir_impl(int interpolation,
                                          const std::vector<TAP>& taps,
@@ -64,8 +49,8 @@ interp_fir_impl<T, TAP>::interp_fir_impl(int interpolation,
               device_buffers,
               1,
               1,
-              output_item<T>(kernel::sample_format_from_string(output_format),
-                             full_scale)),
+              output_item_size<T>(kernel::sample_format_from_string(output_format),
+                                  full_scale)),
           unsigned(interpolation < 1 ? 1 : interpolation)),
       d_kernel(interpolation_from_param(interpolation),
                taps,

@@ -93,8 +93,18 @@ int resampler_impl<T>::general_work(int noutput_items,
         const size_t avail = size_t(std::max(0, ninput_items[0] - int(d_skip)));
         const T* in = static_cast<const T*>(input_items[0]) + d_skip;
         size_t got;
-        if (d_device_buffers) { // device pointers (host memory on the CPU backend)
+        if (d_device_buffers) // device pointers (host memory on the CPU backend)
             in = static_cast<const T*>(d_io.input(*this, 0, in, avail * sizeof(T)));
+        if (d_format == kernel::sample_format::sc16) {
+            got = d_kernel->resample_sc16(static_cast<int16_t*>(output_items[0]),
+                                          size_t(noutput_items),
+                                          in,
+                                          avail,
+                                          used,
+                                          d_full_scale,
+                                          d_device_buffers);
+            d_warning.check(this->d_logger, "", d_kernel->counts(), d_full_scale);
+        } else if (d_device_buffers) {
             got = d_kernel->resample_device(
                 static_cast<T*>(output_items[0]), size_t(noutput_items), in, avail, used);
         } else {
@@ -121,8 +131,13 @@ typename resampler<T>::sptr resampler<T>::make(double rate,
                                                double attenuation_db,
                                                const std::string& backend,
                                                int device,
-                                               bool device_buffers)
+                                               bool device_buffers,
+                                               const std::string& output_format,
+                                               float full_scale)
 {
+    // The output parameters are checked before a kernel (and its device memory) exists.
+    const kernel::sample_format format = kernel::sample_format_from_string(output_format);
+    output_item_size<T>(format, full_scale);
     return gnuradio::make_block_sptr<resampler_impl<T>>(
         std::make_unique<kernel::resampler<T>>(
             rate,
@@ -131,7 +146,9 @@ typename resampler<T>::sptr resampler<T>::make(double rate,
             device,
             resampler_detail::make_params(nfilts, taps_per_arm, attenuation_db)),
         device,
-        device_buffers);
+        device_buffers,
+        format,
+        full_scale);
 }
 
 template class resampler<std::complex<float>>;

@@ -6,6 +6,7 @@
 #ifndef INCLUDED_GPUINTERP_RESAMPLER_IMPL_H
 #define INCLUDED_GPUINTERP_RESAMPLER_IMPL_H
 
+#include "block_util.h"
 #include "device_io.h"
 #include <gnuradio/block_detail.h>
 #include <gnuradio/buffer_reader.h>
@@ -30,14 +31,20 @@ class resampler_impl : public resampler<T>, public device_buffer_client
 {
 public:
     //! `kernel`: built by make() from its arguments.
+    //! `format`, `full_scale`: as make() takes them (output_item_size() validates them).
     resampler_impl(std::unique_ptr<kernel::resampler<T>> kernel,
                    int device,
-                   bool device_buffers)
+                   bool device_buffers,
+                   kernel::sample_format format,
+                   float full_scale)
         : gr::block("resampler",
                     device_buffer_signature(device_buffers, 1, 1, sizeof(T)),
-                    device_buffer_signature(device_buffers, 1, 1, sizeof(T))),
+                    device_buffer_signature(
+                        device_buffers, 1, 1, output_item_size<T>(format, full_scale))),
           d_kernel(std::move(kernel)),
-          d_device_buffers(device_buffers)
+          d_device_buffers(device_buffers),
+          d_format(format),
+          d_full_scale(full_scale)
     {
         log_backend(this->d_logger, d_kernel->active_backend(), d_kernel->backend_note());
         d_io.attach(*this, d_kernel->active_backend(), device, device_buffers);
@@ -104,6 +111,17 @@ public:
     }
     bool device_buffers() const override { return d_device_buffers; }
     device_binding buffer_binding() const override { return d_io.binding(); }
+    std::string output_format() const override { return kernel::to_string(d_format); }
+    uint64_t saturated() const override
+    {
+        std::lock_guard<std::mutex> lock(d_mutex);
+        return d_kernel->counts().saturated;
+    }
+    uint64_t invalid() const override
+    {
+        std::lock_guard<std::mutex> lock(d_mutex);
+        return d_kernel->counts().invalid;
+    }
 
     void forecast(int noutput_items, gr_vector_int& ninput_items_required) override
     {
@@ -148,7 +166,10 @@ private:
     bool d_rate_changed = false;
     size_t d_skip = 0; // GNU Radio history items in front of the new input
     const bool d_device_buffers;
+    const kernel::sample_format d_format;
+    const float d_full_scale;
     device_io d_io;
+    sc16_warning d_warning;
     std::vector<gr::tag_t> d_tags; // reused across calls
 };
 

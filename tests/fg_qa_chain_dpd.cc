@@ -24,6 +24,7 @@
 #include <cstdlib>
 #include <random>
 #include <thread>
+#include <type_traits>
 
 using cf = std::complex<float>;
 namespace gi = gr::gpuinterp;
@@ -33,26 +34,43 @@ namespace {
 using gpuinterp_fg::rel_err;
 using gpuinterp_fg::within;
 
-std::vector<cf> run_tx_chain(const std::string& backend,
-                             bool dev,
-                             bool small,
-                             unsigned seed,
-                             const std::vector<cf>& x,
-                             const std::vector<float>& h,
-                             const std::vector<cf>& co,
-                             int dev_a = 0,
-                             int dev_b = 0,
-                             int dev_c = 0)
+//! Item: cf, or int16_t for a resampler with sc16 output (two per sample; `resampler_out` then
+//! receives the block, for its counts).
+template <typename Item = cf>
+std::vector<Item> run_tx_chain(const std::string& backend,
+                               bool dev,
+                               bool small,
+                               unsigned seed,
+                               const std::vector<cf>& x,
+                               const std::vector<float>& h,
+                               const std::vector<cf>& co,
+                               int dev_a = 0,
+                               int dev_b = 0,
+                               int dev_c = 0,
+                               float full_scale = 1.0f,
+                               gi::resampler_cc::sptr* resampler_out = nullptr)
 {
+    constexpr bool sc16 = std::is_same_v<Item, int16_t>;
     std::mt19937 g(seed);
     auto tb = gr::make_top_block("tx");
     auto src = gr::blocks::vector_source<cf>::make(x);
     auto a = gi::interp_fir_ccf::make(4, h, backend, dev_a, 0, dev);
     auto b = gi::dpd_predistorter_cc::make(5, 3, 4, 2, co, cf(0.01f, -0.02f), backend, dev_b, 0, false, dev);
     EXPECT_EQ(b->device_buffers(), dev);
-    auto c = gi::resampler_cc::make(1.25, "polyphase", 32, 32, 80.0, backend, dev_c, dev);
+    auto c = gi::resampler_cc::make(1.25,
+                                    "polyphase",
+                                    32,
+                                    32,
+                                    80.0,
+                                    backend,
+                                    dev_c,
+                                    dev,
+                                    sc16 ? "sc16" : "fc32",
+                                    full_scale);
     EXPECT_EQ(c->device_buffers(), dev);
-    auto snk = gr::blocks::vector_sink<cf>::make();
+    if (resampler_out)
+        *resampler_out = c;
+    auto snk = gr::blocks::vector_sink<Item>::make(sc16 ? 2 : 1);
     if (small) {
         std::uniform_int_distribution<int> bs(64, 5000), calls(1, 2500);
         auto cp = gr::blocks::copy::make(sizeof(cf));
@@ -124,6 +142,58 @@ TEST_P(FgTxChain, InterpDpdResampleDeviceEqualsHostEqualsCpu)
         EXPECT_LE(rel_err(host, cpu), 2e-5) << "host buffers, seed " << seed;
         EXPECT_LE(rel_err(dev, cpu), 2e-5) << "device buffers, seed " << seed;
         EXPECT_LE(rel_err(dev, host), 2e-5) << "device vs host, seed " << seed;
+    }
+}
+
+// The chain ending in sc16 (the resampler's output_format), what a radio takes: on host and on
+// device buffers, GNU Radio's default and random tiny buffers, it is the conversion of the same
+// backend's float chain (rint(y * 32767 / full scale), clipped) to one step (the chains run in
+// other work() calls, and the CUDA kernels' float sums need not be bit-identical across those),
+// and the block counts the clipped samples: exactly those the conversion clips, but for samples
+// that moved by a step.
+TEST_P(FgTxChain, EndsInSc16LikeTheFloatChain)
+{
+    std::mt19937 g(9);
+    std::uniform_real_distribution<float> d(-0.4f, 0.4f);
+    std::vector<float> h;
+    std::vector<cf> co;
+    chain_design(g, h, co);
+    const float fs = 0.25f; // below the chain's peak: some outputs clip
+    for (unsigned seed = 1; seed <= 3; seed++) {
+        std::vector<cf> x(20000 + 1013 * seed);
+        for (auto& v : x)
+            v = { d(g), d(g) };
+        const bool small = seed > 1;
+        for (bool dev : { false, true }) {
+            const auto y = run_tx_chain(GetParam(), dev, small, seed, x, h, co);
+            gi::resampler_cc::sptr blk;
+            const auto q = run_tx_chain<int16_t>(
+                GetParam(), dev, small, seed, x, h, co, 0, 0, 0, fs, &blk);
+            ASSERT_EQ(q.size(), 2 * y.size()) << "seed " << seed << " dev " << dev;
+            EXPECT_EQ(blk->output_format(), "sc16");
+            uint64_t clipped = 0, moved = 0;
+            for (size_t i = 0; i < y.size(); i++) {
+                bool sat = false, off = false;
+                for (int c = 0; c < 2; c++) {
+                    const float v = c ? y[i].imag() : y[i].real();
+                    const double r = std::nearbyint(double(v * (32767.0f / fs)));
+                    const double want = std::min(32767.0, std::max(-32768.0, r));
+                    sat |= r != want;
+                    const double err = std::abs(double(q[2 * i + c]) - want);
+                    ASSERT_LE(err, 1.0) << "sample " << i << " seed " << seed << " dev " << dev;
+                    off |= err != 0;
+                }
+                clipped += sat;
+                moved += off;
+            }
+            EXPECT_GT(clipped, 0u) << "seed " << seed;
+            const uint64_t got = blk->saturated();
+            EXPECT_LE(got > clipped ? got - clipped : clipped - got, moved)
+                << "seed " << seed << " dev " << dev;
+            EXPECT_EQ(blk->invalid(), 0u);
+            if (GetParam() == "cpu")
+                EXPECT_EQ(moved, 0u) << "the CPU's float chain is chunking-invariant";
+        }
     }
 }
 

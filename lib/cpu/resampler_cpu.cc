@@ -11,11 +11,14 @@
 // Radio's pfb_arb_resampler blends its filter and derivative outputs (for r < 1 the arms
 // are K/r long: the table is stretched).
 #include "../common/parallel.h"
+#include "../common/sc16.h"
 #include "../kernel/fixed_phase.h"
 #include "cpu_engines.h"
 #include "dot.h"
 #include <gnuradio/gpuinterp/kernel/texture_emulation.h>
+#include <atomic>
 #include <cmath>
+#include <stdexcept>
 
 namespace gr {
 namespace gpuinterp {
@@ -47,59 +50,115 @@ public:
 
     void run(T* out, const T* w, size_t, const resamp_plan& plan) override
     {
-        constexpr size_t block = 4096;
+        for_each_block(plan,
+                       [&](size_t lo, size_t hi) { outputs(out + lo, w, plan, lo, hi); });
+    }
+
+    void run_sc16(int16_t* out,
+                  const T* w,
+                  size_t,
+                  const resamp_plan& plan,
+                  float scale,
+                  sc16_counts& counts) override
+    {
+        if constexpr (!cplx) {
+            (void)out;
+            (void)w;
+            (void)plan;
+            (void)scale;
+            (void)counts;
+            throw std::logic_error("resampler engine: sc16 needs complex samples");
+        } else {
+            // Each block's outputs are converted while they are in cache (a block is 32 KB of
+            // complex float), in the block's own thread.
+            std::atomic<uint64_t> sat{ 0 }, bad{ 0 };
+            for_each_block(plan, [&](size_t lo, size_t hi) {
+                T y[block];
+                outputs(y, w, plan, lo, hi);
+                int16_t* o = out + 2 * lo;
+                uint64_t s_n = 0, b_n = 0;
+                for (size_t i = 0; i < hi - lo; i++) {
+                    bool s = false, b = false;
+                    o[2 * i] = sc16_component(y[i].real(), scale, s, b);
+                    o[2 * i + 1] = sc16_component(y[i].imag(), scale, s, b);
+                    s_n += s;
+                    b_n += b;
+                }
+                if (s_n)
+                    sat += s_n;
+                if (b_n)
+                    bad += b_n;
+            });
+            counts.saturated += sat.load();
+            counts.invalid += bad.load();
+        }
+    }
+
+private:
+    static constexpr size_t block = 4096; // outputs per parallel block
+
+    //! f(lo, hi) for blocks [lo, hi) of the plan's outputs, spread over threads when the call
+    //! is large enough.
+    template <typename F>
+    void for_each_block(const resamp_plan& plan, F&& f) const
+    {
         const size_t n = plan.n_out;
         double cost = double(n);
         if (plan.method == resamp_method::polyphase)
             cost *= 2.0 * d_K;
         cpu::parallel_blocks((n + block - 1) / block, cost, [&](size_t b) {
-            const size_t lo = b * block, hi = std::min(n, lo + block);
-            fx_pos p = fx_advance(plan.pos0, plan.step, lo);
-            switch (plan.method) {
-            case resamp_method::nearest:
-                for (size_t k = lo; k < hi; k++, p = fx_add(p, plan.step))
-                    out[k] = w[p.ip + (p.fp >> 63)];
-                break;
-            case resamp_method::linear:
-                for (size_t k = lo; k < hi; k++, p = fx_add(p, plan.step)) {
-                    const float mu = fx_frac_f(p.fp);
-                    out[k] = (1.0f - mu) * w[p.ip] + mu * w[p.ip + 1];
-                }
-                break;
-            case resamp_method::texture:
-                for (size_t k = lo; k < hi; k++, p = fx_add(p, plan.step)) {
-                    int64_t i = p.ip;
-                    int q = fx_weight9(p.fp);
-                    if (q == 256) { // the texel centre of x[i+1]: every rounding order
-                                    // returns it
-                        i++;
-                        q = 0;
-                    }
-                    out[k] = texemu::lerp9_value(
-                        w[i], w[i + 1], q, texemu::hardware_model.lerp);
-                }
-                break;
-            case resamp_method::cubic:
-                for (size_t k = lo; k < hi; k++, p = fx_add(p, plan.step)) {
-                    const float mu = fx_frac_f(p.fp);
-                    const T* x = w + p.ip;
-                    const T xm = x[-1], x0 = x[0], x1 = x[1], x2 = x[2];
-                    // Catmull-Rom in Horner form
-                    out[k] = x0 + 0.5f * mu *
-                                      ((x1 - xm) +
-                                       mu * ((2.0f * xm - 5.0f * x0 + 4.0f * x1 - x2) +
-                                             mu * (3.0f * (x0 - x1) + x2 - xm)));
-                }
-                break;
-            case resamp_method::polyphase:
-                for (size_t k = lo; k < hi; k++, p = fx_add(p, plan.step))
-                    out[k] = poly(w, p, plan);
-                break;
-            }
+            const size_t lo = b * block;
+            f(lo, std::min(n, lo + block));
         });
     }
 
-private:
+    //! Outputs lo .. hi-1 of the plan into o[0 .. hi-lo).
+    void outputs(T* o, const T* w, const resamp_plan& plan, size_t lo, size_t hi) const
+    {
+        fx_pos p = fx_advance(plan.pos0, plan.step, lo);
+        switch (plan.method) {
+        case resamp_method::nearest:
+            for (size_t k = lo; k < hi; k++, p = fx_add(p, plan.step))
+                o[k - lo] = w[p.ip + (p.fp >> 63)];
+            break;
+        case resamp_method::linear:
+            for (size_t k = lo; k < hi; k++, p = fx_add(p, plan.step)) {
+                const float mu = fx_frac_f(p.fp);
+                o[k - lo] = (1.0f - mu) * w[p.ip] + mu * w[p.ip + 1];
+            }
+            break;
+        case resamp_method::texture:
+            for (size_t k = lo; k < hi; k++, p = fx_add(p, plan.step)) {
+                int64_t i = p.ip;
+                int q = fx_weight9(p.fp);
+                if (q == 256) { // the texel centre of x[i+1]: every rounding order
+                                // returns it
+                    i++;
+                    q = 0;
+                }
+                o[k - lo] =
+                    texemu::lerp9_value(w[i], w[i + 1], q, texemu::hardware_model.lerp);
+            }
+            break;
+        case resamp_method::cubic:
+            for (size_t k = lo; k < hi; k++, p = fx_add(p, plan.step)) {
+                const float mu = fx_frac_f(p.fp);
+                const T* x = w + p.ip;
+                const T xm = x[-1], x0 = x[0], x1 = x[1], x2 = x[2];
+                // Catmull-Rom in Horner form
+                o[k - lo] =
+                    x0 + 0.5f * mu *
+                             ((x1 - xm) + mu * ((2.0f * xm - 5.0f * x0 + 4.0f * x1 - x2) +
+                                                mu * (3.0f * (x0 - x1) + x2 - xm)));
+            }
+            break;
+        case resamp_method::polyphase:
+            for (size_t k = lo; k < hi; k++, p = fx_add(p, plan.step))
+                o[k - lo] = poly(w, p, plan);
+            break;
+        }
+    }
+
     T poly(const T* w, fx_pos p, const resamp_plan& plan) const
     {
         // arm index = floor(mu * P), arm fraction = frac(mu * P), both exact from the

@@ -16,9 +16,11 @@
 #include "device_history.cuh"
 #include "resamp_kernels.cuh"
 #include "texture_util.cuh"
+#include <type_traits>
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <stdexcept>
 
 namespace gr {
 namespace gpuinterp {
@@ -73,35 +75,30 @@ public:
 
     void run(H* out, const H* win, size_t n_win, const kernel::resamp_plan& plan) override
     {
-        device_guard g(d_device);
-        cudaStream_t st = d_stream->get();
-        for_each_batch(
-            plan,
-            n_win,
-            [&](size_t k0,
-                size_t cnt,
-                long long lo,
-                size_t n,
-                const kernel::resamp_plan& sub) {
-                d_hwin.reserve(n);
-                d_dwin.reserve(n);
-                d_hout.reserve(cnt);
-                d_dout.reserve(cnt);
-                std::memcpy(d_hwin.get(), win + lo, n * sizeof(D));
-                GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(d_dwin.get(),
-                                                     d_hwin.get(),
-                                                     n * sizeof(D),
-                                                     cudaMemcpyHostToDevice,
-                                                     st));
-                launch(d_dwin.get(), n, d_dout.get(), sub, st);
-                GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(d_hout.get(),
-                                                     d_dout.get(),
-                                                     cnt * sizeof(D),
-                                                     cudaMemcpyDeviceToHost,
-                                                     st));
-                d_stream->synchronize();
-                std::memcpy(static_cast<void*>(out + k0), d_hout.get(), cnt * sizeof(D));
-            });
+        run_to(reinterpret_cast<D*>(out), win, n_win, plan, d_dout, d_hout);
+    }
+
+    void run_sc16(int16_t* out,
+                  const H* win,
+                  size_t n_win,
+                  const kernel::resamp_plan& plan,
+                  float scale,
+                  kernel::sc16_counts& counts) override
+    {
+        if constexpr (!std::is_same_v<D, float2>) {
+            (void)out;
+            (void)win;
+            (void)n_win;
+            (void)plan;
+            (void)scale;
+            (void)counts;
+            throw std::logic_error("resampler engine: sc16 needs complex samples");
+        } else {
+            device_guard g(d_device);
+            begin_sc16(scale);
+            run_to(reinterpret_cast<short2*>(out), win, n_win, plan, d_dout16, d_hout16);
+            read_counts(counts);
+        }
     }
 
     // Device-buffer entry point. The window [history, in] is never assembled: the outputs
@@ -109,46 +106,43 @@ public:
     // [history, in[0 .. H)] of device_history.cuh, all later ones read `in` in place, so the
     // call costs two small device copies on top of the kernel. Ends with a synchronise of
     // this engine's stream (GNU Radio treats output as readable when work() returns).
-    void run_device(H* out_h,
-                    const H* in_h,
+    void run_device(H* out,
+                    const H* in,
                     size_t n_in,
                     kernel::stream_history<H>& hist,
                     size_t used,
                     const kernel::resamp_plan& plan) override
     {
         device_guard g(d_device);
-        cudaStream_t st = d_stream->get();
-        D* out = reinterpret_cast<D*>(out_h);
-        const D* in = reinterpret_cast<const D*>(in_h);
-        const size_t Hn = hist.size();
-        const D* seam = d_dev_hist.seam(hist, in, n_in, st);
-        // An output at window index ip reads [ip - back, ip + ahead]: it reaches into the
-        // history when ip < H + back, and then ends before H + back + ahead < 2H (H >= back +
-        // ahead + 1), so the seam (H + min(n_in, H) samples) holds its whole reach.
-        const size_t n_seam = count_before(plan, (long long)(Hn + plan.back));
-        if (n_seam > 0) {
-            kernel::resamp_plan sub = plan;
-            sub.n_out = n_seam;
-            launch(seam, Hn + std::min(n_in, Hn), out, sub, st);
-        }
-        if (n_seam < plan.n_out) {
-            kernel::resamp_plan rest = plan;
-            rest.pos0 = kernel::fx_advance(plan.pos0, plan.step, n_seam);
-            rest.pos0.ip -= (long long)Hn; // window index -> index into `in`
-            rest.n_out = plan.n_out - n_seam;
-            for_each_batch(rest,
-                           n_in,
-                           [&](size_t k0,
-                               size_t cnt,
-                               long long lo,
-                               size_t n,
-                               const kernel::resamp_plan& sub) {
-                               (void)cnt;
-                               launch(in + lo, n, out + n_seam + k0, sub, st);
-                           });
-        }
-        d_dev_hist.save(in, used, st);
+        run_device_to(reinterpret_cast<D*>(out), in, n_in, hist, used, plan);
         d_stream->synchronize();
+    }
+
+    void run_device_sc16(int16_t* out,
+                         const H* in,
+                         size_t n_in,
+                         kernel::stream_history<H>& hist,
+                         size_t used,
+                         const kernel::resamp_plan& plan,
+                         float scale,
+                         kernel::sc16_counts& counts) override
+    {
+        if constexpr (!std::is_same_v<D, float2>) {
+            (void)out;
+            (void)in;
+            (void)n_in;
+            (void)hist;
+            (void)used;
+            (void)plan;
+            (void)scale;
+            (void)counts;
+            throw std::logic_error("resampler engine: sc16 needs complex samples");
+        } else {
+            device_guard g(d_device);
+            begin_sc16(scale);
+            run_device_to(reinterpret_cast<short2*>(out), in, n_in, hist, used, plan);
+            read_counts(counts); // waits for the stream: the outputs are complete too
+        }
     }
 
     void pull_history(kernel::stream_history<H>& hist) override
@@ -167,6 +161,106 @@ public:
                 const kernel::resamp_plan& plan,
                 cudaStream_t st)
     {
+        launch_to(dwin, n_win, dout, plan, st);
+    }
+
+private:
+    // Host memory: the window staged through pinned memory and copied once per batch of
+    // outputs, the kernel, and the outputs back. O: D, or short2 with sc16.
+    template <typename O>
+    void run_to(O* out,
+                const H* win,
+                size_t n_win,
+                const kernel::resamp_plan& plan,
+                device_buffer<O>& dout,
+                pinned_buffer<O>& hout)
+    {
+        device_guard g(d_device);
+        cudaStream_t st = d_stream->get();
+        for_each_batch(
+            plan,
+            n_win,
+            [&](size_t k0,
+                size_t cnt,
+                long long lo,
+                size_t n,
+                const kernel::resamp_plan& sub) {
+                d_hwin.reserve(n);
+                d_dwin.reserve(n);
+                hout.reserve(cnt);
+                dout.reserve(cnt);
+                std::memcpy(d_hwin.get(), win + lo, n * sizeof(D));
+                GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(d_dwin.get(),
+                                                     d_hwin.get(),
+                                                     n * sizeof(D),
+                                                     cudaMemcpyHostToDevice,
+                                                     st));
+                launch_to(d_dwin.get(), n, dout.get(), sub, st);
+                GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(
+                    hout.get(), dout.get(), cnt * sizeof(O), cudaMemcpyDeviceToHost, st));
+                d_stream->synchronize();
+                std::memcpy(static_cast<void*>(out + k0), hout.get(), cnt * sizeof(O));
+            });
+    }
+
+    // Device buffers: the launches of run_device(), queued on the stream (the caller waits).
+    template <typename O>
+    void run_device_to(O* out,
+                       const H* in_h,
+                       size_t n_in,
+                       kernel::stream_history<H>& hist,
+                       size_t used,
+                       const kernel::resamp_plan& plan)
+    {
+        cudaStream_t st = d_stream->get();
+        const D* in = reinterpret_cast<const D*>(in_h);
+        const size_t Hn = hist.size();
+        const D* seam = d_dev_hist.seam(hist, in, n_in, st);
+        // An output at window index ip reads [ip - back, ip + ahead]: it reaches into the
+        // history when ip < H + back, and then ends before H + back + ahead < 2H (H >= back +
+        // ahead + 1), so the seam (H + min(n_in, H) samples) holds its whole reach.
+        const size_t n_seam = count_before(plan, (long long)(Hn + plan.back));
+        if (n_seam > 0) {
+            kernel::resamp_plan sub = plan;
+            sub.n_out = n_seam;
+            launch_to(seam, Hn + std::min(n_in, Hn), out, sub, st);
+        }
+        if (n_seam < plan.n_out) {
+            kernel::resamp_plan rest = plan;
+            rest.pos0 = kernel::fx_advance(plan.pos0, plan.step, n_seam);
+            rest.pos0.ip -= (long long)Hn; // window index -> index into `in`
+            rest.n_out = plan.n_out - n_seam;
+            for_each_batch(rest,
+                           n_in,
+                           [&](size_t k0,
+                               size_t cnt,
+                               long long lo,
+                               size_t n,
+                               const kernel::resamp_plan& sub) {
+                               (void)cnt;
+                               launch_to(in + lo, n, out + n_seam + k0, sub, st);
+                           });
+        }
+        d_dev_hist.save(in, used, st);
+    }
+
+    //! The kernel's store for an output array: plain, or the sc16 conversion with the scale and
+    //! counters of begin_sc16().
+    D* store_for(D* y) const { return y; }
+    resamp_store_sc16 store_for(short2* y) const
+    {
+        return { y, d_sc16_scale, d_counts.get() };
+    }
+
+    //! Relayout (texture) + kernel on data already on the device; O as in run_to().
+    template <typename O>
+    void launch_to(const D* dwin,
+                   size_t n_win,
+                   O* dout,
+                   const kernel::resamp_plan& plan,
+                   cudaStream_t st)
+    {
+        using Store = decltype(store_for(dout));
         cudaTextureObject_t tex = 0;
         if (plan.method == resamp_method::texture)
             tex = to_pitch2d(dwin, n_win, st);
@@ -177,19 +271,53 @@ public:
             std::min<size_t>((plan.n_out + threads - 1) / threads, size_t(d_sms) * 32)));
         // The kernel's template argument is the method's value (resamp_method order); polyphase
         // runs the tiled kernel where it applies.
-        const decltype(&resamp_kernel<D, 0>) by_method[] = { resamp_kernel<D, 0>,
-                                                             resamp_kernel<D, 1>,
-                                                             resamp_kernel<D, 2>,
-                                                             resamp_kernel<D, 3>,
-                                                             resamp_kernel<D, 4> };
+        const decltype(&resamp_kernel<D, 0, Store>) by_method[] = {
+            resamp_kernel<D, 0, Store>,
+            resamp_kernel<D, 1, Store>,
+            resamp_kernel<D, 2, Store>,
+            resamp_kernel<D, 3, Store>,
+            resamp_kernel<D, 4, Store>
+        };
         if (plan.method != resamp_method::polyphase || d_untiled ||
             !launch_tiled(dwin, dout, plan, st))
             by_method[int(plan.method)]<<<blocks, threads, 0, st>>>(
-                dwin, dout, plan.n_out, plan.pos0, plan.step, pa, tex);
+                dwin, store_for(dout), plan.n_out, plan.pos0, plan.step, pa, tex);
         GPUINTERP_CUDA_CHECK_LAUNCH(st);
     }
 
-private:
+    //! Before an sc16 call: the scale its stores use and, the first time, the counters.
+    void begin_sc16(float scale)
+    {
+        d_sc16_scale = scale;
+        if (!d_counts.get()) {
+            // The device counters only ever grow: each call adds what they grew by, so no call
+            // has to clear them (and wait for the clear) before its launches. The one clear is
+            // queued on the engine's stream: the stream does not wait for the legacy default
+            // stream (it is non-blocking), where a plain cudaMemset of device memory may still
+            // be running when the first kernel starts.
+            d_counts.reserve(2);
+            d_pinned_counts.reserve(2);
+            GPUINTERP_CUDA_CHECK(cudaMemsetAsync(
+                d_counts.get(), 0, 2 * sizeof(unsigned long long), d_stream->get()));
+        }
+    }
+
+    //! After an sc16 call's launches: wait for the stream, add what the counters grew by.
+    void read_counts(kernel::sc16_counts& counts)
+    {
+        GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(d_pinned_counts.get(),
+                                             d_counts.get(),
+                                             2 * sizeof(unsigned long long),
+                                             cudaMemcpyDeviceToHost,
+                                             d_stream->get()));
+        d_stream->synchronize();
+        const unsigned long long* c = d_pinned_counts.get();
+        counts.saturated += c[0] - d_seen[0];
+        counts.invalid += c[1] - d_seen[1];
+        d_seen[0] = c[0];
+        d_seen[1] = c[1];
+    }
+
     //! Split the plan's outputs into launches of at most d_batch outputs; each gets the part
     //! [lo, lo + n) of the window (length n_win) it reads and its plan relative to that part.
     template <typename F>
@@ -226,9 +354,13 @@ private:
 
     //! The tiled polyphase kernel; false (nothing launched) when the arm table and a tile's
     //! span do not fit in shared memory.
+    template <typename O>
     bool
-    launch_tiled(const D* dwin, D* dout, const kernel::resamp_plan& plan, cudaStream_t st)
+    launch_tiled(const D* dwin, O* dout, const kernel::resamp_plan& plan, cudaStream_t st)
     {
+        using Store = decltype(store_for(dout));
+        // The occupancy of the last size, per store (the sc16 kernel has its own registers).
+        constexpr int si = std::is_same_v<Store, D*> ? 0 : 1;
         if (plan.n_out == 0)
             return true;
         constexpr int threads = 256;
@@ -239,22 +371,23 @@ private:
             const size_t bytes = coef + cap * sizeof(D);
             if (bytes > size_t(d_smem_optin))
                 continue;
-            auto* kern = poly_tiled_kernel<D>;
+            auto* kern = poly_tiled_kernel<D, Store>;
             // The attribute belongs to the kernel, not to this engine: another engine (other
             // rate) may have lowered it since, so set it before every launch, to the device
             // limit (it only permits; the launch asks for `bytes`).
             GPUINTERP_CUDA_CHECK(cudaFuncSetAttribute(
                 kern, cudaFuncAttributeMaxDynamicSharedMemorySize, d_smem_optin));
-            if (bytes != d_tiled_bytes) {
+            if (bytes != d_tiled_bytes[si]) {
                 GPUINTERP_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                    &d_tiled_occ, kern, threads, bytes));
-                d_tiled_bytes = bytes;
+                    &d_tiled_occ[si], kern, threads, bytes));
+                d_tiled_bytes[si] = bytes;
             }
             const size_t n_tiles = (plan.n_out + tile - 1) / tile;
             const int blocks = int(std::max<size_t>(
-                1, std::min<size_t>(n_tiles, size_t(d_sms) * std::max(1, d_tiled_occ))));
+                1,
+                std::min<size_t>(n_tiles, size_t(d_sms) * std::max(1, d_tiled_occ[si]))));
             kern<<<blocks, threads, bytes, st>>>(dwin,
-                                                 dout,
+                                                 store_for(dout),
                                                  plan.n_out,
                                                  plan.pos0,
                                                  plan.step,
@@ -349,11 +482,19 @@ private:
     std::unique_ptr<stream> d_stream;
     device_buffer<float> d_arms;
     device_buffer<float> d_cols;
-    int d_smem_optin = 48 * 1024, d_tiled_occ = 1;
-    size_t d_tiled_bytes = 0;
+    int d_smem_optin = 48 * 1024, d_tiled_occ[2] = { 1, 1 };
+    size_t d_tiled_bytes[2] = { 0, 0 };
     bool d_untiled = false;
     device_buffer<D> d_dwin, d_dout;
     pinned_buffer<D> d_hwin, d_hout;
+    // sc16 output: its staging, the scale of the call, the device counters (saturated, invalid;
+    // they only grow), their copy on the host and the totals already handed out.
+    device_buffer<short2> d_dout16;
+    pinned_buffer<short2> d_hout16;
+    float d_sc16_scale = 1.0f;
+    device_buffer<unsigned long long> d_counts;
+    pinned_buffer<unsigned long long> d_pinned_counts;
+    unsigned long long d_seen[2] = { 0, 0 };
     device_history<D, H> d_dev_hist; // device-buffer mode
     device_buffer<char> d_pitched;
     char* d_pitched_base = nullptr;

@@ -10,6 +10,7 @@
 // polyphase kernel and their helpers. In an anonymous namespace: each .cu file that includes it
 // (the library's resampler.cu, the benchmark's kernel timing) gets its own instantiations.
 
+#include "../common/sc16.h"
 #include "../kernel/fixed_phase.h"
 #include "../kernel/poly_tiles.h"
 #include "complex_ops.cuh"
@@ -46,9 +47,63 @@ __device__ inline float2 operator-(float2 a, float2 b)
     return make_float2(a.x - b.x, a.y - b.y);
 }
 
-template <typename D, int M>
+// Where the kernels' outputs go: the store policy. A kernel stores output k as `y[k] = v` and
+// ends with finish(y). Plain (the default): y is the output array itself, D* __restrict__, so the
+// float kernels are the very code they were before the policy existed (a wrapper struct, or a
+// put() call in place of the subscript, changes what ptxas makes of them).
+template <typename Store>
+struct store_param {
+    using type = Store;
+};
+template <typename D>
+struct store_param<D*> {
+    using type = D* __restrict__;
+};
+template <typename Store>
+using store_param_t = typename store_param<Store>::type;
+
+template <typename D>
+__device__ __forceinline__ void finish(D*)
+{
+}
+
+// sc16 (kernel/sample_format.h), complex samples only: y[k] = v converts v as it is stored, so no
+// float output ever reaches memory. A thread adds its counts of saturated and invalid samples to
+// counts[0] / counts[1] once, in finish() (they are rare, so the atomics are too); the counters
+// only grow (the engine reads how much they grew).
+struct resamp_store_sc16 {
+    short2* __restrict__ out;
+    float scale;
+    unsigned long long* counts;
+    unsigned sat = 0, bad = 0;
+
+    struct slot {
+        resamp_store_sc16& owner;
+        size_t k;
+        __device__ __forceinline__ void operator=(float2 v) { owner.store(k, v); }
+    };
+    __device__ __forceinline__ slot operator[](size_t k) { return { *this, k }; }
+    __device__ __forceinline__ void store(size_t k, float2 v)
+    {
+        bool s = false, b = false;
+        const short re = sc16_component(v.x, scale, s, b);
+        const short im = sc16_component(v.y, scale, s, b);
+        sat += s;
+        bad += b;
+        out[k] = make_short2(re, im);
+    }
+};
+__device__ __forceinline__ void finish(resamp_store_sc16& s)
+{
+    if (s.sat)
+        atomicAdd(s.counts, (unsigned long long)s.sat);
+    if (s.bad)
+        atomicAdd(s.counts + 1, (unsigned long long)s.bad);
+}
+
+template <typename D, int M, typename Store = D*>
 __global__ void resamp_kernel(const D* __restrict__ w,
-                              D* __restrict__ y,
+                              store_param_t<Store> y,
                               size_t n_out,
                               fx_pos pos0,
                               fx_step step,
@@ -97,6 +152,7 @@ __global__ void resamp_kernel(const D* __restrict__ w,
             y[k] = (1.0f - f) * a0 + f * a1;
         }
     }
+    finish(y);
 }
 
 //! One polyphase output: x = its first tap sample, c = its arm at tap 0 (arm tap m at
@@ -116,9 +172,9 @@ __device__ __forceinline__ D poly_dot(const D* x, const float* c, int K, int P1,
     return (1.0f - f) * a0 + f * a1;
 }
 
-template <typename D>
+template <typename D, typename Store = D*>
 __global__ void __launch_bounds__(256) poly_tiled_kernel(const D* __restrict__ w,
-                                                         D* __restrict__ y,
+                                                         store_param_t<Store> y,
                                                          size_t n_out,
                                                          fx_pos pos0,
                                                          fx_step step,
@@ -157,6 +213,7 @@ __global__ void __launch_bounds__(256) poly_tiled_kernel(const D* __restrict__ w
                                : poly_dot(w + (p.ip - (half - 1)), c, K, P + 1, f);
         }
     }
+    finish(y);
 }
 
 } // namespace

@@ -40,6 +40,12 @@
 // back. Not double-buffered: unlike the FIR interpolator each batch's window depends on
 // where the previous batch's outputs ended, and the copies (8 B in, 8r B out per sample)
 // dominate the kernel time.
+//
+// sc16 output: the same kernels with the sc16 store policy (resamp_kernels.cuh), which converts
+// each output in the kernel's last store, so the outputs cross the bus (or reach the next block's
+// device buffer) at 4 bytes instead of 8 and no conversion pass reads them again. The saturated
+// and NaN counters live on the device and only grow; a call reads what they grew by in the copy
+// it already waits for at its end.
 
 #include "cuda_engines.h"
 #include "resamp_engine.cuh"

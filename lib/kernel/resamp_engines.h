@@ -11,8 +11,10 @@
 
 #include "fixed_phase.h"
 #include <gnuradio/gpuinterp/kernel/resampler.h>
+#include <gnuradio/gpuinterp/kernel/sample_format.h>
 #include <gnuradio/gpuinterp/kernel/table_lookup.h>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -82,12 +84,48 @@ public:
                   size_t used,
                   const resamp_plan& plan)
     {
-        if (plan.n_out > 0) {
-            d_host_window.resize(hist.size() + n_in);
-            hist.window(d_host_window.data(), in, 0, n_in);
-            run(out, d_host_window.data(), d_host_window.size(), plan);
-        }
-        hist.advance(in, used);
+        with_window(in, n_in, hist, used, plan, [&](const T* win, size_t n_win) {
+            run(out, win, n_win, plan);
+        });
+    }
+    /*!
+     * Complex samples with sc16 output (kernel/sample_format.h; scale = 32767 / full scale): the
+     * outputs run() writes for the same window, each converted where the engine stores it (the
+     * CUDA kernels' last store; the CPU a cache-resident block at a time), never as a pass of its
+     * own; the saturated and invalid samples add to `counts`. The front end refuses real samples
+     * before an engine sees them.
+     */
+    virtual void run_sc16(int16_t* out,
+                          const T* win,
+                          size_t n_win,
+                          const resamp_plan& plan,
+                          float scale,
+                          sc16_counts& counts) = 0;
+    //! run_device() with sc16 output, as run_sc16().
+    virtual void run_device_sc16(int16_t* out,
+                                 const T* in,
+                                 size_t n_in,
+                                 stream_history<T>& hist,
+                                 size_t used,
+                                 const resamp_plan& plan,
+                                 float scale,
+                                 sc16_counts& counts)
+    {
+        run_host_sc16(out, in, n_in, hist, used, plan, scale, counts);
+    }
+    //! run_host() with sc16 output.
+    void run_host_sc16(int16_t* out,
+                       const T* in,
+                       size_t n_in,
+                       stream_history<T>& hist,
+                       size_t used,
+                       const resamp_plan& plan,
+                       float scale,
+                       sc16_counts& counts)
+    {
+        with_window(in, n_in, hist, used, plan, [&](const T* win, size_t n_win) {
+            run_sc16(out, win, n_win, plan, scale, counts);
+        });
     }
     //! Make `hist` current again when run_device() kept the history elsewhere.
     virtual void pull_history(stream_history<T>&) {}
@@ -98,6 +136,24 @@ public:
     virtual void set_cuda_variant(resamp_cuda_variant) {}
 
 private:
+    //! Assemble the window [hist, in] for compute(win, n_win) (when there is an output to
+    //! compute), then advance the history by `used`.
+    template <typename Compute>
+    void with_window(const T* in,
+                     size_t n_in,
+                     stream_history<T>& hist,
+                     size_t used,
+                     const resamp_plan& plan,
+                     Compute&& compute)
+    {
+        if (plan.n_out > 0) {
+            d_host_window.resize(hist.size() + n_in);
+            hist.window(d_host_window.data(), in, 0, n_in);
+            compute(d_host_window.data(), d_host_window.size());
+        }
+        hist.advance(in, used);
+    }
+
     std::vector<T> d_host_window;
 };
 

@@ -11,6 +11,7 @@
 #include "fixed_phase.h"
 #include <gnuradio/gpuinterp/kernel/resampler.h>
 #include <gnuradio/gpuinterp/kernel/validate.h>
+#include <type_traits>
 #include <cmath>
 
 namespace gr {
@@ -300,25 +301,80 @@ size_t resampler<T>::resample_device(
 }
 
 template <typename T>
-std::vector<T> resampler<T>::resample(const std::vector<T>& in)
+size_t resampler<T>::resample_sc16(int16_t* out,
+                                   size_t max_out,
+                                   const T* in,
+                                   size_t n_in,
+                                   size_t& consumed,
+                                   float full_scale,
+                                   bool device)
 {
-    std::vector<T> out;
-    size_t pos = 0;
+    validate_full_scale(full_scale);
+    if constexpr (!std::is_same_v<T, std::complex<float>>) {
+        (void)out;
+        (void)max_out;
+        (void)in;
+        (void)n_in;
+        (void)device;
+        consumed = 0;
+        invalid_parameter("output_format", "sc16 needs complex samples");
+    } else {
+        const float scale = sc16_scale(full_scale);
+        if (device)
+            return step(
+                max_out, n_in, consumed, [&](const resamp_plan& plan, size_t used) {
+                    d_engine->run_device_sc16(
+                        out, in, n_in, d_hist, used, plan, scale, d_counts);
+                });
+        d_engine->pull_history(d_hist);
+        return step(max_out, n_in, consumed, [&](const resamp_plan& plan, size_t used) {
+            d_engine->run_host_sc16(out, in, n_in, d_hist, used, plan, scale, d_counts);
+        });
+    }
+}
+
+template <typename T>
+template <typename O, typename Call>
+std::vector<O>
+resampler<T>::resample_all(const std::vector<T>& in, size_t per_out, Call&& call)
+{
+    std::vector<O> out;
+    size_t pos = 0, n_out = 0;
     // The input may have to be offered more than once: consumption stops where history
     // must start.
     for (;;) {
         const size_t n_in = in.size() - pos;
         const size_t cap = outputs_possible(n_in);
-        const size_t old = out.size();
-        out.resize(old + cap);
+        out.resize((n_out + cap) * per_out);
         size_t used = 0;
-        const size_t got = resample(out.data() + old, cap, in.data() + pos, n_in, used);
-        out.resize(old + got);
+        const size_t got =
+            call(out.data() + n_out * per_out, cap, in.data() + pos, n_in, used);
+        n_out += got;
+        out.resize(n_out * per_out);
         pos += used;
         if (used == n_in || (got == 0 && used == 0))
             break;
     }
     return out;
+}
+
+template <typename T>
+std::vector<T> resampler<T>::resample(const std::vector<T>& in)
+{
+    return resample_all<T>(
+        in, 1, [&](T* out, size_t max_out, const T* x, size_t n_in, size_t& used) {
+            return resample(out, max_out, x, n_in, used);
+        });
+}
+
+template <typename T>
+std::vector<int16_t> resampler<T>::resample_sc16(const std::vector<T>& in,
+                                                 float full_scale)
+{
+    return resample_all<int16_t>(
+        in, 2, [&](int16_t* out, size_t max_out, const T* x, size_t n_in, size_t& used) {
+            return resample_sc16(out, max_out, x, n_in, used, full_scale);
+        });
 }
 
 template <typename T>

@@ -3,8 +3,9 @@
 """What the blocks give a radio, in flowgraphs: dpd_predistorter_cc with several channels (every
 channel against the numpy model with its own coefficients, bit for bit against a single-channel
 block on the CPU; tags, dpd_coeffs switches and channel-addressed messages per channel), sc16
-output of the predistorter and the FIR interpolator against numpy's rounding and clipping with
-the counts and NaN inputs, the estimator on sc16 captures, and the bad parameters."""
+output of the predistorter, the FIR interpolator and the resampler against numpy's rounding and
+clipping with the counts and NaN inputs, the estimator on sc16 captures, and the bad
+parameters."""
 
 import numpy as np
 import pmt
@@ -239,6 +240,70 @@ class qa_radio_formats(gr_unittest.TestCase):
         with self.assertRaises(ValueError) as cm:
             gpuinterp.interp_fir_fff(2, [1.0, 1.0], "cpu", output_format="sc16")
         self.assertIn("output_format", str(cm.exception))
+
+    def test_009_resampler_sc16(self):
+        # Every method, host and device buffers: the sc16 block's output is numpy's rounding and
+        # clipping of the float block's (the resampler's output does not depend on how the
+        # scheduler cuts the stream), with the counts.
+        x = crandn(20011, 0.95)
+        x_nan = x.copy()
+        x_nan[5000:5003] = np.nan + 0.2j  # three in a row: at these rates every method reads one
+        for backend in BACKENDS:
+            for method in ("polyphase", "cubic", "linear", "texture", "nearest"):
+                # CUDA's texture unit also carries a NaN into the texture row above (weight 0),
+                # and where the rows start depends on the work() calls: no NaN there.
+                nan = not (backend == "cuda" and method == "texture")
+                xs = x_nan if nan else x
+                for r, fs, dev in ((1.25, 0.7, False), (0.73, 1.0, True), (3.1, 0.5, True)):
+                    what = f"{backend} {method} r={r} fs={fs} device_buffers={dev}"
+                    f = gpuinterp.resampler_cc(r, method, backend=backend, device_buffers=dev)
+                    q = gpuinterp.resampler_cc(r, method, backend=backend, device_buffers=dev,
+                                               output_format="sc16", full_scale=fs)
+                    self.assertEqual((f.output_format(), q.output_format()), ("fc32", "sc16"))
+                    zf, _ = run_channels(f, [xs])
+                    zq, _ = run_channels(q, [xs], item_bytes=4)
+                    want, sat, bad = sc16_numpy(zf[0], fs)
+                    np.testing.assert_array_equal(zq[0], want, what)
+                    self.assertEqual((q.saturated(), q.invalid()), (sat, bad), what)
+                    self.assertEqual((f.saturated(), f.invalid()), (0, 0), what)
+                    if nan:
+                        self.assertGreater(bad, 0, what)
+                    if fs < 1.0:
+                        self.assertGreater(sat, 0, what)
+
+    def test_010_resampler_sc16_feeds_a_short_consumer(self):
+        # GNU Radio's interleaved-short converter reads the 4-byte items back as the float
+        # resampler's output, to within one step.
+        x = crandn(6000, 0.5)
+        for backend in BACKENDS:
+            f = gpuinterp.resampler_cc(1.25, "polyphase", backend=backend)
+            zf, _ = run_channels(f, [x])
+            blk = gpuinterp.resampler_cc(1.25, "polyphase", backend=backend, output_format="sc16")
+            tb = gr.top_block()
+            snk = blocks.vector_sink_c()
+            tb.connect(blocks.vector_source_c(x.tolist()), blk,
+                       blocks.interleaved_short_to_complex(True, False, 32767.0), snk)
+            tb.run()
+            np.testing.assert_allclose(np.array(snk.data()), zf[0], atol=1.0 / 32767, err_msg=backend)
+            self.assertEqual((blk.saturated(), blk.invalid()), (0, 0))
+
+    def test_011_resampler_sc16_bad_parameters(self):
+        for kw, name in [({"output_format": "sc8"}, "output_format"),
+                         ({"output_format": "fc64"}, "output_format"),
+                         ({"output_format": "sc16", "full_scale": 0.0}, "full_scale"),
+                         ({"output_format": "sc16", "full_scale": -1.0}, "full_scale"),
+                         ({"output_format": "sc16", "full_scale": float("nan")}, "full_scale"),
+                         ({"output_format": "sc16", "full_scale": float("inf")}, "full_scale")]:
+            with self.assertRaises(ValueError, msg=str(kw)) as cm:
+                gpuinterp.resampler_cc(1.25, "polyphase", backend="cpu", **kw)
+            self.assertIn(name, str(cm.exception), str(kw))
+        with self.assertRaises(ValueError) as cm:
+            gpuinterp.resampler_ff(1.25, "polyphase", backend="cpu", output_format="sc16")
+        self.assertIn("output_format", str(cm.exception))
+        # fc32 takes no notice of full_scale, as the other blocks do not; the aliases are accepted
+        self.assertEqual(gpuinterp.resampler_ff(1.25, backend="cpu", full_scale=0.0).output_format(), "fc32")
+        self.assertEqual(gpuinterp.resampler_cc(1.25, backend="cpu", output_format="complex int16").output_format(),
+                         "sc16")
 
 
 if __name__ == "__main__":

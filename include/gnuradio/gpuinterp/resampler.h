@@ -9,6 +9,7 @@
 #include <gnuradio/block.h>
 #include <gnuradio/gpuinterp/api.h>
 #include <complex>
+#include <cstdint>
 #include <string>
 
 namespace gr {
@@ -43,6 +44,11 @@ public:
      * \param device CUDA device index
      * \param device_buffers keep the stream in device memory (GRC "Keep data on GPU";
      * docs/device_buffers.md)
+     * \param output_format "fc32" (the sample type T) or, for complex samples, "sc16": I and Q
+     * as int16 (4-byte items, what gr-uhd's usrp_sink takes with cpu_format sc16), converted in
+     * the resampling kernel's own store: rint(y * 32767 / full_scale), saturated; NaN becomes
+     * 0. Saturated and NaN outputs are counted (saturated(), invalid()) and logged.
+     * \param full_scale sc16 only: the output magnitude that maps to 32767 (> 0, finite)
      */
     static sptr make(double rate,
                      const std::string& method = "polyphase",
@@ -51,7 +57,9 @@ public:
                      double attenuation_db = 80.0,
                      const std::string& backend = "automatic",
                      int device = 0,
-                     bool device_buffers = false);
+                     bool device_buffers = false,
+                     const std::string& output_format = "fc32",
+                     float full_scale = 1.0f);
 
     virtual void set_rate(double rate) = 0;
     virtual double rate() const = 0;
@@ -64,6 +72,11 @@ public:
     virtual std::string active_backend() const = 0;
     //! True when the ports use device buffers.
     virtual bool device_buffers() const = 0;
+    //! "fc32" or "sc16".
+    virtual std::string output_format() const = 0;
+    //! sc16: outputs clipped to int16 / with a NaN component, since start.
+    virtual uint64_t saturated() const = 0;
+    virtual uint64_t invalid() const = 0;
 };
 
 typedef resampler<std::complex<float>> resampler_cc;

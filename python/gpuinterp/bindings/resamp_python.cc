@@ -42,7 +42,13 @@ Args:
     attenuation_db: polyphase Kaiser design attenuation (20..150)
     backend: 'automatic', 'cpu' or 'cuda'
     device: CUDA device index
-    device_buffers: keep the stream in device memory (docs/device_buffers.md))doc";
+    device_buffers: keep the stream in device memory (docs/device_buffers.md)
+    output_format: 'fc32' (the sample type) or, for complex samples, 'sc16': I and Q as int16
+           (4-byte items, what gr-uhd's usrp_sink takes with cpu_format 'sc16'), converted in the
+           resampling kernel's own store: rint(y * 32767 / full_scale), saturated, NaN as 0;
+           saturated() and invalid() count those outputs, and a warning is logged at most once
+           a second while they grow
+    full_scale: sc16 only: the output magnitude that maps to 32767 (> 0, finite))doc";
 
 const char* lookup_doc =
     R"doc(Interpolated table lookup: float coordinates in, table values out (CUDA 1D texture rules).
@@ -69,7 +75,8 @@ void bind_resampler_block(py::module& m, const char* name)
     py::class_<blk, gr::block, gr::basic_block, std::shared_ptr<blk>>(
         m, name, resampler_doc)
         .def(py::init([](double rate, const std::string& method, int_arg nfilts, int_arg taps_per_arm,
-                         double att, const std::string& b, int_arg device, bool device_buffers) {
+                         double att, const std::string& b, int_arg device, bool device_buffers,
+                         const std::string& output_format, float full_scale) {
                  return blk::make(rate,
                                   method,
                                   nfilts.get<unsigned>("nfilts", pyutil::min_nfilts, pyutil::max_nfilts),
@@ -77,7 +84,9 @@ void bind_resampler_block(py::module& m, const char* name)
                                   att,
                                   b,
                                   device.get<int>("device", 0),
-                                  device_buffers);
+                                  device_buffers,
+                                  output_format,
+                                  full_scale);
              }),
              py::arg("rate"),
              py::arg("method") = "polyphase",
@@ -87,6 +96,8 @@ void bind_resampler_block(py::module& m, const char* name)
              py::arg("backend") = "automatic",
              py::arg("device") = 0,
              py::arg("device_buffers") = false,
+             py::arg("output_format") = "fc32",
+             py::arg("full_scale") = 1.0f,
              resampler_doc)
         .def("set_rate",
              &blk::set_rate,
@@ -99,6 +110,9 @@ void bind_resampler_block(py::module& m, const char* name)
              "CUDA polyphase kernel: 'automatic' (tiled where it fits in shared memory) or 'untiled' "
              "(for comparison); ignored on the CPU and by the other methods.")
         .def("method", &blk::method)
+        .def("output_format", &blk::output_format, "'fc32' or 'sc16'.")
+        .def("saturated", &blk::saturated, "sc16: outputs clipped to int16 since start.")
+        .def("invalid", &blk::invalid, "sc16: outputs with a NaN component (written as 0) since start.")
         .def("device_buffers", &blk::device_buffers, "True when the ports use device buffers.")
         .def("active_backend", &blk::active_backend);
 }

@@ -7,6 +7,7 @@
 #define INCLUDED_GPUINTERP_KERNEL_RESAMPLER_H
 
 #include <gnuradio/gpuinterp/kernel/backend.h>
+#include <gnuradio/gpuinterp/kernel/sample_format.h>
 #include <gnuradio/gpuinterp/kernel/stream_history.h>
 #include <complex>
 #include <cstddef>
@@ -105,6 +106,27 @@ public:
     //! Consume everything and return every output it allows.
     std::vector<T> resample(const std::vector<T>& in);
 
+    /*!
+     * \brief Complex samples only: like resample() (or resample_device() with `device`), the
+     * outputs as sc16 (I, Q int16 per output, 2 values each; kernel/sample_format.h) for
+     * `full_scale`. Each output is the conversion of the complex float output the same backend
+     * computes: CUDA converts in the resampling kernel's own store, the CPU a cache-resident
+     * block at a time. Saturated and invalid outputs add to counts(). Throws
+     * std::invalid_argument naming `full_scale`, or `output_format` for real samples.
+     */
+    size_t resample_sc16(int16_t* out,
+                         size_t max_out,
+                         const T* in,
+                         size_t n_in,
+                         size_t& consumed,
+                         float full_scale,
+                         bool device = false);
+    //! resample(in) with sc16 output: 2 values per output.
+    std::vector<int16_t> resample_sc16(const std::vector<T>& in, float full_scale);
+    //! sc16 outputs counted since construction or reset_counts() (reset() keeps them).
+    const sc16_counts& counts() const { return d_counts; }
+    void reset_counts() { d_counts = {}; }
+
     //! Inputs to pass so that the next n_out outputs can be produced (GNU Radio
     //! forecast).
     size_t inputs_needed(size_t n_out) const;
@@ -146,6 +168,10 @@ private:
     template <typename Compute>
     size_t step(size_t max_out, size_t n_in, size_t& consumed, Compute&& compute);
     size_t count_outputs(int64_t first_ip, uint64_t first_fp, int64_t last_index) const;
+    //! The loop of resample(in): `call(out, max_out, in, n_in, consumed)` writes `per_out`
+    //! values of O per output.
+    template <typename O, typename Call>
+    std::vector<O> resample_all(const std::vector<T>& in, size_t per_out, Call&& call);
 
     double d_rate;
     resamp_method d_method;
@@ -165,6 +191,7 @@ private:
     std::string d_note;
     resamp_cuda_variant d_variant = resamp_cuda_variant::automatic;
     std::unique_ptr<resamp_engine<T>> d_engine;
+    sc16_counts d_counts;
 };
 
 using resampler_cc = resampler<std::complex<float>>;
