@@ -173,8 +173,11 @@ public:
     void reset_counts() override
     {
         device_guard guard(d_device);
-        GPUINTERP_CUDA_CHECK(
-            cudaMemset(d_counts.get(), 0, 2 * d_N * sizeof(unsigned long long)));
+        // On the stream the kernels count on (a plain cudaMemset would run on the legacy
+        // default stream, which that non-blocking stream does not wait for).
+        GPUINTERP_CUDA_CHECK(cudaMemsetAsync(
+            d_counts.get(), 0, 2 * d_N * sizeof(unsigned long long), d_pipe.stream0()));
+        GPUINTERP_CUDA_CHECK(cudaStreamSynchronize(d_pipe.stream0()));
         std::fill(d_host_counts.begin(), d_host_counts.end(), 0);
     }
 

@@ -408,8 +408,10 @@ public:
                 // call has to clear them (and wait for the clear) before its launches.
                 d_counts.reserve(2);
                 d_pinned_counts.reserve(2);
-                GPUINTERP_CUDA_CHECK(
-                    cudaMemset(d_counts.get(), 0, 2 * sizeof(unsigned long long)));
+                // On the engine's stream: a plain cudaMemset runs on the legacy default
+                // stream, which this non-blocking stream's first launch does not wait for.
+                GPUINTERP_CUDA_CHECK(cudaMemsetAsync(
+                    d_counts.get(), 0, 2 * sizeof(unsigned long long), st));
                 d_pipe16 = std::make_unique<host_pipeline<T, uint32_t>>(d_device);
             }
             auto* y16 = reinterpret_cast<short2*>(out);
