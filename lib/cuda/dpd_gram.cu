@@ -15,6 +15,7 @@
 // host's row walk of chunk i+1 thereby overlaps the device's work on chunk i. A second
 // set of buffers would also overlap the uploads with Zherk, but Zherk dominates (R K^2
 // against R K bytes), so it is not done.
+#include "../common/parallel.h"
 #include "cuda_common.cuh"
 #include "cuda_engines.h"
 #include <cuComplex.h>
@@ -222,9 +223,11 @@ public:
                                  // buffers
         h_y.reserve(wn);
         d_y.reserve(wn);
-        std::copy(yw, yw + wn, h_y.get());
-        std::copy(rows, rows + R, h_rows.get());
-        std::copy(t, t + R, h_t.get());
+        // Threads fill the staging: one thread's memcpy moves a fraction of what the bus
+        // takes, and a small model's chunk is mostly this copy.
+        cpu::parallel_copy(h_y.get(), yw, wn * sizeof(cd));
+        cpu::parallel_copy(h_rows.get(), rows, R * sizeof(long long));
+        cpu::parallel_copy(h_t.get(), t, R * sizeof(cd));
         cudaStream_t s = d_stream->get();
         GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(
             d_y.get(), h_y.get(), wn * sizeof(cd), cudaMemcpyHostToDevice, s));
