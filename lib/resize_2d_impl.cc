@@ -51,11 +51,10 @@ typename resize_2d<T>::sptr resize_2d<T>::make(int in_height,
                                                int batch,
                                                bool device_buffers)
 {
-    return make(kernel::resize_config{
-        in_height, in_width, out_height, out_width,    channels,
-        method,    coord,    border,     border_value, mean,
-        std,       scale,    clip,       clip_min,     clip_max,
-        backend,   device,   batch,      half_output,  device_buffers });
+    // The parameters carry the list's names (a renamed or missing one fails to compile).
+    kernel::resize_config config;
+    GPUINTERP_RESIZE_2D_PARAMS(GPUINTERP_RESIZE_2D_ASSIGN, GPUINTERP_RESIZE_2D_ASSIGN)
+    return make(config);
 }
 
 template <class T>

@@ -71,6 +71,18 @@ private:
     int d_prev = 0;
 };
 
+//! Compute capability of `device` as major * 10 + minor (90 for sm_90): what selects a kernel
+//! family's tuning row (arch_tuning.h) and what the compiled mp/gmp kernel is built for.
+inline int compute_capability(int device)
+{
+    int major = 0, minor = 0;
+    GPUINTERP_CUDA_CHECK(
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+    GPUINTERP_CUDA_CHECK(
+        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
+    return major * 10 + minor;
+}
+
 class stream
 {
 public:

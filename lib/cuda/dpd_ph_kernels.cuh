@@ -14,6 +14,7 @@
 // The kernels are in an anonymous namespace: each .cu file gets its own instantiations; the
 // parameter block dev_model is not, so launch functions can take it across files.
 
+#include "dpd_ph_tuning.h"
 #include <cuda_runtime.h>
 #include <stdexcept>
 
@@ -34,7 +35,8 @@ struct dev_model {
 namespace {
 
 constexpr int MAX_M = PH_MAX_M;
-constexpr int THREADS = 256; // threads per block, both variants
+constexpr int THREADS =
+    ph_build.smem_threads; // per block: smem kernel, the lab's shuffles
 constexpr unsigned FULL = 0xffffffffu;
 
 template <int M>
@@ -393,9 +395,9 @@ __global__ void __launch_bounds__(NT)
 }
 
 //! (outputs per thread, threads per block) of the library's tiled variant.
-constexpr int TILED_R = 5, TILED_NT = 256;
+constexpr int TILED_R = ph_build.tiled_r, TILED_NT = ph_build.tiled_threads;
 //! Orders up to this many get the unrolled kernels (P, Q <= 9); more use the generic one.
-constexpr int TILED_UNROLL_M = 5;
+constexpr int TILED_UNROLL_M = ph_build.tiled_unroll_m;
 
 struct tiled_choice {
     const void* fn = nullptr;
@@ -463,7 +465,7 @@ tiled_choice tiled_for(int M, int Lmax)
 }
 
 //! Outputs per thread of the register-blocked smem kernel (odd: bank-conflict-free plane loads).
-constexpr int SMEM_R = 5;
+constexpr int SMEM_R = ph_build.smem_r;
 
 } // namespace
 } // namespace gpu

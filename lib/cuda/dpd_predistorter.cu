@@ -29,10 +29,10 @@
 // beat both shuffle designs at every benchmark row — (5,3,5) 0.663 ms vs shuffle 0.824 /
 // shuffle_x 0.924; (7,7,8) 0.914 vs 1.55 / 1.91; (9,5,16) 1.79 vs 5.41 / 6.49 — but still sat at
 // 39 % of the memory floor at (5,3,5) and 5x off its FMA floor (latency and issue bound), hence
-// tiled. `automatic` is `tiled`: measured on the H200 (2026-11-30) it is fastest at every row —
-// (5,3,5) 0.334 ms (77 % of the memory floor) vs tiled8 0.368 / smem 0.658; (7,7,8) 0.520 vs
-// 0.597 / 0.907; (9,5,16) 1.03 vs 1.34 / 1.78. Where tiled does not fit (L > 256), or for
-// misaligned device-buffer pointers, it runs smem.
+// tiled. `automatic` is `tiled` (its tuning row, dpd_ph_tuning.h): measured on the H200
+// (2026-11-30) it is fastest at every row — (5,3,5) 0.334 ms (77 % of the memory floor) vs tiled8
+// 0.368 / smem 0.658; (7,7,8) 0.520 vs 0.597 / 0.907; (9,5,16) 1.03 vs 1.34 / 1.78. Where tiled
+// does not fit (L > 256), or for misaligned device-buffer pointers, it runs smem.
 //
 // Host pipeline: the two-slot pinned pipeline of host_pipeline.cuh, as in the FIR engine. Each
 // chunk carries its own H-sample history (taken on the host), so the streams stay independent.
@@ -135,11 +135,11 @@ ph_plan plan_ph(const dev_model& md, int M, int device, dpd_cuda_variant request
         cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     GPUINTERP_CUDA_CHECK(
         cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    const ph_tuning& t = ph_tuning_for(compute_capability(device));
     const int H = md.H, Lmax = md.Lmax;
     dpd_cuda_variant v = requested;
-    if (v == dpd_cuda_variant::
-                 automatic) // measured fastest at every row (docs/performance.md)
-        v = dpd_cuda_variant::tiled;
+    if (v == dpd_cuda_variant::automatic)
+        v = t.automatic;
     const size_t coef_bytes = size_t(M) * Lmax * sizeof(float4);
     ph_plan pl;
     pl.M = M;
@@ -176,17 +176,18 @@ ph_plan plan_ph(const dev_model& md, int M, int device, dpd_cuda_variant request
         v = dpd_cuda_variant::smem;
     }
     if (v == dpd_cuda_variant::smem) {
-        // Register blocking pays where the taps dominate (L > 4); with R = 1 a tile needs no
-        // staging. Tiles hold at least 4 outputs per halo sample so the halo's extra basis work
-        // stays <= 25%, fewer when shared memory runs out; R = 1 is the last resort.
+        // Register blocking pays where the taps dominate (Lmax above smem_blocking_above_taps);
+        // with R = 1 a tile needs no staging. Tiles hold at least smem_outputs_per_halo outputs
+        // per halo sample, which bounds the halo's extra basis work, fewer when shared memory
+        // runs out; R = 1 is the last resort.
         auto need = [&](int t, int r) {
             return coef_bytes + size_t(M) * (t + H) * sizeof(float2) +
                    (r > 1 ? size_t(t) * sizeof(float2) : 0);
         };
         int T = 0;
-        for (int r : { Lmax > 4 ? SMEM_R : 1, 1 }) {
+        for (int r : { Lmax > t.smem_blocking_above_taps ? SMEM_R : 1, 1 }) {
             const int unit = THREADS * r;
-            T = unit * std::max(1, (4 * H + unit - 1) / unit);
+            T = unit * std::max(1, (t.smem_outputs_per_halo * H + unit - 1) / unit);
             while (T > unit && need(T, r) > size_t(optin))
                 T -= unit;
             pl.R = r;

@@ -21,7 +21,8 @@ struct tile_geometry {
     int TI;         //!< inputs per tile (multiple of the outputs per work item)
     int L, M;       //!< arms, taps per arm
     bool taps_smem; //!< taps resident in shared memory
-    bool stage;     //!< outputs staged in shared memory (L < 32)
+    bool
+        stage; //!< outputs staged in shared memory (L below fir_tuning::stage_below_arms)
 };
 
 //! Tile geometry, shared-memory size and grid cap for L arms of M taps on one device.

@@ -32,7 +32,9 @@ class cuda_gmp_engine final
 {
 public:
     cuda_gmp_engine(int device, size_t batch, bool mapped)
-        : d_device(device), d_stream(device, batch, mapped)
+        : d_device(device),
+          d_tuning(gmp_tuning_for(compute_capability(device))),
+          d_stream(device, batch, mapped)
     {
     }
     // Every entry point returns after its work has finished, so nothing can still use the kernel.
@@ -91,17 +93,20 @@ private:
     {
         const bool want = d_requested == kernel::dpd_cuda_variant::compiled ||
                           (d_requested != kernel::dpd_cuda_variant::interpreted &&
-                           gmp_jit_preferred(d_blob));
+                           gmp_jit_preferred(d_blob, d_tuning));
         d_jit_note.clear();
         if (want && !d_jit.fn)
-            d_jit = compile_gmp_jit(
-                d_blob, d_device, gmp_jit_outputs_per_thread(d_blob), &d_jit_note);
+            d_jit = compile_gmp_jit(d_blob,
+                                    d_device,
+                                    gmp_jit_outputs_per_thread(d_blob, d_tuning),
+                                    &d_jit_note);
         else if (!want && d_jit.fn)
             release_gmp_jit(
                 d_jit); // no launch of it is queued: the entry points are synchronous
     }
 
     int d_device;
+    const gmp_tuning& d_tuning; // the device's row, chosen once
     gmp_plan d_plan;
     gmp_blob d_blob;
     gmp_jit_kernel d_jit;

@@ -27,6 +27,7 @@
 // or H is too deep for the static tile) the engine runs the interpreted kernel.
 #include "cuda_common.cuh"
 #include "gmp_launch.h"
+#include "gmp_tuning.h"
 #include <dlfcn.h>
 #include <complex>
 #include <cstring>
@@ -43,12 +44,13 @@ namespace gpu {
 
 namespace {
 
-constexpr int JIT_NT = 256; // threads per block
-constexpr int JIT_S = 8;    // outputs per thread (a loop)
+constexpr int JIT_NT = gmp_build.jit_threads; // threads per block
+constexpr int JIT_S = gmp_build.jit_outputs;  // outputs per thread (a loop)
 constexpr int JIT_T = JIT_NT * JIT_S;
-constexpr size_t MAX_PARAM_BYTES =
-    32000;                      // kernel parameters: 32764 bytes from CUDA 12.1 / sm_70
-constexpr int MAX_JIT_H = 1500; // static shared tile (T + H) * 12 bytes within 48 KiB
+// Kernel parameters: 32764 bytes from CUDA 12.1 / sm_70.
+constexpr size_t MAX_PARAM_BYTES = 32000;
+// Deepest history: the static tile, (T + H) * 12 bytes, within 48 KiB.
+constexpr int MAX_JIT_H = gmp_build.jit_max_history;
 
 // The NVRTC entry points used, resolved from the shared library.
 struct nvrtc_api {
@@ -251,28 +253,27 @@ size_t gmp_jit_param_bytes(const gmp_blob& b)
 
 bool gmp_jit_available() { return nvrtc().ok; }
 
-bool gmp_jit_preferred(const gmp_blob& b)
+bool gmp_jit_preferred(const gmp_blob& b, const gmp_tuning& t)
 {
     // Policy (H200, 2^24 samples, docs/performance.md): with two outputs per thread the compiled
     // kernel wins while entries are short (0.107 vs 0.131 ms at 30 coefficients, 0.207 vs 0.271 at
     // 95, 1.16 vs 1.44 on mp:K=5,M=100) and ties with the interpreted kernel's 16 side-by-side
     // outputs on long ones (entries of 9 and 5: 0.977 vs 0.975 ms), where the interpreted kernel
     // stays, as it needs no run-time compilation.
-    constexpr int longest_compiled_entry = 6;
     const view v{ b };
     for (int i = 0; i < b.ne; i++)
-        if (v.entry(i)[1] + 2 > longest_compiled_entry)
+        if (v.entry(i)[1] + 2 > t.longest_compiled_entry)
             return false;
     return true;
 }
 
-int gmp_jit_outputs_per_thread(const gmp_blob&)
+int gmp_jit_outputs_per_thread(const gmp_blob&, const gmp_tuning& t)
 {
     // Two adjacent outputs per thread load each window value once for both and run two Horner
     // chains side by side: 0.107 / 0.207 / 1.16 ms against one output's 0.116 / 0.232 / 1.32 and
     // four outputs' 0.114 / 0.220 / 1.26 (30, 95 coefficients, mp:K=5,M=100; four outputs need
     // up to 106 registers and twice the code, which costs more than the loads it saves).
-    return 2;
+    return t.jit_vector;
 }
 
 const std::vector<char>*
@@ -325,12 +326,8 @@ gmp_jit_cubin(const gmp_blob& b, int cc, int V, std::string* why_not)
 gmp_jit_kernel compile_gmp_jit(const gmp_blob& b, int device, int V, std::string* why_not)
 {
     device_guard guard(device);
-    int major = 0, minor = 0;
-    GPUINTERP_CUDA_CHECK(
-        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-    GPUINTERP_CUDA_CHECK(
-        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
-    const std::vector<char>* cubin = gmp_jit_cubin(b, major * 10 + minor, V, why_not);
+    const std::vector<char>* cubin =
+        gmp_jit_cubin(b, compute_capability(device), V, why_not);
     if (!cubin)
         return {};
     auto no = [&](const std::string& w) {

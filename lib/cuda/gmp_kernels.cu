@@ -33,6 +33,7 @@
 // fmas_per_sample() at the FP32 rate.
 #include "cuda_common.cuh"
 #include "gmp_launch.h"
+#include "gmp_tuning.h"
 #include <algorithm>
 #include <complex>
 #include <cstring>
@@ -45,12 +46,12 @@ namespace gpu {
 
 namespace {
 
-// Outputs per thread and threads per block. 16 outputs per thread amortise each broadcast load
-// (entry, coefficient) over 2R = 32 FMAs; at 168 registers three blocks of 128 threads stay
-// resident. On the H200 this beat 8 outputs x 256 threads and 4 x 256 on every benchmark row
-// (docs/performance.md), so it is the only configuration built.
-constexpr int R = 16;
-constexpr int NT = 128;
+// Outputs per thread and threads per block (gmp_tuning.h). 16 outputs per thread amortise each
+// broadcast load (entry, coefficient) over 2R = 32 FMAs; at 168 registers three blocks of 128
+// threads stay resident. On the H200 this beat 8 outputs x 256 threads and 4 x 256 on every
+// benchmark row (docs/performance.md), so it is the only configuration built.
+constexpr int R = gmp_build.outputs_per_thread;
+constexpr int NT = gmp_build.threads;
 constexpr int T = R * NT; // outputs per tile
 
 // One entry of a signal lag: g = |x(n-e)| (c_0 + c_1 |x(n-e)| + .. + c_{t+1} |x(n-e)|^(t+1)) + a,

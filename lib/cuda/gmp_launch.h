@@ -10,6 +10,7 @@
 // (gmp_engine.cu) and benchmark hook. Only .cu files include it.
 
 #include "../kernel/gmp_engine.h"
+#include "gmp_tuning.h"
 #include <cuda_runtime.h>
 #include <cstddef>
 #include <string>
@@ -63,10 +64,11 @@ struct gmp_jit_kernel {
 std::string gmp_jit_source(const gmp_blob& b, int V);
 //! Whether NVRTC could be loaded in this process.
 bool gmp_jit_available();
-//! Whether `automatic` runs the compiled kernel for this program (its entries are short enough).
-bool gmp_jit_preferred(const gmp_blob& b);
-//! The outputs per thread (V) the engine compiles this program with.
-int gmp_jit_outputs_per_thread(const gmp_blob& b);
+//! Whether `automatic` runs the compiled kernel for this program (its entries are short enough)
+//! on a device of tuning row `t`.
+bool gmp_jit_preferred(const gmp_blob& b, const gmp_tuning& t);
+//! The outputs per thread (V) the engine compiles this program with on a device of row `t`.
+int gmp_jit_outputs_per_thread(const gmp_blob& b, const gmp_tuning& t);
 //! The kernel compiled for compute capability cc (e.g. 90), cached per structure and cc; nullptr
 //! and, in why_not, the reason when it cannot be built. Needs no device.
 const std::vector<char>*

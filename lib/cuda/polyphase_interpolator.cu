@@ -26,6 +26,7 @@
 #include "cuda_engines.h"
 #include "device_history.cuh"
 #include "fir_launch.h"
+#include "fir_tuning.h"
 #include "host_pipeline.cuh"
 #include <gnuradio/gpuinterp/kernel/stream_history.h>
 #include <algorithm>
@@ -37,8 +38,8 @@ namespace gpu {
 
 namespace {
 
-constexpr int R = 9; // outputs per work item (odd: bank-conflict-free window loads)
-constexpr int THREADS = 256; // threads per block
+constexpr int R = fir_build.outputs_per_item; // outputs per work item
+constexpr int THREADS = fir_build.threads;    // threads per block
 
 template <typename T, typename TAP>
 __host__ __device__ inline size_t smem_bytes(const tile_geometry& g)
@@ -234,14 +235,14 @@ fir_plan plan_fir(int device, unsigned L, size_t M)
         cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     GPUINTERP_CUDA_CHECK(
         cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    const fir_tuning& t = fir_tuning_for(compute_capability(device));
     tile_geometry g{};
     g.L = int(L);
     g.M = int(M);
-    // Two work items per thread and tile (at least one group of R inputs). One item per thread
-    // (smaller tiles, more blocks per SM) measured 2-6 % slower at L = 2..8 on the H200.
-    const int groups = std::max(1, (2 * THREADS + int(L) - 1) / int(L));
+    // items_per_thread work items per thread and tile (at least one group of R inputs).
+    const int groups = std::max(1, (t.items_per_thread * THREADS + int(L) - 1) / int(L));
     g.TI = groups * R;
-    g.stage = L < 32;
+    g.stage = int(L) < t.stage_below_arms;
     g.taps_smem = true;
     if (smem_bytes<T, TAP>(g) > size_t(optin))
         g.taps_smem = false;

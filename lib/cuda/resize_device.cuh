@@ -50,12 +50,7 @@ inline void query_resize_device(int device, int& sms, int& sm)
     device_guard guard(device);
     GPUINTERP_CUDA_CHECK(
         cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    int major = 0, minor = 0;
-    GPUINTERP_CUDA_CHECK(
-        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-    GPUINTERP_CUDA_CHECK(
-        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
-    sm = major * 10 + minor;
+    sm = compute_capability(device);
 }
 
 class resize_device_tables

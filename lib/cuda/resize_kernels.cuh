@@ -359,12 +359,14 @@ __global__ void __launch_bounds__(resize_point_bx* resize_point_by)
 // the prefetch: with it (128 registers, no spills) 4 x 1080p -> 4K took 0.239 ms against
 // 0.230 ms without (H200, same call; measured before the short path above).
 
-// Blocks of 256 threads per SM the register budget is set for: 4 (64 registers) for
-// nearest, 3 (80) for bilinear (at 64 it spilled), 2 (128) for bicubic and two chunks.
+// Blocks of 256 threads per SM the register budget is set for (resize_build): 4 (64 registers)
+// for nearest, 3 (80) for bilinear (at 64 it spilled), 2 (128) for bicubic and two chunks.
 template <int KY, int NCH>
 constexpr int resize_rowcache_min_blocks()
 {
-    return KY == 1 ? 4 : (KY == 2 && NCH == 1 ? 3 : 2);
+    return KY == 1 ? resize_build.rowcache_blocks_nearest
+                   : (KY == 2 && NCH == 1 ? resize_build.rowcache_blocks_bilinear
+                                          : resize_build.rowcache_blocks_other);
 }
 
 template <typename T, typename O, int KY, int KX, int R, int NCH>

@@ -11,8 +11,9 @@
 // can enumerate every block and thread of a plan and check that each output element is
 // written exactly once; the kernels call the same position functions.
 
-#include "../common/enum_names.h"
 #include "../common/host_device.h"
+#include "resize_tuning.h"
+#include "resize_variant.h"
 #include <algorithm>
 #include <cstddef>
 #include <string>
@@ -21,110 +22,18 @@ namespace gr {
 namespace gpuinterp {
 namespace gpu {
 
-//! Kernel variants (all sample the same host-built tables with the same arithmetic, so
-//! they produce bit-identical results; they differ only in how work maps to threads).
-enum class resize_variant : int {
-    automatic = -1,
-    tile = 0,          //!< 64-thread blocks, 4 strided elements x up to 4 rows (original)
-    vec4_r2 = 1,       //!< 4 consecutive elements (one 16-byte store) x 2 rows, streaming
-    vec4_r2_plain = 2, //!< as vec4_r2 with ordinary (write-back) stores
-    vec4_r4 = 3,       //!< 4 consecutive elements x 4 rows, streaming stores
-    vec4_r1 = 4,       //!< 4 consecutive elements x 1 row, streaming stores
-    point = 5,         //!< one output element per thread, 32x8 blocks, grid z = frame
-    point_f4 = 6,    //!< one element of 4 frames per thread (16 gathers issued together)
-    strided_r2 = 7,  //!< vec4's 256-thread 2D blocks with tile's mapping (elements 64
-                     //!< apart, 4-byte stores, any row width) x 2 rows
-    strided_r4 = 8,  //!< the same with 4 rows per thread
-    rowcache_r8 = 9, //!< vec4's mapping, 8 rows walked in order; a horizontally
-                     //!< interpolated source row is reused by the next output row
-    rowcache_r16 = 10, //!< the same with 16 rows per thread
-    rowcache_w8 = 11, //!< rowcache_r8 with 2 chunks of 4 elements (256 apart) per thread;
-                      //!< nearest/bilinear only (bicubic runs rowcache_r8)
-    staged_r8 = 12,   //!< rowcache_r8 reading a shared-memory copy of the block's source
-                      //!< rectangle (global gathers where it does not fit)
-    staged_r16 = 13,  //!< the same with 16 rows per thread
-    rowcache_r32 = 14, //!< rowcache with 32 rows per thread
-};
-constexpr int resize_variant_count = 15;
-
-constexpr enum_name<resize_variant> resize_variant_names[] = {
-    { resize_variant::automatic, "automatic" },
-    { resize_variant::tile, "tile" },
-    { resize_variant::vec4_r2, "vec4_r2" },
-    { resize_variant::vec4_r2_plain, "vec4_r2_plain" },
-    { resize_variant::vec4_r4, "vec4_r4" },
-    { resize_variant::vec4_r1, "vec4_r1" },
-    { resize_variant::point, "point" },
-    { resize_variant::point_f4, "point_f4" },
-    { resize_variant::strided_r2, "strided_r2" },
-    { resize_variant::strided_r4, "strided_r4" },
-    { resize_variant::rowcache_r8, "rowcache_r8" },
-    { resize_variant::rowcache_r16, "rowcache_r16" },
-    { resize_variant::rowcache_w8, "rowcache_w8" },
-    { resize_variant::staged_r8, "staged_r8" },
-    { resize_variant::staged_r16, "staged_r16" },
-    { resize_variant::rowcache_r32, "rowcache_r32" },
-};
-
-inline std::string resize_variant_name(resize_variant v)
-{
-    return enum_to_string(v, resize_variant_names);
-}
-
-//! The variants the library launches itself: those the automatic choice picks (tile is also
-//! every other variant's fallback). The rest are benchmark-only (bench/resize_lab.cu); their plans stay
-//! here so the CPU tests check every variant's geometry.
-constexpr bool resize_is_production(resize_variant v)
-{
-    return v == resize_variant::tile || v == resize_variant::vec4_r4 ||
-           v == resize_variant::rowcache_r32 || v == resize_variant::point ||
-           v == resize_variant::point_f4;
-}
-
-// tile variant
-constexpr int resize_tile_tx = 64; // threads per block
-constexpr int resize_tile_v = 4;   // elements per thread, resize_tile_tx apart
-// vec4 variants: blocks of vec_bx x vec_by threads, each thread 4 consecutive elements
-constexpr int resize_vec_bx = 64;
-constexpr int resize_vec_by = 4;
+// Names the kernels and plans use for the build constants (resize_tuning.h).
+constexpr int resize_tile_tx = resize_build.tile_threads; // tile: threads per block
+constexpr int resize_tile_v =
+    resize_build.tile_elements; // tile: elements per thread, tx apart
+// vec4, strided and rowcache variants: blocks of vec_bx x vec_by threads
+constexpr int resize_vec_bx = resize_build.vec_bx;
+constexpr int resize_vec_by = resize_build.vec_by;
 // point variants
-constexpr int resize_point_bx = 32;
-constexpr int resize_point_by = 8;
+constexpr int resize_point_bx = resize_build.point_bx;
+constexpr int resize_point_by = resize_build.point_by;
 // Largest gridDim.y / gridDim.z.
 constexpr unsigned resize_grid_yz_max = 65535;
-// Below this many output elements per launch the automatic choice is a point variant:
-// the kernel is then bound by gather latency, not bandwidth, and wants many threads.
-constexpr double resize_small_outputs = 4.0 * 1024 * 1024;
-
-/*!
- * Tuning of the automatic choice, per GPU architecture (as CUB's dispatch/tuning tables): which
- * variant each kind of shape runs. The figures behind each row are in docs/performance.md
- * ("2D frame resize"); only sm_90 (H200) has been measured, so every architecture uses its row
- * until another one is measured.
- */
-struct resize_tuning {
-    int sm_min;             //!< first compute capability (major * 10 + minor) of the row
-    double small_outputs;   //!< fewer outputs per launch: a point variant
-    resize_variant upscale; //!< output rows reuse source rows, 16-byte stores, >= 2 taps
-    resize_variant wide;    //!< other shapes with 16-byte stores and <= 2 taps
-};
-constexpr resize_tuning resize_tuning_table[] = {
-    // sm_90: the rowcache walk over 32 output rows wins every upscale with row reuse
-    // (bilinear and bicubic); vec4_r4 the rest (nearest, shrinks).
-    { 90, resize_small_outputs, resize_variant::rowcache_r32, resize_variant::vec4_r4 },
-    { 0, resize_small_outputs, resize_variant::rowcache_r32, resize_variant::vec4_r4 },
-};
-
-//! The tuning row of compute capability `sm` (major * 10 + minor).
-inline const resize_tuning& resize_tuning_for(int sm)
-{
-    for (const auto& t : resize_tuning_table)
-        if (sm >= t.sm_min)
-            return t;
-    return resize_tuning_table[sizeof(resize_tuning_table) /
-                                   sizeof(resize_tuning_table[0]) -
-                               1];
-}
 
 struct resize_plan {
     resize_variant variant = resize_variant::tile;
@@ -188,9 +97,9 @@ inline resize_plan resize_plan_launch(resize_variant req,
     frames = std::max<size_t>(frames, 1);
     vec_ok = vec_ok && RW % 4 == 0;
     const double total = double(RW) * out_h * double(frames);
+    const resize_tuning& t = resize_tuning_for(sm);
     resize_variant v = req;
     if (v == resize_variant::automatic) {
-        const resize_tuning& t = resize_tuning_for(sm);
         if (total < t.small_outputs)
             v = frames >= 4 ? resize_variant::point_f4 : resize_variant::point;
         else if (upscale_y && vec_ok && taps >= 2)
@@ -267,7 +176,9 @@ inline resize_plan resize_plan_launch(resize_variant req,
     p.tiles_x =
         (RW + resize_tile_tx * resize_tile_v - 1) / (resize_tile_tx * resize_tile_v);
     const double blocks1 = double(p.tiles_x) * out_h * double(frames);
-    p.rows = blocks1 >= 4.0 * 32 * sms * 4 ? 4 : (blocks1 >= 4.0 * 32 * sms * 2 ? 2 : 1);
+    p.rows = blocks1 >= t.tile_waves * 32 * sms * 4
+                 ? 4
+                 : (blocks1 >= t.tile_waves * 32 * sms * 2 ? 2 : 1);
     p.row_groups = (out_h + p.rows - 1) / p.rows;
     // The flattened block index stays below 2^31.
     const size_t per_frame = size_t(p.tiles_x) * p.row_groups;

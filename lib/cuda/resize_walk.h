@@ -174,7 +174,7 @@ GPUINTERP_DI void store4(unsigned short* p, const float (&r)[4])
 
 // Shared-memory source rectangle of the staged variants, in floats (24 KiB): a 2x upscale
 // block needs 18 x 130 (bilinear, 32 rows) to 36 x 132 (bicubic, 64 rows).
-constexpr int resize_stage_floats = 6144;
+constexpr int resize_stage_floats = resize_build.stage_floats;
 
 // Source accessors of the walk: row(sy) is computed once per tap and row, at(row, x) per
 // sample. Constant-border taps (index -1) read some valid sample, replaced afterwards.

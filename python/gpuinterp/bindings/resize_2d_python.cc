@@ -17,50 +17,49 @@ using namespace gr::gpuinterp;
 
 namespace {
 
-const char* block_doc =
-    R"doc(Resize frames carried as vector items, fused with per-channel normalisation, GPU or CPU.
+// The blocks' docstring; its Args are the parameter list's own descriptions.
+const char* block_doc()
+{
+    static const std::string doc = [] {
+        std::string d =
+            R"doc(Resize frames carried as vector items, fused with per-channel normalisation, GPU or CPU.
 
 One input item is a frame of in_height x in_width pixels, row-major, `channels` interleaved
 (float32 for resize_2d_ff, uint8 for resize_2d_bf); one output item is the out_height x out_width
 x channels frame, float32 or IEEE binary16 (half_output, 2-byte items). Every output value is
     out = (clip(scale * v) - mean[c]) / std[c]
-with v the interpolated value.
+with v the interpolated value. backend "automatic" runs CUDA when usable, else the CPU with a log
+line.
 
 Args:
-    in_height, in_width, out_height, out_width: frame sizes in pixels (>= 1)
-    channels: interleaved channels per pixel, 1..4
-    method: "nearest", "bilinear" or "bicubic" (Keys a = -0.75, as OpenCV INTER_CUBIC)
-    coord: "half_pixel" (= cv2.resize, torch align_corners=False), "align_corners",
-           "asymmetric" (src = dst*in/out)
-    border: "replicate", "reflect" (OpenCV REFLECT), "reflect_101", "constant"
-    border_value: outside value for border "constant"
-    mean, std: per-channel normalisation: [] (0 / 1), one value, or `channels` values; std != 0
-    scale: applied to v before clip and mean/std (1/255 for 8-bit frames)
-    clip: clamp scale*v to [clip_min, clip_max] before mean/std
-    half_output: binary16 output items instead of float32
-    backend: "automatic" (CUDA when usable, else CPU with a log line), "cpu" or "cuda"
-    device: CUDA device index
-    clip_min, clip_max: clip bounds
-    batch: most frames per GPU launch (0 = about 32 MiB of input per launch))doc";
+)doc";
+        for (const auto& p : kernel::resize_2d_parameters)
+            d += std::string("    ") + p.name + ": " + p.doc + "\n";
+        return d;
+    }();
+    return doc.c_str();
+}
 
 template <class T>
 void bind_block(py::module& m, const char* name)
 {
     using blk = resize_2d<T>;
     py::class_<blk, gr::sync_block, gr::block, gr::basic_block, std::shared_ptr<blk>>(
-        m, name, block_doc)
+        m, name, block_doc())
         // Integers as int64 so that any Python int reaches resize_config::validate() (a
         // ValueError naming the parameter, not pybind11's "incompatible constructor arguments").
-        .def(py::init([](int64_t ih, int64_t iw, int64_t oh, int64_t ow, int64_t C,
-                         const std::string& method, const std::string& coord,
-                         const std::string& border, float bv, const std::vector<float>& mean,
-                         const std::vector<float>& stdv, float scale, bool clip, bool half,
-                         const std::string& b, int64_t device, float clip_min, float clip_max,
-                         int64_t batch, bool device_buffers) {
-                 return blk::make(kernel::resize_config{ ih, iw, oh, ow, C, method, coord,
-                                                         border, bv, mean, stdv, scale, clip,
-                                                         clip_min, clip_max, b, device, batch,
-                                                         half, device_buffers });
+        // The keyword list below follows GPUINTERP_RESIZE_2D_PARAMS; qa_resize_2d_params.py
+        // checks it (names, order, defaults).
+        .def(py::init([](int64_t in_height, int64_t in_width, int64_t out_height,
+                         int64_t out_width, int64_t channels, const std::string& method,
+                         const std::string& coord, const std::string& border, float border_value,
+                         const std::vector<float>& mean, const std::vector<float>& std,
+                         float scale, bool clip, bool half_output, const std::string& backend,
+                         int64_t device, float clip_min, float clip_max, int64_t batch,
+                         bool device_buffers) {
+                 kernel::resize_config config;
+                 GPUINTERP_RESIZE_2D_PARAMS(GPUINTERP_RESIZE_2D_ASSIGN, GPUINTERP_RESIZE_2D_ASSIGN)
+                 return blk::make(config);
              }),
              py::arg("in_height"),
              py::arg("in_width"),
@@ -82,7 +81,7 @@ void bind_block(py::module& m, const char* name)
              py::arg("clip_max") = 1.0f,
              py::arg("batch") = 0,
              py::arg("device_buffers") = false,
-             block_doc)
+             block_doc())
         .def("set_normalization",
              &blk::set_normalization,
              py::arg("mean"),
@@ -255,14 +254,17 @@ void bind_kernel(py::module& m, const char* name)
                     "half=True). Same conventions and parameters as the resize_2d blocks.") +
         pyutil::thread_safety_doc();
     py::class_<G>(m, name, doc.c_str())
-        .def(py::init([](int64_t ih, int64_t iw, int64_t oh, int64_t ow, int64_t C,
-                         const std::string& method, const std::string& coord,
-                         const std::string& border, float bv, const std::vector<float>& mean,
-                         const std::vector<float>& stdv, float scale, bool clip, float clip_min,
-                         float clip_max, const std::string& b, int64_t device, int64_t batch) {
-                 return std::make_unique<G>(std::make_unique<K>(kernel::resize_config{
-                     ih, iw, oh, ow, C, method, coord, border, bv, mean, stdv, scale, clip,
-                     clip_min, clip_max, b, device, batch }));
+        // The block's keyword list less its two block options, the backend defaulting to the
+        // CPU as kernel::resize_2d's constructor does (checked by qa_resize_2d_params.py).
+        .def(py::init([](int64_t in_height, int64_t in_width, int64_t out_height,
+                         int64_t out_width, int64_t channels, const std::string& method,
+                         const std::string& coord, const std::string& border, float border_value,
+                         const std::vector<float>& mean, const std::vector<float>& std,
+                         float scale, bool clip, const std::string& backend, int64_t device,
+                         float clip_min, float clip_max, int64_t batch) {
+                 kernel::resize_config config;
+                 GPUINTERP_RESIZE_2D_PARAMS(GPUINTERP_RESIZE_2D_ASSIGN, GPUINTERP_RESIZE_2D_SKIP)
+                 return std::make_unique<G>(std::make_unique<K>(config));
              }),
              py::arg("in_height"),
              py::arg("in_width"),
@@ -277,10 +279,10 @@ void bind_kernel(py::module& m, const char* name)
              py::arg("std") = std::vector<float>(),
              py::arg("scale") = 1.0f,
              py::arg("clip") = false,
-             py::arg("clip_min") = 0.0f,
-             py::arg("clip_max") = 1.0f,
              py::arg("backend") = "cpu",
              py::arg("device") = 0,
+             py::arg("clip_min") = 0.0f,
+             py::arg("clip_max") = 1.0f,
              py::arg("batch") = 0)
         .def("resize",
              &resize_array<T>,
@@ -324,6 +326,23 @@ void bind_kernel(py::module& m, const char* name)
 
 void bind_resize_2d(py::module& m)
 {
+    // The one parameter list (GPUINTERP_RESIZE_2D_PARAMS), for the checks of the keyword lists
+    // and the GRC yml.
+    m.def(
+        "resize_2d_parameters",
+        [] {
+            py::list out;
+            for (const auto& p : kernel::resize_2d_parameters)
+                out.append(py::dict(py::arg("name") = p.name,
+                                    py::arg("type") = p.type,
+                                    py::arg("default") = p.default_value,
+                                    py::arg("required") = p.required,
+                                    py::arg("block_only") = p.block_only,
+                                    py::arg("doc") = p.doc));
+            return out;
+        },
+        "resize_2d's parameters in make() order, as C++ text: list of dicts with name, type, "
+        "default, required, block_only, doc.");
     bind_block<float>(m, "resize_2d_ff");
     bind_block<std::uint8_t>(m, "resize_2d_bf");
     bind_kernel<float>(m, "resize_2d_kernel_f");

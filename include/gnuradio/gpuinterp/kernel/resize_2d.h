@@ -65,37 +65,88 @@ struct resize_transform {
 };
 
 /*!
- * \brief Every parameter of a frame resizer, in one place: the kernel, the blocks, the Python
- * bindings and GRC all fill this struct, and validate() is the one check of it.
+ * \brief The parameters of a frame resizer, in one list: the blocks' make() order, which is also
+ * the order of their Python constructor and of GRC's make templates.
+ *
+ * \details K(type, name, default, required, doc) is a parameter of the kernel and the blocks;
+ * B(...) one of the blocks only (the kernel ignores it). `required`: make() has no default for it
+ * (the default here is the config struct's). resize_config's fields, make()'s and the Python
+ * bindings' copying into it, and resize_2d_parameters (the table tests read, which checks the
+ * Python keyword lists and the GRC yml against this list) are all expanded from it.
+ */
+// One row per parameter, as a table:
+// clang-format off
+#define GPUINTERP_RESIZE_2D_PARAMS(K, B)                                                      \
+    K(int64_t, in_height, 1, true, "input frame height in pixels, >= 1")                      \
+    K(int64_t, in_width, 1, true, "input frame width in pixels, >= 1")                        \
+    K(int64_t, out_height, 1, true, "output frame height in pixels, >= 1")                    \
+    K(int64_t, out_width, 1, true, "output frame width in pixels, >= 1")                      \
+    K(int64_t, channels, 1, false, "interleaved channels per pixel, 1..4")                    \
+    K(std::string, method, "bilinear", false,                                                 \
+      "\"nearest\", \"bilinear\" or \"bicubic\" (Keys a = -0.75, as OpenCV INTER_CUBIC)")     \
+    K(std::string, coord, "half_pixel", false,                                                \
+      "\"half_pixel\" (OpenCV, torch align_corners=False), \"align_corners\" or "             \
+      "\"asymmetric\" (src = dst*in/out)")                                                    \
+    K(std::string, border, "replicate", false,                                                \
+      "\"replicate\", \"reflect\" (OpenCV REFLECT), \"reflect_101\" or \"constant\"")         \
+    K(float, border_value, 0.0f, false, "sample outside the frame with border \"constant\"")  \
+    K(std::vector<float>, mean, {}, false,                                                    \
+      "per-channel mean: none (0), one value or `channels` values")                           \
+    K(std::vector<float>, std, {}, false,                                                     \
+      "per-channel standard deviation, non-zero: none (1), one value or `channels` values; "  \
+      "as many as mean if both are given")                                                    \
+    K(float, scale, 1.0f, false, "factor on the interpolated value before clip and mean/std") \
+    K(bool, clip, false, false, "clamp scale*v to [clip_min, clip_max] before mean/std")      \
+    B(bool, half_output, false, false, "IEEE binary16 output items instead of float32")       \
+    K(std::string, backend, "automatic", false, "\"automatic\", \"cpu\" or \"cuda\"")         \
+    K(int64_t, device, 0, false, "CUDA device index, >= 0")                                   \
+    K(float, clip_min, 0.0f, false, "lower clip bound")                                       \
+    K(float, clip_max, 1.0f, false, "upper clip bound, >= clip_min")                          \
+    K(int64_t, batch, 0, false, "most frames per GPU launch (0: ~32 MiB of input per launch)") \
+    B(bool, device_buffers, false, false,                                                     \
+      "ports on device buffers (frames stay in GPU memory between gpuinterp blocks)")
+// clang-format on
+
+//! For GPUINTERP_RESIZE_2D_PARAMS: `config.name = name;` (in a function whose parameters carry
+//! the list's names) and nothing (the block-only parameters in a kernel's function).
+#define GPUINTERP_RESIZE_2D_ASSIGN(type, name, def, required, doc) config.name = name;
+#define GPUINTERP_RESIZE_2D_SKIP(type, name, def, required, doc)
+
+/*!
+ * \brief Every parameter of a frame resizer (GPUINTERP_RESIZE_2D_PARAMS): the kernel, the blocks,
+ * the Python bindings and GRC all fill this struct, and validate() is the one check of it.
  *
  * \details Integers are 64-bit so that any Python int reaches validate() and gets a ValueError
  * naming the parameter rather than a conversion error. The kernel ignores the two block options
- * (half_output, device_buffers); the blocks' make() takes the same values as arguments.
+ * (half_output, device_buffers).
  */
 struct resize_config {
-    int64_t in_height = 1, in_width = 1;   //!< input frame size in pixels, each >= 1
-    int64_t out_height = 1, out_width = 1; //!< output frame size in pixels, each >= 1
-    int64_t channels = 1;                  //!< interleaved channels per pixel, 1..4
-    std::string method = "bilinear";       //!< "nearest", "bilinear" or "bicubic"
-    std::string coord = "half_pixel"; //!< "half_pixel", "align_corners" or "asymmetric"
-    std::string border =
-        "replicate"; //!< "replicate", "reflect", "reflect_101" or "constant"
-    float border_value =
-        0.0f;                //!< sample outside the frame with border "constant" (finite)
-    std::vector<float> mean; //!< 0, 1 or `channels` values (finite)
-    std::vector<float>
-        std; //!< 0, 1 or `channels` non-zero values; as many as mean if both given
-    float scale = 1.0f;                     //!< finite, non-zero
-    bool clip = false;                      //!< clamp scale*v to [clip_min, clip_max]
-    float clip_min = 0.0f, clip_max = 1.0f; //!< finite, clip_min <= clip_max
-    std::string backend = "automatic";      //!< "automatic", "cpu" or "cuda"
-    int64_t device = 0;                     //!< CUDA device index, >= 0
-    int64_t batch = 0;           //!< most frames per GPU launch, 0: ~32 MiB of input
-    bool half_output = false;    //!< blocks: IEEE binary16 output items
-    bool device_buffers = false; //!< blocks: ports on device buffers
+#define GPUINTERP_RESIZE_2D_FIELD(type, name, def, required, doc) type name = def;
+    GPUINTERP_RESIZE_2D_PARAMS(GPUINTERP_RESIZE_2D_FIELD, GPUINTERP_RESIZE_2D_FIELD)
+#undef GPUINTERP_RESIZE_2D_FIELD
 
     //! Throws std::invalid_argument whose message starts with the first bad parameter's name.
     void validate() const;
+};
+
+//! One entry of GPUINTERP_RESIZE_2D_PARAMS as text (what the tests compare the Python bindings
+//! and the GRC yml with).
+struct resize_parameter {
+    const char* name;
+    const char* type;          //!< the C++ type
+    const char* default_value; //!< the C++ expression
+    bool required;             //!< no default in make()
+    bool block_only;           //!< the blocks' only
+    const char* doc;
+};
+constexpr resize_parameter resize_2d_parameters[] = {
+#define GPUINTERP_RESIZE_2D_INFO_K(type, name, def, required, doc) \
+    { #name, #type, #def, required, false, doc },
+#define GPUINTERP_RESIZE_2D_INFO_B(type, name, def, required, doc) \
+    { #name, #type, #def, required, true, doc },
+    GPUINTERP_RESIZE_2D_PARAMS(GPUINTERP_RESIZE_2D_INFO_K, GPUINTERP_RESIZE_2D_INFO_B)
+#undef GPUINTERP_RESIZE_2D_INFO_K
+#undef GPUINTERP_RESIZE_2D_INFO_B
 };
 
 template <typename T>
@@ -162,24 +213,22 @@ public:
               backend requested = backend::cpu,
               int device = 0,
               size_t batch = 0)
-        : resize_2d(resize_config{ in_height,
-                                   in_width,
-                                   out_height,
-                                   out_width,
-                                   channels,
-                                   method,
-                                   coord,
-                                   border,
-                                   border_value,
-                                   {},
-                                   {},
-                                   1.0f,
-                                   false,
-                                   0.0f,
-                                   1.0f,
-                                   to_string(requested),
-                                   device,
-                                   int64_t(std::min<size_t>(batch, size_t(INT64_MAX))) })
+        : resize_2d([&] {
+              resize_config c; // the rest at their defaults
+              c.in_height = in_height;
+              c.in_width = in_width;
+              c.out_height = out_height;
+              c.out_width = out_width;
+              c.channels = channels;
+              c.method = method;
+              c.coord = coord;
+              c.border = border;
+              c.border_value = border_value;
+              c.backend = to_string(requested);
+              c.device = device;
+              c.batch = int64_t(std::min<size_t>(batch, size_t(INT64_MAX)));
+              return c;
+          }())
     {
     }
     //! The same from a config (its `backend` string; half_output, device_buffers ignored).

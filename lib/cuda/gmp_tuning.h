@@ -1,0 +1,53 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef INCLUDED_GPUINTERP_CUDA_GMP_TUNING_H
+#define INCLUDED_GPUINTERP_CUDA_GMP_TUNING_H
+
+// Tuning of the memory-polynomial (mp/gmp) kernels: the interpreted one (gmp_kernels.cu) and the
+// structure-compiled one (gmp_jit.cu), plan in gmp_launch.h. arch_tuning.h says how build
+// constants and run-time rows differ; docs/performance.md ("Tuning tables") gives the measurement
+// behind each value. The compiled kernel's block and tile are build constants too although its
+// source is generated at run time: its launch and the generated source read the same values, and
+// its history bound is derived from its tile.
+
+#include "arch_tuning.h"
+
+namespace gr {
+namespace gpuinterp {
+namespace gpu {
+
+//! Compiled into the kernels.
+struct gmp_build_tuning {
+    int outputs_per_thread; //!< interpreted kernel: outputs side by side per thread
+    int threads;            //!< interpreted kernel: threads per block
+    int jit_threads;        //!< compiled kernel: threads per block
+    int jit_outputs;        //!< compiled kernel: outputs per thread and tile (a loop)
+    int jit_max_history; //!< compiled kernel: deepest H; its static tile of (T + H) * 12 bytes
+                         //!< stays within 48 KiB
+};
+constexpr gmp_build_tuning gmp_build{ 16, 128, 256, 8, 1500 };
+
+//! Chosen per device when the engine is built.
+struct gmp_tuning {
+    int sm_min; //!< first compute capability (major * 10 + minor) of the row
+    int longest_compiled_entry; //!< `automatic` compiles programs whose entries have at most
+                                //!< this many coefficients
+    int jit_vector; //!< V: adjacent outputs the compiled kernel computes together
+};
+constexpr gmp_tuning gmp_tuning_table[] = {
+    { 90, 6, 2 }, // sm_90 (H200); the default of every other architecture
+};
+
+inline const gmp_tuning& gmp_tuning_for(int sm)
+{
+    return tuning_row(gmp_tuning_table, sm);
+}
+
+} // namespace gpu
+} // namespace gpuinterp
+} // namespace gr
+
+#endif

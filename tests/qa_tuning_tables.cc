@@ -1,0 +1,53 @@
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// The per-architecture tuning tables of the CUDA kernel families (lib/cuda/*_tuning.h): ordered as
+// tuning_row() expects, every compute capability finds a row, sm_90 finds its own, and an
+// architecture older than every row gets the last (the default). Runs without a GPU.
+#include "cuda/dpd_ph_tuning.h"
+#include "cuda/fir_tuning.h"
+#include "cuda/gmp_tuning.h"
+#include "cuda/resize_tuning.h"
+#include "test_util.h"
+
+using namespace gr::gpuinterp::gpu;
+
+namespace {
+
+template <typename Row, size_t N>
+void check_table(const Row (&table)[N], const Row& (*row_for)(int))
+{
+    EXPECT_TRUE(tuning_table_ordered(table));
+    EXPECT_EQ(row_for(90).sm_min, 90);
+    EXPECT_EQ(&row_for(0), &table[N - 1]);
+    for (int sm : { 0, 50, 75, 80, 86, 89, 90, 100, 103, 120 }) {
+        const Row& r = row_for(sm);
+        // The newest row at or below sm, or the default below every row.
+        if (sm >= table[N - 1].sm_min)
+            EXPECT_LE(r.sm_min, sm) << sm;
+        for (const Row& other : table)
+            if (other.sm_min <= sm)
+                EXPECT_LE(other.sm_min, r.sm_min) << sm;
+    }
+}
+
+} // namespace
+
+TEST(TuningTables, Fir) { check_table(fir_tuning_table, fir_tuning_for); }
+TEST(TuningTables, DpdPh) { check_table(ph_tuning_table, ph_tuning_for); }
+TEST(TuningTables, Gmp) { check_table(gmp_tuning_table, gmp_tuning_for); }
+TEST(TuningTables, Resize) { check_table(resize_tuning_table, resize_tuning_for); }
+
+// The build constants the kernels rely on beyond performance.
+TEST(TuningTables, BuildConstants)
+{
+    EXPECT_EQ(fir_build.outputs_per_item % 2, 1); // odd: conflict-free window loads
+    EXPECT_EQ(ph_build.smem_r % 2, 1);
+    EXPECT_EQ(gmp_build.threads % 32, 0);
+    EXPECT_EQ(gmp_build.jit_threads % 32, 0);
+    // The compiled mp/gmp kernel's static tile, (T + H + 2) float2 + float per sample, fits 48 KiB.
+    EXPECT_LE((gmp_build.jit_threads * gmp_build.jit_outputs + gmp_build.jit_max_history + 2) * 12,
+              48 * 1024);
+    EXPECT_EQ(resize_build.vec_bx * resize_build.vec_by % 32, 0);
+}
