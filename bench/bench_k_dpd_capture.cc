@@ -10,6 +10,7 @@
 //  - dpd_align/<backend>/<hint>: dpd_capture::align() alone (conditioning, delay search,
 //    frequency, receiver correction, shift, gain); hint 1 is the steady state, where the
 //    previous capture's delay is the hint;
+//  - dpd_fit/<backend>: the fit alone, on the aligned capture;
 //  - dpd_update/<backend>/<hint>: align() and the fit, capture to coefficients.
 // What Adaptation.step adds in Python (the loop NMSE of the coefficients in use, the
 // damping) is O(n K) numpy and not in these rows.
@@ -129,6 +130,23 @@ void dpd_align(benchmark::State& st, backend b)
     st.SetItemsProcessed(int64_t(st.iterations()) * int64_t(c.x.size()));
 }
 
+void dpd_fit(benchmark::State& st, backend b)
+{
+    if (!usable(b, st))
+        return;
+    const auto& c = get_capture();
+    kernel::dpd_capture k(b);
+    const auto a = k.align(c.x.data(), c.y.data(), c.x.size(), options(true));
+    kernel::dpd_gram g(model, true, b);
+    kernel::dpd_gram_solution s;
+    for (auto _ : st) {
+        s = fit(g, a);
+        benchmark::DoNotOptimize(s.w.data());
+    }
+    st.counters["lambda"] = s.lambda;
+    st.SetItemsProcessed(int64_t(st.iterations()) * int64_t(a.xa.size()));
+}
+
 void dpd_update(benchmark::State& st, backend b)
 {
     if (!usable(b, st))
@@ -155,6 +173,8 @@ void dpd_update(benchmark::State& st, backend b)
 
 BENCHMARK_CAPTURE(dpd_align, cpu, backend::cpu)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(dpd_update, cpu, backend::cpu)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(dpd_fit, cpu, backend::cpu)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(dpd_fit, cuda, backend::cuda)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_CAPTURE(dpd_align, cuda, backend::cuda)
     ->Arg(0)
     ->Arg(1)

@@ -662,4 +662,28 @@ TEST(DpdGramCuda, MatchesCpuOnALargerModel)
     EXPECT_NEAR(sg.condition, sc.condition, 1e-6 * sc.condition);
 }
 
+// A small model on long chunks: the CUDA engine sums the Gram over row slices (a batched
+// product) instead of one Zherk; with and without a tail of rows beyond the slices.
+TEST(DpdGramCuda, SmallModelOnLongChunksMatchesCpuAndNaive)
+{
+    if (gr::gpuinterp::cuda_device_count() == 0)
+        GTEST_SKIP() << "no usable CUDA device";
+    gk::set_gram_chunk_rows(0);
+    const dpd_model m = dpd_model::parse("ph:P=7,Q=0,Lp=4,Lq=1");
+    for (size_t n : { size_t(20000), size_t(30001) }) {
+        SCOPED_TRACE(n);
+        const auto y = random_signal(n);
+        const auto x = target_for(m, true, y, 0.02);
+        dpd_gram c(m, true, backend::cpu), g(m, true, backend::cuda);
+        c.add(y.data(), y.size(), x.data());
+        g.add(y.data(), y.size(), x.data());
+        std::vector<uint8_t> all(y.size(), 1);
+        const sums s = naive_sums(m, true, y, x, &all, 0);
+        EXPECT_TRUE(close(g.gram(0), s.G, 1e-12));
+        EXPECT_TRUE(close(g.gram(0), c.gram(0), 1e-12));
+        EXPECT_TRUE(close(g.rhs(0), s.b, 1e-12));
+        EXPECT_EQ(g.fit_rows(), s.n);
+    }
+}
+
 } // namespace

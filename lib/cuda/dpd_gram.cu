@@ -26,6 +26,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace gr {
 namespace gpuinterp {
@@ -194,6 +195,13 @@ public:
             d_b[s].reserve(K);
         }
         d_A.reserve(R * K);
+        if (K <= small_columns) {
+            d_slices.reserve(max_slices * K * K);
+            d_ones.reserve(max_slices);
+            const std::vector<cuDoubleComplex> ones(max_slices,
+                                                    make_cuDoubleComplex(1, 0));
+            upload(d_ones.get(), ones.data(), max_slices);
+        }
         d_rows.reserve(R);
         d_t.reserve(R);
         d_y.reserve(4 * R + d_pad);
@@ -250,17 +258,60 @@ public:
         GPUINTERP_CUDA_CHECK_LAUNCH(s);
         const double one = 1;
         const cuDoubleComplex cone = make_cuDoubleComplex(1, 0);
-        GPUINTERP_CUBLAS_CHECK(cublasZherk(d_blas->get(),
-                                           CUBLAS_FILL_MODE_UPPER,
-                                           CUBLAS_OP_C,
-                                           int(d_K),
-                                           int(R),
-                                           &one,
-                                           d_A.get(),
-                                           int(R),
-                                           &one,
-                                           d_G[set].get(),
-                                           int(d_K)));
+        size_t done = 0;
+        if (d_K <= small_columns && R >= 2 * slice_rows) {
+            // A small model's Gram from a tall chunk: Zherk gives its few output tiles one
+            // thread block each, which then walk all R rows alone. Instead the rows are cut
+            // into slices whose Grams a strided batched Zgemm computes in parallel, and one
+            // Zgemv adds the slices' Grams up (the full matrices; read() uses the upper
+            // triangle, as Zherk's).
+            const size_t S = std::min(R / slice_rows, max_slices), r = R / S;
+            const size_t KK = d_K * d_K;
+            const cuDoubleComplex zero = make_cuDoubleComplex(0, 0);
+            GPUINTERP_CUBLAS_CHECK(cublasZgemmStridedBatched(d_blas->get(),
+                                                             CUBLAS_OP_C,
+                                                             CUBLAS_OP_N,
+                                                             int(d_K),
+                                                             int(d_K),
+                                                             int(r),
+                                                             &cone,
+                                                             d_A.get(),
+                                                             int(R),
+                                                             (long long)r,
+                                                             d_A.get(),
+                                                             int(R),
+                                                             (long long)r,
+                                                             &zero,
+                                                             d_slices.get(),
+                                                             int(d_K),
+                                                             (long long)KK,
+                                                             int(S)));
+            GPUINTERP_CUBLAS_CHECK(cublasZgemv(d_blas->get(),
+                                               CUBLAS_OP_N,
+                                               int(KK),
+                                               int(S),
+                                               &cone,
+                                               d_slices.get(),
+                                               int(KK),
+                                               d_ones.get(),
+                                               1,
+                                               &cone,
+                                               d_G[set].get(),
+                                               1));
+            done = S * r;
+        }
+        if (done < R)
+            GPUINTERP_CUBLAS_CHECK(cublasZherk(d_blas->get(),
+                                               CUBLAS_FILL_MODE_UPPER,
+                                               CUBLAS_OP_C,
+                                               int(d_K),
+                                               int(R - done),
+                                               &one,
+                                               d_A.get() + done,
+                                               int(R),
+                                               &one,
+                                               d_G[set].get(),
+                                               int(d_K)));
         GPUINTERP_CUBLAS_CHECK(cublasZgemv(d_blas->get(),
                                            CUBLAS_OP_C,
                                            int(R),
@@ -389,6 +440,9 @@ private:
     size_t d_K = 0, d_chunk = 0, d_pad = 0;
     device_buffer<term_d> d_terms;
     device_buffer<cuDoubleComplex> d_G[2], d_b[2], d_A, d_t, d_y;
+    // The sliced Gram of small models (accumulate()).
+    static constexpr size_t small_columns = 64, slice_rows = 4096, max_slices = 256;
+    device_buffer<cuDoubleComplex> d_slices, d_ones;
     device_buffer<long long> d_rows;
     pinned_buffer<cd> h_y, h_t;
     pinned_buffer<long long> h_rows;
