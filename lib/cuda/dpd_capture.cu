@@ -53,6 +53,22 @@ __device__ inline tc rot(const kernel::capture_rotation& r, int64_t m)
     return tc(c, s);
 }
 
+// The sum of v over the block's threads (blockDim.x == threads) in a fixed tree order, for
+// every thread; sh is reusable when it returns.
+__device__ tc block_sum(tc v, tc* sh)
+{
+    sh[threadIdx.x] = v;
+    __syncthreads();
+    for (int s = threads / 2; s > 0; s >>= 1) {
+        if (int(threadIdx.x) < s)
+            sh[threadIdx.x] += sh[threadIdx.x + s];
+        __syncthreads();
+    }
+    const tc r = sh[0];
+    __syncthreads();
+    return r;
+}
+
 // K complex sums per block: f(i, acc) adds row i's terms into acc[0..K).
 template <int K, typename F>
 __global__ void partial_sums(size_t n, F f, tc* out)
@@ -65,16 +81,9 @@ __global__ void partial_sums(size_t n, F f, tc* out)
         f(i, acc);
     __shared__ tc sh[threads];
     for (int k = 0; k < K; k++) {
-        sh[threadIdx.x] = acc[k];
-        __syncthreads();
-        for (int s = threads / 2; s > 0; s >>= 1) {
-            if (int(threadIdx.x) < s)
-                sh[threadIdx.x] += sh[threadIdx.x + s];
-            __syncthreads();
-        }
+        const tc v = block_sum(acc[k], sh);
         if (threadIdx.x == 0)
-            out[blockIdx.x * K + k] = sh[0];
-        __syncthreads();
+            out[blockIdx.x * K + k] = v;
     }
 }
 
@@ -144,15 +153,9 @@ __global__ void block_sums(const tc* ys,
         sincos(-two_pi * f0 * (double(k) - centre), &sn, &cs);
         acc += ys[k] * conj(xz[k - d]) * tc(cs, sn);
     }
-    sh[threadIdx.x] = acc;
-    __syncthreads();
-    for (int s = threads / 2; s > 0; s >>= 1) {
-        if (int(threadIdx.x) < s)
-            sh[threadIdx.x] += sh[threadIdx.x + s];
-        __syncthreads();
-    }
+    const tc v = block_sum(acc, sh);
     if (threadIdx.x == 0)
-        out[blockIdx.x] = sh[0];
+        out[blockIdx.x] = v;
 }
 
 
