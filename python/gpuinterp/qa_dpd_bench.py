@@ -77,6 +77,15 @@ class qa_dpd_bench(gr_unittest.TestCase):
             nm = 10 * np.log10(np.sum(np.abs(yte[:2048] - est[:2048]) ** 2) / np.sum(np.abs(yte[:2048]) ** 2))
             nm2 = 10 * np.log10(np.sum(np.abs(yte[2048:4096] - est[2048:4096]) ** 2) / np.sum(np.abs(yte[2048:4096]) ** 2))
             self.assertAlmostEqual(rep["pa_model"]["nmse_db"]["test"], (nm + nm2) / 2, delta=1e-9)
+            # The PA model's adjacent-channel error: Welch of its test output minus the measured one,
+            # both channels over the measured main channel, averaged in dB as the ACLR is.
+            _, pe = welch(est - yte, fs=spec["input_signal_fs"], window="hann", nperseg=spec["nperseg"],
+                          return_onesided=False, scaling="spectrum")
+            pe = pe[order]
+            adj = [10 * np.log10(pe[sl].sum() / ps[m0].sum()) for sl in (slice(m0[0] - w, m0[0]),
+                                                                          slice(m0[-1] + 1, m0[-1] + 1 + w))]
+            self.assertAlmostEqual(rep["surrogates"][0]["test_adjacent_error_dbc"], sum(adj) / 2, delta=1e-6)
+            self.assertLess(rep["surrogates"][0]["test_adjacent_error_dbc"], rep["measured"]["aclr_dbc"]["avg"])
 
             # The claims at small scale: a usable surrogate, its ACLR near the measured one, and the
             # DPD at least 10 dB better than the surrogate without it.
