@@ -48,10 +48,16 @@ from . import dpd, metrics
 from . import dpd_model as dm
 
 # Defaults sized on APA_200MHz (983 Msample/s, 200 MHz channel): the PA's linear memory spans about
-# 40 samples, its envelope memory far fewer; the predistorter is OpenDPD's memory polynomial (K 5,
-# 100 taps), whose long linear memory inverts the PA's. docs/dpd_loop.md has the sweep behind them.
+# 40 samples, its envelope memory far fewer. The predistorter keeps OpenDPD's memory polynomial (K 5,
+# 100 taps), whose long linear memory inverts the PA's, and adds short envelope cross terms (orders
+# 1-3, the envelope up to 3 samples behind or ahead, on the first 8 signal lags): the surrogates it is
+# trained through disagree on envelope memory (the GMP has cross terms, the Hammerstein none), and a
+# predistorter without them can only split the difference, one with them can invert both. Chosen by
+# the worst val-split ACLR through the trained-through surrogates among predistorters trained through
+# the same ensemble, no held-out surrogate consulted (docs/performance.md has the sweep). The leading
+# terms make it look 3 samples ahead: a block running it delays its output by 3 samples.
 DEFAULT_PA_MODEL = "gmp:Ka=8,La=40,Kb=5,Lb=12,Mb=4,Kc=5,Lc=12,Mc=4"
-DEFAULT_DPD_MODEL = "mp:K=5,M=100"
+DEFAULT_DPD_MODEL = "gmp:Ka=5,La=100,Kb=3,Lb=8,Mb=3,Kc=3,Lc=8,Mc=3"
 DEFAULT_ITERATIONS = 6
 # A DPD is judged through surrogates it never saw, of another family than those it was trained
 # through: it can learn the quirks of the one model it is inverted through, and a band-limited
