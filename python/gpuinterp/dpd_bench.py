@@ -15,9 +15,9 @@ Procedure (every stage prints a progress line):
 3. Run indirect learning (``--dpd-model``), iterated, through the ensemble (``--train-through``):
    the predistorter output drives every trained-through surrogate, the post-inverse is fitted on
    their outputs stacked and copied into the predistorter.
-4. Score on the test split: the measured output's ACLR, each surrogate's without DPD, and with DPD
-   the ACLR, OpenDPD's spectral EVM and the NMSE against the linear target G u through *every*
-   surrogate. The headline is the figure through the held-out surrogate: a DPD can learn the
+4. Score on the test split: the measured output's ACLR and its floor (``floor_dbc``), each
+   surrogate's ACLR without DPD, and with DPD the ACLR, OpenDPD's spectral EVM and the NMSE against
+   the linear target G u through *every* surrogate. The headline is the figure through the held-out surrogate: a DPD can learn the
    quirks of the model it was inverted through, and a band-limited capture does not determine how
    any model answers the out-of-band content a predistorter adds. The probe noise (``--perturbation``)
    is an assumption about that answer, not a measurement; the no-probe surrogate shows what it is worth.
@@ -65,7 +65,8 @@ DEFAULT_ITERATIONS = 6
 # ensemble's second member is a parallel Hammerstein (odd orders, 40 taps, and a conjugate branch):
 # no cross terms, unlike the GMP, so the predistorter is fitted to what the two structures agree on.
 # Chosen on the val split's ACLR through the held-out model, against the DPD trained through the
-# GMP alone and through the GMP with a second, smaller GMP (docs/performance.md has the figures).
+# GMP alone and through the GMP with a second, smaller GMP, with the memory-polynomial predistorter of
+# the time (docs/performance.md, 2026-12-01, has the figures).
 # The judge is an all-order memory polynomial: of neither family, though close to the
 # Hammerstein's structure (the memory polynomial adds the even orders and drops the conjugate).
 DEFAULT_ENSEMBLE = ("ph:P=9,Q=3,Lp=40,Lq=10",)
@@ -162,6 +163,22 @@ def disagreement_dbc(y, y_ref, fs, bw, n_sub_ch, nperseg):
     subs, left, right = metrics._opendpd_channels(f, bw, n_sub_ch)
     ref = max(p_ref[s].sum() for s in subs)
     return float((10 * math.log10(p_d[left].sum() / ref) + 10 * math.log10(p_d[right].sum() / ref)) / 2)
+
+
+def floor_dbc(y, fs, bw, n_sub_ch, nperseg):
+    """The capture's floor where the ACLR is measured, in dBc: the median PSD of y beyond twice the
+    main-channel bandwidth (where a third-order product of the channel has ended), carried over one
+    adjacent channel's width, over the strongest sub-channel's power; None when the sampled band ends
+    before that or the PSD there is zero. Noise (the receiver's or the PA's) or higher-order products: either way the capture
+    shows nothing below it, so an ACLR beneath it is the models' answer alone."""
+    f, p = metrics.opendpd_psd(y, fs, nperseg)
+    subs, left, _ = metrics._opendpd_channels(f, bw, n_sub_ch)
+    far = np.abs(f) > 2 * bw
+    floor = float(np.median(p[far])) if far.any() else 0.0
+    if not floor > 0:  # nothing sampled there, or a synthetic output exactly band-limited
+        return None
+    ref = max(p[s].sum() for s in subs)
+    return float(10 * math.log10(floor * left.size / ref))
 
 
 def _family(spec):
@@ -408,7 +425,7 @@ def run(directory, pa_model=DEFAULT_PA_MODEL, dpd_model=DEFAULT_DPD_MODEL, itera
         "dataset": os.path.basename(os.path.normpath(directory)),
         "pa_model": {"name": str(pam), "coefficients": _pairs(pa.coefficients, pa.lo_leakage),
                      "nmse_db": {k: float(v) for k, v in pa.nmse_db.items()}},
-        "measured": {"aclr_dbc": _aclr_dict(aclr_meas)},
+        "measured": {"aclr_dbc": _aclr_dict(aclr_meas), "floor_dbc": floor_dbc(yte, fs, bw, nsub, nper)},
         "surrogate_no_dpd": {"aclr_dbc": _aclr_dict(aclr_sur)},
         "dpd": dpd_section(*main_res),
         "surrogates": [{"name": str(s["spec"]), "family": _family(s["spec"]), "role": s["role"],

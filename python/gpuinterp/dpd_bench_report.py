@@ -56,7 +56,10 @@ def format_table(rep):
     lines.append("  adj. error: adjacent-channel power of the surrogate's test output minus the measured one, dBc (how "
                  "closely it reproduces the PA where the ACLR is measured, measurement noise included)")
     a = rep["measured"]["aclr_dbc"]
-    lines.append(f"  measured PA output: ACLR {a['left']:.2f} / {a['right']:.2f} dBc, avg {a['avg']:.2f} dBc")
+    fl = rep["measured"].get("floor_dbc")
+    lines.append(f"  measured PA output: ACLR {a['left']:.2f} / {a['right']:.2f} dBc, avg {a['avg']:.2f} dBc; its floor "
+                 f"beyond 2 x the channel bandwidth, over an adjacent channel's width: {f(fl, 'dBc')} (the capture "
+                 "shows nothing below it)")
     lines += _dpd_lines(rep["dpd"], f)
     lines.append(f"  samples limited to the fitted range |x| <= {lim['input_range']:.4f}: {lim['samples']} "
                  f"({100 * lim['fraction']:.3f} %)")

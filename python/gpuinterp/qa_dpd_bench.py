@@ -72,6 +72,10 @@ class qa_dpd_bench(gr_unittest.TestCase):
             m0 = np.flatnonzero(np.abs(fs_) <= bw / 2)
             left = ps[m0[0] - w:m0[0]].sum() / ps[m0].sum()
             self.assertAlmostEqual(rep["measured"]["aclr_dbc"]["left"], 10 * np.log10(left), delta=1e-9)
+            far = np.abs(fs_) > 2 * bw
+            self.assertAlmostEqual(rep["measured"]["floor_dbc"], 10 * np.log10(np.median(ps[far]) * w / ps[m0].sum()),
+                                   delta=1e-9)
+            self.assertLess(rep["measured"]["floor_dbc"], rep["measured"]["aclr_dbc"]["avg"])
             pa = dm.load_model(pa_path)
             est = pa.apply(xte)
             nm = 10 * np.log10(np.sum(np.abs(yte[:2048] - est[:2048]) ** 2) / np.sum(np.abs(yte[:2048]) ** 2))
