@@ -43,17 +43,23 @@ def format_table(rep):
     lines = [
         f"dataset {rep['dataset']} (test split; dB, dBc)",
         f"PA models  (lambda chosen on val)   {'family':>7s}{'coef.':>7s}{'probe':>7s}{'NMSE train':>11s}{'val':>8s}"
-        f"{'test':>8s}{'ACLR, no DPD':>14s}",
+        f"{'test':>8s}{'ACLR, no DPD':>14s}{'adj. error':>12s}",
     ]
     for i, s in enumerate(rep["surrogates"], 1):
         label = f"[{i}] {_ROLE_LABEL[s['role']]}"
         nm = s["nmse_db"]
         lines.append(f"  {label:34s}{s['family']:>7s}{s['num_coefficients']:7d}{s['probe_noise']:7.3g}"
-                     f"{nm['train']:11.2f}{nm['val']:8.2f}{nm['test']:8.2f}{s['no_dpd_aclr_dbc']['avg']:14.2f}")
+                     f"{nm['train']:11.2f}{nm['val']:8.2f}{nm['test']:8.2f}{s['no_dpd_aclr_dbc']['avg']:14.2f}"
+                     f"{s['test_adjacent_error_dbc']:12.2f}")
     for i, s in enumerate(rep["surrogates"], 1):
         lines.append(f"  [{i}] {s['name']}")
+    lines.append("  adj. error: adjacent-channel power of the surrogate's test output minus the measured one, dBc (how "
+                 "closely it reproduces the PA where the ACLR is measured, measurement noise included)")
     a = rep["measured"]["aclr_dbc"]
-    lines.append(f"  measured PA output: ACLR {a['left']:.2f} / {a['right']:.2f} dBc, avg {a['avg']:.2f} dBc")
+    fl = rep["measured"].get("floor_dbc")
+    lines.append(f"  measured PA output: ACLR {a['left']:.2f} / {a['right']:.2f} dBc, avg {a['avg']:.2f} dBc; its floor "
+                 f"beyond 2 x the channel bandwidth, over an adjacent channel's width: {f(fl, 'dBc')} (the capture "
+                 "shows nothing below it)")
     lines += _dpd_lines(rep["dpd"], f)
     lines.append(f"  samples limited to the fitted range |x| <= {lim['input_range']:.4f}: {lim['samples']} "
                  f"({100 * lim['fraction']:.3f} %)")

@@ -72,11 +72,24 @@ class qa_dpd_bench(gr_unittest.TestCase):
             m0 = np.flatnonzero(np.abs(fs_) <= bw / 2)
             left = ps[m0[0] - w:m0[0]].sum() / ps[m0].sum()
             self.assertAlmostEqual(rep["measured"]["aclr_dbc"]["left"], 10 * np.log10(left), delta=1e-9)
+            far = np.abs(fs_) > 2 * bw
+            self.assertAlmostEqual(rep["measured"]["floor_dbc"], 10 * np.log10(np.median(ps[far]) * w / ps[m0].sum()),
+                                   delta=1e-9)
+            self.assertLess(rep["measured"]["floor_dbc"], rep["measured"]["aclr_dbc"]["avg"])
             pa = dm.load_model(pa_path)
             est = pa.apply(xte)
             nm = 10 * np.log10(np.sum(np.abs(yte[:2048] - est[:2048]) ** 2) / np.sum(np.abs(yte[:2048]) ** 2))
             nm2 = 10 * np.log10(np.sum(np.abs(yte[2048:4096] - est[2048:4096]) ** 2) / np.sum(np.abs(yte[2048:4096]) ** 2))
             self.assertAlmostEqual(rep["pa_model"]["nmse_db"]["test"], (nm + nm2) / 2, delta=1e-9)
+            # The PA model's adjacent-channel error: Welch of its test output minus the measured one,
+            # both channels over the measured main channel, averaged in dB as the ACLR is.
+            _, pe = welch(est - yte, fs=spec["input_signal_fs"], window="hann", nperseg=spec["nperseg"],
+                          return_onesided=False, scaling="spectrum")
+            pe = pe[order]
+            adj = [10 * np.log10(pe[sl].sum() / ps[m0].sum()) for sl in (slice(m0[0] - w, m0[0]),
+                                                                          slice(m0[-1] + 1, m0[-1] + 1 + w))]
+            self.assertAlmostEqual(rep["surrogates"][0]["test_adjacent_error_dbc"], sum(adj) / 2, delta=1e-6)
+            self.assertLess(rep["surrogates"][0]["test_adjacent_error_dbc"], rep["measured"]["aclr_dbc"]["avg"])
 
             # The claims at small scale: a usable surrogate, its ACLR near the measured one, and the
             # DPD at least 10 dB better than the surrogate without it.
@@ -153,6 +166,20 @@ class qa_dpd_bench(gr_unittest.TestCase):
             r = run_cli(ds, "--json", os.path.join(d, "missing", "r.json"))
             self.assertEqual(r.returncode, 2)
             self.assertIn("--json", r.stderr)
+
+    def test_defaults(self):
+        # The headline figure is only held out if no default trained-through model shares the judge's
+        # family; the predistorter is the one docs/performance.md's sweep chose (its cross terms are
+        # what lift the held-out figure on APA_200MHz), and it fits the 58 980 train samples.
+        trained = {dm.parse(s).family for s in (dpd_bench.DEFAULT_PA_MODEL,) + dpd_bench.DEFAULT_ENSEMBLE}
+        for s in dpd_bench.DEFAULT_HELD_OUT:
+            self.assertNotIn(dm.parse(s).family, trained)
+        dpm = dm.parse(dpd_bench.DEFAULT_DPD_MODEL)
+        self.assertEqual(str(dpm), "gmp:Ka=5,La=100,Kb=3,Lb=8,Mb=3,Kc=3,Lc=8,Mc=3")
+        self.assertEqual((dpm.num_coefficients, dpm.lookahead), (644, 3))
+        self.assertLess(10 * dpm.num_coefficients, 58980)
+        self.assertEqual(dpd_bench.DEFAULT_ITERATIONS, 6)
+
 
 
 if __name__ == "__main__":
