@@ -228,6 +228,35 @@ TEST(DpdCaptureCuda, EqualsTheCpuBackend)
     }
 }
 
+// The alignment alone (options.condition false, dpd.estimate's search): CUDA against CPU.
+TEST(DpdCaptureCuda, AlignmentAloneEqualsTheCpuBackend)
+{
+    if (cuda_device_count() == 0)
+        GTEST_SKIP() << "no usable CUDA device";
+    loop_params p;
+    p.freq = p.drift = 0;
+    p.dc = p.image = 0;
+    p.glitches = 3;
+    for (double delay : { -3000.3, 41.7 }) {
+        SCOPED_TRACE(delay);
+        p.delay = delay;
+        std::vector<cd> x, y;
+        loopback(1 << 15, p, x, y);
+        dpd_capture_options o;
+        o.condition = false;
+        o.max_delay = 4000;
+        dpd_capture c(backend::cpu), g(backend::cuda);
+        const auto a = c.align(x.data(), y.data(), x.size(), o);
+        const auto b = g.align(x.data(), y.data(), x.size(), o);
+        EXPECT_NEAR(a.delay, delay + 0.05, 0.03); // the PA memory's group delay
+        EXPECT_NEAR(b.delay, a.delay, 1e-9);
+        ASSERT_EQ(b.xa.size(), a.xa.size());
+        EXPECT_LT(max_diff(b.yn, a.yn), 1e-9);
+        EXPECT_EQ(b.bad, a.bad);
+        EXPECT_LT(std::abs(b.gain - a.gain), 1e-9 * std::abs(a.gain));
+    }
+}
+
 // A capture too large for the device is refused before anything is copied, naming the
 // sizes and the CPU backend (calloc: the host pages are never touched).
 TEST(DpdCaptureCuda, ACaptureTooLargeForTheDeviceIsAClearError)

@@ -208,7 +208,8 @@ public:
             o[i] = d_v[YS][i] * std::conj(std::polar(1.0, r.angle(int64_t(i))));
     }
 
-    int frac_xcorr(int64_t d, int half, std::vector<cd>& seg) override
+    int64_t
+    xcorr_peak(int64_t d, int64_t max_lag, int half, std::vector<cd>& seg) override
     {
         const size_t m = next_pow2(2 * d_n);
         fft_buffer a(m), b(m);
@@ -225,10 +226,10 @@ public:
             pa[k] *= std::conj(pb[k]);
         fft(a, FFTW_BACKWARD);
         const double scale = 1.0 / double(m);
-        const int lags[3] = { 0, 1, -1 };
-        int p = 0;
+        int64_t p = 0;
         double best = -1;
-        for (int l : lags) {
+        for (int64_t i = 0; i <= 2 * max_lag; i++) {
+            const int64_t l = i <= max_lag ? i : i - (2 * max_lag + 1);
             const double v = std::abs(pa[(int64_t(m) + l) % int64_t(m)] * scale);
             if (v > best) {
                 best = v;

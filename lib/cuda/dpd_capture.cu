@@ -353,7 +353,8 @@ public:
                [=] __device__(size_t i) { yr[i] = ys[i] * conj(rot(r, int64_t(i))); });
     }
 
-    int frac_xcorr(int64_t d, int half, std::vector<cd>& seg) override
+    int64_t
+    xcorr_peak(int64_t d, int64_t max_lag, int half, std::vector<cd>& seg) override
     {
         device_guard g(d_device);
         size_t mm = 1;
@@ -372,41 +373,34 @@ public:
             a[i] = k < n ? yr[k] : tc(0);
             b[i] = k >= lo && k < hi ? xz[k - d] : tc(0);
         });
-        const cufftHandle p = plan(mm, CUFFT_Z2Z);
+        const cufftHandle fp = plan(mm, CUFFT_Z2Z);
         auto* fa = reinterpret_cast<cufftDoubleComplex*>(a);
         auto* fb = reinterpret_cast<cufftDoubleComplex*>(b);
-        GPUINTERP_CUFFT_CHECK(cufftExecZ2Z(p, fa, fa, CUFFT_FORWARD));
-        GPUINTERP_CUFFT_CHECK(cufftExecZ2Z(p, fb, fb, CUFFT_FORWARD));
+        GPUINTERP_CUFFT_CHECK(cufftExecZ2Z(fp, fa, fa, CUFFT_FORWARD));
+        GPUINTERP_CUFFT_CHECK(cufftExecZ2Z(fp, fb, fb, CUFFT_FORWARD));
         const double scale = 1.0 / double(mm);
         launch(mm, [=] __device__(size_t i) { a[i] = a[i] * conj(b[i]) * scale; });
-        GPUINTERP_CUFFT_CHECK(cufftExecZ2Z(p, fa, fa, CUFFT_INVERSE));
-        // The lags -half-1 .. half+1 around 0 hold every value the host may read.
-        const int w = half + 1;
-        std::vector<cd> around(size_t(2 * w + 1));
-        GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(around.data() + w,
-                                             a,
-                                             size_t(w + 1) * sizeof(cd),
-                                             cudaMemcpyDeviceToHost,
-                                             s()));
-        GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(around.data(),
-                                             a + (mm - size_t(w)),
-                                             size_t(w) * sizeof(cd),
-                                             cudaMemcpyDeviceToHost,
-                                             s()));
+        GPUINTERP_CUFFT_CHECK(cufftExecZ2Z(fp, fa, fa, CUFFT_INVERSE));
+        // The peak among the lags in estimate_delay's order (0 .. L, then -L .. -1), then the
+        // correlation around it gathered for the host's interpolation.
+        const int64_t L = max_lag, M = int64_t(mm);
+        const int64_t p0 =
+            argmax(size_t(2 * L + 1), [=] __device__(size_t i) {
+                const int64_t l = int64_t(i) <= L ? int64_t(i) : int64_t(i) - (2 * L + 1);
+                return abs(a[(M + l) % M]);
+            }).first;
+        const int64_t p = p0 <= L ? p0 : p0 - (2 * L + 1);
+        const size_t ns = size_t(2 * half + 1);
+        d_blk.reserve(ns);
+        tc* out = d_blk.get();
+        launch(ns, [=] __device__(size_t j) {
+            out[j] = a[((p + int64_t(j) - half) % M + M) % M];
+        });
+        seg.resize(ns);
+        GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(
+            seg.data(), out, ns * sizeof(cd), cudaMemcpyDeviceToHost, s()));
         d_stream->synchronize();
-        auto at = [&](int l) { return around[size_t(l + w)]; };
-        const int lags[3] = { 0, 1, -1 };
-        int p0 = 0;
-        double best = -1;
-        for (int l : lags)
-            if (std::abs(at(l)) > best) {
-                best = std::abs(at(l));
-                p0 = l;
-            }
-        seg.resize(size_t(2 * half + 1));
-        for (int j = -half; j <= half; j++)
-            seg[size_t(j + half)] = at(p0 + j);
-        return p0;
+        return p;
     }
 
     void shift(

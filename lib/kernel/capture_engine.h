@@ -85,11 +85,13 @@ public:
     /*!
      * \brief The cross-correlation c[t] = sum_k YR[k + t] conj(s[k]) of s (XZ delayed by
      * d: s[k] = XZ[k - d] on the overlap, 0 elsewhere) and YR.
-     * \details Returns the lag p in {0, 1, -1} of the largest |c| (first of them in that
-     * order) and fills seg with c[p - half .. p + half] (cyclic in the FFT length, as
-     * Python's estimate_delay reads them).
+     * \details Returns the lag p, |p| <= max_lag, of the largest |c| (the first in the
+     * order 0, 1, .., max_lag, -max_lag, .., -1, as Python's estimate_delay searches) and
+     * fills seg with c[p - half .. p + half] (cyclic in the FFT length, as estimate_delay
+     * reads them).
      */
-    virtual int frac_xcorr(int64_t d, int half, std::vector<cd>& seg) = 0;
+    virtual int64_t
+    xcorr_peak(int64_t d, int64_t max_lag, int half, std::vector<cd>& seg) = 0;
     //! dst[i] = sum_k h[k] src[off + i + k], i < len (off + len - 1 + h.size() - 1 < n).
     virtual void
     shift(vec src, vec dst, int64_t off, const std::vector<double>& h, size_t len) = 0;

@@ -110,7 +110,7 @@ fractional_shift(E& e, E::vec src, E::vec dst, size_t n, double delay)
 
 // estimate_delay's fraction: the peak of the Kaiser-sinc interpolant of the correlation
 // magnitudes seg (lags p - 64 .. p + 64) within +-1 of p, by golden-section search.
-double golden_peak(const std::vector<cd>& seg, int p, int half)
+double golden_peak(const std::vector<cd>& seg, int64_t p, int half)
 {
     auto mag = [&](double t) {
         cd s = 0;
@@ -249,6 +249,60 @@ phase_track(E& e, size_t n, int64_t d, bool track, dpd_capture_report& rep)
     rep.phase = r.ph0;
     return r;
 }
+
+// The end of _prepare, on the capture src (the conditioned one, or y as loaded): its
+// outliers zeroed, the delay searched when max_delay >= 0 (else report.delay is the delay),
+// y shifted onto x's grid, the bad rows, the gain and the copies out.
+void align_tail(E& e, size_t n, E::vec src, int64_t max_delay, dpd_aligned_capture& out)
+{
+    const size_t by2 =
+        e.zero_where(src, E::YZ, E::BY2, outlier_threshold(e, src), E::CLIP);
+    check_outliers("y", by2, n);
+    {
+        const auto z = e.dots(E::XZ, 0, E::YZ, 0, n, false);
+        if (!(z[0].real() > 0))
+            refuse("x: all zeros (no PA input captured)");
+        if (!(z[1].real() > 0))
+            refuse("y: all zeros (no PA output captured: check the loopback path and RX "
+                   "gain)");
+    }
+    dpd_capture_report& rep = out.report;
+    if (max_delay >= 0) {
+        // estimate_delay: the peak of the complex cross-correlation within +-max_delay, its
+        // fraction by band-limited interpolation
+        e.copy(E::YZ, E::YR);
+        const int half = 64;
+        std::vector<cd> seg;
+        const int64_t p = e.xcorr_peak(0, max_delay, half, seg);
+        rep.delay = golden_peak(seg, p, half);
+    }
+    const auto [first2, len2] = fractional_shift(e, E::YZ, E::YA, n, rep.delay);
+    const auto xy = e.dots(E::XZ, first2, E::YA, 0, len2, false);
+    if (len2 == 0 || !(xy[0].real() > 0) || !(xy[1].real() > 0))
+        refuse("x: capture too short: no usable overlap of x and y after aligning by " +
+               fmt("%.3f", rep.delay) + " samples");
+    // Glitches on the aligned grid, widened by the interpolation window of the shift.
+    e.bad_rows(
+        first2, len2, int64_t(std::floor(rep.delay)), dpd_capture::shift_half_length + 1);
+    const auto g = e.dots(E::XZ, first2, E::YA, 0, len2, true);
+    const cd G = g[0].real() > 0 ? g[2] / g[0].real() : cd(0);
+    if (!std::isfinite(G.real()) || !std::isfinite(G.imag()) || std::abs(G) < 1e-12) {
+        std::ostringstream os;
+        os << "target_gain: gain (" << G.real() << (G.imag() < 0 ? "" : "+") << G.imag()
+           << "j) is zero or not finite (y uncorrelated with x? check the delay range "
+              "and the "
+              "loopback)";
+        refuse(os.str());
+    }
+    out.delay = rep.delay;
+    out.gain = G;
+    out.xa.resize(len2);
+    out.yn.resize(len2);
+    out.bad.resize(len2);
+    e.read(E::XZ, first2, len2, 1.0, out.xa.data());
+    e.read(E::YA, 0, len2, G, out.yn.data());
+    e.read_bad(len2, out.bad.data());
+}
 } // namespace
 
 dpd_capture::dpd_capture(backend requested, int device)
@@ -280,6 +334,28 @@ dpd_capture::align(const cd* x, const cd* y, size_t n, const dpd_capture_options
     rep.rx_peak_dbfs = std::numeric_limits<double>::quiet_NaN();
     rep.rx_image_db = -std::numeric_limits<double>::infinity();
     double peak = 0;
+    if (!o.condition) {
+        // dpd_estimate._prepare on a capture that needs no conditioning: outliers, the
+        // delay (the hint, or estimate_delay's search), the shift and the gain.
+        e.clip(std::numeric_limits<double>::infinity(), peak);
+        check_outliers(
+            "x",
+            e.zero_where(E::X, E::XZ, E::BX, outlier_threshold(e, E::X), E::num_masks),
+            n);
+        int64_t max_delay = -1;
+        if (o.has_delay_hint) {
+            rep.delay = o.delay_hint;
+        } else {
+            max_delay =
+                o.max_delay < 0 ? std::min<int64_t>(int64_t(n) / 4, 8192) : o.max_delay;
+            if (max_delay >= int64_t(n))
+                refuse("max_delay: must be in [0, " + std::to_string(n - 1) +
+                       "] for a capture of " + std::to_string(n) + " samples, got " +
+                       std::to_string(max_delay));
+        }
+        align_tail(e, n, E::Y, max_delay, out);
+        return out;
+    }
     if (o.full_scale > 0) {
         rep.clipped = e.clip(clip_level * o.full_scale, peak);
         rep.rx_peak_dbfs = peak > 0 ? 20 * std::log10(peak / o.full_scale)
@@ -354,7 +430,7 @@ dpd_capture::align(const cd* x, const cd* y, size_t n, const dpd_capture_options
                    "gain)");
         const int half = 64;
         std::vector<cd> seg;
-        const int p = e.frac_xcorr(d, half, seg);
+        const int64_t p = e.xcorr_peak(d, 1, half, seg);
         rep.delay = double(d) + golden_peak(seg, p, half);
     }
     const auto [first, len] = fractional_shift(e, E::XZ, E::XS, n, -rep.delay);
@@ -392,42 +468,7 @@ dpd_capture::align(const cd* x, const cd* y, size_t n, const dpd_capture_options
     }
 
     // _prepare: the corrected capture's own outliers, the shift onto x's grid, the gain.
-    const size_t by2 =
-        e.zero_where(E::YC, E::YZ, E::BY2, outlier_threshold(e, E::YC), E::CLIP);
-    check_outliers("y", by2, n);
-    {
-        const auto z = e.dots(E::XZ, 0, E::YZ, 0, n, false);
-        if (!(z[0].real() > 0))
-            refuse("x: all zeros (no PA input captured)");
-        if (!(z[1].real() > 0))
-            refuse("y: all zeros (no PA output captured: check the loopback path and RX "
-                   "gain)");
-    }
-    const auto [first2, len2] = fractional_shift(e, E::YZ, E::YA, n, rep.delay);
-    const auto xy = e.dots(E::XZ, first2, E::YA, 0, len2, false);
-    if (len2 == 0 || !(xy[0].real() > 0) || !(xy[1].real() > 0))
-        refuse("x: capture too short: no usable overlap of x and y after aligning by " +
-               fmt("%.3f", rep.delay) + " samples");
-    // Glitches on the aligned grid, widened by the interpolation window of the shift.
-    e.bad_rows(first2, len2, int64_t(std::floor(rep.delay)), shift_half_length + 1);
-    const auto g = e.dots(E::XZ, first2, E::YA, 0, len2, true);
-    const cd G = g[0].real() > 0 ? g[2] / g[0].real() : cd(0);
-    if (!std::isfinite(G.real()) || !std::isfinite(G.imag()) || std::abs(G) < 1e-12) {
-        std::ostringstream os;
-        os << "target_gain: gain (" << G.real() << (G.imag() < 0 ? "" : "+") << G.imag()
-           << "j) is zero or not finite (y uncorrelated with x? check the delay range "
-              "and the "
-              "loopback)";
-        refuse(os.str());
-    }
-    out.delay = rep.delay;
-    out.gain = G;
-    out.xa.resize(len2);
-    out.yn.resize(len2);
-    out.bad.resize(len2);
-    e.read(E::XZ, first2, len2, 1.0, out.xa.data());
-    e.read(E::YA, 0, len2, G, out.yn.data());
-    e.read_bad(len2, out.bad.data());
+    align_tail(e, n, E::YC, -1, out);
     return out;
 }
 

@@ -112,6 +112,21 @@ def _prepare(x, y, model, target_gain, delay, max_delay, fractional, ybad=None):
     return xa, ya / G, d, complex(G), bad
 
 
+def _align_on_kernel(x, y, max_delay, backend, device):
+    """:func:`_prepare` without a target gain, a given delay or excluded samples, on the capture
+    kernel (``gpuinterp.dpd_capture_kernel`` with ``condition=False``): the same outliers, delay
+    search, shift, bad rows and gain, tested against _prepare (qa_dpd_capture)."""
+    from .gpuinterp_python import dpd_capture_kernel
+
+    x, y = _check_pair(x, y)
+    try:
+        xa, yn, d, G, bad, _ = dpd_capture_kernel(backend, int(device)).align(
+            x, y, max_delay=max_delay, condition=False)
+    except ValueError as e:
+        raise DPDError(str(e)) from None
+    return xa, yn, float(d), complex(G), bad
+
+
 def _rows(model, n, bad=None):
     """Rows of a length-n capture whose basis window lies inside it and touches no bad sample."""
     m = _spec.parse(model)
@@ -385,13 +400,17 @@ def estimate(x, y, P=None, Q=None, Lp=None, Lq=None, target_gain=None, regulariz
         exclude = np.asarray(exclude, dtype=bool).ravel()
         if exclude.size != y.size:
             raise DPDError(f"exclude: length {exclude.size} differs from y ({y.size})")
-    xa, yn, d, G, bad = _prepare(x, y, m, target_gain, delay, max_delay, fractional, exclude)
+    if backend not in (None, "automatic", "cpu", "cuda"):
+        raise DPDError(f"backend: must be None (numpy), 'automatic', 'cpu' or 'cuda', got {backend!r}")
+    if backend is not None and delay is None and not target_gain and exclude is None and fractional:
+        # The delay search (FFT cross-correlations over the capture) on the capture kernel.
+        xa, yn, d, G, bad = _align_on_kernel(x, y, max_delay, backend, device)
+    else:
+        xa, yn, d, G, bad = _prepare(x, y, m, target_gain, delay, max_delay, fractional, exclude)
     if validation is not None:
         xv, yv = _check_pair(*validation[:2])
         vh = None if len(validation) < 3 or validation[2] is None else np.asarray(validation[2]) / G
         validation = (xv, yv / G, vh)
-    if backend not in (None, "automatic", "cpu", "cuda"):
-        raise DPDError(f"backend: must be None (numpy), 'automatic', 'cpu' or 'cuda', got {backend!r}")
     coeffs, c, sol, rows = _fit(xa, yn, m, regularization, max_condition, lo_leakage,
                                 min_samples_per_coefficient, bad, validation, float(perturbation), backend, device)
     good = ~bad

@@ -131,6 +131,39 @@ class qa_dpd_capture(gr_unittest.TestCase):
                     self.assertEqual(str(cm.exception).split(":")[0], msg.split(":")[0])
                     self.assertEqual(str(cm.exception)[:40], msg[:40])
 
+    def test_008_alignment_alone_matches_prepare(self):
+        # condition=False: the estimator's own alignment (dpd.estimate without a delay): the
+        # complex cross-correlation's peak within +-max_delay, no receiver correction.
+        for delay, max_delay in ((37.3, None), (-812.45, 1000), (3000.2, 4000)):
+            x, y = loopback(1 << 15, seed=7, delay=delay, freq=0.0, drift=0.0, dc=0j, image=0j, glitches=3)
+            want = _prepare(x, y, None, None, None, max_delay, True)
+            for b in backends():
+                with self.subTest(delay=delay, backend=b):
+                    xa, yn, d, G, bad, _ = gpuinterp.dpd_capture_kernel(b).align(
+                        x, y, max_delay=max_delay, condition=False)
+                    self.assertAlmostEqual(d, want[2], delta=1e-6)
+                    self.assertLess(np.max(np.abs(xa - want[0])), 1e-9 * np.max(np.abs(want[0])))
+                    self.assertLess(np.max(np.abs(yn - want[1])), 1e-9 * np.max(np.abs(want[1])))
+                    self.assertLess(abs(G - want[3]), 1e-9 * abs(want[3]))
+                    np.testing.assert_array_equal(bad, want[4])
+        # a delay given is used as it is
+        got = gpuinterp.dpd_capture_kernel("cpu").align(x, y, delay=3000.0, condition=False)
+        want = _prepare(x, y, None, None, 3000.0, None, True)
+        self.assertEqual(got[2], 3000.0)
+        self.assertLess(np.max(np.abs(got[1] - want[1])), 1e-9 * np.max(np.abs(want[1])))
+        with self.assertRaisesRegex(ValueError, "^max_delay: must be in"):
+            gpuinterp.dpd_capture_kernel("cpu").align(x, y, max_delay=x.size, condition=False)
+
+    def test_009_estimate_aligns_on_the_kernel(self):
+        # dpd.estimate without a delay uses the kernel; the numpy reference gives the same fit
+        from gnuradio.gpuinterp import dpd
+        x, y = loopback(1 << 15, seed=8, delay=-250.6, freq=0.0, drift=0.0, dc=0j, image=0j)
+        a = dpd.estimate(x, y, 5, 0, 3, 1, max_delay=400, regularization=1e-10, backend="cpu")
+        b = dpd.estimate(x, y, 5, 0, 3, 1, max_delay=400, regularization=1e-10, backend=None)
+        self.assertAlmostEqual(a.delay, b.delay, delta=1e-6)
+        self.assertLess(abs(a.gain - b.gain), 1e-9 * abs(b.gain))
+        self.assertLess(np.max(np.abs(a.coefficients - b.coefficients)), 1e-6 * np.max(np.abs(b.coefficients)))
+
     def test_007_bad_arguments(self):
         k = gpuinterp.dpd_capture_kernel("cpu")
         with self.assertRaisesRegex(ValueError, "^x, y"):

@@ -22,14 +22,18 @@ Loopback capture conditioning and alignment (the C++ kernel behind dpd_capture.p
 
 dpd_capture_kernel(backend="cpu", device=0)
 align(x, y, full_scale=None, rx_correction=True, track_frequency=True, max_delay=None,
-      delay=None) -> (xa, yn, delay, gain, bad, report)
+      delay=None, condition=True) -> (xa, yn, delay, gain, bad, report)
     What dpd_capture.condition followed by the estimator's alignment does: clipping and
     outlier checks, the envelope delay search (around `delay` first when given), frequency
     offset and drift, the fractional delay, the receiver's DC and IQ image, the fractional
     shift onto x's grid and the least-squares gain. xa[i] ~ gain * ya[i], yn = ya / gain;
     bad: the rows an outlier or clipped sample touches; report: the fields of
     dpd_capture.CaptureReport. A capture that cannot be used raises ValueError with the
-    estimator's message (naming x, y or target_gain).)doc";
+    estimator's message (naming x, y or target_gain).
+    condition=False: the estimator's alignment alone (dpd_estimate._prepare without a target
+    gain): outliers, the complex cross-correlation's peak within +-max_delay and its fraction
+    (or `delay` itself when given), the shift and the gain; full_scale, rx_correction and
+    track_frequency are not used.)doc";
 
 } // namespace
 
@@ -54,7 +58,8 @@ void bind_dpd_capture(py::module& m)
                bool rx_correction,
                bool track_frequency,
                const py::object& max_delay,
-               const py::object& delay) {
+               const py::object& delay,
+               bool condition) {
                 auto xa = pyutil::input_array<cd>(x, "x");
                 auto ya = pyutil::input_array<cd>(y, "y");
                 if (xa.ndim() != 1 || ya.ndim() != 1 || xa.shape(0) != ya.shape(0))
@@ -71,6 +76,7 @@ void bind_dpd_capture(py::module& m)
                     md.obj = max_delay;
                     o.max_delay = md.get<int64_t>("max_delay", 0);
                 }
+                o.condition = condition;
                 if (!delay.is_none()) {
                     o.has_delay_hint = true;
                     o.delay_hint = delay.cast<double>();
@@ -108,7 +114,8 @@ void bind_dpd_capture(py::module& m)
             py::arg("rx_correction") = true,
             py::arg("track_frequency") = true,
             py::arg("max_delay") = py::none(),
-            py::arg("delay") = py::none())
+            py::arg("delay") = py::none(),
+            py::arg("condition") = true)
         .def("backend",
              [](G& g) {
                  return g.run([](K& k) { return to_string(k.active_backend()); });

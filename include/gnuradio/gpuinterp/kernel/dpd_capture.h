@@ -29,6 +29,11 @@ struct dpd_capture_options {
     int64_t max_delay = -1;      //!< delay search range; -1: min(n / 4, 8192)
     bool has_delay_hint = false; //!< search only around delay_hint while it correlates
     double delay_hint = 0;
+    //! false: a capture that needs no conditioning (dpd_estimate's alignment alone):
+    //! outliers, the delay by the complex cross-correlation within +-max_delay (the hint,
+    //! when given, is the delay itself), the shift and the gain. full_scale,
+    //! rx_correction and track_frequency are not used, and the report holds the delay only.
+    bool condition = true;
 };
 
 //! What conditioning found (Python's dpd_capture.CaptureReport, same fields and units).
@@ -87,6 +92,9 @@ public:
  * Precision: double throughout. The phase model is evaluated at sample indices up to n
  * (2^19 and more) with a drift term t^2, and the delay's fraction is resolved to 1e-6
  * sample: float's 24 bits would lose both.
+ *
+ * With options.condition false only the alignment is done (dpd_estimate._prepare: the
+ * complex cross-correlation's peak within +-max_delay and its fraction, then step 6).
  *
  * Backends: cpu (FFTW for the cross-correlations and the coarse line) and cuda (cuFFT,
  * the passes as device kernels and reductions; only small results cross the bus until
