@@ -23,7 +23,8 @@ from . import radio_messages
 from .estimator_memory import (ESTIMATE_BYTES_PER_SAMPLE, _physical_memory, _Window,  # noqa: F401
                                max_capture_length)
 from .radio_messages import (_BURST_KEYS, _RX_FREQ, _RX_RATE, _RX_TIME, _SWITCH_KEYS,  # noqa: F401
-                             _rx_time_parts, coefficients_message, parse_coefficients_message)
+                             SAMPLE_FORMATS, _rx_time_parts, coefficients_message,
+                             parse_coefficients_message, sc16_reader, stats_message)
 
 __all__ = ["dpd_estimator_cc", "coefficients_message", "parse_coefficients_message"]
 
@@ -36,24 +37,6 @@ METERS = ("rx_peak_dbfs", "rx_clipped", "tx_peak_dbfs", "tx_rms_dbfs", "overflow
           "dropped_captures", "aclr_db", "gain_db", "phase_deg", "freq_offset_hz", "delay", "loop_nmse_db",
           "updates", "iteration", "step_seconds")
 
-
-# The item each input format arrives as: complex float, or I/Q int16 pairs (4 bytes).
-SAMPLE_FORMATS = {"fc32": np.complex64, "sc16": np.dtype((np.int16, 2))}
-
-
-def sc16_reader(fmt, full_scale):
-    """Input items of `fmt` as complex64; sc16 maps 32767 to `full_scale` (the inverse of the
-    predistorter's conversion; 1.0 for a USRP source)."""
-    if fmt == "fc32":
-        return lambda a: a
-    k = np.float32(full_scale / 32767.0)
-
-    def read(a):
-        z = np.empty(len(a), np.complex64)
-        z.real = a[:, 0] * k
-        z.imag = a[:, 1] * k
-        return z
-    return read
 
 
 class dpd_estimator_cc(gr.basic_block):
@@ -391,23 +374,7 @@ class dpd_estimator_cc(gr.basic_block):
         with self._lock:
             self._update_meters(r, x, y, time.monotonic() - t0)
             meters = dict(self._meters)
-        self.message_port_pub(pmt.intern("stats"), self._stats_pmt(r, meters))
-
-    @staticmethod
-    def _stats_pmt(r, meters):
-        d = pmt.make_dict()
-        items = [("iteration", pmt.from_long(r.iteration)), ("status", pmt.intern(r.status)),
-                 ("loop_nmse_db", pmt.from_double(float(r.loop_nmse_db))),
-                 ("fit_nmse_db", pmt.from_double(float(r.fit_nmse_db))),
-                 ("delay", pmt.from_double(float(r.delay))), ("gain", pmt.from_complex(complex(r.gain))),
-                 ("condition", pmt.from_double(float(r.condition))),
-                 ("damping", pmt.from_double(float(r.damping))), ("reason", pmt.intern(r.reason)),
-                 ("coefficients", pmt.init_c32vector(len(r.coefficients), [complex(v) for v in r.coefficients])),
-                 ("lo_leakage", pmt.from_complex(complex(r.lo_leakage)))]
-        items += [(k, pmt.from_double(float(v))) for k, v in meters.items() if k not in ("iteration", "delay")]
-        for k, v in items:
-            d = pmt.dict_add(d, pmt.intern(k), v)
-        return d
+        self.message_port_pub(pmt.intern("stats"), stats_message(r, meters))
 
     def _busy(self):
         return self._worker is not None and self._worker.is_alive()

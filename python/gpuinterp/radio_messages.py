@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """What radios and the predistorter put on streams and message ports, as the estimator reads them:
 gr-uhd's rx_time/rx_rate/rx_freq and burst tags, usrp_sink's async events, the predistorter's
-dpd_switch/dpd_coeffs tags and its ``coeffs`` message."""
+dpd_switch/dpd_coeffs tags and its ``coeffs`` message; the estimator's ``stats`` message and the sample
+formats its inputs take (complex float, or gr-uhd's sc16)."""
 
 import math
 
@@ -75,3 +76,40 @@ def is_underflow(msg):
         return any(v in _UNDERFLOW_NAMES for v in names)
     except Exception:
         return False
+
+
+def stats_message(r, meters):
+    """The estimator's ``stats`` message: a dict of one step's result (a dpd_adapt.StepResult)
+    and the block's meters."""
+    d = pmt.make_dict()
+    items = [("iteration", pmt.from_long(r.iteration)), ("status", pmt.intern(r.status)),
+             ("loop_nmse_db", pmt.from_double(float(r.loop_nmse_db))),
+             ("fit_nmse_db", pmt.from_double(float(r.fit_nmse_db))),
+             ("delay", pmt.from_double(float(r.delay))), ("gain", pmt.from_complex(complex(r.gain))),
+             ("condition", pmt.from_double(float(r.condition))),
+             ("damping", pmt.from_double(float(r.damping))), ("reason", pmt.intern(r.reason)),
+             ("coefficients", pmt.init_c32vector(len(r.coefficients), [complex(v) for v in r.coefficients])),
+             ("lo_leakage", pmt.from_complex(complex(r.lo_leakage)))]
+    items += [(k, pmt.from_double(float(v))) for k, v in meters.items() if k not in ("iteration", "delay")]
+    for k, v in items:
+        d = pmt.dict_add(d, pmt.intern(k), v)
+    return d
+
+
+# The item each input format arrives as: complex float, or I/Q int16 pairs (4 bytes).
+SAMPLE_FORMATS = {"fc32": np.complex64, "sc16": np.dtype((np.int16, 2))}
+
+
+def sc16_reader(fmt, full_scale):
+    """Input items of `fmt` as complex64; sc16 maps 32767 to `full_scale` (the inverse of the
+    predistorter's conversion; 1.0 for a USRP source)."""
+    if fmt == "fc32":
+        return lambda a: a
+    k = np.float32(full_scale / 32767.0)
+
+    def read(a):
+        z = np.empty(len(a), np.complex64)
+        z.real = a[:, 0] * k
+        z.imag = a[:, 1] * k
+        return z
+    return read
