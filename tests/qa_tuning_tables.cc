@@ -4,12 +4,16 @@
  */
 // The per-architecture tuning tables of the CUDA kernel families (lib/cuda/*_tuning.h): ordered as
 // tuning_row() expects, every compute capability finds a row, sm_90 finds its own, and an
-// architecture older than every row gets the last (the default). Runs without a GPU.
+// architecture older than every row gets the last (the default); the resampler's tile sizes come
+// largest first. Runs without a GPU.
 #include "cuda/dpd_ph_tuning.h"
 #include "cuda/fir_tuning.h"
 #include "cuda/gmp_tuning.h"
+#include "cuda/resamp_tuning.h"
 #include "cuda/resize_tuning.h"
+#include "cuda/table_lookup_tuning.h"
 #include "test_util.h"
+#include <iterator>
 
 using namespace gr::gpuinterp::gpu;
 
@@ -38,6 +42,24 @@ TEST(TuningTables, Fir) { check_table(fir_tuning_table, fir_tuning_for); }
 TEST(TuningTables, DpdPh) { check_table(ph_tuning_table, ph_tuning_for); }
 TEST(TuningTables, Gmp) { check_table(gmp_tuning_table, gmp_tuning_for); }
 TEST(TuningTables, Resize) { check_table(resize_tuning_table, resize_tuning_for); }
+TEST(TuningTables, Resamp) { check_table(resamp_tuning_table, resamp_tuning_for); }
+TEST(TuningTables, TableLookup)
+{
+    check_table(table_lookup_tuning_table, table_lookup_tuning_for);
+}
+
+// The resampler's tiled kernel tries its tile sizes in order and takes the first that fits in
+// shared memory, so a row lists them largest first.
+TEST(TuningTables, ResampPolyTilesLargestFirst)
+{
+    for (const resamp_tuning& r : resamp_tuning_table) {
+        EXPECT_GT(r.poly_tiles[0], 0) << r.sm_min;
+        for (size_t i = 1; i < std::size(r.poly_tiles); i++) {
+            EXPECT_GT(r.poly_tiles[i], 0) << r.sm_min;
+            EXPECT_LT(r.poly_tiles[i], r.poly_tiles[i - 1]) << r.sm_min;
+        }
+    }
+}
 
 // The build constants the kernels rely on beyond performance.
 TEST(TuningTables, BuildConstants)

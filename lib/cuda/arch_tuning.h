@@ -7,8 +7,8 @@
 #define INCLUDED_GPUINTERP_CUDA_ARCH_TUNING_H
 
 // Per-architecture tuning data of the CUDA kernel families, kept as CUB keeps
-// cub/device/dispatch/tuning/: one header per family beside its launch plan (fir_tuning.h,
-// dpd_ph_tuning.h, gmp_tuning.h, resize_tuning.h), each holding the constants that were chosen by
+// cub/device/dispatch/tuning/: one header per family beside its launch plan, <family>_tuning.h
+// (fir, dpd_ph, gmp, resize, resamp, table_lookup), each holding the constants that were chosen by
 // measurement rather than derived, and docs/performance.md ("Tuning tables") names the
 // measurement behind each value.
 //

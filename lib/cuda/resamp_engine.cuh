@@ -31,7 +31,10 @@ template <typename D, typename H>
 class cuda_resamp_engine final : public kernel::resamp_engine<H>
 {
 public:
-    cuda_resamp_engine(int device, size_t batch) : d_device(device), d_batch(batch)
+    cuda_resamp_engine(int device, size_t batch)
+        : d_device(device),
+          d_batch(batch),
+          d_tuning(resamp_tuning_for(compute_capability(device)))
     {
         device_guard g(d_device);
         d_stream = std::make_unique<stream>();
@@ -265,10 +268,11 @@ private:
         if (plan.method == resamp_method::texture)
             tex = to_pitch2d(dwin, n_win, st);
         poly_args pa{ d_arms.get(), d_K, d_P, plan.half_span };
-        const int threads = 256;
-        const int blocks = int(std::max<size_t>(
-            1,
-            std::min<size_t>((plan.n_out + threads - 1) / threads, size_t(d_sms) * 32)));
+        const int threads = d_tuning.threads;
+        const int blocks = int(
+            std::max<size_t>(1,
+                             std::min<size_t>((plan.n_out + threads - 1) / threads,
+                                              size_t(d_sms) * d_tuning.blocks_per_sm)));
         // The kernel's template argument is the method's value (resamp_method order); polyphase
         // runs the tiled kernel where it applies.
         const decltype(&resamp_kernel<D, 0, Store>) by_method[] = {
@@ -363,10 +367,11 @@ private:
         constexpr int si = std::is_same_v<Store, D*> ? 0 : 1;
         if (plan.n_out == 0)
             return true;
-        constexpr int threads = 256;
+        constexpr int threads = resamp_build.tiled_threads;
         const size_t coef =
             kernel::poly_arm_columns_floats(unsigned(d_K), unsigned(d_P)) * sizeof(float);
-        for (size_t tile : { 1024, 256, 64 }) {
+        for (const int tile_outputs : d_tuning.poly_tiles) {
+            const size_t tile = size_t(tile_outputs);
             const size_t cap = kernel::poly_tile_cap(plan.step, tile, d_K);
             const size_t bytes = coef + cap * sizeof(D);
             if (bytes > size_t(d_smem_optin))
@@ -477,6 +482,7 @@ private:
 
     int d_device;
     size_t d_batch;
+    const resamp_tuning& d_tuning; // the device's row, chosen once
     int d_sms = 1, d_pitch_align = 32, d_max_rows = 65000;
     int d_K = 0, d_P = 0;
     std::unique_ptr<stream> d_stream;

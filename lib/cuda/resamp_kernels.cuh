@@ -15,6 +15,7 @@
 #include "../kernel/poly_tiles.h"
 #include "complex_ops.cuh"
 #include "cuda_common.cuh"
+#include "resamp_tuning.h"
 #include "texture_util.cuh"
 #include <gnuradio/gpuinterp/kernel/resampler.h>
 
@@ -173,17 +174,18 @@ __device__ __forceinline__ D poly_dot(const D* x, const float* c, int K, int P1,
 }
 
 template <typename D, typename Store = D*>
-__global__ void __launch_bounds__(256) poly_tiled_kernel(const D* __restrict__ w,
-                                                         store_param_t<Store> y,
-                                                         size_t n_out,
-                                                         fx_pos pos0,
-                                                         fx_step step,
-                                                         const float* __restrict__ cols,
-                                                         int K,
-                                                         int P,
-                                                         int half,
-                                                         unsigned tile,
-                                                         unsigned cap)
+__global__ void __launch_bounds__(resamp_build.tiled_threads)
+    poly_tiled_kernel(const D* __restrict__ w,
+                      store_param_t<Store> y,
+                      size_t n_out,
+                      fx_pos pos0,
+                      fx_step step,
+                      const float* __restrict__ cols,
+                      int K,
+                      int P,
+                      int half,
+                      unsigned tile,
+                      unsigned cap)
 {
     extern __shared__ float2 smem[];            // float2: 8-byte aligned
     float* sc = reinterpret_cast<float*>(smem); // K*(P+1) arm taps

@@ -21,6 +21,7 @@
 #include "complex_ops.cuh"
 #include "cuda_common.cuh"
 #include "cuda_engines.h"
+#include "table_lookup_tuning.h"
 #include "texture_util.cuh"
 #include <cstring>
 
@@ -93,7 +94,10 @@ template <typename D, typename H>
 class cuda_lookup_engine final : public kernel::lookup_engine<H>
 {
 public:
-    cuda_lookup_engine(int device, size_t batch) : d_device(device), d_batch(batch)
+    cuda_lookup_engine(int device, size_t batch)
+        : d_device(device),
+          d_batch(batch),
+          d_tuning(table_lookup_tuning_for(compute_capability(device)))
     {
         device_guard g(d_device);
         d_stream = std::make_unique<stream>();
@@ -191,24 +195,27 @@ public:
 private:
     void launch(const float* dx, D* dy, size_t c, cudaStream_t st)
     {
-        const int blocks = int(std::min<size_t>((c + 255) / 256, size_t(d_sms) * 16));
+        const int threads = d_tuning.threads;
+        const int blocks = int(std::min<size_t>((c + threads - 1) / threads,
+                                                size_t(d_sms) * d_tuning.blocks_per_sm));
         if (d_cfg.precision == kernel::lookup_precision::texture)
-            tex_lookup_kernel<D><<<blocks, 256, 0, st>>>(d_tex.get(), dx, dy, c);
+            tex_lookup_kernel<D><<<blocks, threads, 0, st>>>(d_tex.get(), dx, dy, c);
         else
-            exact_lookup_kernel<D>
-                <<<blocks, 256, 0, st>>>(d_linear.get(),
-                                         (long long)d_n,
-                                         dx,
-                                         dy,
-                                         c,
-                                         d_cfg.normalized,
-                                         d_cfg.filter == kernel::filter_mode::linear,
-                                         d_cfg.addr == kernel::texemu::address::border);
+            exact_lookup_kernel<D><<<blocks, threads, 0, st>>>(
+                d_linear.get(),
+                (long long)d_n,
+                dx,
+                dy,
+                c,
+                d_cfg.normalized,
+                d_cfg.filter == kernel::filter_mode::linear,
+                d_cfg.addr == kernel::texemu::address::border);
         GPUINTERP_CUDA_CHECK_LAUNCH(st);
     }
 
     int d_device;
     size_t d_batch;
+    const table_lookup_tuning& d_tuning; // the device's row, chosen once
     int d_max_width = 0, d_sms = 1;
     size_t d_n = 0;
     kernel::lookup_config d_cfg;
