@@ -171,10 +171,18 @@ void dpd_update(benchmark::State& st, backend b)
 
 } // namespace
 
-BENCHMARK_CAPTURE(dpd_align, cpu, backend::cpu)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(dpd_update, cpu, backend::cpu)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(dpd_align, cpu, backend::cpu)
+    ->Arg(0)
+    ->Arg(1)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(dpd_update, cpu, backend::cpu)
+    ->Arg(0)
+    ->Arg(1)
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(dpd_fit, cpu, backend::cpu)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(dpd_fit, cuda, backend::cuda)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(dpd_fit, cuda, backend::cuda)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK_CAPTURE(dpd_align, cuda, backend::cuda)
     ->Arg(0)
     ->Arg(1)

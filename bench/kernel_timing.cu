@@ -45,9 +45,11 @@ double time_gmp_kernel_ms(
     if (compiled_v >= 0) {
         std::string why;
         gmp_jit_kernel k = compile_gmp_jit(
-            b, device, compiled_v ? compiled_v
-                                  : gmp_jit_outputs_per_thread(
-                                        b, gmp_tuning_for(compute_capability(device))),
+            b,
+            device,
+            compiled_v ? compiled_v
+                       : gmp_jit_outputs_per_thread(
+                             b, gmp_tuning_for(compute_capability(device))),
             &why);
         if (!k.fn)
             throw std::runtime_error("compiled mp/gmp kernel: " + why);

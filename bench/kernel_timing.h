@@ -25,18 +25,24 @@ namespace gpu {
 //! The resampler's kernel for method m at `rate` on n_in inputs (n_in * rate outputs; the texture
 //! method includes its pitch-2D re-layout). untiled: polyphase runs the untiled kernel
 //! (resamp_cuda_variant::untiled) instead of the tiled one.
-double time_resampler_kernel_ms(
-    int device, kernel::resamp_method m, double rate, size_t n_in, int iters, bool untiled = false);
+double time_resampler_kernel_ms(int device,
+                                kernel::resamp_method m,
+                                double rate,
+                                size_t n_in,
+                                int iters,
+                                bool untiled = false);
 
 //! The mp/gmp kernel on n samples: the one compiled for the model's structure (throws
 //! std::runtime_error with the reason where it cannot be built) with compiled_v outputs per thread
 //! (0: as the engine picks), or with compiled_v < 0 the interpreted one.
-double time_gmp_kernel_ms(int device, const kernel::gmp_program& program, size_t n, int iters, int compiled_v);
+double time_gmp_kernel_ms(
+    int device, const kernel::gmp_program& program, size_t n, int iters, int compiled_v);
 
 //! The polyphase interpolation kernel (L arms, prototype `taps`) on n_in inputs; T, TAP: host
 //! types (std::complex<float> or float).
 template <typename T, typename TAP>
-double time_fir_kernel_ms(int device, unsigned L, const std::vector<TAP>& taps, size_t n_in, int iters);
+double time_fir_kernel_ms(
+    int device, unsigned L, const std::vector<TAP>& taps, size_t n_in, int iters);
 
 } // namespace gpu
 } // namespace gpuinterp

@@ -17,9 +17,9 @@
 // output is bit-identical (Resize.EveryKernelVariant). The engine is the library's recipe
 // (lib/cuda/resize_device.cuh: tables, transform, plan, slices, L2 hint) with the variant chosen
 // by its caller.
-#include "resize_lab.h"
 #include "cuda/resize_device.cuh"
 #include "cuda/resize_kernels.cuh"
+#include "resize_lab.h"
 #include <climits>
 #include <stdexcept>
 #include <string>
@@ -220,10 +220,12 @@ void launch_t(resize_variant v, int K, const resize_launch_args& a)
         launch_k<T, O, 4>(v, a);
 }
 
-void launch_lab(resize_variant v, int K, bool in_u8, bool half, const resize_launch_args& a)
+void launch_lab(
+    resize_variant v, int K, bool in_u8, bool half, const resize_launch_args& a)
 {
     if (in_u8)
-        half ? launch_t<uint8_t, unsigned short>(v, K, a) : launch_t<uint8_t, float>(v, K, a);
+        half ? launch_t<uint8_t, unsigned short>(v, K, a)
+             : launch_t<uint8_t, float>(v, K, a);
     else
         half ? launch_t<float, unsigned short>(v, K, a) : launch_t<float, float>(v, K, a);
 }
@@ -268,7 +270,8 @@ public:
         GPUINTERP_CUDA_CHECK(cudaMemsetAsync(d_y.get(), 0xff, out_bytes, d_st.get()));
         launch(d_x.get(), d_y.get(), half, n_frames, d_st.get());
         d_st.synchronize();
-        GPUINTERP_CUDA_CHECK(cudaMemcpy(out, d_y.get(), out_bytes, cudaMemcpyDeviceToHost));
+        GPUINTERP_CUDA_CHECK(
+            cudaMemcpy(out, d_y.get(), out_bytes, cudaMemcpyDeviceToHost));
     }
 
     void run_device(void* out, bool half, const T* in, size_t n_frames) override
@@ -278,8 +281,8 @@ public:
         d_st.synchronize();
     }
 
-    void launch(
-        const T* d_in, void* d_out, bool half, size_t frames, CUstream_st* st) override
+    void
+    launch(const T* d_in, void* d_out, bool half, size_t frames, CUstream_st* st) override
     {
         if (frames == 0)
             return;
@@ -331,9 +334,10 @@ std::unique_ptr<resize_lab_engine<T>> make_resize_lab_engine(int device, size_t)
     return std::make_unique<lab_engine<T>>(device);
 }
 
-template std::unique_ptr<resize_lab_engine<float>> make_resize_lab_engine<float>(int, size_t);
-template std::unique_ptr<resize_lab_engine<uint8_t>> make_resize_lab_engine<uint8_t>(int,
-                                                                                     size_t);
+template std::unique_ptr<resize_lab_engine<float>> make_resize_lab_engine<float>(int,
+                                                                                 size_t);
+template std::unique_ptr<resize_lab_engine<uint8_t>>
+make_resize_lab_engine<uint8_t>(int, size_t);
 
 } // namespace gpu
 } // namespace gpuinterp

@@ -21,22 +21,6 @@ using gr::gpuinterp::kernel::polyphase_interpolator_fff;
 
 namespace {
 
-// The test's own rule (kernel/sample_format.h): float product, round half to even, clip.
-int16_t ref(float v, float fs, uint64_t& sat, uint64_t& bad)
-{
-    const float s = v * (32767.0f / fs);
-    if (std::isnan(s)) {
-        bad++;
-        return 0;
-    }
-    const double r = std::nearbyint(double(s)); // default rounding: half to even
-    if (r > 32767 || r < -32768) {
-        sat++;
-        return r > 0 ? 32767 : -32768;
-    }
-    return int16_t(r);
-}
-
 class FirSc16 : public ::testing::TestWithParam<backend>
 {
 };
@@ -49,7 +33,8 @@ TEST_P(FirSc16, ConvertsItsOwnFloatOutputAndCounts)
     for (unsigned L : { 2u, 8u, 33u }) {
         const float fs = 0.7f;
         auto taps = random_vector<float>(4 * L + 3, 1.0f);
-        taps[0] = 3.0f; // phase 0 is 3 x(n) and more: past full scale for the larger inputs
+        taps[0] =
+            3.0f; // phase 0 is 3 x(n) and more: past full scale for the larger inputs
         polyphase_interpolator_ccf f(L, taps, GetParam());
         polyphase_interpolator_ccf s(L, taps, GetParam());
         auto x = random_vector<cf>(20000, 0.25f);
@@ -68,8 +53,8 @@ TEST_P(FirSc16, ConvertsItsOwnFloatOutputAndCounts)
         uint64_t sat = 0, bad = 0, sat_samples = 0, bad_samples = 0;
         for (size_t i = 0; i < y.size(); i++) {
             const uint64_t s0 = sat, b0 = bad;
-            const int16_t re = ref(y[i].real(), fs, sat, bad);
-            const int16_t im = ref(y[i].imag(), fs, sat, bad);
+            const int16_t re = sc16_ref(y[i].real(), fs, sat, bad);
+            const int16_t im = sc16_ref(y[i].imag(), fs, sat, bad);
             ASSERT_EQ(q[2 * i], re) << "L=" << L << " output " << i;
             ASSERT_EQ(q[2 * i + 1], im) << "L=" << L << " output " << i;
             sat_samples += sat > s0;
@@ -125,7 +110,8 @@ TEST(FirSc16Cuda, DeviceEntryPointEqualsHostAtAnOddOffset)
     dev.filter_sc16(dout + 2, din + 1, half, 1.0f, true);
     dev.filter_sc16(dout + 2 + 2 * half * L, din + 1 + half, x.size() - half, 1.0f, true);
     std::vector<int16_t> got(want.size());
-    cudaMemcpy(got.data(), dout + 2, got.size() * sizeof(int16_t), cudaMemcpyDeviceToHost);
+    cudaMemcpy(
+        got.data(), dout + 2, got.size() * sizeof(int16_t), cudaMemcpyDeviceToHost);
     cudaFree(din);
     cudaFree(dout);
     EXPECT_EQ(got, want);

@@ -38,22 +38,6 @@ std::vector<cf> signal(size_t n, float amplitude, unsigned seed)
     return x;
 }
 
-// The test's own rule (kernel/sample_format.h): float product, round half to even, clip.
-int16_t ref(float v, float fs, uint64_t& sat, uint64_t& bad)
-{
-    const float s = v * (32767.0f / fs);
-    if (std::isnan(s)) {
-        bad++;
-        return 0;
-    }
-    const double r = std::nearbyint(double(s)); // default rounding: half to even
-    if (r > 32767 || r < -32768) {
-        sat++;
-        return r > 0 ? 32767 : -32768;
-    }
-    return int16_t(r);
-}
-
 struct expected {
     std::vector<int16_t> q;
     uint64_t saturated = 0, invalid = 0; // samples
@@ -66,8 +50,8 @@ expected convert(const std::vector<cf>& y, float fs)
     uint64_t sat = 0, bad = 0;
     for (size_t i = 0; i < y.size(); i++) {
         const uint64_t s0 = sat, b0 = bad;
-        e.q[2 * i] = ref(y[i].real(), fs, sat, bad);
-        e.q[2 * i + 1] = ref(y[i].imag(), fs, sat, bad);
+        e.q[2 * i] = sc16_ref(y[i].real(), fs, sat, bad);
+        e.q[2 * i + 1] = sc16_ref(y[i].imag(), fs, sat, bad);
         e.saturated += sat > s0;
         e.invalid += bad > b0;
     }
@@ -124,15 +108,17 @@ TEST_P(ResamplerSc16, ConvertsItsOwnFloatOutputAndCounts)
                 const size_t got_f = f.resample(
                     y.data() + y.size() - limit, limit, x.data() + pos, n_in, used_f);
                 // The CPU's device entry point is the host one; every other call takes it.
-                const size_t got_s = s.resample_sc16(q.data() + q.size() - 2 * limit,
-                                                     limit,
-                                                     x.data() + pos,
-                                                     n_in,
-                                                     used_s,
-                                                     fs,
-                                                     GetParam() == backend::cpu && call % 2);
+                const size_t got_s =
+                    s.resample_sc16(q.data() + q.size() - 2 * limit,
+                                    limit,
+                                    x.data() + pos,
+                                    n_in,
+                                    used_s,
+                                    fs,
+                                    GetParam() == backend::cpu && call % 2);
                 ASSERT_EQ(got_s, got_f) << to_string(m) << " r=" << r << " call " << call;
-                ASSERT_EQ(used_s, used_f) << to_string(m) << " r=" << r << " call " << call;
+                ASSERT_EQ(used_s, used_f)
+                    << to_string(m) << " r=" << r << " call " << call;
                 y.resize(y.size() - (limit - got_f));
                 q.resize(q.size() - 2 * (limit - got_s));
                 pos += used_f;
@@ -142,13 +128,15 @@ TEST_P(ResamplerSc16, ConvertsItsOwnFloatOutputAndCounts)
             const expected e = convert(y, fs);
             ASSERT_EQ(q.size(), e.q.size());
             for (size_t i = 0; i < q.size(); i++)
-                ASSERT_EQ(q[i], e.q[i]) << to_string(m) << " r=" << r << " output " << i / 2
-                                        << (i % 2 ? " Q" : " I") << " of " << y[i / 2];
+                ASSERT_EQ(q[i], e.q[i])
+                    << to_string(m) << " r=" << r << " output " << i / 2
+                    << (i % 2 ? " Q" : " I") << " of " << y[i / 2];
             EXPECT_EQ(s.counts().saturated, e.saturated) << to_string(m) << " r=" << r;
             EXPECT_EQ(s.counts().invalid, e.invalid) << to_string(m) << " r=" << r;
             EXPECT_GT(e.saturated, 0u) << to_string(m) << " r=" << r;
             EXPECT_GT(e.invalid, 0u) << to_string(m) << " r=" << r;
-            EXPECT_EQ(f.counts().saturated + f.counts().invalid, 0u); // float calls count nothing
+            EXPECT_EQ(f.counts().saturated + f.counts().invalid,
+                      0u); // float calls count nothing
         }
     }
 }
@@ -194,18 +182,21 @@ TEST(ResamplerSc16Params, RefusesRealSamplesAndBadFullScale)
     size_t used = 0;
     resampler_ff real(1.25);
     const std::vector<float> xr(16, 0.1f);
-    EXPECT_EQ(msg([&] { real.resample_sc16(q.data(), 8, xr.data(), xr.size(), used, 1.0f); })
-                  .rfind("output_format:", 0),
+    EXPECT_EQ(msg([&] {
+                  real.resample_sc16(q.data(), 8, xr.data(), xr.size(), used, 1.0f);
+              }).rfind("output_format:", 0),
               0u);
     EXPECT_EQ(msg([&] { real.resample_sc16(xr, 1.0f); }).rfind("output_format:", 0), 0u);
     resampler_cc c(1.25);
     const std::vector<cf> xc(16, cf(0.1f));
     for (float fs : { 0.0f, -2.0f, NAN, INFINITY, -INFINITY }) {
-        EXPECT_EQ(msg([&] { c.resample_sc16(q.data(), 8, xc.data(), xc.size(), used, fs); })
-                      .rfind("full_scale:", 0),
+        EXPECT_EQ(msg([&] {
+                      c.resample_sc16(q.data(), 8, xc.data(), xc.size(), used, fs);
+                  }).rfind("full_scale:", 0),
                   0u)
             << fs;
-        EXPECT_EQ(msg([&] { c.resample_sc16(xc, fs); }).rfind("full_scale:", 0), 0u) << fs;
+        EXPECT_EQ(msg([&] { c.resample_sc16(xc, fs); }).rfind("full_scale:", 0), 0u)
+            << fs;
     }
     // A refused call consumed nothing and left the stream where it was.
     EXPECT_EQ(c.inputs_consumed(), 0u);
@@ -233,7 +224,8 @@ TEST(ResamplerSc16Cuda, DeviceEntryPointEqualsHostAtAnOddOffset)
             cf* din = nullptr;
             int16_t* dout = nullptr;
             ASSERT_EQ(cudaMalloc(&din, (x.size() + 1) * sizeof(cf)), cudaSuccess);
-            ASSERT_EQ(cudaMalloc(&dout, (want.size() + 2) * sizeof(int16_t)), cudaSuccess);
+            ASSERT_EQ(cudaMalloc(&dout, (want.size() + 2) * sizeof(int16_t)),
+                      cudaSuccess);
             cudaMemcpy(din + 1, x.data(), x.size() * sizeof(cf), cudaMemcpyHostToDevice);
             size_t pos = 0, n_out = 0;
             auto call = [&](size_t n_in, size_t& got, size_t& used) {
@@ -258,8 +250,10 @@ TEST(ResamplerSc16Cuda, DeviceEntryPointEqualsHostAtAnOddOffset)
             }
             ASSERT_EQ(2 * n_out, want.size()) << to_string(m) << " r=" << r;
             std::vector<int16_t> out(want.size());
-            cudaMemcpy(
-                out.data(), dout + 2, out.size() * sizeof(int16_t), cudaMemcpyDeviceToHost);
+            cudaMemcpy(out.data(),
+                       dout + 2,
+                       out.size() * sizeof(int16_t),
+                       cudaMemcpyDeviceToHost);
             cudaFree(din);
             cudaFree(dout);
             EXPECT_EQ(out, want) << to_string(m) << " r=" << r;
@@ -301,12 +295,14 @@ TEST(ResamplerSc16Cuda, CudaAgreesWithCpu)
                     << to_string(m) << " r=" << r << " output " << i / 2;
                 differ += (d0 | d1) != 0;
             }
-            EXPECT_EQ(g.counts().invalid, c.counts().invalid) << to_string(m) << " r=" << r;
+            EXPECT_EQ(g.counts().invalid, c.counts().invalid)
+                << to_string(m) << " r=" << r;
             const uint64_t sc = c.counts().saturated, sg = g.counts().saturated;
             EXPECT_LE(sc > sg ? sc - sg : sg - sc, differ) << to_string(m) << " r=" << r;
             EXPECT_GT(sc, 0u) << to_string(m) << " r=" << r;
-            std::cout << "[ sc16 CUDA vs CPU, " << to_string(m) << " r=" << r << " ] " << differ
-                      << " of " << qc.size() / 2 << " samples differ by one step\n";
+            std::cout << "[ sc16 CUDA vs CPU, " << to_string(m) << " r=" << r << " ] "
+                      << differ << " of " << qc.size() / 2
+                      << " samples differ by one step\n";
         }
     }
 }

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 #include <cmath>
 #include <complex>
+#include <cstdint>
 #include <limits>
 #include <random>
 #include <string>
@@ -75,19 +76,39 @@ inline std::string backend_name(const testing::TestParamInfo<backend>& info)
     return gr::gpuinterp::to_string(info.param);
 }
 
+//! One sc16 component by the tests' own rule (kernel/sample_format.h, written independently of
+//! lib/common/sc16.h): float product, round half to even, clip; counts what clipped or was NaN.
+inline int16_t sc16_ref(float v, float fs, uint64_t& sat, uint64_t& bad)
+{
+    const float s = v * (32767.0f / fs);
+    if (std::isnan(s)) {
+        bad++;
+        return 0;
+    }
+    const double r = std::nearbyint(double(s)); // default rounding: half to even
+    if (r > 32767 || r < -32768) {
+        sat++;
+        return r > 0 ? 32767 : -32768;
+    }
+    return int16_t(r);
+}
+
 //! Skip a CUDA-parametrised test when no device is usable.
-#define GPUINTERP_SKIP_WITHOUT_DEVICE(b)                                                  \
-    do {                                                                                  \
-        if ((b) == ::gr::gpuinterp::backend::cuda && ::gr::gpuinterp::cuda_device_count() == 0) \
-            GTEST_SKIP() << "no usable CUDA device";                                      \
+#define GPUINTERP_SKIP_WITHOUT_DEVICE(b)               \
+    do {                                               \
+        if ((b) == ::gr::gpuinterp::backend::cuda &&   \
+            ::gr::gpuinterp::cuda_device_count() == 0) \
+            GTEST_SKIP() << "no usable CUDA device";   \
     } while (0)
 
 //! max |got - want| <= atol + rtol * max|want| over the vector, reported with the worst index.
 template <typename G, typename W>
-::testing::AssertionResult all_close(const std::vector<G>& got, const std::vector<W>& want, double rtol, double atol)
+::testing::AssertionResult
+all_close(const std::vector<G>& got, const std::vector<W>& want, double rtol, double atol)
 {
     if (got.size() != want.size())
-        return ::testing::AssertionFailure() << "size " << got.size() << " != " << want.size();
+        return ::testing::AssertionFailure()
+               << "size " << got.size() << " != " << want.size();
     double scale = 0;
     for (auto& w : want)
         scale = std::max(scale, double(std::abs(w)));
@@ -95,8 +116,9 @@ template <typename G, typename W>
     for (size_t i = 0; i < got.size(); i++) {
         const double err = std::abs(to_d(got[i]) - want[i]);
         if (!(err <= tol))
-            return ::testing::AssertionFailure() << "index " << i << ": got " << got[i] << " want "
-                                                 << want[i] << " err " << err << " > tol " << tol;
+            return ::testing::AssertionFailure()
+                   << "index " << i << ": got " << got[i] << " want " << want[i]
+                   << " err " << err << " > tol " << tol;
     }
     return ::testing::AssertionSuccess();
 }

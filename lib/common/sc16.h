@@ -6,11 +6,12 @@
 #ifndef INCLUDED_GPUINTERP_COMMON_SC16_H
 #define INCLUDED_GPUINTERP_COMMON_SC16_H
 
-// One component's fc32 -> sc16 conversion (kernel/sample_format.h has the definition), for the
-// CUDA kernels' last store and the CPU backend alike, so both round and saturate the same way.
+// The fc32 -> sc16 conversion (kernel/sample_format.h has the definition), for the CUDA kernels'
+// last store and the CPU backends alike, so all of them round, saturate and count the same way.
 
 #include "host_device.h"
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 
 namespace gr {
@@ -38,6 +39,37 @@ GPUINTERP_HD inline int16_t sc16_component(float v, float scale, bool& sat, bool
     return int16_t(std::nearbyint(s));
 #endif
 }
+
+//! n complex samples (anything with real() and imag()) to I/Q int16 pairs, out[2i], out[2i + 1];
+//! adds to sat the samples with a clipped part and to bad those with a NaN part (the CPU paths).
+template <typename C, typename Count>
+inline void
+sc16_convert(int16_t* out, const C* in, size_t n, float scale, Count& sat, Count& bad)
+{
+    for (size_t i = 0; i < n; i++) {
+        bool s = false, b = false;
+        out[2 * i] = sc16_component(in[i].real(), scale, s, b);
+        out[2 * i + 1] = sc16_component(in[i].imag(), scale, s, b);
+        sat += s;
+        bad += b;
+    }
+}
+
+#if defined(__CUDACC__)
+//! One sample of a kernel's last store, counted in the thread's own registers.
+__device__ __forceinline__ short2 sc16_convert(float2 v,
+                                               float scale,
+                                               unsigned& sat,
+                                               unsigned& bad)
+{
+    bool s = false, b = false;
+    const short re = sc16_component(v.x, scale, s, b);
+    const short im = sc16_component(v.y, scale, s, b);
+    sat += s;
+    bad += b;
+    return make_short2(re, im);
+}
+#endif
 
 } // namespace gpuinterp
 } // namespace gr

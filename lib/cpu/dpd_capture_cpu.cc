@@ -58,14 +58,6 @@ void fft(fft_buffer& b, int sign)
     fftw_destroy_plan(plan);
 }
 
-size_t next_pow2(size_t v)
-{
-    size_t m = 1;
-    while (m < v)
-        m <<= 1;
-    return m;
-}
-
 class capture_engine_cpu final : public E
 {
 public:
@@ -190,7 +182,7 @@ public:
     phase_blocks(int64_t d, double f0, double centre, size_t block, size_t nb) override
     {
         std::vector<cd> s(nb, cd(0));
-        const int64_t lo = std::max<int64_t>(0, d);
+        const int64_t lo = kernel::capture_overlap(d_n, d).lo;
         overlap(d, [&](size_t i, const cd& z) {
             if (i < nb * block) {
                 const double t = double(lo + int64_t(i)) - centre;
@@ -211,14 +203,13 @@ public:
     int64_t
     xcorr_peak(int64_t d, int64_t max_lag, int half, std::vector<cd>& seg) override
     {
-        const size_t m = next_pow2(2 * d_n);
+        const size_t m = kernel::capture_fft_size(2 * d_n);
         fft_buffer a(m), b(m);
         cd* pa = a.data();
         cd* pb = b.data();
         std::copy(d_v[YR].begin(), d_v[YR].end(), pa);
-        const int64_t lo = std::max<int64_t>(0, d),
-                      hi = std::min<int64_t>(int64_t(d_n), int64_t(d_n) + d);
-        for (int64_t k = lo; k < hi; k++)
+        const kernel::capture_overlap ov(d_n, d);
+        for (int64_t k = ov.lo; k < ov.hi; k++)
             pb[k] = d_v[XZ][size_t(k - d)];
         fft(a, FFTW_FORWARD);
         fft(b, FFTW_FORWARD);
@@ -341,17 +332,16 @@ private:
     template <typename F>
     void overlap(int64_t d, F f) const
     {
-        const int64_t lo = std::max<int64_t>(0, d),
-                      hi = std::min<int64_t>(int64_t(d_n), int64_t(d_n) + d);
-        for (int64_t k = lo; k < hi; k++)
-            f(size_t(k - lo), d_v[YS][size_t(k)] * std::conj(d_v[XZ][size_t(k - d)]));
+        const kernel::capture_overlap ov(d_n, d);
+        for (int64_t k = ov.lo; k < ov.hi; k++)
+            f(size_t(k - ov.lo), d_v[YS][size_t(k)] * std::conj(d_v[XZ][size_t(k - d)]));
     }
 
     // r[t] = sum_k ey[k + t] ex[k] of the mean-removed envelopes (r2c/c2r of length m >= 2n,
     // so no lag wraps onto another), and the running energies of the overlaps.
     void envelope_correlation()
     {
-        const size_t n = d_n, m = next_pow2(2 * n);
+        const size_t n = d_n, m = kernel::capture_fft_size(2 * n);
         std::vector<double> ex(n), ey(n);
         double mx = 0, my = 0;
         for (size_t i = 0; i < n; i++) {

@@ -75,15 +75,8 @@ public:
             for_each_block(plan, [&](size_t lo, size_t hi) {
                 T y[block];
                 outputs(y, w, plan, lo, hi);
-                int16_t* o = out + 2 * lo;
                 uint64_t s_n = 0, b_n = 0;
-                for (size_t i = 0; i < hi - lo; i++) {
-                    bool s = false, b = false;
-                    o[2 * i] = sc16_component(y[i].real(), scale, s, b);
-                    o[2 * i + 1] = sc16_component(y[i].imag(), scale, s, b);
-                    s_n += s;
-                    b_n += b;
-                }
+                sc16_convert(out + 2 * lo, y, hi - lo, scale, s_n, b_n);
                 if (s_n)
                     sat += s_n;
                 if (b_n)

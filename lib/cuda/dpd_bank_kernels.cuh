@@ -59,12 +59,7 @@ struct store_sc16 {
 
     __device__ __forceinline__ short2 convert(float2 v)
     {
-        bool s = false, b = false;
-        const short re = sc16_component(v.x, scale, s, b);
-        const short im = sc16_component(v.y, scale, s, b);
-        sat += s;
-        bad += b;
-        return make_short2(re, im);
+        return sc16_convert(v, scale, sat, bad);
     }
     //! I in the low half, Q in the high half: a short2's memory layout as one word.
     static __device__ __forceinline__ unsigned pack(short2 v)

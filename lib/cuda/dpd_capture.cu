@@ -357,9 +357,7 @@ public:
     xcorr_peak(int64_t d, int64_t max_lag, int half, std::vector<cd>& seg) override
     {
         device_guard g(d_device);
-        size_t mm = 1;
-        while (mm < 2 * d_n)
-            mm <<= 1;
+        const size_t mm = kernel::capture_fft_size(2 * d_n);
         d_fa.reserve(mm);
         d_fb.reserve(mm);
         tc* a = d_fa.get();
@@ -367,7 +365,8 @@ public:
         const tc* yr = v(YR);
         const tc* xz = v(XZ);
         const int64_t n = int64_t(d_n);
-        const int64_t lo = std::max<int64_t>(0, d), hi = std::min<int64_t>(n, n + d);
+        const kernel::capture_overlap ov(d_n, d);
+        const int64_t lo = ov.lo, hi = ov.hi;
         launch(mm, [=] __device__(size_t i) {
             const int64_t k = int64_t(i);
             a[i] = k < n ? yr[k] : tc(0);
@@ -601,9 +600,8 @@ public:
 
     std::pair<int64_t, size_t> overlap(int64_t d) const
     {
-        const int64_t n = int64_t(d_n);
-        const int64_t lo = std::max<int64_t>(0, d), hi = std::min<int64_t>(n, n + d);
-        return { lo, hi > lo ? size_t(hi - lo) : 0 };
+        const kernel::capture_overlap ov(d_n, d);
+        return { ov.lo, ov.size() };
     }
 
     cufftHandle plan(size_t n, cufftType type)
@@ -623,9 +621,7 @@ public:
     // large for the device is refused up front with its sizes.
     void reserve_all(size_t n)
     {
-        size_t mm = 1;
-        while (mm < 2 * n)
-            mm <<= 1;
+        const size_t mm = kernel::capture_fft_size(2 * n);
         const size_t need = num_vecs * n * sizeof(tc) + num_masks * n +
                             2 * n * sizeof(double) + 2 * (n + 1) * sizeof(double) +
                             mm * sizeof(double) + (2 * mm + 4 * n) * sizeof(tc);
@@ -658,10 +654,7 @@ public:
     // so no lag wraps onto another), and the running energies of the overlaps.
     void envelope_correlation()
     {
-        const size_t n = d_n;
-        size_t mm = 1;
-        while (mm < 2 * n)
-            mm <<= 1;
+        const size_t n = d_n, mm = kernel::capture_fft_size(2 * n);
         d_m = mm;
         const tc* xz = v(XZ);
         const tc* ys = v(YS);

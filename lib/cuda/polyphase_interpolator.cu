@@ -120,12 +120,7 @@ struct fir_store_sc16 {
     unsigned sat = 0, bad = 0;
     __device__ __forceinline__ void put(size_t i, float2 v)
     {
-        bool s = false, b = false;
-        const short re = sc16_component(v.x, scale, s, b);
-        const short im = sc16_component(v.y, scale, s, b);
-        sat += s;
-        bad += b;
-        y[i] = make_short2(re, im);
+        y[i] = sc16_convert(v, scale, sat, bad);
     }
     __device__ __forceinline__ void tile(size_t first, const float2* ys, int n_out)
     {

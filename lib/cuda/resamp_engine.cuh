@@ -88,20 +88,9 @@ public:
                   float scale,
                   kernel::sc16_counts& counts) override
     {
-        if constexpr (!std::is_same_v<D, float2>) {
-            (void)out;
-            (void)win;
-            (void)n_win;
-            (void)plan;
-            (void)scale;
-            (void)counts;
-            throw std::logic_error("resampler engine: sc16 needs complex samples");
-        } else {
-            device_guard g(d_device);
-            begin_sc16(scale);
-            run_to(reinterpret_cast<short2*>(out), win, n_win, plan, d_dout16, d_hout16);
-            read_counts(counts);
-        }
+        with_sc16(out, scale, counts, [&](auto* y) {
+            run_to(y, win, n_win, plan, d_dout16, d_hout16);
+        });
     }
 
     // Device-buffer entry point. The window [history, in] is never assembled: the outputs
@@ -130,22 +119,9 @@ public:
                          float scale,
                          kernel::sc16_counts& counts) override
     {
-        if constexpr (!std::is_same_v<D, float2>) {
-            (void)out;
-            (void)in;
-            (void)n_in;
-            (void)hist;
-            (void)used;
-            (void)plan;
-            (void)scale;
-            (void)counts;
-            throw std::logic_error("resampler engine: sc16 needs complex samples");
-        } else {
-            device_guard g(d_device);
-            begin_sc16(scale);
-            run_device_to(reinterpret_cast<short2*>(out), in, n_in, hist, used, plan);
-            read_counts(counts); // waits for the stream: the outputs are complete too
-        }
+        with_sc16(out, scale, counts, [&](auto* y) {
+            run_device_to(y, in, n_in, hist, used, plan);
+        });
     }
 
     void pull_history(kernel::stream_history<H>& hist) override
@@ -320,6 +296,25 @@ private:
         counts.invalid += c[1] - d_seen[1];
         d_seen[0] = c[0];
         d_seen[1] = c[1];
+    }
+
+    //! One sc16 call: run(y) launches into the short2 outputs y, between the counters' set-up
+    //! and their read-back. Complex samples only: the front end refuses sc16 for real ones.
+    template <typename Run>
+    void with_sc16(int16_t* out, float scale, kernel::sc16_counts& counts, Run&& run)
+    {
+        if constexpr (!std::is_same_v<D, float2>) {
+            (void)out;
+            (void)scale;
+            (void)counts;
+            (void)run;
+            throw std::logic_error("resampler engine: sc16 needs complex samples");
+        } else {
+            device_guard g(d_device);
+            begin_sc16(scale);
+            run(reinterpret_cast<short2*>(out));
+            read_counts(counts); // waits for the stream: the outputs are complete too
+        }
     }
 
     //! Split the plan's outputs into launches of at most d_batch outputs; each gets the part

@@ -86,12 +86,7 @@ struct resamp_store_sc16 {
     __device__ __forceinline__ slot operator[](size_t k) { return { *this, k }; }
     __device__ __forceinline__ void store(size_t k, float2 v)
     {
-        bool s = false, b = false;
-        const short re = sc16_component(v.x, scale, s, b);
-        const short im = sc16_component(v.y, scale, s, b);
-        sat += s;
-        bad += b;
-        out[k] = make_short2(re, im);
+        out[k] = sc16_convert(v, scale, sat, bad);
     }
 };
 __device__ __forceinline__ void finish(resamp_store_sc16& s)

@@ -37,6 +37,26 @@ struct capture_rotation {
     }
 };
 
+//! The overlap of y with x delayed by d, y[m] ~ x[m - d]: m in [lo, hi) (empty when hi <= lo).
+struct capture_overlap {
+    int64_t lo, hi;
+    capture_overlap(size_t n, int64_t d)
+        : lo(d > 0 ? d : 0), hi(d < 0 ? int64_t(n) + d : int64_t(n))
+    {
+    }
+    size_t size() const { return hi > lo ? size_t(hi - lo) : 0; }
+};
+
+//! The FFT length of a correlation: the smallest power of two >= v (v >= 2n leaves no lag
+//! wrapping onto another).
+inline size_t capture_fft_size(size_t v)
+{
+    size_t m = 1;
+    while (m < v)
+        m <<= 1;
+    return m;
+}
+
 class capture_engine
 {
 public:

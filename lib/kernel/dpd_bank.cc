@@ -120,14 +120,7 @@ void dpd_bank::run_channels(void* const* out,
         for (size_t pos = 0; pos < n; pos += sc16_chunk) {
             const size_t m = std::min(sc16_chunk, n - pos);
             d_each[c]->process(d_scratch.data(), in[c] + pos, m);
-            for (size_t i = 0; i < m; i++) {
-                bool sat = false, bad = false;
-                o[2 * (pos + i)] = sc16_component(d_scratch[i].real(), scale, sat, bad);
-                o[2 * (pos + i) + 1] =
-                    sc16_component(d_scratch[i].imag(), scale, sat, bad);
-                k.saturated += sat;
-                k.invalid += bad;
-            }
+            sc16_convert(o + 2 * pos, d_scratch.data(), m, scale, k.saturated, k.invalid);
         }
     }
 }

@@ -34,14 +34,6 @@ std::string fmt(const char* f, double v)
 
 [[noreturn]] void refuse(const std::string& what) { throw dpd_capture_error(what); }
 
-size_t next_pow2(size_t v)
-{
-    size_t m = 1;
-    while (m < v)
-        m <<= 1;
-    return m;
-}
-
 // _outlier_mask's threshold: 24 x the RMS estimated from the 90th percentile of |v|
 // (inf: nothing is an outlier of an all-zero capture).
 double outlier_threshold(E& e, E::vec v)
@@ -64,20 +56,23 @@ void check_outliers(const char* name, size_t count, size_t n)
     }
 }
 
+// The Kaiser-windowed sinc (beta 8) of both band-limited interpolations, at offset t from the
+// centre of a window reaching +-(half + 1): np.sinc(t) * np.i0(8 sqrt(1 - (t / (half + 1))^2)).
+// (Python's taps also divide by i0(8), which their normalisation cancels.)
+double kaiser_sinc(double t, int half)
+{
+    const double u = t / (half + 1);
+    const double w = std::cyl_bessel_i(0.0, 8.0 * std::sqrt(std::max(1 - u * u, 0.0)));
+    return (t == 0 ? 1.0 : std::sin(pi * t) / (pi * t)) * w;
+}
+
 // Python's _sinc_taps: a Kaiser-windowed sinc (beta 8) centred on frac, normalised to sum 1.
 std::vector<double> sinc_taps(double frac, int half)
 {
     std::vector<double> h(size_t(2 * half + 1));
-    const double i08 = std::cyl_bessel_i(0.0, 8.0);
     double s = 0;
-    for (int k = -half; k <= half; k++) {
-        const double t = k - frac;
-        const double u = t / (half + 1);
-        const double w =
-            std::cyl_bessel_i(0.0, 8.0 * std::sqrt(std::max(1 - u * u, 0.0))) / i08;
-        const double sinc = t == 0 ? 1.0 : std::sin(pi * t) / (pi * t);
-        s += h[size_t(k + half)] = sinc * w;
-    }
+    for (int k = -half; k <= half; k++)
+        s += h[size_t(k + half)] = kaiser_sinc(k - frac, half);
     for (auto& v : h)
         v /= s;
     return h;
@@ -114,14 +109,8 @@ double golden_peak(const std::vector<cd>& seg, int64_t p, int half)
 {
     auto mag = [&](double t) {
         cd s = 0;
-        for (int j = -half; j <= half; j++) {
-            const double tt = j - (t - p);
-            const double u = tt / (half + 1);
-            const double w =
-                std::cyl_bessel_i(0.0, 8.0 * std::sqrt(std::max(1 - u * u, 0.0)));
-            const double sinc = tt == 0 ? 1.0 : std::sin(pi * tt) / (pi * tt);
-            s += seg[size_t(j + half)] * (sinc * w);
-        }
+        for (int j = -half; j <= half; j++)
+            s += seg[size_t(j + half)] * kaiser_sinc(j - (t - double(p)), half);
         return std::abs(s);
     };
     double a = p - 1.0, b = p + 1.0;
@@ -181,11 +170,11 @@ std::array<T, 3> solve3(std::array<std::array<T, 3>, 3> A, std::array<T, 3> b)
 capture_rotation
 phase_track(E& e, size_t n, int64_t d, bool track, dpd_capture_report& rep)
 {
-    const int64_t lo = std::max<int64_t>(0, d),
-                  hi = std::min<int64_t>(int64_t(n), int64_t(n) + d);
+    const capture_overlap ov(n, d);
+    const int64_t lo = ov.lo;
     capture_rotation r;
-    r.centre = 0.5 * double(lo + hi - 1);
-    const size_t len = hi > lo ? size_t(hi - lo) : 0;
+    r.centre = 0.5 * double(ov.lo + ov.hi - 1);
+    const size_t len = ov.size();
     if (!track || len == 0) {
         r.ph0 = std::arg(e.phase_sum(d));
         rep.freq_offset = rep.freq_drift = 0;
@@ -193,7 +182,7 @@ phase_track(E& e, size_t n, int64_t d, bool track, dpd_capture_report& rep)
         return r;
     }
     // Coarse: the strongest line of z (|x|^2 has a large mean, so g |x|^2 e^{j w m} is a line).
-    const size_t nfft = next_pow2(4 * len);
+    const size_t nfft = capture_fft_size(4 * len);
     double f0 = double(e.phase_line(d, nfft)) / double(nfft);
     if (f0 >= 0.5)
         f0 -= 1.0;
@@ -420,10 +409,9 @@ dpd_capture::align(const cd* x, const cd* y, size_t n, const dpd_capture_options
     // Fractional part on the de-rotated capture (the complex correlation is coherent now).
     {
         // estimate_delay's own checks, on the delayed x and the de-rotated y it correlates
-        const int64_t lo = std::max<int64_t>(0, d), hi = std::min<int64_t>(N, N + d);
-        const size_t ov = size_t(std::max<int64_t>(hi - lo, 0));
-        if (!(e.dots(E::XZ, size_t(lo - d), E::XZ, size_t(lo - d), ov, false)[0].real() >
-              0))
+        const capture_overlap ov(n, d);
+        const size_t x0 = size_t(ov.lo - d);
+        if (!(e.dots(E::XZ, x0, E::XZ, x0, ov.size(), false)[0].real() > 0))
             refuse("x: all zeros (no PA input captured)");
         if (!(e.dots(E::YR, 0, E::YR, 0, n, false)[0].real() > 0))
             refuse("y: all zeros (no PA output captured: check the loopback path and RX "

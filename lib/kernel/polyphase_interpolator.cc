@@ -120,14 +120,12 @@ void polyphase_interpolator<T, TAP>::filter_sc16(
         for (size_t pos = 0; pos < n_in; pos += chunk) {
             const size_t m = std::min(chunk, n_in - pos);
             d_engine->filter(d_scratch.data(), in + pos, m);
-            int16_t* o = out + 2 * pos * d_L;
-            for (size_t i = 0; i < m * d_L; i++) {
-                bool sat = false, bad = false;
-                o[2 * i] = sc16_component(d_scratch[i].real(), scale, sat, bad);
-                o[2 * i + 1] = sc16_component(d_scratch[i].imag(), scale, sat, bad);
-                d_counts.saturated += sat;
-                d_counts.invalid += bad;
-            }
+            sc16_convert(out + 2 * pos * d_L,
+                         d_scratch.data(),
+                         m * d_L,
+                         scale,
+                         d_counts.saturated,
+                         d_counts.invalid);
         }
     }
 }

@@ -11,7 +11,7 @@ import numpy as np
 from . import dpd_model as _spec
 from .dpd_align import _check_pair
 from .dpd_capture import CaptureReport, condition
-from .dpd_estimate import _fit, _prepare, _require_rows, _rows, ls_gain
+from .dpd_estimate import _fit, _kernel_align, _prepare, _require_rows, _rows, ls_gain
 from .dpd_ph import DPDError, _as_complex_vector, _model_of
 from .metrics import nmse_db
 
@@ -142,7 +142,6 @@ class Adaptation:
         self._restored = False  # the coefficients in use are the best set, just rolled back to
         self.iteration = 0
         self.history = []
-        self._capture_kernel = None
 
     def _result(self, status, reason="", **kw):
         r = StepResult(self.iteration, status, self.coefficients.copy(), self.lo_leakage,
@@ -165,19 +164,11 @@ class Adaptation:
             xa, yn, d, Gc, bad = _prepare(x, yc, self.model, None, rep.delay, kw.get("max_delay"),
                                           kw.get("fractional", True), clipped)
             return xa, yn, d, Gc, bad, rep
-        if self._capture_kernel is None:
-            from .gpuinterp_python import dpd_capture_kernel
-
-            self._capture_kernel = dpd_capture_kernel(backend, int(kw.get("device", 0)))
-        try:
-            xa, yn, d, Gc, bad, rep = self._capture_kernel.align(
-                x, y, self.rx_full_scale, self.rx_correction, self.track_frequency, kw.get("max_delay"),
-                self.delay)
-        except DPDError:
-            raise
-        except ValueError as e:  # the kernel's refusals carry the estimator's messages
-            raise DPDError(str(e)) from None
-        return xa, yn, d, complex(Gc), bad, CaptureReport(**rep)
+        xa, yn, d, Gc, bad, rep = _kernel_align(
+            x, y, backend, int(kw.get("device", 0)), full_scale=self.rx_full_scale,
+            rx_correction=self.rx_correction, track_frequency=self.track_frequency,
+            max_delay=kw.get("max_delay"), delay=self.delay)
+        return xa, yn, d, Gc, bad, CaptureReport(**rep)
 
     def reset_gain(self):
         """Forget the latched |G| (the next two captures measure and confirm it again)."""

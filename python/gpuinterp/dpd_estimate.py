@@ -112,19 +112,20 @@ def _prepare(x, y, model, target_gain, delay, max_delay, fractional, ybad=None):
     return xa, ya / G, d, complex(G), bad
 
 
-def _align_on_kernel(x, y, max_delay, backend, device):
-    """:func:`_prepare` without a target gain, a given delay or excluded samples, on the capture
-    kernel (``gpuinterp.dpd_capture_kernel`` with ``condition=False``): the same outliers, delay
-    search, shift, bad rows and gain, tested against _prepare (qa_dpd_capture)."""
+def _kernel_align(x, y, backend, device, **options):
+    """``dpd_capture_kernel.align(x, y, **options)`` on this thread's capture kernel, its
+    refusals (the estimator's messages) as DPDError: (xa, yn, delay, G, bad, report dict). With
+    ``condition=False`` it is :func:`_prepare` without a target gain, a given delay or excluded
+    samples; with the conditioning it is dpd_capture.condition and then _prepare (both tested
+    against the numpy code in qa_dpd_capture)."""
     from .gpuinterp_python import dpd_capture_kernel
 
-    x, y = _check_pair(x, y)
+    k = _held_engine("capture", (backend, device), lambda: dpd_capture_kernel(backend, device))
     try:
-        xa, yn, d, G, bad, _ = dpd_capture_kernel(backend, int(device)).align(
-            x, y, max_delay=max_delay, condition=False)
+        xa, yn, d, G, bad, rep = k.align(x, y, **options)
     except ValueError as e:
         raise DPDError(str(e)) from None
-    return xa, yn, float(d), complex(G), bad
+    return xa, yn, float(d), complex(G), bad, rep
 
 
 def _rows(model, n, bad=None):
@@ -182,19 +183,24 @@ def _probe_rows(yn, xa, ok, design, perturbation, seed=0x5eed):
 _engines = threading.local()
 
 
+def _held_engine(kind, key, make):
+    """The last engine of this kind this thread used when its key matches, else make()'s (building
+    one costs CUDA streams, library handles and staging buffers: more than a small model's whole
+    fit, or a capture's alignment)."""
+    held = getattr(_engines, kind, None)
+    if held is None or held[0] != key:
+        held = (key, make())
+        setattr(_engines, kind, held)
+    return held[1]
+
+
 def _gram_engine(model, lo_leakage, backend, device):
-    """A reset estimation engine for this model: the last one this thread used when it fits
-    (building one costs the CUDA library handles and the staging buffers, more than a small
-    model's whole fit), else a new one."""
+    """A reset estimation engine for this model (see :func:`_held_engine`)."""
     from .gpuinterp_python import dpd_gram
 
-    key = (model, lo_leakage, backend, device)
-    held = getattr(_engines, "gram", None)
-    if held is not None and held[0] == key:
-        held[1].reset()
-        return held[1]
-    g = dpd_gram(model, lo_leakage, backend=backend, device=device)
-    _engines.gram = (key, g)
+    g = _held_engine("gram", (model, lo_leakage, backend, device),
+                     lambda: dpd_gram(model, lo_leakage, backend=backend, device=device))
+    g.reset()
     return g
 
 
@@ -404,7 +410,7 @@ def estimate(x, y, P=None, Q=None, Lp=None, Lq=None, target_gain=None, regulariz
         raise DPDError(f"backend: must be None (numpy), 'automatic', 'cpu' or 'cuda', got {backend!r}")
     if backend is not None and delay is None and not target_gain and exclude is None and fractional:
         # The delay search (FFT cross-correlations over the capture) on the capture kernel.
-        xa, yn, d, G, bad = _align_on_kernel(x, y, max_delay, backend, device)
+        xa, yn, d, G, bad, _ = _kernel_align(x, y, backend, int(device), max_delay=max_delay, condition=False)
     else:
         xa, yn, d, G, bad = _prepare(x, y, m, target_gain, delay, max_delay, fractional, exclude)
     if validation is not None:

@@ -63,8 +63,9 @@ void bind_dpd_capture(py::module& m)
                 auto xa = pyutil::input_array<cd>(x, "x");
                 auto ya = pyutil::input_array<cd>(y, "y");
                 if (xa.ndim() != 1 || ya.ndim() != 1 || xa.shape(0) != ya.shape(0))
-                    throw py::value_error("x, y: expected two one-dimensional captures of "
-                                          "equal length");
+                    throw py::value_error(
+                        "x, y: expected two one-dimensional captures of "
+                        "equal length");
                 kernel::dpd_capture_options o;
                 o.full_scale = full_scale.is_none() ? 0.0 : full_scale.cast<double>();
                 if (!full_scale.is_none() && !(o.full_scale > 0))

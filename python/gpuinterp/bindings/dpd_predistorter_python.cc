@@ -6,8 +6,8 @@
 #include "kernel_guard.h"
 #include "numpy_util.h"
 #include <gnuradio/gpuinterp/dpd_predistorter_cc.h>
-#include <gnuradio/gpuinterp/kernel/dpd_model.h>
 #include <gnuradio/gpuinterp/kernel/dpd_bank.h>
+#include <gnuradio/gpuinterp/kernel/dpd_model.h>
 #include <gnuradio/gpuinterp/kernel/dpd_predistorter.h>
 #include <pybind11/complex.h>
 #include <pybind11/pybind11.h>
@@ -41,7 +41,9 @@ The stream starts from zero history (x[n] = 0 for n < 0).)doc";
 
 std::string block_doc()
 {
-    return std::string("Digital predistorter block (complex in, complex out), GPU or CPU.\n") + model_doc +
+    return std::string(
+               "Digital predistorter block (complex in, complex out), GPU or CPU.\n") +
+           model_doc +
            R"doc(
 
 Args:
@@ -65,7 +67,8 @@ formats) at exactly the tagged sample. Malformed messages/tags are logged and ig
 
 std::string kernel_doc()
 {
-    return std::string("Streaming predistorter kernel for numpy (no flowgraph).\n") + model_doc +
+    return std::string("Streaming predistorter kernel for numpy (no flowgraph).\n") +
+           model_doc +
            R"doc(
 
 dpd_predistorter(P, Q, Lp, Lq, coefficients, lo_leakage=0, backend="cpu", device=0, batch=0,
@@ -90,12 +93,15 @@ unsigned order_arg(const int_arg& v, const char* name, unsigned hi)
 {
     const unsigned o = v.get<unsigned>(name, 1, 15);
     if (o % 2 == 0 || o > hi)
-        throw py::value_error(std::string(name) + ": must be odd and lie in 1.." + std::to_string(hi) +
-                              ", got " + std::to_string(o));
+        throw py::value_error(std::string(name) + ": must be odd and lie in 1.." +
+                              std::to_string(hi) + ", got " + std::to_string(o));
     return o;
 }
 
-unsigned taps_arg(const int_arg& v, const char* name) { return v.get<unsigned>(name, 1, 1024); }
+unsigned taps_arg(const int_arg& v, const char* name)
+{
+    return v.get<unsigned>(name, 1, 1024);
+}
 
 } // namespace
 
@@ -117,17 +123,29 @@ lookahead() = Mc when the leading group has terms: a streaming predistorter dela
 Bad specs raise ValueError("model: <key>: ...").)doc")
         .def_static("parse", &D::parse, py::arg("spec"), "Parse a spec string.")
         // The bounds live here only; Python, GRC and the command lines read them from the class.
-        .def_property_readonly_static("MAX_ORDER", [](py::object) { return D::max_order; })
+        .def_property_readonly_static("MAX_ORDER",
+                                      [](py::object) { return D::max_order; })
         .def_property_readonly_static("MAX_LAG", [](py::object) { return D::max_lag; })
-        .def_property_readonly_static("MAX_COEFFICIENTS", [](py::object) { return D::max_coefficients; })
-        .def("to_string", &D::to_string, "Canonical spec: every key of the family, in order.")
+        .def_property_readonly_static("MAX_COEFFICIENTS",
+                                      [](py::object) { return D::max_coefficients; })
+        .def("to_string",
+             &D::to_string,
+             "Canonical spec: every key of the family, in order.")
         .def("__str__", &D::to_string)
-        .def("__repr__", [](const D& d) { return "dpd_model_spec('" + d.to_string() + "')"; })
+        .def("__repr__",
+             [](const D& d) { return "dpd_model_spec('" + d.to_string() + "')"; })
         .def("__eq__", [](const D& a, const D& b) { return a == b; })
         .def("num_coefficients", &D::num_coefficients)
-        .def("lookahead", &D::lookahead, "Output delay of a streaming predistorter (samples).")
-        .def("history", &D::history, "Input samples a streaming predistorter carries between calls.")
-        .def("family", [](const D& d) { return kernel::to_string(d.family); }, "'ph', 'mp' or 'gmp'.")
+        .def("lookahead",
+             &D::lookahead,
+             "Output delay of a streaming predistorter (samples).")
+        .def("history",
+             &D::history,
+             "Input samples a streaming predistorter carries between calls.")
+        .def(
+            "family",
+            [](const D& d) { return kernel::to_string(d.family); },
+            "'ph', 'mp' or 'gmp'.")
         .def("as_gmp", &D::as_gmp, "An mp as the equivalent gmp (others unchanged).")
         .def("keys", &D::keys, "[(key, value)] of the family, in the spec's order.")
         .def(
@@ -138,7 +156,8 @@ Bad specs raise ValueError("model: <key>: ...").)doc")
                     t.emplace_back(e.signal_lag, e.envelope_lag, e.power, e.conjugate);
                 return t;
             },
-            "Per coefficient, in layout order, (signal lag l, envelope lag j, power k, conjugate): the "
+            "Per coefficient, in layout order, (signal lag l, envelope lag j, power k, "
+            "conjugate): the "
             "basis function x[n-l] |x[n-j]|^k, conjugated for ph's conjugate branches.")
         .def_readonly("P", &D::P)
         .def_readonly("Q", &D::Q)
@@ -163,18 +182,27 @@ void bind_dpd_predistorter(py::module& m)
     using G = pyutil::guarded<K>;
     static const std::string kdoc = kernel_doc();
     py::class_<G>(m, "dpd_predistorter", kdoc.c_str())
-        .def(py::init([](int_arg P, int_arg Q, int_arg Lp, int_arg Lq, const std::vector<cf>& co, cf c,
-                         const std::string& b, int_arg device, int_arg batch, bool mapped) {
-                 return pyutil::make_guarded<K>(P.get<unsigned>("P", 1, pyutil::max_order),
-                                                Q.get<unsigned>("Q", 0, pyutil::max_order),
-                                                Lp.get<unsigned>("Lp", 1, pyutil::max_dpd_taps),
-                                                Lq.get<unsigned>("Lq", 1, pyutil::max_dpd_taps),
-                                                co,
-                                                c,
-                                                backend_from_string(b),
-                                                device.get<int>("device", 0),
-                                                batch.get<size_t>("batch", 0, pyutil::max_batch),
-                                                mapped);
+        .def(py::init([](int_arg P,
+                         int_arg Q,
+                         int_arg Lp,
+                         int_arg Lq,
+                         const std::vector<cf>& co,
+                         cf c,
+                         const std::string& b,
+                         int_arg device,
+                         int_arg batch,
+                         bool mapped) {
+                 return pyutil::make_guarded<K>(
+                     P.get<unsigned>("P", 1, pyutil::max_order),
+                     Q.get<unsigned>("Q", 0, pyutil::max_order),
+                     Lp.get<unsigned>("Lp", 1, pyutil::max_dpd_taps),
+                     Lq.get<unsigned>("Lq", 1, pyutil::max_dpd_taps),
+                     co,
+                     c,
+                     backend_from_string(b),
+                     device.get<int>("device", 0),
+                     batch.get<size_t>("batch", 0, pyutil::max_batch),
+                     mapped);
              }),
              py::arg("P"),
              py::arg("Q"),
@@ -186,15 +214,21 @@ void bind_dpd_predistorter(py::module& m)
              py::arg("device") = 0,
              py::arg("batch") = 0,
              py::arg("mapped") = false)
-        .def(py::init([](const std::string& model, const std::vector<cf>& co, cf c, const std::string& b,
-                         int_arg device, int_arg batch, bool mapped) {
-                 return pyutil::make_guarded<K>(kernel::dpd_model::parse(model),
-                                                co,
-                                                c,
-                                                backend_from_string(b),
-                                                device.get<int>("device", 0),
-                                                batch.get<size_t>("batch", 0, pyutil::max_batch),
-                                                mapped);
+        .def(py::init([](const std::string& model,
+                         const std::vector<cf>& co,
+                         cf c,
+                         const std::string& b,
+                         int_arg device,
+                         int_arg batch,
+                         bool mapped) {
+                 return pyutil::make_guarded<K>(
+                     kernel::dpd_model::parse(model),
+                     co,
+                     c,
+                     backend_from_string(b),
+                     device.get<int>("device", 0),
+                     batch.get<size_t>("batch", 0, pyutil::max_batch),
+                     mapped);
              }),
              py::arg("model"),
              py::arg("coefficients"),
@@ -203,16 +237,23 @@ void bind_dpd_predistorter(py::module& m)
              py::arg("device") = 0,
              py::arg("batch") = 0,
              py::arg("mapped") = false,
-             "From a model spec (gnuradio.gpuinterp.dpd_model grammar): ph, mp or gmp; output delayed by delay() samples.")
-        .def(py::init([](const kernel::dpd_model& model, const std::vector<cf>& co, cf c, const std::string& b,
-                         int_arg device, int_arg batch, bool mapped) {
-                 return pyutil::make_guarded<K>(model,
-                                                co,
-                                                c,
-                                                backend_from_string(b),
-                                                device.get<int>("device", 0),
-                                                batch.get<size_t>("batch", 0, pyutil::max_batch),
-                                                mapped);
+             "From a model spec (gnuradio.gpuinterp.dpd_model grammar): ph, mp or gmp; "
+             "output delayed by delay() samples.")
+        .def(py::init([](const kernel::dpd_model& model,
+                         const std::vector<cf>& co,
+                         cf c,
+                         const std::string& b,
+                         int_arg device,
+                         int_arg batch,
+                         bool mapped) {
+                 return pyutil::make_guarded<K>(
+                     model,
+                     co,
+                     c,
+                     backend_from_string(b),
+                     device.get<int>("device", 0),
+                     batch.get<size_t>("batch", 0, pyutil::max_batch),
+                     mapped);
              }),
              py::arg("model"),
              py::arg("coefficients"),
@@ -221,8 +262,12 @@ void bind_dpd_predistorter(py::module& m)
              py::arg("device") = 0,
              py::arg("batch") = 0,
              py::arg("mapped") = false)
-        .def("model", pyutil::method<K>(&K::model), "The model (a dpd_model_spec; str() gives the canonical spec).")
-        .def("delay", pyutil::method<K>(&K::delay), "Output delay in samples: out[i] = y[i - delay()].")
+        .def("model",
+             pyutil::method<K>(&K::model),
+             "The model (a dpd_model_spec; str() gives the canonical spec).")
+        .def("delay",
+             pyutil::method<K>(&K::delay),
+             "Output delay in samples: out[i] = y[i - delay()].")
         .def(
             "process",
             [](G& g, const pyutil::carray<cf>& x) {
@@ -236,7 +281,8 @@ void bind_dpd_predistorter(py::module& m)
                 return out;
             },
             py::arg("x"),
-            "Predistort x (complex64; other dtypes are converted); returns len(x) samples.")
+            "Predistort x (complex64; other dtypes are converted); returns len(x) "
+            "samples.")
         .def(
             "set_coefficients",
             [](G& g, const std::vector<cf>& co, std::optional<cf> c) {
@@ -245,18 +291,24 @@ void bind_dpd_predistorter(py::module& m)
             },
             py::arg("coefficients"),
             py::arg("lo_leakage") = py::none(),
-            "Replace the coefficient set from the next sample on (lo_leakage None keeps c).")
-        .def("coefficients", [](G& g) {
-            const std::vector<cf> co = g.run([](K& k) { return k.coefficients(); });
-            return to_array(co);
-        })
+            "Replace the coefficient set from the next sample on (lo_leakage None keeps "
+            "c).")
+        .def("coefficients",
+             [](G& g) {
+                 const std::vector<cf> co = g.run([](K& k) { return k.coefficients(); });
+                 return to_array(co);
+             })
         .def("lo_leakage", pyutil::method<K>(&K::lo_leakage))
-        .def("reset", pyutil::method<K>(&K::reset), "Zero the history, as at construction.")
+        .def("reset",
+             pyutil::method<K>(&K::reset),
+             "Zero the history, as at construction.")
         .def("P", pyutil::method<K>(&K::P))
         .def("Q", pyutil::method<K>(&K::Q))
         .def("Lp", pyutil::method<K>(&K::Lp))
         .def("Lq", pyutil::method<K>(&K::Lq))
-        .def("history", pyutil::method<K>(&K::history), "Input samples carried between calls (ph: max(Lp, Lq) - 1).")
+        .def("history",
+             pyutil::method<K>(&K::history),
+             "Input samples carried between calls (ph: max(Lp, Lq) - 1).")
         .def_static(
             "num_coefficients",
             [](int_arg P, int_arg Q, int_arg Lp, int_arg Lq) {
@@ -265,21 +317,35 @@ void bind_dpd_predistorter(py::module& m)
                                            taps_arg(Lp, "Lp"),
                                            taps_arg(Lq, "Lq"));
             },
-            py::arg("P"), py::arg("Q"), py::arg("Lp"), py::arg("Lq"))
+            py::arg("P"),
+            py::arg("Q"),
+            py::arg("Lp"),
+            py::arg("Lq"))
         .def_static(
             "main_index",
             [](int_arg P_, int_arg Lp_, int_arg p_, int_arg k_) {
                 const unsigned P = order_arg(P_, "P", 15), Lp = taps_arg(Lp_, "Lp");
-                return K::main_index(P, Lp, order_arg(p_, "p", P), k_.get<unsigned>("k", 0, Lp - 1));
+                return K::main_index(
+                    P, Lp, order_arg(p_, "p", P), k_.get<unsigned>("k", 0, Lp - 1));
             },
-            py::arg("P"), py::arg("Lp"), py::arg("p"), py::arg("k"), "Index of h[p,k] in the flat vector.")
+            py::arg("P"),
+            py::arg("Lp"),
+            py::arg("p"),
+            py::arg("k"),
+            "Index of h[p,k] in the flat vector.")
         .def_static(
             "conj_index",
             [](int_arg P_, int_arg Lp_, int_arg Lq_, int_arg q_, int_arg k_) {
-                const unsigned P = order_arg(P_, "P", 15), Lp = taps_arg(Lp_, "Lp"), Lq = taps_arg(Lq_, "Lq");
-                return K::conj_index(P, Lp, Lq, order_arg(q_, "q", 15), k_.get<unsigned>("k", 0, Lq - 1));
+                const unsigned P = order_arg(P_, "P", 15), Lp = taps_arg(Lp_, "Lp"),
+                               Lq = taps_arg(Lq_, "Lq");
+                return K::conj_index(
+                    P, Lp, Lq, order_arg(q_, "q", 15), k_.get<unsigned>("k", 0, Lq - 1));
             },
-            py::arg("P"), py::arg("Lp"), py::arg("Lq"), py::arg("q"), py::arg("k"),
+            py::arg("P"),
+            py::arg("Lp"),
+            py::arg("Lq"),
+            py::arg("q"),
+            py::arg("k"),
             "Index of g[q,k] in the flat vector.")
         .def(
             "set_batch",
@@ -292,64 +358,98 @@ void bind_dpd_predistorter(py::module& m)
         .def(
             "set_cuda_variant",
             [](G& g, const std::string& v) {
-                g.run([&](K& k) { k.set_cuda_variant(kernel::dpd_cuda_variant_from_string(v)); });
+                g.run([&](K& k) {
+                    k.set_cuda_variant(kernel::dpd_cuda_variant_from_string(v));
+                });
             },
             py::arg("variant"),
-            "CUDA kernel variant (ignored on the CPU). ph: 'automatic', 'smem' or 'tiled'; mp/gmp: "
-            "'automatic', 'compiled' (generated for the model's structure, NVRTC) or 'interpreted'. A "
+            "CUDA kernel variant (ignored on the CPU). ph: 'automatic', 'smem' or "
+            "'tiled'; mp/gmp: "
+            "'automatic', 'compiled' (generated for the model's structure, NVRTC) or "
+            "'interpreted'. A "
             "variant of the other family is ignored; an unknown name raises ValueError.")
-        .def("cuda_variant", [](G& g) { return g.run([](K& k) { return kernel::to_string(k.cuda_variant()); }); })
-        .def("active_cuda_variant",
-             [](G& g) { return g.run([](K& k) { return kernel::to_string(k.active_cuda_variant()); }); },
-             "The CUDA kernel that runs now ('automatic' on the CPU).")
-        .def("active_backend", [](G& g) { return g.run([](K& k) { return to_string(k.active_backend()); }); })
+        .def("cuda_variant",
+             [](G& g) {
+                 return g.run([](K& k) { return kernel::to_string(k.cuda_variant()); });
+             })
+        .def(
+            "active_cuda_variant",
+            [](G& g) {
+                return g.run(
+                    [](K& k) { return kernel::to_string(k.active_cuda_variant()); });
+            },
+            "The CUDA kernel that runs now ('automatic' on the CPU).")
+        .def("active_backend",
+             [](G& g) {
+                 return g.run([](K& k) { return to_string(k.active_backend()); });
+             })
         .def("backend_note", pyutil::method<K>(&K::backend_note));
 
     using B = dpd_predistorter_cc;
     static const std::string bdoc = block_doc();
-    py::class_<B, gr::sync_block, gr::block, gr::basic_block, std::shared_ptr<B>>(m, "dpd_predistorter_cc", bdoc.c_str())
-        .def(py::init([](int_arg P, int_arg Q, int_arg Lp, int_arg Lq, const std::vector<gr_complex>& co,
-                         gr_complex c, const std::string& b, int_arg device, int_arg batch, bool mapped,
-                         bool device_buffers, const std::string& model, int_arg channels,
-                         const std::string& output_format, float full_scale) {
-                 // With a model spec the structure comes from the spec and P..Lq are not used:
-                 // only their type is checked then.
-                 const bool ph = model.empty();
-                 return B::make(P.get<unsigned>("P", ph ? 1 : 0, ph ? pyutil::max_order : UINT_MAX),
-                                Q.get<unsigned>("Q", 0, ph ? pyutil::max_order : UINT_MAX),
-                                Lp.get<unsigned>("Lp", ph ? 1 : 0, ph ? pyutil::max_dpd_taps : UINT_MAX),
-                                Lq.get<unsigned>("Lq", ph ? 1 : 0, ph ? pyutil::max_dpd_taps : UINT_MAX),
-                                co,
-                                c,
-                                b,
-                                device.get<int>("device", 0),
-                                batch.get<int>("batch", 0, pyutil::max_batch),
-                                mapped,
-                                device_buffers,
-                                model,
-                                channels.get<unsigned>("channels", 1, kernel::dpd_bank::max_channels),
-                                output_format,
-                                full_scale);
-             }),
-             py::arg("P"),
-             py::arg("Q"),
-             py::arg("Lp"),
-             py::arg("Lq"),
-             py::arg("coefficients"),
-             py::arg("lo_leakage") = gr_complex(0, 0),
-             py::arg("backend") = "automatic",
-             py::arg("device") = 0,
-             py::arg("batch") = 0,
-             py::arg("mapped") = false,
-             py::arg("device_buffers") = false,
-             py::arg("model") = "",
-             py::arg("channels") = 1,
-             py::arg("output_format") = "fc32",
-             py::arg("full_scale") = 1.0f,
-             bdoc.c_str())
+    py::class_<B, gr::sync_block, gr::block, gr::basic_block, std::shared_ptr<B>>(
+        m, "dpd_predistorter_cc", bdoc.c_str())
+        .def(
+            py::init([](int_arg P,
+                        int_arg Q,
+                        int_arg Lp,
+                        int_arg Lq,
+                        const std::vector<gr_complex>& co,
+                        gr_complex c,
+                        const std::string& b,
+                        int_arg device,
+                        int_arg batch,
+                        bool mapped,
+                        bool device_buffers,
+                        const std::string& model,
+                        int_arg channels,
+                        const std::string& output_format,
+                        float full_scale) {
+                // With a model spec the structure comes from the spec and P..Lq are not used:
+                // only their type is checked then.
+                const bool ph = model.empty();
+                return B::make(
+                    P.get<unsigned>("P", ph ? 1 : 0, ph ? pyutil::max_order : UINT_MAX),
+                    Q.get<unsigned>("Q", 0, ph ? pyutil::max_order : UINT_MAX),
+                    Lp.get<unsigned>(
+                        "Lp", ph ? 1 : 0, ph ? pyutil::max_dpd_taps : UINT_MAX),
+                    Lq.get<unsigned>(
+                        "Lq", ph ? 1 : 0, ph ? pyutil::max_dpd_taps : UINT_MAX),
+                    co,
+                    c,
+                    b,
+                    device.get<int>("device", 0),
+                    batch.get<int>("batch", 0, pyutil::max_batch),
+                    mapped,
+                    device_buffers,
+                    model,
+                    channels.get<unsigned>("channels", 1, kernel::dpd_bank::max_channels),
+                    output_format,
+                    full_scale);
+            }),
+            py::arg("P"),
+            py::arg("Q"),
+            py::arg("Lp"),
+            py::arg("Lq"),
+            py::arg("coefficients"),
+            py::arg("lo_leakage") = gr_complex(0, 0),
+            py::arg("backend") = "automatic",
+            py::arg("device") = 0,
+            py::arg("batch") = 0,
+            py::arg("mapped") = false,
+            py::arg("device_buffers") = false,
+            py::arg("model") = "",
+            py::arg("channels") = 1,
+            py::arg("output_format") = "fc32",
+            py::arg("full_scale") = 1.0f,
+            bdoc.c_str())
         .def("model", &B::model, "The model's canonical spec.")
-        .def("delay", &B::delay, "Output delay in samples (gmp look-ahead; 0 for ph and mp).")
-        .def("device_buffers", &B::device_buffers, "True when the ports use device buffers.")
+        .def("delay",
+             &B::delay,
+             "Output delay in samples (gmp look-ahead; 0 for ph and mp).")
+        .def("device_buffers",
+             &B::device_buffers,
+             "True when the ports use device buffers.")
         .def(
             "set_coefficients",
             [](B& b, const std::vector<gr_complex>& co, std::optional<gr_complex> c) {
@@ -357,50 +457,68 @@ void bind_dpd_predistorter(py::module& m)
             },
             py::arg("coefficients"),
             py::arg("lo_leakage") = py::none(),
-            "Replace the coefficient set between two work() calls (lo_leakage None keeps c).")
+            "Replace the coefficient set between two work() calls (lo_leakage None keeps "
+            "c).")
         .def("coefficients", [](const B& b) { return to_array(b.coefficients()); })
         .def(
             "set_channel_coefficients",
-            [](B& b, int_arg ch, const std::vector<gr_complex>& co, std::optional<gr_complex> c) {
+            [](B& b,
+               int_arg ch,
+               const std::vector<gr_complex>& co,
+               std::optional<gr_complex> c) {
                 const unsigned k = ch.get<unsigned>("channel", 0, b.channels() - 1);
                 b.set_channel_coefficients(k, co, c ? *c : b.channel_lo_leakage(k));
             },
             py::arg("channel"),
             py::arg("coefficients"),
             py::arg("lo_leakage") = py::none(),
-            "Replace one channel's set between two work() calls (lo_leakage None keeps c).")
-        .def("channel_coefficients",
-             [](const B& b, int_arg ch) {
-                 return to_array(b.channel_coefficients(ch.get<unsigned>("channel", 0, b.channels() - 1)));
-             },
-             py::arg("channel"))
-        .def("channel_lo_leakage",
-             [](const B& b, int_arg ch) {
-                 return b.channel_lo_leakage(ch.get<unsigned>("channel", 0, b.channels() - 1));
-             },
-             py::arg("channel"))
+            "Replace one channel's set between two work() calls (lo_leakage None keeps "
+            "c).")
+        .def(
+            "channel_coefficients",
+            [](const B& b, int_arg ch) {
+                return to_array(b.channel_coefficients(
+                    ch.get<unsigned>("channel", 0, b.channels() - 1)));
+            },
+            py::arg("channel"))
+        .def(
+            "channel_lo_leakage",
+            [](const B& b, int_arg ch) {
+                return b.channel_lo_leakage(
+                    ch.get<unsigned>("channel", 0, b.channels() - 1));
+            },
+            py::arg("channel"))
         .def("channels", &B::channels)
         .def("output_format", &B::output_format, "'fc32' or 'sc16'.")
         .def("full_scale", &B::full_scale)
-        .def("saturated",
-             [](const B& b, int_arg ch) {
-                 return b.saturated(ch.get<unsigned>("channel", 0, b.channels() - 1));
-             },
-             py::arg("channel") = 0,
-             "sc16: output samples of the channel clipped to int16, since start.")
-        .def("invalid",
-             [](const B& b, int_arg ch) {
-                 return b.invalid(ch.get<unsigned>("channel", 0, b.channels() - 1));
-             },
-             py::arg("channel") = 0,
-             "sc16: output samples of the channel with a NaN component (written as 0), since start.")
+        .def(
+            "saturated",
+            [](const B& b, int_arg ch) {
+                return b.saturated(ch.get<unsigned>("channel", 0, b.channels() - 1));
+            },
+            py::arg("channel") = 0,
+            "sc16: output samples of the channel clipped to int16, since start.")
+        .def(
+            "invalid",
+            [](const B& b, int_arg ch) {
+                return b.invalid(ch.get<unsigned>("channel", 0, b.channels() - 1));
+            },
+            py::arg("channel") = 0,
+            "sc16: output samples of the channel with a NaN component (written as 0), "
+            "since start.")
         .def("lo_leakage", &B::lo_leakage)
         .def("P", &B::P)
         .def("Q", &B::Q)
         .def("Lp", &B::Lp)
         .def("Lq", &B::Lq)
-        .def("set_batch", [](B& b, int_arg batch) { b.set_batch(batch.get<int>("batch", 0, pyutil::max_batch)); }, py::arg("batch"))
+        .def(
+            "set_batch",
+            [](B& b, int_arg batch) {
+                b.set_batch(batch.get<int>("batch", 0, pyutil::max_batch));
+            },
+            py::arg("batch"))
         .def("batch", &B::batch)
         .def("set_cuda_variant", &B::set_cuda_variant, py::arg("variant"))
-        .def("active_backend", &B::active_backend, "The backend in use: 'cpu' or 'cuda'.");
+        .def(
+            "active_backend", &B::active_backend, "The backend in use: 'cpu' or 'cuda'.");
 }

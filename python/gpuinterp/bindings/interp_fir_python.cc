@@ -40,19 +40,29 @@ template <class T, class TAP>
 void bind_block(py::module& m, const char* name)
 {
     using blk = interp_fir<T, TAP>;
-    py::class_<blk, gr::sync_interpolator, gr::sync_block, gr::block, gr::basic_block, std::shared_ptr<blk>>(
-        m, name, block_doc)
-        .def(py::init([](int_arg L, const std::vector<TAP>& taps, const std::string& b, int_arg device,
-                         int_arg batch, bool device_buffers, const std::string& output_format,
+    py::class_<blk,
+               gr::sync_interpolator,
+               gr::sync_block,
+               gr::block,
+               gr::basic_block,
+               std::shared_ptr<blk>>(m, name, block_doc)
+        .def(py::init([](int_arg L,
+                         const std::vector<TAP>& taps,
+                         const std::string& b,
+                         int_arg device,
+                         int_arg batch,
+                         bool device_buffers,
+                         const std::string& output_format,
                          float full_scale) {
-                 return blk::make(L.get<int>("interpolation", 1, pyutil::max_interpolation),
-                                  taps,
-                                  b,
-                                  device.get<int>("device", 0),
-                                  batch.get<int>("batch", 0, pyutil::max_batch),
-                                  device_buffers,
-                                  output_format,
-                                  full_scale);
+                 return blk::make(
+                     L.get<int>("interpolation", 1, pyutil::max_interpolation),
+                     taps,
+                     b,
+                     device.get<int>("device", 0),
+                     batch.get<int>("batch", 0, pyutil::max_batch),
+                     device_buffers,
+                     output_format,
+                     full_scale);
              }),
              py::arg("interpolation"),
              py::arg("taps"),
@@ -65,13 +75,27 @@ void bind_block(py::module& m, const char* name)
              block_doc)
         .def("output_format", &blk::output_format, "'fc32' or 'sc16'.")
         .def("saturated", &blk::saturated, "sc16: outputs clipped to int16 since start.")
-        .def("invalid", &blk::invalid, "sc16: outputs with a NaN component (written as 0) since start.")
-        .def("set_taps", &blk::set_taps, py::arg("taps"), "Replace the taps (takes effect between two work() calls).")
+        .def("invalid",
+             &blk::invalid,
+             "sc16: outputs with a NaN component (written as 0) since start.")
+        .def("set_taps",
+             &blk::set_taps,
+             py::arg("taps"),
+             "Replace the taps (takes effect between two work() calls).")
         .def("taps", &blk::taps)
-        .def("set_batch", [](blk& b, int_arg batch) { b.set_batch(batch.get<int>("batch", 0, pyutil::max_batch)); }, py::arg("batch"))
+        .def(
+            "set_batch",
+            [](blk& b, int_arg batch) {
+                b.set_batch(batch.get<int>("batch", 0, pyutil::max_batch));
+            },
+            py::arg("batch"))
         .def("batch", &blk::batch)
-        .def("active_backend", &blk::active_backend, "The backend in use: 'cpu' or 'cuda'.")
-        .def("device_buffers", &blk::device_buffers, "Whether the ports use device buffers.");
+        .def("active_backend",
+             &blk::active_backend,
+             "The backend in use: 'cpu' or 'cuda'.")
+        .def("device_buffers",
+             &blk::device_buffers,
+             "Whether the ports use device buffers.");
 }
 
 template <class T, class TAP>
@@ -80,18 +104,24 @@ void bind_kernel(py::module& m, const char* name)
     using K = kernel::polyphase_interpolator<T, TAP>;
     using G = pyutil::guarded<K>;
     static const std::string doc =
-        std::string("Streaming polyphase interpolator kernel (no flowgraph). filter(x) returns "
-                    "len(x)*L outputs and keeps the last ceil(len(taps)/L)-1 inputs as history, so "
-                    "calling it chunk by chunk equals one call.") +
+        std::string(
+            "Streaming polyphase interpolator kernel (no flowgraph). filter(x) returns "
+            "len(x)*L outputs and keeps the last ceil(len(taps)/L)-1 inputs as history, "
+            "so "
+            "calling it chunk by chunk equals one call.") +
         pyutil::thread_safety_doc();
     py::class_<G>(m, name, doc.c_str())
-        .def(py::init([](int_arg L, const std::vector<TAP>& taps, const std::string& b, int_arg device,
+        .def(py::init([](int_arg L,
+                         const std::vector<TAP>& taps,
+                         const std::string& b,
+                         int_arg device,
                          int_arg batch) {
-                 return pyutil::make_guarded<K>(L.get<unsigned>("interpolation", 1, pyutil::max_interpolation),
-                                                taps,
-                                                backend_from_string(b),
-                                                device.get<int>("device", 0),
-                                                batch.get<size_t>("batch", 0, pyutil::max_batch));
+                 return pyutil::make_guarded<K>(
+                     L.get<unsigned>("interpolation", 1, pyutil::max_interpolation),
+                     taps,
+                     backend_from_string(b),
+                     device.get<int>("device", 0),
+                     batch.get<size_t>("batch", 0, pyutil::max_batch));
              }),
              py::arg("interpolation"),
              py::arg("taps"),
@@ -118,7 +148,10 @@ void bind_kernel(py::module& m, const char* name)
         .def("reset", pyutil::method<K>(&K::reset))
         .def("interpolation", pyutil::method<K>(&K::interpolation))
         .def("taps_per_arm", pyutil::method<K>(&K::taps_per_arm))
-        .def("active_backend", [](G& g) { return g.run([](K& k) { return to_string(k.active_backend()); }); })
+        .def("active_backend",
+             [](G& g) {
+                 return g.run([](K& k) { return to_string(k.active_backend()); });
+             })
         .def("backend_note", pyutil::method<K>(&K::backend_note));
 }
 
@@ -131,5 +164,6 @@ void bind_interp_fir(py::module& m)
     bind_block<std::complex<float>, std::complex<float>>(m, "interp_fir_ccc");
     bind_kernel<std::complex<float>, float>(m, "polyphase_interpolator_ccf");
     bind_kernel<float, float>(m, "polyphase_interpolator_fff");
-    bind_kernel<std::complex<float>, std::complex<float>>(m, "polyphase_interpolator_ccc");
+    bind_kernel<std::complex<float>, std::complex<float>>(m,
+                                                          "polyphase_interpolator_ccc");
 }

@@ -26,22 +26,33 @@ PYBIND11_MODULE(gpuinterp_python, m)
     // gr.sync_block and friends must be registered before our classes derive from them.
     py::module::import("gnuradio.gr");
     using namespace gr::gpuinterp;
-    m.def("built_with_cuda", &built_with_cuda, "True when this build contains the CUDA backend.");
-    m.def("cuda_device_count", &cuda_device_count, "Number of usable CUDA devices (0 without one).");
-    m.def("cuda_unavailable_reason", &cuda_unavailable_reason,
-          "Why no CUDA device is usable (e.g. 'no NVIDIA driver found'); '' when one is.");
-    m.def("cuda_device_name", &cuda_device_name, py::arg("device"),
-          "Name of a CUDA device. Raises RuntimeError saying why when no device is usable, "
-          "ValueError when the index is out of range.");
+    m.def("built_with_cuda",
+          &built_with_cuda,
+          "True when this build contains the CUDA backend.");
+    m.def("cuda_device_count",
+          &cuda_device_count,
+          "Number of usable CUDA devices (0 without one).");
+    m.def(
+        "cuda_unavailable_reason",
+        &cuda_unavailable_reason,
+        "Why no CUDA device is usable (e.g. 'no NVIDIA driver found'); '' when one is.");
+    m.def(
+        "cuda_device_name",
+        &cuda_device_name,
+        py::arg("device"),
+        "Name of a CUDA device. Raises RuntimeError saying why when no device is usable, "
+        "ValueError when the index is out of range.");
     m.def(
         "select_backend",
         [](const std::string& requested, int device) {
-            const backend_choice c = select_backend(backend_from_string(requested), device);
+            const backend_choice c =
+                select_backend(backend_from_string(requested), device);
             return py::make_tuple(to_string(c.selected), c.reason);
         },
         py::arg("backend"),
         py::arg("device") = 0,
-        "Resolve a backend name: returns (selected, reason). Raises like a block's constructor would.");
+        "Resolve a backend name: returns (selected, reason). Raises like a block's "
+        "constructor would.");
 
     // BINDING_FUNCTION_CALLS(
     bind_coeffs_message(m);
