@@ -7,6 +7,7 @@
 //     N channels (ph (5,3,5), each channel its own coefficients) -> N x null_sink, device
 //     buffers through the chain, the output in fc32 or sc16 (what a usrp_sink with cpu_format
 //     sc16 takes). out_Msps_per_channel next to the radio rates 245.76 and 491.52 Msample/s.
+//     one_fir = 1: the N interpolators are ONE interp block with N channels (one launch for all).
 //   BM_fg_dpd_format: the single-stream predistorter with host buffers (pinned staging), fc32
 //     against sc16 out, and GNU Radio's copy block of the same item sizes (the flowgraph's own
 //     ceiling for 8-byte and 4-byte items).
@@ -42,6 +43,7 @@ void BM_fg_linerate(benchmark::State& st)
     }
     const unsigned N = unsigned(st.range(0));
     const bool sc16 = st.range(1) != 0;
+    const bool one_fir = st.range(2) != 0;
     const size_t n = size_t(1) << gpuinterp_bench::log2n(24);
     const size_t out_bytes = sc16 ? 4 : 8;
     const auto h = gpuinterp_bench::lowpass(8, 128);
@@ -64,17 +66,24 @@ void BM_fg_linerate(benchmark::State& st)
                                                             sc16 ? "sc16" : "fc32",
                                                             1.5f);
         dpd->set_min_output_buffer(1 << 22);
+        auto make_interp = [&](unsigned channels) {
+            auto b = gr::gpuinterp::interp_fir_ccf::make(
+                8, h, "cuda", 0, 0, true, "fc32", 1.0f, int(channels));
+            b->set_min_output_buffer(1 << 22);
+            return b;
+        };
+        const auto shared = one_fir ? make_interp(N) : nullptr;
         for (unsigned c = 0; c < N; c++) {
             dpd->set_channel_coefficients(c, ph_coefficients(c), cf(0));
             auto src = gr::blocks::null_source::make(sizeof(cf));
             auto head = gr::blocks::head::make(sizeof(cf), n);
-            auto interp = gr::gpuinterp::interp_fir_ccf::make(8, h, "cuda", 0, 0, true);
+            auto interp = one_fir ? shared : make_interp(1);
+            const int port = one_fir ? int(c) : 0;
             auto snk = gr::blocks::null_sink::make(out_bytes);
             head->set_min_output_buffer(1 << 19);
-            interp->set_min_output_buffer(1 << 22);
             tb->connect(src, 0, head, 0);
-            tb->connect(head, 0, interp, 0);
-            tb->connect(interp, 0, dpd, int(c));
+            tb->connect(head, 0, interp, port);
+            tb->connect(interp, port, dpd, int(c));
             tb->connect(dpd, int(c), snk, 0);
         }
         st.ResumeTiming();
@@ -86,11 +95,13 @@ void BM_fg_linerate(benchmark::State& st)
     st.counters["radio_491.52_share"] =
         benchmark::Counter(out / 491.52e6, benchmark::Counter::kIsRate);
     st.counters["channels"] = N;
-    st.SetLabel(sc16 ? "sc16" : "fc32");
+    st.SetLabel(std::string(sc16 ? "sc16" : "fc32") + (one_fir ? ", one FIR block" : ""));
 }
 BENCHMARK(BM_fg_linerate)
-    ->ArgNames({ "channels", "sc16" })
-    ->ArgsProduct({ { 1, 4 }, { 0, 1 } })
+    ->ArgNames({ "channels", "sc16", "one_fir" })
+    ->ArgsProduct({ { 1, 4 }, { 0, 1 }, { 0 } })
+    ->Args({ 4, 0, 1 })
+    ->Args({ 4, 1, 1 })
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
     ->Iterations(2);

@@ -6,8 +6,10 @@
 //  - cpu:        host buffers, the CPU backend (VOLK + OpenMP), 2^20 inputs by default;
 //  - cuda_kernel: the CUDA kernel alone on device-resident data, 2^24 inputs (CUDA-event timing);
 //  - cuda_host:  the whole host-to-host pipeline (pinned staging, copies, kernel), 2^24 inputs.
+//  - cuda_channels: one kernel object with N = 1, 4, 16, 64 channels, host or device memory.
 // items_per_second counts OUTPUT samples. Rows: (L, taps) = (2,12), (4,64), (8,128), (16,256).
 #ifdef GPUINTERP_HAVE_CUDA
+#include "../lib/device/device_ops.h"
 #include "kernel_timing.h"
 #endif
 #include "bench_util.h"
@@ -87,6 +89,59 @@ BENCHMARK(BM_interp_cuda_host_ccf)
     ->Args({ 4, 64, 1 << 20 })
     ->Args({ 16, 256, 1 << 16 })
     ->Args({ 16, 256, 1 << 18 })
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+#endif
+
+#ifdef GPUINTERP_HAVE_CUDA
+// Channels: one kernel object with N channels (one launch per call for all of them), L = 8 and
+// 128 taps. device = 1: device-resident inputs and outputs (filter_channels(..., true)), 0: the
+// host pipeline with channel-major staging. 2^24 inputs in all, split over the channels;
+// items_per_second counts OUTPUT samples of all channels.
+static void BM_interp_cuda_channels_ccf(benchmark::State& st)
+{
+    if (cuda_device_count() == 0) {
+        st.SkipWithError("no CUDA device");
+        return;
+    }
+    const unsigned N = unsigned(st.range(0)), L = 8;
+    const bool dev = st.range(1) != 0;
+    const size_t n = (size_t(1) << gpuinterp_bench::log2n(24)) / N; // per channel
+    kernel::polyphase_interpolator_ccf k(
+        L, gpuinterp_bench::lowpass(L, 128), backend::cuda, 0, 0, N);
+    const auto x = gpuinterp_bench::data<cf>(n);
+    auto ops = device::make_device_ops(device_binding{ memory_kind::cuda, 0 });
+    std::vector<std::vector<cf>> host_out(dev ? 0 : N);
+    std::vector<const cf*> in(N);
+    std::vector<cf*> out(N);
+    for (unsigned c = 0; c < N; c++) {
+        if (dev) {
+            auto* d = static_cast<cf*>(ops->alloc_device(n * sizeof(cf)));
+            ops->copy_async(d, x.data(), n * sizeof(cf), device::copy_dir::host_to_device);
+            in[c] = d;
+            out[c] = static_cast<cf*>(ops->alloc_device(n * L * sizeof(cf)));
+        } else {
+            host_out[c].resize(n * L);
+            in[c] = x.data();
+            out[c] = host_out[c].data();
+        }
+    }
+    ops->wait();
+    k.filter_channels(out.data(), in.data(), n, dev); // warm-up
+    for (auto _ : st) {
+        k.filter_channels(out.data(), in.data(), n, dev);
+        benchmark::DoNotOptimize(out.data());
+    }
+    st.SetItemsProcessed(int64_t(st.iterations()) * n * L * N);
+    if (dev)
+        for (unsigned c = 0; c < N; c++) {
+            ops->free_device(const_cast<cf*>(in[c]));
+            ops->free_device(out[c]);
+        }
+}
+BENCHMARK(BM_interp_cuda_channels_ccf)
+    ->ArgNames({ "channels", "device" })
+    ->ArgsProduct({ { 1, 4, 16, 64 }, { 0, 1 } })
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 #endif

@@ -62,6 +62,23 @@ auto kernel::make_fir_engine(backend selected,
         GPUINTERP_CUDA_ENGINE((gpu::make_cuda_fir_engine<T, TAP>(device, batch))));
 }
 
+template <typename T, typename TAP>
+auto kernel::make_fir_channels_engine(backend selected,
+                                      [[maybe_unused]] int device,
+                                      [[maybe_unused]] size_t batch,
+                                      [[maybe_unused]] unsigned channels)
+    -> std::unique_ptr<fir_channels_engine<T, TAP>>
+{
+    return make_engine<fir_channels_engine<T, TAP>>(
+        selected,
+        []() -> std::unique_ptr<fir_channels_engine<T, TAP>> {
+            throw std::logic_error(
+                "engine factory: the one-launch channels are CUDA only");
+        },
+        GPUINTERP_CUDA_ENGINE(
+            (gpu::make_cuda_fir_channels_engine<T, TAP>(device, batch, channels))));
+}
+
 template <typename T>
 auto kernel::make_lookup_engine(backend selected,
                                 [[maybe_unused]] int device,
@@ -84,6 +101,23 @@ auto kernel::make_resamp_engine(backend selected,
         selected,
         [] { return make_cpu_resamp_engine<T>(); },
         GPUINTERP_CUDA_ENGINE(gpu::make_cuda_resamp_engine<T>(device, batch)));
+}
+
+template <typename T>
+auto kernel::make_resamp_channels_engine(backend selected,
+                                         [[maybe_unused]] int device,
+                                         [[maybe_unused]] size_t batch,
+                                         [[maybe_unused]] unsigned channels)
+    -> std::unique_ptr<resamp_channels_engine<T>>
+{
+    return make_engine<resamp_channels_engine<T>>(
+        selected,
+        []() -> std::unique_ptr<resamp_channels_engine<T>> {
+            throw std::logic_error(
+                "engine factory: the one-launch channels are CUDA only");
+        },
+        GPUINTERP_CUDA_ENGINE(
+            gpu::make_cuda_resamp_channels_engine<T>(device, batch, channels)));
 }
 
 template <typename T>
@@ -166,12 +200,22 @@ template std::unique_ptr<fir_engine<float, float>>
 make_fir_engine<float, float>(backend, int, size_t);
 template std::unique_ptr<fir_engine<cf, cf>>
 make_fir_engine<cf, cf>(backend, int, size_t);
+template std::unique_ptr<fir_channels_engine<cf, float>>
+make_fir_channels_engine<cf, float>(backend, int, size_t, unsigned);
+template std::unique_ptr<fir_channels_engine<float, float>>
+make_fir_channels_engine<float, float>(backend, int, size_t, unsigned);
+template std::unique_ptr<fir_channels_engine<cf, cf>>
+make_fir_channels_engine<cf, cf>(backend, int, size_t, unsigned);
 template std::unique_ptr<lookup_engine<float>>
 make_lookup_engine<float>(backend, int, size_t);
 template std::unique_ptr<lookup_engine<cf>> make_lookup_engine<cf>(backend, int, size_t);
 template std::unique_ptr<resamp_engine<float>>
 make_resamp_engine<float>(backend, int, size_t);
 template std::unique_ptr<resamp_engine<cf>> make_resamp_engine<cf>(backend, int, size_t);
+template std::unique_ptr<resamp_channels_engine<float>>
+make_resamp_channels_engine<float>(backend, int, size_t, unsigned);
+template std::unique_ptr<resamp_channels_engine<cf>>
+make_resamp_channels_engine<cf>(backend, int, size_t, unsigned);
 template std::unique_ptr<resize_engine<float>>
 make_resize_engine<float>(backend, int, size_t);
 template std::unique_ptr<resize_engine<uint8_t>>

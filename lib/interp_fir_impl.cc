@@ -5,6 +5,7 @@
  */
 #include "block_util.h"
 #include "interp_fir_impl.h"
+#include <gnuradio/gpuinterp/kernel/channels.h>
 #include <gnuradio/io_signature.h>
 #include <type_traits>
 #include <stdexcept>
@@ -21,8 +22,10 @@ interp_fir<T, TAP>::make(int interpolation,
                          int batch,
                          bool device_buffers,
                          const std::string& output_format,
-                         float full_scale)
+                         float full_scale,
+                         int channels)
 {
+    kernel::check_channels(channels); // before the ports are sized by it
     return gnuradio::make_block_sptr<interp_fir_impl<T, TAP>>(interpolation,
                                                               taps,
                                                               backend,
@@ -30,7 +33,8 @@ interp_fir<T, TAP>::make(int interpolation,
                                                               batch,
                                                               device_buffers,
                                                               output_format,
-                                                              full_scale);
+                                                              full_scale,
+                                                              channels);
 }
 
 template <class T, class TAP>
@@ -41,14 +45,15 @@ interp_fir_impl<T, TAP>::interp_fir_impl(int interpolation,
                                          int batch,
                                          bool device_buffers,
                                          const std::string& output_format,
-                                         float full_scale)
+                                         float full_scale,
+                                         int channels)
     : gr::sync_interpolator(
           "interp_fir",
-          device_buffer_signature(device_buffers, 1, 1, sizeof(T)),
+          device_buffer_signature(device_buffers, channels, channels, sizeof(T)),
           device_buffer_signature(
               device_buffers,
-              1,
-              1,
+              channels,
+              channels,
               output_item_size<T>(kernel::sample_format_from_string(output_format),
                                   full_scale)),
           unsigned(interpolation < 1 ? 1 : interpolation)),
@@ -56,11 +61,19 @@ interp_fir_impl<T, TAP>::interp_fir_impl(int interpolation,
                taps,
                backend_from_string(backend),
                device,
-               batch_from_param(batch)),
+               batch_from_param(batch),
+               unsigned(channels)),
       d_device_buffers(device_buffers),
       d_format(kernel::sample_format_from_string(output_format)),
-      d_full_scale(full_scale)
+      d_full_scale(full_scale),
+      d_warnings(channels),
+      d_in(channels),
+      d_out(channels)
 {
+    // A tag stays on its own channel (GNU Radio's default copies every input's tags to every
+    // output); offsets still scale by L.
+    if (channels > 1)
+        this->set_tag_propagation_policy(gr::block::TPP_ONE_TO_ONE);
     log_backend(this->d_logger, d_kernel.active_backend(), d_kernel.backend_note());
     d_io.attach(*this, d_kernel.active_backend(), device, device_buffers);
 }
@@ -95,17 +108,17 @@ int interp_fir_impl<T, TAP>::batch() const
 }
 
 template <class T, class TAP>
-uint64_t interp_fir_impl<T, TAP>::saturated() const
+uint64_t interp_fir_impl<T, TAP>::saturated(unsigned channel) const
 {
     std::lock_guard<std::mutex> lock(d_mutex);
-    return d_kernel.counts().saturated;
+    return d_kernel.counts(channel).saturated;
 }
 
 template <class T, class TAP>
-uint64_t interp_fir_impl<T, TAP>::invalid() const
+uint64_t interp_fir_impl<T, TAP>::invalid(unsigned channel) const
 {
     std::lock_guard<std::mutex> lock(d_mutex);
-    return d_kernel.counts().invalid;
+    return d_kernel.counts(channel).invalid;
 }
 
 template <class T, class TAP>
@@ -123,27 +136,30 @@ int interp_fir_impl<T, TAP>::work(int noutput_items,
         std::lock_guard<std::mutex> lock(d_mutex);
         const unsigned L = d_kernel.interpolation();
         const int n_in = noutput_items / static_cast<int>(L);
-        if (d_format == kernel::sample_format::sc16) {
-            const void* in =
+        const unsigned N = d_kernel.channels();
+        for (unsigned c = 0; c < N; c++) {
+            d_in[c] = static_cast<const T*>(
                 d_device_buffers
-                    ? d_io.input(*this, 0, input_items[0], size_t(n_in) * sizeof(T))
-                    : input_items[0];
-            d_kernel.filter_sc16(static_cast<int16_t*>(output_items[0]),
-                                 static_cast<const T*>(in),
-                                 static_cast<size_t>(n_in),
-                                 d_full_scale,
-                                 d_device_buffers);
-            d_warning.check(this->d_logger, "", d_kernel.counts(), d_full_scale);
-        } else if (d_device_buffers) {
-            const void* in =
-                d_io.input(*this, 0, input_items[0], size_t(n_in) * sizeof(T));
-            d_kernel.filter_device(static_cast<T*>(output_items[0]),
-                                   static_cast<const T*>(in),
-                                   static_cast<size_t>(n_in));
+                    ? d_io.input(*this, int(c), input_items[c], size_t(n_in) * sizeof(T))
+                    : input_items[c]);
+            d_out[c] = output_items[c];
+        }
+        if (d_format == kernel::sample_format::sc16) {
+            d_kernel.filter_channels_sc16(reinterpret_cast<int16_t* const*>(d_out.data()),
+                                          d_in.data(),
+                                          static_cast<size_t>(n_in),
+                                          d_full_scale,
+                                          d_device_buffers);
+            for (unsigned c = 0; c < N; c++)
+                d_warnings[c].check(this->d_logger,
+                                    N > 1 ? "channel " + std::to_string(c) + ": " : "",
+                                    d_kernel.counts(c),
+                                    d_full_scale);
         } else {
-            d_kernel.filter(static_cast<T*>(output_items[0]),
-                            static_cast<const T*>(input_items[0]),
-                            static_cast<size_t>(n_in));
+            d_kernel.filter_channels(reinterpret_cast<T* const*>(d_out.data()),
+                                     d_in.data(),
+                                     static_cast<size_t>(n_in),
+                                     d_device_buffers);
         }
         return n_in * static_cast<int>(L);
     });

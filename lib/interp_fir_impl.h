@@ -27,7 +27,8 @@ public:
                     int batch,
                     bool device_buffers,
                     const std::string& output_format,
-                    float full_scale);
+                    float full_scale,
+                    int channels);
 
     void set_taps(const std::vector<TAP>& taps) override;
     std::vector<TAP> taps() const override;
@@ -37,8 +38,9 @@ public:
     bool device_buffers() const override { return d_device_buffers; }
     device_binding buffer_binding() const override { return d_io.binding(); }
     std::string output_format() const override { return kernel::to_string(d_format); }
-    uint64_t saturated() const override;
-    uint64_t invalid() const override;
+    uint64_t saturated(unsigned channel) const override;
+    uint64_t invalid(unsigned channel) const override;
+    unsigned channels() const override { return d_kernel.channels(); }
 
     int work(int noutput_items,
              gr_vector_const_void_star& input_items,
@@ -51,7 +53,9 @@ private:
     const kernel::sample_format d_format;
     const float d_full_scale;
     device_io d_io;
-    sc16_warning d_warning;
+    std::vector<sc16_warning> d_warnings; // one per channel
+    std::vector<const T*> d_in;           // this call's port pointers
+    std::vector<void*> d_out;
 };
 
 } // namespace gpuinterp

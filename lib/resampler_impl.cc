@@ -5,6 +5,7 @@
  */
 #include "block_util.h"
 #include "resampler_impl.h"
+#include <gnuradio/gpuinterp/kernel/channels.h>
 #include <gnuradio/io_signature.h>
 #include <cmath>
 
@@ -88,36 +89,52 @@ int resampler_impl<T>::general_work(int noutput_items,
             resampler_detail::set_hint_rate(*this, d_kernel->rate());
             d_rate_changed = false;
         }
+        const unsigned N = d_kernel->channels();
+        // One clock for every channel: each call takes what every input has.
+        int ready = ninput_items[0];
+        for (unsigned c = 1; c < N; c++)
+            ready = std::min(ready, ninput_items[c]);
+        const size_t avail = size_t(std::max(0, ready - int(d_skip)));
+        for (unsigned c = 0; c < N; c++) {
+            d_in[c] = static_cast<const T*>(input_items[c]) + d_skip;
+            if (d_device_buffers) // device pointers (host memory on the CPU backend)
+                d_in[c] = static_cast<const T*>(
+                    d_io.input(*this, int(c), d_in[c], avail * sizeof(T)));
+            d_out[c] = output_items[c];
+        }
         const uint64_t read0 = this->nitems_read(0);
         size_t used = 0;
-        const size_t avail = size_t(std::max(0, ninput_items[0] - int(d_skip)));
-        const T* in = static_cast<const T*>(input_items[0]) + d_skip;
         size_t got;
-        if (d_device_buffers) // device pointers (host memory on the CPU backend)
-            in = static_cast<const T*>(d_io.input(*this, 0, in, avail * sizeof(T)));
         if (d_format == kernel::sample_format::sc16) {
-            got = d_kernel->resample_sc16(static_cast<int16_t*>(output_items[0]),
-                                          size_t(noutput_items),
-                                          in,
-                                          avail,
-                                          used,
-                                          d_full_scale,
-                                          d_device_buffers);
-            d_warning.check(this->d_logger, "", d_kernel->counts(), d_full_scale);
-        } else if (d_device_buffers) {
-            got = d_kernel->resample_device(
-                static_cast<T*>(output_items[0]), size_t(noutput_items), in, avail, used);
+            got = d_kernel->resample_channels_sc16(
+                reinterpret_cast<int16_t* const*>(d_out.data()),
+                size_t(noutput_items),
+                d_in.data(),
+                avail,
+                used,
+                d_full_scale,
+                d_device_buffers);
+            for (unsigned c = 0; c < N; c++)
+                d_warnings[c].check(this->d_logger,
+                                    N > 1 ? "channel " + std::to_string(c) + ": " : "",
+                                    d_kernel->counts(c),
+                                    d_full_scale);
         } else {
-            got = d_kernel->resample(
-                static_cast<T*>(output_items[0]), size_t(noutput_items), in, avail, used);
+            got = d_kernel->resample_channels(reinterpret_cast<T* const*>(d_out.data()),
+                                              size_t(noutput_items),
+                                              d_in.data(),
+                                              avail,
+                                              used,
+                                              d_device_buffers);
         }
-        if (used > 0) {
-            this->get_tags_in_range(d_tags, 0, read0, read0 + used);
-            for (gr::tag_t t : d_tags) {
-                t.offset = d_kernel->first_output_at(t.offset);
-                this->add_item_tag(0, t);
+        if (used > 0)
+            for (unsigned c = 0; c < N; c++) {
+                this->get_tags_in_range(d_tags, int(c), read0, read0 + used);
+                for (gr::tag_t t : d_tags) {
+                    t.offset = d_kernel->first_output_at(t.offset);
+                    this->add_item_tag(int(c), t);
+                }
             }
-        }
         this->consume_each(int(used));
         return int(got);
     });
@@ -133,18 +150,22 @@ typename resampler<T>::sptr resampler<T>::make(double rate,
                                                int device,
                                                bool device_buffers,
                                                const std::string& output_format,
-                                               float full_scale)
+                                               float full_scale,
+                                               int channels)
 {
     // The output parameters are checked before a kernel (and its device memory) exists.
     const kernel::sample_format format = kernel::sample_format_from_string(output_format);
     output_item_size<T>(format, full_scale);
+    kernel::check_channels(channels);
     return gnuradio::make_block_sptr<resampler_impl<T>>(
         std::make_unique<kernel::resampler<T>>(
             rate,
             kernel::method_from_string(method),
             backend_from_string(backend),
             device,
-            resampler_detail::make_params(nfilts, taps_per_arm, attenuation_db)),
+            resampler_detail::make_params(nfilts, taps_per_arm, attenuation_db),
+            0,
+            unsigned(channels)),
         device,
         device_buffers,
         format,

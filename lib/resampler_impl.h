@@ -38,13 +38,21 @@ public:
                    kernel::sample_format format,
                    float full_scale)
         : gr::block("resampler",
-                    device_buffer_signature(device_buffers, 1, 1, sizeof(T)),
-                    device_buffer_signature(
-                        device_buffers, 1, 1, output_item_size<T>(format, full_scale))),
+                    device_buffer_signature(device_buffers,
+                                            int(kernel->channels()),
+                                            int(kernel->channels()),
+                                            sizeof(T)),
+                    device_buffer_signature(device_buffers,
+                                            int(kernel->channels()),
+                                            int(kernel->channels()),
+                                            output_item_size<T>(format, full_scale))),
           d_kernel(std::move(kernel)),
           d_device_buffers(device_buffers),
           d_format(format),
-          d_full_scale(full_scale)
+          d_full_scale(full_scale),
+          d_warnings(d_kernel->channels()),
+          d_in(d_kernel->channels()),
+          d_out(d_kernel->channels())
     {
         log_backend(this->d_logger, d_kernel->active_backend(), d_kernel->backend_note());
         d_io.attach(*this, d_kernel->active_backend(), device, device_buffers);
@@ -58,7 +66,7 @@ public:
         // a lot while running (polyphase) can outgrow it.
         grow_history();
         // Tags are moved by their input time (first output at or after it), not offset *
-        // rate.
+        // rate, each on its own channel.
         this->set_tag_propagation_policy(gr::block::TPP_DONT);
     }
 
@@ -112,16 +120,17 @@ public:
     bool device_buffers() const override { return d_device_buffers; }
     device_binding buffer_binding() const override { return d_io.binding(); }
     std::string output_format() const override { return kernel::to_string(d_format); }
-    uint64_t saturated() const override
+    uint64_t saturated(unsigned channel) const override
     {
         std::lock_guard<std::mutex> lock(d_mutex);
-        return d_kernel->counts().saturated;
+        return d_kernel->counts(channel).saturated;
     }
-    uint64_t invalid() const override
+    uint64_t invalid(unsigned channel) const override
     {
         std::lock_guard<std::mutex> lock(d_mutex);
-        return d_kernel->counts().invalid;
+        return d_kernel->counts(channel).invalid;
     }
+    unsigned channels() const override { return d_kernel->channels(); }
 
     void forecast(int noutput_items, gr_vector_int& ninput_items_required) override
     {
@@ -129,7 +138,9 @@ public:
         const size_t need = d_kernel->inputs_needed(size_t(noutput_items));
         // inputs_needed() >= 1 always (see the kernel's consumption rule), plus GNU
         // Radio's history.
-        ninput_items_required[0] = int(std::max<size_t>(1, need) + d_skip);
+        // Every channel runs on the one clock: each needs the same inputs.
+        for (auto& r : ninput_items_required)
+            r = int(std::max<size_t>(1, need) + d_skip);
     }
 
     int general_work(int noutput_items,
@@ -169,7 +180,9 @@ private:
     const kernel::sample_format d_format;
     const float d_full_scale;
     device_io d_io;
-    sc16_warning d_warning;
+    std::vector<sc16_warning> d_warnings; // one per channel
+    std::vector<const T*> d_in;           // this call's port pointers
+    std::vector<void*> d_out;
     std::vector<gr::tag_t> d_tags; // reused across calls
 };
 

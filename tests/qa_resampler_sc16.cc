@@ -7,9 +7,9 @@
 // under the same chunking and output limits, the exact counts of saturated and NaN samples, the
 // device entry point at odd offsets, CUDA against the CPU, and the refusals.
 //
-// The data come from a generator of this file's own, not test_util.h's shared one: every qa_*.cc
-// joins one program, and drawing from the shared generator would change the data of the tests
-// that run after these.
+// The data come from seeded_signal() (test_util.h), not test_util.h's shared generator: every
+// qa_*.cc joins one program, and drawing from the shared generator would change the data of the
+// tests that run after these.
 
 #include "test_util.h"
 #include <gnuradio/gpuinterp/kernel/resampler.h>
@@ -27,16 +27,6 @@ using gr::gpuinterp::kernel::resampler_cc;
 using gr::gpuinterp::kernel::resampler_ff;
 
 namespace {
-
-std::vector<cf> signal(size_t n, float amplitude, unsigned seed)
-{
-    std::mt19937 g(seed);
-    std::uniform_real_distribution<float> d(-amplitude, amplitude);
-    std::vector<cf> x(n);
-    for (auto& v : x)
-        v = { d(g), d(g) };
-    return x;
-}
 
 struct expected {
     std::vector<int16_t> q;
@@ -87,7 +77,7 @@ TEST_P(ResamplerSc16, ConvertsItsOwnFloatOutputAndCounts)
     for (resamp_method m : methods) {
         for (double r : { 1.25, 0.73, 3.1 }) {
             // |x| up to 0.9 per component against a full scale of 0.7: a good share saturates.
-            auto x = signal(30011, 0.9f, 7);
+            auto x = seeded_signal(30011, 0.9f, 7);
             poison_run(x, 777, cf(NAN, 0.0f));
             poison_run(x, 20000, cf(0.1f, NAN));
             resampler_cc f(r, m, GetParam()), s(r, m, GetParam());
@@ -148,7 +138,7 @@ TEST_P(ResamplerSc16, CountsAccumulateUntilResetCounts)
     GPUINTERP_SKIP_WITHOUT_DEVICE(GetParam());
     resampler_cc f(1.25, resamp_method::polyphase, GetParam()),
         s(1.25, resamp_method::polyphase, GetParam());
-    auto x = signal(5000, 2.0f, 11);
+    auto x = seeded_signal(5000, 2.0f, 11);
     poison_run(x, 100, cf(NAN, NAN));
     const expected e = convert(f.resample(x), 1.0f);
     ASSERT_EQ(s.resample_sc16(x, 1.0f), e.q);
@@ -162,7 +152,7 @@ TEST_P(ResamplerSc16, CountsAccumulateUntilResetCounts)
     EXPECT_EQ(s.counts().saturated + s.counts().invalid, 0u);
     // A stream inside full scale counts nothing.
     s.reset();
-    const auto small = signal(5000, 0.3f, 12);
+    const auto small = seeded_signal(5000, 0.3f, 12);
     f.reset();
     EXPECT_EQ(s.resample_sc16(small, 1.0f), convert(f.resample(small), 1.0f).q);
     EXPECT_EQ(s.counts().saturated + s.counts().invalid, 0u);
@@ -215,7 +205,7 @@ TEST(ResamplerSc16Cuda, DeviceEntryPointEqualsHostAtAnOddOffset)
     const float fs = 1.0f;
     for (resamp_method m : methods) {
         for (double r : { 1.25, 0.37 }) {
-            auto x = signal(50001, 1.2f, 21);
+            auto x = seeded_signal(50001, 1.2f, 21);
             const bool nan = m != resamp_method::texture;
             if (nan)
                 poison_run(x, 30000, cf(NAN, 0.5f));
@@ -279,7 +269,7 @@ TEST(ResamplerSc16Cuda, CudaAgreesWithCpu)
     for (resamp_method m : methods) {
         for (double r : { 1.25, 0.73, 0.05 }) {
             // 3.0 against 0.8: even the r = 0.05 low pass leaves a few percent past full scale.
-            auto x = signal(200003, 3.0f, 31);
+            auto x = seeded_signal(200003, 3.0f, 31);
             if (m != resamp_method::texture)
                 poison_run(x, 150000, cf(0.0f, NAN));
             resampler_cc c(r, m, backend::cpu), g(r, m, backend::cuda);

@@ -30,6 +30,19 @@ inline std::mt19937& rng()
     return g;
 }
 
+//! n complex values uniform in [-a, a] from a generator seeded here, not the shared one: every
+//! qa_*.cc joins one program, and drawing from the shared generator would change the data of the
+//! tests that run after the caller.
+inline std::vector<cf> seeded_signal(size_t n, float a, unsigned seed)
+{
+    std::mt19937 g(seed);
+    std::uniform_real_distribution<float> d(-a, a);
+    std::vector<cf> v(n);
+    for (auto& x : v)
+        x = { d(g), d(g) };
+    return v;
+}
+
 template <typename T>
 T random_value(float scale = 1.0f);
 template <>

@@ -10,6 +10,7 @@
 // kernels one spelling of multiply-accumulate for every (sample, tap) type pair.
 
 #include <cuda_runtime.h>
+#include <type_traits>
 #include <complex>
 
 namespace gr {
@@ -26,6 +27,9 @@ struct device_type<std::complex<float>> {
 };
 template <typename H>
 using device_t = typename device_type<H>::type;
+//! The host type of a device sample type (float2: std::complex<float>).
+template <typename D>
+using host_t = std::conditional_t<std::is_same_v<D, float2>, std::complex<float>, D>;
 
 template <typename T>
 __host__ __device__ inline T zero();

@@ -27,12 +27,20 @@ namespace gpu {
 template <typename T, typename TAP>
 std::unique_ptr<kernel::fir_engine<T, TAP>> make_cuda_fir_engine(int device,
                                                                  size_t batch);
+//! Every channel of a polyphase interpolator in one launch per call (fir_channels.cu).
+template <typename T, typename TAP>
+std::unique_ptr<kernel::fir_channels_engine<T, TAP>>
+make_cuda_fir_channels_engine(int device, size_t batch, unsigned channels);
 template <typename T>
 std::unique_ptr<kernel::lookup_engine<T>> make_cuda_lookup_engine(int device,
                                                                   size_t batch);
 template <typename T>
 std::unique_ptr<kernel::resamp_engine<T>> make_cuda_resamp_engine(int device,
                                                                   size_t batch);
+//! Every channel of a resampler in one launch per kernel (resamp_channels.cu).
+template <typename T>
+std::unique_ptr<kernel::resamp_channels_engine<T>>
+make_cuda_resamp_channels_engine(int device, size_t batch, unsigned channels);
 template <typename T>
 std::unique_ptr<kernel::resize_engine<T>> make_cuda_resize_engine(int device,
                                                                   size_t batch);

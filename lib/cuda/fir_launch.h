@@ -9,6 +9,7 @@
 // Launch plan of the polyphase interpolation kernel (polyphase_interpolator.cu), used by its engine
 // and by the benchmark's kernel timing (bench/kernel_timing.cu). Only .cu files include it.
 
+#include "channel_pointers.cuh"
 #include <cuda_runtime.h>
 #include <cstddef>
 
@@ -42,6 +43,30 @@ fir_plan plan_fir(int device, unsigned L, size_t M);
 template <typename T, typename TAP>
 void launch_fir(
     const fir_plan& plan, const T* x, T* y, const TAP* taps, int n, cudaStream_t st);
+
+//! plan_fir() for the channel kernel (gridDim.y = channel), which the plan also sizes.
+template <typename T, typename TAP>
+fir_plan plan_fir_channels(int device, unsigned L, size_t M);
+
+//! Every channel in one launch: p.x[c] is channel c's window (M - 1 history inputs, then n new
+//! ones), p.y[c] its n * L outputs; the taps are shared. plan: from plan_fir_channels().
+template <typename T, typename TAP>
+void launch_fir_channels(const fir_plan& plan,
+                         const channel_pointers& p,
+                         unsigned channels,
+                         const TAP* taps,
+                         int n,
+                         cudaStream_t st);
+//! The same with sc16 outputs (complex samples); channel c counts at counts[2c], counts[2c + 1].
+template <typename TAP>
+void launch_fir_channels_sc16(const fir_plan& plan,
+                              const channel_pointers& p,
+                              unsigned channels,
+                              const TAP* taps,
+                              int n,
+                              float scale,
+                              unsigned long long* counts,
+                              cudaStream_t st);
 
 } // namespace gpu
 } // namespace gpuinterp

@@ -21,6 +21,7 @@
 // host side of the stream and sent with the chunk, which keeps the two streams independent (no
 // cross-stream events) at the price of M-1 extra input samples per chunk.
 #include "../common/sc16.h"
+#include "channel_pointers.cuh"
 #include "complex_ops.cuh"
 #include "cuda_common.cuh"
 #include "cuda_engines.h"
@@ -108,6 +109,10 @@ struct fir_store {
             yt[i] = ys[i];
     }
     __device__ __forceinline__ void finish() {}
+    __device__ __forceinline__ fir_store for_channel(void* yc, unsigned) const
+    {
+        return { static_cast<T*>(yc) };
+    }
 };
 
 // sc16 (kernel/sample_format.h): each output converted as it is stored; a thread adds its counts
@@ -134,19 +139,22 @@ struct fir_store_sc16 {
         if (bad)
             atomicAdd(counts + 1, (unsigned long long)bad);
     }
+    //! Channel c counts at counts[2c], counts[2c + 1].
+    __device__ __forceinline__ fir_store_sc16 for_channel(void* yc, unsigned c) const
+    {
+        return { static_cast<short2*>(yc), scale, counts + 2 * c };
+    }
 };
 
-template <typename T,
-          typename TAP,
-          bool TAPS_SMEM,
-          bool STAGE,
-          typename Store = fir_store<T>>
-__global__ void __launch_bounds__(THREADS)
-    interp_kernel(const T* __restrict__ x, // n_in + M - 1 values: history, then the chunk
-                  Store out,               // n_in * L outputs
-                  const TAP* __restrict__ taps_g, // M*L padded taps, tap (p,k) at k*L + p
-                  int n_in,
-                  tile_geometry g)
+// The kernel body, shared by the single-channel kernel and the channel kernel (gridDim.y =
+// channel); force-inlined, so each kernel compiles to what it would as one function.
+template <typename T, typename TAP, bool TAPS_SMEM, bool STAGE, typename Store>
+__device__ __forceinline__ void
+interp_body(const T* __restrict__ x, // n_in + M - 1 values: history, then the chunk
+            Store& out,              // n_in * L outputs
+            const TAP* __restrict__ taps_g, // M*L padded taps, tap (p,k) at k*L + p
+            int n_in,
+            const tile_geometry& g)
 {
     extern __shared__ __align__(16) unsigned char smem[];
     const int L = g.L, M = g.M, TI = g.TI;
@@ -207,6 +215,37 @@ __global__ void __launch_bounds__(THREADS)
         }
     }
     out.finish();
+}
+
+template <typename T,
+          typename TAP,
+          bool TAPS_SMEM,
+          bool STAGE,
+          typename Store = fir_store<T>>
+__global__ void __launch_bounds__(THREADS)
+    interp_kernel(const T* __restrict__ x, // n_in + M - 1 values: history, then the chunk
+                  Store out,               // n_in * L outputs
+                  const TAP* __restrict__ taps_g, // M*L padded taps, tap (p,k) at k*L + p
+                  int n_in,
+                  tile_geometry g)
+{
+    interp_body<T, TAP, TAPS_SMEM, STAGE>(x, out, taps_g, n_in, g);
+}
+
+// Every channel in one launch: block (bx, c) walks channel c's tiles with a stride of gridDim.x,
+// reading p.x[c] (its window: history, then the chunk) and writing p.y[c]. The taps are shared.
+template <typename T, typename TAP, bool TAPS_SMEM, bool STAGE, typename Store>
+__global__ void __launch_bounds__(THREADS)
+    interp_channels_kernel(const __grid_constant__ channel_pointers p,
+                           Store proto, // the store of every channel, its pointer unset
+                           const TAP* __restrict__ taps_g,
+                           int n_in,
+                           tile_geometry g)
+{
+    const unsigned c = blockIdx.y;
+    Store out = proto.for_channel(p.y[c], c);
+    interp_body<T, TAP, TAPS_SMEM, STAGE>(
+        static_cast<const T*>(p.x[c]), out, taps_g, n_in, g);
 }
 
 template <typename T, typename TAP, typename Store = fir_store<T>>
@@ -298,6 +337,117 @@ void launch_fir_sc16(const fir_plan& pl,
     GPUINTERP_CUDA_CHECK_LAUNCH(st);
 }
 
+namespace {
+
+template <typename T, typename TAP, typename Store>
+auto pick_channels_kernel(const tile_geometry& g)
+{
+    if (g.taps_smem)
+        return g.stage ? interp_channels_kernel<T, TAP, true, true, Store>
+                       : interp_channels_kernel<T, TAP, true, false, Store>;
+    return g.stage ? interp_channels_kernel<T, TAP, false, true, Store>
+                   : interp_channels_kernel<T, TAP, false, false, Store>;
+}
+
+template <typename T, typename TAP, typename Store>
+void launch_channels(const fir_plan& pl,
+                     const channel_pointers& p,
+                     unsigned channels,
+                     const Store& proto,
+                     const TAP* taps,
+                     int n,
+                     cudaStream_t st)
+{
+    const tile_geometry& g = pl.g;
+    const int tiles = (n + g.TI - 1) / g.TI;
+    // The resident blocks shared out between the channels (as the predistorter bank does).
+    const int per_channel =
+        std::max(1, (pl.max_blocks + int(channels) - 1) / int(channels));
+    const dim3 grid(unsigned(std::min(tiles, per_channel)), channels);
+    pick_channels_kernel<T, TAP, Store>(g)<<<grid, THREADS, pl.smem, st>>>(
+        p, proto, taps, n, g);
+    GPUINTERP_CUDA_CHECK_LAUNCH(st);
+}
+
+template <typename Store, typename T, typename TAP>
+void allow_smem(const tile_geometry& g, int optin)
+{
+    GPUINTERP_CUDA_CHECK(cudaFuncSetAttribute(
+        reinterpret_cast<const void*>(pick_channels_kernel<T, TAP, Store>(g)),
+        cudaFuncAttributeMaxDynamicSharedMemorySize,
+        optin));
+}
+
+} // namespace
+
+template <typename T, typename TAP>
+fir_plan plan_fir_channels(int device, unsigned L, size_t M)
+{
+    const fir_plan pl = plan_fir<T, TAP>(device, L, M);
+    device_guard guard(device);
+    int optin = 48 * 1024;
+    GPUINTERP_CUDA_CHECK(
+        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    allow_smem<fir_store<T>, T, TAP>(pl.g, optin);
+    if constexpr (std::is_same_v<T, float2>)
+        allow_smem<fir_store_sc16, T, TAP>(pl.g, optin);
+    return pl;
+}
+
+template <typename T, typename TAP>
+void launch_fir_channels(const fir_plan& pl,
+                         const channel_pointers& p,
+                         unsigned channels,
+                         const TAP* taps,
+                         int n,
+                         cudaStream_t st)
+{
+    launch_channels<T, TAP>(pl, p, channels, fir_store<T>{ nullptr }, taps, n, st);
+}
+
+template <typename TAP>
+void launch_fir_channels_sc16(const fir_plan& pl,
+                              const channel_pointers& p,
+                              unsigned channels,
+                              const TAP* taps,
+                              int n,
+                              float scale,
+                              unsigned long long* counts,
+                              cudaStream_t st)
+{
+    launch_channels<float2, TAP>(
+        pl, p, channels, fir_store_sc16{ nullptr, scale, counts }, taps, n, st);
+}
+
+#define GPUINTERP_FIR_CHANNELS(T, TAP)                                  \
+    template fir_plan plan_fir_channels<T, TAP>(int, unsigned, size_t); \
+    template void launch_fir_channels<T, TAP>(const fir_plan&,          \
+                                              const channel_pointers&,  \
+                                              unsigned,                 \
+                                              const TAP*,               \
+                                              int,                      \
+                                              cudaStream_t);
+GPUINTERP_FIR_CHANNELS(float2, float)
+GPUINTERP_FIR_CHANNELS(float, float)
+GPUINTERP_FIR_CHANNELS(float2, float2)
+#undef GPUINTERP_FIR_CHANNELS
+template void launch_fir_channels_sc16<float>(const fir_plan&,
+                                              const channel_pointers&,
+                                              unsigned,
+                                              const float*,
+                                              int,
+                                              float,
+                                              unsigned long long*,
+                                              cudaStream_t);
+template void launch_fir_channels_sc16<float2>(const fir_plan&,
+                                               const channel_pointers&,
+                                               unsigned,
+                                               const float2*,
+                                               int,
+                                               float,
+                                               unsigned long long*,
+                                               cudaStream_t);
+
 template fir_plan plan_fir<float2, float>(int, unsigned, size_t);
 template fir_plan plan_fir<float, float>(int, unsigned, size_t);
 template fir_plan plan_fir<float2, float2>(int, unsigned, size_t);
@@ -311,15 +461,11 @@ template void launch_fir<float2, float2>(
 namespace {
 
 template <typename T, typename TAP>
-class cuda_fir_engine final
-    : public kernel::fir_engine<
-          std::conditional_t<std::is_same_v<T, float2>, std::complex<float>, float>,
-          std::conditional_t<std::is_same_v<TAP, float2>, std::complex<float>, float>>
+class cuda_fir_engine final : public kernel::fir_engine<host_t<T>, host_t<TAP>>
 {
 public:
-    using HT = std::conditional_t<std::is_same_v<T, float2>, std::complex<float>, float>;
-    using HTAP =
-        std::conditional_t<std::is_same_v<TAP, float2>, std::complex<float>, float>;
+    using HT = host_t<T>;
+    using HTAP = host_t<TAP>;
     static_assert(sizeof(HT) == sizeof(T) && sizeof(HTAP) == sizeof(TAP), "layout");
 
     cuda_fir_engine(int device, size_t batch)

@@ -27,6 +27,102 @@ namespace gpuinterp {
 namespace gpu {
 namespace {
 
+// Shared by this engine and the one-launch channels engine (resamp_channels.cu).
+
+//! The prototype as the kernels read it: (P+1) reversed arms of K taps (untiled) and the arm
+//! columns (tiled), uploaded.
+inline void upload_prototype(const std::vector<float>& table,
+                             unsigned K,
+                             unsigned P,
+                             device_buffer<float>& arms_d,
+                             device_buffer<float>& cols_d)
+{
+    std::vector<float> arms(size_t(P + 1) * K);
+    for (unsigned p = 0; p <= P; p++)
+        for (unsigned m = 0; m < K; m++)
+            arms[size_t(p) * K + m] = table[size_t(K - 1 - m) * P + p];
+    arms_d.reserve(arms.size());
+    upload(arms_d.get(), arms.data(), arms.size());
+    const std::vector<float> cols = kernel::poly_arm_columns(table, K, P);
+    cols_d.reserve(cols.size());
+    upload(cols_d.get(), cols.data(), cols.size());
+}
+
+//! Split the plan's outputs into launches of at most `batch` outputs; each gets the part
+//! [lo, lo + n) of the window (length n_win) it reads and its plan relative to that part:
+//! f(k0, cnt, lo, n, sub).
+template <typename F>
+void for_each_resamp_batch(const kernel::resamp_plan& plan,
+                           size_t n_win,
+                           size_t batch,
+                           F&& f)
+{
+    const size_t per = std::max<size_t>(1, batch);
+    for (size_t k0 = 0; k0 < plan.n_out; k0 += per) {
+        const size_t cnt = std::min(per, plan.n_out - k0);
+        const fx_pos first = kernel::fx_advance(plan.pos0, plan.step, k0);
+        const fx_pos lastp = kernel::fx_advance(plan.pos0, plan.step, k0 + cnt - 1);
+        const long long lo = std::max<long long>(0, first.ip - (long long)plan.back);
+        const long long hi =
+            std::min<long long>((long long)n_win, lastp.ip + (long long)plan.ahead + 1);
+        kernel::resamp_plan sub = plan;
+        sub.pos0 = { first.ip - lo, first.fp };
+        sub.n_out = cnt;
+        f(k0, cnt, lo, size_t(hi - lo), sub);
+    }
+}
+
+//! Number of the plan's outputs whose integer position is below `limit`.
+inline size_t outputs_before(const kernel::resamp_plan& plan, long long limit)
+{
+    size_t lo = 0, hi = plan.n_out; // answer in [lo, hi]
+    while (lo < hi) {
+        const size_t mid = lo + (hi - lo) / 2;
+        if (kernel::fx_advance(plan.pos0, plan.step, mid).ip < limit)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+//! The outputs of the plan's device-buffer call that read the seam [history, in[0 .. H)]: an
+//! output at window index ip reads [ip - back, ip + ahead]; it reaches into the history when
+//! ip < H + back, and then ends before H + back + ahead < 2H (H >= back + ahead + 1), so the
+//! seam (H + min(n_in, H) samples) holds its whole reach. The rest read `in` in place, with
+//! the plan `rest` (positions relative to in[0]).
+inline size_t
+seam_outputs(const kernel::resamp_plan& plan, size_t H, kernel::resamp_plan& rest)
+{
+    const size_t n_seam = outputs_before(plan, (long long)(H + plan.back));
+    rest = plan;
+    rest.pos0 = kernel::fx_advance(plan.pos0, plan.step, n_seam);
+    rest.pos0.ip -= (long long)H; // window index -> index into `in`
+    rest.n_out = plan.n_out - n_seam;
+    return n_seam;
+}
+
+//! The tiled polyphase kernel's tile for the plan: the first of the tuning's sizes whose arm
+//! table and span fit in shared memory; tile 0 when none does.
+struct tiled_shape {
+    size_t tile = 0, cap = 0, bytes = 0;
+};
+template <typename D>
+tiled_shape pick_tiled_shape(
+    const kernel::resamp_plan& plan, int K, int P, const resamp_tuning& t, int smem_optin)
+{
+    const size_t coef =
+        kernel::poly_arm_columns_floats(unsigned(K), unsigned(P)) * sizeof(float);
+    for (const int tile_outputs : t.poly_tiles) {
+        const size_t tile = size_t(tile_outputs);
+        const size_t cap = kernel::poly_tile_cap(plan.step, tile, K);
+        const size_t bytes = coef + cap * sizeof(D);
+        if (bytes <= size_t(smem_optin))
+            return { tile, cap, bytes };
+    }
+    return {};
+}
+
 template <typename D, typename H>
 class cuda_resamp_engine final : public kernel::resamp_engine<H>
 {
@@ -58,15 +154,7 @@ public:
     void set_prototype(const std::vector<float>& table, unsigned K, unsigned P) override
     {
         device_guard g(d_device);
-        std::vector<float> arms(size_t(P + 1) * K);
-        for (unsigned p = 0; p <= P; p++)
-            for (unsigned m = 0; m < K; m++)
-                arms[size_t(p) * K + m] = table[size_t(K - 1 - m) * P + p];
-        d_arms.reserve(arms.size());
-        upload(d_arms.get(), arms.data(), arms.size());
-        const std::vector<float> cols = kernel::poly_arm_columns(table, K, P);
-        d_cols.reserve(cols.size());
-        upload(d_cols.get(), cols.data(), cols.size());
+        upload_prototype(table, K, P, d_arms, d_cols);
         d_K = int(K);
         d_P = int(P);
     }
@@ -195,20 +283,14 @@ private:
         const D* in = reinterpret_cast<const D*>(in_h);
         const size_t Hn = hist.size();
         const D* seam = d_dev_hist.seam(hist, in, n_in, st);
-        // An output at window index ip reads [ip - back, ip + ahead]: it reaches into the
-        // history when ip < H + back, and then ends before H + back + ahead < 2H (H >= back +
-        // ahead + 1), so the seam (H + min(n_in, H) samples) holds its whole reach.
-        const size_t n_seam = count_before(plan, (long long)(Hn + plan.back));
+        kernel::resamp_plan rest;
+        const size_t n_seam = seam_outputs(plan, Hn, rest);
         if (n_seam > 0) {
             kernel::resamp_plan sub = plan;
             sub.n_out = n_seam;
             launch_to(seam, Hn + std::min(n_in, Hn), out, sub, st);
         }
-        if (n_seam < plan.n_out) {
-            kernel::resamp_plan rest = plan;
-            rest.pos0 = kernel::fx_advance(plan.pos0, plan.step, n_seam);
-            rest.pos0.ip -= (long long)Hn; // window index -> index into `in`
-            rest.n_out = plan.n_out - n_seam;
+        if (rest.n_out > 0) {
             for_each_batch(rest,
                            n_in,
                            [&](size_t k0,
@@ -317,40 +399,11 @@ private:
         }
     }
 
-    //! Split the plan's outputs into launches of at most d_batch outputs; each gets the part
-    //! [lo, lo + n) of the window (length n_win) it reads and its plan relative to that part.
     template <typename F>
     void for_each_batch(const kernel::resamp_plan& plan, size_t n_win, F&& f)
     {
-        const size_t per = std::max<size_t>(1, d_batch);
-        for (size_t k0 = 0; k0 < plan.n_out; k0 += per) {
-            const size_t cnt = std::min(per, plan.n_out - k0);
-            const fx_pos first = kernel::fx_advance(plan.pos0, plan.step, k0);
-            const fx_pos lastp = kernel::fx_advance(plan.pos0, plan.step, k0 + cnt - 1);
-            const long long lo = std::max<long long>(0, first.ip - (long long)plan.back);
-            const long long hi = std::min<long long>(
-                (long long)n_win, lastp.ip + (long long)plan.ahead + 1);
-            kernel::resamp_plan sub = plan;
-            sub.pos0 = { first.ip - lo, first.fp };
-            sub.n_out = cnt;
-            f(k0, cnt, lo, size_t(hi - lo), sub);
-        }
+        for_each_resamp_batch(plan, n_win, d_batch, f);
     }
-
-    //! Number of the plan's outputs whose integer position is below `limit`.
-    static size_t count_before(const kernel::resamp_plan& plan, long long limit)
-    {
-        size_t lo = 0, hi = plan.n_out; // answer in [lo, hi]
-        while (lo < hi) {
-            const size_t mid = lo + (hi - lo) / 2;
-            if (kernel::fx_advance(plan.pos0, plan.step, mid).ip < limit)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        return lo;
-    }
-
     //! The tiled polyphase kernel; false (nothing launched) when the arm table and a tile's
     //! span do not fit in shared memory.
     template <typename O>
@@ -363,43 +416,37 @@ private:
         if (plan.n_out == 0)
             return true;
         constexpr int threads = resamp_build.tiled_threads;
-        const size_t coef =
-            kernel::poly_arm_columns_floats(unsigned(d_K), unsigned(d_P)) * sizeof(float);
-        for (const int tile_outputs : d_tuning.poly_tiles) {
-            const size_t tile = size_t(tile_outputs);
-            const size_t cap = kernel::poly_tile_cap(plan.step, tile, d_K);
-            const size_t bytes = coef + cap * sizeof(D);
-            if (bytes > size_t(d_smem_optin))
-                continue;
-            auto* kern = poly_tiled_kernel<D, Store>;
-            // The attribute belongs to the kernel, not to this engine: another engine (other
-            // rate) may have lowered it since, so set it before every launch, to the device
-            // limit (it only permits; the launch asks for `bytes`).
-            GPUINTERP_CUDA_CHECK(cudaFuncSetAttribute(
-                kern, cudaFuncAttributeMaxDynamicSharedMemorySize, d_smem_optin));
-            if (bytes != d_tiled_bytes[si]) {
-                GPUINTERP_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                    &d_tiled_occ[si], kern, threads, bytes));
-                d_tiled_bytes[si] = bytes;
-            }
-            const size_t n_tiles = (plan.n_out + tile - 1) / tile;
-            const int blocks = int(std::max<size_t>(
-                1,
-                std::min<size_t>(n_tiles, size_t(d_sms) * std::max(1, d_tiled_occ[si]))));
-            kern<<<blocks, threads, bytes, st>>>(dwin,
-                                                 store_for(dout),
-                                                 plan.n_out,
-                                                 plan.pos0,
-                                                 plan.step,
-                                                 d_cols.get(),
-                                                 d_K,
-                                                 d_P,
-                                                 plan.half_span,
-                                                 unsigned(tile),
-                                                 unsigned(cap));
-            return true;
+        const tiled_shape sh =
+            pick_tiled_shape<D>(plan, d_K, d_P, d_tuning, d_smem_optin);
+        if (sh.tile == 0)
+            return false;
+        const size_t tile = sh.tile, cap = sh.cap, bytes = sh.bytes;
+        auto* kern = poly_tiled_kernel<D, Store>;
+        // The attribute belongs to the kernel, not to this engine: another engine (other
+        // rate) may have lowered it since, so set it before every launch, to the device
+        // limit (it only permits; the launch asks for `bytes`).
+        GPUINTERP_CUDA_CHECK(cudaFuncSetAttribute(
+            kern, cudaFuncAttributeMaxDynamicSharedMemorySize, d_smem_optin));
+        if (bytes != d_tiled_bytes[si]) {
+            GPUINTERP_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                &d_tiled_occ[si], kern, threads, bytes));
+            d_tiled_bytes[si] = bytes;
         }
-        return false;
+        const size_t n_tiles = (plan.n_out + tile - 1) / tile;
+        const int blocks = int(std::max<size_t>(
+            1, std::min<size_t>(n_tiles, size_t(d_sms) * std::max(1, d_tiled_occ[si]))));
+        kern<<<blocks, threads, bytes, st>>>(dwin,
+                                             store_for(dout),
+                                             plan.n_out,
+                                             plan.pos0,
+                                             plan.step,
+                                             d_cols.get(),
+                                             d_K,
+                                             d_P,
+                                             plan.half_span,
+                                             unsigned(tile),
+                                             unsigned(cap));
+        return true;
     }
 
     //! Lay n samples out as rows of W+1 texels (overlap 1) and return a texture over

@@ -13,6 +13,7 @@
 #include "../common/sc16.h"
 #include "../kernel/fixed_phase.h"
 #include "../kernel/poly_tiles.h"
+#include "channel_pointers.cuh"
 #include "complex_ops.cuh"
 #include "cuda_common.cuh"
 #include "resamp_tuning.h"
@@ -97,14 +98,30 @@ __device__ __forceinline__ void finish(resamp_store_sc16& s)
         atomicAdd(s.counts + 1, (unsigned long long)s.bad);
 }
 
-template <typename D, int M, typename Store = D*>
-__global__ void resamp_kernel(const D* __restrict__ w,
-                              store_param_t<Store> y,
-                              size_t n_out,
-                              fx_pos pos0,
-                              fx_step step,
-                              poly_args pa,
-                              cudaTextureObject_t tex)
+//! The store of channel c in a launch of every channel: plain, its own output array; sc16, its
+//! own output array and counters (counts[2c], counts[2c + 1]).
+template <typename D>
+__device__ __forceinline__ D* for_channel(D* /*proto*/, void* y, unsigned)
+{
+    return static_cast<D*>(y);
+}
+__device__ __forceinline__ resamp_store_sc16 for_channel(const resamp_store_sc16& proto,
+                                                         void* y,
+                                                         unsigned c)
+{
+    return { static_cast<short2*>(y), proto.scale, proto.counts + 2 * c };
+}
+
+// The kernel bodies, shared by the single-channel kernels and the channel kernels (gridDim.y =
+// channel); force-inlined, so each kernel compiles to what it would as one function.
+template <typename D, int M, typename Store>
+__device__ __forceinline__ void resamp_body(const D* __restrict__ w,
+                                            store_param_t<Store> y,
+                                            size_t n_out,
+                                            fx_pos pos0,
+                                            fx_step step,
+                                            poly_args pa,
+                                            cudaTextureObject_t tex)
 {
     for (size_t k = blockIdx.x * size_t(blockDim.x) + threadIdx.x; k < n_out;
          k += size_t(gridDim.x) * blockDim.x) {
@@ -151,6 +168,38 @@ __global__ void resamp_kernel(const D* __restrict__ w,
     finish(y);
 }
 
+template <typename D, int M, typename Store = D*>
+__global__ void resamp_kernel(const D* __restrict__ w,
+                              store_param_t<Store> y,
+                              size_t n_out,
+                              fx_pos pos0,
+                              fx_step step,
+                              poly_args pa,
+                              cudaTextureObject_t tex)
+{
+    resamp_body<D, M, Store>(w, y, n_out, pos0, step, pa, tex);
+}
+
+//! Every channel in one launch (not the texture method: one texture per channel): block (bx, c)
+//! reads channel c's window p.x[c] and writes p.y[c]; the plan is the channels' shared clock.
+template <typename D, int M, typename Store>
+__global__ void resamp_channels_kernel(const __grid_constant__ channel_pointers p,
+                                       Store proto,
+                                       size_t n_out,
+                                       fx_pos pos0,
+                                       fx_step step,
+                                       poly_args pa)
+{
+    const unsigned c = blockIdx.y;
+    resamp_body<D, M, Store>(static_cast<const D*>(p.x[c]),
+                             for_channel(proto, p.y[c], c),
+                             n_out,
+                             pos0,
+                             step,
+                             pa,
+                             0);
+}
+
 //! One polyphase output: x = its first tap sample, c = its arm at tap 0 (arm tap m at
 //! c[m (P+1)], the next arm's one word later). Inlined, so x stays a shared or a global
 //! pointer as the caller's is.
@@ -168,19 +217,18 @@ __device__ __forceinline__ D poly_dot(const D* x, const float* c, int K, int P1,
     return (1.0f - f) * a0 + f * a1;
 }
 
-template <typename D, typename Store = D*>
-__global__ void __launch_bounds__(resamp_build.tiled_threads)
-    poly_tiled_kernel(const D* __restrict__ w,
-                      store_param_t<Store> y,
-                      size_t n_out,
-                      fx_pos pos0,
-                      fx_step step,
-                      const float* __restrict__ cols,
-                      int K,
-                      int P,
-                      int half,
-                      unsigned tile,
-                      unsigned cap)
+template <typename D, typename Store>
+__device__ __forceinline__ void poly_tiled_body(const D* __restrict__ w,
+                                                store_param_t<Store> y,
+                                                size_t n_out,
+                                                fx_pos pos0,
+                                                fx_step step,
+                                                const float* __restrict__ cols,
+                                                int K,
+                                                int P,
+                                                int half,
+                                                unsigned tile,
+                                                unsigned cap)
 {
     extern __shared__ float2 smem[];            // float2: 8-byte aligned
     float* sc = reinterpret_cast<float*>(smem); // K*(P+1) arm taps
@@ -211,6 +259,52 @@ __global__ void __launch_bounds__(resamp_build.tiled_threads)
         }
     }
     finish(y);
+}
+
+template <typename D, typename Store = D*>
+__global__ void __launch_bounds__(resamp_build.tiled_threads)
+    poly_tiled_kernel(const D* __restrict__ w,
+                      store_param_t<Store> y,
+                      size_t n_out,
+                      fx_pos pos0,
+                      fx_step step,
+                      const float* __restrict__ cols,
+                      int K,
+                      int P,
+                      int half,
+                      unsigned tile,
+                      unsigned cap)
+{
+    poly_tiled_body<D, Store>(w, y, n_out, pos0, step, cols, K, P, half, tile, cap);
+}
+
+//! The tiled polyphase kernel for every channel in one launch (as resamp_channels_kernel).
+template <typename D, typename Store>
+__global__ void __launch_bounds__(resamp_build.tiled_threads)
+    poly_tiled_channels_kernel(const __grid_constant__ channel_pointers p,
+                               Store proto,
+                               size_t n_out,
+                               fx_pos pos0,
+                               fx_step step,
+                               const float* __restrict__ cols,
+                               int K,
+                               int P,
+                               int half,
+                               unsigned tile,
+                               unsigned cap)
+{
+    const unsigned c = blockIdx.y;
+    poly_tiled_body<D, Store>(static_cast<const D*>(p.x[c]),
+                              for_channel(proto, p.y[c], c),
+                              n_out,
+                              pos0,
+                              step,
+                              cols,
+                              K,
+                              P,
+                              half,
+                              tile,
+                              cap);
 }
 
 } // namespace

@@ -37,6 +37,16 @@ make_lookup_engine(backend selected, int device, size_t batch);
 template <typename T>
 std::unique_ptr<resamp_engine<T>>
 make_resamp_engine(backend selected, int device, size_t batch);
+//! Every channel of a resampler in one launch: CUDA only (`selected` must be cuda).
+template <typename T>
+std::unique_ptr<resamp_channels_engine<T>> make_resamp_channels_engine(backend selected,
+                                                                       int device,
+                                                                       size_t batch,
+                                                                       unsigned channels);
+//! Every channel of a polyphase_interpolator in one launch: CUDA only (`selected` must be cuda).
+template <typename T, typename TAP>
+std::unique_ptr<fir_channels_engine<T, TAP>>
+make_fir_channels_engine(backend selected, int device, size_t batch, unsigned channels);
 template <typename T>
 std::unique_ptr<resize_engine<T>>
 make_resize_engine(backend selected, int device, size_t batch);

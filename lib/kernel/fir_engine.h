@@ -53,6 +53,30 @@ public:
     }
 };
 
+/*!
+ * Every channel of a multi-channel polyphase_interpolator in one launch per call (CUDA). The
+ * channels share the taps; each has its own history. out[c] receives channel c's n_in * L
+ * outputs: T, or with filter_sc16() 2 x int16 per output (scale = 32767 / full scale), channel
+ * c's saturated and invalid outputs added to counts[c]. `device`: pointers in the backend's
+ * memory (GNU Radio device buffers), as fir_engine::filter_device().
+ */
+template <typename T, typename TAP>
+class fir_channels_engine
+{
+public:
+    virtual ~fir_channels_engine() = default;
+    virtual void set_taps(const std::vector<TAP>& padded, unsigned L, size_t M) = 0;
+    virtual void filter(T* const* out, const T* const* in, size_t n_in, bool device) = 0;
+    virtual void filter_sc16(int16_t* const* out,
+                             const T* const* in,
+                             size_t n_in,
+                             float scale,
+                             sc16_counts* counts,
+                             bool device) = 0;
+    virtual void reset() = 0;
+    virtual void set_batch(size_t batch) = 0;
+};
+
 } // namespace kernel
 
 } // namespace gpuinterp

@@ -157,6 +157,43 @@ private:
     std::vector<T> d_host_window;
 };
 
+/*!
+ * Every channel of a multi-channel resampler in one launch per kernel (CUDA). The channels share
+ * the rate, hence the plan; each has its own history hist[c]. out[c] receives channel c's
+ * plan.n_out outputs (T, or with run_sc16() 2 x int16 each, channel c's counts added to
+ * counts[c]); in[c] holds its n_in new inputs, and afterwards hist[c] holds the newest samples
+ * of [hist[c], in[c][0 .. used)]. `device`: pointers in the backend's memory, the history kept
+ * there (pull_history() brings it back), as resamp_engine::run_device().
+ */
+template <typename T>
+class resamp_channels_engine
+{
+public:
+    virtual ~resamp_channels_engine() = default;
+    virtual void
+    set_prototype(const std::vector<float>& table, unsigned K, unsigned nfilts) = 0;
+    virtual void run(T* const* out,
+                     const T* const* in,
+                     size_t n_in,
+                     std::vector<stream_history<T>>& hist,
+                     size_t used,
+                     const resamp_plan& plan,
+                     bool device) = 0;
+    virtual void run_sc16(int16_t* const* out,
+                          const T* const* in,
+                          size_t n_in,
+                          std::vector<stream_history<T>>& hist,
+                          size_t used,
+                          const resamp_plan& plan,
+                          bool device,
+                          float scale,
+                          sc16_counts* counts) = 0;
+    virtual void pull_history(std::vector<stream_history<T>>& hist) = 0;
+    virtual void forget_history() = 0;
+    virtual void set_batch(size_t) = 0;
+    virtual void set_cuda_variant(resamp_cuda_variant) = 0;
+};
+
 } // namespace kernel
 
 } // namespace gpuinterp

@@ -9,6 +9,7 @@
 #include "../common/enum_names.h"
 #include "engine_factory.h"
 #include "fixed_phase.h"
+#include <gnuradio/gpuinterp/kernel/channels.h>
 #include <gnuradio/gpuinterp/kernel/resampler.h>
 #include <gnuradio/gpuinterp/kernel/validate.h>
 #include <type_traits>
@@ -144,8 +145,14 @@ resampler<T>::resampler(double rate,
                         backend requested,
                         int device,
                         const polyphase_params& pp,
-                        size_t batch)
-    : d_rate(rate), d_method(method), d_pp(pp)
+                        size_t batch,
+                        unsigned channels)
+    : d_rate(rate),
+      d_method(method),
+      d_channels(check_channels(channels)), // before anything is sized by it
+      d_pp(pp),
+      d_hist(d_channels),
+      d_counts(d_channels)
 {
     check_rate(rate);
     // Checked for every method, although only polyphase uses them: a wrong value is a caller's
@@ -154,7 +161,14 @@ resampler<T>::resampler(double rate,
     const backend_choice choice = select_backend(requested, device);
     d_backend = choice.selected;
     d_note = choice.reason;
-    d_engine = make_resamp_engine<T>(d_backend, device, batch ? batch : default_batch);
+    const size_t b = batch ? batch : default_batch;
+    // The texture method relays each window into a texture of its own: it stays per channel.
+    if (d_backend == backend::cuda && channels > 1 && method != resamp_method::texture)
+        d_channels_engine =
+            make_resamp_channels_engine<T>(d_backend, device, b, channels);
+    else
+        for (unsigned c = 0; c < channels; c++)
+            d_engines.push_back(make_resamp_engine<T>(d_backend, device, b));
     const fx_step s = step_from_rate(rate);
     d_step_ip = s.ip;
     d_step_fp = s.fp;
@@ -163,6 +177,50 @@ resampler<T>::resampler(double rate,
 
 template <typename T>
 resampler<T>::~resampler() = default;
+
+template <typename T>
+template <typename F>
+void resampler<T>::for_each_engine(F&& f)
+{
+    if (d_channels_engine)
+        f(*d_channels_engine);
+    for (auto& e : d_engines)
+        f(*e);
+}
+
+template <typename T>
+void resampler<T>::check_one_channel(const char* what) const
+{
+    if (d_channels != 1)
+        invalid_parameter("channels",
+                          std::string(what) + " takes one channel, this kernel has " +
+                              std::to_string(d_channels) + ": use resample_channels()");
+}
+
+template <typename T>
+const sc16_counts& resampler<T>::counts(unsigned channel) const
+{
+    if (channel >= d_channels)
+        invalid_parameter("channel",
+                          std::to_string(channel) + " does not exist (the kernel has " +
+                              std::to_string(d_channels) + " channel(s))");
+    return d_counts[channel];
+}
+
+template <typename T>
+void resampler<T>::reset_counts()
+{
+    std::fill(d_counts.begin(), d_counts.end(), sc16_counts{});
+}
+
+template <typename T>
+void resampler<T>::pull_histories()
+{
+    if (d_channels_engine)
+        d_channels_engine->pull_history(d_hist);
+    for (unsigned c = 0; c < d_engines.size(); c++)
+        d_engines[c]->pull_history(d_hist[c]);
+}
 
 template <typename T>
 void resampler<T>::configure_reach()
@@ -187,8 +245,10 @@ void resampler<T>::configure_reach()
         if (d_proto.empty() || scale != d_proto_scale) {
             d_proto = polyphase_prototype(d_pp, scale);
             d_proto_scale = scale;
-            d_engine->set_prototype(
-                d_proto, unsigned(polyphase_taps(d_pp, scale)), d_pp.nfilts);
+            for_each_engine([&](auto& e) {
+                e.set_prototype(
+                    d_proto, unsigned(polyphase_taps(d_pp, scale)), d_pp.nfilts);
+            });
         }
         const size_t half = polyphase_taps(d_pp, scale) / 2;
         d_back = half - 1;
@@ -199,7 +259,8 @@ void resampler<T>::configure_reach()
     // Never shrink: the next output may still need samples the old reach kept. A larger reach
     // (a lower polyphase rate) looks further back than the history kept: those samples were
     // consumed and are gone, so the stream's oldest known sample stands in for them.
-    d_hist.grow_extending(d_back + d_ahead + 1);
+    for (auto& h : d_hist)
+        h.grow_extending(d_back + d_ahead + 1);
 }
 
 template <typename T>
@@ -226,7 +287,7 @@ size_t resampler<T>::count_outputs(int64_t ip, uint64_t fp, int64_t last) const
 template <typename T>
 size_t resampler<T>::outputs_possible(size_t n_in) const
 {
-    const int64_t H = int64_t(d_hist.size());
+    const int64_t H = int64_t(d_hist[0].size());
     const int64_t ip = d_next_ip - int64_t(d_consumed) + H;
     return count_outputs(ip, d_next_fp, H + int64_t(n_in) - 1 - int64_t(d_ahead));
 }
@@ -248,7 +309,7 @@ size_t
 resampler<T>::step(size_t max_out, size_t n_in, size_t& consumed, Compute&& compute)
 {
     consumed = 0;
-    const size_t H = d_hist.size();
+    const size_t H = d_hist[0].size();
     const int64_t ip = d_next_ip - int64_t(d_consumed) + int64_t(H);
     const int64_t last = int64_t(H + n_in) - 1 - int64_t(d_ahead);
     const size_t n_out = std::min(max_out, count_outputs(ip, d_next_fp, last));
@@ -285,18 +346,38 @@ template <typename T>
 size_t
 resampler<T>::resample(T* out, size_t max_out, const T* in, size_t n_in, size_t& consumed)
 {
-    d_engine->pull_history(d_hist);
-    return step(max_out, n_in, consumed, [&](const resamp_plan& plan, size_t used) {
-        d_engine->run_host(out, in, n_in, d_hist, used, plan);
-    });
+    check_one_channel("resample()");
+    return resample_channels(&out, max_out, &in, n_in, consumed, false);
 }
 
 template <typename T>
 size_t resampler<T>::resample_device(
     T* out, size_t max_out, const T* in, size_t n_in, size_t& consumed)
 {
+    check_one_channel("resample_device()");
+    return resample_channels(&out, max_out, &in, n_in, consumed, true);
+}
+
+template <typename T>
+size_t resampler<T>::resample_channels(T* const* out,
+                                       size_t max_out,
+                                       const T* const* in,
+                                       size_t n_in,
+                                       size_t& consumed,
+                                       bool device)
+{
+    // Device calls keep the history on the device; host calls need it on the host.
+    if (!device)
+        pull_histories();
     return step(max_out, n_in, consumed, [&](const resamp_plan& plan, size_t used) {
-        d_engine->run_device(out, in, n_in, d_hist, used, plan);
+        if (d_channels_engine)
+            return d_channels_engine->run(out, in, n_in, d_hist, used, plan, device);
+        for (unsigned c = 0; c < d_channels; c++) {
+            if (device)
+                d_engines[c]->run_device(out[c], in[c], n_in, d_hist[c], used, plan);
+            else
+                d_engines[c]->run_host(out[c], in[c], n_in, d_hist[c], used, plan);
+        }
     });
 }
 
@@ -309,6 +390,19 @@ size_t resampler<T>::resample_sc16(int16_t* out,
                                    float full_scale,
                                    bool device)
 {
+    check_one_channel("resample_sc16()");
+    return resample_channels_sc16(&out, max_out, &in, n_in, consumed, full_scale, device);
+}
+
+template <typename T>
+size_t resampler<T>::resample_channels_sc16(int16_t* const* out,
+                                            size_t max_out,
+                                            const T* const* in,
+                                            size_t n_in,
+                                            size_t& consumed,
+                                            float full_scale,
+                                            bool device)
+{
     validate_full_scale(full_scale);
     if constexpr (!std::is_same_v<T, std::complex<float>>) {
         (void)out;
@@ -320,15 +414,20 @@ size_t resampler<T>::resample_sc16(int16_t* out,
         invalid_parameter("output_format", "sc16 needs complex samples");
     } else {
         const float scale = sc16_scale(full_scale);
-        if (device)
-            return step(
-                max_out, n_in, consumed, [&](const resamp_plan& plan, size_t used) {
-                    d_engine->run_device_sc16(
-                        out, in, n_in, d_hist, used, plan, scale, d_counts);
-                });
-        d_engine->pull_history(d_hist);
+        if (!device)
+            pull_histories();
         return step(max_out, n_in, consumed, [&](const resamp_plan& plan, size_t used) {
-            d_engine->run_host_sc16(out, in, n_in, d_hist, used, plan, scale, d_counts);
+            if (d_channels_engine)
+                return d_channels_engine->run_sc16(
+                    out, in, n_in, d_hist, used, plan, device, scale, d_counts.data());
+            for (unsigned c = 0; c < d_channels; c++) {
+                if (device)
+                    d_engines[c]->run_device_sc16(
+                        out[c], in[c], n_in, d_hist[c], used, plan, scale, d_counts[c]);
+                else
+                    d_engines[c]->run_host_sc16(
+                        out[c], in[c], n_in, d_hist[c], used, plan, scale, d_counts[c]);
+            }
         });
     }
 }
@@ -338,32 +437,53 @@ template <typename O, typename Call>
 std::vector<O>
 resampler<T>::resample_all(const std::vector<T>& in, size_t per_out, Call&& call)
 {
-    std::vector<O> out;
+    const unsigned N = d_channels;
+    if (in.size() % N)
+        invalid_parameter("in",
+                          "length " + std::to_string(in.size()) +
+                              " is not a multiple of the channel count " +
+                              std::to_string(N));
+    const size_t total = in.size() / N;
+    std::vector<std::vector<O>> out(N);
+    std::vector<O*> o(N);
+    std::vector<const T*> x(N);
     size_t pos = 0, n_out = 0;
     // The input may have to be offered more than once: consumption stops where history
     // must start.
     for (;;) {
-        const size_t n_in = in.size() - pos;
+        const size_t n_in = total - pos;
         const size_t cap = outputs_possible(n_in);
-        out.resize((n_out + cap) * per_out);
+        for (unsigned c = 0; c < N; c++) {
+            out[c].resize((n_out + cap) * per_out);
+            o[c] = out[c].data() + n_out * per_out;
+            x[c] = in.data() + c * total + pos;
+        }
         size_t used = 0;
-        const size_t got =
-            call(out.data() + n_out * per_out, cap, in.data() + pos, n_in, used);
+        const size_t got = call(o.data(), cap, x.data(), n_in, used);
         n_out += got;
-        out.resize(n_out * per_out);
         pos += used;
         if (used == n_in || (got == 0 && used == 0))
             break;
     }
-    return out;
+    if (N == 1) {
+        out[0].resize(n_out * per_out);
+        return std::move(out[0]);
+    }
+    std::vector<O> all;
+    all.reserve(N * n_out * per_out);
+    for (auto& v : out)
+        all.insert(all.end(), v.begin(), v.begin() + n_out * per_out);
+    return all;
 }
 
 template <typename T>
 std::vector<T> resampler<T>::resample(const std::vector<T>& in)
 {
     return resample_all<T>(
-        in, 1, [&](T* out, size_t max_out, const T* x, size_t n_in, size_t& used) {
-            return resample(out, max_out, x, n_in, used);
+        in,
+        1,
+        [&](T* const* out, size_t max_out, const T* const* x, size_t n_in, size_t& used) {
+            return resample_channels(out, max_out, x, n_in, used);
         });
 }
 
@@ -371,10 +491,16 @@ template <typename T>
 std::vector<int16_t> resampler<T>::resample_sc16(const std::vector<T>& in,
                                                  float full_scale)
 {
-    return resample_all<int16_t>(
-        in, 2, [&](int16_t* out, size_t max_out, const T* x, size_t n_in, size_t& used) {
-            return resample_sc16(out, max_out, x, n_in, used, full_scale);
-        });
+    return resample_all<int16_t>(in,
+                                 2,
+                                 [&](int16_t* const* out,
+                                     size_t max_out,
+                                     const T* const* x,
+                                     size_t n_in,
+                                     size_t& used) {
+                                     return resample_channels_sc16(
+                                         out, max_out, x, n_in, used, full_scale);
+                                 });
 }
 
 template <typename T>
@@ -413,7 +539,7 @@ template <typename T>
 void resampler<T>::set_rate(double rate)
 {
     check_rate(rate);
-    d_engine->pull_history(d_hist); // configure_reach() may grow it
+    pull_histories(); // configure_reach() may grow them
     d_seg_k = d_produced;
     d_seg_ip = d_next_ip;
     d_seg_fp = d_next_fp;
@@ -431,8 +557,9 @@ void resampler<T>::reset()
     d_next_fp = d_seg_fp = 0;
     d_seg_k = 0;
     d_consumed = d_produced = 0;
-    d_hist.clear();
-    d_engine->forget_history();
+    for (auto& h : d_hist)
+        h.clear();
+    for_each_engine([](auto& e) { e.forget_history(); });
 }
 
 template <typename T>
@@ -440,14 +567,14 @@ void resampler<T>::set_batch(size_t batch)
 {
     if (batch < 1)
         invalid_parameter("batch", "must be >= 1");
-    d_engine->set_batch(batch);
+    for_each_engine([&](auto& e) { e.set_batch(batch); });
 }
 
 template <typename T>
 void resampler<T>::set_cuda_variant(resamp_cuda_variant v)
 {
     d_variant = v;
-    d_engine->set_cuda_variant(v);
+    for_each_engine([&](auto& e) { e.set_cuda_variant(v); });
 }
 
 template class resampler<float>;

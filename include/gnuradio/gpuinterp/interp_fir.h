@@ -27,6 +27,12 @@ namespace gpuinterp {
  *
  * The backend is "automatic" (CUDA when a usable device exists, else the CPU, with one log line
  * saying why), "cpu" or "cuda" (fails at construction when no device is usable).
+ *
+ * Channels: with channels = N the block has N inputs and N outputs; channel c is the filter
+ * above fed input c, with its own history and its own tags (a tag on input c appears on output
+ * c only, at offset*L). The taps are shared: an interpolator's filter is a property of the rate
+ * change, so set_taps() changes every channel at the same sample. On CUDA every channel runs in
+ * one kernel launch per work().
  */
 template <class T, class TAP>
 class GPUINTERP_API interp_fir : virtual public gr::sync_interpolator
@@ -54,6 +60,7 @@ public:
      *        the interpolation kernel's own store: rint(y * 32767 / full_scale), saturated; NaN
      *        becomes 0. Saturated and NaN outputs are counted (saturated(), invalid()) and logged.
      * \param full_scale sc16 only: the output magnitude that maps to 32767 (> 0, finite)
+     * \param channels number of channels (inputs = outputs), 1 .. 64, sharing the taps
      */
     static sptr make(int interpolation,
                      const std::vector<TAP>& taps,
@@ -62,7 +69,8 @@ public:
                      int batch = 0,
                      bool device_buffers = false,
                      const std::string& output_format = "fc32",
-                     float full_scale = 1.0f);
+                     float full_scale = 1.0f,
+                     int channels = 1);
 
     virtual void set_taps(const std::vector<TAP>& taps) = 0;
     virtual std::vector<TAP> taps() const = 0;
@@ -74,9 +82,10 @@ public:
     virtual bool device_buffers() const = 0;
     //! "fc32" or "sc16".
     virtual std::string output_format() const = 0;
-    //! sc16: outputs clipped to int16 / with a NaN component, since start.
-    virtual uint64_t saturated() const = 0;
-    virtual uint64_t invalid() const = 0;
+    //! sc16: outputs of `channel` clipped to int16 / with a NaN component, since start.
+    virtual uint64_t saturated(unsigned channel = 0) const = 0;
+    virtual uint64_t invalid(unsigned channel = 0) const = 0;
+    virtual unsigned channels() const = 0;
 };
 
 typedef interp_fir<std::complex<float>, float> interp_fir_ccf;

@@ -27,6 +27,13 @@ namespace gpuinterp {
  * stretched by 1/r when r < 1). Stream tags move to the first output at or after their
  * input time. set_rate() is safe while the flowgraph runs and takes effect between two
  * work() calls; the phase carries over. See docs/resampler.md.
+ *
+ * Channels: with channels = N the block has N inputs and N outputs; channel c is the resampler
+ * above fed input c, with its own history and its own tags (a tag on input c appears on output
+ * c only). The rate is shared: every channel takes the same inputs and gives the same outputs
+ * per call (one clock), and set_rate() changes every channel at the same output. On CUDA every
+ * channel runs in one kernel launch per work(), except the texture method (one launch per
+ * channel: each channel's window needs a texture of its own).
  */
 template <class T>
 class GPUINTERP_API resampler : virtual public gr::block
@@ -49,6 +56,7 @@ public:
      * the resampling kernel's own store: rint(y * 32767 / full_scale), saturated; NaN becomes
      * 0. Saturated and NaN outputs are counted (saturated(), invalid()) and logged.
      * \param full_scale sc16 only: the output magnitude that maps to 32767 (> 0, finite)
+     * \param channels number of channels (inputs = outputs), 1 .. 64, sharing the rate
      */
     static sptr make(double rate,
                      const std::string& method = "polyphase",
@@ -59,7 +67,8 @@ public:
                      int device = 0,
                      bool device_buffers = false,
                      const std::string& output_format = "fc32",
-                     float full_scale = 1.0f);
+                     float full_scale = 1.0f,
+                     int channels = 1);
 
     virtual void set_rate(double rate) = 0;
     virtual double rate() const = 0;
@@ -74,9 +83,10 @@ public:
     virtual bool device_buffers() const = 0;
     //! "fc32" or "sc16".
     virtual std::string output_format() const = 0;
-    //! sc16: outputs clipped to int16 / with a NaN component, since start.
-    virtual uint64_t saturated() const = 0;
-    virtual uint64_t invalid() const = 0;
+    //! sc16: outputs of `channel` clipped to int16 / with a NaN component, since start.
+    virtual uint64_t saturated(unsigned channel = 0) const = 0;
+    virtual uint64_t invalid(unsigned channel = 0) const = 0;
+    virtual unsigned channels() const = 0;
 };
 
 typedef resampler<std::complex<float>> resampler_cc;

@@ -2,10 +2,12 @@
  * Copyright 2026 gr-gpuinterp authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
+#include "channel_counts.h"
 #include "int_arg.h"
 #include "kernel_guard.h"
 #include "numpy_util.h"
 #include <gnuradio/gpuinterp/interp_fir.h>
+#include <gnuradio/gpuinterp/kernel/channels.h>
 #include <gnuradio/gpuinterp/kernel/polyphase_interpolator.h>
 #include <pybind11/complex.h>
 #include <pybind11/pybind11.h>
@@ -34,13 +36,17 @@ Args:
            lowers latency, but below ~4096 launch overhead dominates. Ignored on the CPU.
     device_buffers: keep the stream in device memory ("Keep data on GPU"): a chain of gpuinterp
            blocks passes data device to device and crosses the bus once in and once out. On the
-           CPU backend the same buffers use host memory. Default False (plain host buffers).)doc";
+           CPU backend the same buffers use host memory. Default False (plain host buffers).
+    output_format: "fc32", or "sc16" (complex types: I, Q as int16) for `full_scale`
+    full_scale: sc16 only, the output magnitude that maps to 32767
+    channels: 1 .. 64 inputs and as many outputs; each channel has its own history and tags,
+           all share the taps (set_taps() changes every channel at the same sample).)doc";
 
 template <class T, class TAP>
 void bind_block(py::module& m, const char* name)
 {
     using blk = interp_fir<T, TAP>;
-    py::class_<blk,
+    auto cls = py::class_<blk,
                gr::sync_interpolator,
                gr::sync_block,
                gr::block,
@@ -53,7 +59,8 @@ void bind_block(py::module& m, const char* name)
                          int_arg batch,
                          bool device_buffers,
                          const std::string& output_format,
-                         float full_scale) {
+                         float full_scale,
+                         int_arg channels) {
                  return blk::make(
                      L.get<int>("interpolation", 1, pyutil::max_interpolation),
                      taps,
@@ -62,7 +69,8 @@ void bind_block(py::module& m, const char* name)
                      batch.get<int>("batch", 0, pyutil::max_batch),
                      device_buffers,
                      output_format,
-                     full_scale);
+                     full_scale,
+                     channels.get<int>("channels", 1, kernel::max_channels));
              }),
              py::arg("interpolation"),
              py::arg("taps"),
@@ -72,12 +80,9 @@ void bind_block(py::module& m, const char* name)
              py::arg("device_buffers") = false,
              py::arg("output_format") = "fc32",
              py::arg("full_scale") = 1.0f,
+             py::arg("channels") = 1,
              block_doc)
         .def("output_format", &blk::output_format, "'fc32' or 'sc16'.")
-        .def("saturated", &blk::saturated, "sc16: outputs clipped to int16 since start.")
-        .def("invalid",
-             &blk::invalid,
-             "sc16: outputs with a NaN component (written as 0) since start.")
         .def("set_taps",
              &blk::set_taps,
              py::arg("taps"),
@@ -96,6 +101,7 @@ void bind_block(py::module& m, const char* name)
         .def("device_buffers",
              &blk::device_buffers,
              "Whether the ports use device buffers.");
+    pyutil::def_channel_counts(cls);
 }
 
 template <class T, class TAP>
@@ -108,41 +114,58 @@ void bind_kernel(py::module& m, const char* name)
             "Streaming polyphase interpolator kernel (no flowgraph). filter(x) returns "
             "len(x)*L outputs and keeps the last ceil(len(taps)/L)-1 inputs as history, "
             "so "
-            "calling it chunk by chunk equals one call.") +
+            "calling it chunk by chunk equals one call. With channels = N, filter() takes "
+            "an (N, n) array and returns (N, n*L): each row filtered with its own history, "
+            "all with the same taps.") +
         pyutil::thread_safety_doc();
     py::class_<G>(m, name, doc.c_str())
         .def(py::init([](int_arg L,
                          const std::vector<TAP>& taps,
                          const std::string& b,
                          int_arg device,
-                         int_arg batch) {
+                         int_arg batch,
+                         int_arg channels) {
                  return pyutil::make_guarded<K>(
                      L.get<unsigned>("interpolation", 1, pyutil::max_interpolation),
                      taps,
                      backend_from_string(b),
                      device.get<int>("device", 0),
-                     batch.get<size_t>("batch", 0, pyutil::max_batch));
+                     batch.get<size_t>("batch", 0, pyutil::max_batch),
+                     channels.get<unsigned>("channels", 1, kernel::max_channels));
              }),
              py::arg("interpolation"),
              py::arg("taps"),
              py::arg("backend") = "cpu",
              py::arg("device") = 0,
-             py::arg("batch") = 0)
+             py::arg("batch") = 0,
+             py::arg("channels") = 1)
         .def(
             "filter",
             [](G& g, const py::object& x_in) {
                 const auto x = pyutil::input_array<T>(x_in, "x");
-                if (x.ndim() != 1)
-                    throw std::invalid_argument("x: expected a one-dimensional array");
                 const size_t L = g.run([](K& k) { return size_t(k.interpolation()); });
-                const size_t n = static_cast<size_t>(x.shape(0));
-                py::array_t<T> out(static_cast<py::ssize_t>(n * L));
-                T* o = out.mutable_data();
-                const T* i = x.data();
-                g.run([&](K& k) { k.filter(o, i, n); });
+                const size_t N = g.run([](K& k) { return size_t(k.channels()); });
+                if (N == 1 && x.ndim() != 1)
+                    throw std::invalid_argument("x: expected a one-dimensional array");
+                if (N > 1 && (x.ndim() != 2 || size_t(x.shape(0)) != N))
+                    throw std::invalid_argument("x: expected an array of shape (" +
+                                                std::to_string(N) + ", n)");
+                const size_t n = static_cast<size_t>(x.shape(x.ndim() - 1));
+                py::array_t<T> out = N == 1
+                                         ? py::array_t<T>(py::ssize_t(n * L))
+                                         : py::array_t<T>({ py::ssize_t(N),
+                                                            py::ssize_t(n * L) });
+                std::vector<T*> o(N);
+                std::vector<const T*> i(N);
+                for (size_t c = 0; c < N; c++) {
+                    o[c] = out.mutable_data() + c * n * L;
+                    i[c] = x.data() + c * n;
+                }
+                g.run([&](K& k) { k.filter_channels(o.data(), i.data(), n); });
                 return out;
             },
             py::arg("x"))
+        .def("channels", pyutil::method<K>(&K::channels))
         .def("set_taps", pyutil::method<K>(&K::set_taps), py::arg("taps"))
         .def("taps", pyutil::method<K>(&K::taps))
         .def("reset", pyutil::method<K>(&K::reset))

@@ -4,9 +4,11 @@
  */
 // Bindings of the resampler and table-lookup blocks, their kernels (numpy in, numpy out)
 // and the texture-unit emulation.
+#include "channel_counts.h"
 #include "int_arg.h"
 #include "kernel_guard.h"
 #include "numpy_util.h"
+#include <gnuradio/gpuinterp/kernel/channels.h>
 #include <gnuradio/gpuinterp/kernel/validate.h>
 #include <gnuradio/gpuinterp/kernel/resampler.h>
 #include <gnuradio/gpuinterp/kernel/table_lookup.h>
@@ -48,7 +50,9 @@ Args:
            resampling kernel's own store: rint(y * 32767 / full_scale), saturated, NaN as 0;
            saturated() and invalid() count those outputs, and a warning is logged at most once
            a second while they grow
-    full_scale: sc16 only: the output magnitude that maps to 32767 (> 0, finite))doc";
+    full_scale: sc16 only: the output magnitude that maps to 32767 (> 0, finite)
+    channels: 1 .. 64 inputs and as many outputs; each channel has its own history and tags,
+           all share the rate (one clock: the same inputs taken and outputs given per call))doc";
 
 const char* lookup_doc =
     R"doc(Interpolated table lookup: float coordinates in, table values out (CUDA 1D texture rules).
@@ -72,11 +76,11 @@ template <class T>
 void bind_resampler_block(py::module& m, const char* name)
 {
     using blk = resampler<T>;
-    py::class_<blk, gr::block, gr::basic_block, std::shared_ptr<blk>>(
+    auto cls = py::class_<blk, gr::block, gr::basic_block, std::shared_ptr<blk>>(
         m, name, resampler_doc)
         .def(py::init([](double rate, const std::string& method, int_arg nfilts, int_arg taps_per_arm,
                          double att, const std::string& b, int_arg device, bool device_buffers,
-                         const std::string& output_format, float full_scale) {
+                         const std::string& output_format, float full_scale, int_arg channels) {
                  return blk::make(rate,
                                   method,
                                   nfilts.get<unsigned>("nfilts", pyutil::min_nfilts, pyutil::max_nfilts),
@@ -86,7 +90,8 @@ void bind_resampler_block(py::module& m, const char* name)
                                   device.get<int>("device", 0),
                                   device_buffers,
                                   output_format,
-                                  full_scale);
+                                  full_scale,
+                                  channels.get<int>("channels", 1, kernel::max_channels));
              }),
              py::arg("rate"),
              py::arg("method") = "polyphase",
@@ -98,6 +103,7 @@ void bind_resampler_block(py::module& m, const char* name)
              py::arg("device_buffers") = false,
              py::arg("output_format") = "fc32",
              py::arg("full_scale") = 1.0f,
+             py::arg("channels") = 1,
              resampler_doc)
         .def("set_rate",
              &blk::set_rate,
@@ -111,10 +117,9 @@ void bind_resampler_block(py::module& m, const char* name)
              "(for comparison); ignored on the CPU and by the other methods.")
         .def("method", &blk::method)
         .def("output_format", &blk::output_format, "'fc32' or 'sc16'.")
-        .def("saturated", &blk::saturated, "sc16: outputs clipped to int16 since start.")
-        .def("invalid", &blk::invalid, "sc16: outputs with a NaN component (written as 0) since start.")
         .def("device_buffers", &blk::device_buffers, "True when the ports use device buffers.")
         .def("active_backend", &blk::active_backend);
+    pyutil::def_channel_counts(cls);
 }
 
 template <class T>
@@ -153,7 +158,9 @@ void bind_resampler_kernel(py::module& m, const char* name)
     using G = pyutil::guarded<K>;
     static const std::string doc =
         std::string("Streaming resampler kernel (no flowgraph). resample(x) consumes x and returns every "
-                    "output it allows; calling it chunk by chunk equals one call.") +
+                    "output it allows; calling it chunk by chunk equals one call. With channels = N, "
+                    "x is an (N, n) array and the result (N, m): each row with its own history, all "
+                    "at the same rate.") +
         pyutil::thread_safety_doc();
     py::class_<G>(m, name, doc.c_str())
         .def(py::init([](double rate,
@@ -163,7 +170,8 @@ void bind_resampler_kernel(py::module& m, const char* name)
                          double att,
                          const std::string& b,
                          int_arg device,
-                         int_arg batch) {
+                         int_arg batch,
+                         int_arg channels) {
                  kernel::polyphase_params p;
                  p.nfilts = nfilts.get<unsigned>("nfilts", pyutil::min_nfilts, pyutil::max_nfilts);
                  p.taps_per_arm = K_.get<unsigned>("taps_per_arm", pyutil::min_taps_per_arm, pyutil::max_taps_per_arm);
@@ -173,7 +181,8 @@ void bind_resampler_kernel(py::module& m, const char* name)
                                                 backend_from_string(b),
                                                 device.get<int>("device", 0),
                                                 p,
-                                                batch.get<size_t>("batch", 0, pyutil::max_batch));
+                                                batch.get<size_t>("batch", 0, pyutil::max_batch),
+                                                channels.get<unsigned>("channels", 1, kernel::max_channels));
              }),
              py::arg("rate"),
              py::arg("method") = "polyphase",
@@ -182,20 +191,28 @@ void bind_resampler_kernel(py::module& m, const char* name)
              py::arg("attenuation_db") = 80.0,
              py::arg("backend") = "cpu",
              py::arg("device") = 0,
-             py::arg("batch") = 0)
+             py::arg("batch") = 0,
+             py::arg("channels") = 1)
         .def(
             "resample",
             [](G& g, const py::object& x_in) {
                 const auto x = pyutil::input_array<T>(x_in, "x");
-                if (x.ndim() != 1)
+                const size_t N = g.run([](K& k) { return size_t(k.channels()); });
+                if (N == 1 && x.ndim() != 1)
                     throw std::invalid_argument("x: expected a one-dimensional array");
-                std::vector<T> in(x.data(), x.data() + x.shape(0));
+                if (N > 1 && (x.ndim() != 2 || size_t(x.shape(0)) != N))
+                    throw std::invalid_argument("x: expected an array of shape (" +
+                                                std::to_string(N) + ", n)");
+                std::vector<T> in(x.data(), x.data() + x.size());
                 std::vector<T> out = g.run([&](K& k) { return k.resample(in); });
-                py::array_t<T> a(static_cast<py::ssize_t>(out.size()));
+                py::array_t<T> a = N == 1 ? py::array_t<T>(py::ssize_t(out.size()))
+                                          : py::array_t<T>({ py::ssize_t(N),
+                                                             py::ssize_t(out.size() / N) });
                 std::copy(out.begin(), out.end(), a.mutable_data());
                 return a;
             },
             py::arg("x"))
+        .def("channels", pyutil::method<K>(&K::channels))
         .def("set_rate", pyutil::method<K>(&K::set_rate), py::arg("rate"))
         .def("rate", pyutil::method<K>(&K::rate))
         .def(

@@ -21,6 +21,8 @@ namespace kernel {
 
 template <typename T, typename TAP>
 class fir_engine;
+template <typename T, typename TAP>
+class fir_channels_engine;
 
 /*!
  * \brief Streaming polyphase FIR interpolator by an integer factor L (upsample + low-pass).
@@ -40,6 +42,13 @@ class fir_engine;
  * Backends: `cpu` (VOLK dot products over reversed arms, OpenMP threads for large calls) and
  * `cuda` (a polyphase kernel with taps in shared memory and a pinned, double-buffered pipeline).
  * Precision: float accumulation on both; outputs match a double reference to float rounding.
+ *
+ * Channels: with `channels` = N > 1 the kernel filters N streams (filter_channels()), each
+ * with its own history, all with the same taps: an interpolator's filter belongs to the rate
+ * change, not to the signal, so set_taps() changes every channel at the same sample. Channel c
+ * is exactly a single-channel kernel fed channel c's inputs: on the CPU bit for bit; on CUDA
+ * every channel runs in one launch (gridDim.y = channel) of the single-channel kernel's body.
+ * With N = 1 the kernel is the single-channel one (filter() and friends).
  */
 template <typename T, typename TAP>
 class polyphase_interpolator
@@ -52,17 +61,19 @@ public:
      * \param device CUDA device index
      * \param batch most input items one GPU launch takes (0: default); larger trades latency for
      *        throughput. Ignored by the CPU backend.
+     * \param channels 1 .. max_channels (kernel/channels.h) streams sharing the taps
      */
     polyphase_interpolator(unsigned interpolation,
                            const std::vector<TAP>& taps,
                            backend requested = backend::cpu,
                            int device = 0,
-                           size_t batch = 0);
+                           size_t batch = 0,
+                           unsigned channels = 1);
     ~polyphase_interpolator();
     polyphase_interpolator(const polyphase_interpolator&) = delete;
     polyphase_interpolator& operator=(const polyphase_interpolator&) = delete;
 
-    //! Interpolate n_in inputs into exactly n_in * interpolation() outputs.
+    //! Interpolate n_in inputs into exactly n_in * interpolation() outputs (one channel only).
     void filter(T* out, const T* in, size_t n_in);
     //! Convenience for bindings and tests.
     std::vector<T> filter(const std::vector<T>& in);
@@ -83,9 +94,22 @@ public:
      */
     void filter_sc16(
         int16_t* out, const T* in, size_t n_in, float full_scale, bool device = false);
-    //! sc16 outputs counted since construction or reset_counts().
-    const sc16_counts& counts() const { return d_counts; }
-    void reset_counts() { d_counts = {}; }
+    /*!
+     * \brief Every channel: in[c] holds channel c's n_in inputs, out[c] receives its n_in * L
+     * outputs. `device`: pointers in the backend's memory, as filter_device().
+     */
+    void
+    filter_channels(T* const* out, const T* const* in, size_t n_in, bool device = false);
+    //! filter_sc16() for every channel; channel c's counts in counts(c).
+    void filter_channels_sc16(int16_t* const* out,
+                              const T* const* in,
+                              size_t n_in,
+                              float full_scale,
+                              bool device = false);
+    //! sc16 outputs of `channel` counted since construction or reset_counts().
+    const sc16_counts& counts(unsigned channel = 0) const;
+    void reset_counts();
+    unsigned channels() const { return d_channels; }
     void set_taps(const std::vector<TAP>& taps);
     const std::vector<TAP>& taps() const { return d_taps; }
     unsigned interpolation() const { return d_L; }
@@ -103,14 +127,20 @@ public:
     static constexpr size_t default_batch = 1 << 18;
 
 private:
+    void check_one_channel(const char* what) const;
+
     unsigned d_L;
+    unsigned d_channels;
     size_t d_M = 0;
     size_t d_batch;
     std::vector<TAP> d_taps;
     backend d_backend;
     std::string d_note;
-    std::unique_ptr<fir_engine<T, TAP>> d_engine;
-    sc16_counts d_counts;
+    //! One per channel: the CPU, and CUDA with one channel.
+    std::vector<std::unique_ptr<fir_engine<T, TAP>>> d_engines;
+    //! CUDA with channels > 1: every channel in one launch.
+    std::unique_ptr<fir_channels_engine<T, TAP>> d_channels_engine;
+    std::vector<sc16_counts> d_counts;
     std::vector<T> d_scratch; //!< CPU sc16: one chunk of outputs
 };
 

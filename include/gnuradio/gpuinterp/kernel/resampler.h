@@ -45,6 +45,8 @@ struct polyphase_params {
 
 template <typename T>
 class resamp_engine;
+template <typename T>
+class resamp_channels_engine;
 
 /*!
  * \brief Streaming arbitrary-rate resampler, r = output rate / input rate.
@@ -73,6 +75,14 @@ class resamp_engine;
  * resamp design). For r < 1 the filter is stretched by 1/r (K' = K/r taps per output, the
  *               table grows to K' nfilts floats) so it also suppresses aliasing.
  * No gain: a constant input gives that constant out (to the design's passband ripple).
+ *
+ * Channels: with `channels` = N > 1 the kernel resamples N streams (resample_channels()), each
+ * with its own history, all at the same rate and with one clock: a call takes the same number
+ * of inputs from every channel and gives each the same number of outputs, and set_rate()
+ * changes every channel at the same output. Channel c is exactly a single-channel resampler
+ * fed channel c's inputs: on the CPU bit for bit; on CUDA every channel runs in one launch
+ * (gridDim.y = channel) of the single-channel kernels' bodies, except the texture method, which
+ * needs a texture per channel and runs one launch per channel.
  */
 template <typename T>
 class resampler
@@ -83,7 +93,8 @@ public:
               backend requested = backend::cpu,
               int device = 0,
               const polyphase_params& pp = {},
-              size_t batch = 0);
+              size_t batch = 0,
+              unsigned channels = 1);
     ~resampler();
     resampler(const resampler&) = delete;
     resampler& operator=(const resampler&) = delete;
@@ -103,7 +114,8 @@ public:
      */
     size_t
     resample_device(T* out, size_t max_out, const T* in, size_t n_in, size_t& consumed);
-    //! Consume everything and return every output it allows.
+    //! Consume everything and return every output it allows. With channels > 1: `in` holds
+    //! every channel's inputs channel-major (equal lengths), the outputs come channel-major.
     std::vector<T> resample(const std::vector<T>& in);
 
     /*!
@@ -123,9 +135,31 @@ public:
                          bool device = false);
     //! resample(in) with sc16 output: 2 values per output.
     std::vector<int16_t> resample_sc16(const std::vector<T>& in, float full_scale);
-    //! sc16 outputs counted since construction or reset_counts() (reset() keeps them).
-    const sc16_counts& counts() const { return d_counts; }
-    void reset_counts() { d_counts = {}; }
+    /*!
+     * \brief Every channel: in[c] holds channel c's n_in new inputs, out[c] receives its
+     * outputs (at most max_out, the same count for every channel, returned); `consumed` as
+     * resample(), the same for every channel. `device`: pointers in the backend's memory, as
+     * resample_device().
+     */
+    size_t resample_channels(T* const* out,
+                             size_t max_out,
+                             const T* const* in,
+                             size_t n_in,
+                             size_t& consumed,
+                             bool device = false);
+    //! resample_channels() with sc16 output, as resample_sc16(); channel c counts in counts(c).
+    size_t resample_channels_sc16(int16_t* const* out,
+                                  size_t max_out,
+                                  const T* const* in,
+                                  size_t n_in,
+                                  size_t& consumed,
+                                  float full_scale,
+                                  bool device = false);
+    //! sc16 outputs of `channel` counted since construction or reset_counts() (reset() keeps
+    //! them).
+    const sc16_counts& counts(unsigned channel = 0) const;
+    void reset_counts();
+    unsigned channels() const { return d_channels; }
 
     //! Inputs to pass so that the next n_out outputs can be produced (GNU Radio
     //! forecast).
@@ -163,18 +197,25 @@ public:
 
 private:
     void configure_reach();
+    void check_one_channel(const char* what) const;
+    //! Brings every channel's history back to the host (after device calls).
+    void pull_histories();
+    //! `f(engine)` for every engine: the per-channel ones and the one-launch one.
+    template <typename F>
+    void for_each_engine(F&& f);
     //! The bookkeeping shared by resample() and resample_device(): plans the call, lets
     //! `compute(plan, used)` produce the outputs, advances the clock.
     template <typename Compute>
     size_t step(size_t max_out, size_t n_in, size_t& consumed, Compute&& compute);
     size_t count_outputs(int64_t first_ip, uint64_t first_fp, int64_t last_index) const;
-    //! The loop of resample(in): `call(out, max_out, in, n_in, consumed)` writes `per_out`
-    //! values of O per output.
+    //! The loop of resample(in): `call(out, max_out, in, n_in, consumed)` (per-channel
+    //! pointers) writes `per_out` values of O per output.
     template <typename O, typename Call>
     std::vector<O> resample_all(const std::vector<T>& in, size_t per_out, Call&& call);
 
     double d_rate;
     resamp_method d_method;
+    unsigned d_channels;
     polyphase_params d_pp;
     std::vector<float> d_proto;
     double d_proto_scale = 0;
@@ -186,12 +227,15 @@ private:
     int64_t d_seg_ip = 0;
     uint64_t d_seg_fp = 0;
     uint64_t d_consumed = 0, d_produced = 0;
-    stream_history<T> d_hist;
+    std::vector<stream_history<T>> d_hist; //!< per channel, all of one length
     backend d_backend;
     std::string d_note;
     resamp_cuda_variant d_variant = resamp_cuda_variant::automatic;
-    std::unique_ptr<resamp_engine<T>> d_engine;
-    sc16_counts d_counts;
+    //! One per channel: the CPU, CUDA with one channel, and the texture method on CUDA.
+    std::vector<std::unique_ptr<resamp_engine<T>>> d_engines;
+    //! CUDA with channels > 1 (other methods than texture): every channel in one launch.
+    std::unique_ptr<resamp_channels_engine<T>> d_channels_engine;
+    std::vector<sc16_counts> d_counts;
 };
 
 using resampler_cc = resampler<std::complex<float>>;

@@ -1,0 +1,231 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// The multi-channel polyphase interpolator's CUDA engine (kernel/polyphase_interpolator.h with
+// channels > 1): every channel in one launch per call, complex float, float or sc16 out. The
+// channels share the taps (one upload, one launch plan) and each has its own history.
+//
+// Host buffers: the channels are staged channel-major through the two-slot pipeline (each
+// channel's window: M - 1 history values, then the chunk), one launch per chunk, and each
+// channel's outputs are copied back to its own buffer. Device buffers: each channel's first
+// min(n, M - 1) inputs read a seam [history, inputs] (device_history.cuh); one launch covers
+// every channel's seam, the next ones every channel's remaining inputs in place. The same
+// layout as the predistorter bank (dpd_bank.cu).
+#include "complex_ops.cuh"
+#include "cuda_common.cuh"
+#include "cuda_engines.h"
+#include "device_history.cuh"
+#include "fir_launch.h"
+#include "host_pipeline.cuh"
+#include "sc16_counters.cuh"
+#include <gnuradio/gpuinterp/kernel/stream_history.h>
+#include <type_traits>
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace gr {
+namespace gpuinterp {
+namespace gpu {
+
+namespace {
+
+template <typename T, typename TAP>
+class cuda_fir_channels_engine final
+    : public kernel::fir_channels_engine<host_t<T>, host_t<TAP>>
+{
+public:
+    using HT = host_t<T>;
+    using HTAP = host_t<TAP>;
+    static_assert(sizeof(HT) == sizeof(T) && sizeof(HTAP) == sizeof(TAP), "layout");
+
+    cuda_fir_channels_engine(int device, size_t batch, unsigned channels)
+        : d_device(device),
+          d_batch(batch),
+          d_N(channels),
+          d_hist(channels),
+          d_dev_hist(channels),
+          d_pipe(device)
+    {
+        if (channels < 1 || channels > unsigned(MAX_CHANNELS))
+            throw std::invalid_argument("channels: the CUDA interpolator takes 1 to " +
+                                        std::to_string(MAX_CHANNELS));
+    }
+
+    void set_taps(const std::vector<HTAP>& padded, unsigned L, size_t M) override
+    {
+        device_guard guard(d_device);
+        for (unsigned c = 0; c < d_N; c++)
+            d_dev_hist[c].pull(d_hist[c]);
+        d_taps.reserve(padded.size());
+        upload(d_taps.get(), padded.data(), padded.size());
+        for (auto& h : d_hist)
+            h.resize(M - 1);
+        d_plan = plan_fir_channels<T, TAP>(d_device, L, M);
+    }
+
+    void filter(HT* const* out, const HT* const* in, size_t n, bool device) override
+    {
+        run(reinterpret_cast<void* const*>(out),
+            in,
+            n,
+            device,
+            d_pipe,
+            [&](const channel_pointers& p, int cnt, cudaStream_t st) {
+                launch_fir_channels<T, TAP>(d_plan, p, d_N, d_taps.get(), cnt, st);
+            });
+    }
+
+    void filter_sc16(int16_t* const* out,
+                     const HT* const* in,
+                     size_t n,
+                     float scale,
+                     kernel::sc16_counts* counts,
+                     bool device) override
+    {
+        if constexpr (!std::is_same_v<T, float2>) {
+            throw std::invalid_argument("output_format: sc16 needs complex samples");
+        } else {
+            device_guard guard(d_device);
+            const cudaStream_t st0 = d_pipe.stream0();
+            d_counts.ensure(d_N, st0);
+            if (!d_pipe16)
+                d_pipe16 = std::make_unique<host_pipeline<T, uint32_t>>(d_device);
+            run(reinterpret_cast<void* const*>(out),
+                in,
+                n,
+                device,
+                *d_pipe16,
+                [&](const channel_pointers& p, int cnt, cudaStream_t st) {
+                    launch_fir_channels_sc16<TAP>(
+                        d_plan, p, d_N, d_taps.get(), cnt, scale, d_counts.get(), st);
+                });
+            // The pipeline's streams are drained, the device path's launches are on st0.
+            d_counts.read(counts, st0);
+        }
+    }
+
+    void reset() override
+    {
+        for (unsigned c = 0; c < d_N; c++) {
+            d_hist[c].clear();
+            d_dev_hist[c].invalidate();
+        }
+    }
+
+    void set_batch(size_t b) override { d_batch = b; }
+
+private:
+    //! One call over every channel; Out: one output value (T, or an sc16 pair as a word).
+    template <typename Out, typename Launch>
+    void run(void* const* out,
+             const HT* const* in_h,
+             size_t n,
+             bool device,
+             host_pipeline<T, Out>& pipe,
+             Launch&& launch)
+    {
+        if (n == 0)
+            return;
+        device_guard guard(d_device);
+        const size_t L = size_t(d_plan.g.L), H = d_hist[0].size(), N = d_N;
+        const T* const* in = reinterpret_cast<const T* const*>(in_h);
+        auto y = [&](unsigned c, size_t pos) {
+            return static_cast<Out*>(out[c]) + pos * L;
+        };
+        channel_pointers p{};
+        if (device) {
+            const cudaStream_t st = d_pipe.stream0();
+            for (unsigned c = 0; c < d_N; c++) {
+                p.x[c] = d_dev_hist[c].seam(d_hist[c], in[c], n, st);
+                p.y[c] = y(c, 0);
+            }
+            const size_t s = std::min(n, H);
+            if (s > 0)
+                launch(p, int(s), st);
+            const size_t max_launch = size_t(1)
+                                      << 28; // launch sizes stay well inside int
+            for (size_t pos = s; pos < n; pos += max_launch) {
+                for (unsigned c = 0; c < d_N; c++) {
+                    p.x[c] = in[c] + pos - H;
+                    p.y[c] = y(c, pos);
+                }
+                launch(p, int(std::min(max_launch, n - pos)), st);
+            }
+            for (unsigned c = 0; c < d_N; c++)
+                d_dev_hist[c].save(in[c], n, st);
+            // GNU Radio takes the input as consumed and the output as written on return.
+            GPUINTERP_CUDA_CHECK(cudaStreamSynchronize(st));
+            return;
+        }
+        for (unsigned c = 0; c < d_N; c++)
+            d_dev_hist[c].pull(d_hist[c]);
+        // Items of the pipeline are "one input of every channel"; the output of one launch stays
+        // at 4 Mi values (all channels) so pinned staging is bounded for large L and N.
+        const size_t chunk =
+            std::max<size_t>(1, std::min(d_batch, (size_t(1) << 22) / L) / N);
+        pipe.run_to(
+            n,
+            chunk,
+            { N * H, N, N * L },
+            [&](T* pinned, size_t pos, size_t cnt) {
+                for (unsigned c = 0; c < d_N; c++) {
+                    HT* w = reinterpret_cast<HT*>(pinned) + c * (H + cnt);
+                    d_hist[c].window(w, in_h[c], pos, 0);
+                    cpu::parallel_copy(w + H, in_h[c] + pos, cnt * sizeof(HT));
+                }
+            },
+            [&](const T* x, Out* yd, size_t cnt, cudaStream_t st) {
+                for (unsigned c = 0; c < d_N; c++) {
+                    p.x[c] = x + c * (H + cnt);
+                    p.y[c] = yd + c * cnt * L;
+                }
+                launch(p, int(cnt), st);
+            },
+            [&](const Out* staged, size_t pos, size_t cnt) {
+                for (unsigned c = 0; c < d_N; c++)
+                    cpu::parallel_copy(
+                        y(c, pos), staged + c * cnt * L, cnt * L * sizeof(Out));
+            });
+        for (unsigned c = 0; c < d_N; c++)
+            d_hist[c].advance(in_h[c], n);
+    }
+
+    int d_device;
+    size_t d_batch;
+    unsigned d_N;
+    fir_plan d_plan{};
+    device_buffer<TAP> d_taps;
+    std::vector<kernel::stream_history<HT>> d_hist;
+    std::vector<device_history<T, HT>> d_dev_hist;
+    sc16_counters d_counts; //!< sc16
+    // Last members, destroyed first: they wait for their streams before the buffers above go.
+    host_pipeline<T, T> d_pipe;
+    std::unique_ptr<host_pipeline<T, uint32_t>> d_pipe16;
+};
+
+} // namespace
+
+template <typename T, typename TAP>
+std::unique_ptr<kernel::fir_channels_engine<T, TAP>>
+make_cuda_fir_channels_engine(int device, size_t batch, unsigned channels)
+{
+    return std::make_unique<cuda_fir_channels_engine<device_t<T>, device_t<TAP>>>(
+        device, batch, channels);
+}
+
+template std::unique_ptr<kernel::fir_channels_engine<std::complex<float>, float>>
+make_cuda_fir_channels_engine<std::complex<float>, float>(int, size_t, unsigned);
+template std::unique_ptr<kernel::fir_channels_engine<float, float>>
+make_cuda_fir_channels_engine<float, float>(int, size_t, unsigned);
+template std::unique_ptr<
+    kernel::fir_channels_engine<std::complex<float>, std::complex<float>>>
+make_cuda_fir_channels_engine<std::complex<float>, std::complex<float>>(int,
+                                                                        size_t,
+                                                                        unsigned);
+
+} // namespace gpu
+} // namespace gpuinterp
+} // namespace gr

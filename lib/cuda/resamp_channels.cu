@@ -1,0 +1,354 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// The multi-channel resampler's CUDA engine (kernel/resampler.h with channels > 1): the channels
+// share the rate, so one plan (positions, counts) serves all of them, and each kernel of
+// resamp_kernels.cuh runs every channel in one launch (gridDim.y = channel, the per-channel
+// windows and outputs in a channel_pointers parameter). The texture method is not here: each
+// channel's window would need its own pitch-2D texture, so the front end runs one
+// single-channel engine per channel for it.
+//
+// Host buffers: each batch's window part is staged channel-major in pinned memory, copied in
+// once, one launch, the outputs copied back once and scattered to the channels' buffers (not
+// double-buffered, as the single-channel engine: resampler.cu says why). Device buffers: each
+// channel's seam [history, in[0 .. H)] (device_history.cuh) for the first outputs, one launch for
+// every channel's seam, then every channel's remaining outputs read in place.
+#include "channel_pointers.cuh"
+#include "cuda_engines.h"
+#include "resamp_engine.cuh"
+#include "sc16_counters.cuh"
+#include <vector>
+
+namespace gr {
+namespace gpuinterp {
+namespace gpu {
+
+namespace {
+
+template <typename D, typename H>
+class cuda_resamp_channels_engine final : public kernel::resamp_channels_engine<H>
+{
+public:
+    cuda_resamp_channels_engine(int device, size_t batch, unsigned channels)
+        : d_device(device),
+          d_batch(batch),
+          d_N(channels),
+          d_tuning(resamp_tuning_for(compute_capability(device))),
+          d_dev_hist(channels)
+    {
+        if (channels < 1 || channels > unsigned(MAX_CHANNELS))
+            throw std::invalid_argument("channels: the CUDA resampler takes 1 to " +
+                                        std::to_string(MAX_CHANNELS));
+        device_guard g(d_device);
+        d_stream = std::make_unique<stream>();
+        GPUINTERP_CUDA_CHECK(
+            cudaDeviceGetAttribute(&d_sms, cudaDevAttrMultiProcessorCount, device));
+        GPUINTERP_CUDA_CHECK(cudaDeviceGetAttribute(
+            &d_smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    }
+    ~cuda_resamp_channels_engine() override
+    {
+        if (d_stream)
+            cudaStreamSynchronize(d_stream->get());
+    }
+
+    void set_prototype(const std::vector<float>& table, unsigned K, unsigned P) override
+    {
+        device_guard g(d_device);
+        upload_prototype(table, K, P, d_arms, d_cols);
+        d_K = int(K);
+        d_P = int(P);
+    }
+    void set_cuda_variant(kernel::resamp_cuda_variant v) override
+    {
+        d_untiled = v == kernel::resamp_cuda_variant::untiled;
+    }
+    void set_batch(size_t b) override { d_batch = b; }
+
+    void run(H* const* out,
+             const H* const* in,
+             size_t n_in,
+             std::vector<kernel::stream_history<H>>& hist,
+             size_t used,
+             const kernel::resamp_plan& plan,
+             bool device) override
+    {
+        device_guard g(d_device);
+        run_to(reinterpret_cast<void* const*>(out),
+               in,
+               n_in,
+               hist,
+               used,
+               plan,
+               device,
+               static_cast<D*>(nullptr),
+               d_dout,
+               d_hout);
+    }
+
+    void run_sc16(int16_t* const* out,
+                  const H* const* in,
+                  size_t n_in,
+                  std::vector<kernel::stream_history<H>>& hist,
+                  size_t used,
+                  const kernel::resamp_plan& plan,
+                  bool device,
+                  float scale,
+                  kernel::sc16_counts* counts) override
+    {
+        if constexpr (!std::is_same_v<D, float2>) {
+            throw std::logic_error("resampler engine: sc16 needs complex samples");
+        } else {
+            device_guard g(d_device);
+            const cudaStream_t st = d_stream->get();
+            d_counts.ensure(d_N, st);
+            run_to(reinterpret_cast<void* const*>(out),
+                   in,
+                   n_in,
+                   hist,
+                   used,
+                   plan,
+                   device,
+                   resamp_store_sc16{ nullptr, scale, d_counts.get() },
+                   d_dout16,
+                   d_hout16);
+            d_counts.read(counts,
+                          st); // waits for the stream: the outputs are complete too
+        }
+    }
+
+    void pull_history(std::vector<kernel::stream_history<H>>& hist) override
+    {
+        device_guard g(d_device);
+        for (unsigned c = 0; c < d_N; c++)
+            d_dev_hist[c].pull(hist[c]);
+    }
+    void forget_history() override
+    {
+        for (auto& h : d_dev_hist)
+            h.invalidate();
+    }
+
+private:
+    //! The output value of a store: D, or an sc16 pair.
+    template <typename Store>
+    using out_t = std::conditional_t<std::is_same_v<Store, D*>, D, short2>;
+
+    template <typename Store>
+    void run_to(void* const* out,
+                const H* const* in_h,
+                size_t n_in,
+                std::vector<kernel::stream_history<H>>& hist,
+                size_t used,
+                const kernel::resamp_plan& plan,
+                bool device,
+                const Store& proto,
+                device_buffer<out_t<Store>>& dout,
+                pinned_buffer<out_t<Store>>& hout)
+    {
+        using O = out_t<Store>;
+        const cudaStream_t st = d_stream->get();
+        const size_t Hn = hist[0].size(), N = d_N;
+        const D* const* in = reinterpret_cast<const D* const*>(in_h);
+        auto y = [&](unsigned c, size_t k) { return static_cast<O*>(out[c]) + k; };
+        // One launch's outputs, all channels together, stay at the batch.
+        const size_t per = std::max<size_t>(1, d_batch / N);
+        channel_pointers p{};
+        if (device) {
+            for (unsigned c = 0; c < d_N; c++) {
+                p.x[c] = d_dev_hist[c].seam(hist[c], in[c], n_in, st);
+                p.y[c] = y(c, 0);
+            }
+            kernel::resamp_plan rest;
+            const size_t n_seam = seam_outputs(plan, Hn, rest);
+            if (n_seam > 0) {
+                kernel::resamp_plan sub = plan;
+                sub.n_out = n_seam;
+                launch(p, sub, proto, st);
+            }
+            for_each_resamp_batch(rest,
+                                  n_in,
+                                  per,
+                                  [&](size_t k0,
+                                      size_t,
+                                      long long lo,
+                                      size_t,
+                                      const kernel::resamp_plan& sub) {
+                                      for (unsigned c = 0; c < d_N; c++) {
+                                          p.x[c] = in[c] + lo;
+                                          p.y[c] = y(c, n_seam + k0);
+                                      }
+                                      launch(p, sub, proto, st);
+                                  });
+            for (unsigned c = 0; c < d_N; c++)
+                d_dev_hist[c].save(in[c], used, st);
+            d_stream->synchronize(); // GNU Radio reads the outputs when work() returns
+            return;
+        }
+        for_each_resamp_batch(
+            plan,
+            Hn + n_in,
+            per,
+            [&](size_t k0,
+                size_t cnt,
+                long long lo,
+                size_t n,
+                const kernel::resamp_plan& sub) {
+                d_hwin.reserve(N * n);
+                d_dwin.reserve(N * n);
+                hout.reserve(N * cnt);
+                dout.reserve(N * cnt);
+                for (unsigned c = 0; c < d_N; c++)
+                    window_part(d_hwin.get() + c * n, hist[c], in[c], size_t(lo), n);
+                GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(d_dwin.get(),
+                                                     d_hwin.get(),
+                                                     N * n * sizeof(D),
+                                                     cudaMemcpyHostToDevice,
+                                                     st));
+                for (unsigned c = 0; c < d_N; c++) {
+                    p.x[c] = d_dwin.get() + c * n;
+                    p.y[c] = dout.get() + c * cnt;
+                }
+                launch(p, sub, proto, st);
+                GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(hout.get(),
+                                                     dout.get(),
+                                                     N * cnt * sizeof(O),
+                                                     cudaMemcpyDeviceToHost,
+                                                     st));
+                d_stream->synchronize();
+                for (unsigned c = 0; c < d_N; c++)
+                    std::memcpy(static_cast<void*>(y(c, k0)),
+                                hout.get() + c * cnt,
+                                cnt * sizeof(O));
+            });
+        for (unsigned c = 0; c < d_N; c++)
+            hist[c].advance(in_h[c], used);
+    }
+
+    //! Samples [lo, lo + n) of the window [hist, in] to dst.
+    static void window_part(
+        D* dst, const kernel::stream_history<H>& hist, const D* in, size_t lo, size_t n)
+    {
+        const size_t Hn = hist.size();
+        size_t done = 0;
+        if (lo < Hn) {
+            done = std::min(n, Hn - lo);
+            std::memcpy(dst, hist.values().data() + lo, done * sizeof(D));
+        }
+        if (done < n)
+            std::memcpy(dst + done, in + (lo + done - Hn), (n - done) * sizeof(D));
+    }
+
+    //! Every channel's outputs of `plan` (its positions relative to each p.x[c]).
+    template <typename Store>
+    void launch(const channel_pointers& p,
+                const kernel::resamp_plan& plan,
+                const Store& proto,
+                cudaStream_t st)
+    {
+        if (plan.n_out == 0)
+            return;
+        if (plan.method == resamp_method::polyphase && !d_untiled &&
+            launch_tiled(p, plan, proto, st))
+            return;
+        if (plan.method == resamp_method::texture)
+            throw std::logic_error("resampler: the texture method runs per channel");
+        poly_args pa{ d_arms.get(), d_K, d_P, plan.half_span };
+        const int threads = d_tuning.threads;
+        const size_t total = std::min<size_t>((plan.n_out + threads - 1) / threads,
+                                              size_t(d_sms) * d_tuning.blocks_per_sm);
+        // The resident blocks shared out between the channels.
+        const dim3 grid(unsigned(std::max<size_t>(1, (total + d_N - 1) / d_N)), d_N);
+        // Indexed by the method's value (resamp_method order); texture has no entry.
+        const decltype(&resamp_channels_kernel<D, 0, Store>) by_method[] = {
+            resamp_channels_kernel<D, 0, Store>,
+            resamp_channels_kernel<D, 1, Store>,
+            nullptr,
+            resamp_channels_kernel<D, 3, Store>,
+            resamp_channels_kernel<D, 4, Store>
+        };
+        by_method[int(plan.method)]<<<grid, threads, 0, st>>>(
+            p, proto, plan.n_out, plan.pos0, plan.step, pa);
+        GPUINTERP_CUDA_CHECK_LAUNCH(st);
+    }
+
+    template <typename Store>
+    bool launch_tiled(const channel_pointers& p,
+                      const kernel::resamp_plan& plan,
+                      const Store& proto,
+                      cudaStream_t st)
+    {
+        constexpr int si = std::is_same_v<Store, D*> ? 0 : 1;
+        constexpr int threads = resamp_build.tiled_threads;
+        const tiled_shape sh =
+            pick_tiled_shape<D>(plan, d_K, d_P, d_tuning, d_smem_optin);
+        if (sh.tile == 0)
+            return false;
+        auto* kern = poly_tiled_channels_kernel<D, Store>;
+        // Set before every launch, as the single-channel engine does: the attribute is the
+        // kernel's, shared by every engine.
+        GPUINTERP_CUDA_CHECK(cudaFuncSetAttribute(
+            kern, cudaFuncAttributeMaxDynamicSharedMemorySize, d_smem_optin));
+        if (sh.bytes != d_tiled_bytes[si]) {
+            GPUINTERP_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                &d_tiled_occ[si], kern, threads, sh.bytes));
+            d_tiled_bytes[si] = sh.bytes;
+        }
+        const size_t n_tiles = (plan.n_out + sh.tile - 1) / sh.tile;
+        const size_t resident = size_t(d_sms) * std::max(1, d_tiled_occ[si]);
+        const size_t per_channel = std::max<size_t>(1, (resident + d_N - 1) / d_N);
+        const dim3 grid(unsigned(std::min(n_tiles, per_channel)), d_N);
+        kern<<<grid, threads, sh.bytes, st>>>(p,
+                                              proto,
+                                              plan.n_out,
+                                              plan.pos0,
+                                              plan.step,
+                                              d_cols.get(),
+                                              d_K,
+                                              d_P,
+                                              plan.half_span,
+                                              unsigned(sh.tile),
+                                              unsigned(sh.cap));
+        GPUINTERP_CUDA_CHECK_LAUNCH(st);
+        return true;
+    }
+
+    int d_device;
+    size_t d_batch;
+    unsigned d_N;
+    const resamp_tuning& d_tuning;
+    int d_sms = 1, d_smem_optin = 48 * 1024;
+    int d_K = 0, d_P = 0;
+    bool d_untiled = false;
+    int d_tiled_occ[2] = { 1, 1 };
+    size_t d_tiled_bytes[2] = { 0, 0 };
+    std::unique_ptr<stream> d_stream;
+    device_buffer<float> d_arms, d_cols;
+    device_buffer<D> d_dwin, d_dout;
+    pinned_buffer<D> d_hwin, d_hout;
+    device_buffer<short2> d_dout16;
+    pinned_buffer<short2> d_hout16;
+    sc16_counters d_counts; //!< sc16
+    std::vector<device_history<D, H>> d_dev_hist;
+};
+
+} // namespace
+
+template <typename T>
+std::unique_ptr<kernel::resamp_channels_engine<T>>
+make_cuda_resamp_channels_engine(int device, size_t batch, unsigned channels)
+{
+    return std::make_unique<cuda_resamp_channels_engine<device_t<T>, T>>(
+        device, batch, channels);
+}
+
+template std::unique_ptr<kernel::resamp_channels_engine<float>>
+make_cuda_resamp_channels_engine<float>(int, size_t, unsigned);
+template std::unique_ptr<kernel::resamp_channels_engine<std::complex<float>>>
+make_cuda_resamp_channels_engine<std::complex<float>>(int, size_t, unsigned);
+
+} // namespace gpu
+} // namespace gpuinterp
+} // namespace gr

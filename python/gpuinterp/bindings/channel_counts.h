@@ -1,0 +1,41 @@
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef INCLUDED_GPUINTERP_CHANNEL_COUNTS_H
+#define INCLUDED_GPUINTERP_CHANNEL_COUNTS_H
+// saturated(channel=0) and invalid(channel=0) of a block with per-channel sc16 counts and a
+// channels() method, the channel checked with a ValueError naming it.
+#include "int_arg.h"
+#include <pybind11/pybind11.h>
+
+namespace gr {
+namespace gpuinterp {
+namespace pyutil {
+
+template <class Cls>
+void def_channel_counts(Cls& cls)
+{
+    using B = typename Cls::type;
+    cls.def(
+           "saturated",
+           [](const B& b, int_arg ch) {
+               return b.saturated(ch.get<unsigned>("channel", 0, b.channels() - 1));
+           },
+           py::arg("channel") = 0,
+           "sc16: outputs of `channel` clipped to int16 since start.")
+        .def(
+            "invalid",
+            [](const B& b, int_arg ch) {
+                return b.invalid(ch.get<unsigned>("channel", 0, b.channels() - 1));
+            },
+            py::arg("channel") = 0,
+            "sc16: outputs of `channel` with a NaN component (written as 0) since start.")
+        .def("channels", &B::channels, "The number of channels (inputs = outputs).");
+}
+
+} // namespace pyutil
+} // namespace gpuinterp
+} // namespace gr
+
+#endif
