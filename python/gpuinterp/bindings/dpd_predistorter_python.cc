@@ -404,7 +404,8 @@ void bind_dpd_predistorter(py::module& m)
                         const std::string& model,
                         int_arg channels,
                         const std::string& output_format,
-                        float full_scale) {
+                        float full_scale,
+                        const std::string& input_format) {
                 // With a model spec the structure comes from the spec and P..Lq are not used:
                 // only their type is checked then.
                 const bool ph = model.empty();
@@ -425,7 +426,8 @@ void bind_dpd_predistorter(py::module& m)
                     model,
                     channels.get<unsigned>("channels", 1, kernel::dpd_bank::max_channels),
                     output_format,
-                    full_scale);
+                    full_scale,
+                    input_format);
             }),
             py::arg("P"),
             py::arg("Q"),
@@ -442,6 +444,7 @@ void bind_dpd_predistorter(py::module& m)
             py::arg("channels") = 1,
             py::arg("output_format") = "fc32",
             py::arg("full_scale") = 1.0f,
+            py::arg("input_format") = "fc32",
             bdoc.c_str())
         .def("model", &B::model, "The model's canonical spec.")
         .def("delay",
@@ -490,6 +493,7 @@ void bind_dpd_predistorter(py::module& m)
             py::arg("channel"))
         .def("channels", &B::channels)
         .def("output_format", &B::output_format, "'fc32' or 'sc16'.")
+        .def("input_format", &B::input_format, "'fc32' or 'sc16'.")
         .def("full_scale", &B::full_scale)
         .def(
             "saturated",
