@@ -22,6 +22,9 @@
 // that hands out N items without writing them (count_source below), so the chain's rate is not
 // bounded by the host side's memset and memcpy of 8-byte items (GNU Radio's host-buffer ceiling,
 // BM_fg_dpd_format's copy rows): the device-buffer chain's own rate.
+// busy0, busy1, ...: the share of the run each chain block spent inside work() (GNU Radio's
+// performance counters; with GR_CONF_PERFCOUNTERS_ON=True and GR_CONF_PERFCOUNTERS_CLOCK=monotonic
+// they are wall time, else absent): the block near 1 is the one the chain waits for.
 // items_per_second counts INPUT samples; out_Msps the chain's output. N = 2^28 inputs for
 // the GPU rows (GPUINTERP_BENCH_LOG2N), 2^min(log2n, GPUINTERP_BENCH_CPU_LOG2N=22) for
 // the CPU rows (the rate is what is compared). BM_bus_ceiling measures pinned copy
@@ -44,6 +47,7 @@
 #include <gnuradio/top_block.h>
 #include <benchmark/benchmark.h>
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -159,7 +163,15 @@ void BM_fg_chain(benchmark::State& st)
         }
         tb->connect(prev, 0, snk, 0);
         st.ResumeTiming();
+        const auto t0 = std::chrono::steady_clock::now();
         tb->run();
+        const double wall_ns = std::chrono::duration<double, std::nano>(
+                                   std::chrono::steady_clock::now() - t0)
+                                   .count();
+        for (size_t i = 0; i < chain.size(); i++)
+            if (chain[i]->pc_work_time_total() > 0)
+                st.counters["busy" + std::to_string(i)] =
+                    chain[i]->pc_work_time_total() / wall_ns;
     }
     st.SetItemsProcessed(int64_t(st.iterations()) * int64_t(n));
     st.counters["out_Msps"] =
