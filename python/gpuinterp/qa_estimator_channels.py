@@ -6,6 +6,8 @@ obs_select messages): parameters, the message codec, and which samples each capt
 from marker streams (every sample carries its stream position and its channel). The closed loop of
 two chains is qa_estimator_channels_loop.py."""
 
+import os
+import tempfile
 import time
 
 import numpy as np
@@ -14,12 +16,14 @@ from gnuradio import blocks, gr, gr_unittest
 
 from gnuradio import gpuinterp
 from gnuradio.gpuinterp import dpd_adapt, radio_messages
+from gnuradio.gpuinterp import dpd_model as dm
 
 from qa_dpd_blocks import msg_collector  # noqa: E402 (this folder's test helpers)
 
 P, Q, Lp, Lq = 7, 0, 4, 1
 SPEC = f"ph:P={P},Q={Q},Lp={Lp},Lq={Lq}"
 K = (P + 1) // 2 * Lp
+SPEC = f"ph:P={P},Q={Q},Lp={Lp},Lq={Lq}"
 N = 16384            # capture
 SETTLE = 16384       # above the receiver's latency and what the buffers in front of the estimator hold
 RX_LATENCY = 5000    # samples from the switch's output to the estimator (the receiver's pipeline)
@@ -167,6 +171,35 @@ class qa_estimator_channels(gr_unittest.TestCase):
             np.testing.assert_array_equal(x, xs[c][s:s + N], f"capture {i}")
             np.testing.assert_array_equal(yc.real, np.full(N, c + 1, np.float32), f"capture {i}")
             np.testing.assert_array_equal(yc.imag, k[s:s + N].astype(np.float32), f"capture {i}")
+
+    def test_coefficients_file_per_channel(self):
+        # "f" is channel 0's "f.ch0" and channel 1's "f.ch1": each channel resumes from its own file
+        # and the start sends each its own coeffs dict.
+        rng = np.random.default_rng(4)
+        saved = [((1 + 0.01 * rng.standard_normal(K)) * np.eye(1, K, 0)[0] + 0.01j * c, 0.001 * (c + 1))
+                 for c in range(2)]
+        with tempfile.TemporaryDirectory() as d:
+            f = os.path.join(d, "coeffs.json")
+            for c, (w, lo) in enumerate(saved):
+                dm.save_model(f"{f}.ch{c}", dm.ModelFit(SPEC, w, lo, kind="predistorter"))
+            est = gpuinterp.dpd_estimator_cc(P, Q, Lp, Lq, capture_length=N, update_period=N, synchronous=True,
+                                             rx_timeout=0, channels=2, coefficients_file=f)
+            self.assertFalse(os.path.exists(f))
+            tb, got = gr.top_block(), msg_collector()
+            for c in range(3):
+                tb.connect(blocks.vector_source_c([0j] * 1000), (est, c))
+            tb.msg_connect(est, "coeffs", got, "in")
+            tb.run()
+            deadline = time.time() + 5
+            while time.time() < deadline and len(got.msgs) < 2:
+                time.sleep(0.01)
+        self.assertEqual(sorted(radio_messages.message_channel(m) for m in got.msgs), [0, 1])
+        for m in got.msgs:
+            c = radio_messages.message_channel(m)
+            w, lo = radio_messages.parse_coefficients_message(m, K)
+            np.testing.assert_allclose(w, saved[c][0], rtol=0, atol=1e-7)
+            self.assertAlmostEqual(lo, saved[c][1], places=7)
+            np.testing.assert_allclose(est.coefficients(c), saved[c][0], rtol=0, atol=1e-7)
 
 
 if __name__ == "__main__":

@@ -9,6 +9,9 @@ Each channel's result is measured by an independent noiseless PA model: the wors
 driven by no predistortion, by the predistorter block's channel c, by channel c's coefficients
 applied offline (dpd_model.apply) and by the other channel's (which must fail: the PAs differ)."""
 
+import os
+import tempfile
+
 import numpy as np
 from gnuradio import blocks, gr, gr_unittest
 
@@ -65,7 +68,7 @@ class Loop:
     """Two chains, one predistorter with channels=2, two PAs (each with its own delay), the
     selector in front of the one receiver, the estimator serving both."""
 
-    def __init__(self, captures):
+    def __init__(self, captures, coefficients_file=""):
         self.tb = tb = gr.top_block()
         period = 2 * N
         self.total = total = captures * (N + SETTLE + 2 * 8192) + 3 * 65536
@@ -75,7 +78,7 @@ class Loop:
                                               synchronous=True, damping=0.8, rx_full_scale=2.0, sample_rate=FS,
                                               signal_bandwidth=18e6,
                                               channel_spacing=20e6, rx_timeout=0, channels=2, settle=SETTLE,
-                                              max_updates=captures)
+                                              max_updates=captures, coefficients_file=coefficients_file)
         self.selector = blocks.selector(gr.sizeof_gr_complex, 0, 0)
         self.sinks, self.blocks = [], []
         self.pas = pa_pair_cc()
@@ -110,7 +113,10 @@ class Loop:
 class qa_estimator_channels_loop(gr_unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.loop = Loop(12).run()
+        with tempfile.TemporaryDirectory() as d:
+            f = os.path.join(d, "coeffs.json")
+            cls.loop = Loop(12, coefficients_file=f).run()
+            cls.files = [dm.load_model(f"{f}.ch{c}") for c in range(2)]
 
     def test_each_channel_converges_to_its_own_pa(self):
         loop, est = self.loop, self.loop.est
@@ -133,8 +139,9 @@ class qa_estimator_channels_loop(gr_unittest.TestCase):
             self.assertLess(dpd, none - 10.0, c)
             self.assertLess(abs(dpd - mine), 0.5, c)  # the predistorter runs channel c's own set
             self.assertGreater(swapped, dpd + 8.0, c)  # the other channel's would fail
-            # the predistorter's channel c holds the estimator's channel c
+            # the predistorter's channel c holds the estimator's channel c, and so does its file
             np.testing.assert_allclose(loop.pred.channel_coefficients(c), own[c], rtol=0, atol=1e-6)
+            np.testing.assert_allclose(self.files[c].coefficients, own[c], rtol=0, atol=1e-6)
 
     def test_messages_name_their_channel(self):
         est = self.loop.est
