@@ -102,7 +102,8 @@ def stats_message(r, meters, channel=0):
     """The estimator's ``stats`` message: a dict of one step's result (a dpd_adapt.StepResult),
     the transmit channel it was measured on and the block's meters."""
     d = pmt.make_dict()
-    items = [("channel", pmt.from_long(int(channel))), ("iteration", pmt.from_long(r.iteration)), ("status", pmt.intern(r.status)),
+    items = [("channel", pmt.from_long(int(channel))), ("iteration", pmt.from_long(r.iteration)),
+             ("status", pmt.intern(r.status)),
              ("loop_nmse_db", pmt.from_double(float(r.loop_nmse_db))),
              ("fit_nmse_db", pmt.from_double(float(r.fit_nmse_db))),
              ("delay", pmt.from_double(float(r.delay))), ("gain", pmt.from_complex(complex(r.gain))),
