@@ -160,7 +160,6 @@ class dpd_estimator_cc(gr.basic_block):
             except DPDError as e:
                 raise ValueError(str(e)) from None
             self._ch.append(Channel(c, adapt, path, resume))
-        self._file = coefficients_file
         self._rr = RoundRobin(channels, settle)
         self._spec = spec
         self._cap_len = int(capture_length)
@@ -298,7 +297,7 @@ class dpd_estimator_cc(gr.basic_block):
             self._watchdog.start()
         for ch in self._ch:
             if ch.resume is not None:
-                self.message_port_pub(pmt.intern("coeffs"), coefficients_message(*ch.resume, self._tag(ch)))
+                self.message_port_pub(pmt.intern("coeffs"), coefficients_message(*ch.resume, self._addressee(ch)))
                 self.logger.info(f"resumed from {ch.file}")
         if self._rr.switched:
             self.message_port_pub(pmt.intern("obs_select"), obs_select_message(self._rr.current))
@@ -313,7 +312,7 @@ class dpd_estimator_cc(gr.basic_block):
         return True
 
     # -- processing -----------------------------------------------------------------------------
-    def _tag(self, ch):
+    def _addressee(self, ch):
         """The "channel" a coeffs message names: none with one channel (the message of a
         single-channel loop, for every channel of the predistorter)."""
         return ch.index if self._rr.switched else None
@@ -347,7 +346,7 @@ class dpd_estimator_cc(gr.basic_block):
                 self.logger.error(f"{who}iteration {r.iteration}: non-finite coefficients, not sent")
             else:
                 self.message_port_pub(pmt.intern("coeffs"),
-                                      coefficients_message(r.coefficients, r.lo_leakage, self._tag(ch)))
+                                      coefficients_message(r.coefficients, r.lo_leakage, self._addressee(ch)))
                 msg = (f"{who}iteration {r.iteration}: {r.status}, loop NMSE {r.loop_nmse_db:.2f} dB, fit NMSE "
                        f"{r.fit_nmse_db:.2f} dB, delay {r.delay:.3f}, |G| {abs(r.gain):.4g}")
                 if r.status == "rolled back":
