@@ -20,8 +20,49 @@ from gnuradio.gpuinterp import dpd_blocks
 from gnuradio.gpuinterp import dpd_model as dm
 
 from qa_dpd_blocks import msg_collector  # noqa: E402 (this folder's test helpers)
-from qa_estimator_radio import (D0, K, N, P, Q, EstimatorCase, Lp, Lq, LogRecorder,  # noqa: E402
-                                capture_fds, dbfs, stalling_source_c)
+from qa_estimator_radio import D0, K, N, P, Q, EstimatorCase, Lp, Lq, LogRecorder, dbfs  # noqa: E402
+
+
+class stalling_source_c(gr.sync_block):
+    """A receiver that delivers ``data`` and then nothing, forever (never ends its stream)."""
+
+    def __init__(self, data):
+        gr.sync_block.__init__(self, "stalling_source_c", None, [np.complex64])
+        self.data, self.pos = np.asarray(data, dtype=np.complex64), 0
+
+    def work(self, input_items, output_items):
+        out = output_items[0]
+        n = min(len(out), self.data.size - self.pos)
+        if n <= 0:
+            time.sleep(0.02)  # short naps, so the scheduler can stop this thread
+            return 0
+        out[:n] = self.data[self.pos:self.pos + n]
+        self.pos += n
+        return n
+
+
+class capture_fds:
+    """Captures what C++ writes to stdout and stderr (the GNU Radio logger's console sink)."""
+
+    def __enter__(self):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        self.file = tempfile.TemporaryFile()
+        self.saved = [os.dup(1), os.dup(2)]
+        os.dup2(self.file.fileno(), 1)
+        os.dup2(self.file.fileno(), 2)
+        return self
+
+    def __exit__(self, *exc):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        for fd, saved in zip((1, 2), self.saved):
+            os.dup2(saved, fd)
+            os.close(saved)
+        self.file.seek(0)
+        self.text = self.file.read().decode(errors="replace")
+        self.file.close()
+        return False
 
 
 class qa_estimator_operator(EstimatorCase):

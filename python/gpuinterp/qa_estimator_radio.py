@@ -12,9 +12,6 @@ captures that rule selects, levels and gains from the samples themselves."""
 
 import fractions
 import math
-import os
-import sys
-import tempfile
 import threading
 import time
 
@@ -109,52 +106,6 @@ class LogRecorder:
     def messages(self):
         with self._lock:
             return [m for _, m in self.records]
-
-
-class stalling_source_c(gr.sync_block):
-    """A receiver that delivers ``data`` and then nothing, forever (never ends its stream)."""
-
-    def __init__(self, data):
-        gr.sync_block.__init__(self, "stalling_source_c", None, [np.complex64])
-        self.data, self.pos = np.asarray(data, dtype=np.complex64), 0
-
-    def work(self, input_items, output_items):
-        out = output_items[0]
-        n = min(len(out), self.data.size - self.pos)
-        if n <= 0:
-            time.sleep(0.02)  # short naps, so the scheduler can stop this thread
-            return 0
-        out[:n] = self.data[self.pos:self.pos + n]
-        self.pos += n
-        return n
-
-
-class capture_fds:
-    """Captures what C++ writes to stdout and stderr (the GNU Radio logger's console sink)."""
-
-    def __enter__(self):
-        sys.stdout.flush()
-        sys.stderr.flush()
-        self.file = tempfile.TemporaryFile()
-        self.saved = [os.dup(1), os.dup(2)]
-        os.dup2(self.file.fileno(), 1)
-        os.dup2(self.file.fileno(), 2)
-        return self
-
-    def __exit__(self, *exc):
-        sys.stdout.flush()
-        sys.stderr.flush()
-        for fd, saved in zip((1, 2), self.saved):
-            os.dup2(saved, fd)
-            os.close(saved)
-        self.file.seek(0)
-        self.text = self.file.read().decode(errors="replace")
-        self.file.close()
-        return False
-
-
-def stat(msg, key):
-    return pmt.to_python(pmt.dict_ref(msg, pmt.intern(key), pmt.PMT_NIL))
 
 
 class EstimatorCase(gr_unittest.TestCase):
