@@ -61,15 +61,6 @@ const capture& get_capture()
 
 const kernel::dpd_model model = kernel::dpd_model::parse("mp:K=5,M=100");
 
-bool usable(backend b, benchmark::State& st)
-{
-    if (b == backend::cuda && cuda_device_count() == 0) {
-        st.SkipWithError("no usable CUDA device");
-        return false;
-    }
-    return true;
-}
-
 void counters(benchmark::State& st, size_t n, size_t K, bool add)
 {
     st.SetItemsProcessed(int64_t(st.iterations()) * int64_t(n));
@@ -83,7 +74,7 @@ void counters(benchmark::State& st, size_t n, size_t K, bool add)
 template <typename F>
 void time_capture_adds(benchmark::State& st, backend b, F&& then)
 {
-    if (!usable(b, st))
+    if (gpuinterp_bench::skip_without_cuda(st, b == backend::cuda))
         return;
     const capture& c = get_capture();
     kernel::dpd_gram g(model, false, b, 0);
@@ -108,7 +99,7 @@ void gram_add(benchmark::State& st, backend b)
 
 void gram_solve(benchmark::State& st, backend b)
 {
-    if (!usable(b, st))
+    if (gpuinterp_bench::skip_without_cuda(st, b == backend::cuda))
         return;
     const capture& c = get_capture();
     kernel::dpd_gram g(model, false, b, 0);
