@@ -106,10 +106,8 @@ void BM_fg_chain(benchmark::State& st)
     const int log2n = gpuinterp_bench::log2n(28);
     const bool gpu = which == 1 || which == 2;
     const size_t n = size_t(1) << (gpu ? log2n : cpu_log2n(log2n));
-    if (gpu && gr::gpuinterp::cuda_device_count() == 0) {
-        st.SkipWithError("no CUDA device");
+    if (gpuinterp_bench::skip_without_cuda(st, gpu))
         return;
-    }
     const double out_per_in = 8 * (stages == 3 ? resamp_rate : 1.0);
     for (auto _ : st) {
         st.PauseTiming();
@@ -208,10 +206,8 @@ BENCHMARK(BM_fg_chain)
 // The bus ceiling: pinned host<->device copy bandwidth (256 MiB copies, median of 10).
 void BM_bus_ceiling(benchmark::State& st)
 {
-    if (gr::gpuinterp::cuda_device_count() == 0) {
-        st.SkipWithError("no CUDA device");
+    if (gpuinterp_bench::skip_without_cuda(st))
         return;
-    }
     double h2d = 0, d2h = 0;
     for (auto _ : st) {
         h2d = gr::gpuinterp::gpu::cuda_pinned_copy_gbps(0, size_t(256) << 20, true, 10);

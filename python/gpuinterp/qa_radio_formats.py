@@ -17,6 +17,9 @@ from gnuradio.gpuinterp.qa_dpd_predistorter import (
 
 RNG = np.random.default_rng(24)
 BACKENDS = ["cpu"] + (["cuda"] if gpuinterp.cuda_device_count() > 0 else [])
+# sc16 full scales every sc16 block refuses, as (keywords, the parameter the error names).
+BAD_SC16_SCALES = [({"output_format": "sc16", "full_scale": v}, "full_scale")
+                   for v in (0.0, -1.0, float("nan"), float("inf"))]
 P, Q, Lp, Lq = 5, 3, 5, 3
 
 
@@ -48,6 +51,13 @@ def run_channels(blk, xs, tags=None, item_bytes=8):
 
 
 class qa_radio_formats(gr_unittest.TestCase):
+    def assertRefusedNamingParameter(self, make, cases):
+        """make(**keywords) raises a ValueError naming the parameter, for every (keywords, name)."""
+        for kw, name in cases:
+            with self.assertRaises(ValueError, msg=str(kw)) as cm:
+                make(**kw)
+            self.assertIn(name, str(cm.exception), str(kw))
+
 
     def assertModel(self, got, want, S, msg):
         err = np.abs(got.astype(np.complex128) - want)
@@ -165,18 +175,11 @@ class qa_radio_formats(gr_unittest.TestCase):
 
     def test_006_bad_parameters_name_themselves(self):
         co = random_coeffs(P, Q, Lp, Lq)
-        for kw, name in [({"channels": 0}, "channels"), ({"channels": 65}, "channels"),
-                         ({"channels": -2}, "channels"),
-                         ({"output_format": "fc64"}, "output_format"),
-                         ({"output_format": "sc16", "full_scale": 0.0}, "full_scale"),
-                         ({"output_format": "sc16", "full_scale": -1.0}, "full_scale"),
-                         ({"output_format": "sc16", "full_scale": float("nan")}, "full_scale"),
-                         ({"output_format": "sc16", "full_scale": float("inf")}, "full_scale"),
-                         ({"input_format": "fc64"}, "input_format"),
-                         ({"input_format": "sc16", "full_scale": 0.0}, "full_scale")]:
-            with self.assertRaises(ValueError, msg=str(kw)) as cm:
-                gpuinterp.dpd_predistorter_cc(P, Q, Lp, Lq, co, 0, "cpu", **kw)
-            self.assertIn(name, str(cm.exception), str(kw))
+        self.assertRefusedNamingParameter(
+            lambda **kw: gpuinterp.dpd_predistorter_cc(P, Q, Lp, Lq, co, 0, "cpu", **kw),
+            [({"channels": 0}, "channels"), ({"channels": 65}, "channels"),
+             ({"channels": -2}, "channels"), ({"output_format": "fc64"}, "output_format")]
+            + BAD_SC16_SCALES)
         blk = gpuinterp.dpd_predistorter_cc(P, Q, Lp, Lq, co, 0, "cpu", channels=2)
         with self.assertRaises(ValueError) as cm:
             blk.set_channel_coefficients(2, co)
@@ -290,15 +293,10 @@ class qa_radio_formats(gr_unittest.TestCase):
             self.assertEqual((blk.saturated(), blk.invalid()), (0, 0))
 
     def test_011_resampler_sc16_bad_parameters(self):
-        for kw, name in [({"output_format": "sc8"}, "output_format"),
-                         ({"output_format": "fc64"}, "output_format"),
-                         ({"output_format": "sc16", "full_scale": 0.0}, "full_scale"),
-                         ({"output_format": "sc16", "full_scale": -1.0}, "full_scale"),
-                         ({"output_format": "sc16", "full_scale": float("nan")}, "full_scale"),
-                         ({"output_format": "sc16", "full_scale": float("inf")}, "full_scale")]:
-            with self.assertRaises(ValueError, msg=str(kw)) as cm:
-                gpuinterp.resampler_cc(1.25, "polyphase", backend="cpu", **kw)
-            self.assertIn(name, str(cm.exception), str(kw))
+        self.assertRefusedNamingParameter(
+            lambda **kw: gpuinterp.resampler_cc(1.25, "polyphase", backend="cpu", **kw),
+            [({"output_format": "sc8"}, "output_format"),
+             ({"output_format": "fc64"}, "output_format")] + BAD_SC16_SCALES)
         with self.assertRaises(ValueError) as cm:
             gpuinterp.resampler_ff(1.25, "polyphase", backend="cpu", output_format="sc16")
         self.assertIn("output_format", str(cm.exception))
