@@ -18,6 +18,13 @@
 // sc16: 1 makes the resampler (stages 3, gpuinterp rows) emit sc16 (output_format "sc16"), the
 // item a radio takes: the chain's last hop carries 4 bytes per sample instead of 8. Its rows sit
 // next to the same chain's fc32 row.
+// source: 0 (default) null_source -> head(N), GNU Radio's own way to feed N items; 1 a source
+// that hands out N items without writing them (count_source below), so the chain's rate is not
+// bounded by the host side's memset and memcpy of 8-byte items (GNU Radio's host-buffer ceiling,
+// BM_fg_dpd_format's copy rows): the device-buffer chain's own rate.
+// busy0, busy1, ...: the share of the run each chain block spent inside work() (GNU Radio's
+// performance counters; with GR_CONF_PERFCOUNTERS_ON=True and GR_CONF_PERFCOUNTERS_CLOCK=monotonic
+// they are wall time, else absent): the block near 1 is the one the chain waits for.
 // items_per_second counts INPUT samples; out_Msps the chain's output. N = 2^28 inputs for
 // the GPU rows (GPUINTERP_BENCH_LOG2N), 2^min(log2n, GPUINTERP_BENCH_CPU_LOG2N=22) for
 // the CPU rows (the rate is what is compared). BM_bus_ceiling measures pinned copy
@@ -35,9 +42,12 @@
 #include <gnuradio/gpuinterp/interp_fir.h>
 #include <gnuradio/gpuinterp/kernel/backend.h>
 #include <gnuradio/gpuinterp/resampler.h>
+#include <gnuradio/io_signature.h>
+#include <gnuradio/sync_block.h>
 #include <gnuradio/top_block.h>
 #include <benchmark/benchmark.h>
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -54,6 +64,31 @@ int cpu_log2n(int log2n)
 
 constexpr double resamp_rate = 1.25;
 
+//! N items of whatever its output buffer holds (zeros: GNU Radio and cuda_buffer zero-fill),
+//! then done: a source that costs the flowgraph nothing per item.
+class count_source : public gr::sync_block
+{
+public:
+    count_source(size_t itemsize, uint64_t n)
+        : gr::sync_block("count_source",
+                         gr::io_signature::make(0, 0, 0),
+                         gr::io_signature::make(1, 1, itemsize)),
+          d_left(n)
+    {
+    }
+    int work(int noutput_items, gr_vector_const_void_star&, gr_vector_void_star&) override
+    {
+        if (d_left == 0)
+            return WORK_DONE;
+        const int k = int(std::min<uint64_t>(uint64_t(noutput_items), d_left));
+        d_left -= uint64_t(k);
+        return k;
+    }
+
+private:
+    uint64_t d_left;
+};
+
 void BM_fg_chain(benchmark::State& st)
 {
     const int which = int(st.range(0));
@@ -61,6 +96,7 @@ void BM_fg_chain(benchmark::State& st)
     // log2 of the blocks' min output buffer (items); 22 unless a row asks for another.
     const int log2buf = st.range(2) ? int(st.range(2)) : 22;
     const bool sc16 = st.range(3) != 0;
+    const bool counted = st.range(4) != 0;
     if (sc16 && (which == 0 || stages != 3)) {
         st.SkipWithError("sc16: the gpuinterp 3-stage chain only");
         return;
@@ -70,16 +106,18 @@ void BM_fg_chain(benchmark::State& st)
     const int log2n = gpuinterp_bench::log2n(28);
     const bool gpu = which == 1 || which == 2;
     const size_t n = size_t(1) << (gpu ? log2n : cpu_log2n(log2n));
-    if (gpu && gr::gpuinterp::cuda_device_count() == 0) {
-        st.SkipWithError("no CUDA device");
+    if (gpuinterp_bench::skip_without_cuda(st, gpu))
         return;
-    }
     const double out_per_in = 8 * (stages == 3 ? resamp_rate : 1.0);
     for (auto _ : st) {
         st.PauseTiming();
         auto tb = gr::make_top_block("chain");
-        auto src = gr::blocks::null_source::make(sizeof(cf));
-        auto head = gr::blocks::head::make(sizeof(cf), n);
+        gr::block_sptr src = gr::blocks::null_source::make(sizeof(cf));
+        gr::block_sptr head = gr::blocks::head::make(sizeof(cf), n);
+        if (counted) {
+            src = gnuradio::make_block_sptr<count_source>(sizeof(cf), n);
+            head = src;
+        }
         auto snk = gr::blocks::null_sink::make(sc16 ? 2 * sizeof(int16_t) : sizeof(cf));
         std::vector<gr::block_sptr> chain;
         if (which == 0) {
@@ -114,7 +152,8 @@ void BM_fg_chain(benchmark::State& st)
         head->set_min_output_buffer(1 << 19);
         for (auto& b : chain)
             b->set_min_output_buffer(1 << log2buf);
-        tb->connect(src, 0, head, 0);
+        if (!counted)
+            tb->connect(src, 0, head, 0);
         gr::block_sptr prev = head;
         for (auto& b : chain) {
             tb->connect(prev, 0, b, 0);
@@ -122,7 +161,15 @@ void BM_fg_chain(benchmark::State& st)
         }
         tb->connect(prev, 0, snk, 0);
         st.ResumeTiming();
+        const auto t0 = std::chrono::steady_clock::now();
         tb->run();
+        const double wall_ns = std::chrono::duration<double, std::nano>(
+                                   std::chrono::steady_clock::now() - t0)
+                                   .count();
+        for (size_t i = 0; i < chain.size(); i++)
+            if (chain[i]->pc_work_time_total() > 0)
+                st.counters["busy" + std::to_string(i)] =
+                    chain[i]->pc_work_time_total() / wall_ns;
     }
     st.SetItemsProcessed(int64_t(st.iterations()) * int64_t(n));
     st.counters["out_Msps"] =
@@ -131,23 +178,27 @@ void BM_fg_chain(benchmark::State& st)
     st.counters["log2n"] = std::log2(double(n));
 }
 BENCHMARK(BM_fg_chain)
-    ->ArgNames({ "impl", "stages", "log2buf", "sc16" })
-    ->Args({ 0, 2, 0, 0 })
-    ->Args({ 1, 2, 0, 0 })
-    ->Args({ 2, 2, 0, 0 })
-    ->Args({ 3, 2, 0, 0 })
-    ->Args({ 4, 2, 0, 0 })
-    ->Args({ 0, 3, 0, 0 })
-    ->Args({ 1, 3, 0, 0 })
-    ->Args({ 1, 3, 0, 1 })
-    ->Args({ 2, 3, 0, 0 })
-    ->Args({ 2, 3, 0, 1 })
-    ->Args({ 3, 3, 0, 0 })
-    ->Args({ 4, 3, 0, 0 })
-    ->Args({ 4, 3, 0, 1 })
+    ->ArgNames({ "impl", "stages", "log2buf", "sc16", "source" })
+    ->Args({ 0, 2, 0, 0, 0 })
+    ->Args({ 1, 2, 0, 0, 0 })
+    ->Args({ 2, 2, 0, 0, 0 })
+    ->Args({ 3, 2, 0, 0, 0 })
+    ->Args({ 4, 2, 0, 0, 0 })
+    ->Args({ 0, 3, 0, 0, 0 })
+    ->Args({ 1, 3, 0, 0, 0 })
+    ->Args({ 1, 3, 0, 1, 0 })
+    ->Args({ 2, 3, 0, 0, 0 })
+    ->Args({ 2, 3, 0, 1, 0 })
+    ->Args({ 3, 3, 0, 0, 0 })
+    ->Args({ 4, 3, 0, 0, 0 })
+    ->Args({ 4, 3, 0, 1, 0 })
     // Where the device chain loses its time: the same chain with other buffer sizes.
-    ->Args({ 2, 3, 20, 0 })
-    ->Args({ 2, 3, 24, 0 })
+    ->Args({ 2, 3, 20, 0, 0 })
+    ->Args({ 2, 3, 24, 0, 0 })
+    // The same device chains fed by a source that costs nothing per item.
+    ->Args({ 2, 2, 0, 0, 1 })
+    ->Args({ 2, 3, 0, 0, 1 })
+    ->Args({ 2, 3, 0, 1, 1 })
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
     ->Iterations(2);
@@ -155,10 +206,8 @@ BENCHMARK(BM_fg_chain)
 // The bus ceiling: pinned host<->device copy bandwidth (256 MiB copies, median of 10).
 void BM_bus_ceiling(benchmark::State& st)
 {
-    if (gr::gpuinterp::cuda_device_count() == 0) {
-        st.SkipWithError("no CUDA device");
+    if (gpuinterp_bench::skip_without_cuda(st))
         return;
-    }
     double h2d = 0, d2h = 0;
     for (auto _ : st) {
         h2d = gr::gpuinterp::gpu::cuda_pinned_copy_gbps(0, size_t(256) << 20, true, 10);

@@ -25,10 +25,8 @@ static void BM_fg_dpd(benchmark::State& st)
     const int which = int(st.range(0));
     const unsigned P = unsigned(st.range(1)), Q = unsigned(st.range(2)), L = unsigned(st.range(3));
     const size_t n = size_t(1) << gpuinterp_bench::log2n(24);
-    if (which > 0 && gr::gpuinterp::cuda_device_count() == 0) {
-        st.SkipWithError("no CUDA device");
+    if (gpuinterp_bench::skip_without_cuda(st, which > 0))
         return;
-    }
     std::vector<cf> co((P + 1) / 2 * L + (Q ? (Q + 1) / 2 * L : 0), cf(0.01f, 0.002f));
     co[0] = 1.0f;
     for (auto _ : st) {

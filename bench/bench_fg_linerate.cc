@@ -107,21 +107,22 @@ BENCHMARK(BM_fg_linerate)
     ->Iterations(2);
 
 // impl 0: predistorter, cuda, pinned staging; 1: GNU Radio's copy block (the ceiling).
+// formats 0: complex float in and out; 1: complex float in, sc16 out; 2: sc16 in and out.
 void BM_fg_dpd_format(benchmark::State& st)
 {
     const int which = int(st.range(0));
-    const bool sc16 = st.range(1) != 0;
+    const int formats = int(st.range(1));
     if (which == 0 && gr::gpuinterp::cuda_device_count() == 0) {
         st.SkipWithError("no CUDA device");
         return;
     }
     const size_t n = size_t(1) << gpuinterp_bench::log2n(26);
-    const size_t out_bytes = sc16 ? 4 : 8;
+    const size_t out_bytes = formats > 0 ? 4 : 8;
+    // The copy rows move items of the output's size end to end, as the DPD row's sink does.
+    const size_t in_bytes = which == 1 || formats == 2 ? out_bytes : sizeof(cf);
     for (auto _ : st) {
         st.PauseTiming();
         auto tb = gr::make_top_block("format");
-        // The copy rows move items of the output's size end to end, as the DPD row's sink does.
-        const size_t in_bytes = which == 1 ? out_bytes : sizeof(cf);
         auto src = gr::blocks::null_source::make(in_bytes);
         auto head = gr::blocks::head::make(in_bytes, n);
         auto snk = gr::blocks::null_sink::make(out_bytes);
@@ -129,21 +130,23 @@ void BM_fg_dpd_format(benchmark::State& st)
         if (which == 1)
             blk = gr::blocks::copy::make(out_bytes);
         else
-            blk = gr::gpuinterp::dpd_predistorter_cc::make(5,
-                                                           3,
-                                                           5,
-                                                           5,
-                                                           ph_coefficients(0),
-                                                           cf(0),
-                                                           "cuda",
-                                                           0,
-                                                           0,
-                                                           false,
-                                                           false,
-                                                           "",
-                                                           1,
-                                                           sc16 ? "sc16" : "fc32",
-                                                           1.5f);
+            blk =
+                gr::gpuinterp::dpd_predistorter_cc::make(5,
+                                                         3,
+                                                         5,
+                                                         5,
+                                                         ph_coefficients(0),
+                                                         cf(0),
+                                                         "cuda",
+                                                         0,
+                                                         0,
+                                                         false,
+                                                         false,
+                                                         "",
+                                                         1,
+                                                         formats > 0 ? "sc16" : "fc32",
+                                                         1.5f,
+                                                         formats == 2 ? "sc16" : "fc32");
         blk->set_min_output_buffer(1 << 22);
         head->set_min_output_buffer(1 << 22);
         tb->connect(src, 0, head, 0);
@@ -153,12 +156,20 @@ void BM_fg_dpd_format(benchmark::State& st)
         tb->run();
     }
     st.SetItemsProcessed(int64_t(st.iterations()) * int64_t(n));
+    static const char* const names[] = { ", fc32 in, fc32 out",
+                                         ", fc32 in, sc16 out",
+                                         ", sc16 in, sc16 out" };
     st.SetLabel(std::string(which == 1 ? "GNU Radio copy" : "dpd cuda pinned") +
-                (sc16 ? ", 4-byte items" : ", 8-byte items"));
+                (which == 1 ? (out_bytes == 4 ? ", 4-byte items" : ", 8-byte items")
+                            : names[formats]));
 }
 BENCHMARK(BM_fg_dpd_format)
-    ->ArgNames({ "impl", "sc16" })
-    ->ArgsProduct({ { 0, 1 }, { 0, 1 } })
+    ->ArgNames({ "impl", "formats" })
+    ->Args({ 0, 0 })
+    ->Args({ 0, 1 })
+    ->Args({ 0, 2 })
+    ->Args({ 1, 0 })
+    ->Args({ 1, 1 })
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
     ->Iterations(2);

@@ -67,13 +67,9 @@ void rows_cpu(benchmark::internal::Benchmark* b)
         b->Args({ r[0], r[1], r[2] });
 }
 
-void BM_dpd_cpu(benchmark::State& st)
+//! Times k.process() over n samples of signal(n) per iteration.
+void run_process(benchmark::State& st, kernel::dpd_predistorter& k, size_t n)
 {
-    const unsigned P = unsigned(st.range(0)), Q = unsigned(st.range(1)),
-                   L = unsigned(st.range(2));
-    const size_t n = size_t(1) << gpuinterp_bench::log2n(20);
-    kernel::dpd_predistorter k(
-        P, Q, L, L, coeffs(P, Q, L), cf(0.01f, -0.02f), backend::cpu);
     auto x = signal(n);
     std::vector<cf> y(n);
     for (auto _ : st) {
@@ -81,6 +77,16 @@ void BM_dpd_cpu(benchmark::State& st)
         benchmark::DoNotOptimize(y.data());
     }
     st.SetItemsProcessed(int64_t(st.iterations()) * n);
+}
+
+void BM_dpd_cpu(benchmark::State& st)
+{
+    const unsigned P = unsigned(st.range(0)), Q = unsigned(st.range(1)),
+                   L = unsigned(st.range(2));
+    const size_t n = size_t(1) << gpuinterp_bench::log2n(20);
+    kernel::dpd_predistorter k(
+        P, Q, L, L, coeffs(P, Q, L), cf(0.01f, -0.02f), backend::cpu);
+    run_process(st, k, n);
 }
 BENCHMARK(BM_dpd_cpu)->Apply(rows_cpu)->Unit(benchmark::kMillisecond)->UseRealTime();
 
@@ -142,13 +148,7 @@ void BM_gmp_cpu(benchmark::State& st)
     const auto m = kernel::dpd_model::parse(gmp_rows[st.range(0)]);
     const size_t n = size_t(1) << gpuinterp_bench::log2n(20);
     kernel::dpd_predistorter k(m, gmp_coeffs(m), cf(0.01f, -0.02f), backend::cpu);
-    auto x = signal(n);
-    std::vector<cf> y(n);
-    for (auto _ : st) {
-        k.process(y.data(), x.data(), n);
-        benchmark::DoNotOptimize(y.data());
-    }
-    st.SetItemsProcessed(int64_t(st.iterations()) * n);
+    run_process(st, k, n);
     st.counters["coefficients"] = double(m.num_coefficients());
     st.SetLabel(m.to_string());
 }
@@ -168,18 +168,14 @@ const char* const kernel_name[] = {
 
 void BM_gmp_cuda_kernel(benchmark::State& st)
 {
-    if (cuda_device_count() == 0) {
-        st.SkipWithError("no CUDA device");
+    if (gpuinterp_bench::skip_without_cuda(st))
         return;
-    }
     const auto m = kernel::dpd_model::parse(gmp_rows[st.range(0)]);
     const auto prog = kernel::make_gmp_program(m, gmp_coeffs(m), cf(0.01f, -0.02f));
     const size_t n = size_t(1) << gpuinterp_bench::log2n(24);
-    double ms = 0;
-    for (auto _ : st) {
-        ms = gpu::time_gmp_kernel_ms(0, prog, n, 20, kernel_arg[st.range(1)]);
-        st.SetIterationTime(ms * 1e-3);
-    }
+    const double ms = gpuinterp_bench::run_device_timed(st, [&] {
+        return gpu::time_gmp_kernel_ms(0, prog, n, 20, kernel_arg[st.range(1)]);
+    });
     st.SetItemsProcessed(int64_t(st.iterations()) * n);
     const double mem_ms = double(n) * 16 / 4169e9 * 1e3;
     const double fma_ms = double(n) * double(prog.fmas_per_sample()) / 30e12 * 1e3;
@@ -196,16 +192,12 @@ void BM_gmp_cuda_kernel(benchmark::State& st)
 BENCHMARK(BM_gmp_cuda_kernel)
     ->ArgNames({ "row", "kernel" })
     ->ArgsProduct({ { 0, 1, 2, 3 }, { 0, 1, 2, 3, 4 } })
-    ->Unit(benchmark::kMillisecond)
-    ->UseManualTime()
-    ->Iterations(1);
+    ->Apply(gpuinterp_bench::device_timed);
 
 void BM_gmp_cuda_device(benchmark::State& st)
 {
-    if (cuda_device_count() == 0) {
-        st.SkipWithError("no CUDA device");
+    if (gpuinterp_bench::skip_without_cuda(st))
         return;
-    }
     const auto m = kernel::dpd_model::parse(gmp_rows[st.range(0)]);
     const size_t n = size_t(1) << gpuinterp_bench::log2n(24);
     kernel::dpd_predistorter k(m, gmp_coeffs(m), cf(0.01f, -0.02f), backend::cuda);
@@ -241,21 +233,16 @@ void rows_gpu(benchmark::internal::Benchmark* b)
 
 void BM_dpd_cuda_kernel(benchmark::State& st)
 {
-    if (cuda_device_count() == 0) {
-        st.SkipWithError("no CUDA device");
+    if (gpuinterp_bench::skip_without_cuda(st))
         return;
-    }
     const unsigned P = unsigned(st.range(0)), Q = unsigned(st.range(1)),
                    L = unsigned(st.range(2));
     const auto v = gpu::dpd_lab_variant(st.range(3));
     const size_t n = size_t(1) << gpuinterp_bench::log2n(26);
     const auto m = kernel::pack_dpd(P, Q, L, L, coeffs(P, Q, L), cf(0.01f, -0.02f));
-    double ms = 0;
     gpu::dpd_lab_variant used = v;
-    for (auto _ : st) {
-        ms = gpu::time_dpd_lab_kernel_ms(0, m, n, 20, v, &used);
-        st.SetIterationTime(ms * 1e-3);
-    }
+    const double ms = gpuinterp_bench::run_device_timed(
+        st, [&] { return gpu::time_dpd_lab_kernel_ms(0, m, n, 20, v, &used); });
     st.SetItemsProcessed(int64_t(st.iterations()) * n);
     // Memory floor: 8 B read + 8 B written per sample at 4169 GB/s (measured D2D copy on the H200).
     const double floor_ms = double(n) * 16 / 4169e9 * 1e3;
@@ -265,18 +252,12 @@ void BM_dpd_cuda_kernel(benchmark::State& st)
     st.counters["of_floor"] = floor_ms / ms;
     st.SetLabel(gpu::to_string(used));
 }
-BENCHMARK(BM_dpd_cuda_kernel)
-    ->Apply(rows_gpu)
-    ->Unit(benchmark::kMillisecond)
-    ->UseManualTime()
-    ->Iterations(1);
+BENCHMARK(BM_dpd_cuda_kernel)->Apply(rows_gpu)->Apply(gpuinterp_bench::device_timed);
 
 void BM_dpd_cuda_host(benchmark::State& st)
 {
-    if (cuda_device_count() == 0) {
-        st.SkipWithError("no CUDA device");
+    if (gpuinterp_bench::skip_without_cuda(st))
         return;
-    }
     const unsigned P = 5, Q = 3, L = 5;
     const bool mapped = st.range(1) != 0;
     const size_t n = size_t(1) << gpuinterp_bench::log2n(26);
@@ -312,10 +293,8 @@ BENCHMARK(BM_dpd_cuda_host)
 // samples of all channels, so items/s compares per-sample throughput across N.
 void BM_dpd_bank_cuda_device(benchmark::State& st)
 {
-    if (cuda_device_count() == 0) {
-        st.SkipWithError("no CUDA device");
+    if (gpuinterp_bench::skip_without_cuda(st))
         return;
-    }
     const unsigned N = unsigned(st.range(0));
     const auto fmt =
         st.range(1) ? kernel::sample_format::sc16 : kernel::sample_format::fc32;

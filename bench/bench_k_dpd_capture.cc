@@ -105,18 +105,9 @@ kernel::dpd_gram_solution fit(kernel::dpd_gram& g, const kernel::dpd_aligned_cap
     return g.solve(o);
 }
 
-bool usable(backend b, benchmark::State& st)
-{
-    if (b == backend::cuda && cuda_device_count() == 0) {
-        st.SkipWithError("no usable CUDA device");
-        return false;
-    }
-    return true;
-}
-
 void dpd_align(benchmark::State& st, backend b)
 {
-    if (!usable(b, st))
+    if (gpuinterp_bench::skip_without_cuda(st, b == backend::cuda))
         return;
     const auto& c = get_capture();
     kernel::dpd_capture k(b);
@@ -132,7 +123,7 @@ void dpd_align(benchmark::State& st, backend b)
 
 void dpd_fit(benchmark::State& st, backend b)
 {
-    if (!usable(b, st))
+    if (gpuinterp_bench::skip_without_cuda(st, b == backend::cuda))
         return;
     const auto& c = get_capture();
     kernel::dpd_capture k(b);
@@ -149,7 +140,7 @@ void dpd_fit(benchmark::State& st, backend b)
 
 void dpd_update(benchmark::State& st, backend b)
 {
-    if (!usable(b, st))
+    if (gpuinterp_bench::skip_without_cuda(st, b == backend::cuda))
         return;
     const auto& c = get_capture();
     kernel::dpd_capture k(b);

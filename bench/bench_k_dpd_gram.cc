@@ -30,6 +30,11 @@ namespace {
 struct capture {
     std::vector<cd> y, x;
     std::vector<uint8_t> fit, val;
+    //! Adds the whole capture (its fit and validation masks) to g.
+    void add_to(kernel::dpd_gram& g) const
+    {
+        g.add(y.data(), y.size(), x.data(), fit.data(), val.data());
+    }
 };
 
 const capture& get_capture()
@@ -56,15 +61,6 @@ const capture& get_capture()
 
 const kernel::dpd_model model = kernel::dpd_model::parse("mp:K=5,M=100");
 
-bool usable(backend b, benchmark::State& st)
-{
-    if (b == backend::cuda && cuda_device_count() == 0) {
-        st.SkipWithError("no usable CUDA device");
-        return false;
-    }
-    return true;
-}
-
 void counters(benchmark::State& st, size_t n, size_t K, bool add)
 {
     st.SetItemsProcessed(int64_t(st.iterations()) * int64_t(n));
@@ -74,31 +70,40 @@ void counters(benchmark::State& st, size_t n, size_t K, bool add)
                                                   benchmark::Counter::kIsRate);
 }
 
-void gram_add(benchmark::State& st, backend b)
+//! Times, per iteration, a reset and the add() of the whole capture, then `then(g)`.
+template <typename F>
+void time_capture_adds(benchmark::State& st, backend b, F&& then)
 {
-    if (!usable(b, st))
+    if (gpuinterp_bench::skip_without_cuda(st, b == backend::cuda))
         return;
     const capture& c = get_capture();
     kernel::dpd_gram g(model, false, b, 0);
     for (auto _ : st) {
         g.reset();
-        g.add(c.y.data(), c.y.size(), c.x.data(), c.fit.data(), c.val.data());
+        c.add_to(g);
+        then(g);
+    }
+    counters(st, c.y.size(), g.num_columns(), true);
+}
+
+void gram_add(benchmark::State& st, backend b)
+{
+    time_capture_adds(st, b, [](kernel::dpd_gram& g) {
         benchmark::DoNotOptimize(g.fit_rows());
         (void)g.target_energy(0);
         // add() may return before the device finished: reading the (K-sized) rhs waits
         // for it.
         benchmark::DoNotOptimize(g.rhs(0)[0]);
-    }
-    counters(st, c.y.size(), g.num_columns(), true);
+    });
 }
 
 void gram_solve(benchmark::State& st, backend b)
 {
-    if (!usable(b, st))
+    if (gpuinterp_bench::skip_without_cuda(st, b == backend::cuda))
         return;
     const capture& c = get_capture();
     kernel::dpd_gram g(model, false, b, 0);
-    g.add(c.y.data(), c.y.size(), c.x.data(), c.fit.data(), c.val.data());
+    c.add_to(g);
     kernel::dpd_gram_solution s;
     for (auto _ : st) {
         s = g.solve();
@@ -111,17 +116,10 @@ void gram_solve(benchmark::State& st, backend b)
 
 void gram_fit(benchmark::State& st, backend b)
 {
-    if (!usable(b, st))
-        return;
-    const capture& c = get_capture();
-    kernel::dpd_gram g(model, false, b, 0);
-    for (auto _ : st) {
-        g.reset();
-        g.add(c.y.data(), c.y.size(), c.x.data(), c.fit.data(), c.val.data());
+    time_capture_adds(st, b, [](kernel::dpd_gram& g) {
         const auto s = g.solve();
         benchmark::DoNotOptimize(s.w.data());
-    }
-    counters(st, c.y.size(), g.num_columns(), true);
+    });
 }
 
 } // namespace

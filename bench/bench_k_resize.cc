@@ -42,13 +42,16 @@ void sizes(benchmark::internal::Benchmark* b)
     b->Args({ 2160, 3840, 224, 224, 1 });
 }
 
-void BM_resize_cpu_f32(benchmark::State& st)
+//! The CPU bilinear resize of the sizes() rows, with the fused normalisation when `normalise`.
+void resize_cpu_f32(benchmark::State& st, bool normalise)
 {
     const int ih = int(st.range(0)), iw = int(st.range(1)), oh = int(st.range(2)),
               ow = int(st.range(3));
     const size_t frames = size_t(st.range(4));
     kernel::resize_2d<float> k(
         ih, iw, oh, ow, 1, "bilinear", "half_pixel", "replicate", 0.f, backend::cpu);
+    if (normalise)
+        k.set_normalization({ 0.5f }, { 0.25f });
     auto x = gpuinterp_bench::data<float>(frames * k.in_frame_size());
     std::vector<float> y(frames * k.out_frame_size());
     k.resize(y.data(), x.data(), frames); // warm-up: page faults of y
@@ -58,29 +61,15 @@ void BM_resize_cpu_f32(benchmark::State& st)
     }
     st.SetItemsProcessed(int64_t(st.iterations()) * frames * oh * ow);
 }
+
+void BM_resize_cpu_f32(benchmark::State& st) { resize_cpu_f32(st, false); }
 BENCHMARK(BM_resize_cpu_f32)
     ->Apply(sizes)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
     ->MinTime(0.5);
 
-void BM_resize_cpu_f32_fused_normalise(benchmark::State& st)
-{
-    const int ih = int(st.range(0)), iw = int(st.range(1)), oh = int(st.range(2)),
-              ow = int(st.range(3));
-    const size_t frames = size_t(st.range(4));
-    kernel::resize_2d<float> k(
-        ih, iw, oh, ow, 1, "bilinear", "half_pixel", "replicate", 0.f, backend::cpu);
-    k.set_normalization({ 0.5f }, { 0.25f });
-    auto x = gpuinterp_bench::data<float>(frames * k.in_frame_size());
-    std::vector<float> y(frames * k.out_frame_size());
-    k.resize(y.data(), x.data(), frames);
-    for (auto _ : st) {
-        k.resize(y.data(), x.data(), frames);
-        benchmark::DoNotOptimize(y.data());
-    }
-    st.SetItemsProcessed(int64_t(st.iterations()) * frames * oh * ow);
-}
+void BM_resize_cpu_f32_fused_normalise(benchmark::State& st) { resize_cpu_f32(st, true); }
 BENCHMARK(BM_resize_cpu_f32_fused_normalise)
     ->Apply(sizes)
     ->Unit(benchmark::kMillisecond)
@@ -103,30 +92,26 @@ void gpu_sizes(benchmark::internal::Benchmark* b)
 
 void BM_resize_cuda_kernel_f32(benchmark::State& st)
 {
-    if (cuda_device_count() == 0) {
-        st.SkipWithError("no CUDA device");
+    if (gpuinterp_bench::skip_without_cuda(st))
         return;
-    }
     const int ih = int(st.range(0)), iw = int(st.range(1)), oh = int(st.range(2)),
               ow = int(st.range(3));
     const size_t frames = size_t(st.range(4));
     const auto mode = gpu::resize_bench_mode(st.range(5));
     const bool half = st.range(6) != 0;
-    double ms = 0;
-    for (auto _ : st) {
-        ms = gpu::time_resize_kernel_ms(0,
-                                        ih,
-                                        iw,
-                                        oh,
-                                        ow,
-                                        1,
-                                        kernel::resize_method::bilinear,
-                                        frames,
-                                        mode,
-                                        half,
-                                        20);
-        st.SetIterationTime(ms * 1e-3);
-    }
+    const double ms = gpuinterp_bench::run_device_timed(st, [&] {
+        return gpu::time_resize_kernel_ms(0,
+                                          ih,
+                                          iw,
+                                          oh,
+                                          ow,
+                                          1,
+                                          kernel::resize_method::bilinear,
+                                          frames,
+                                          mode,
+                                          half,
+                                          20);
+    });
     st.SetItemsProcessed(int64_t(st.iterations()) * frames * oh * ow);
     st.counters["floor_ms"] =
         floor_ms(double(frames), double(ih) * iw, double(oh) * ow, half ? 2.0 : 4.0);
@@ -134,9 +119,7 @@ void BM_resize_cuda_kernel_f32(benchmark::State& st)
 }
 BENCHMARK(BM_resize_cuda_kernel_f32)
     ->Apply(gpu_sizes)
-    ->Unit(benchmark::kMillisecond)
-    ->UseManualTime()
-    ->Iterations(1);
+    ->Apply(gpuinterp_bench::device_timed);
 
 // Kernel variants side by side (lib/cuda/resize_launch.h): variant -1 = automatic (the
 // default), 0 tile (the original kernel), 1 vec4_r2, 2 vec4_r2_plain, 3 vec4_r4,
@@ -167,10 +150,8 @@ void variant_sizes(benchmark::internal::Benchmark* b)
 
 void BM_resize_cuda_kernel_variant(benchmark::State& st)
 {
-    if (cuda_device_count() == 0) {
-        st.SkipWithError("no CUDA device");
+    if (gpuinterp_bench::skip_without_cuda(st))
         return;
-    }
     const int ih = int(st.range(0)), iw = int(st.range(1)), oh = int(st.range(2)),
               ow = int(st.range(3));
     const size_t frames = size_t(st.range(4));
@@ -182,25 +163,23 @@ void BM_resize_cuda_kernel_variant(benchmark::State& st)
                         : st.range(5) == 12 ? kernel::resize_method::nearest
                                             : kernel::resize_method::bilinear;
     const int variant = int(st.range(6));
-    double ms = 0;
     int ran = -1;
-    for (auto _ : st) {
-        ms = gpu::time_resize_kernel_ms(0,
-                                        ih,
-                                        iw,
-                                        oh,
-                                        ow,
-                                        channels,
-                                        method,
-                                        frames,
-                                        mode,
-                                        false,
-                                        50,
-                                        variant,
-                                        0,
-                                        &ran);
-        st.SetIterationTime(ms * 1e-3);
-    }
+    const double ms = gpuinterp_bench::run_device_timed(st, [&] {
+        return gpu::time_resize_kernel_ms(0,
+                                          ih,
+                                          iw,
+                                          oh,
+                                          ow,
+                                          channels,
+                                          method,
+                                          frames,
+                                          mode,
+                                          false,
+                                          50,
+                                          variant,
+                                          0,
+                                          &ran);
+    });
     st.SetItemsProcessed(int64_t(st.iterations()) * frames * oh * ow);
     st.counters["floor_ms"] =
         floor_ms(double(frames), double(channels) * ih * iw, double(channels) * oh * ow);
@@ -209,9 +188,7 @@ void BM_resize_cuda_kernel_variant(benchmark::State& st)
 }
 BENCHMARK(BM_resize_cuda_kernel_variant)
     ->Apply(variant_sizes)
-    ->Unit(benchmark::kMillisecond)
-    ->UseManualTime()
-    ->Iterations(1);
+    ->Apply(gpuinterp_bench::device_timed);
 
 // The gather-bound shrink (16 x 4K -> 224x224 bilinear, resize only) with the context's
 // L2 fetch granularity hint set to l2fetch bytes (0: left as it is) during the timed
@@ -224,30 +201,26 @@ BENCHMARK(BM_resize_cuda_kernel_variant)
 // with GPUINTERP_RESIZE_L2_HINT=0 for a clean experiment.
 void BM_resize_cuda_shrink_l2_fetch(benchmark::State& st)
 {
-    if (cuda_device_count() == 0) {
-        st.SkipWithError("no CUDA device");
+    if (gpuinterp_bench::skip_without_cuda(st))
         return;
-    }
     const int variant = int(st.range(0)), l2 = int(st.range(1));
-    double ms = 0;
     int ran = -1;
-    for (auto _ : st) {
-        ms = gpu::time_resize_kernel_ms(0,
-                                        2160,
-                                        3840,
-                                        224,
-                                        224,
-                                        1,
-                                        kernel::resize_method::bilinear,
-                                        16,
-                                        gpu::resize_bench_mode::plain,
-                                        false,
-                                        50,
-                                        variant,
-                                        l2,
-                                        &ran);
-        st.SetIterationTime(ms * 1e-3);
-    }
+    const double ms = gpuinterp_bench::run_device_timed(st, [&] {
+        return gpu::time_resize_kernel_ms(0,
+                                          2160,
+                                          3840,
+                                          224,
+                                          224,
+                                          1,
+                                          kernel::resize_method::bilinear,
+                                          16,
+                                          gpu::resize_bench_mode::plain,
+                                          false,
+                                          50,
+                                          variant,
+                                          l2,
+                                          &ran);
+    });
     st.SetItemsProcessed(int64_t(st.iterations()) * 16 * 224 * 224);
     st.counters["kernel_ms"] = ms;
     st.counters["l2fetch_default"] = gpu::l2_fetch_granularity(0);
@@ -256,46 +229,35 @@ void BM_resize_cuda_shrink_l2_fetch(benchmark::State& st)
 BENCHMARK(BM_resize_cuda_shrink_l2_fetch)
     ->ArgNames({ "variant", "l2fetch" })
     ->ArgsProduct({ { -1, 5, 6 }, { 0, 32, 64, 128 } })
-    ->Unit(benchmark::kMillisecond)
-    ->UseManualTime()
-    ->Iterations(1);
+    ->Apply(gpuinterp_bench::device_timed);
 
 void BM_resize_cuda_kernel_bicubic_f32(benchmark::State& st)
 {
-    if (cuda_device_count() == 0) {
-        st.SkipWithError("no CUDA device");
+    if (gpuinterp_bench::skip_without_cuda(st))
         return;
-    }
-    double ms = 0;
-    for (auto _ : st) {
-        ms = gpu::time_resize_kernel_ms(0,
-                                        1080,
-                                        1920,
-                                        2160,
-                                        3840,
-                                        1,
-                                        kernel::resize_method::bicubic,
-                                        4,
-                                        gpu::resize_bench_mode::fused,
-                                        false,
-                                        20);
-        st.SetIterationTime(ms * 1e-3);
-    }
+    const double ms = gpuinterp_bench::run_device_timed(st, [&] {
+        return gpu::time_resize_kernel_ms(0,
+                                          1080,
+                                          1920,
+                                          2160,
+                                          3840,
+                                          1,
+                                          kernel::resize_method::bicubic,
+                                          4,
+                                          gpu::resize_bench_mode::fused,
+                                          false,
+                                          20);
+    });
     st.SetItemsProcessed(int64_t(st.iterations()) * 4 * 2160 * 3840);
     st.counters["floor_ms"] = floor_ms(4, 1080.0 * 1920, 2160.0 * 3840);
     st.counters["kernel_ms"] = ms;
 }
-BENCHMARK(BM_resize_cuda_kernel_bicubic_f32)
-    ->Unit(benchmark::kMillisecond)
-    ->UseManualTime()
-    ->Iterations(1);
+BENCHMARK(BM_resize_cuda_kernel_bicubic_f32)->Apply(gpuinterp_bench::device_timed);
 
 void BM_resize_cuda_host_f32(benchmark::State& st)
 {
-    if (cuda_device_count() == 0) {
-        st.SkipWithError("no CUDA device");
+    if (gpuinterp_bench::skip_without_cuda(st))
         return;
-    }
     const int ih = int(st.range(0)), iw = int(st.range(1)), oh = int(st.range(2)),
               ow = int(st.range(3));
     const size_t frames = size_t(st.range(4)), batch = size_t(st.range(5));
@@ -342,17 +304,13 @@ BENCHMARK(BM_resize_cuda_host_f32)
 // BM_resize_cuda_kernel_variant's 1080p -> 4K rows and floor_ms.
 void BM_resize_cuda_expand_floor(benchmark::State& st)
 {
-    if (cuda_device_count() == 0) {
-        st.SkipWithError("no CUDA device");
+    if (gpuinterp_bench::skip_without_cuda(st))
         return;
-    }
     const int layout = int(st.range(0));
     const size_t frames = 4;
-    double ms = 0;
-    for (auto _ : st) {
-        ms = gpu::time_resize_expand_floor_ms(0, 1080, 1920, frames, layout, 50);
-        st.SetIterationTime(ms * 1e-3);
-    }
+    const double ms = gpuinterp_bench::run_device_timed(st, [&] {
+        return gpu::time_resize_expand_floor_ms(0, 1080, 1920, frames, layout, 50);
+    });
     st.SetItemsProcessed(int64_t(st.iterations()) * frames * 2160 * 3840);
     st.counters["floor_ms"] = floor_ms(double(frames), 1080.0 * 1920, 2160.0 * 3840);
     st.counters["kernel_ms"] = ms;
@@ -360,7 +318,5 @@ void BM_resize_cuda_expand_floor(benchmark::State& st)
 BENCHMARK(BM_resize_cuda_expand_floor)
     ->ArgName("layout")
     ->DenseRange(0, 2)
-    ->Unit(benchmark::kMillisecond)
-    ->UseManualTime()
-    ->Iterations(1);
+    ->Apply(gpuinterp_bench::device_timed);
 #endif

@@ -5,6 +5,8 @@
 #ifndef INCLUDED_GPUINTERP_BENCH_UTIL_H
 #define INCLUDED_GPUINTERP_BENCH_UTIL_H
 
+#include <gnuradio/gpuinterp/kernel/backend.h>
+#include <benchmark/benchmark.h>
 #include <complex>
 #include <cstddef>
 #include <cstdlib>
@@ -18,6 +20,37 @@ inline int log2n(int dflt)
 {
     const char* v = std::getenv("GPUINTERP_BENCH_LOG2N");
     return v ? std::atoi(v) : dflt;
+}
+
+//! Whether the benchmark is to be skipped for want of a CUDA device: when it `needs_cuda` and none
+//! is there, it is marked skipped ("no CUDA device") and this returns true.
+inline bool skip_without_cuda(benchmark::State& st, bool needs_cuda = true)
+{
+    if (!needs_cuda || gr::gpuinterp::cuda_device_count() > 0)
+        return false;
+    st.SkipWithError("no CUDA device");
+    return true;
+}
+
+//! A benchmark timed on the device: every iteration's time is what `timed_ms()` measured with
+//! events around its launches (the host's clock would add launch and synchronisation overhead).
+//! Returns the last measurement, for the counters.
+template <typename F>
+double run_device_timed(benchmark::State& st, F&& timed_ms)
+{
+    double ms = 0;
+    for (auto _ : st) {
+        ms = timed_ms();
+        st.SetIterationTime(ms * 1e-3);
+    }
+    return ms;
+}
+
+//! The registration of a run_device_timed() benchmark (->Apply(device_timed)): one iteration of
+//! manual time, in ms (each measurement is already a median over many launches).
+inline void device_timed(benchmark::internal::Benchmark* b)
+{
+    b->Unit(benchmark::kMillisecond)->UseManualTime()->Iterations(1);
 }
 
 //! Deterministic non-zero test data.

@@ -283,19 +283,6 @@ void launch_lab(const lab_plan& pl,
     GPUINTERP_CUDA_CHECK_LAUNCH(st);
 }
 
-//! n + H complex samples, |x| <= ~0.7, deterministic, on the device (the signal of the other
-//! kernel timings, bench/kernel_timing.cu).
-device_buffer<float2> test_signal(size_t count)
-{
-    std::vector<std::complex<float>> hx(count);
-    for (size_t i = 0; i < hx.size(); i++)
-        hx[i] = { float((i * 2654435761u) % 1000) * 1e-3f - 0.5f,
-                  float((i * 40503u) % 997) * 1e-3f - 0.5f };
-    device_buffer<float2> x(count);
-    upload(x.get(), hx.data(), hx.size());
-    return x;
-}
-
 } // namespace
 
 std::string to_string(dpd_lab_variant v)

@@ -19,22 +19,6 @@ namespace gr {
 namespace gpuinterp {
 namespace gpu {
 
-namespace {
-
-//! n + H complex samples, |x| <= ~0.7, deterministic, on the device.
-device_buffer<float2> test_signal(size_t count)
-{
-    std::vector<std::complex<float>> hx(count);
-    for (size_t i = 0; i < hx.size(); i++)
-        hx[i] = { float((i * 2654435761u) % 1000) * 1e-3f - 0.5f,
-                  float((i * 40503u) % 997) * 1e-3f - 0.5f };
-    device_buffer<float2> x(count);
-    upload(x.get(), hx.data(), hx.size());
-    return x;
-}
-
-} // namespace
-
 double time_gmp_kernel_ms(
     int device, const kernel::gmp_program& program, size_t n, int iters, int compiled_v)
 {

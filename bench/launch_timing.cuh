@@ -11,6 +11,7 @@
 
 #include "cuda/cuda_common.cuh"
 #include <algorithm>
+#include <complex>
 #include <vector>
 
 namespace gr {
@@ -36,6 +37,19 @@ double median_launch_ms(cudaStream_t st, int iters, F&& launch)
     }
     std::sort(ms.begin(), ms.end());
     return ms[ms.size() / 2];
+}
+
+//! `count` complex samples, |x| <= ~0.7, deterministic, on the device: the input of every kernel
+//! timing, so their numbers compare.
+inline device_buffer<float2> test_signal(size_t count)
+{
+    std::vector<std::complex<float>> hx(count);
+    for (size_t i = 0; i < hx.size(); i++)
+        hx[i] = { float((i * 2654435761u) % 1000) * 1e-3f - 0.5f,
+                  float((i * 40503u) % 997) * 1e-3f - 0.5f };
+    device_buffer<float2> x(count);
+    upload(x.get(), hx.data(), hx.size());
+    return x;
 }
 
 } // namespace gpu

@@ -55,7 +55,8 @@ dpd_predistorter_cc::make(unsigned P,
                           const std::string& model,
                           unsigned channels,
                           const std::string& output_format,
-                          float full_scale)
+                          float full_scale,
+                          const std::string& input_format)
 {
     kernel::dpd_bank::validate_channels(channels);
     return gnuradio::make_block_sptr<dpd_predistorter_cc_impl>(
@@ -69,7 +70,8 @@ dpd_predistorter_cc::make(unsigned P,
             batch_from_param(batch),
             mapped,
             kernel::sample_format_from_string(output_format),
-            full_scale),
+            full_scale,
+            kernel::sample_format_from_string(input_format, "input_format")),
         device,
         device_buffers);
 }
@@ -78,8 +80,10 @@ dpd_predistorter_cc_impl::dpd_predistorter_cc_impl(
     std::unique_ptr<kernel::dpd_bank> kernel, int device, bool device_buffers)
     : gr::sync_block(
           "dpd_predistorter_cc",
-          device_buffer_signature(
-              device_buffers, kernel->channels(), kernel->channels(), sizeof(gr_complex)),
+          device_buffer_signature(device_buffers,
+                                  kernel->channels(),
+                                  kernel->channels(),
+                                  kernel::sample_bytes(kernel->input_format())),
           device_buffer_signature(device_buffers,
                                   kernel->channels(),
                                   kernel->channels(),
@@ -235,9 +239,10 @@ void dpd_predistorter_cc_impl::process_span(size_t from, size_t to)
     if (to <= from)
         return;
     const size_t bytes = kernel::sample_bytes(d_kernel->output_format());
+    const size_t in_bytes = kernel::sample_bytes(d_kernel->input_format());
     for (size_t c = 0; c < d_port_out.size(); c++) {
         d_span_out[c] = static_cast<char*>(d_port_out[c]) + from * bytes;
-        d_span_in[c] = d_port_in[c] + from;
+        d_span_in[c] = static_cast<const char*>(d_port_in[c]) + from * in_bytes;
     }
     // Device buffers hand over device pointers (host memory on the CPU backend).
     if (d_device_buffers)
@@ -252,13 +257,13 @@ int dpd_predistorter_cc_impl::work(int noutput_items,
 {
     return guarded_work(d_logger, [&] {
         const unsigned N = d_kernel->channels();
+        const size_t in_bytes = kernel::sample_bytes(d_kernel->input_format());
         for (unsigned c = 0; c < N; c++) {
-            d_port_in[c] = static_cast<const gr_complex*>(
-                d_device_buffers ? d_io.input(*this,
-                                              int(c),
-                                              input_items[c],
-                                              size_t(noutput_items) * sizeof(gr_complex))
-                                 : input_items[c]);
+            d_port_in[c] =
+                d_device_buffers
+                    ? d_io.input(
+                          *this, int(c), input_items[c], size_t(noutput_items) * in_bytes)
+                    : input_items[c];
             d_port_out[c] = output_items[c];
         }
         const uint64_t n0 = nitems_read(0), w0 = nitems_written(0);

@@ -42,6 +42,10 @@ public:
     {
         return kernel::to_string(d_kernel->output_format());
     }
+    std::string input_format() const override
+    {
+        return kernel::to_string(d_kernel->input_format());
+    }
     float full_scale() const override { return d_kernel->full_scale(); }
     uint64_t saturated(unsigned channel) const override;
     uint64_t invalid(unsigned channel) const override;
@@ -96,7 +100,7 @@ private:
     //! The current work() call's port pointers, and those of one span; sized once, so work()
     //! allocates nothing.
     std::vector<void*> d_port_out, d_span_out;
-    std::vector<const gr_complex*> d_port_in, d_span_in;
+    std::vector<const void*> d_port_in, d_span_in;
 };
 
 } // namespace gpuinterp

@@ -157,8 +157,7 @@ auto kernel::make_gmp_engine(backend selected,
 auto kernel::make_dpd_bank_engine(backend selected,
                                   [[maybe_unused]] int device,
                                   [[maybe_unused]] unsigned channels,
-                                  [[maybe_unused]] sample_format format,
-                                  [[maybe_unused]] float scale,
+                                  [[maybe_unused]] const bank_formats& formats,
                                   [[maybe_unused]] size_t batch,
                                   [[maybe_unused]] bool mapped)
     -> std::unique_ptr<dpd_bank_engine>
@@ -168,8 +167,8 @@ auto kernel::make_dpd_bank_engine(backend selected,
         []() -> std::unique_ptr<dpd_bank_engine> {
             throw std::logic_error("engine factory: the one-launch bank is CUDA only");
         },
-        GPUINTERP_CUDA_ENGINE(gpu::make_cuda_dpd_bank_engine(
-            device, channels, format, scale, batch, mapped)));
+        GPUINTERP_CUDA_ENGINE(
+            gpu::make_cuda_dpd_bank_engine(device, channels, formats, batch, mapped)));
 }
 
 auto kernel::make_gram_engine(backend selected, [[maybe_unused]] int device)

@@ -137,6 +137,39 @@ chain_out run_chain(impl which,
     return { snk->data(), snk->tags() };
 }
 
+//! What GNU Radio's own blocks give for x through `chain` (in order), in a flowgraph of their own.
+std::vector<cf> reference_through(const std::vector<cf>& x,
+                                  const std::vector<gr::block_sptr>& chain)
+{
+    auto t2 = gr::make_top_block("ref");
+    auto s = gr::blocks::vector_source<cf>::make(x);
+    auto k = gr::blocks::vector_sink<cf>::make();
+    gr::basic_block_sptr prev = s;
+    for (auto& c : chain) {
+        t2->connect(prev, 0, c, 0);
+        prev = c;
+    }
+    t2->connect(prev, 0, k, 0);
+    t2->run();
+    return k->data();
+}
+
+//! The message of the std::runtime_error that starting tb throws (empty when tb starts and stops).
+std::string start_error(const gr::top_block_sptr& tb, const char* what)
+{
+    std::string msg;
+    within(30, what, [&] {
+        try {
+            tb->start();
+            tb->stop();
+            tb->wait();
+        } catch (const std::runtime_error& e) {
+            msg = e.what();
+        }
+    });
+    return msg;
+}
+
 class FgChain : public ::testing::TestWithParam<std::string>
 {
 protected:
@@ -354,17 +387,8 @@ TEST_P(FgChain, FanOutHostToSeveralDeviceBlocks)
         within(120, "host fan-out to two device blocks", [&] { tb->run(); });
         auto ra = gr::filter::interp_fir_filter_ccf::make(2, h1);
         auto rb = gr::filter::interp_fir_filter_ccf::make(4, h2);
-        auto ref = [&](gr::block_sptr blk) {
-            auto t2 = gr::make_top_block("ref");
-            auto s = gr::blocks::vector_source<cf>::make(x);
-            auto k = gr::blocks::vector_sink<cf>::make();
-            t2->connect(s, 0, blk, 0);
-            t2->connect(blk, 0, k, 0);
-            t2->run();
-            return k->data();
-        };
-        EXPECT_LE(rel_err(s1->data(), ref(ra)), 2e-5);
-        EXPECT_LE(rel_err(s2->data(), ref(rb)), 2e-5);
+        EXPECT_LE(rel_err(s1->data(), reference_through(x, { ra })), 2e-5);
+        EXPECT_LE(rel_err(s2->data(), reference_through(x, { rb })), 2e-5);
         EXPECT_TRUE(a->detail()->input(0)->buffer() == b->detail()->input(0)->buffer())
             << "the two readers should share one buffer";
     }
@@ -403,14 +427,7 @@ TEST_P(FgChain, TwoHostOutputsFeedingDeviceBlocks)
     for (size_t i = 0; i < x.size(); i++)
         (i % 2 ? odd : even).push_back(x[i]);
     auto ref = [&](const std::vector<cf>& in, unsigned L, const std::vector<float>& h) {
-        auto t2 = gr::make_top_block("ref");
-        auto s = gr::blocks::vector_source<cf>::make(in);
-        auto r = gr::filter::interp_fir_filter_ccf::make(L, h);
-        auto k = gr::blocks::vector_sink<cf>::make();
-        t2->connect(s, 0, r, 0);
-        t2->connect(r, 0, k, 0);
-        t2->run();
-        return k->data();
+        return reference_through(in, { gr::filter::interp_fir_filter_ccf::make(L, h) });
     };
     EXPECT_LE(rel_err(sa->data(), ref(even, 2, h1)), 2e-5);
     EXPECT_LE(rel_err(sb->data(), ref(odd, 2, h2)), 2e-5);
@@ -424,18 +441,8 @@ TEST_P(FgChain, FanOutFromDeviceBlock)
     std::mt19937 g(23);
     const auto x = random_signal(60001, g);
     const auto h0 = random_taps(9, g), h1 = random_taps(20, g), h2 = random_taps(33, g);
-    auto reference = [&](std::vector<gr::block_sptr> chain) {
-        auto t2 = gr::make_top_block("ref");
-        auto s = gr::blocks::vector_source<cf>::make(x);
-        auto k = gr::blocks::vector_sink<cf>::make();
-        gr::basic_block_sptr prev = s;
-        for (auto& c : chain) {
-            t2->connect(prev, 0, c, 0);
-            prev = c;
-        }
-        t2->connect(prev, 0, k, 0);
-        t2->run();
-        return k->data();
+    auto reference = [&](const std::vector<gr::block_sptr>& chain) {
+        return reference_through(x, chain);
     };
     const auto ref_a = reference({ gr::filter::interp_fir_filter_ccf::make(2, h0),
                                    gr::filter::interp_fir_filter_ccf::make(2, h1) });
@@ -503,16 +510,7 @@ TEST_P(FgChain, MixedFanOutIsRefusedAtStart)
             tb->connect(src, 0, s1, 0);
             tb->connect(src, 0, dev, 0);
             tb->connect(dev, 0, s2, 0);
-            std::string msg;
-            within(30, "mixed host fan-out", [&] {
-                try {
-                    tb->start();
-                    tb->stop();
-                    tb->wait();
-                } catch (const std::runtime_error& e) {
-                    msg = e.what();
-                }
-            });
+            const std::string msg = start_error(tb, "mixed host fan-out");
             EXPECT_FALSE(msg.empty())
                 << "start() should refuse a host output feeding host and device blocks";
             EXPECT_TRUE(msg.find("device_buffers") != std::string::npos ||
@@ -530,16 +528,7 @@ TEST_P(FgChain, MixedFanOutIsRefusedAtStart)
             tb->connect(up, 0, s1, 0);
             tb->connect(up, 0, dev, 0);
             tb->connect(dev, 0, s2, 0);
-            std::string msg;
-            within(30, "mixed device fan-out", [&] {
-                try {
-                    tb->start();
-                    tb->stop();
-                    tb->wait();
-                } catch (const std::runtime_error& e) {
-                    msg = e.what();
-                }
-            });
+            const std::string msg = start_error(tb, "mixed device fan-out");
             EXPECT_TRUE(msg.find("transfer type") != std::string::npos)
                 << "got: '" << msg << "'";
         }

@@ -162,101 +162,48 @@ TEST_P(FgResize, BadParametersThrowNamedErrors)
         return false;
     };
     const std::string b = GetParam();
-    EXPECT_TRUE(named(
-        [&] {
-            gr::gpuinterp::resize_2d_ff::make(0,
-                                              4,
-                                              4,
-                                              4,
-                                              1,
-                                              "bilinear",
-                                              "half_pixel",
-                                              "replicate",
-                                              0,
-                                              {},
-                                              {},
-                                              1,
-                                              false,
-                                              false,
-                                              b);
-        },
-        "in_height"));
-    EXPECT_TRUE(named(
-        [&] {
-            gr::gpuinterp::resize_2d_ff::make(4,
-                                              4,
-                                              4,
-                                              4,
-                                              1,
-                                              "area",
-                                              "half_pixel",
-                                              "replicate",
-                                              0,
-                                              {},
-                                              {},
-                                              1,
-                                              false,
-                                              false,
-                                              b);
-        },
-        "method"));
-    EXPECT_TRUE(named(
-        [&] {
-            gr::gpuinterp::resize_2d_ff::make(4,
-                                              4,
-                                              4,
-                                              4,
-                                              1,
-                                              "bilinear",
-                                              "half_pixel",
-                                              "wrap",
-                                              0,
-                                              {},
-                                              {},
-                                              1,
-                                              false,
-                                              false,
-                                              b);
-        },
-        "border"));
-    EXPECT_TRUE(named(
-        [&] {
-            gr::gpuinterp::resize_2d_bf::make(4,
-                                              4,
-                                              4,
-                                              4,
-                                              2,
-                                              "bilinear",
-                                              "half_pixel",
-                                              "replicate",
-                                              0,
-                                              { 0.f, 0.f },
-                                              { 1.f, 0.f },
-                                              1,
-                                              false,
-                                              false,
-                                              b);
-        },
-        "std"));
-    EXPECT_TRUE(named(
-        [&] {
-            gr::gpuinterp::resize_2d_bf::make(4,
-                                              4,
-                                              4,
-                                              4,
-                                              3,
-                                              "bilinear",
-                                              "half_pixel",
-                                              "replicate",
-                                              0,
-                                              { 0.f, 0.f, 0.f },
-                                              { 1.f, 1.f },
-                                              1,
-                                              false,
-                                              false,
-                                              b);
-        },
-        "std"));
+    // A 4x4 -> 4x4 resizer on backend b, valid but for the parameters given.
+    auto make_ff = [&](int in_height, const std::string& method, const std::string& border) {
+        gr::gpuinterp::resize_2d_ff::make(in_height,
+                                          4,
+                                          4,
+                                          4,
+                                          1,
+                                          method,
+                                          "half_pixel",
+                                          border,
+                                          0,
+                                          {},
+                                          {},
+                                          1,
+                                          false,
+                                          false,
+                                          b);
+    };
+    auto make_bf = [&](int channels,
+                       const std::vector<float>& mean,
+                       const std::vector<float>& std) {
+        gr::gpuinterp::resize_2d_bf::make(4,
+                                          4,
+                                          4,
+                                          4,
+                                          channels,
+                                          "bilinear",
+                                          "half_pixel",
+                                          "replicate",
+                                          0,
+                                          mean,
+                                          std,
+                                          1,
+                                          false,
+                                          false,
+                                          b);
+    };
+    EXPECT_TRUE(named([&] { make_ff(0, "bilinear", "replicate"); }, "in_height"));
+    EXPECT_TRUE(named([&] { make_ff(4, "area", "replicate"); }, "method"));
+    EXPECT_TRUE(named([&] { make_ff(4, "bilinear", "wrap"); }, "border"));
+    EXPECT_TRUE(named([&] { make_bf(2, { 0.f, 0.f }, { 1.f, 0.f }); }, "std"));
+    EXPECT_TRUE(named([&] { make_bf(3, { 0.f, 0.f, 0.f }, { 1.f, 1.f }); }, "std"));
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, FgResize, ::testing::Values("cpu", "cuda"));

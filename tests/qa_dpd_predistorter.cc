@@ -389,16 +389,6 @@ INSTANTIATE_TEST_SUITE_P(
                       config{ backend::cuda, dpd_cuda_variant::automatic, true, "cuda_mapped" }),
     [](const ::testing::TestParamInfo<config>& i) { return std::string(i.param.name); });
 
-std::string message(const std::function<void()>& f)
-{
-    try {
-        f();
-    } catch (const std::invalid_argument& e) {
-        return e.what();
-    }
-    return "no exception";
-}
-
 TEST(DpdCpu, PortablePathMatchesReference)
 {
     // The non-AVX2 code path (what CPUs without AVX2/FMA run), forced through the test hook.
@@ -425,7 +415,7 @@ TEST(DpdCpu, LabVariantNamesAreUnknown)
     // library no longer knows their names.
     using gr::gpuinterp::kernel::dpd_cuda_variant_from_string;
     for (const std::string name : { "shuffle", "shuffle_x", "tiled8" }) {
-        const std::string e = message([&] { dpd_cuda_variant_from_string(name); });
+        const std::string e = invalid_argument_message([&] { dpd_cuda_variant_from_string(name); });
         EXPECT_EQ(e.rfind("variant: unknown value '" + name + "' (expected 'automatic', 'smem', 'tiled'", 0), 0u) << e;
     }
 }
@@ -437,7 +427,7 @@ TEST(DpdCuda, LabVariantNumbersAreRefused)
         GTEST_SKIP() << "no usable CUDA device";
     dpd_predistorter k(1, 0, 1, 1, { cf(1) }, 0, backend::cuda);
     for (int v : { 1, 3, 5 }) {
-        EXPECT_EQ(message([&] { k.set_cuda_variant(dpd_cuda_variant(v)); }).rfind("variant:", 0), 0u) << v;
+        EXPECT_EQ(invalid_argument_message([&] { k.set_cuda_variant(dpd_cuda_variant(v)); }).rfind("variant:", 0), 0u) << v;
         EXPECT_EQ(k.cuda_variant(), dpd_cuda_variant::automatic);
     }
     EXPECT_NO_THROW(k.set_cuda_variant(dpd_cuda_variant::smem));
@@ -475,7 +465,7 @@ TEST(DpdParams, BadParametersThrowNamingTheParameter)
 {
     const std::vector<cf> ok(dpd_predistorter::num_coefficients(3, 1, 2, 2), cf(0.5f));
     auto make = [&](unsigned P, unsigned Q, unsigned Lp, unsigned Lq, std::vector<cf> co, cf c = 0) {
-        return message([=] { dpd_predistorter(P, Q, Lp, Lq, co, c); });
+        return invalid_argument_message([=] { dpd_predistorter(P, Q, Lp, Lq, co, c); });
     };
     EXPECT_EQ(make(4, 1, 2, 2, ok).rfind("P: must be odd", 0), 0u) << make(4, 1, 2, 2, ok);
     EXPECT_EQ(make(0, 1, 2, 2, ok).rfind("P:", 0), 0u);
@@ -493,22 +483,22 @@ TEST(DpdParams, BadParametersThrowNamingTheParameter)
     bad[3] = cf(std::numeric_limits<float>::quiet_NaN(), 0);
     EXPECT_EQ(make(3, 1, 2, 2, bad).rfind("coefficients:", 0), 0u);
     EXPECT_EQ(make(3, 1, 2, 2, ok, cf(NAN, 0)).rfind("lo_leakage:", 0), 0u);
-    EXPECT_EQ(message([&] { dpd_predistorter(3, 1, 2, 2, ok, 0, backend::cpu, -1); }).rfind("device:", 0), 0u);
-    EXPECT_EQ(message([] { gr::gpuinterp::kernel::dpd_cuda_variant_from_string("fast"); }).rfind("variant:", 0), 0u);
+    EXPECT_EQ(invalid_argument_message([&] { dpd_predistorter(3, 1, 2, 2, ok, 0, backend::cpu, -1); }).rfind("device:", 0), 0u);
+    EXPECT_EQ(invalid_argument_message([] { gr::gpuinterp::kernel::dpd_cuda_variant_from_string("fast"); }).rfind("variant:", 0), 0u);
 
     dpd_predistorter k(3, 1, 2, 2, ok, cf(0.1f));
-    EXPECT_EQ(message([&] { k.set_coefficients(std::vector<cf>(7), 0); }).rfind("coefficients: expected 6", 0), 0u);
-    EXPECT_EQ(message([&] { k.set_coefficients(ok, cf(INFINITY, 0)); }).rfind("lo_leakage:", 0), 0u);
+    EXPECT_EQ(invalid_argument_message([&] { k.set_coefficients(std::vector<cf>(7), 0); }).rfind("coefficients: expected 6", 0), 0u);
+    EXPECT_EQ(invalid_argument_message([&] { k.set_coefficients(ok, cf(INFINITY, 0)); }).rfind("lo_leakage:", 0), 0u);
     EXPECT_EQ(k.coefficients(), ok); // unchanged after refused updates
     EXPECT_EQ(k.lo_leakage(), cf(0.1f));
-    EXPECT_EQ(message([&] { k.set_batch(0); }).rfind("batch:", 0), 0u);
+    EXPECT_EQ(invalid_argument_message([&] { k.set_batch(0); }).rfind("batch:", 0), 0u);
 }
 
 TEST(DpdParams, CudaWithoutDeviceFailsClearly)
 {
     const std::vector<cf> co(5, cf(0.1f));
     if (gr::gpuinterp::cuda_device_count() > 0) {
-        EXPECT_EQ(message([&] { dpd_predistorter(9, 0, 1, 1, co, 0, backend::cuda, 1000); }).rfind("device:", 0), 0u);
+        EXPECT_EQ(invalid_argument_message([&] { dpd_predistorter(9, 0, 1, 1, co, 0, backend::cuda, 1000); }).rfind("device:", 0), 0u);
         return;
     }
     EXPECT_THROW(dpd_predistorter(9, 0, 1, 1, co, 0, backend::cuda), std::runtime_error);

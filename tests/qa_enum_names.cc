@@ -6,6 +6,7 @@
 // aliases parse, and an unknown name throws std::invalid_argument naming the parameter and listing
 // the names (aliases left out).
 #include "common/enum_names.h"
+#include "test_util.h"
 #include <gnuradio/gpuinterp/kernel/backend.h>
 #include <gnuradio/gpuinterp/kernel/resampler.h>
 #include <gnuradio/gpuinterp/kernel/resize_2d.h>
@@ -14,6 +15,7 @@
 #include <functional>
 
 using namespace gr::gpuinterp;
+using gpuinterp_test::invalid_argument_message;
 
 namespace {
 enum class color { red, green, blue };
@@ -21,15 +23,6 @@ constexpr enum_name<color> colors[] = {
     { color::red, "red" }, { color::green, "green" }, { color::blue, "blue" }, { color::red, "r" }
 };
 
-std::string message(const std::function<void()>& f)
-{
-    try {
-        f();
-    } catch (const std::invalid_argument& e) {
-        return e.what();
-    }
-    return "";
-}
 } // namespace
 
 TEST(EnumNames, TableParsesNamesAndAliasesAndListsNamesOnError)
@@ -37,10 +30,10 @@ TEST(EnumNames, TableParsesNamesAndAliasesAndListsNamesOnError)
     EXPECT_EQ(enum_from_string("color", "green", colors), color::green);
     EXPECT_EQ(enum_from_string("color", "r", colors), color::red);
     EXPECT_EQ(enum_to_string(color::red, colors), "red"); // the first name, not the alias
-    EXPECT_EQ(message([] { enum_from_string("color", "Red", colors); }),
+    EXPECT_EQ(invalid_argument_message([] { enum_from_string("color", "Red", colors); }),
               "color: unknown value 'Red' (expected 'red', 'green' or 'blue')");
     constexpr enum_name<color> one[] = { { color::red, "red" } };
-    EXPECT_EQ(message([&] { enum_from_string("c", "x", one); }), "c: unknown value 'x' (expected 'red')");
+    EXPECT_EQ(invalid_argument_message([&] { enum_from_string("c", "x", one); }), "c: unknown value 'x' (expected 'red')");
 }
 
 TEST(EnumNames, EveryOptionRoundTrips)
@@ -48,14 +41,14 @@ TEST(EnumNames, EveryOptionRoundTrips)
     for (auto b : { backend::automatic, backend::cpu, backend::cuda })
         EXPECT_EQ(backend_from_string(to_string(b)), b);
     EXPECT_EQ(backend_from_string("auto"), backend::automatic);
-    EXPECT_EQ(message([] { backend_from_string("gpu"); }),
+    EXPECT_EQ(invalid_argument_message([] { backend_from_string("gpu"); }),
               "backend: unknown value 'gpu' (expected 'automatic', 'cpu' or 'cuda')");
 
     using namespace gr::gpuinterp::kernel;
     for (auto m : { resamp_method::nearest, resamp_method::linear, resamp_method::texture,
                     resamp_method::cubic, resamp_method::polyphase })
         EXPECT_EQ(method_from_string(to_string(m)), m);
-    EXPECT_EQ(message([] { method_from_string("sinc"); }).rfind("method: unknown value 'sinc'", 0), 0u);
+    EXPECT_EQ(invalid_argument_message([] { method_from_string("sinc"); }).rfind("method: unknown value 'sinc'", 0), 0u);
 
     for (auto f : { filter_mode::point, filter_mode::linear })
         EXPECT_EQ(filter_from_string(to_string(f)), f);
@@ -63,7 +56,7 @@ TEST(EnumNames, EveryOptionRoundTrips)
         EXPECT_EQ(address_from_string(to_string(a)), a);
     for (auto p : { lookup_precision::exact, lookup_precision::texture })
         EXPECT_EQ(precision_from_string(to_string(p)), p);
-    EXPECT_EQ(message([] { address_from_string("wrap"); }),
+    EXPECT_EQ(invalid_argument_message([] { address_from_string("wrap"); }),
               "address: unknown value 'wrap' (expected 'clamp' or 'border')");
 
     for (auto m : { resize_method::nearest, resize_method::bilinear, resize_method::bicubic })
@@ -75,7 +68,7 @@ TEST(EnumNames, EveryOptionRoundTrips)
     for (auto b : { resize_border::replicate, resize_border::reflect, resize_border::reflect_101,
                     resize_border::constant })
         EXPECT_EQ(resize_border_from_string(to_string(b)), b);
-    EXPECT_EQ(message([] { resize_border_from_string("wrap"); }),
+    EXPECT_EQ(invalid_argument_message([] { resize_border_from_string("wrap"); }),
               "border: unknown value 'wrap' (expected 'replicate', 'reflect', 'reflect_101' or "
               "'constant')");
 }

@@ -16,13 +16,6 @@ namespace te = gr::gpuinterp::kernel::texemu;
 
 namespace {
 
-uint32_t bits(float v)
-{
-    uint32_t u;
-    std::memcpy(&u, &v, 4);
-    return u;
-}
-
 lookup_config cfg(filter_mode f,
                   te::address a,
                   lookup_precision p = lookup_precision::texture,

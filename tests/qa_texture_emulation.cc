@@ -11,15 +11,9 @@
 #include <set>
 
 namespace te = gr::gpuinterp::kernel::texemu;
+using gpuinterp_test::bits;
 
 namespace {
-
-uint32_t bits(float v)
-{
-    uint32_t u;
-    std::memcpy(&u, &v, 4);
-    return u;
-}
 
 std::vector<float> tenths()
 {

@@ -13,7 +13,10 @@
 #include <cmath>
 #include <complex>
 #include <cstdint>
+#include <cstring>
+#include <functional>
 #include <limits>
+#include <stdexcept>
 #include <random>
 #include <string>
 #include <vector>
@@ -23,6 +26,26 @@ namespace gpuinterp_test {
 using cf = std::complex<float>;
 using cd = std::complex<double>;
 using gr::gpuinterp::backend;
+
+//! The bit pattern of v: the texture tests compare floats to the bit.
+inline uint32_t bits(float v)
+{
+    uint32_t u;
+    std::memcpy(&u, &v, 4);
+    return u;
+}
+
+//! The message of the std::invalid_argument that f throws ("no exception" when it throws none): the
+//! tests compare a parameter error's exact text.
+inline std::string invalid_argument_message(const std::function<void()>& f)
+{
+    try {
+        f();
+    } catch (const std::invalid_argument& e) {
+        return e.what();
+    }
+    return "no exception";
+}
 
 inline std::mt19937& rng()
 {

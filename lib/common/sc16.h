@@ -6,8 +6,9 @@
 #ifndef INCLUDED_GPUINTERP_COMMON_SC16_H
 #define INCLUDED_GPUINTERP_COMMON_SC16_H
 
-// The fc32 -> sc16 conversion (kernel/sample_format.h has the definition), for the CUDA kernels'
-// last store and the CPU backends alike, so all of them round, saturate and count the same way.
+// The fc32 <-> sc16 conversions (kernel/sample_format.h has the definitions), for the CUDA
+// kernels' first load and last store and the CPU backends alike, so all of them round, saturate,
+// count and scale the same way.
 
 #include "host_device.h"
 #include <cmath>
@@ -55,7 +56,22 @@ sc16_convert(int16_t* out, const C* in, size_t n, float scale, Count& sat, Count
     }
 }
 
+//! n I/Q int16 pairs to complex float: v * inverse (inverse = full_scale / 32767, exact in the
+//! int16 -> float step, one rounding in the product, as the CUDA load below).
+template <typename C>
+inline void sc16_expand(C* out, const int16_t* in, size_t n, float inverse)
+{
+    for (size_t i = 0; i < n; i++)
+        out[i] = C(float(in[2 * i]) * inverse, float(in[2 * i + 1]) * inverse);
+}
+
 #if defined(__CUDACC__)
+//! One sample of a kernel's first load.
+__device__ __forceinline__ float2 sc16_expand(short2 v, float inverse)
+{
+    return make_float2(float(v.x) * inverse, float(v.y) * inverse);
+}
+
 //! One sample of a kernel's last store, counted in the thread's own registers.
 __device__ __forceinline__ short2 sc16_convert(float2 v,
                                                float scale,

@@ -61,4 +61,13 @@ constexpr bool tuning_table_ordered(const Row (&table)[N])
 } // namespace gpuinterp
 } // namespace gr
 
+//! Defines `<row>_for(int sm)`, the row of compute capability `sm` in the family's table
+//! `<row>_table` (tuning_row()). Every family's plan and the table test call it by that name, so
+//! one definition here keeps the accessors alike; used inside namespace gr::gpuinterp::gpu.
+#define GPUINTERP_TUNING_ROW_FOR(row)                             \
+    inline const row& row##_for(int sm)                           \
+    {                                                             \
+        return ::gr::gpuinterp::gpu::tuning_row(row##_table, sm); \
+    }
+
 #endif

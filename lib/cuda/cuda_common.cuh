@@ -73,14 +73,26 @@ private:
 
 //! Compute capability of `device` as major * 10 + minor (90 for sm_90): what selects a kernel
 //! family's tuning row (arch_tuning.h) and what the compiled mp/gmp kernel is built for.
+//! One attribute of `device` (cudaDeviceGetAttribute), checked: what the plans read of a device.
+inline int device_attribute(cudaDeviceAttr attr, int device)
+{
+    int v = 0;
+    GPUINTERP_CUDA_CHECK(cudaDeviceGetAttribute(&v, attr, device));
+    return v;
+}
+
+//! Blocks of a launch over `n` items, `per_block` to a block: enough to cover them, but at most
+//! `max_blocks` (what the plan found resident on the device), the blocks then striding over the
+//! rest.
+inline int capped_grid(long long n, long long per_block, int max_blocks)
+{
+    return int(std::min<long long>((n + per_block - 1) / per_block, max_blocks));
+}
+
 inline int compute_capability(int device)
 {
-    int major = 0, minor = 0;
-    GPUINTERP_CUDA_CHECK(
-        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-    GPUINTERP_CUDA_CHECK(
-        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
-    return major * 10 + minor;
+    return device_attribute(cudaDevAttrComputeCapabilityMajor, device) * 10 +
+           device_attribute(cudaDevAttrComputeCapabilityMinor, device);
 }
 
 class stream

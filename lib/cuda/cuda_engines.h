@@ -51,12 +51,11 @@ std::unique_ptr<kernel::gmp_engine>
 make_cuda_gmp_engine(int device, size_t batch, bool mapped);
 std::unique_ptr<kernel::gram_engine> make_cuda_gram_engine(int device);
 std::unique_ptr<kernel::capture_engine> make_cuda_capture_engine(int device);
-//! Every channel of a ph predistorter bank in one launch (dpd_bank.cu); scale: 32767 / full scale.
+//! Every channel of a ph predistorter bank in one launch (dpd_bank.cu).
 std::unique_ptr<kernel::dpd_bank_engine>
 make_cuda_dpd_bank_engine(int device,
                           unsigned channels,
-                          kernel::sample_format format,
-                          float scale,
+                          const kernel::bank_formats& formats,
                           size_t batch,
                           bool mapped);
 

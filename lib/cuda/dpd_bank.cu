@@ -4,13 +4,15 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 // The predistorter bank's CUDA engine (kernel/dpd_bank.h): every channel of a ph model in one
-// launch per call, complex float or sc16 out.
+// launch per call, complex float or sc16 in and out.
 //
 // Device buffers: each channel's first min(n, H) outputs read a seam [history, inputs] as the
 // single-channel engine's do (device_history.cuh); one launch covers every channel's seam, one
 // more every channel's remaining outputs read in place. Host buffers: the channels are staged
 // channel-major through the two-slot pipeline (each channel's window: H history values, then the
 // chunk), one launch per chunk, and each channel's outputs are scattered back to its own buffer.
+// An sc16 input is staged and kept (history, seams) as sc16 and converted in the kernel's window
+// load, so it crosses the bus and GNU Radio's buffers at 4 bytes per sample.
 // The counters of saturated and invalid sc16 samples live on the device and come back with
 // every call (one 16-byte-per-channel copy, ordered before the call's final synchronise).
 
@@ -21,6 +23,7 @@
 #include "dpd_ph_launch.h"
 #include "host_pipeline.cuh"
 #include <gnuradio/gpuinterp/kernel/stream_history.h>
+#include <type_traits>
 #include <algorithm>
 #include <cstring>
 #include <stdexcept>
@@ -35,19 +38,30 @@ namespace {
 using cf = std::complex<float>;
 constexpr int BANK_R = TILED_R, BANK_NT = TILED_NT;
 
+//! The host type of an input sample: the layout of In (float2 or short2).
+template <typename In>
+using host_sample = std::conditional_t<std::is_same<In, short2>::value,
+                                       std::complex<int16_t>,
+                                       std::complex<float>>;
+
+//! In: the input sample on the device, float2 (complex float) or short2 (sc16).
+template <typename In>
 class cuda_dpd_bank_engine final : public kernel::dpd_bank_engine
 {
+    using HIn = host_sample<In>;
+    static constexpr bool SC16_IN = std::is_same<In, short2>::value;
+
 public:
     cuda_dpd_bank_engine(int device,
                          unsigned channels,
-                         kernel::sample_format format,
-                         float scale,
+                         const kernel::bank_formats& formats,
                          size_t batch,
                          bool mapped)
         : d_device(device),
           d_N(channels),
-          d_sc16(format == kernel::sample_format::sc16),
-          d_scale(scale),
+          d_sc16(formats.output == kernel::sample_format::sc16),
+          d_scale(kernel::sc16_scale(formats.full_scale)),
+          d_in_scale(kernel::sc16_inverse_scale(formats.full_scale)),
           d_batch(batch),
           d_hist(channels),
           d_dev_hist(channels),
@@ -81,8 +95,9 @@ public:
         d_dirty = true;
     }
 
-    void process(void* const* out, const cf* const* in, size_t n) override
+    void process(void* const* out, const void* const* in_raw, size_t n) override
     {
+        const auto in = reinterpret_cast<const HIn* const*>(in_raw);
         if (n == 0)
             return;
         device_guard guard(d_device);
@@ -99,14 +114,14 @@ public:
             n,
             std::max<size_t>(1, d_batch / N),
             { N * H, N, N * units },
-            [&](float2* pinned, size_t pos, size_t cnt) {
+            [&](In* pinned, size_t pos, size_t cnt) {
                 for (unsigned c = 0; c < d_N; c++) {
-                    cf* w = reinterpret_cast<cf*>(pinned) + c * (H + cnt);
+                    HIn* w = reinterpret_cast<HIn*>(pinned) + c * (H + cnt);
                     d_hist[c].window(w, in[c], pos, 0);
-                    cpu::parallel_copy(w + H, in[c] + pos, cnt * sizeof(cf));
+                    cpu::parallel_copy(w + H, in[c] + pos, cnt * sizeof(HIn));
                 }
             },
-            [&](const float2* x, uint32_t* y, size_t cnt, cudaStream_t st) {
+            [&](const In* x, uint32_t* y, size_t cnt, cudaStream_t st) {
                 bank_pointers p{};
                 for (unsigned c = 0; c < d_N; c++) {
                     p.x[c] = x + c * (H + cnt);
@@ -125,8 +140,9 @@ public:
         fetch_counts(d_pipe.stream0());
     }
 
-    void process_device(void* const* out, const cf* const* in, size_t n) override
+    void process_device(void* const* out, const void* const* in_raw, size_t n) override
     {
+        const auto in = reinterpret_cast<const In* const*>(in_raw);
         if (n == 0)
             return;
         device_guard guard(d_device);
@@ -136,8 +152,7 @@ public:
         const size_t bytes = d_sc16 ? 4 : 8;
         bank_pointers p{};
         for (unsigned c = 0; c < d_N; c++) {
-            p.x[c] = d_dev_hist[c].seam(
-                d_hist[c], reinterpret_cast<const float2*>(in[c]), n, st);
+            p.x[c] = d_dev_hist[c].seam(d_hist[c], in[c], n, st);
             p.y[c] = out[c];
         }
         if (s > 0)
@@ -145,13 +160,13 @@ public:
         const size_t max_launch = size_t(1) << 28; // launch sizes stay well inside int
         for (size_t pos = s; pos < n; pos += max_launch) {
             for (unsigned c = 0; c < d_N; c++) {
-                p.x[c] = reinterpret_cast<const float2*>(in[c]) + pos - H;
+                p.x[c] = in[c] + pos - H;
                 p.y[c] = static_cast<char*>(out[c]) + pos * bytes;
             }
             launch(p, std::min(max_launch, n - pos), st);
         }
         for (unsigned c = 0; c < d_N; c++)
-            d_dev_hist[c].save(reinterpret_cast<const float2*>(in[c]), n, st);
+            d_dev_hist[c].save(in[c], n, st);
         fetch_counts(st);
     }
 
@@ -191,13 +206,14 @@ private:
             &optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, d_device));
         const int T = BANK_R * BANK_NT; // odd R: planes unpadded
         d_chan_words = d_M * d_md.Lmax + 1;
+        // The planes hold complex float whatever the input format.
         d_smem = size_t(d_chan_words) * sizeof(float4) +
                  (size_t(d_M) * (T + H) + size_t(T)) * sizeof(float2);
         // One halo value per thread (tiled_body); longer filters run one engine per channel.
         if (H >= size_t(BANK_NT) || d_smem > size_t(optin))
             throw std::invalid_argument("Lp: " + std::to_string(d_md.Lmax) +
                                         " taps do not fit the bank's one-launch kernel");
-        d_kernel = bank_kernel_for<BANK_R, BANK_NT>(d_M, d_md.Lmax, d_sc16);
+        d_kernel = bank_kernel_for<BANK_R, BANK_NT>(d_M, d_md.Lmax, d_sc16, SC16_IN);
         GPUINTERP_CUDA_CHECK(cudaFuncSetAttribute(
             d_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
         int per_sm = 0;
@@ -241,10 +257,10 @@ private:
         const dim3 grid(unsigned(std::min(tiles, per_channel)), d_N);
         const float4* coef = d_coef.get();
         int words = d_chan_words;
-        float scale = d_scale;
+        float scale = d_scale, in_scale = d_in_scale;
         unsigned long long* counts = d_counts.get();
-        void* args[] = { const_cast<bank_pointers*>(&p), &coef,  &words, &d_md,
-                         const_cast<long long*>(&nn),    &scale, &counts };
+        void* args[] = { const_cast<bank_pointers*>(&p), &coef,  &words,  &d_md,
+                         const_cast<long long*>(&nn),    &scale, &counts, &in_scale };
         GPUINTERP_CUDA_CHECK(
             cudaLaunchKernel(d_kernel, grid, dim3(BANK_NT), args, d_smem, st));
         GPUINTERP_CUDA_CHECK_LAUNCH(st);
@@ -269,7 +285,7 @@ private:
     int d_device;
     unsigned d_N;
     bool d_sc16;
-    float d_scale;
+    float d_scale, d_in_scale;
     size_t d_batch;
     bool d_configured = false, d_dirty = false;
     int d_M = 1, d_chan_words = 1, d_tile = 1, d_max_blocks = 1;
@@ -277,14 +293,14 @@ private:
     const void* d_kernel = nullptr;
     dev_model d_md{};
     std::vector<float4> d_hcoef; //!< per channel: the maps, then (cr, ci, 0, 0)
-    std::vector<kernel::stream_history<cf>> d_hist;
-    std::vector<device_history<float2, cf>> d_dev_hist;
+    std::vector<kernel::stream_history<HIn>> d_hist;
+    std::vector<device_history<In, HIn>> d_dev_hist;
     std::vector<uint64_t> d_host_counts;
     device_buffer<float4> d_coef;
     device_buffer<unsigned long long> d_counts;
     pinned_buffer<unsigned long long> d_pinned_counts;
     // Last member, so destroyed first: it waits for both streams before the buffers above go.
-    host_pipeline<float2, uint32_t> d_pipe;
+    host_pipeline<In, uint32_t> d_pipe;
 };
 
 } // namespace
@@ -292,13 +308,15 @@ private:
 std::unique_ptr<kernel::dpd_bank_engine>
 make_cuda_dpd_bank_engine(int device,
                           unsigned channels,
-                          kernel::sample_format format,
-                          float scale,
+                          const kernel::bank_formats& formats,
                           size_t batch,
                           bool mapped)
 {
-    return std::make_unique<cuda_dpd_bank_engine>(
-        device, channels, format, scale, batch, mapped);
+    if (formats.input == kernel::sample_format::sc16)
+        return std::make_unique<cuda_dpd_bank_engine<short2>>(
+            device, channels, formats, batch, mapped);
+    return std::make_unique<cuda_dpd_bank_engine<float2>>(
+        device, channels, formats, batch, mapped);
 }
 
 } // namespace gpu

@@ -25,8 +25,8 @@ constexpr int BANK_MAX_CHANNELS = 64;
 
 //! Per-channel pointers of one launch (a kernel parameter: 1 KiB at 64 channels).
 struct bank_pointers {
-    const float2*
-        x[BANK_MAX_CHANNELS];   //!< window start: H history samples, then the inputs
+    //! window start: H history samples, then the inputs (float2, or short2 for sc16 input)
+    const void* x[BANK_MAX_CHANNELS];
     void* y[BANK_MAX_CHANNELS]; //!< outputs: float2 or short2
 };
 
@@ -97,11 +97,12 @@ struct store_sc16 {
 
 /*!
  * Channel blockIdx.y of a bank. coef_g: per channel, M * Lmax maps then one float4 (cr, ci, 0,
- * 0), `chan_words` float4 apart. counts: two counters per channel (sc16 only). LT > 0: the tap
- * loop unrolled for Lmax = LT, as the single-channel engine's tiled instances (the maps stay in
- * shared memory here: one kernel parameter cannot hold 64 channels' maps).
+ * 0), `chan_words` float4 apart. counts: two counters per channel (sc16 output only). LT > 0: the
+ * tap loop unrolled for Lmax = LT, as the single-channel engine's tiled instances (the maps stay
+ * in shared memory here: one kernel parameter cannot hold 64 channels' maps). SC16_IN: the
+ * windows are sc16, converted in the window load (times in_scale = full_scale / 32767).
  */
-template <int M, int R, int NT, int LT, bool SC16>
+template <int M, int R, int NT, int LT, bool SC16, bool SC16_IN>
 __global__ void __launch_bounds__(NT)
     dpd_bank_kernel(const __grid_constant__ bank_pointers p,
                     const float4* __restrict__ coef_g,
@@ -109,7 +110,8 @@ __global__ void __launch_bounds__(NT)
                     dev_model md,
                     long long n,
                     float scale,
-                    unsigned long long* counts)
+                    unsigned long long* counts,
+                    float in_scale)
 {
     extern __shared__ float4 sm4[];
     const int ch = blockIdx.y;
@@ -118,22 +120,28 @@ __global__ void __launch_bounds__(NT)
     md.cr = sm4[words].x;
     md.ci = sm4[words].y;
     float2* planes = reinterpret_cast<float2*>(sm4 + words + 1);
+    using X = std::conditional_t<SC16_IN, short2, float2>;
+    const X* x = static_cast<const X*>(p.x[ch]);
     if constexpr (SC16) {
         store_sc16 out{ static_cast<short2*>(p.y[ch]), scale, counts + 2 * ch };
-        tiled_body<M, R, NT, LT, true>(p.x[ch], out, sm4, md.Lmax, md, n, planes);
+        tiled_body<M, R, NT, LT, true>(x, out, sm4, md.Lmax, md, n, planes, in_scale);
     } else {
         store_fc32_any out{ static_cast<float2*>(p.y[ch]) };
-        tiled_body<M, R, NT, LT, true>(p.x[ch], out, sm4, md.Lmax, md, n, planes);
+        tiled_body<M, R, NT, LT, true>(x, out, sm4, md.Lmax, md, n, planes, in_scale);
     }
 }
 
 template <int M, int R, int NT>
-const void* bank_kernel_lt(int Lmax, bool sc16)
+const void* bank_kernel_lt(int Lmax, bool sc16, bool sc16_in)
 {
-    auto k = [sc16](auto lt) {
+    auto k = [sc16, sc16_in](auto lt) {
         constexpr int LT = decltype(lt)::value;
-        return sc16 ? reinterpret_cast<const void*>(dpd_bank_kernel<M, R, NT, LT, true>)
-                    : reinterpret_cast<const void*>(dpd_bank_kernel<M, R, NT, LT, false>);
+        auto fn = [](auto kernel) { return reinterpret_cast<const void*>(kernel); };
+        if (sc16_in)
+            return sc16 ? fn(dpd_bank_kernel<M, R, NT, LT, true, true>)
+                        : fn(dpd_bank_kernel<M, R, NT, LT, false, true>);
+        return sc16 ? fn(dpd_bank_kernel<M, R, NT, LT, true, false>)
+                    : fn(dpd_bank_kernel<M, R, NT, LT, false, false>);
     };
     // The memory depths DPD models use most; others take the run-time tap loop.
     if constexpr (M <= TILED_UNROLL_M) {
@@ -156,25 +164,25 @@ const void* bank_kernel_lt(int Lmax, bool sc16)
 }
 
 template <int R, int NT>
-const void* bank_kernel_for(int M, int Lmax, bool sc16)
+const void* bank_kernel_for(int M, int Lmax, bool sc16, bool sc16_in)
 {
     switch (M) {
     case 1:
-        return bank_kernel_lt<1, R, NT>(Lmax, sc16);
+        return bank_kernel_lt<1, R, NT>(Lmax, sc16, sc16_in);
     case 2:
-        return bank_kernel_lt<2, R, NT>(Lmax, sc16);
+        return bank_kernel_lt<2, R, NT>(Lmax, sc16, sc16_in);
     case 3:
-        return bank_kernel_lt<3, R, NT>(Lmax, sc16);
+        return bank_kernel_lt<3, R, NT>(Lmax, sc16, sc16_in);
     case 4:
-        return bank_kernel_lt<4, R, NT>(Lmax, sc16);
+        return bank_kernel_lt<4, R, NT>(Lmax, sc16, sc16_in);
     case 5:
-        return bank_kernel_lt<5, R, NT>(Lmax, sc16);
+        return bank_kernel_lt<5, R, NT>(Lmax, sc16, sc16_in);
     case 6:
-        return bank_kernel_lt<6, R, NT>(Lmax, sc16);
+        return bank_kernel_lt<6, R, NT>(Lmax, sc16, sc16_in);
     case 7:
-        return bank_kernel_lt<7, R, NT>(Lmax, sc16);
+        return bank_kernel_lt<7, R, NT>(Lmax, sc16, sc16_in);
     case 8:
-        return bank_kernel_lt<8, R, NT>(Lmax, sc16);
+        return bank_kernel_lt<8, R, NT>(Lmax, sc16, sc16_in);
     default:
         throw std::invalid_argument(
             "P: orders above 15 are not supported by the CUDA backend");

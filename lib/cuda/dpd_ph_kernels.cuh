@@ -14,8 +14,10 @@
 // The kernels are in an anonymous namespace: each .cu file gets its own instantiations; the
 // parameter block dev_model is not, so launch functions can take it across files.
 
+#include "../common/sc16.h"
 #include "dpd_ph_tuning.h"
 #include <cuda_runtime.h>
+#include <type_traits>
 #include <stdexcept>
 
 namespace gr {
@@ -249,19 +251,37 @@ __device__ __forceinline__ bool window_aligned(const float2* x)
 {
     return !CHECKED || (reinterpret_cast<unsigned long long>(x) & 15) == 0;
 }
+//! sc16 windows (the bank's sc16 input): a pair of samples is one 8-byte load.
+template <bool CHECKED>
+__device__ __forceinline__ bool window_aligned(const short2* x)
+{
+    return !CHECKED || (reinterpret_cast<unsigned long long>(x) & 7) == 0;
+}
 
-//! The tiled kernel's body. coef: the maps (kernel parameter when LT > 0, shared memory when
-//! LT == 0), order m's at coef + m * stride. smem: the planes and the output staging. out: the
-//! store policy (store_fc32, or the bank's, dpd_bank_kernels.cuh); CHECKED: see window_aligned.
-template <int M, int R, int NT, int LT, bool CHECKED = false, typename Store = store_fc32>
-__device__ __forceinline__ void tiled_body(const float2* __restrict__ x,
+//! The tiled kernel's body. x: the window, complex float (X = float2) or sc16 (X = short2, the
+//! bank's sc16 input: converted to complex float as it is loaded, times in_scale). coef: the maps
+//! (kernel parameter when LT > 0, shared memory when LT == 0), order m's at coef + m * stride.
+//! smem: the planes and the output staging. out: the store policy (store_fc32, or the bank's,
+//! dpd_bank_kernels.cuh); CHECKED: see window_aligned.
+template <int M,
+          int R,
+          int NT,
+          int LT,
+          bool CHECKED = false,
+          typename Store = store_fc32,
+          typename X = float2>
+__device__ __forceinline__ void tiled_body(const X* __restrict__ x,
                                            Store& out,
                                            const float4* coef,
                                            int stride,
                                            const dev_model& md,
                                            long long n,
-                                           float2* smem)
+                                           float2* smem,
+                                           float in_scale = 1.f)
 {
+    constexpr bool SC16_IN = std::is_same<X, short2>::value;
+    static_assert(SC16_IN || std::is_same<X, float2>::value,
+                  "windows are float2 or short2");
     constexpr int T = NT * R; // outputs per tile
     constexpr int Q = T / 2;  // float4 loads of a tile's first T window values
     constexpr int NF = (Q + NT - 1) / NT;
@@ -286,7 +306,24 @@ __device__ __forceinline__ void tiled_body(const float2* __restrict__ x,
             const int q = tid + f * NT;
             const long long i = base + 2 * (long long)q;
             px[f] = make_float4(0.f, 0.f, 0.f, 0.f);
-            if (Q % NT == 0 || q < Q) {
+            if constexpr (SC16_IN) {
+                if (Q % NT == 0 || q < Q) {
+                    if (i + 1 < total && aligned) {
+                        const short4 v = *reinterpret_cast<const short4*>(x + i);
+                        const float2 a = sc16_expand(make_short2(v.x, v.y), in_scale);
+                        const float2 b = sc16_expand(make_short2(v.z, v.w), in_scale);
+                        px[f] = make_float4(a.x, a.y, b.x, b.y);
+                    } else if (i + 1 < total) {
+                        const float2 a = sc16_expand(x[i], in_scale);
+                        const float2 b = sc16_expand(x[i + 1], in_scale);
+                        px[f] = make_float4(a.x, a.y, b.x, b.y);
+                    } else if (i < total) {
+                        const float2 a = sc16_expand(x[i], in_scale);
+                        px[f].x = a.x;
+                        px[f].y = a.y;
+                    }
+                }
+            } else if (Q % NT == 0 || q < Q) {
                 if (i + 1 < total && aligned) {
                     px[f] = *reinterpret_cast<const float4*>(x + i);
                 } else if (CHECKED && i + 1 < total) {
@@ -301,7 +338,10 @@ __device__ __forceinline__ void tiled_body(const float2* __restrict__ x,
         }
         if (tid < H) {
             const long long i = base + T + tid;
-            ph = i < total ? x[i] : make_float2(0.f, 0.f);
+            if constexpr (SC16_IN)
+                ph = i < total ? sc16_expand(x[i], in_scale) : make_float2(0.f, 0.f);
+            else
+                ph = i < total ? x[i] : make_float2(0.f, 0.f);
         }
     };
     auto put = [&](int j, float2 v) {

@@ -43,7 +43,7 @@ constexpr ph_tuning ph_tuning_table[] = {
       4 }, // sm_90 (H200); the default of every other
 };
 
-inline const ph_tuning& ph_tuning_for(int sm) { return tuning_row(ph_tuning_table, sm); }
+GPUINTERP_TUNING_ROW_FOR(ph_tuning)
 
 } // namespace gpu
 } // namespace gpuinterp

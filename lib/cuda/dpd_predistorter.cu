@@ -50,9 +50,11 @@
 #include "dpd_stream.cuh"
 #include <gnuradio/gpuinterp/kernel/stream_history.h>
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <stdexcept>
+#include <utility>
 
 namespace gr {
 namespace gpuinterp {
@@ -84,29 +86,22 @@ kernel_fn pick(int R)
                   : reinterpret_cast<kernel_fn>(dpd_smem_kernel<M, SMEM_R>);
 }
 
+// pick<M> for M = 1..MAX_M, indexed by M - 1: one entry per branch count the kernels are
+// instantiated for.
+template <int... I>
+constexpr std::array<kernel_fn (*)(int), sizeof...(I)>
+picks(std::integer_sequence<int, I...>)
+{
+    return { pick<I + 1>... };
+}
+
 kernel_fn kernel_for(int M, int R)
 {
-    switch (M) {
-    case 1:
-        return pick<1>(R);
-    case 2:
-        return pick<2>(R);
-    case 3:
-        return pick<3>(R);
-    case 4:
-        return pick<4>(R);
-    case 5:
-        return pick<5>(R);
-    case 6:
-        return pick<6>(R);
-    case 7:
-        return pick<7>(R);
-    case 8:
-        return pick<8>(R);
-    default:
+    static constexpr auto table = picks(std::make_integer_sequence<int, MAX_M>());
+    if (M < 1 || M > MAX_M)
         throw std::invalid_argument(
             "P: orders above 15 are not supported by the CUDA backend");
-    }
+    return table[M - 1](R);
 }
 
 } // namespace
@@ -130,11 +125,8 @@ ph_plan plan_ph(const dev_model& md, int M, int device, dpd_cuda_variant request
 {
     check_variant(requested);
     device_guard guard(device);
-    int sms = 1, optin = 48 * 1024;
-    GPUINTERP_CUDA_CHECK(
-        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    GPUINTERP_CUDA_CHECK(
-        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    const int sms = device_attribute(cudaDevAttrMultiProcessorCount, device);
+    const int optin = device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
     const ph_tuning& t = ph_tuning_for(compute_capability(device));
     const int H = md.H, Lmax = md.Lmax;
     dpd_cuda_variant v = requested;
@@ -216,9 +208,8 @@ void launch_ph(const ph_plan& pl,
                cudaStream_t st)
 {
     const long long nn = (long long)n;
-    const long long blocks = (nn + pl.tile - 1) / pl.tile;
+    const int grid = capped_grid(nn, pl.tile, pl.max_blocks);
     if (pl.tiled()) {
-        const int grid = int(std::min<long long>(blocks, pl.max_blocks));
         // Unrolled kernels take the maps by value (the launch copies hcoef, so a later model
         // update cannot reach a kernel in flight); the generic one from the device.
         void* args[] = { &x,
@@ -231,7 +222,6 @@ void launch_ph(const ph_plan& pl,
         GPUINTERP_CUDA_CHECK_LAUNCH(st);
         return;
     }
-    const int grid = int(std::min<long long>(blocks, pl.max_blocks));
     int T = pl.tile;
     void* args[] = {
         &x, &y, &coef, const_cast<dev_model*>(&md), const_cast<long long*>(&nn), &T

@@ -34,10 +34,7 @@ constexpr fir_tuning fir_tuning_table[] = {
     { 90, 2, 32 }, // sm_90 (H200); the default of every other architecture
 };
 
-inline const fir_tuning& fir_tuning_for(int sm)
-{
-    return tuning_row(fir_tuning_table, sm);
-}
+GPUINTERP_TUNING_ROW_FOR(fir_tuning)
 
 } // namespace gpu
 } // namespace gpuinterp

@@ -357,7 +357,7 @@ gmp_jit_kernel compile_gmp_jit(const gmp_blob& b, int device, int V, std::string
     float2* y = nullptr;
     long long zero = 0;
     void* args[] = { &x, &y, &zero, params.data() };
-    int sms = 1, per_sm = 0;
+    int per_sm = 0;
     stream
         probe; // its own stream: the other engines' work on the device is not waited for
     if (cudaLaunchKernel(k.fn, dim3(1), dim3(JIT_NT), args, 0, probe.get()) !=
@@ -369,9 +369,8 @@ gmp_jit_kernel compile_gmp_jit(const gmp_blob& b, int device, int V, std::string
         release_gmp_jit(k);
         return no("the compiled kernel does not launch: " + err);
     }
-    GPUINTERP_CUDA_CHECK(
-        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    k.max_blocks = std::max(1, per_sm) * sms;
+    k.max_blocks =
+        std::max(1, per_sm) * device_attribute(cudaDevAttrMultiProcessorCount, device);
     return k;
 }
 
@@ -404,7 +403,7 @@ void launch_gmp_jit(const gmp_jit_kernel& k,
     if (n == 0)
         return;
     long long nn = (long long)n;
-    const int grid = int(std::min<long long>((nn + JIT_T - 1) / JIT_T, k.max_blocks));
+    const int grid = capped_grid(nn, JIT_T, k.max_blocks);
     void* args[] = { &x, &y, &nn, const_cast<char*>(params.data()) };
     GPUINTERP_CUDA_CHECK(cudaLaunchKernel(k.fn, dim3(grid), dim3(JIT_NT), args, 0, st));
     GPUINTERP_CUDA_CHECK_LAUNCH(st);

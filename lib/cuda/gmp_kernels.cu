@@ -269,11 +269,8 @@ gmp_plan plan_gmp(const gmp_blob& b, int device)
     const size_t tile = size_t(T) + b.H;
     pl.smem = b.words.size() * sizeof(int) + tile * (sizeof(float2) + sizeof(float));
     device_guard guard(device);
-    int optin = 48 * 1024, sms = 1;
-    GPUINTERP_CUDA_CHECK(
-        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-    GPUINTERP_CUDA_CHECK(
-        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    const int optin = device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+    const int sms = device_attribute(cudaDevAttrMultiProcessorCount, device);
     if (pl.smem > size_t(optin))
         throw std::invalid_argument("model: needs " + std::to_string(pl.smem) +
                                     " bytes of shared memory per block, the device has " +
@@ -298,8 +295,7 @@ void launch_gmp(const gmp_plan& plan,
 {
     if (n == 0)
         return;
-    const int grid =
-        int(std::min<long long>(((long long)n + T - 1) / T, plan.max_blocks));
+    const int grid = capped_grid((long long)n, T, plan.max_blocks);
     gmp_kernel<<<grid, NT, plan.smem, st>>>(
         x, y, blob, int(b.words.size() / 4), b.nl, b.ne, b.H, b.cr, b.ci, (long long)n);
     GPUINTERP_CUDA_CHECK_LAUNCH(st);

@@ -41,10 +41,7 @@ constexpr gmp_tuning gmp_tuning_table[] = {
     { 90, 6, 2 }, // sm_90 (H200); the default of every other architecture
 };
 
-inline const gmp_tuning& gmp_tuning_for(int sm)
-{
-    return tuning_row(gmp_tuning_table, sm);
-}
+GPUINTERP_TUNING_ROW_FOR(gmp_tuning)
 
 } // namespace gpu
 } // namespace gpuinterp

@@ -41,10 +41,7 @@ constexpr resamp_tuning resamp_tuning_table[] = {
     { 90, 256, 32, { 1024, 256, 64 } },
 };
 
-inline const resamp_tuning& resamp_tuning_for(int sm)
-{
-    return tuning_row(resamp_tuning_table, sm);
-}
+GPUINTERP_TUNING_ROW_FOR(resamp_tuning)
 
 } // namespace gpu
 } // namespace gpuinterp

@@ -48,8 +48,7 @@ struct resize_launch_args {
 inline void query_resize_device(int device, int& sms, int& sm)
 {
     device_guard guard(device);
-    GPUINTERP_CUDA_CHECK(
-        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    sms = device_attribute(cudaDevAttrMultiProcessorCount, device);
     sm = compute_capability(device);
 }
 

@@ -49,11 +49,7 @@ constexpr resize_tuning resize_tuning_table[] = {
     { 90, 4.0 * 1024 * 1024, resize_variant::rowcache_r32, resize_variant::vec4_r4, 4.0 },
 };
 
-//! The tuning row of compute capability `sm` (major * 10 + minor).
-inline const resize_tuning& resize_tuning_for(int sm)
-{
-    return tuning_row(resize_tuning_table, sm);
-}
+GPUINTERP_TUNING_ROW_FOR(resize_tuning)
 
 } // namespace gpu
 } // namespace gpuinterp

@@ -101,10 +101,8 @@ public:
     {
         device_guard g(d_device);
         d_stream = std::make_unique<stream>();
-        GPUINTERP_CUDA_CHECK(
-            cudaDeviceGetAttribute(&d_max_width, cudaDevAttrMaxTexture1DWidth, device));
-        GPUINTERP_CUDA_CHECK(
-            cudaDeviceGetAttribute(&d_sms, cudaDevAttrMultiProcessorCount, device));
+        d_max_width = device_attribute(cudaDevAttrMaxTexture1DWidth, device);
+        d_sms = device_attribute(cudaDevAttrMultiProcessorCount, device);
     }
     ~cuda_lookup_engine() override
     {

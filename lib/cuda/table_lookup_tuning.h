@@ -28,10 +28,7 @@ constexpr table_lookup_tuning table_lookup_tuning_table[] = {
     { 90, 256, 16 }, // sm_90 (H200); the default of every other architecture
 };
 
-inline const table_lookup_tuning& table_lookup_tuning_for(int sm)
-{
-    return tuning_row(table_lookup_tuning_table, sm);
-}
+GPUINTERP_TUNING_ROW_FOR(table_lookup_tuning)
 
 } // namespace gpu
 } // namespace gpuinterp

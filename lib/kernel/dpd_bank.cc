@@ -8,6 +8,7 @@
 #include "engine_factory.h"
 #include <gnuradio/gpuinterp/kernel/dpd_bank.h>
 #include <gnuradio/gpuinterp/kernel/validate.h>
+#include <type_traits>
 #include <algorithm>
 #include <stdexcept>
 
@@ -16,7 +17,8 @@ namespace gpuinterp {
 namespace kernel {
 
 namespace {
-// CPU sc16: outputs are converted a chunk at a time, while the chunk is still in L1/L2.
+// CPU sc16: inputs and outputs are converted a chunk at a time, while the chunk is still in
+// L1/L2.
 constexpr size_t sc16_chunk = 4096;
 } // namespace
 
@@ -37,10 +39,12 @@ dpd_bank::dpd_bank(const dpd_model& model,
                    size_t batch,
                    bool mapped,
                    sample_format output_format,
-                   float full_scale)
+                   float full_scale,
+                   sample_format input_format)
     : d_model(model),
       d_channels(channels),
       d_format(output_format),
+      d_in_format(input_format),
       d_full_scale(full_scale),
       d_batch(batch ? batch : dpd_predistorter::default_batch)
 {
@@ -53,15 +57,16 @@ dpd_bank::dpd_bank(const dpd_model& model,
     const backend_choice choice = select_backend(requested, device);
     d_backend = choice.selected;
     d_note = choice.reason;
-    const bool sc16 = output_format == sample_format::sc16;
+    const bool sc16_out = output_format == sample_format::sc16;
+    const bool sc16_in = input_format == sample_format::sc16;
+    const bool sc16 = sc16_out || sc16_in;
     const bool ph = model.family == dpd_model::family_t::ph;
     if (d_backend == backend::cuda && ph && (channels > 1 || sc16)) {
         try {
             auto e = make_dpd_bank_engine(d_backend,
                                           device,
                                           channels,
-                                          output_format,
-                                          sc16_scale(full_scale),
+                                          { input_format, output_format, full_scale },
                                           d_batch,
                                           mapped);
             for (unsigned c = 0; c < channels; c++)
@@ -79,7 +84,7 @@ dpd_bank::dpd_bank(const dpd_model& model,
         }
     }
     if (d_backend == backend::cuda && sc16)
-        invalid_parameter("output_format",
+        invalid_parameter(sc16_out ? "output_format" : "input_format",
                           "sc16 on the CUDA backend takes ph models (this is " +
                               to_string(model.family) + "); use backend 'cpu' or fc32");
     for (unsigned c = 0; c < channels; c++)
@@ -88,8 +93,10 @@ dpd_bank::dpd_bank(const dpd_model& model,
     const std::string why = d_each.front()->backend_note();
     if (!why.empty() && why != d_note)
         d_note += (d_note.empty() ? "" : "; ") + why;
-    if (sc16)
+    if (sc16_out)
         d_scratch.resize(sc16_chunk);
+    if (sc16_in)
+        d_in_scratch.resize(sc16_chunk);
 }
 
 dpd_bank::~dpd_bank() = default;
@@ -104,28 +111,48 @@ void dpd_bank::check_channel(unsigned channel) const
 
 template <typename Process>
 void dpd_bank::run_channels(void* const* out,
-                            const complex* const* in,
+                            const void* const* in,
                             size_t n,
                             Process&& p)
 {
+    const bool sc16_in = d_in_format == sample_format::sc16;
+    const bool sc16_out = d_format == sample_format::sc16;
     for (unsigned c = 0; c < d_channels; c++) {
-        if (d_format == sample_format::fc32) {
-            p(*d_each[c], static_cast<complex*>(out[c]), in[c], n);
+        if (!sc16_in && !sc16_out) {
+            p(*d_each[c],
+              static_cast<complex*>(out[c]),
+              static_cast<const complex*>(in[c]),
+              n);
             continue;
         }
         // sc16 runs on the CPU only (the constructor refuses CUDA): host pointers either way.
-        auto* o = static_cast<int16_t*>(out[c]);
-        const float scale = sc16_scale(d_full_scale);
         sc16_counts& k = d_counts[c];
         for (size_t pos = 0; pos < n; pos += sc16_chunk) {
             const size_t m = std::min(sc16_chunk, n - pos);
-            d_each[c]->process(d_scratch.data(), in[c] + pos, m);
-            sc16_convert(o + 2 * pos, d_scratch.data(), m, scale, k.saturated, k.invalid);
+            const complex* x = static_cast<const complex*>(in[c]) + pos;
+            if (sc16_in) {
+                sc16_expand(d_in_scratch.data(),
+                            static_cast<const int16_t*>(in[c]) + 2 * pos,
+                            m,
+                            sc16_inverse_scale(d_full_scale));
+                x = d_in_scratch.data();
+            }
+            if (!sc16_out) {
+                d_each[c]->process(static_cast<complex*>(out[c]) + pos, x, m);
+                continue;
+            }
+            d_each[c]->process(d_scratch.data(), x, m);
+            sc16_convert(static_cast<int16_t*>(out[c]) + 2 * pos,
+                         d_scratch.data(),
+                         m,
+                         sc16_scale(d_full_scale),
+                         k.saturated,
+                         k.invalid);
         }
     }
 }
 
-void dpd_bank::process(void* const* out, const complex* const* in, size_t n)
+void dpd_bank::process(void* const* out, const void* const* in, size_t n)
 {
     if (n == 0)
         return;
@@ -137,7 +164,7 @@ void dpd_bank::process(void* const* out, const complex* const* in, size_t n)
         });
 }
 
-void dpd_bank::process_device(void* const* out, const complex* const* in, size_t n)
+void dpd_bank::process_device(void* const* out, const void* const* in, size_t n)
 {
     if (n == 0)
         return;
@@ -150,40 +177,65 @@ void dpd_bank::process_device(void* const* out, const complex* const* in, size_t
 }
 
 namespace {
-// The vector conveniences: channel-major in, channel-major out, per_sample values of Out each.
-template <typename Out>
-std::vector<Out>
-channel_major(dpd_bank& b, const std::vector<std::complex<float>>& in, size_t per_sample)
+// The vector conveniences: channel-major in, channel-major out; a sample is one In (complex) or
+// two (int16 I, Q), one Out or two likewise.
+template <typename Out, typename In>
+std::vector<Out> channel_major(dpd_bank& b, const std::vector<In>& in)
 {
+    constexpr size_t in_per = std::is_same<In, int16_t>::value ? 2 : 1;
+    constexpr size_t out_per = std::is_same<Out, int16_t>::value ? 2 : 1;
+    const sample_format want = in_per == 2 ? sample_format::sc16 : sample_format::fc32;
+    if (b.input_format() != want)
+        invalid_parameter("input_format",
+                          "this bank reads " + to_string(b.input_format()) + ", not " +
+                              to_string(want));
     const unsigned N = b.channels();
-    if (in.size() % N)
+    if (in.size() % (N * in_per))
         invalid_parameter("in", "length must be a multiple of the channel count");
-    const size_t n = in.size() / N;
-    std::vector<Out> out(in.size() * per_sample);
+    const size_t n = in.size() / (N * in_per);
+    std::vector<Out> out(size_t(N) * n * out_per);
     std::vector<void*> o(N);
-    std::vector<const std::complex<float>*> i(N);
+    std::vector<const void*> i(N);
     for (unsigned c = 0; c < N; c++) {
-        o[c] = out.data() + c * n * per_sample;
-        i[c] = in.data() + c * n;
+        o[c] = out.data() + c * n * out_per;
+        i[c] = in.data() + c * n * in_per;
     }
     b.process(o.data(), i.data(), n);
     return out;
+}
+
+void check_output(const dpd_bank& b, sample_format want)
+{
+    if (b.output_format() != want)
+        invalid_parameter("output_format",
+                          want == sample_format::fc32
+                              ? "process() returns complex float: use process_sc16()"
+                              : "process_sc16() needs an sc16 bank");
 }
 } // namespace
 
 std::vector<dpd_bank::complex> dpd_bank::process(const std::vector<complex>& in)
 {
-    if (d_format != sample_format::fc32)
-        invalid_parameter("output_format",
-                          "process() returns complex float: use process_sc16()");
-    return channel_major<complex>(*this, in, 1);
+    check_output(*this, sample_format::fc32);
+    return channel_major<complex>(*this, in);
 }
 
 std::vector<int16_t> dpd_bank::process_sc16(const std::vector<complex>& in)
 {
-    if (d_format != sample_format::sc16)
-        invalid_parameter("output_format", "process_sc16() needs an sc16 bank");
-    return channel_major<int16_t>(*this, in, 2);
+    check_output(*this, sample_format::sc16);
+    return channel_major<int16_t>(*this, in);
+}
+
+std::vector<dpd_bank::complex> dpd_bank::process(const std::vector<int16_t>& in)
+{
+    check_output(*this, sample_format::fc32);
+    return channel_major<complex>(*this, in);
+}
+
+std::vector<int16_t> dpd_bank::process_sc16(const std::vector<int16_t>& in)
+{
+    check_output(*this, sample_format::sc16);
+    return channel_major<int16_t>(*this, in);
 }
 
 void dpd_bank::set_coefficients(unsigned channel,

@@ -7,8 +7,8 @@
 #define INCLUDED_GPUINTERP_KERNEL_DPD_BANK_ENGINE_H
 
 // Internal: the engine of a dpd_bank that runs every channel in one launch (CUDA, ph model).
-// Channels, output format and scale are fixed at construction; the channels share the model's
-// structure (the packed form's M, Lmax and taps) and each has its own values and history.
+// Channels and item formats are fixed at construction; the channels share the model's structure
+// (the packed form's M, Lmax and taps) and each has its own values and history.
 
 #include "dpd_engine.h"
 #include <gnuradio/gpuinterp/kernel/sample_format.h>
@@ -20,6 +20,13 @@ namespace gr {
 namespace gpuinterp {
 namespace kernel {
 
+//! A bank's item formats: an sc16 side (input or output) scales by full_scale (sample_format.h).
+struct bank_formats {
+    sample_format input = sample_format::fc32;
+    sample_format output = sample_format::fc32;
+    float full_scale = 1.0f;
+};
+
 class dpd_bank_engine
 {
 public:
@@ -27,10 +34,9 @@ public:
     //! Channel c's values. The first call fixes the structure; it throws std::invalid_argument
     //! when the bank's kernel cannot take it (the front end then runs one engine per channel).
     virtual void set_model(unsigned channel, const dpd_packed& m) = 0;
-    virtual void
-    process(void* const* out, const std::complex<float>* const* in, size_t n) = 0;
-    virtual void
-    process_device(void* const* out, const std::complex<float>* const* in, size_t n) = 0;
+    //! in[c]: n samples of channel c in the input format; out[c]: n in the output format.
+    virtual void process(void* const* out, const void* const* in, size_t n) = 0;
+    virtual void process_device(void* const* out, const void* const* in, size_t n) = 0;
     virtual void reset() = 0;
     virtual void set_batch(size_t batch) = 0;
     //! Channel c's cumulative counts (sc16), current after every process call.

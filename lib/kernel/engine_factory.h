@@ -59,8 +59,7 @@ make_gmp_engine(backend selected, int device, size_t batch, bool mapped);
 std::unique_ptr<dpd_bank_engine> make_dpd_bank_engine(backend selected,
                                                       int device,
                                                       unsigned channels,
-                                                      sample_format format,
-                                                      float scale,
+                                                      const bank_formats& formats,
                                                       size_t batch,
                                                       bool mapped);
 //! The estimator's Gram accumulator and eigensolver (dpd_gram).

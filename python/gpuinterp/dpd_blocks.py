@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """GNU Radio blocks of the DPD loop written in Python:
 
-* ``dpd_estimator_cc``: two inputs (x = PA input, y = PA output from the observation receiver);
-  captures, runs the indirect-learning adaptation of :mod:`gpuinterp.dpd_adapt` and sends
-  coefficients to the predistorter's ``coeffs`` port.
+* ``dpd_estimator_cc``: x inputs (the PA input of each transmit channel) and one y input (the PA
+  output from the observation receiver); captures, runs the indirect-learning adaptation of
+  :mod:`gpuinterp.dpd_adapt` and sends coefficients to the predistorter's ``coeffs`` port. Several
+  channels share the receiver in turn (:mod:`gpuinterp.estimator_channels`).
 """
 
 import math
@@ -15,16 +16,18 @@ import numpy as np
 import pmt
 from gnuradio import gr
 
-from . import dpd_adapt, dpd_capture, metrics
+from . import dpd_adapt
 from . import dpd_model as dm
 from .dpd_ph import DPDError, validate_structure
 from .params import complex_param, float_param, int_param
 from . import radio_messages
 from .estimator_memory import (ESTIMATE_BYTES_PER_SAMPLE, _physical_memory, _Window,  # noqa: F401
-                               max_capture_length)
+                               capture_length_param, check_capture_holds, max_capture_length)
 from .radio_messages import (_BURST_KEYS, _RX_FREQ, _RX_RATE, _RX_TIME, _SWITCH_KEYS,  # noqa: F401
                              SAMPLE_FORMATS, _rx_time_parts, coefficients_message,
                              parse_coefficients_message, sc16_reader, stats_message)
+from .estimator_channels import (MAX_CHANNELS, METERS, SHARED_METERS, Channel, RoundRobin, channel_file,
+                                 load_resume, obs_select_message, record_step)
 
 __all__ = ["dpd_estimator_cc", "coefficients_message", "parse_coefficients_message"]
 
@@ -32,11 +35,6 @@ __all__ = ["dpd_estimator_cc", "coefficients_message", "parse_coefficients_messa
 # How far one input may run ahead of the other, in captures, before its oldest samples are dropped:
 # a receiver that stops must never stall the transmit chain feeding input 0.
 _SLACK_CAPTURES = 4
-
-METERS = ("rx_peak_dbfs", "rx_clipped", "tx_peak_dbfs", "tx_rms_dbfs", "overflows", "underflows",
-          "dropped_captures", "aclr_db", "gain_db", "phase_deg", "freq_offset_hz", "delay", "loop_nmse_db",
-          "updates", "iteration", "step_seconds")
-
 
 
 class dpd_estimator_cc(gr.basic_block):
@@ -75,7 +73,17 @@ class dpd_estimator_cc(gr.basic_block):
     does not grow with the capture). The estimate runs on a worker thread (``synchronous=False``) so the transmit chain never waits for
     it; captures arriving while it is busy are skipped. ``synchronous=True`` runs it inside the work
     call, which makes runs reproducible (tests, offline simulation). ``max_updates`` > 0 stops after
-    that many steps."""
+    that many steps.
+
+    ``channels`` = N > 1: inputs 0..N-1 are the x of N transmit channels, input N the one y of an
+    observation receiver behind an RF switch. The channels are served in turn, one capture every
+    ``update_period`` samples (so each channel every N periods): ``obs_select`` (out) sends the
+    switch the pair ("channel" . c) (blocks.selector's ``iindex`` takes it), the ``settle`` y samples
+    after it are discarded, and channel c's capture runs channel c's own Adaptation. Its ``coeffs``
+    message is a dict with "channel": c (the predistorter with ``channels`` = N updates only that
+    channel); ``stats`` carries "channel" always. All x inputs are consumed together, captured or not.
+    The accessors take a ``channel`` (default 0); the overflow, underflow and dropped-capture meters
+    are the receiver's, shared. ``coefficients_file`` "f" becomes one file per channel, "f.ch<c>"."""
 
     def __init__(self, P=5, Q=0, Lp=3, Lq=1, capture_length=32768, update_period=1048576, damping=0.8,
                  target_gain=0j, regularization=None, lo_leakage=True, max_delay=1024,
@@ -83,18 +91,19 @@ class dpd_estimator_cc(gr.basic_block):
                  initial_coefficients=(), initial_lo_leakage=0j, model="", rx_full_scale=1.0,
                  rx_correction=True, track_frequency=True, sample_rate=0.0, signal_bandwidth=0.0,
                  channel_spacing=0.0, rx_timeout=5.0, coefficients_file="", backend="automatic", device=0,
-                 tx_format="fc32", tx_full_scale=1.0, rx_format="fc32"):
+                 tx_format="fc32", tx_full_scale=1.0, rx_format="fc32", channels=1, settle=4096):
         # sc16 inputs: the predistorter's sc16 output (scaled back by its full scale) and gr-uhd's
         # usrp_source with cpu_format sc16 (UHD's convention, 32767 = 1.0).
-        formats = {}
         for name, value in (("tx_format", tx_format), ("rx_format", rx_format)):
             if value not in SAMPLE_FORMATS:
                 raise ValueError(f"{name}: must be 'fc32' or 'sc16', got {value!r}")
-            formats[name] = value
         tx_full_scale = float_param("tx_full_scale", tx_full_scale, 0, lo_open=True)
+        channels = int_param("channels", channels, 1, MAX_CHANNELS)
+        settle = int_param("settle", settle, 0, 1 << 62)
         gr.basic_block.__init__(self, name="dpd_estimator_cc",
-                                in_sig=[SAMPLE_FORMATS[tx_format], SAMPLE_FORMATS[rx_format]],
+                                in_sig=[SAMPLE_FORMATS[tx_format]] * channels + [SAMPLE_FORMATS[rx_format]],
                                 out_sig=None)
+        self._y = channels  # the y input's index
         self._to_fc32 = (sc16_reader(tx_format, tx_full_scale), sc16_reader(rx_format, 1.0))
         # Every parameter is checked here, before the Adaptation is built, so each error names the
         # parameter that is wrong (int(nan) or a NaN slipping through a comparison would not).
@@ -106,17 +115,7 @@ class dpd_estimator_cc(gr.basic_block):
         if not isinstance(model, str):
             raise ValueError(f"model: must be a spec string ('' for ph from P, Q, Lp, Lq), got {model!r}")
         spec = dm.parse(model) if model else dm.parse(f"ph:P={P},Q={Q},Lp={Lp},Lq={Lq}")
-        # One step of the estimator peaks at about ESTIMATE_BYTES_PER_SAMPLE per capture sample (the
-        # capture, its conditioned and aligned copies, the envelope correlation's FFTs; the fit's Gram
-        # is O(K^2)), so the capture this machine can estimate is bounded by its memory: half of it,
-        # leaving the rest to the flowgraph. Beyond that a step would fail as a bare MemoryError.
-        capture_length = int_param("capture_length", capture_length, 1, 1 << 26)
-        limit = max_capture_length()
-        if capture_length > limit:
-            raise ValueError(f"capture_length: {capture_length} samples need about "
-                             f"{capture_length * ESTIMATE_BYTES_PER_SAMPLE / 2**30:.1f} GiB to estimate "
-                             f"(~{ESTIMATE_BYTES_PER_SAMPLE} bytes per sample); this machine has "
-                             f"{_physical_memory() / 2**30:.1f} GiB, so at most {limit} samples")
+        capture_length = capture_length_param(capture_length)
         update_period = int_param("update_period", update_period, 1, 1 << 62)
         max_delay = int_param("max_delay", max_delay, 0)
         max_updates = int_param("max_updates", max_updates, 0, 1 << 62)
@@ -141,38 +140,27 @@ class dpd_estimator_cc(gr.basic_block):
             raise ValueError(f"update_period: must be >= capture_length ({capture_length}), got {update_period}")
         # The capture length is checked before max_delay: a capture too short for the model is the
         # cause, and max_delay < capture_length would otherwise be reported first.
-        need = spec.num_coefficients + (1 if lo_leakage else 0)
-        span = spec.history + spec.lookahead + 1  # samples one basis row reads
-        usable = capture_length - 2 * 24 - span
-        if usable < 10 * need:
-            raise ValueError(f"capture_length: {capture_length} samples leave ~{usable} for {need} unknowns; "
-                             f"need at least {10 * need + 2 * 24 + span}")
+        check_capture_holds(capture_length, spec, lo_leakage)
         if max_delay >= capture_length:
             raise ValueError(f"max_delay: must be in [0, capture_length), got {max_delay}")
-        self._file = coefficients_file
-        self._resume = None
-        if coefficients_file and os.path.exists(coefficients_file):
+        self._ch = []
+        for c in range(channels):
+            path = channel_file(coefficients_file, c, channels)
+            resume = load_resume(path, spec)
+            w0, c0 = resume if resume is not None else (initial_coefficients, initial_lo_leakage)
             try:
-                fit = dm.load_model(coefficients_file)
-            except (ValueError, OSError) as e:
-                raise ValueError(f"coefficients_file: {e}") from None
-            if dm.parse(fit.model) != spec:
-                raise ValueError(f"coefficients_file: {coefficients_file} holds coefficients of {fit.model}, "
-                                 f"this estimator fits {spec}")
-            initial_coefficients, initial_lo_leakage = fit.coefficients, fit.lo_leakage
-            self._resume = (fit.coefficients.copy(), fit.lo_leakage)
-        try:
-            self._adapt = dpd_adapt.Adaptation(
-                0, 0, 1, 1, model=str(spec), damping=damping,
-                target_gain=None if target_gain == 0 else target_gain,
-                rollback_tolerance_db=rollback_tolerance_db, max_gain_db=max_gain_db,
-                min_damping=min(0.1, damping),
-                initial_coefficients=initial_coefficients if len(initial_coefficients) else None,
-                initial_lo_leakage=initial_lo_leakage, regularization=regularization, lo_leakage=bool(lo_leakage),
-                max_delay=int(max_delay), rx_full_scale=rx_full_scale, rx_correction=bool(rx_correction),
-                track_frequency=bool(track_frequency), backend=backend, device=device)
-        except DPDError as e:
-            raise ValueError(str(e)) from None
+                adapt = dpd_adapt.Adaptation(
+                    0, 0, 1, 1, model=str(spec), damping=damping,
+                    target_gain=None if target_gain == 0 else target_gain,
+                    rollback_tolerance_db=rollback_tolerance_db, max_gain_db=max_gain_db,
+                    min_damping=min(0.1, damping), initial_coefficients=w0 if len(w0) else None,
+                    initial_lo_leakage=c0, regularization=regularization, lo_leakage=bool(lo_leakage),
+                    max_delay=int(max_delay), rx_full_scale=rx_full_scale, rx_correction=bool(rx_correction),
+                    track_frequency=bool(track_frequency), backend=backend, device=device)
+            except DPDError as e:
+                raise ValueError(str(e)) from None
+            self._ch.append(Channel(c, adapt, path, resume))
+        self._rr = RoundRobin(channels, settle)
         self._spec = spec
         self._cap_len = int(capture_length)
         self._period = int(update_period)
@@ -185,7 +173,7 @@ class dpd_estimator_cc(gr.basic_block):
         # Samples of each input from a stream position on (both inputs count from 0, and
         # sample k of x pairs with sample k of y, as a sync block would pair them).
         self._win = [_Window(), _Window()]
-        self._next_start = 0  # stream position of the next capture
+        self._next_start = self._rr.first_start()  # stream position of the next capture
         self._cuts = []  # stream positions where the signal is discontinuous (tags)
         self._time_ref = None  # (position, whole seconds, fraction) of the last rx_time
         self._shift = 0  # stream position of y's sample 0 (moves when the receiver returns from a stall)
@@ -196,10 +184,7 @@ class dpd_estimator_cc(gr.basic_block):
         self._steps = 0
         self._lock = threading.Lock()
         self._worker = None
-        self._last = None
-        self._meters = {k: float("nan") for k in METERS}
-        for k in ("overflows", "underflows", "dropped_captures", "updates", "iteration", "rx_clipped"):
-            self._meters[k] = 0.0
+        self._shared = {k: 0.0 for k in SHARED_METERS}
         self._status = "waiting for the first capture"
         self._last_rx = None
         self._stalled = False
@@ -207,34 +192,49 @@ class dpd_estimator_cc(gr.basic_block):
         self._running = False
         self.message_port_register_out(pmt.intern("coeffs"))
         self.message_port_register_out(pmt.intern("stats"))
+        if self._rr.switched:  # one channel: no switch, the port layout of a single-channel loop
+            self.message_port_register_out(pmt.intern("obs_select"))
         self.message_port_register_in(pmt.intern("async"))
         self.set_msg_handler(pmt.intern("async"), self._on_async)
         self._check_band()
 
     # -- accessors ------------------------------------------------------------------------------
-    def last_result(self):
-        """The last :class:`gpuinterp.dpd_adapt.StepResult` (None before the first step)."""
-        with self._lock:
-            return self._last
+    def _channel(self, channel):
+        return self._ch[int_param("channel", channel, 0, len(self._ch) - 1)]
 
-    def history(self):
+    def last_result(self, channel=0):
+        """The last :class:`gpuinterp.dpd_adapt.StepResult` of a channel (None before its first step)."""
+        ch = self._channel(channel)
         with self._lock:
-            return list(self._adapt.history)
+            return ch.last
 
-    def coefficients(self):
+    def history(self, channel=0):
+        ch = self._channel(channel)
         with self._lock:
-            return self._adapt.coefficients.copy()
+            return list(ch.adapt.history)
 
-    def lo_leakage(self):
+    def coefficients(self, channel=0):
+        ch = self._channel(channel)
         with self._lock:
-            return self._adapt.lo_leakage
+            return ch.adapt.coefficients.copy()
 
-    def meter(self, name):
-        """One operator meter (float; nan until measured): one of :data:`METERS`."""
-        if name not in self._meters:
+    def lo_leakage(self, channel=0):
+        ch = self._channel(channel)
+        with self._lock:
+            return ch.adapt.lo_leakage
+
+    def observed_channel(self):
+        """The channel the observation receiver is switched to (captured next)."""
+        return self._rr.current
+
+    def meter(self, name, channel=0):
+        """One operator meter (float; nan until measured): one of :data:`METERS`, of ``channel``
+        (overflows, underflows and dropped_captures are the shared receiver's)."""
+        if name not in METERS:
             raise ValueError(f"name: must be one of {', '.join(METERS)}, got {name!r}")
+        ch = self._channel(channel)
         with self._lock:
-            return float(self._meters[name])
+            return float(self._shared[name] if name in SHARED_METERS else ch.meters[name])
 
     def status(self):
         """The loop state in a few words: the last step's status and reason, or what it waits for."""
@@ -244,8 +244,9 @@ class dpd_estimator_cc(gr.basic_block):
     def set_damping(self, damping):
         damping = float_param("damping", damping, 0, 1, lo_open=True)
         with self._lock:
-            self._adapt.damping = float(damping)
-            self._adapt.min_damping = min(self._adapt.min_damping, float(damping))
+            for ch in self._ch:
+                ch.adapt.damping = float(damping)
+                ch.adapt.min_damping = min(ch.adapt.min_damping, float(damping))
 
     def set_update_period(self, update_period):
         update_period = int_param("update_period", update_period, self._cap_len, 1 << 62)
@@ -256,7 +257,7 @@ class dpd_estimator_cc(gr.basic_block):
     def _on_async(self, msg):
         if radio_messages.is_underflow(msg):
             with self._lock:
-                self._meters["underflows"] += 1
+                self._shared["underflows"] += 1
 
     def _check_band(self):
         """Warn once when the captured band cannot hold what the loop is asked to improve."""
@@ -294,10 +295,12 @@ class dpd_estimator_cc(gr.basic_block):
         if self._timeout > 0:
             self._watchdog = threading.Thread(target=self._watch, daemon=True)
             self._watchdog.start()
-        if self._resume is not None:
-            w, c = self._resume
-            self.message_port_pub(pmt.intern("coeffs"), coefficients_message(w, c))
-            self.logger.info(f"resumed from {self._file}")
+        for ch in self._ch:
+            if ch.resume is not None:
+                self.message_port_pub(pmt.intern("coeffs"), coefficients_message(*ch.resume, self._addressee(ch)))
+                self.logger.info(f"resumed from {ch.file}")
+        if self._rr.switched:
+            self.message_port_pub(pmt.intern("obs_select"), obs_select_message(self._rr.current))
         return True
 
     def stop(self):
@@ -309,72 +312,54 @@ class dpd_estimator_cc(gr.basic_block):
         return True
 
     # -- processing -----------------------------------------------------------------------------
-    def _save(self, r):
-        if not self._file:
+    def _addressee(self, ch):
+        """The "channel" a coeffs message names: none with one channel (the message of a
+        single-channel loop, for every channel of the predistorter)."""
+        return ch.index if self._rr.switched else None
+
+    def _save(self, ch, r):
+        if not ch.file:
             return
-        tmp = self._file + ".tmp"
+        tmp = ch.file + ".tmp"
         try:
             dm.save_model(tmp, dm.ModelFit(str(self._spec), r.coefficients, r.lo_leakage, kind="predistorter"))
-            os.replace(tmp, self._file)  # a reader never sees half a file
+            os.replace(tmp, ch.file)  # a reader never sees half a file
         except (OSError, ValueError) as e:
-            self.logger.error(f"coefficients_file: cannot write {self._file}: {e}")
+            self.logger.error(f"coefficients_file: cannot write {ch.file}: {e}")
 
-    def _update_meters(self, r, x, y, seconds):
-        m = self._meters
-        m["iteration"] = r.iteration
-        m["step_seconds"] = seconds
-        m["tx_peak_dbfs"] = dpd_capture.peak_dbfs(x, 1.0)
-        p = float(np.mean(np.abs(x) ** 2))
-        m["tx_rms_dbfs"] = 10 * math.log10(p) if p > 0 else -math.inf
-        m["rx_peak_dbfs"] = dpd_capture.peak_dbfs(y, self._full_scale)
-        m["rx_clipped"] = int(dpd_capture.clip_mask(y, self._full_scale).sum())
-        if r.status == "updated":
-            m["updates"] += 1
-        c = r.capture
-        if c is not None:
-            m["delay"] = c.delay
-            m["phase_deg"] = math.degrees(np.angle(r.gain)) if r.gain else float("nan")
-            m["freq_offset_hz"] = c.freq_offset * self._rate if self._rate > 0 else float("nan")
-        if r.gain:
-            m["gain_db"] = 20 * math.log10(abs(r.gain))
-        m["loop_nmse_db"] = r.loop_nmse_db
-        fs, bw, sp = self._rate, self._bw, self._spacing
-        if fs > 0 and bw > 0 and sp > 0 and fs / 2 >= sp + bw / 2:
-            try:
-                m["aclr_db"] = metrics.aclr(y.astype(np.complex128), fs, bw, sp, nfft=min(8192, y.size))["worst"]
-            except ValueError:
-                m["aclr_db"] = float("nan")
-        self._status = r.status + (f": {r.reason}" if r.reason else "")
-
-    def _run_step(self, x, y):
+    def _run_step(self, ch, x, y):
         t0 = time.monotonic()
+        who = f"channel {ch.index}: " if self._rr.switched else ""
         with self._lock:
             try:
-                r = self._adapt.step(x, y)
+                r = ch.adapt.step(x, y)
             except Exception as e:  # never let an unexpected failure send coefficients
-                r = dpd_adapt.StepResult(self._adapt.iteration, "refused", self._adapt.coefficients.copy(),
-                                         self._adapt.lo_leakage, reason=f"estimation failed: {e}")
-            self._last = r
+                r = dpd_adapt.StepResult(ch.adapt.iteration, "refused", ch.adapt.coefficients.copy(),
+                                         ch.adapt.lo_leakage, reason=f"estimation failed: {e}")
+            ch.last = r
         if r.status in ("refused", "calibrating"):
             log = self.logger.warn if r.status == "refused" else self.logger.info
-            log(f"iteration {r.iteration}: {r.status}, not sending coefficients: {r.reason}")
+            log(f"{who}iteration {r.iteration}: {r.status}, not sending coefficients: {r.reason}")
         else:
             ok = np.all(np.isfinite(r.coefficients)) and np.isfinite(r.lo_leakage)
             if not ok:  # Adaptation never returns these; checked again because hardware is at stake
-                self.logger.error(f"iteration {r.iteration}: non-finite coefficients, not sent")
+                self.logger.error(f"{who}iteration {r.iteration}: non-finite coefficients, not sent")
             else:
-                self.message_port_pub(pmt.intern("coeffs"), coefficients_message(r.coefficients, r.lo_leakage))
-                msg = (f"iteration {r.iteration}: {r.status}, loop NMSE {r.loop_nmse_db:.2f} dB, fit NMSE "
+                self.message_port_pub(pmt.intern("coeffs"),
+                                      coefficients_message(r.coefficients, r.lo_leakage, self._addressee(ch)))
+                msg = (f"{who}iteration {r.iteration}: {r.status}, loop NMSE {r.loop_nmse_db:.2f} dB, fit NMSE "
                        f"{r.fit_nmse_db:.2f} dB, delay {r.delay:.3f}, |G| {abs(r.gain):.4g}")
                 if r.status == "rolled back":
                     self.logger.warn(msg + f" ({r.reason})")
                 else:
                     self.logger.info(msg)
-                self._save(r)  # what the predistorter runs now: a restart resumes from it
+                self._save(ch, r)  # what the predistorter runs now: a restart resumes from it
         with self._lock:
-            self._update_meters(r, x, y, time.monotonic() - t0)
-            meters = dict(self._meters)
-        self.message_port_pub(pmt.intern("stats"), stats_message(r, meters))
+            record_step(ch.meters, r, x, y, time.monotonic() - t0, self._rate, self._full_scale, self._bw,
+                        self._spacing)
+            self._status = who + r.status + (f": {r.reason}" if r.reason else "")
+            meters = dict(ch.meters, **self._shared)
+        self.message_port_pub(pmt.intern("stats"), stats_message(r, meters, ch.index))
 
     def _busy(self):
         return self._worker is not None and self._worker.is_alive()
@@ -388,14 +373,15 @@ class dpd_estimator_cc(gr.basic_block):
     def _read_tags(self, port, n):
         base = self.nitems_read(port)
         for t in self.get_tags_in_window(port, 0, n):
-            key, pos = t.key, t.offset + (self._shift if port == 1 else 0)
-            if pmt.eq(key, _RX_RATE) and port == 1:
+            y = port == self._y
+            key, pos = t.key, t.offset + (self._shift if y else 0)
+            if pmt.eq(key, _RX_RATE) and y:
                 if pmt.is_real(t.value) and self._rate == 0:
                     v = pmt.to_double(t.value)
                     if math.isfinite(v) and v > 0:
                         self._rate = v
                         self._check_band()
-            elif pmt.eq(key, _RX_TIME) and port == 1:
+            elif pmt.eq(key, _RX_TIME) and y:
                 sec = _rx_time_parts(t.value)
                 if sec is None:
                     if not self._malformed_logged:
@@ -413,16 +399,16 @@ class dpd_estimator_cc(gr.basic_block):
                            if self._rate > 0 else None)
                     if off is None or abs(off) > 0.5:
                         with self._lock:
-                            self._meters["overflows"] += 1
+                            self._shared["overflows"] += 1
                         self._cut(pos, "an rx_time discontinuity (receiver overflow)")
-            elif pmt.eq(key, _RX_FREQ) and port == 1:
+            elif pmt.eq(key, _RX_FREQ) and y:
                 f = pmt.to_double(t.value) if pmt.is_real(t.value) else None
                 if self._freq is not None and f != self._freq:
                     self._cut(pos, "an rx_freq change (retune)")
                 self._freq = f
             elif any(pmt.eq(key, k) for k in _BURST_KEYS):
                 self._cut(pos, f"a burst boundary ({pmt.symbol_to_string(key)})")
-            elif port == 0 and any(pmt.eq(key, k) for k in _SWITCH_KEYS):
+            elif not y and any(pmt.eq(key, k) for k in _SWITCH_KEYS):
                 self._cut(pos, None)
         return base
 
@@ -430,23 +416,29 @@ class dpd_estimator_cc(gr.basic_block):
         self._cuts.append((pos, why))
 
     def general_work(self, input_items, output_items):
-        n = [len(input_items[0]), len(input_items[1])]
+        Y, cur = self._y, self._rr.current
+        # The x inputs move together (one predistorter's outputs), the observed one into the window:
+        # an x not observed now is consumed all the same, so no transmit chain waits for the switch.
+        n = [min(len(input_items[i]) for i in range(Y)), len(input_items[Y])]
         if n[1] and self._stalled:
             # The receiver is back. Its next sample was received about now, when the transmit input
             # had reached its end: pair it there (the delay search finds the rest), not by count,
             # which the stall put off by its whole length.
             self._stalled = False
-            self._shift = self._win[0].end - self.nitems_read(1)
-            self._win[1].restart(self.nitems_read(1) + self._shift)
+            self._shift = self._win[0].end - self.nitems_read(Y)
+            self._win[1].restart(self.nitems_read(Y) + self._shift)
             self._next_start = max(self._next_start, self._win[1].base)
             self.logger.info("rx_timeout: receiver samples are flowing again")
         if not self._stalled:
             n = [min(n)] * 2
-        for port in (0, 1):
-            if n[port]:
-                self._read_tags(port, n[port])
-                self._win[port].append(self._to_fc32[port](input_items[port][:n[port]]))
-                self.consume(port, n[port])
+        for k, port in enumerate((cur, Y)):
+            if n[k]:
+                self._read_tags(port, n[k])
+                self._win[k].append(self._to_fc32[k](input_items[port][:n[k]]))
+        for port in range(Y + 1):
+            count = n[1] if port == Y else n[0]
+            if count:
+                self.consume(port, count)
         if n[1]:
             self._last_rx = time.monotonic()
         self._capture()
@@ -484,17 +476,24 @@ class dpd_estimator_cc(gr.basic_block):
             x, y = self._win[0].take(s, N), self._win[1].take(s, N)
             self._next_start = s + self._period
             if self._busy():
-                continue  # skip this capture, try again one period later
+                continue  # skip this capture, try again one period later (the same channel)
             self._steps += 1
+            ch = self._ch[self._rr.current]
+            if self._rr.switched:
+                # The y samples from here on may still be the old PA's (the switch's latency and
+                # transient): the next channel's capture starts `settle` samples later, its x now.
+                self._next_start = self._rr.advance(self._next_start, max(w.end for w in self._win))
+                self._win[0].restart(self._win[0].end)
+                self.message_port_pub(pmt.intern("obs_select"), obs_select_message(self._rr.current))
             if self._sync:
-                self._run_step(x, y)
+                self._run_step(ch, x, y)
             else:
-                self._worker = threading.Thread(target=self._run_step, args=(x, y), daemon=True)
+                self._worker = threading.Thread(target=self._run_step, args=(ch, x, y), daemon=True)
                 self._worker.start()
 
     def _drop(self, why, restart):
         with self._lock:
-            self._meters["dropped_captures"] += 1
+            self._shared["dropped_captures"] += 1
             self._status = f"capture dropped: {why}"
         self.logger.warn(f"capture dropped: {why}")
         self._next_start = restart

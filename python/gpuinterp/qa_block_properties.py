@@ -17,6 +17,7 @@ from gnuradio import blocks, gr, gr_unittest
 
 from gnuradio import gpuinterp
 from gnuradio.gpuinterp import pa_models
+from gnuradio.gpuinterp.reference import seeded_case
 
 
 class random_chunker(gr.basic_block):
@@ -46,13 +47,8 @@ def run_block(block, x, seed):
     return np.array(snk.data())
 
 
-class qa_block_properties(gr_unittest.TestCase):
-    def setUp(self):
-        self.rng = np.random.default_rng(77)
-
-    def signal(self, n, cplx):
-        x = self.rng.standard_normal(n) + (1j * self.rng.standard_normal(n) if cplx else 0)
-        return (0.3 * x).astype(np.complex64 if cplx else np.float32)
+class qa_block_properties(seeded_case, gr_unittest.TestCase):
+    seed = 77
 
     def check(self, make_block, kernel_out, x, label, nan_reaches_output=True):
         """make_block() -> a fresh block; kernel_out(x) -> the kernel class's one-call output."""

@@ -12,6 +12,7 @@ import numpy as np
 from gnuradio import gr_unittest
 
 from gnuradio.gpuinterp import dpd, dpd_model, metrics, pa_models
+from gnuradio.gpuinterp.reference import seeded_case
 
 
 def naive_model(x, w, c, P, Q, Lp, Lq):
@@ -45,12 +46,16 @@ def bandlimited(n, rng, bw=0.3, rms=0.3):
     return s * rms / np.sqrt(np.mean(np.abs(s) ** 2))
 
 
-class qa_dpd(gr_unittest.TestCase):
-    def setUp(self):
-        self.rng = np.random.default_rng(1234)
+class qa_dpd(seeded_case, gr_unittest.TestCase):
+    seed = 1234
 
-    def rand_c(self, n, scale=1.0):
-        return scale * (self.rng.standard_normal(n) + 1j * self.rng.standard_normal(n))
+    def oversampled(self, n, ov, band):
+        """n * ov samples of complex noise with no energy beyond +-band of the rate 1/ov (cut in the
+        FFT domain): every ov-th sample from any phase is a band-limited signal of n samples."""
+        m = n * ov
+        S = np.fft.fft(self.rand_c(m))
+        S[np.abs(np.fft.fftfreq(m) * ov) > band] = 0
+        return np.fft.ifft(S)
 
     # --- structure ---------------------------------------------------------------------------
     def test_num_coefficients_and_layout(self):
@@ -207,10 +212,7 @@ class qa_dpd(gr_unittest.TestCase):
     def test_fractional_delay(self):
         # Phases of one oversampled band-limited signal differ by exact fractions of a sample.
         ov = 8
-        m = 20000 * ov
-        S = np.fft.fft(self.rand_c(m))
-        S[np.abs(np.fft.fftfreq(m) * ov) > 0.25] = 0
-        s = np.fft.ifft(S)
+        s = self.oversampled(20000, ov, 0.25)
         for d_int, ph in ((0, 3), (12, 1), (-7, 5), (4, 4)):
             x = s[ov * 1000:ov * 17000:ov]
             start = ov * (1000 - d_int) - ph
@@ -227,10 +229,7 @@ class qa_dpd(gr_unittest.TestCase):
 
     def test_fractional_shift_known(self):
         ov = 4
-        m = 8000 * ov
-        S = np.fft.fft(self.rand_c(m))
-        S[np.abs(np.fft.fftfreq(m) * ov) > 0.3] = 0
-        s = np.fft.ifft(S)
+        s = self.oversampled(8000, ov, 0.3)
         y = s[::ov]
         ys, first = dpd.fractional_shift(y, 2.25)
         ref = s[(first + 2) * ov + 1:(first + 2) * ov + 1 + ys.size * ov:ov]

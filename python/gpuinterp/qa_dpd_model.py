@@ -15,6 +15,7 @@ from gnuradio import gr_unittest
 
 from gnuradio import gpuinterp
 from gnuradio.gpuinterp import dpd, dpd_bench, metrics
+from gnuradio.gpuinterp.reference import seeded_case
 from gnuradio.gpuinterp import dpd_model as dm
 
 SLICE = os.path.join(os.environ.get("GPUINTERP_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", "..")),
@@ -52,12 +53,8 @@ def naive_gmp(x, Ka, La, Kb, Lb, Mb, Kc, Lc, Mc, w, c):
     return out
 
 
-class qa_dpd_model(gr_unittest.TestCase):
-    def setUp(self):
-        self.rng = np.random.default_rng(77)
-
-    def rand_c(self, n, scale=1.0):
-        return scale * (self.rng.standard_normal(n) + 1j * self.rng.standard_normal(n))
+class qa_dpd_model(seeded_case, gr_unittest.TestCase):
+    seed = 77
 
     # --- the spec ---------------------------------------------------------------------------
     def test_spec_round_trip_and_sizes(self):

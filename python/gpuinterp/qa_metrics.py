@@ -12,14 +12,11 @@ from gnuradio import gr_unittest
 from scipy import signal as sps
 
 from gnuradio.gpuinterp import metrics, pa_models
+from gnuradio.gpuinterp.reference import seeded_case
 
 
-class qa_metrics(gr_unittest.TestCase):
-    def setUp(self):
-        self.rng = np.random.default_rng(7)
-
-    def rand_c(self, n, scale=1.0):
-        return scale * (self.rng.standard_normal(n) + 1j * self.rng.standard_normal(n))
+class qa_metrics(seeded_case, gr_unittest.TestCase):
+    seed = 7
 
     def test_welch_matches_scipy(self):
         x = self.rand_c(50000)

@@ -13,6 +13,7 @@ from gnuradio import blocks, gr, gr_unittest
 
 from gnuradio import gpuinterp
 from gnuradio.gpuinterp import pa_models
+from gnuradio.gpuinterp.reference import seeded_case
 
 
 def static_gain(model, r):
@@ -22,12 +23,8 @@ def static_gain(model, r):
     return complex(y[-1]) / r
 
 
-class qa_pa_models(gr_unittest.TestCase):
-    def setUp(self):
-        self.rng = np.random.default_rng(99)
-
-    def rand_c(self, n, scale=1.0):
-        return scale * (self.rng.standard_normal(n) + 1j * self.rng.standard_normal(n))
+class qa_pa_models(seeded_case, gr_unittest.TestCase):
+    seed = 99
 
     def test_ding2004_published_characteristics(self):
         # pa_models.md: small-signal gain 1.016; -1.7 dB and -15 deg at |x| = 0.7.

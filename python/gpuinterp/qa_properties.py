@@ -17,6 +17,7 @@ import numpy as np
 from gnuradio import gr_unittest
 
 from gnuradio import gpuinterp
+from gnuradio.gpuinterp.reference import seeded_case
 
 TRIALS = 6
 
@@ -39,13 +40,8 @@ def run_chunked(fn, x, sizes):
     return np.concatenate(out)
 
 
-class qa_properties(gr_unittest.TestCase):
-    def setUp(self):
-        self.rng = np.random.default_rng(2026)
-
-    def signal(self, n, cplx):
-        x = self.rng.standard_normal(n) + (1j * self.rng.standard_normal(n) if cplx else 0)
-        return (0.3 * x).astype(np.complex64 if cplx else np.float32)
+class qa_properties(seeded_case, gr_unittest.TestCase):
+    seed = 2026
 
     def check_nan(self, make, call, x, allowed, label):
         """allowed: boolean mask of the outputs the NaN at x[i] may reach."""

@@ -3,7 +3,7 @@
 """What the blocks give a radio, in flowgraphs: dpd_predistorter_cc with several channels (every
 channel against the numpy model with its own coefficients, bit for bit against a single-channel
 block on the CPU; tags, dpd_coeffs switches and channel-addressed messages per channel), sc16
-output of the predistorter, the FIR interpolator and the resampler against numpy's rounding and
+input of the predistorter and sc16 output of the predistorter, the FIR interpolator and the resampler against numpy's rounding and
 clipping with the counts and NaN inputs, the estimator on sc16 captures, and the bad
 parameters."""
 
@@ -17,6 +17,9 @@ from gnuradio.gpuinterp.qa_dpd_predistorter import (
 
 RNG = np.random.default_rng(24)
 BACKENDS = ["cpu"] + (["cuda"] if gpuinterp.cuda_device_count() > 0 else [])
+# sc16 full scales every sc16 block refuses, as (keywords, the parameter the error names).
+BAD_SC16_SCALES = [({"output_format": "sc16", "full_scale": v}, "full_scale")
+                   for v in (0.0, -1.0, float("nan"), float("inf"))]
 P, Q, Lp, Lq = 5, 3, 5, 3
 
 
@@ -48,6 +51,13 @@ def run_channels(blk, xs, tags=None, item_bytes=8):
 
 
 class qa_radio_formats(gr_unittest.TestCase):
+    def assertRefusedNamingParameter(self, make, cases):
+        """make(**keywords) raises a ValueError naming the parameter, for every (keywords, name)."""
+        for kw, name in cases:
+            with self.assertRaises(ValueError, msg=str(kw)) as cm:
+                make(**kw)
+            self.assertIn(name, str(cm.exception), str(kw))
+
 
     def assertModel(self, got, want, S, msg):
         err = np.abs(got.astype(np.complex128) - want)
@@ -165,16 +175,11 @@ class qa_radio_formats(gr_unittest.TestCase):
 
     def test_006_bad_parameters_name_themselves(self):
         co = random_coeffs(P, Q, Lp, Lq)
-        for kw, name in [({"channels": 0}, "channels"), ({"channels": 65}, "channels"),
-                         ({"channels": -2}, "channels"),
-                         ({"output_format": "fc64"}, "output_format"),
-                         ({"output_format": "sc16", "full_scale": 0.0}, "full_scale"),
-                         ({"output_format": "sc16", "full_scale": -1.0}, "full_scale"),
-                         ({"output_format": "sc16", "full_scale": float("nan")}, "full_scale"),
-                         ({"output_format": "sc16", "full_scale": float("inf")}, "full_scale")]:
-            with self.assertRaises(ValueError, msg=str(kw)) as cm:
-                gpuinterp.dpd_predistorter_cc(P, Q, Lp, Lq, co, 0, "cpu", **kw)
-            self.assertIn(name, str(cm.exception), str(kw))
+        self.assertRefusedNamingParameter(
+            lambda **kw: gpuinterp.dpd_predistorter_cc(P, Q, Lp, Lq, co, 0, "cpu", **kw),
+            [({"channels": 0}, "channels"), ({"channels": 65}, "channels"),
+             ({"channels": -2}, "channels"), ({"output_format": "fc64"}, "output_format")]
+            + BAD_SC16_SCALES)
         blk = gpuinterp.dpd_predistorter_cc(P, Q, Lp, Lq, co, 0, "cpu", channels=2)
         with self.assertRaises(ValueError) as cm:
             blk.set_channel_coefficients(2, co)
@@ -288,15 +293,10 @@ class qa_radio_formats(gr_unittest.TestCase):
             self.assertEqual((blk.saturated(), blk.invalid()), (0, 0))
 
     def test_011_resampler_sc16_bad_parameters(self):
-        for kw, name in [({"output_format": "sc8"}, "output_format"),
-                         ({"output_format": "fc64"}, "output_format"),
-                         ({"output_format": "sc16", "full_scale": 0.0}, "full_scale"),
-                         ({"output_format": "sc16", "full_scale": -1.0}, "full_scale"),
-                         ({"output_format": "sc16", "full_scale": float("nan")}, "full_scale"),
-                         ({"output_format": "sc16", "full_scale": float("inf")}, "full_scale")]:
-            with self.assertRaises(ValueError, msg=str(kw)) as cm:
-                gpuinterp.resampler_cc(1.25, "polyphase", backend="cpu", **kw)
-            self.assertIn(name, str(cm.exception), str(kw))
+        self.assertRefusedNamingParameter(
+            lambda **kw: gpuinterp.resampler_cc(1.25, "polyphase", backend="cpu", **kw),
+            [({"output_format": "sc8"}, "output_format"),
+             ({"output_format": "fc64"}, "output_format")] + BAD_SC16_SCALES)
         with self.assertRaises(ValueError) as cm:
             gpuinterp.resampler_ff(1.25, "polyphase", backend="cpu", output_format="sc16")
         self.assertIn("output_format", str(cm.exception))
@@ -304,6 +304,42 @@ class qa_radio_formats(gr_unittest.TestCase):
         self.assertEqual(gpuinterp.resampler_ff(1.25, backend="cpu", full_scale=0.0).output_format(), "fc32")
         self.assertEqual(gpuinterp.resampler_cc(1.25, backend="cpu", output_format="complex int16").output_format(),
                          "sc16")
+
+
+    def test_012_sc16_input_reads_what_gnu_radios_converter_reads(self):
+        # I/Q int16 pairs into the predistorter, against GNU Radio's own interleaved-short
+        # converter feeding a complex float one, and against numpy's model of the values.
+        co = random_coeffs(P, Q, Lp, Lq) * np.complex64(0.3)
+        co[0] = 1.0
+        fs = 0.75
+        iq = RNG.integers(-26000, 26000, size=2 * 6000, dtype=np.int16)
+        x = (iq[0::2].astype(np.float64) + 1j * iq[1::2]) * np.float64(np.float32(fs / 32767.0))
+        z, S = dpd_numpy(x.astype(np.complex64), P, Q, Lp, Lq, co)
+        for backend in BACKENDS:
+            for out_fmt in ("fc32", "sc16"):
+                blk = gpuinterp.dpd_predistorter_cc(P, Q, Lp, Lq, co, 0, backend, input_format="sc16",
+                                                    output_format=out_fmt, full_scale=fs)
+                self.assertEqual(blk.input_format(), "sc16")
+                ref = gpuinterp.dpd_predistorter_cc(P, Q, Lp, Lq, co, 0, backend, output_format=out_fmt,
+                                                    full_scale=fs)
+                tb = gr.top_block()
+                src = blocks.vector_source_s(iq.tolist(), False, 2)
+                conv = blocks.interleaved_short_to_complex(True, False, 32767.0 / fs)
+                snk = blocks.vector_sink_c() if out_fmt == "fc32" else blocks.vector_sink_s(2)
+                rsnk = blocks.vector_sink_c() if out_fmt == "fc32" else blocks.vector_sink_s(2)
+                tb.connect(src, blk, snk)
+                tb.connect(src, conv, ref, rsnk)
+                tb.run()
+                msg = f"{backend} {out_fmt}"
+                if out_fmt == "fc32":
+                    got = np.array(snk.data(), np.complex64)
+                    self.assertModel(got, z, S, msg)
+                    np.testing.assert_allclose(got, np.array(rsnk.data()), rtol=0, atol=1e-5, err_msg=msg)
+                else:
+                    got = np.array(snk.data(), np.int16).astype(np.int32)
+                    want, _, _ = sc16_numpy(z, fs)
+                    self.assertLessEqual(int(np.max(np.abs(got - want))), 1, msg)
+                    self.assertLessEqual(int(np.max(np.abs(got - np.array(rsnk.data(), np.int32)))), 1, msg)
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ from gnuradio import blocks, gr, gr_unittest
 
 from gnuradio import gpuinterp
 from gnuradio.gpuinterp import dpd, dpd_model, sdr_emulator
+from gnuradio.gpuinterp.reference import seeded_case
 
 FD = sdr_emulator.FD_DELAY
 # A PA that is exactly linear: Rapp with a saturation no sample comes near ((|x|/1e6)^4 vanishes
@@ -60,7 +61,10 @@ def uhd_time(value):
     return pmt.to_uint64(pmt.tuple_ref(value, 0)), pmt.to_double(pmt.tuple_ref(value, 1))
 
 
-class qa_sdr_emulator(gr_unittest.TestCase):
+class qa_sdr_emulator(seeded_case, gr_unittest.TestCase):
+    seed = 7
+    rand_scale = 0.1
+
     def assertLength(self, y, expected, msg=None):
         self.assertLessEqual(len(y), expected, msg)
         self.assertGreaterEqual(len(y), expected - TAIL, msg)
@@ -69,12 +73,6 @@ class qa_sdr_emulator(gr_unittest.TestCase):
         """y equals ref, of which up to TAIL samples at the end may be missing."""
         self.assertLength(y, len(ref))
         np.testing.assert_allclose(y, np.asarray(ref)[:len(y)], rtol=0, atol=atol)
-
-    def setUp(self):
-        self.rng = np.random.default_rng(7)
-
-    def rand_c(self, n, scale=0.1):
-        return scale * (self.rng.standard_normal(n) + 1j * self.rng.standard_normal(n))
 
     def bandlimited_periodic(self, period, band=0.4, scale=0.2):
         """A periodic random signal with no energy beyond +-band * fs, and its exact band-limited

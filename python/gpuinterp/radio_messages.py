@@ -11,10 +11,30 @@ import pmt
 
 from .gpuinterp_python import decode_coeffs_message, encode_coeffs_message
 
-def coefficients_message(coefficients, lo_leakage):
-    """The PMT the predistorter's ``coeffs`` port takes: pair (c32vector . complex c)."""
-    w = np.asarray(coefficients, dtype=np.complex64).ravel()
-    return encode_coeffs_message([complex(v) for v in w], complex(lo_leakage))
+def coefficients_message(coefficients, lo_leakage, channel=None):
+    """The PMT the predistorter's ``coeffs`` port takes: pair (c32vector . complex c) for every
+    channel; with ``channel`` the dict {"coefficients", "lo_leakage", "channel"}, which a
+    multi-channel predistorter applies to that channel only."""
+    w = [complex(v) for v in np.asarray(coefficients, dtype=np.complex64).ravel()]
+    msg = encode_coeffs_message(w, complex(lo_leakage))
+    if channel is None:
+        return msg
+    d = pmt.make_dict()
+    for k, v in (("coefficients", pmt.car(msg)), ("lo_leakage", pmt.cdr(msg)),
+                 ("channel", pmt.from_long(int(channel)))):
+        d = pmt.dict_add(d, pmt.intern(k), v)
+    return d
+
+
+def message_channel(msg):
+    """The "channel" entry of a ``coeffs`` dict (None: the message is for every channel). The
+    form is checked by decode_coeffs_message(); this only reads the entry it validated."""
+    decode_coeffs_message(msg)
+    # A dict is a list of (key . value) pairs; pmt.is_dict() is true of any pair, so the pair
+    # (coefficients . c) is told apart as decode_coeffs_message() does, by its car.
+    if pmt.is_pair(msg) and pmt.is_pair(pmt.car(msg)) and pmt.dict_has_key(msg, pmt.intern("channel")):
+        return int(pmt.to_long(pmt.dict_ref(msg, pmt.intern("channel"), pmt.PMT_NIL)))
+    return None
 
 
 def parse_coefficients_message(msg, expected_len):
@@ -78,11 +98,12 @@ def is_underflow(msg):
         return False
 
 
-def stats_message(r, meters):
-    """The estimator's ``stats`` message: a dict of one step's result (a dpd_adapt.StepResult)
-    and the block's meters."""
+def stats_message(r, meters, channel=0):
+    """The estimator's ``stats`` message: a dict of one step's result (a dpd_adapt.StepResult),
+    the transmit channel it was measured on and the block's meters."""
     d = pmt.make_dict()
-    items = [("iteration", pmt.from_long(r.iteration)), ("status", pmt.intern(r.status)),
+    items = [("channel", pmt.from_long(int(channel))), ("iteration", pmt.from_long(r.iteration)),
+             ("status", pmt.intern(r.status)),
              ("loop_nmse_db", pmt.from_double(float(r.loop_nmse_db))),
              ("fit_nmse_db", pmt.from_double(float(r.fit_nmse_db))),
              ("delay", pmt.from_double(float(r.delay))), ("gain", pmt.from_complex(complex(r.gain))),

@@ -35,3 +35,27 @@ def polyphase_resample(x, rate, nfilts=32, taps_per_arm=32, attenuation_db=80.0)
         j = np.minimum(np.floor(pos).astype(np.int64), len(table) - 2)
         y += (table[j] + (pos - j) * (table[j + 1] - table[j])) * xp[n + half]
     return y
+
+
+class seeded_case:
+    """Mixin of the QA test cases that draw random inputs: before each test, self.rng is a generator
+    seeded anew with the class's `seed`, so a test draws the same numbers whether it runs alone or
+    after others; rand_c(n) draws n complex Gaussian samples whose real and imaginary parts have
+    standard deviation `scale` (the class's `rand_scale` unless given), signal(n, cplx) a block's
+    input stream. Put it before gr_unittest.TestCase in the bases."""
+
+    seed = 0
+    rand_scale = 1.0
+
+    def setUp(self):
+        self.rng = np.random.default_rng(self.seed)
+
+    def rand_c(self, n, scale=None):
+        scale = self.rand_scale if scale is None else scale
+        return scale * (self.rng.standard_normal(n) + 1j * self.rng.standard_normal(n))
+
+    def signal(self, n, cplx):
+        """n samples of Gaussian noise of standard deviation 0.3 per component: complex64 when
+        cplx, else float32."""
+        x = self.rng.standard_normal(n) + (1j * self.rng.standard_normal(n) if cplx else 0)
+        return (0.3 * x).astype(np.complex64 if cplx else np.float32)

@@ -76,6 +76,10 @@ namespace gpuinterp {
  * ph models) or per cache-resident chunk (CPU): rint(z * 32767 / full_scale), saturated to int16;
  * NaN components become 0. Saturated and invalid samples are counted per channel (saturated(),
  * invalid()), and a work() call that saturates logs a warning, at most once a second.
+ *
+ * Input format: "fc32" or "sc16" (e.g. an sc16 interpolator's output or a file of radio
+ * samples). sc16 inputs are scaled by full_scale / 32767 inside the kernel's window load (CUDA,
+ * ph models) or per chunk (CPU), so a ph chain in sc16 moves 4-byte items in and out.
  */
 class GPUINTERP_API dpd_predistorter_cc : virtual public gr::sync_block
 {
@@ -100,7 +104,9 @@ public:
      *        When given, `coefficients` follows its layout and P, Q, Lp, Lq are ignored.
      * \param channels number of channels (inputs = outputs), 1 .. 64
      * \param output_format "fc32" or "sc16"
-     * \param full_scale sc16 only: the output magnitude that maps to 32767 (> 0, finite)
+     * \param full_scale the magnitude that maps to 32767 on every sc16 port, input or output
+     *        (> 0, finite)
+     * \param input_format "fc32" or "sc16"
      */
     static sptr make(unsigned P,
                      unsigned Q,
@@ -116,7 +122,8 @@ public:
                      const std::string& model = "",
                      unsigned channels = 1,
                      const std::string& output_format = "fc32",
-                     float full_scale = 1.0f);
+                     float full_scale = 1.0f,
+                     const std::string& input_format = "fc32");
 
     virtual void set_coefficients(const std::vector<gr_complex>& coefficients,
                                   gr_complex lo_leakage) = 0;
@@ -131,6 +138,7 @@ public:
     virtual unsigned channels() const = 0;
     //! "fc32" or "sc16".
     virtual std::string output_format() const = 0;
+    virtual std::string input_format() const = 0;
     virtual float full_scale() const = 0;
     //! sc16: samples of `channel` clipped to int16 / with a NaN component, since start.
     virtual uint64_t saturated(unsigned channel = 0) const = 0;

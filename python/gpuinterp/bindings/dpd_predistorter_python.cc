@@ -103,6 +103,53 @@ unsigned taps_arg(const int_arg& v, const char* name)
     return v.get<unsigned>(name, 1, 1024);
 }
 
+using K = kernel::dpd_predistorter;
+using G = pyutil::guarded<K>;
+
+// The kernel's constructors differ only in how the structure is given (P, Q, Lp, Lq; a spec
+// string; a dpd_model_spec): `structure` turns those arguments into the leading arguments of K's
+// constructor; the coefficients, c and the backend arguments that follow, with their keywords and
+// defaults, are the same for all three.
+template <typename Structure, typename... S, typename... Extra>
+void def_kernel_init(py::class_<G>& cls,
+                     Structure (*structure)(S...),
+                     const Extra&... structure_args)
+{
+    cls.def(py::init([structure](S... s,
+                                 const std::vector<cf>& co,
+                                 cf c,
+                                 const std::string& b,
+                                 int_arg device,
+                                 int_arg batch,
+                                 bool mapped) {
+                return std::apply(
+                    [&](auto&&... leading) {
+                        return pyutil::make_guarded<K>(
+                            std::forward<decltype(leading)>(leading)...,
+                            co,
+                            c,
+                            backend_from_string(b),
+                            device.get<int>("device", 0),
+                            batch.get<size_t>("batch", 0, pyutil::max_batch),
+                            mapped);
+                    },
+                    structure(s...));
+            }),
+            structure_args...,
+            py::arg("coefficients"),
+            py::arg("lo_leakage") = cf(0),
+            py::arg("backend") = "cpu",
+            py::arg("device") = 0,
+            py::arg("batch") = 0,
+            py::arg("mapped") = false);
+}
+
+// The channel argument of the block's per-channel methods, checked against its channel count.
+unsigned channel_arg(const dpd_predistorter_cc& b, const int_arg& ch)
+{
+    return ch.get<unsigned>("channel", 0, b.channels() - 1);
+}
+
 } // namespace
 
 void bind_dpd_model(py::module& m)
@@ -178,93 +225,35 @@ Bad specs raise ValueError("model: <key>: ...").)doc")
 void bind_dpd_predistorter(py::module& m)
 {
     bind_dpd_model(m);
-    using K = kernel::dpd_predistorter;
-    using G = pyutil::guarded<K>;
     static const std::string kdoc = kernel_doc();
-    py::class_<G>(m, "dpd_predistorter", kdoc.c_str())
-        .def(py::init([](int_arg P,
-                         int_arg Q,
-                         int_arg Lp,
-                         int_arg Lq,
-                         const std::vector<cf>& co,
-                         cf c,
-                         const std::string& b,
-                         int_arg device,
-                         int_arg batch,
-                         bool mapped) {
-                 return pyutil::make_guarded<K>(
-                     P.get<unsigned>("P", 1, pyutil::max_order),
-                     Q.get<unsigned>("Q", 0, pyutil::max_order),
-                     Lp.get<unsigned>("Lp", 1, pyutil::max_dpd_taps),
-                     Lq.get<unsigned>("Lq", 1, pyutil::max_dpd_taps),
-                     co,
-                     c,
-                     backend_from_string(b),
-                     device.get<int>("device", 0),
-                     batch.get<size_t>("batch", 0, pyutil::max_batch),
-                     mapped);
-             }),
-             py::arg("P"),
-             py::arg("Q"),
-             py::arg("Lp"),
-             py::arg("Lq"),
-             py::arg("coefficients"),
-             py::arg("lo_leakage") = cf(0),
-             py::arg("backend") = "cpu",
-             py::arg("device") = 0,
-             py::arg("batch") = 0,
-             py::arg("mapped") = false)
-        .def(py::init([](const std::string& model,
-                         const std::vector<cf>& co,
-                         cf c,
-                         const std::string& b,
-                         int_arg device,
-                         int_arg batch,
-                         bool mapped) {
-                 return pyutil::make_guarded<K>(
-                     kernel::dpd_model::parse(model),
-                     co,
-                     c,
-                     backend_from_string(b),
-                     device.get<int>("device", 0),
-                     batch.get<size_t>("batch", 0, pyutil::max_batch),
-                     mapped);
-             }),
-             py::arg("model"),
-             py::arg("coefficients"),
-             py::arg("lo_leakage") = cf(0),
-             py::arg("backend") = "cpu",
-             py::arg("device") = 0,
-             py::arg("batch") = 0,
-             py::arg("mapped") = false,
-             "From a model spec (gnuradio.gpuinterp.dpd_model grammar): ph, mp or gmp; "
-             "output delayed by delay() samples.")
-        .def(py::init([](const kernel::dpd_model& model,
-                         const std::vector<cf>& co,
-                         cf c,
-                         const std::string& b,
-                         int_arg device,
-                         int_arg batch,
-                         bool mapped) {
-                 return pyutil::make_guarded<K>(
-                     model,
-                     co,
-                     c,
-                     backend_from_string(b),
-                     device.get<int>("device", 0),
-                     batch.get<size_t>("batch", 0, pyutil::max_batch),
-                     mapped);
-             }),
-             py::arg("model"),
-             py::arg("coefficients"),
-             py::arg("lo_leakage") = cf(0),
-             py::arg("backend") = "cpu",
-             py::arg("device") = 0,
-             py::arg("batch") = 0,
-             py::arg("mapped") = false)
-        .def("model",
-             pyutil::method<K>(&K::model),
-             "The model (a dpd_model_spec; str() gives the canonical spec).")
+    py::class_<G> cls(m, "dpd_predistorter", kdoc.c_str());
+    def_kernel_init(
+        cls,
+        +[](int_arg P, int_arg Q, int_arg Lp, int_arg Lq) {
+            return std::make_tuple(P.get<unsigned>("P", 1, pyutil::max_order),
+                                   Q.get<unsigned>("Q", 0, pyutil::max_order),
+                                   Lp.get<unsigned>("Lp", 1, pyutil::max_dpd_taps),
+                                   Lq.get<unsigned>("Lq", 1, pyutil::max_dpd_taps));
+        },
+        py::arg("P"),
+        py::arg("Q"),
+        py::arg("Lp"),
+        py::arg("Lq"));
+    def_kernel_init(
+        cls,
+        +[](const std::string& model) {
+            return std::make_tuple(kernel::dpd_model::parse(model));
+        },
+        py::arg("model"),
+        "From a model spec (gnuradio.gpuinterp.dpd_model grammar): ph, mp or gmp; "
+        "output delayed by delay() samples.");
+    def_kernel_init(
+        cls,
+        +[](const kernel::dpd_model& model) { return std::make_tuple(model); },
+        py::arg("model"));
+    cls.def("model",
+            pyutil::method<K>(&K::model),
+            "The model (a dpd_model_spec; str() gives the canonical spec).")
         .def("delay",
              pyutil::method<K>(&K::delay),
              "Output delay in samples: out[i] = y[i - delay()].")
@@ -404,7 +393,8 @@ void bind_dpd_predistorter(py::module& m)
                         const std::string& model,
                         int_arg channels,
                         const std::string& output_format,
-                        float full_scale) {
+                        float full_scale,
+                        const std::string& input_format) {
                 // With a model spec the structure comes from the spec and P..Lq are not used:
                 // only their type is checked then.
                 const bool ph = model.empty();
@@ -425,7 +415,8 @@ void bind_dpd_predistorter(py::module& m)
                     model,
                     channels.get<unsigned>("channels", 1, kernel::dpd_bank::max_channels),
                     output_format,
-                    full_scale);
+                    full_scale,
+                    input_format);
             }),
             py::arg("P"),
             py::arg("Q"),
@@ -442,6 +433,7 @@ void bind_dpd_predistorter(py::module& m)
             py::arg("channels") = 1,
             py::arg("output_format") = "fc32",
             py::arg("full_scale") = 1.0f,
+            py::arg("input_format") = "fc32",
             bdoc.c_str())
         .def("model", &B::model, "The model's canonical spec.")
         .def("delay",
@@ -466,7 +458,7 @@ void bind_dpd_predistorter(py::module& m)
                int_arg ch,
                const std::vector<gr_complex>& co,
                std::optional<gr_complex> c) {
-                const unsigned k = ch.get<unsigned>("channel", 0, b.channels() - 1);
+                const unsigned k = channel_arg(b, ch);
                 b.set_channel_coefficients(k, co, c ? *c : b.channel_lo_leakage(k));
             },
             py::arg("channel"),
@@ -477,32 +469,27 @@ void bind_dpd_predistorter(py::module& m)
         .def(
             "channel_coefficients",
             [](const B& b, int_arg ch) {
-                return to_array(b.channel_coefficients(
-                    ch.get<unsigned>("channel", 0, b.channels() - 1)));
+                return to_array(b.channel_coefficients(channel_arg(b, ch)));
             },
             py::arg("channel"))
         .def(
             "channel_lo_leakage",
             [](const B& b, int_arg ch) {
-                return b.channel_lo_leakage(
-                    ch.get<unsigned>("channel", 0, b.channels() - 1));
+                return b.channel_lo_leakage(channel_arg(b, ch));
             },
             py::arg("channel"))
         .def("channels", &B::channels)
         .def("output_format", &B::output_format, "'fc32' or 'sc16'.")
+        .def("input_format", &B::input_format, "'fc32' or 'sc16'.")
         .def("full_scale", &B::full_scale)
         .def(
             "saturated",
-            [](const B& b, int_arg ch) {
-                return b.saturated(ch.get<unsigned>("channel", 0, b.channels() - 1));
-            },
+            [](const B& b, int_arg ch) { return b.saturated(channel_arg(b, ch)); },
             py::arg("channel") = 0,
             "sc16: output samples of the channel clipped to int16, since start.")
         .def(
             "invalid",
-            [](const B& b, int_arg ch) {
-                return b.invalid(ch.get<unsigned>("channel", 0, b.channels() - 1));
-            },
+            [](const B& b, int_arg ch) { return b.invalid(channel_arg(b, ch)); },
             py::arg("channel") = 0,
             "sc16: output samples of the channel with a NaN component (written as 0), "
             "since start.")

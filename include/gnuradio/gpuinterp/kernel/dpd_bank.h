@@ -22,19 +22,26 @@ class dpd_bank_engine;
 
 /*!
  * \brief N predistorters of one model, each channel with its own coefficients and history,
- * writing complex float or sc16 (sample_format.h): the transmit side of a multi-channel radio.
+ * reading and writing complex float or sc16 (sample_format.h): the transmit side of a
+ * multi-channel radio.
  *
  * \details Channel c is exactly a dpd_predistorter (dpd_predistorter.h) of the same model and
  * channel c's coefficients, fed channel c's samples: on the CPU bit for bit; on CUDA the ph model
  * runs all channels in one launch (tiled kernel, gridDim.y = channel) with the same arithmetic
- * as the single-channel kernel; mp/gmp on CUDA run one launch per channel (complex float only).
+ * as the single-channel kernel; mp/gmp on CUDA run one launch per channel (complex float in and
+ * out only).
+ *
+ * sc16 input: each input is converted as sample_format.h says (times full_scale / 32767), in the
+ * kernel's window load on CUDA (the history and the host staging stay sc16, 4 bytes a sample),
+ * per cache-resident chunk on the CPU; channel c then equals a complex float predistorter fed
+ * the converted values, bit for bit on the CPU.
  *
  * sc16 output: each output is converted as sample_format.h says, inside the kernel's last store
  * on CUDA, per cache-resident chunk on the CPU. Saturated and invalid samples are counted per
  * channel (counts()), cumulatively since construction or reset_counts().
  *
- * process(out, in, n): in[c] holds n complex float inputs of channel c, out[c] receives n
- * outputs (complex float or 2 x int16 per sample). process_device(): the same with device
+ * process(out, in, n): in[c] holds n inputs of channel c, out[c] receives n outputs, each in its
+ * format (complex float, or 2 x int16 per sample). process_device(): the same with device
  * pointers (GNU Radio device buffers) on CUDA, host pointers on the CPU.
  */
 class dpd_bank
@@ -50,7 +57,9 @@ public:
      * \param coefficients model.num_coefficients() values, the initial set of every channel
      * \param lo_leakage the initial c of every channel
      * \param output_format complex float or sc16
-     * \param full_scale the output magnitude that maps to 32767 (sc16 only; > 0, finite)
+     * \param full_scale the magnitude that maps to 32767 on every sc16 side, input and output
+     *        (> 0, finite; unused when both are complex float)
+     * \param input_format complex float or sc16
      * Other parameters as dpd_predistorter's.
      */
     dpd_bank(const dpd_model& model,
@@ -62,17 +71,30 @@ public:
              size_t batch = 0,
              bool mapped = false,
              sample_format output_format = sample_format::fc32,
-             float full_scale = 1.0f);
+             float full_scale = 1.0f,
+             sample_format input_format = sample_format::fc32);
     ~dpd_bank();
     dpd_bank(const dpd_bank&) = delete;
     dpd_bank& operator=(const dpd_bank&) = delete;
 
-    void process(void* const* out, const complex* const* in, size_t n);
-    void process_device(void* const* out, const complex* const* in, size_t n);
-    //! Single-channel conveniences for bindings and tests: in, n = size / channels per channel,
-    //! channel-major; returns the outputs channel-major (sc16: I, Q as int16 pairs).
+    void process(void* const* out, const void* const* in, size_t n);
+    void process_device(void* const* out, const void* const* in, size_t n);
+    //! Complex float input: the same.
+    void process(void* const* out, const complex* const* in, size_t n)
+    {
+        process(out, reinterpret_cast<const void* const*>(in), n);
+    }
+    void process_device(void* const* out, const complex* const* in, size_t n)
+    {
+        process_device(out, reinterpret_cast<const void* const*>(in), n);
+    }
+    //! Conveniences for bindings and tests: in, n = size / channels per channel, channel-major;
+    //! returns the outputs channel-major (sc16: I, Q as int16 pairs). The complex inputs need a
+    //! complex float bank input, the int16 ones (I, Q pairs) an sc16 one.
     std::vector<complex> process(const std::vector<complex>& in);
     std::vector<int16_t> process_sc16(const std::vector<complex>& in);
+    std::vector<complex> process(const std::vector<int16_t>& in);
+    std::vector<int16_t> process_sc16(const std::vector<int16_t>& in);
 
     //! Channel c's set; validated first (std::invalid_argument naming the parameter), unchanged
     //! on error. Outputs of the next call use it (switching at a sample boundary, as
@@ -88,6 +110,7 @@ public:
 
     unsigned channels() const { return d_channels; }
     sample_format output_format() const { return d_format; }
+    sample_format input_format() const { return d_in_format; }
     float full_scale() const { return d_full_scale; }
     const dpd_model& model() const { return d_model; }
     size_t delay() const { return d_model.lookahead(); }
@@ -104,11 +127,11 @@ public:
 private:
     void check_channel(unsigned channel) const;
     template <typename Process>
-    void run_channels(void* const* out, const complex* const* in, size_t n, Process&& p);
+    void run_channels(void* const* out, const void* const* in, size_t n, Process&& p);
 
     dpd_model d_model;
     unsigned d_channels;
-    sample_format d_format;
+    sample_format d_format, d_in_format;
     float d_full_scale;
     size_t d_batch;
     backend d_backend = backend::cpu;
@@ -118,7 +141,8 @@ private:
     std::vector<sc16_counts> d_counts;         //!< CPU and per-channel CUDA paths
     std::unique_ptr<dpd_bank_engine> d_engine; //!< CUDA ph: every channel in one launch
     std::vector<std::unique_ptr<dpd_predistorter>> d_each; //!< otherwise: one per channel
-    std::vector<complex> d_scratch; //!< CPU sc16: one chunk of fc32
+    std::vector<complex> d_scratch;    //!< CPU sc16 out: one chunk of fc32 outputs
+    std::vector<complex> d_in_scratch; //!< CPU sc16 in: one chunk of converted inputs
 };
 
 } // namespace kernel

@@ -15,6 +15,9 @@
 // component v becomes rint(v * scale) (round half to even, as the GPU's cvt.rni and the CPU's
 // default rounding do). A product past [-32768.5, 32767.5) saturates to -32768 / 32767 and the
 // sample counts as saturated; a NaN component becomes 0 and the sample counts as invalid.
+// An sc16 input becomes complex float as v * (full_scale / 32767) per component (exact up to the
+// one rounding of that product), so a value written and read back with the same full scale
+// returns within half a step.
 // full_scale 1.0 is UHD's own convention (complex float +-1.0 <-> +-32767).
 
 #include <cstdint>
@@ -46,6 +49,8 @@ void validate_full_scale(float full_scale);
 
 //! 32767 / full_scale: the factor every converter multiplies by.
 inline float sc16_scale(float full_scale) { return 32767.0f / full_scale; }
+//! full_scale / 32767: the factor an sc16 input is multiplied by.
+inline float sc16_inverse_scale(float full_scale) { return full_scale / 32767.0f; }
 
 } // namespace kernel
 } // namespace gpuinterp

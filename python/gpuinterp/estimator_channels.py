@@ -1,0 +1,122 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The transmit channels dpd_estimator_cc serves through one observation receiver.
+
+A multi-channel radio has one observation receiver behind an RF switch: it sees one PA at a time.
+The estimator serves the channels in turn (round robin), one capture each: it tells the switch which
+PA to observe (``obs_select``), discards ``settle`` receiver samples after each switch (the switch's
+latency and the receiver's transient are unknown to it) and keeps, per channel, everything the loop
+learns: its Adaptation (coefficients, delay hint, damping, rollback memory, iteration), its last
+result, its meters and its coefficients file."""
+
+import math
+import os
+
+import numpy as np
+import pmt
+
+from . import dpd_capture, metrics
+from . import dpd_model as dm
+
+MAX_CHANNELS = 64  # as the predistorter's channels
+
+METERS = ("rx_peak_dbfs", "rx_clipped", "tx_peak_dbfs", "tx_rms_dbfs", "overflows", "underflows",
+          "dropped_captures", "aclr_db", "gain_db", "phase_deg", "freq_offset_hz", "delay", "loop_nmse_db",
+          "updates", "iteration", "step_seconds")
+# Events of the shared receiver and radio, not of one PA: counted once for the block.
+SHARED_METERS = ("overflows", "underflows", "dropped_captures")
+_COUNTERS = ("updates", "iteration", "rx_clipped")
+
+
+def obs_select_message(channel):
+    """The switch command: the pair ("channel" . integer). GNU Radio 3.10's blocks.selector takes
+    the index from the cdr of what reaches its ``iindex`` port (a bare integer stops its thread with
+    "pmt_cdr: wrong_type"), so the pair is what a selector standing in for the RF switch needs."""
+    return pmt.cons(pmt.intern("channel"), pmt.from_long(int(channel)))
+
+
+def channel_file(path, channel, channels):
+    """The coefficients file of one channel: ``path`` itself for one channel, ``path.ch<c>`` for
+    each of several (every PA has its own coefficients, and a restart must give each its own)."""
+    if not path:
+        return ""
+    return path if channels == 1 else f"{path}.ch{channel}"
+
+
+def load_resume(path, spec):
+    """(coefficients, lo_leakage) saved in ``path`` by a previous run, or None when there is none;
+    ValueError naming coefficients_file when it is unreadable or holds another model's."""
+    if not path or not os.path.exists(path):
+        return None
+    try:
+        fit = dm.load_model(path)
+    except (ValueError, OSError) as e:
+        raise ValueError(f"coefficients_file: {e}") from None
+    if dm.parse(fit.model) != spec:
+        raise ValueError(f"coefficients_file: {path} holds coefficients of {fit.model}, "
+                         f"this estimator fits {spec}")
+    return fit.coefficients.copy(), fit.lo_leakage
+
+
+class Channel:
+    """What the estimator keeps of one transmit channel."""
+
+    def __init__(self, index, adapt, path, resume):
+        self.index, self.adapt, self.file, self.resume = index, adapt, path, resume
+        self.last = None
+        self.meters = {k: float("nan") for k in METERS if k not in SHARED_METERS}
+        for k in _COUNTERS:
+            self.meters[k] = 0.0
+
+
+class RoundRobin:
+    """Which channel the receiver observes, and from which y position its capture may start."""
+
+    def __init__(self, channels, settle):
+        self.channels, self.settle = channels, settle
+        self.current = 0
+
+    @property
+    def switched(self):
+        """True when there is a switch to drive (more than one channel)."""
+        return self.channels > 1
+
+    def first_start(self):
+        # The switch's position before start() is unknown: the first capture waits for it too.
+        return self.settle if self.switched else 0
+
+    def advance(self, next_start, y_end):
+        """Moves on to the next channel after a capture; returns the earliest start of its capture:
+        one period after the last one, and ``settle`` y samples after the switch is asked for
+        (``y_end``: the position of the next y sample, the first one the switch may have moved)."""
+        if not self.switched:
+            return next_start
+        self.current = (self.current + 1) % self.channels
+        return max(next_start, y_end + self.settle)
+
+
+def record_step(m, r, x, y, seconds, rate, full_scale, bw, spacing):
+    """One step's meters into the channel's dict ``m``: levels of the capture (x, y), the result's
+    gain, phase, delay, frequency and loop NMSE, the ACLR of y when the band holds the adjacent
+    channels (``rate``, ``bw``, ``spacing`` in Hz; 0 = unknown)."""
+    m["iteration"] = r.iteration
+    m["step_seconds"] = seconds
+    m["tx_peak_dbfs"] = dpd_capture.peak_dbfs(x, 1.0)
+    p = float(np.mean(np.abs(x) ** 2))
+    m["tx_rms_dbfs"] = 10 * math.log10(p) if p > 0 else -math.inf
+    m["rx_peak_dbfs"] = dpd_capture.peak_dbfs(y, full_scale)
+    m["rx_clipped"] = int(dpd_capture.clip_mask(y, full_scale).sum())
+    if r.status == "updated":
+        m["updates"] += 1
+    c = r.capture
+    if c is not None:
+        m["delay"] = c.delay
+        m["phase_deg"] = math.degrees(np.angle(r.gain)) if r.gain else float("nan")
+        m["freq_offset_hz"] = c.freq_offset * rate if rate > 0 else float("nan")
+    if r.gain:
+        m["gain_db"] = 20 * math.log10(abs(r.gain))
+    m["loop_nmse_db"] = r.loop_nmse_db
+    if rate > 0 and bw > 0 and spacing > 0 and rate / 2 >= spacing + bw / 2:
+        try:
+            m["aclr_db"] = metrics.aclr(y.astype(np.complex128), rate, bw, spacing, nfft=min(8192, y.size))["worst"]
+        except ValueError:
+            m["aclr_db"] = float("nan")
