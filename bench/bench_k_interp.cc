@@ -100,10 +100,8 @@ BENCHMARK(BM_interp_cuda_host_ccf)
 // items_per_second counts OUTPUT samples of all channels.
 static void BM_interp_cuda_channels_ccf(benchmark::State& st)
 {
-    if (cuda_device_count() == 0) {
-        st.SkipWithError("no CUDA device");
+    if (gpuinterp_bench::skip_without_cuda(st))
         return;
-    }
     const unsigned N = unsigned(st.range(0)), L = 8;
     const bool dev = st.range(1) != 0;
     const size_t n = (size_t(1) << gpuinterp_bench::log2n(24)) / N; // per channel

@@ -11,7 +11,9 @@
 // bank, so no per-call upload of a pointer table is needed. GNU Radio hands each port its own
 // buffer, at any offset, so the kernels check alignment per channel.
 
+#include "cuda_common.cuh"
 #include <gnuradio/gpuinterp/kernel/channels.h>
+#include <algorithm>
 
 namespace gr {
 namespace gpuinterp {
@@ -23,6 +25,16 @@ struct channel_pointers {
     const void* x[MAX_CHANNELS]; //!< window start: the history, then the inputs
     void* y[MAX_CHANNELS];       //!< outputs
 };
+
+//! The grid of a launch of every channel (gridDim.y = channel): blocks of `per_block` items
+//! covering one channel's n items, at most the `resident` blocks of the device shared out
+//! between the channels (as the predistorter bank does); the blocks stride over the rest.
+inline dim3
+channels_grid(long long n, long long per_block, long long resident, unsigned channels)
+{
+    const long long share = std::max<long long>(1, (resident + channels - 1) / channels);
+    return dim3(unsigned(std::max(1, capped_grid(n, per_block, int(share)))), channels);
+}
 
 } // namespace gpu
 } // namespace gpuinterp

@@ -359,11 +359,7 @@ void launch_channels(const fir_plan& pl,
                      cudaStream_t st)
 {
     const tile_geometry& g = pl.g;
-    const int tiles = (n + g.TI - 1) / g.TI;
-    // The resident blocks shared out between the channels (as the predistorter bank does).
-    const int per_channel =
-        std::max(1, (pl.max_blocks + int(channels) - 1) / int(channels));
-    const dim3 grid(unsigned(std::min(tiles, per_channel)), channels);
+    const dim3 grid = channels_grid(n, g.TI, pl.max_blocks, channels);
     pick_channels_kernel<T, TAP, Store>(g)<<<grid, THREADS, pl.smem, st>>>(
         p, proto, taps, n, g);
     GPUINTERP_CUDA_CHECK_LAUNCH(st);
@@ -385,9 +381,7 @@ fir_plan plan_fir_channels(int device, unsigned L, size_t M)
 {
     const fir_plan pl = plan_fir<T, TAP>(device, L, M);
     device_guard guard(device);
-    int optin = 48 * 1024;
-    GPUINTERP_CUDA_CHECK(
-        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    const int optin = device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
     allow_smem<fir_store<T>, T, TAP>(pl.g, optin);
     if constexpr (std::is_same_v<T, float2>)
         allow_smem<fir_store_sc16, T, TAP>(pl.g, optin);

@@ -43,10 +43,8 @@ public:
                                         std::to_string(MAX_CHANNELS));
         device_guard g(d_device);
         d_stream = std::make_unique<stream>();
-        GPUINTERP_CUDA_CHECK(
-            cudaDeviceGetAttribute(&d_sms, cudaDevAttrMultiProcessorCount, device));
-        GPUINTERP_CUDA_CHECK(cudaDeviceGetAttribute(
-            &d_smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+        d_sms = device_attribute(cudaDevAttrMultiProcessorCount, device);
+        d_smem_optin = device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
     }
     ~cuda_resamp_channels_engine() override
     {
@@ -257,10 +255,10 @@ private:
             throw std::logic_error("resampler: the texture method runs per channel");
         poly_args pa{ d_arms.get(), d_K, d_P, plan.half_span };
         const int threads = d_tuning.threads;
-        const size_t total = std::min<size_t>((plan.n_out + threads - 1) / threads,
-                                              size_t(d_sms) * d_tuning.blocks_per_sm);
-        // The resident blocks shared out between the channels.
-        const dim3 grid(unsigned(std::max<size_t>(1, (total + d_N - 1) / d_N)), d_N);
+        const dim3 grid = channels_grid((long long)plan.n_out,
+                                        threads,
+                                        (long long)d_sms * d_tuning.blocks_per_sm,
+                                        d_N);
         // Indexed by the method's value (resamp_method order); texture has no entry.
         const decltype(&resamp_channels_kernel<D, 0, Store>) by_method[] = {
             resamp_channels_kernel<D, 0, Store>,
@@ -296,10 +294,10 @@ private:
                 &d_tiled_occ[si], kern, threads, sh.bytes));
             d_tiled_bytes[si] = sh.bytes;
         }
-        const size_t n_tiles = (plan.n_out + sh.tile - 1) / sh.tile;
-        const size_t resident = size_t(d_sms) * std::max(1, d_tiled_occ[si]);
-        const size_t per_channel = std::max<size_t>(1, (resident + d_N - 1) / d_N);
-        const dim3 grid(unsigned(std::min(n_tiles, per_channel)), d_N);
+        const dim3 grid = channels_grid((long long)plan.n_out,
+                                        (long long)sh.tile,
+                                        (long long)d_sms * std::max(1, d_tiled_occ[si]),
+                                        d_N);
         kern<<<grid, threads, sh.bytes, st>>>(p,
                                               proto,
                                               plan.n_out,

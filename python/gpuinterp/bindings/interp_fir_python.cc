@@ -145,16 +145,8 @@ void bind_kernel(py::module& m, const char* name)
                 const auto x = pyutil::input_array<T>(x_in, "x");
                 const size_t L = g.run([](K& k) { return size_t(k.interpolation()); });
                 const size_t N = g.run([](K& k) { return size_t(k.channels()); });
-                if (N == 1 && x.ndim() != 1)
-                    throw std::invalid_argument("x: expected a one-dimensional array");
-                if (N > 1 && (x.ndim() != 2 || size_t(x.shape(0)) != N))
-                    throw std::invalid_argument("x: expected an array of shape (" +
-                                                std::to_string(N) + ", n)");
-                const size_t n = static_cast<size_t>(x.shape(x.ndim() - 1));
-                py::array_t<T> out = N == 1
-                                         ? py::array_t<T>(py::ssize_t(n * L))
-                                         : py::array_t<T>({ py::ssize_t(N),
-                                                            py::ssize_t(n * L) });
+                const size_t n = pyutil::channel_length(x, N);
+                py::array_t<T> out = pyutil::channel_array<T>(N, n * L);
                 std::vector<T*> o(N);
                 std::vector<const T*> i(N);
                 for (size_t c = 0; c < N; c++) {

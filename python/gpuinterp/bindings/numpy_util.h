@@ -88,6 +88,28 @@ py::array_t<T> map_1d(const carray<T>& in, size_t ratio, F&& fn)
     return out;
 }
 
+//! Samples per channel of a kernel's input x for N channels: one channel takes a 1-D array, N > 1
+//! an (N, n) array (channel-major, one row a channel); otherwise a ValueError naming x.
+template <typename T>
+size_t channel_length(const carray<T>& x, size_t N)
+{
+    if (N == 1 && x.ndim() != 1)
+        throw std::invalid_argument("x: expected a one-dimensional array");
+    if (N > 1 && (x.ndim() != 2 || size_t(x.shape(0)) != N))
+        throw std::invalid_argument("x: expected an array of shape (" + std::to_string(N) +
+                                    ", n)");
+    return static_cast<size_t>(x.shape(x.ndim() - 1));
+}
+
+//! The output of N channels of m values each, shaped as channel_length() takes the input.
+template <typename T>
+py::array_t<T> channel_array(size_t N, size_t m)
+{
+    if (N == 1)
+        return py::array_t<T>(py::ssize_t(m));
+    return py::array_t<T>({ py::ssize_t(N), py::ssize_t(m) });
+}
+
 } // namespace pyutil
 } // namespace gpuinterp
 } // namespace gr

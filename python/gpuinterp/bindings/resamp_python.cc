@@ -198,16 +198,10 @@ void bind_resampler_kernel(py::module& m, const char* name)
             [](G& g, const py::object& x_in) {
                 const auto x = pyutil::input_array<T>(x_in, "x");
                 const size_t N = g.run([](K& k) { return size_t(k.channels()); });
-                if (N == 1 && x.ndim() != 1)
-                    throw std::invalid_argument("x: expected a one-dimensional array");
-                if (N > 1 && (x.ndim() != 2 || size_t(x.shape(0)) != N))
-                    throw std::invalid_argument("x: expected an array of shape (" +
-                                                std::to_string(N) + ", n)");
+                pyutil::channel_length(x, N);
                 std::vector<T> in(x.data(), x.data() + x.size());
                 std::vector<T> out = g.run([&](K& k) { return k.resample(in); });
-                py::array_t<T> a = N == 1 ? py::array_t<T>(py::ssize_t(out.size()))
-                                          : py::array_t<T>({ py::ssize_t(N),
-                                                             py::ssize_t(out.size() / N) });
+                py::array_t<T> a = pyutil::channel_array<T>(N, out.size() / N);
                 std::copy(out.begin(), out.end(), a.mutable_data());
                 return a;
             },
