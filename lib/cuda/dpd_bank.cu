@@ -14,7 +14,8 @@
 // An sc16 input is staged and kept (history, seams) as sc16 and converted in the kernel's window
 // load, so it crosses the bus and GNU Radio's buffers at 4 bytes per sample.
 // The counters of saturated and invalid sc16 samples live on the device and come back with
-// every call (one 16-byte-per-channel copy, ordered before the call's final synchronise).
+// every call (16 bytes per channel, stored to pinned memory by a one-block kernel ordered before
+// the call's final synchronise: host_publish.cuh says why not a copy).
 
 #include "../kernel/dpd_bank_engine.h"
 #include "cuda_engines.h"
@@ -22,6 +23,7 @@
 #include "dpd_bank_kernels.cuh"
 #include "dpd_ph_launch.h"
 #include "host_pipeline.cuh"
+#include "host_publish.cuh"
 #include <gnuradio/gpuinterp/kernel/stream_history.h>
 #include <type_traits>
 #include <algorithm>
@@ -268,13 +270,10 @@ private:
 
     void fetch_counts(cudaStream_t st)
     {
-        if (d_sc16) {
-            GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(d_pinned_counts.get(),
-                                                 d_counts.get(),
-                                                 2 * d_N * sizeof(unsigned long long),
-                                                 cudaMemcpyDeviceToHost,
-                                                 st));
-        }
+        // Not a device-to-host copy: it would wait behind the device buffers' bulk copies
+        // (host_publish.cuh).
+        if (d_sc16)
+            publish_to_host(d_counts.get(), d_pinned_counts.get(), int(2 * d_N), st);
         GPUINTERP_CUDA_CHECK(cudaStreamSynchronize(st));
         if (d_sc16)
             std::copy(d_pinned_counts.get(),
