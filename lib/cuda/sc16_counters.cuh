@@ -9,9 +9,11 @@
 // The device counters of saturated and invalid sc16 samples of a multi-channel engine: two per
 // channel (counts[2c] saturated, counts[2c + 1] invalid), added to by the kernels' stores. They
 // only grow: each read hands out what they grew by, so no call has to clear them (and wait for
-// the clear) before its launches.
+// the clear) before its launches. They reach the host through pinned memory by a one-block
+// kernel's stores, as the predistorter bank's do.
 
 #include "cuda_common.cuh"
+#include "host_publish.cuh"
 #include <gnuradio/gpuinterp/kernel/sample_format.h>
 #include <vector>
 
@@ -41,11 +43,9 @@ public:
     //! counters grew by to counts[c].
     void read(kernel::sc16_counts* counts, cudaStream_t st)
     {
-        GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(d_pinned.get(),
-                                             d_dev.get(),
-                                             2 * d_N * sizeof(unsigned long long),
-                                             cudaMemcpyDeviceToHost,
-                                             st));
+        // Not a device-to-host copy: it would wait behind the device buffers' bulk copies
+        // (host_publish.cuh).
+        publish_to_host(d_dev.get(), d_pinned.get(), int(2 * d_N), st);
         GPUINTERP_CUDA_CHECK(cudaStreamSynchronize(st));
         for (unsigned c = 0; c < d_N; c++) {
             const unsigned long long* k = d_pinned.get() + 2 * c;
