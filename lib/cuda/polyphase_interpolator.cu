@@ -29,6 +29,7 @@
 #include "fir_launch.h"
 #include "fir_tuning.h"
 #include "host_pipeline.cuh"
+#include "sc16_counters.cuh"
 #include <gnuradio/gpuinterp/kernel/stream_history.h>
 #include <algorithm>
 #include <cstring>
@@ -540,14 +541,7 @@ public:
             const size_t L = size_t(d_plan.g.L);
             cudaStream_t st = d_pipe.stream0();
             if (!d_counts.get()) {
-                // The device counters only ever grow: each call adds what they grew by, so no
-                // call has to clear them (and wait for the clear) before its launches.
-                d_counts.reserve(2);
-                d_pinned_counts.reserve(2);
-                // On the engine's stream: a plain cudaMemset runs on the legacy default
-                // stream, which this non-blocking stream's first launch does not wait for.
-                GPUINTERP_CUDA_CHECK(cudaMemsetAsync(
-                    d_counts.get(), 0, 2 * sizeof(unsigned long long), st));
+                d_counts.ensure(1, st);
                 d_pipe16 = std::make_unique<host_pipeline<T, uint32_t>>(d_device);
             }
             auto* y16 = reinterpret_cast<short2*>(out);
@@ -581,16 +575,7 @@ public:
             }
             // Both pipeline streams are drained (run() returned) or the device call's launches
             // are on st: the counters are final once st is.
-            GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(d_pinned_counts.get(),
-                                                 d_counts.get(),
-                                                 2 * sizeof(unsigned long long),
-                                                 cudaMemcpyDeviceToHost,
-                                                 st));
-            GPUINTERP_CUDA_CHECK(cudaStreamSynchronize(st));
-            counts.saturated += d_pinned_counts.get()[0] - d_seen[0];
-            counts.invalid += d_pinned_counts.get()[1] - d_seen[1];
-            d_seen[0] = d_pinned_counts.get()[0];
-            d_seen[1] = d_pinned_counts.get()[1];
+            d_counts.read(&counts, st);
             return true;
         }
     }
@@ -608,9 +593,7 @@ private:
     kernel::stream_history<HT> d_hist;
     // Device-buffer mode (filter_device): history on the device and the seam array.
     device_history<T, HT> d_dev_hist;
-    device_buffer<unsigned long long> d_counts;        // sc16: saturated, invalid
-    pinned_buffer<unsigned long long> d_pinned_counts; // their copy on the host
-    unsigned long long d_seen[2] = { 0, 0 };           // the totals already handed out
+    sc16_counters d_counts; // sc16: saturated, invalid
     // The pipelines go first (the last members): their destructors wait for their streams before
     // the members above free memory that queued work may still use. sc16 output has its own,
     // made at the first sc16 call.

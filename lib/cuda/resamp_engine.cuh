@@ -15,6 +15,7 @@
 #include "cuda_common.cuh"
 #include "device_history.cuh"
 #include "resamp_kernels.cuh"
+#include "sc16_counters.cuh"
 #include "texture_util.cuh"
 #include <type_traits>
 #include <algorithm>
@@ -351,33 +352,13 @@ private:
     void begin_sc16(float scale)
     {
         d_sc16_scale = scale;
-        if (!d_counts.get()) {
-            // The device counters only ever grow: each call adds what they grew by, so no call
-            // has to clear them (and wait for the clear) before its launches. The one clear is
-            // queued on the engine's stream: the stream does not wait for the legacy default
-            // stream (it is non-blocking), where a plain cudaMemset of device memory may still
-            // be running when the first kernel starts.
-            d_counts.reserve(2);
-            d_pinned_counts.reserve(2);
-            GPUINTERP_CUDA_CHECK(cudaMemsetAsync(
-                d_counts.get(), 0, 2 * sizeof(unsigned long long), d_stream->get()));
-        }
+        d_counts.ensure(1, d_stream->get());
     }
 
     //! After an sc16 call's launches: wait for the stream, add what the counters grew by.
     void read_counts(kernel::sc16_counts& counts)
     {
-        GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(d_pinned_counts.get(),
-                                             d_counts.get(),
-                                             2 * sizeof(unsigned long long),
-                                             cudaMemcpyDeviceToHost,
-                                             d_stream->get()));
-        d_stream->synchronize();
-        const unsigned long long* c = d_pinned_counts.get();
-        counts.saturated += c[0] - d_seen[0];
-        counts.invalid += c[1] - d_seen[1];
-        d_seen[0] = c[0];
-        d_seen[1] = c[1];
+        d_counts.read(&counts, d_stream->get());
     }
 
     //! One sc16 call: run(y) launches into the short2 outputs y, between the counters' set-up
@@ -535,14 +516,11 @@ private:
     bool d_untiled = false;
     device_buffer<D> d_dwin, d_dout;
     pinned_buffer<D> d_hwin, d_hout;
-    // sc16 output: its staging, the scale of the call, the device counters (saturated, invalid;
-    // they only grow), their copy on the host and the totals already handed out.
+    // sc16 output: its staging, the scale of the call, the counters (sc16_counters.cuh).
     device_buffer<short2> d_dout16;
     pinned_buffer<short2> d_hout16;
     float d_sc16_scale = 1.0f;
-    device_buffer<unsigned long long> d_counts;
-    pinned_buffer<unsigned long long> d_pinned_counts;
-    unsigned long long d_seen[2] = { 0, 0 };
+    sc16_counters d_counts;
     device_history<D, H> d_dev_hist; // device-buffer mode
     device_buffer<char> d_pitched;
     char* d_pitched_base = nullptr;
