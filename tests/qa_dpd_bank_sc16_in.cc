@@ -14,6 +14,7 @@
 #include <cuda_runtime.h>
 #endif
 #include <cstring>
+#include <memory>
 #include <random>
 #include <stdexcept>
 
@@ -235,28 +236,22 @@ TEST(DpdBankSc16InCuda, DevicePathEqualsHostPathAtAnyOffset)
     for (sample_format out : { sample_format::fc32, sample_format::sc16 }) {
         const unsigned N = 64;
         const size_t n = 9001, ob = gr::gpuinterp::kernel::sample_bytes(out);
-        dpd_bank host(ph,
-                      N,
-                      coefficients_of(ph, 0),
-                      cf(0),
-                      backend::cuda,
-                      0,
-                      0,
-                      false,
-                      out,
-                      0.9f,
-                      sample_format::sc16);
-        dpd_bank dev(ph,
-                     N,
-                     coefficients_of(ph, 0),
-                     cf(0),
-                     backend::cuda,
-                     0,
-                     0,
-                     false,
-                     out,
-                     0.9f,
-                     sample_format::sc16);
+        // Two banks of one configuration: one fed host pointers, one device pointers.
+        auto make_bank = [&] {
+            return std::make_unique<dpd_bank>(ph,
+                                              N,
+                                              coefficients_of(ph, 0),
+                                              cf(0),
+                                              backend::cuda,
+                                              0,
+                                              0,
+                                              false,
+                                              out,
+                                              0.9f,
+                                              sample_format::sc16);
+        };
+        const auto host_bank = make_bank(), dev_bank = make_bank();
+        dpd_bank &host = *host_bank, &dev = *dev_bank;
         ASSERT_TRUE(dev.one_launch());
         std::vector<std::vector<int16_t>> iq(N);
         std::vector<const uint8_t*> xi(N);
