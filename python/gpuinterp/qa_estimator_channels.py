@@ -148,12 +148,17 @@ class qa_estimator_channels(gr_unittest.TestCase):
         # output is marked (real part c + 1, imaginary part its position), so a capture of channel
         # c holding one sample of the other PA, or of another position, is caught. (With settle 0
         # every capture after a switch starts with the other PA's samples.)
-        total = 14 * (N + SETTLE + 8192)
+        # What had left the selector before its handler ran is still in the buffers between it and
+        # the estimator (the delay's own buffer holds its history too): settle covers them and the
+        # latency whatever the scheduler's interleaving (with SETTLE, about one run in 15 under
+        # load had a capture holding 2046 samples of the other PA).
+        settle = RX_LATENCY + 3 * N
+        total = 14 * (N + settle + 8192)
         k = np.arange(total, dtype=np.float64)
         xs = [(k + 1j * 1000 * (c + 1)).astype(np.complex64) for c in range(2)]
         tb = gr.top_block()
         est = gpuinterp.dpd_estimator_cc(P, Q, Lp, Lq, capture_length=N, update_period=N, synchronous=True,
-                                         rx_timeout=0, channels=2, settle=SETTLE, max_delay=64)
+                                         rx_timeout=0, channels=2, settle=settle, max_delay=64)
         selector = blocks.selector(gr.sizeof_gr_complex, 0, 0)
         marks = marker_pair_c(total)
         for c in range(2):
