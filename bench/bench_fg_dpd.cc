@@ -6,7 +6,6 @@
 // with large buffers, on the CPU backend and on CUDA with pinned and with mapped staging.
 // N = 2^24 samples by default (GPUINTERP_BENCH_LOG2N); items_per_second counts samples.
 #include "bench_util.h"
-#include <benchmark/benchmark.h>
 #include <gnuradio/blocks/copy.h>
 #include <gnuradio/blocks/head.h>
 #include <gnuradio/blocks/null_sink.h>
@@ -14,6 +13,7 @@
 #include <gnuradio/gpuinterp/dpd_predistorter_cc.h>
 #include <gnuradio/gpuinterp/kernel/backend.h>
 #include <gnuradio/top_block.h>
+#include <benchmark/benchmark.h>
 
 using cf = std::complex<float>;
 
@@ -23,7 +23,8 @@ using cf = std::complex<float>;
 static void BM_fg_dpd(benchmark::State& st)
 {
     const int which = int(st.range(0));
-    const unsigned P = unsigned(st.range(1)), Q = unsigned(st.range(2)), L = unsigned(st.range(3));
+    const unsigned P = unsigned(st.range(1)), Q = unsigned(st.range(2)),
+                   L = unsigned(st.range(3));
     const size_t n = size_t(1) << gpuinterp_bench::log2n(24);
     if (gpuinterp_bench::skip_without_cuda(st, which > 0))
         return;
@@ -40,8 +41,16 @@ static void BM_fg_dpd(benchmark::State& st)
         if (which == 5)
             blk = gr::blocks::copy::make(sizeof(cf));
         else
-            blk = gr::gpuinterp::dpd_predistorter_cc::make(
-                P, Q, L, L, co, cf(0), which == 0 ? "cpu" : "cuda", 0, batch, which == 2 || which == 4);
+            blk = gr::gpuinterp::dpd_predistorter_cc::make(P,
+                                                           Q,
+                                                           L,
+                                                           L,
+                                                           co,
+                                                           cf(0),
+                                                           which == 0 ? "cpu" : "cuda",
+                                                           0,
+                                                           batch,
+                                                           which == 2 || which == 4);
         blk->set_min_output_buffer(1 << 22);
         head->set_min_output_buffer(1 << 22);
         tb->connect(src, 0, head, 0);
@@ -51,8 +60,12 @@ static void BM_fg_dpd(benchmark::State& st)
         tb->run();
     }
     st.SetItemsProcessed(int64_t(st.iterations()) * n);
-    static const char* labels[] = { "cpu", "cuda pinned", "cuda mapped", "cuda pinned batch 2^20",
-                                    "cuda mapped batch 2^22", "GNU Radio copy (ceiling)" };
+    static const char* labels[] = { "cpu",
+                                    "cuda pinned",
+                                    "cuda mapped",
+                                    "cuda pinned batch 2^20",
+                                    "cuda mapped batch 2^22",
+                                    "GNU Radio copy (ceiling)" };
     st.SetLabel(labels[which]);
 }
 BENCHMARK(BM_fg_dpd)

@@ -13,8 +13,8 @@
 #include "kernel_timing.h"
 #endif
 #include "bench_util.h"
-#include <benchmark/benchmark.h>
 #include <gnuradio/gpuinterp/kernel/polyphase_interpolator.h>
+#include <benchmark/benchmark.h>
 
 using namespace gr::gpuinterp;
 using cf = std::complex<float>;
@@ -22,7 +22,8 @@ using cf = std::complex<float>;
 static void rows(benchmark::internal::Benchmark* b)
 {
     b->ArgNames({ "L", "taps" });
-    for (auto r : std::vector<std::pair<int, int>>{ { 2, 12 }, { 4, 64 }, { 8, 128 }, { 16, 256 } })
+    for (auto r : std::vector<std::pair<int, int>>{
+             { 2, 12 }, { 4, 64 }, { 8, 128 }, { 16, 256 } })
         b->Args({ r.first, r.second });
 }
 
@@ -30,7 +31,8 @@ static void BM_interp_cpu_ccf(benchmark::State& st)
 {
     const unsigned L = unsigned(st.range(0));
     const size_t n = size_t(1) << gpuinterp_bench::log2n(20);
-    kernel::polyphase_interpolator_ccf k(L, gpuinterp_bench::lowpass(L, st.range(1)), backend::cpu);
+    kernel::polyphase_interpolator_ccf k(
+        L, gpuinterp_bench::lowpass(L, st.range(1)), backend::cpu);
     auto x = gpuinterp_bench::data<cf>(n);
     std::vector<cf> y(n * L);
     for (auto _ : st) {
@@ -61,7 +63,11 @@ static void BM_interp_cuda_kernel_ccf(benchmark::State& st)
     st.counters["floor_ms"] = double(n) * 8 * (1 + L) / 4169e9 * 1e3;
     st.counters["kernel_ms"] = ms;
 }
-BENCHMARK(BM_interp_cuda_kernel_ccf)->Apply(rows)->Unit(benchmark::kMillisecond)->UseManualTime()->Iterations(1);
+BENCHMARK(BM_interp_cuda_kernel_ccf)
+    ->Apply(rows)
+    ->Unit(benchmark::kMillisecond)
+    ->UseManualTime()
+    ->Iterations(1);
 
 static void BM_interp_cuda_host_ccf(benchmark::State& st)
 {
@@ -71,8 +77,11 @@ static void BM_interp_cuda_host_ccf(benchmark::State& st)
     }
     const unsigned L = unsigned(st.range(0));
     const size_t n = size_t(1) << gpuinterp_bench::log2n(24);
-    kernel::polyphase_interpolator_ccf k(L, gpuinterp_bench::lowpass(L, st.range(1)), backend::cuda,
-                                         0, size_t(st.range(2)));
+    kernel::polyphase_interpolator_ccf k(L,
+                                         gpuinterp_bench::lowpass(L, st.range(1)),
+                                         backend::cuda,
+                                         0,
+                                         size_t(st.range(2)));
     auto x = gpuinterp_bench::data<cf>(n);
     std::vector<cf> y(n * L);
     k.filter(y.data(), x.data(), n); // warm-up: page faults, pinned allocations
@@ -115,7 +124,8 @@ static void BM_interp_cuda_channels_ccf(benchmark::State& st)
     for (unsigned c = 0; c < N; c++) {
         if (dev) {
             auto* d = static_cast<cf*>(ops->alloc_device(n * sizeof(cf)));
-            ops->copy_async(d, x.data(), n * sizeof(cf), device::copy_dir::host_to_device);
+            ops->copy_async(
+                d, x.data(), n * sizeof(cf), device::copy_dir::host_to_device);
             in[c] = d;
             out[c] = static_cast<cf*>(ops->alloc_device(n * L * sizeof(cf)));
         } else {

@@ -58,7 +58,7 @@ dpd_predistorter_cc::make(unsigned P,
                           float full_scale,
                           const std::string& input_format)
 {
-    kernel::dpd_bank::validate_channels(channels);
+    kernel::check_channels(channels); // before the ports are sized by it
     return gnuradio::make_block_sptr<dpd_predistorter_cc_impl>(
         std::make_unique<kernel::dpd_bank>(
             model_from_params(P, Q, Lp, Lq, coefficients, lo_leakage, model),

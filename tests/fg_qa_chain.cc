@@ -10,6 +10,7 @@
 // host-memory simulation, which defers every copy until someone waits, so a missing wait
 // shows up as wrong data) and "cuda" (skips without a device).
 #include "../lib/device/device_ops.h"
+#include "fg_util.h"
 #include <gnuradio/block_detail.h>
 #include <gnuradio/blocks/copy.h>
 #include <gnuradio/blocks/deinterleave.h>
@@ -27,7 +28,6 @@
 #include <gnuradio/io_signature.h>
 #include <gnuradio/sync_block.h>
 #include <gnuradio/top_block.h>
-#include "fg_util.h"
 #include <gtest/gtest.h>
 #include <atomic>
 #include <chrono>

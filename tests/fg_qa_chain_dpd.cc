@@ -6,25 +6,25 @@
 // polyphase), with device buffers == with host buffers == the CPU backend, for GNU Radio's default buffers and
 // for random tiny buffers and call sizes (every edge wraps; the DPD's device-side history seam runs
 // and the resampler's at every call). CUDA cases run on the GPU host; on the CPU the same buffers use host memory.
+#include "../lib/device/device_ops.h"
+#include "fg_util.h"
 #include <gnuradio/blocks/copy.h>
 #include <gnuradio/blocks/vector_sink.h>
 #include <gnuradio/blocks/vector_source.h>
-#include "../lib/device/device_ops.h"
 #include <gnuradio/gpuinterp/device_binding.h>
 #include <gnuradio/gpuinterp/dpd_predistorter_cc.h>
 #include <gnuradio/gpuinterp/interp_fir.h>
 #include <gnuradio/gpuinterp/kernel/backend.h>
 #include <gnuradio/gpuinterp/resampler.h>
 #include <gnuradio/top_block.h>
-#include "fg_util.h"
 #include <gtest/gtest.h>
+#include <type_traits>
 #include <atomic>
 #include <chrono>
 #include <complex>
 #include <cstdlib>
 #include <random>
 #include <thread>
-#include <type_traits>
 
 using cf = std::complex<float>;
 namespace gi = gr::gpuinterp;
@@ -55,7 +55,8 @@ std::vector<Item> run_tx_chain(const std::string& backend,
     auto tb = gr::make_top_block("tx");
     auto src = gr::blocks::vector_source<cf>::make(x);
     auto a = gi::interp_fir_ccf::make(4, h, backend, dev_a, 0, dev);
-    auto b = gi::dpd_predistorter_cc::make(5, 3, 4, 2, co, cf(0.01f, -0.02f), backend, dev_b, 0, false, dev);
+    auto b = gi::dpd_predistorter_cc::make(
+        5, 3, 4, 2, co, cf(0.01f, -0.02f), backend, dev_b, 0, false, dev);
     EXPECT_EQ(b->device_buffers(), dev);
     auto c = gi::resampler_cc::make(1.25,
                                     "polyphase",
@@ -180,7 +181,8 @@ TEST_P(FgTxChain, EndsInSc16LikeTheFloatChain)
                     const double want = std::min(32767.0, std::max(-32768.0, r));
                     sat |= r != want;
                     const double err = std::abs(double(q[2 * i + c]) - want);
-                    ASSERT_LE(err, 1.0) << "sample " << i << " seed " << seed << " dev " << dev;
+                    ASSERT_LE(err, 1.0)
+                        << "sample " << i << " seed " << seed << " dev " << dev;
                     off |= err != 0;
                 }
                 clipped += sat;
@@ -221,15 +223,18 @@ TEST_P(FgTxChain, SoakWithSettersFromAnotherThread)
     for (auto& v : x)
         v = { d(g), d(g) };
     pmt::pmt_t msg = pmt::make_dict();
-    msg = pmt::dict_add(msg, pmt::intern("coefficients"), pmt::init_c32vector(co.size(), co));
+    msg = pmt::dict_add(
+        msg, pmt::intern("coefficients"), pmt::init_c32vector(co.size(), co));
     msg = pmt::dict_add(msg, pmt::intern("lo_leakage"), pmt::from_complex(lo));
 
     auto one_run = [&](bool hammer, long& calls) {
         auto tb = gr::make_top_block("soak");
         auto src = gr::blocks::vector_source<cf>::make(x);
         auto a = gi::interp_fir_ccf::make(4, h, GetParam(), 0, 0, true);
-        auto b = gi::dpd_predistorter_cc::make(5, 3, 4, 2, co, lo, GetParam(), 0, 0, false, true);
-        auto c = gi::resampler_cc::make(1.25, "polyphase", 32, 32, 80.0, GetParam(), 0, true);
+        auto b = gi::dpd_predistorter_cc::make(
+            5, 3, 4, 2, co, lo, GetParam(), 0, 0, false, true);
+        auto c =
+            gi::resampler_cc::make(1.25, "polyphase", 32, 32, 80.0, GetParam(), 0, true);
         auto snk = gr::blocks::vector_sink<cf>::make();
         tb->connect(src, 0, a, 0);
         tb->connect(a, 0, b, 0);
@@ -272,21 +277,26 @@ TEST_P(FgTxChain, SoakWithSettersFromAnotherThread)
         EXPECT_LE(rel_err(y, cpu), 2e-5) << "run " << i;
         if (i == 0) {
             first = y;
-            free0 = cuda ? gr::gpuinterp::gpu::cuda_mem_info(0).first : 0; // pools warmed up
+            free0 =
+                cuda ? gr::gpuinterp::gpu::cuda_mem_info(0).first : 0; // pools warmed up
         }
         ASSERT_EQ(y, first) << "run " << i << " differs from run 0";
         const auto usage = gi::device_memory_usage();
-        EXPECT_EQ(usage.buffers, base.buffers) << "run " << i << ": device buffers left alive";
-        EXPECT_EQ(usage.sim_device_bytes + usage.cuda_device_bytes, base.sim_device_bytes + base.cuda_device_bytes)
+        EXPECT_EQ(usage.buffers, base.buffers)
+            << "run " << i << ": device buffers left alive";
+        EXPECT_EQ(usage.sim_device_bytes + usage.cuda_device_bytes,
+                  base.sim_device_bytes + base.cuda_device_bytes)
             << "run " << i;
     }
     EXPECT_GT(calls, 0);
     EXPECT_EQ(one_run(false, none), first) << "a run without the setter thread";
     if (cuda) {
         const size_t free1 = gr::gpuinterp::gpu::cuda_mem_info(0).first;
-        EXPECT_LE(double(free0) - double(free1), 64.0 * (1 << 20)) << "free device memory " << free0 << " -> " << free1;
+        EXPECT_LE(double(free0) - double(free1), 64.0 * (1 << 20))
+            << "free device memory " << free0 << " -> " << free1;
     }
-    std::cout << "[ soak ] " << runs << " runs of " << n << " symbols, " << calls << " setter rounds\n";
+    std::cout << "[ soak ] " << runs << " runs of " << n << " symbols, " << calls
+              << " setter rounds\n";
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, FgTxChain, ::testing::Values("cpu", "cuda"));
@@ -297,7 +307,8 @@ INSTANTIATE_TEST_SUITE_P(Backends, FgTxChain, ::testing::Values("cpu", "cuda"));
 TEST(FgTxChainPlacement, TwoGpusFullChain)
 {
     if (gi::cuda_device_count() < 2)
-        GTEST_SKIP() << "needs two CUDA devices (found " << gi::cuda_device_count() << ")";
+        GTEST_SKIP() << "needs two CUDA devices (found " << gi::cuda_device_count()
+                     << ")";
     std::mt19937 g(9);
     std::uniform_real_distribution<float> d(-0.4f, 0.4f);
     std::vector<float> h;

@@ -21,11 +21,6 @@
 using namespace gpuinterp_test;
 using gr::gpuinterp::kernel::polyphase_interpolator;
 
-// One bound for every multi-channel kernel, until the bank takes kernel/channels.h itself.
-static_assert(gr::gpuinterp::kernel::max_channels ==
-                  gr::gpuinterp::kernel::dpd_bank::max_channels,
-              "the channel bounds differ");
-
 namespace {
 
 template <typename T, typename TAP>

@@ -11,9 +11,13 @@
 // bank, so no per-call upload of a pointer table is needed. GNU Radio hands each port its own
 // buffer, at any offset, so the kernels check alignment per channel.
 
+#include "../common/parallel.h"
 #include "cuda_common.cuh"
+#include "device_history.cuh"
 #include <gnuradio/gpuinterp/kernel/channels.h>
+#include <gnuradio/gpuinterp/kernel/stream_history.h>
 #include <algorithm>
+#include <vector>
 
 namespace gr {
 namespace gpuinterp {
@@ -34,6 +38,60 @@ channels_grid(long long n, long long per_block, long long resident, unsigned cha
 {
     const long long share = std::max<long long>(1, (resident + channels - 1) / channels);
     return dim3(unsigned(std::max(1, capped_grid(n, per_block, int(share)))), channels);
+}
+
+/*!
+ * Device buffers: the launches of one call over every channel's n device-resident inputs. Each
+ * channel's first min(n, H) items read its seam [history, in[0 ..)] (device_history.cuh), the
+ * rest read `in` in place; launch(p, count) runs the items of one span of every channel, p.x[c]
+ * pointing H samples before channel c's first item of the span and p.y[c] at out(c, first).
+ * The new histories are saved on `st`; nothing is synchronised.
+ */
+template <typename D, typename HD, typename Out, typename Launch>
+void launch_channels_device(std::vector<device_history<D, HD>>& dev,
+                            std::vector<kernel::stream_history<HD>>& hist,
+                            const D* const* in,
+                            size_t n,
+                            cudaStream_t st,
+                            Out&& out,
+                            Launch&& launch)
+{
+    const unsigned N = unsigned(hist.size());
+    const size_t H = hist[0].size(), s = std::min(n, H);
+    channel_pointers p{};
+    for (unsigned c = 0; c < N; c++) {
+        p.x[c] = dev[c].seam(hist[c], in[c], n, st);
+        p.y[c] = out(c, size_t(0));
+    }
+    if (s > 0)
+        launch(p, s);
+    const size_t max_launch = size_t(1) << 28; // launch sizes stay well inside int
+    for (size_t pos = s; pos < n; pos += max_launch) {
+        for (unsigned c = 0; c < N; c++) {
+            p.x[c] = in[c] + pos - H;
+            p.y[c] = out(c, pos);
+        }
+        launch(p, std::min(max_launch, n - pos));
+    }
+    for (unsigned c = 0; c < N; c++)
+        dev[c].save(in[c], n, st);
+}
+
+//! Host buffers: items [pos, pos + cnt) of every channel staged channel-major at `w0`, channel
+//! c's window (H history values, then the items) at w0 + c * (H + cnt).
+template <typename HT>
+void stage_channel_windows(HT* w0,
+                           const std::vector<kernel::stream_history<HT>>& hist,
+                           const HT* const* in,
+                           size_t pos,
+                           size_t cnt)
+{
+    const size_t H = hist[0].size();
+    for (size_t c = 0; c < hist.size(); c++) {
+        HT* w = w0 + c * (H + cnt);
+        hist[c].window(w, in[c], pos, 0);
+        cpu::parallel_copy(w + H, in[c] + pos, cnt * sizeof(HT));
+    }
 }
 
 } // namespace gpu

@@ -70,9 +70,7 @@ public:
           d_host_counts(2 * channels, 0),
           d_pipe(device, mapped)
     {
-        if (channels < 1 || channels > unsigned(BANK_MAX_CHANNELS))
-            throw std::invalid_argument("channels: the CUDA bank takes 1 to " +
-                                        std::to_string(BANK_MAX_CHANNELS));
+        kernel::check_channels(channels);
         device_guard guard(d_device);
         d_counts.reserve(2 * channels);
         d_pinned_counts.reserve(2 * channels);
@@ -117,14 +115,11 @@ public:
             std::max<size_t>(1, d_batch / N),
             { N * H, N, N * units },
             [&](In* pinned, size_t pos, size_t cnt) {
-                for (unsigned c = 0; c < d_N; c++) {
-                    HIn* w = reinterpret_cast<HIn*>(pinned) + c * (H + cnt);
-                    d_hist[c].window(w, in[c], pos, 0);
-                    cpu::parallel_copy(w + H, in[c] + pos, cnt * sizeof(HIn));
-                }
+                stage_channel_windows(
+                    reinterpret_cast<HIn*>(pinned), d_hist, in, pos, cnt);
             },
             [&](const In* x, uint32_t* y, size_t cnt, cudaStream_t st) {
-                bank_pointers p{};
+                channel_pointers p{};
                 for (unsigned c = 0; c < d_N; c++) {
                     p.x[c] = x + c * (H + cnt);
                     p.y[c] = y + c * cnt * units;
@@ -150,25 +145,17 @@ public:
         device_guard guard(d_device);
         const cudaStream_t st = d_pipe.stream0();
         sync_coefficients(st);
-        const size_t H = d_H, s = std::min(n, H);
         const size_t bytes = d_sc16 ? 4 : 8;
-        bank_pointers p{};
-        for (unsigned c = 0; c < d_N; c++) {
-            p.x[c] = d_dev_hist[c].seam(d_hist[c], in[c], n, st);
-            p.y[c] = out[c];
-        }
-        if (s > 0)
-            launch(p, s, st);
-        const size_t max_launch = size_t(1) << 28; // launch sizes stay well inside int
-        for (size_t pos = s; pos < n; pos += max_launch) {
-            for (unsigned c = 0; c < d_N; c++) {
-                p.x[c] = in[c] + pos - H;
-                p.y[c] = static_cast<char*>(out[c]) + pos * bytes;
-            }
-            launch(p, std::min(max_launch, n - pos), st);
-        }
-        for (unsigned c = 0; c < d_N; c++)
-            d_dev_hist[c].save(in[c], n, st);
+        launch_channels_device(
+            d_dev_hist,
+            d_hist,
+            in,
+            n,
+            st,
+            [&](unsigned c, size_t pos) {
+                return static_cast<char*>(out[c]) + pos * bytes;
+            },
+            [&](const channel_pointers& p, size_t cnt) { launch(p, cnt, st); });
         fetch_counts(st);
     }
 
@@ -248,21 +235,17 @@ private:
         return true;
     }
 
-    void launch(const bank_pointers& p, size_t n, cudaStream_t st)
+    void launch(const channel_pointers& p, size_t n, cudaStream_t st)
     {
         const long long nn = (long long)n;
-        const long long tiles = (nn + d_tile - 1) / d_tile;
-        // The resident blocks shared out between the channels; each block walks its channel's
-        // tiles with a stride of gridDim.x.
-        const long long per_channel =
-            std::max<long long>(1, (d_max_blocks + d_N - 1) / d_N);
-        const dim3 grid(unsigned(std::min(tiles, per_channel)), d_N);
+        // Each block walks its channel's tiles with a stride of gridDim.x.
+        const dim3 grid = channels_grid(nn, d_tile, d_max_blocks, d_N);
         const float4* coef = d_coef.get();
         int words = d_chan_words;
         float scale = d_scale, in_scale = d_in_scale;
         unsigned long long* counts = d_counts.get();
-        void* args[] = { const_cast<bank_pointers*>(&p), &coef,  &words,  &d_md,
-                         const_cast<long long*>(&nn),    &scale, &counts, &in_scale };
+        void* args[] = { const_cast<channel_pointers*>(&p), &coef,  &words,  &d_md,
+                         const_cast<long long*>(&nn),       &scale, &counts, &in_scale };
         GPUINTERP_CUDA_CHECK(
             cudaLaunchKernel(d_kernel, grid, dim3(BANK_NT), args, d_smem, st));
         GPUINTERP_CUDA_CHECK_LAUNCH(st);

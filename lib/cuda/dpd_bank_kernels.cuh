@@ -7,28 +7,21 @@
 #define INCLUDED_GPUINTERP_GPU_DPD_BANK_KERNELS_CUH
 
 // The predistorter bank's kernel (dpd_bank.cu): the tiled ph body of dpd_ph_kernels.cuh with
-// gridDim.y = channel. Each block loads its channel's maps and constant term into shared memory,
+// gridDim.y = channel (channel_pointers.cuh: windows float2, or short2 for sc16 input; outputs
+// float2 or short2). Each block loads its channel's maps and constant term into shared memory,
 // so every channel has its own coefficients in one launch; the windows and outputs arrive at any
 // 8-byte offset (GNU Radio buffers of separate ports), so loads and stores check alignment once
 // per block. The output store converts to sc16 (common/sc16.h) and counts saturated and invalid
 // samples per thread, summed per warp and added once per warp to the channel's counters.
 
 #include "../common/sc16.h"
+#include "channel_pointers.cuh"
 #include "dpd_ph_kernels.cuh"
 #include <type_traits>
 
 namespace gr {
 namespace gpuinterp {
 namespace gpu {
-
-constexpr int BANK_MAX_CHANNELS = 64;
-
-//! Per-channel pointers of one launch (a kernel parameter: 1 KiB at 64 channels).
-struct bank_pointers {
-    //! window start: H history samples, then the inputs (float2, or short2 for sc16 input)
-    const void* x[BANK_MAX_CHANNELS];
-    void* y[BANK_MAX_CHANNELS]; //!< outputs: float2 or short2
-};
 
 namespace {
 
@@ -104,7 +97,7 @@ struct store_sc16 {
  */
 template <int M, int R, int NT, int LT, bool SC16, bool SC16_IN>
 __global__ void __launch_bounds__(NT)
-    dpd_bank_kernel(const __grid_constant__ bank_pointers p,
+    dpd_bank_kernel(const __grid_constant__ channel_pointers p,
                     const float4* __restrict__ coef_g,
                     int chan_words,
                     dev_model md,

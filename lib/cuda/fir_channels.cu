@@ -135,27 +135,16 @@ private:
         auto y = [&](unsigned c, size_t pos) {
             return static_cast<Out*>(out[c]) + pos * L;
         };
-        channel_pointers p{};
         if (device) {
             const cudaStream_t st = d_pipe.stream0();
-            for (unsigned c = 0; c < d_N; c++) {
-                p.x[c] = d_dev_hist[c].seam(d_hist[c], in[c], n, st);
-                p.y[c] = y(c, 0);
-            }
-            const size_t s = std::min(n, H);
-            if (s > 0)
-                launch(p, int(s), st);
-            const size_t max_launch = size_t(1)
-                                      << 28; // launch sizes stay well inside int
-            for (size_t pos = s; pos < n; pos += max_launch) {
-                for (unsigned c = 0; c < d_N; c++) {
-                    p.x[c] = in[c] + pos - H;
-                    p.y[c] = y(c, pos);
-                }
-                launch(p, int(std::min(max_launch, n - pos)), st);
-            }
-            for (unsigned c = 0; c < d_N; c++)
-                d_dev_hist[c].save(in[c], n, st);
+            launch_channels_device(
+                d_dev_hist,
+                d_hist,
+                in,
+                n,
+                st,
+                y,
+                [&](const channel_pointers& p, size_t cnt) { launch(p, int(cnt), st); });
             // GNU Radio takes the input as consumed and the output as written on return.
             GPUINTERP_CUDA_CHECK(cudaStreamSynchronize(st));
             return;
@@ -171,13 +160,11 @@ private:
             chunk,
             { N * H, N, N * L },
             [&](T* pinned, size_t pos, size_t cnt) {
-                for (unsigned c = 0; c < d_N; c++) {
-                    HT* w = reinterpret_cast<HT*>(pinned) + c * (H + cnt);
-                    d_hist[c].window(w, in_h[c], pos, 0);
-                    cpu::parallel_copy(w + H, in_h[c] + pos, cnt * sizeof(HT));
-                }
+                stage_channel_windows(
+                    reinterpret_cast<HT*>(pinned), d_hist, in_h, pos, cnt);
             },
             [&](const T* x, Out* yd, size_t cnt, cudaStream_t st) {
+                channel_pointers p{};
                 for (unsigned c = 0; c < d_N; c++) {
                     p.x[c] = x + c * (H + cnt);
                     p.y[c] = yd + c * cnt * L;

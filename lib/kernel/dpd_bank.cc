@@ -22,14 +22,6 @@ namespace {
 constexpr size_t sc16_chunk = 4096;
 } // namespace
 
-void dpd_bank::validate_channels(long long channels)
-{
-    if (channels < 1 || channels > (long long)max_channels)
-        invalid_parameter("channels",
-                          "must be 1 .. " + std::to_string(max_channels) + ", got " +
-                              std::to_string(channels));
-}
-
 dpd_bank::dpd_bank(const dpd_model& model,
                    unsigned channels,
                    const std::vector<complex>& coefficients,
@@ -48,7 +40,7 @@ dpd_bank::dpd_bank(const dpd_model& model,
       d_full_scale(full_scale),
       d_batch(batch ? batch : dpd_predistorter::default_batch)
 {
-    validate_channels(channels);
+    check_channels(channels);
     validate_full_scale(full_scale);
     dpd_predistorter::validate(model, coefficients, lo_leakage);
     d_coeffs.assign(channels, coefficients);

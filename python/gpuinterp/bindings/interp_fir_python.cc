@@ -47,60 +47,60 @@ void bind_block(py::module& m, const char* name)
 {
     using blk = interp_fir<T, TAP>;
     auto cls = py::class_<blk,
-               gr::sync_interpolator,
-               gr::sync_block,
-               gr::block,
-               gr::basic_block,
-               std::shared_ptr<blk>>(m, name, block_doc)
-        .def(py::init([](int_arg L,
-                         const std::vector<TAP>& taps,
-                         const std::string& b,
-                         int_arg device,
-                         int_arg batch,
-                         bool device_buffers,
-                         const std::string& output_format,
-                         float full_scale,
-                         int_arg channels) {
-                 return blk::make(
-                     L.get<int>("interpolation", 1, pyutil::max_interpolation),
-                     taps,
-                     b,
-                     device.get<int>("device", 0),
-                     batch.get<int>("batch", 0, pyutil::max_batch),
-                     device_buffers,
-                     output_format,
-                     full_scale,
-                     channels.get<int>("channels", 1, kernel::max_channels));
-             }),
-             py::arg("interpolation"),
-             py::arg("taps"),
-             py::arg("backend") = "automatic",
-             py::arg("device") = 0,
-             py::arg("batch") = 0,
-             py::arg("device_buffers") = false,
-             py::arg("output_format") = "fc32",
-             py::arg("full_scale") = 1.0f,
-             py::arg("channels") = 1,
-             block_doc)
-        .def("output_format", &blk::output_format, "'fc32' or 'sc16'.")
-        .def("set_taps",
-             &blk::set_taps,
-             py::arg("taps"),
-             "Replace the taps (takes effect between two work() calls).")
-        .def("taps", &blk::taps)
-        .def(
-            "set_batch",
-            [](blk& b, int_arg batch) {
-                b.set_batch(batch.get<int>("batch", 0, pyutil::max_batch));
-            },
-            py::arg("batch"))
-        .def("batch", &blk::batch)
-        .def("active_backend",
-             &blk::active_backend,
-             "The backend in use: 'cpu' or 'cuda'.")
-        .def("device_buffers",
-             &blk::device_buffers,
-             "Whether the ports use device buffers.");
+                          gr::sync_interpolator,
+                          gr::sync_block,
+                          gr::block,
+                          gr::basic_block,
+                          std::shared_ptr<blk>>(m, name, block_doc)
+                   .def(py::init([](int_arg L,
+                                    const std::vector<TAP>& taps,
+                                    const std::string& b,
+                                    int_arg device,
+                                    int_arg batch,
+                                    bool device_buffers,
+                                    const std::string& output_format,
+                                    float full_scale,
+                                    int_arg channels) {
+                            return blk::make(
+                                L.get<int>("interpolation", 1, pyutil::max_interpolation),
+                                taps,
+                                b,
+                                device.get<int>("device", 0),
+                                batch.get<int>("batch", 0, pyutil::max_batch),
+                                device_buffers,
+                                output_format,
+                                full_scale,
+                                channels.get<int>("channels", 1, kernel::max_channels));
+                        }),
+                        py::arg("interpolation"),
+                        py::arg("taps"),
+                        py::arg("backend") = "automatic",
+                        py::arg("device") = 0,
+                        py::arg("batch") = 0,
+                        py::arg("device_buffers") = false,
+                        py::arg("output_format") = "fc32",
+                        py::arg("full_scale") = 1.0f,
+                        py::arg("channels") = 1,
+                        block_doc)
+                   .def("output_format", &blk::output_format, "'fc32' or 'sc16'.")
+                   .def("set_taps",
+                        &blk::set_taps,
+                        py::arg("taps"),
+                        "Replace the taps (takes effect between two work() calls).")
+                   .def("taps", &blk::taps)
+                   .def(
+                       "set_batch",
+                       [](blk& b, int_arg batch) {
+                           b.set_batch(batch.get<int>("batch", 0, pyutil::max_batch));
+                       },
+                       py::arg("batch"))
+                   .def("batch", &blk::batch)
+                   .def("active_backend",
+                        &blk::active_backend,
+                        "The backend in use: 'cpu' or 'cuda'.")
+                   .def("device_buffers",
+                        &blk::device_buffers,
+                        "Whether the ports use device buffers.");
     pyutil::def_channel_counts(cls);
 }
 
@@ -114,8 +114,10 @@ void bind_kernel(py::module& m, const char* name)
             "Streaming polyphase interpolator kernel (no flowgraph). filter(x) returns "
             "len(x)*L outputs and keeps the last ceil(len(taps)/L)-1 inputs as history, "
             "so "
-            "calling it chunk by chunk equals one call. With channels = N, filter() takes "
-            "an (N, n) array and returns (N, n*L): each row filtered with its own history, "
+            "calling it chunk by chunk equals one call. With channels = N, filter() "
+            "takes "
+            "an (N, n) array and returns (N, n*L): each row filtered with its own "
+            "history, "
             "all with the same taps.") +
         pyutil::thread_safety_doc();
     py::class_<G>(m, name, doc.c_str())

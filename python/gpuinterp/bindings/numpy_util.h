@@ -10,9 +10,9 @@
 
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
+#include <type_traits>
 #include <complex>
 #include <string>
-#include <type_traits>
 
 namespace gr {
 namespace gpuinterp {
@@ -52,7 +52,8 @@ carray<T> input_array(const py::object& x, const char* name)
 {
     bool complex_input = false;
     try {
-        complex_input = py::module::import("numpy").attr("iscomplexobj")(x).template cast<bool>();
+        complex_input =
+            py::module::import("numpy").attr("iscomplexobj")(x).template cast<bool>();
     } catch (py::error_already_set& e) {
         // A ragged list ([[1, 2], [3]]) or an object numpy cannot read: numpy's own message does
         // not say which argument it was.
@@ -62,9 +63,10 @@ carray<T> input_array(const py::object& x, const char* name)
                               std::string(py::str(e.value())) + ")");
     }
     if (!is_complex<T>::value && complex_input)
-        throw py::value_error(std::string(name) +
-                              ": complex samples given to a real kernel (the imaginary part would "
-                              "be dropped); pass the real part explicitly or use the complex kernel");
+        throw py::value_error(
+            std::string(name) +
+            ": complex samples given to a real kernel (the imaginary part would "
+            "be dropped); pass the real part explicitly or use the complex kernel");
     auto a = carray<T>::ensure(x);
     if (!a)
         throw py::value_error(std::string(name) + ": expected an array of numbers");
@@ -96,8 +98,8 @@ size_t channel_length(const carray<T>& x, size_t N)
     if (N == 1 && x.ndim() != 1)
         throw std::invalid_argument("x: expected a one-dimensional array");
     if (N > 1 && (x.ndim() != 2 || size_t(x.shape(0)) != N))
-        throw std::invalid_argument("x: expected an array of shape (" + std::to_string(N) +
-                                    ", n)");
+        throw std::invalid_argument("x: expected an array of shape (" +
+                                    std::to_string(N) + ", n)");
     return static_cast<size_t>(x.shape(x.ndim() - 1));
 }
 

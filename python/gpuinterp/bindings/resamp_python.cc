@@ -9,10 +9,10 @@
 #include "kernel_guard.h"
 #include "numpy_util.h"
 #include <gnuradio/gpuinterp/kernel/channels.h>
-#include <gnuradio/gpuinterp/kernel/validate.h>
 #include <gnuradio/gpuinterp/kernel/resampler.h>
 #include <gnuradio/gpuinterp/kernel/table_lookup.h>
 #include <gnuradio/gpuinterp/kernel/texture_emulation.h>
+#include <gnuradio/gpuinterp/kernel/validate.h>
 #include <gnuradio/gpuinterp/resampler.h>
 #include <gnuradio/gpuinterp/table_lookup.h>
 #include <pybind11/complex.h>
@@ -77,48 +77,63 @@ void bind_resampler_block(py::module& m, const char* name)
 {
     using blk = resampler<T>;
     auto cls = py::class_<blk, gr::block, gr::basic_block, std::shared_ptr<blk>>(
-        m, name, resampler_doc)
-        .def(py::init([](double rate, const std::string& method, int_arg nfilts, int_arg taps_per_arm,
-                         double att, const std::string& b, int_arg device, bool device_buffers,
-                         const std::string& output_format, float full_scale, int_arg channels) {
-                 return blk::make(rate,
-                                  method,
-                                  nfilts.get<unsigned>("nfilts", pyutil::min_nfilts, pyutil::max_nfilts),
-                                  taps_per_arm.get<unsigned>("taps_per_arm", pyutil::min_taps_per_arm, pyutil::max_taps_per_arm),
-                                  att,
-                                  b,
-                                  device.get<int>("device", 0),
-                                  device_buffers,
-                                  output_format,
-                                  full_scale,
-                                  channels.get<int>("channels", 1, kernel::max_channels));
-             }),
-             py::arg("rate"),
-             py::arg("method") = "polyphase",
-             py::arg("nfilts") = 32,
-             py::arg("taps_per_arm") = 32,
-             py::arg("attenuation_db") = 80.0,
-             py::arg("backend") = "automatic",
-             py::arg("device") = 0,
-             py::arg("device_buffers") = false,
-             py::arg("output_format") = "fc32",
-             py::arg("full_scale") = 1.0f,
-             py::arg("channels") = 1,
-             resampler_doc)
-        .def("set_rate",
-             &blk::set_rate,
-             py::arg("rate"),
-             "Change the rate (lands between two work() calls).")
-        .def("rate", &blk::rate)
-        .def("set_cuda_variant",
-             &blk::set_cuda_variant,
-             py::arg("variant"),
-             "CUDA polyphase kernel: 'automatic' (tiled where it fits in shared memory) or 'untiled' "
-             "(for comparison); ignored on the CPU and by the other methods.")
-        .def("method", &blk::method)
-        .def("output_format", &blk::output_format, "'fc32' or 'sc16'.")
-        .def("device_buffers", &blk::device_buffers, "True when the ports use device buffers.")
-        .def("active_backend", &blk::active_backend);
+                   m, name, resampler_doc)
+                   .def(py::init([](double rate,
+                                    const std::string& method,
+                                    int_arg nfilts,
+                                    int_arg taps_per_arm,
+                                    double att,
+                                    const std::string& b,
+                                    int_arg device,
+                                    bool device_buffers,
+                                    const std::string& output_format,
+                                    float full_scale,
+                                    int_arg channels) {
+                            return blk::make(
+                                rate,
+                                method,
+                                nfilts.get<unsigned>(
+                                    "nfilts", pyutil::min_nfilts, pyutil::max_nfilts),
+                                taps_per_arm.get<unsigned>("taps_per_arm",
+                                                           pyutil::min_taps_per_arm,
+                                                           pyutil::max_taps_per_arm),
+                                att,
+                                b,
+                                device.get<int>("device", 0),
+                                device_buffers,
+                                output_format,
+                                full_scale,
+                                channels.get<int>("channels", 1, kernel::max_channels));
+                        }),
+                        py::arg("rate"),
+                        py::arg("method") = "polyphase",
+                        py::arg("nfilts") = 32,
+                        py::arg("taps_per_arm") = 32,
+                        py::arg("attenuation_db") = 80.0,
+                        py::arg("backend") = "automatic",
+                        py::arg("device") = 0,
+                        py::arg("device_buffers") = false,
+                        py::arg("output_format") = "fc32",
+                        py::arg("full_scale") = 1.0f,
+                        py::arg("channels") = 1,
+                        resampler_doc)
+                   .def("set_rate",
+                        &blk::set_rate,
+                        py::arg("rate"),
+                        "Change the rate (lands between two work() calls).")
+                   .def("rate", &blk::rate)
+                   .def("set_cuda_variant",
+                        &blk::set_cuda_variant,
+                        py::arg("variant"),
+                        "CUDA polyphase kernel: 'automatic' (tiled where it fits in "
+                        "shared memory) or 'untiled' "
+                        "(for comparison); ignored on the CPU and by the other methods.")
+                   .def("method", &blk::method)
+                   .def("output_format", &blk::output_format, "'fc32' or 'sc16'.")
+                   .def("device_buffers",
+                        &blk::device_buffers,
+                        "True when the ports use device buffers.")
+                   .def("active_backend", &blk::active_backend);
     pyutil::def_channel_counts(cls);
 }
 
@@ -128,10 +143,22 @@ void bind_lookup_block(py::module& m, const char* name)
     using blk = table_lookup<T>;
     py::class_<blk, gr::sync_block, gr::block, gr::basic_block, std::shared_ptr<blk>>(
         m, name, lookup_doc)
-        .def(py::init([](const std::vector<T>& table, bool normalized, const std::string& f,
-                         const std::string& a, const std::string& p, const std::string& b, int_arg device,
+        .def(py::init([](const std::vector<T>& table,
+                         bool normalized,
+                         const std::string& f,
+                         const std::string& a,
+                         const std::string& p,
+                         const std::string& b,
+                         int_arg device,
                          bool device_buffers) {
-                 return blk::make(table, normalized, f, a, p, b, device.get<int>("device", 0), device_buffers);
+                 return blk::make(table,
+                                  normalized,
+                                  f,
+                                  a,
+                                  p,
+                                  b,
+                                  device.get<int>("device", 0),
+                                  device_buffers);
              }),
              py::arg("table"),
              py::arg("normalized") = false,
@@ -147,7 +174,9 @@ void bind_lookup_block(py::module& m, const char* name)
              py::arg("table"),
              "Replace the table (lands between two work() calls).")
         .def("table", &blk::table)
-        .def("device_buffers", &blk::device_buffers, "True when the ports use device buffers.")
+        .def("device_buffers",
+             &blk::device_buffers,
+             "True when the ports use device buffers.")
         .def("active_backend", &blk::active_backend);
 }
 
@@ -157,9 +186,12 @@ void bind_resampler_kernel(py::module& m, const char* name)
     using K = kernel::resampler<T>;
     using G = pyutil::guarded<K>;
     static const std::string doc =
-        std::string("Streaming resampler kernel (no flowgraph). resample(x) consumes x and returns every "
-                    "output it allows; calling it chunk by chunk equals one call. With channels = N, "
-                    "x is an (N, n) array and the result (N, m): each row with its own history, all "
+        std::string("Streaming resampler kernel (no flowgraph). resample(x) consumes x "
+                    "and returns every "
+                    "output it allows; calling it chunk by chunk equals one call. With "
+                    "channels = N, "
+                    "x is an (N, n) array and the result (N, m): each row with its own "
+                    "history, all "
                     "at the same rate.") +
         pyutil::thread_safety_doc();
     py::class_<G>(m, name, doc.c_str())
@@ -173,16 +205,19 @@ void bind_resampler_kernel(py::module& m, const char* name)
                          int_arg batch,
                          int_arg channels) {
                  kernel::polyphase_params p;
-                 p.nfilts = nfilts.get<unsigned>("nfilts", pyutil::min_nfilts, pyutil::max_nfilts);
-                 p.taps_per_arm = K_.get<unsigned>("taps_per_arm", pyutil::min_taps_per_arm, pyutil::max_taps_per_arm);
+                 p.nfilts = nfilts.get<unsigned>(
+                     "nfilts", pyutil::min_nfilts, pyutil::max_nfilts);
+                 p.taps_per_arm = K_.get<unsigned>(
+                     "taps_per_arm", pyutil::min_taps_per_arm, pyutil::max_taps_per_arm);
                  p.attenuation_db = att;
-                 return pyutil::make_guarded<K>(rate,
-                                                kernel::method_from_string(method),
-                                                backend_from_string(b),
-                                                device.get<int>("device", 0),
-                                                p,
-                                                batch.get<size_t>("batch", 0, pyutil::max_batch),
-                                                channels.get<unsigned>("channels", 1, kernel::max_channels));
+                 return pyutil::make_guarded<K>(
+                     rate,
+                     kernel::method_from_string(method),
+                     backend_from_string(b),
+                     device.get<int>("device", 0),
+                     p,
+                     batch.get<size_t>("batch", 0, pyutil::max_batch),
+                     channels.get<unsigned>("channels", 1, kernel::max_channels));
              }),
              py::arg("rate"),
              py::arg("method") = "polyphase",
@@ -212,12 +247,15 @@ void bind_resampler_kernel(py::module& m, const char* name)
         .def(
             "set_cuda_variant",
             [](G& g, const std::string& v) {
-                const auto variant = gr::gpuinterp::kernel::resamp_cuda_variant_from_string(v);
+                const auto variant =
+                    gr::gpuinterp::kernel::resamp_cuda_variant_from_string(v);
                 g.run([&](K& k) { k.set_cuda_variant(variant); });
             },
             py::arg("variant"),
-            "CUDA polyphase kernel: 'automatic' or 'untiled' (see the block's set_cuda_variant).")
-        .def("cuda_variant", [](G& g) { return g.run([](K& k) { return to_string(k.cuda_variant()); }); })
+            "CUDA polyphase kernel: 'automatic' or 'untiled' (see the block's "
+            "set_cuda_variant).")
+        .def("cuda_variant",
+             [](G& g) { return g.run([](K& k) { return to_string(k.cuda_variant()); }); })
         .def("reset", pyutil::method<K>(&K::reset))
         .def("lookahead", pyutil::method<K>(&K::lookahead))
         .def("reach_back", pyutil::method<K>(&K::reach_back))
@@ -227,8 +265,9 @@ void bind_resampler_kernel(py::module& m, const char* name)
                 // The answer is about n_out / rate input positions in int64 arithmetic; up to 2^62
                 // positions leave room for the stream's own position. Beyond, it would wrap.
                 const double r = g.run([](K& k) { return k.rate(); });
-                const long long hi = std::min(double(std::numeric_limits<long long>::max()),
-                                              std::floor(std::ldexp(1.0, 62) * std::min(r, 1.0)));
+                const long long hi =
+                    std::min(double(std::numeric_limits<long long>::max()),
+                             std::floor(std::ldexp(1.0, 62) * std::min(r, 1.0)));
                 const size_t n = n_out.get<size_t>("n_out", 0, hi);
                 return g.run([&](K& k) { return k.inputs_needed(n); });
             },
@@ -243,7 +282,10 @@ void bind_resampler_kernel(py::module& m, const char* name)
             },
             py::arg("k"))
         .def("prototype", pyutil::method<K>(&K::prototype))
-        .def("active_backend", [](G& g) { return g.run([](K& k) { return to_string(k.active_backend()); }); })
+        .def("active_backend",
+             [](G& g) {
+                 return g.run([](K& k) { return to_string(k.active_backend()); });
+             })
         .def("backend_note", pyutil::method<K>(&K::backend_note));
 }
 
@@ -253,7 +295,8 @@ void bind_lookup_kernel(py::module& m, const char* name)
     using K = kernel::table_lookup<T>;
     using G = pyutil::guarded<K>;
     static const std::string doc =
-        std::string("Table lookup kernel (no flowgraph): lookup(x) returns T(x) for a float array x.") +
+        std::string("Table lookup kernel (no flowgraph): lookup(x) returns T(x) for a "
+                    "float array x.") +
         pyutil::thread_safety_doc();
     py::class_<G>(m, name, doc.c_str())
         .def(py::init([](const std::vector<T>& table,
@@ -268,7 +311,8 @@ void bind_lookup_kernel(py::module& m, const char* name)
                  c.filter = kernel::filter_from_string(f);
                  c.addr = kernel::address_from_string(a);
                  c.precision = kernel::precision_from_string(p);
-                 return pyutil::make_guarded<K>(table, c, backend_from_string(b), device.get<int>("device", 0));
+                 return pyutil::make_guarded<K>(
+                     table, c, backend_from_string(b), device.get<int>("device", 0));
              }),
              py::arg("table"),
              py::arg("normalized") = false,
@@ -293,7 +337,9 @@ void bind_lookup_kernel(py::module& m, const char* name)
             py::arg("x"))
         .def("set_table", pyutil::method<K>(&K::set_table), py::arg("table"))
         .def("table", pyutil::method<K>(&K::table))
-        .def("active_backend", [](G& g) { return g.run([](K& k) { return to_string(k.active_backend()); }); });
+        .def("active_backend", [](G& g) {
+            return g.run([](K& k) { return to_string(k.active_backend()); });
+        });
 }
 
 } // namespace
@@ -312,8 +358,10 @@ void bind_resamp(py::module& m)
         "polyphase_prototype",
         [](int_arg nfilts, int_arg K, double att) {
             kernel::polyphase_params p;
-            p.nfilts = nfilts.get<unsigned>("nfilts", pyutil::min_nfilts, pyutil::max_nfilts);
-            p.taps_per_arm = K.get<unsigned>("taps_per_arm", pyutil::min_taps_per_arm, pyutil::max_taps_per_arm);
+            p.nfilts =
+                nfilts.get<unsigned>("nfilts", pyutil::min_nfilts, pyutil::max_nfilts);
+            p.taps_per_arm = K.get<unsigned>(
+                "taps_per_arm", pyutil::min_taps_per_arm, pyutil::max_taps_per_arm);
             p.attenuation_db = att;
             return kernel::polyphase_prototype(p);
         },

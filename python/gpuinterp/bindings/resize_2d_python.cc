@@ -9,8 +9,8 @@
 #include <gnuradio/gpuinterp/resize_2d.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
-#include <cstdint>
 #include <type_traits>
+#include <cstdint>
 
 namespace py = pybind11;
 using namespace gr::gpuinterp;
@@ -50,15 +50,29 @@ void bind_block(py::module& m, const char* name)
         // ValueError naming the parameter, not pybind11's "incompatible constructor arguments").
         // The keyword list below follows GPUINTERP_RESIZE_2D_PARAMS; qa_resize_2d_params.py
         // checks it (names, order, defaults).
-        .def(py::init([](int64_t in_height, int64_t in_width, int64_t out_height,
-                         int64_t out_width, int64_t channels, const std::string& method,
-                         const std::string& coord, const std::string& border, float border_value,
-                         const std::vector<float>& mean, const std::vector<float>& std,
-                         float scale, bool clip, bool half_output, const std::string& backend,
-                         int64_t device, float clip_min, float clip_max, int64_t batch,
+        .def(py::init([](int64_t in_height,
+                         int64_t in_width,
+                         int64_t out_height,
+                         int64_t out_width,
+                         int64_t channels,
+                         const std::string& method,
+                         const std::string& coord,
+                         const std::string& border,
+                         float border_value,
+                         const std::vector<float>& mean,
+                         const std::vector<float>& std,
+                         float scale,
+                         bool clip,
+                         bool half_output,
+                         const std::string& backend,
+                         int64_t device,
+                         float clip_min,
+                         float clip_max,
+                         int64_t batch,
                          bool device_buffers) {
                  kernel::resize_config config;
-                 GPUINTERP_RESIZE_2D_PARAMS(GPUINTERP_RESIZE_2D_ASSIGN, GPUINTERP_RESIZE_2D_ASSIGN)
+                 GPUINTERP_RESIZE_2D_PARAMS(GPUINTERP_RESIZE_2D_ASSIGN,
+                                            GPUINTERP_RESIZE_2D_ASSIGN)
                  return blk::make(config);
              }),
              py::arg("in_height"),
@@ -110,7 +124,9 @@ void bind_block(py::module& m, const char* name)
         .def("set_batch", &blk::set_batch, py::arg("batch"))
         .def("batch", &blk::batch)
         .def("half_output", &blk::half_output)
-        .def("device_buffers", &blk::device_buffers, "True when the ports use device buffers.")
+        .def("device_buffers",
+             &blk::device_buffers,
+             "True when the ports use device buffers.")
         .def("active_backend",
              &blk::active_backend,
              "The backend in use: 'cpu' or 'cuda'.");
@@ -132,20 +148,23 @@ pyutil::carray<T> frames_input(const py::object& x)
             std::string("x: expected frames as an array of ") +
             (u8 ? "8-bit values (integers in 0..255)" : "numbers") + ", got " +
             std::string(py::str(py::type::of(x).attr("__name__"))) +
-            (kind == 'O' ? std::string() :
-                           " of dtype " + py::str(a.dtype()).template cast<std::string>()));
+            (kind == 'O'
+                 ? std::string()
+                 : " of dtype " + py::str(a.dtype()).template cast<std::string>()));
     if constexpr (u8) {
         if (kind != 'u' || a.dtype().itemsize() != 1) {
             const bool integral = kind == 'u' || kind == 'i' || kind == 'b';
             const bool in_range =
                 a.size() == 0 || kind == 'c' ||
                 (np.attr("all")(np.attr("isfinite")(a)).template cast<bool>() &&
-                 np.attr("all")(np.attr("equal")(a, np.attr("round")(a))).template cast<bool>() &&
+                 np.attr("all")(np.attr("equal")(a, np.attr("round")(a)))
+                     .template cast<bool>() &&
                  np.attr("min")(a).template cast<double>() >= 0 &&
                  np.attr("max")(a).template cast<double>() <= 255);
             if (kind == 'c' || (!integral && kind != 'f') || !in_range)
                 throw py::value_error(
-                    "x: resize_2d_kernel_b takes 8-bit frames: values must be integers in 0..255 "
+                    "x: resize_2d_kernel_b takes 8-bit frames: values must be integers "
+                    "in 0..255 "
                     "(got dtype " +
                     py::str(a.dtype()).template cast<std::string>() +
                     " with values that would wrap or be truncated); convert explicitly");
@@ -172,8 +191,9 @@ py::array resize_array(pyutil::guarded<kernel::resize_2d<T>>& g,
         size_t inf, outf;
     };
     const geometry k = g.run([](K& kk) {
-        return geometry{ kk.channels(),  kk.in_height(),     kk.in_width(), kk.out_height(),
-                         kk.out_width(), kk.in_frame_size(), kk.out_frame_size() };
+        return geometry{ kk.channels(),      kk.in_height(), kk.in_width(),
+                         kk.out_height(),    kk.out_width(), kk.in_frame_size(),
+                         kk.out_frame_size() };
     });
     const int C = k.C;
     std::vector<py::ssize_t> shape(x.shape(), x.shape() + x.ndim());
@@ -190,16 +210,15 @@ py::array resize_array(pyutil::guarded<kernel::resize_2d<T>>& g,
     } else {
         const int fd = C == 1 ? 2 : 3; // dimensions of one frame
         const bool ok = x.ndim() >= fd && x.ndim() <= fd + 1 &&
-                        shape[x.ndim() - fd] == k.H &&
-                        shape[x.ndim() - fd + 1] == k.W &&
+                        shape[x.ndim() - fd] == k.H && shape[x.ndim() - fd + 1] == k.W &&
                         (C == 1 || shape[x.ndim() - 1] == C);
         if (!ok)
             throw std::invalid_argument(
                 "x: expected frames of shape " +
                 std::string(C == 1 ? "(H, W) or (N, H, W)"
                                    : "(H, W, C) or (N, H, W, C)") +
-                " with H=" + std::to_string(k.H) + " W=" +
-                std::to_string(k.W) + (C == 1 ? "" : " C=" + std::to_string(C)));
+                " with H=" + std::to_string(k.H) + " W=" + std::to_string(k.W) +
+                (C == 1 ? "" : " C=" + std::to_string(C)));
         frames = x.ndim() > fd ? size_t(shape[0]) : 1;
         if (x.ndim() > fd)
             out_shape.push_back(shape[0]);
@@ -249,21 +268,37 @@ void bind_kernel(py::module& m, const char* name)
     using K = kernel::resize_2d<T>;
     using G = pyutil::guarded<K>;
     static const std::string doc =
-        std::string("Frame resize kernel (no flowgraph): resize(x) takes (H, W), (N, H, W), (H, W, C), "
-                    "(N, H, W, C) or flat arrays of whole frames and returns float32 (or float16 with "
-                    "half=True). Same conventions and parameters as the resize_2d blocks.") +
+        std::string(
+            "Frame resize kernel (no flowgraph): resize(x) takes (H, W), (N, H, W), (H, "
+            "W, C), "
+            "(N, H, W, C) or flat arrays of whole frames and returns float32 (or float16 "
+            "with "
+            "half=True). Same conventions and parameters as the resize_2d blocks.") +
         pyutil::thread_safety_doc();
     py::class_<G>(m, name, doc.c_str())
         // The block's keyword list less its two block options, the backend defaulting to the
         // CPU as kernel::resize_2d's constructor does (checked by qa_resize_2d_params.py).
-        .def(py::init([](int64_t in_height, int64_t in_width, int64_t out_height,
-                         int64_t out_width, int64_t channels, const std::string& method,
-                         const std::string& coord, const std::string& border, float border_value,
-                         const std::vector<float>& mean, const std::vector<float>& std,
-                         float scale, bool clip, const std::string& backend, int64_t device,
-                         float clip_min, float clip_max, int64_t batch) {
+        .def(py::init([](int64_t in_height,
+                         int64_t in_width,
+                         int64_t out_height,
+                         int64_t out_width,
+                         int64_t channels,
+                         const std::string& method,
+                         const std::string& coord,
+                         const std::string& border,
+                         float border_value,
+                         const std::vector<float>& mean,
+                         const std::vector<float>& std,
+                         float scale,
+                         bool clip,
+                         const std::string& backend,
+                         int64_t device,
+                         float clip_min,
+                         float clip_max,
+                         int64_t batch) {
                  kernel::resize_config config;
-                 GPUINTERP_RESIZE_2D_PARAMS(GPUINTERP_RESIZE_2D_ASSIGN, GPUINTERP_RESIZE_2D_SKIP)
+                 GPUINTERP_RESIZE_2D_PARAMS(GPUINTERP_RESIZE_2D_ASSIGN,
+                                            GPUINTERP_RESIZE_2D_SKIP)
                  return std::make_unique<G>(std::make_unique<K>(config));
              }),
              py::arg("in_height"),
@@ -292,14 +327,18 @@ void bind_kernel(py::module& m, const char* name)
              "Resize frames; with out=, write into that array (same element count, "
              "float32 or float16 "
              "for half=True) and return it.")
-        .def("set_normalization", pyutil::method<K>(&K::set_normalization), py::arg("mean"), py::arg("std"))
+        .def("set_normalization",
+             pyutil::method<K>(&K::set_normalization),
+             py::arg("mean"),
+             py::arg("std"))
         .def("set_scale", pyutil::method<K>(&K::set_scale), py::arg("scale"))
         .def("set_clip",
              pyutil::method<K>(&K::set_clip),
              py::arg("clip"),
              py::arg("clip_min") = 0.0f,
              py::arg("clip_max") = 1.0f)
-        .def("set_border_value", pyutil::method<K>(&K::set_border_value), py::arg("value"))
+        .def(
+            "set_border_value", pyutil::method<K>(&K::set_border_value), py::arg("value"))
         .def("set_method", pyutil::method<K>(&K::set_method), py::arg("method"))
         .def("set_coord", pyutil::method<K>(&K::set_coord), py::arg("coord"))
         .def("set_border", pyutil::method<K>(&K::set_border), py::arg("border"))
@@ -307,7 +346,8 @@ void bind_kernel(py::module& m, const char* name)
             "set_batch",
             [](G& g, int64_t frames) {
                 if (frames < 1)
-                    invalid_parameter("batch", "must be >= 1, got " + std::to_string(frames));
+                    invalid_parameter("batch",
+                                      "must be >= 1, got " + std::to_string(frames));
                 g.run([&](K& k) { k.set_batch(size_t(frames)); });
             },
             py::arg("frames"))
@@ -318,7 +358,10 @@ void bind_kernel(py::module& m, const char* name)
         .def("border", pyutil::method<K>(&K::border))
         .def("mean", pyutil::method<K>(&K::mean))
         .def("std", pyutil::method<K>(&K::std))
-        .def("active_backend", [](G& g) { return g.run([](K& k) { return to_string(k.active_backend()); }); })
+        .def("active_backend",
+             [](G& g) {
+                 return g.run([](K& k) { return to_string(k.active_backend()); });
+             })
         .def("backend_note", pyutil::method<K>(&K::backend_note));
 }
 
@@ -341,7 +384,8 @@ void bind_resize_2d(py::module& m)
                                     py::arg("doc") = p.doc));
             return out;
         },
-        "resize_2d's parameters in make() order, as C++ text: list of dicts with name, type, "
+        "resize_2d's parameters in make() order, as C++ text: list of dicts with name, "
+        "type, "
         "default, required, block_only, doc.");
     bind_block<float>(m, "resize_2d_ff");
     bind_block<std::uint8_t>(m, "resize_2d_bf");

@@ -6,6 +6,7 @@
 #ifndef INCLUDED_GPUINTERP_KERNEL_DPD_BANK_H
 #define INCLUDED_GPUINTERP_KERNEL_DPD_BANK_H
 
+#include <gnuradio/gpuinterp/kernel/channels.h>
 #include <gnuradio/gpuinterp/kernel/dpd_predistorter.h>
 #include <gnuradio/gpuinterp/kernel/sample_format.h>
 #include <complex>
@@ -48,8 +49,9 @@ class dpd_bank
 {
 public:
     using complex = std::complex<float>;
-    //! Most channels one bank takes (one launch carries every channel's pointers).
-    static constexpr unsigned max_channels = 64;
+    //! Most channels one bank takes: kernel/channels.h's bound, shared with the FIR and the
+    //! resampler (one launch carries every channel's pointers).
+    static constexpr unsigned max_channels = kernel::max_channels;
 
     /*!
      * \param model the structure shared by the channels
@@ -121,8 +123,6 @@ public:
     const std::string& backend_note() const { return d_note; }
     //! True when all channels run in one launch (CUDA, ph model).
     bool one_launch() const { return bool(d_engine); }
-    //! Throws std::invalid_argument ("channels: ...") outside 1 .. max_channels.
-    static void validate_channels(long long channels);
 
 private:
     void check_channel(unsigned channel) const;
