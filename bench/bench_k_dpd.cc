@@ -159,12 +159,39 @@ BENCHMARK(BM_gmp_cpu)
     ->UseRealTime();
 
 #ifdef GPUINTERP_HAVE_CUDA
-// kernel: 0 compiled (outputs per thread as the engine picks), 1 interpreted, 2..4 compiled with
-// 1, 2, 4 outputs per thread.
-constexpr int kernel_arg[] = { 0, -1, 1, 2, 4 };
-const char* const kernel_name[] = {
-    "compiled", "interpreted", "compiled V=1", "compiled V=2", "compiled V=4"
+// kernel: 0 as the engine picks (gmp_jit_shape_for and the tuning row's grid), 1 interpreted,
+// then compiled: 2..4 V = 1, 2, 4 with the coefficients in the constant bank; 5, 6 V = 2, 4 with
+// all of them in shared memory; V = 2 with the grid of 1 (7 constant bank, 8 shared) or 4 (9, 10)
+// device-fulls of blocks or of one tile per block (11, shared); 12 V = 2 with the first 256
+// coefficients from the constant bank and the rest from shared memory.
+const gpu::gmp_kernel_choice kernel_arg[] = {
+    {},
+    { false },
+    { true, 1 },
+    { true, 2 },
+    { true, 4 },
+    { true, 2, true },
+    { true, 4, true },
+    { true, 2, false, 1 },
+    { true, 2, true, 1 },
+    { true, 2, false, 4 },
+    { true, 2, true, 4 },
+    { true, 2, true, 1 << 20 },
+    { true, 2, true, 0, 256 },
 };
+const char* const kernel_name[] = { "compiled",
+                                    "interpreted",
+                                    "compiled V=1",
+                                    "compiled V=2",
+                                    "compiled V=4",
+                                    "compiled V=2 shared",
+                                    "compiled V=4 shared",
+                                    "compiled V=2, 1 wave",
+                                    "compiled V=2 shared, 1 wave",
+                                    "compiled V=2, 4 waves",
+                                    "compiled V=2 shared, 4 waves",
+                                    "compiled V=2 shared, a tile per block",
+                                    "compiled V=2 shared after 256 constant" };
 
 void BM_gmp_cuda_kernel(benchmark::State& st)
 {
@@ -191,7 +218,7 @@ void BM_gmp_cuda_kernel(benchmark::State& st)
 }
 BENCHMARK(BM_gmp_cuda_kernel)
     ->ArgNames({ "row", "kernel" })
-    ->ArgsProduct({ { 0, 1, 2, 3 }, { 0, 1, 2, 3, 4 } })
+    ->ArgsProduct({ { 0, 1, 2, 3 }, { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 } })
     ->Apply(gpuinterp_bench::device_timed);
 
 void BM_gmp_cuda_device(benchmark::State& st)

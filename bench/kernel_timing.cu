@@ -19,24 +19,31 @@ namespace gr {
 namespace gpuinterp {
 namespace gpu {
 
-double time_gmp_kernel_ms(
-    int device, const kernel::gmp_program& program, size_t n, int iters, int compiled_v)
+double time_gmp_kernel_ms(int device,
+                          const kernel::gmp_program& program,
+                          size_t n,
+                          int iters,
+                          const gmp_kernel_choice& choice)
 {
     device_guard guard(device);
     const gmp_blob b = flatten(program);
     device_buffer<float2> x = test_signal(n + program.H), y(n);
     stream s;
-    if (compiled_v >= 0) {
+    if (choice.compiled) {
+        const gmp_tuning& t = gmp_tuning_for(compute_capability(device));
+        gmp_jit_shape shape = gmp_jit_shape_for(b, t);
+        if (choice.V) {
+            shape.V = choice.V;
+            shape.shared = choice.shared;
+            shape.constant_count = choice.constant_count;
+        }
         std::string why;
-        gmp_jit_kernel k = compile_gmp_jit(
-            b,
-            device,
-            compiled_v ? compiled_v
-                       : gmp_jit_outputs_per_thread(
-                             b, gmp_tuning_for(compute_capability(device))),
-            &why);
+        gmp_jit_kernel k = compile_gmp_jit(b, device, shape, &why);
         if (!k.fn)
             throw std::runtime_error("compiled mp/gmp kernel: " + why);
+        if (choice.waves) // max_blocks is jit_waves device-fulls of blocks
+            k.max_blocks = int(std::min<long long>(
+                1 << 30, (long long)(k.max_blocks / t.jit_waves) * choice.waves));
         std::vector<char> params;
         gmp_jit_params(b, params);
         const double ms = median_launch_ms(s.get(), iters, [&] {

@@ -32,11 +32,24 @@ double time_resampler_kernel_ms(int device,
                                 int iters,
                                 bool untiled = false);
 
-//! The mp/gmp kernel on n samples: the one compiled for the model's structure (throws
-//! std::runtime_error with the reason where it cannot be built) with compiled_v outputs per thread
-//! (0: as the engine picks), or with compiled_v < 0 the interpreted one.
-double time_gmp_kernel_ms(
-    int device, const kernel::gmp_program& program, size_t n, int iters, int compiled_v);
+//! Which mp/gmp kernel to time: the interpreted one, or the one compiled for the model's structure
+//! as the engine builds it (V = 0) or with V outputs per thread and the coefficients in shared
+//! memory or the constant bank; waves: its grid in device-fulls of blocks (0: the tuning row's).
+struct gmp_kernel_choice {
+    bool compiled = true;
+    int V = 0;
+    bool shared = false;
+    int waves = 0;
+    int constant_count =
+        0; //!< with shared: the first this many coefficients from the constant bank
+};
+//! The chosen mp/gmp kernel on n samples (a compiled one that cannot be built throws
+//! std::runtime_error with the reason).
+double time_gmp_kernel_ms(int device,
+                          const kernel::gmp_program& program,
+                          size_t n,
+                          int iters,
+                          const gmp_kernel_choice& choice);
 
 //! The polyphase interpolation kernel (L arms, prototype `taps`) on n_in inputs; T, TAP: host
 //! types (std::complex<float> or float).

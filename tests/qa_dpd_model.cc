@@ -519,8 +519,9 @@ TEST_P(GmpKernel, RunsTheKernelItAsksFor)
                           ? dpd_cuda_variant::interpreted
                           : dpd_cuda_variant::compiled;
     EXPECT_EQ(k->active_cuda_variant(), want);
-    // automatic keeps long entries (9 coefficients) on the interpreted kernel; compiled forces it.
-    auto longer = make(random_set("gmp:Ka=10,La=4"));
+    // automatic keeps entries longer than the tuning row's longest_compiled_entry (here 11
+    // coefficients) on the interpreted kernel; compiled forces it.
+    auto longer = make(random_set("gmp:Ka=12,La=4"));
     if (GetParam().variant == dpd_cuda_variant::automatic)
         EXPECT_EQ(longer->active_cuda_variant(), dpd_cuda_variant::interpreted);
     longer->set_cuda_variant(dpd_cuda_variant::compiled);
@@ -559,21 +560,27 @@ TEST(GmpJit, GeneratedSourceCompilesForEveryTestModel)
         const model_set s = random_set(spec);
         const auto b = gi::gpu::flatten(gi::kernel::make_gmp_program(s.m, s.co, s.c));
         std::string why;
-        for (int V : { 1, 2, 4 }) {
-            const auto* cubin = gi::gpu::gmp_jit_cubin(b, 90, V, &why);
-            ASSERT_NE(cubin, nullptr) << spec << " V=" << V << ": " << why;
-            EXPECT_GT(cubin->size(), 1000u) << spec;
-        }
-        EXPECT_NE(gi::gpu::gmp_jit_source(b, 2).find("gmp_jit"), std::string::npos);
+        for (int V : { 1, 2, 4 })
+            for (bool shared : { false, true }) {
+                const auto* cubin = gi::gpu::gmp_jit_cubin(b, 90, { V, shared }, &why);
+                ASSERT_NE(cubin, nullptr) << spec << " V=" << V << " shared=" << shared << ": " << why;
+                EXPECT_GT(cubin->size(), 1000u) << spec;
+            }
+        // The shared-memory form reads no coefficient from the constant bank inside its loop.
+        const std::string src = gi::gpu::gmp_jit_source(b, { 2, true });
+        EXPECT_EQ(src.find("C.c[", src.find("for (int q")), std::string::npos) << spec;
+        if (b.ne > 0)
+            EXPECT_NE(gi::gpu::gmp_jit_source(b, { 2, false }).find("C.c["), std::string::npos)
+                << spec;
     }
     EXPECT_THROW(gi::gpu::gmp_jit_source(gi::gpu::flatten(gi::kernel::make_gmp_program(
                                              random_set(specs[0]).m, random_set(specs[0]).co, cf())),
-                                         3),
+                                         { 3, false }),
                  std::invalid_argument);
     const model_set big = random_set("gmp:Ka=15,La=273", 0.02f);
     std::string why;
     EXPECT_EQ(
-        gi::gpu::gmp_jit_cubin(gi::gpu::flatten(gi::kernel::make_gmp_program(big.m, big.co, big.c)), 90, 1, &why),
+        gi::gpu::gmp_jit_cubin(gi::gpu::flatten(gi::kernel::make_gmp_program(big.m, big.co, big.c)), 90, { 1, false }, &why),
         nullptr);
     EXPECT_NE(why.find("parameter"), std::string::npos) << why;
 }
@@ -581,6 +588,30 @@ TEST(GmpJit, GeneratedSourceCompilesForEveryTestModel)
 // On the device: the compiled kernel with 2 or 4 adjacent outputs per thread gives the outputs of
 // the one-output form bit for bit (each output's FMAs run in the same order), whether y is 16-byte
 // aligned or not, over three tiles and a part, and writes nothing past n.
+// The engine's shape follows the tuning row: the coefficients move to shared memory once the
+// parameter block passes jit_shared_above, unless they would not fit beside the tile.
+TEST(GmpJit, ShapeFollowsTheTuningRow)
+{
+    const auto& row = gi::gpu::gmp_tuning_for(90);
+    auto blob = [](const char* spec) {
+        const model_set s = random_set(spec);
+        return gi::gpu::flatten(gi::kernel::make_gmp_program(s.m, s.co, s.c));
+    };
+    const auto small = gi::gpu::gmp_jit_shape_for(blob("gmp:Ka=5,La=6"), row); // 248 bytes
+    const auto large = gi::gpu::gmp_jit_shape_for(
+        blob("gmp:Ka=10,La=20,Kb=5,Lb=10,Mb=3,Kc=5,Lc=10,Mc=3"), row); // 4008 bytes
+    // 24 KB of coefficients do not fit beside the 27 KB tile.
+    const auto hb = blob("gmp:Ka=15,La=200");
+    const auto huge = gi::gpu::gmp_jit_shape_for(hb, row);
+    EXPECT_EQ(small.V, row.jit_vector);
+    EXPECT_FALSE(small.shared);
+    EXPECT_TRUE(large.shared);
+    EXPECT_EQ(large.constant_count, row.jit_constant_first);
+    EXPECT_FALSE(huge.shared);
+    EXPECT_GT(gi::gpu::gmp_jit_shared_bytes(hb, { 2, true }), 48u * 1024);
+    EXPECT_LE(gi::gpu::gmp_jit_shared_bytes(hb, { 2, false }), 48u * 1024);
+}
+
 TEST(GmpJit, EveryOutputsPerThreadFormIsBitExact)
 {
     if (gi::cuda_device_count() == 0)
@@ -602,11 +633,13 @@ TEST(GmpJit, EveryOutputsPerThreadFormIsBitExact)
         ASSERT_EQ(cudaMalloc(&dy, (n + 2) * sizeof(cf)), cudaSuccess);
         ASSERT_EQ(cudaMemcpy(dx, x.data(), x.size() * sizeof(cf), cudaMemcpyHostToDevice), cudaSuccess);
         std::vector<cf> ref;
+        // Every shape does the same FMAs in the same order, so all agree bit for bit.
         for (int V : { 1, 2, 4 })
+            for (bool shared : { false, true })
             for (size_t shift : { 0, 1 }) {
                 std::string why;
-                auto k = gi::gpu::compile_gmp_jit(b, 0, V, &why);
-                ASSERT_NE(k.fn, nullptr) << spec << " V=" << V << ": " << why;
+                auto k = gi::gpu::compile_gmp_jit(b, 0, { V, shared, shared ? 7 : 0 }, &why);
+                ASSERT_NE(k.fn, nullptr) << spec << " V=" << V << " shared=" << shared << ": " << why;
                 ASSERT_EQ(cudaMemset(dy, 0xff, (n + 2) * sizeof(cf)), cudaSuccess);
                 float2* y = static_cast<float2*>(dy) + shift;
                 gi::gpu::launch_gmp_jit(k, params, static_cast<const float2*>(dx), y, n, nullptr);
@@ -621,7 +654,7 @@ TEST(GmpJit, EveryOutputsPerThreadFormIsBitExact)
                     EXPECT_TRUE(matches(out, reference(s, sig), s.m)) << spec;
                 } else
                     EXPECT_EQ(std::memcmp(out.data(), ref.data(), n * sizeof(cf)), 0)
-                        << spec << " V=" << V << " y offset " << shift;
+                        << spec << " V=" << V << " shared=" << shared << " y offset " << shift;
             }
         cudaFree(dx);
         cudaFree(dy);

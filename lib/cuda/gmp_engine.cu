@@ -96,10 +96,8 @@ private:
                            gmp_jit_preferred(d_blob, d_tuning));
         d_jit_note.clear();
         if (want && !d_jit.fn)
-            d_jit = compile_gmp_jit(d_blob,
-                                    d_device,
-                                    gmp_jit_outputs_per_thread(d_blob, d_tuning),
-                                    &d_jit_note);
+            d_jit = compile_gmp_jit(
+                d_blob, d_device, gmp_jit_shape_for(d_blob, d_tuning), &d_jit_note);
         else if (!want && d_jit.fn)
             release_gmp_jit(
                 d_jit); // no launch of it is queued: the entry points are synchronous

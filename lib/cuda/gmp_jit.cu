@@ -11,12 +11,22 @@
 // kernel generated for the structure has every lag, entry and Horner step unrolled, so what is left
 // per output is the FMAs and the loads of the staged values it reads. The
 // coefficients are not compiled in (an update would mean a recompile): they are a
-// __grid_constant__ kernel parameter, which the FMAs read straight from the constant bank, and an
-// update is just the next launch's parameter block, sample-exact as before.
+// __grid_constant__ kernel parameter, and an update is just the next launch's parameter block,
+// sample-exact as before.
+//
+// Where the FMAs read the coefficients from (gmp_jit_shape): straight from the constant bank
+// while the parameter block is small, or, above gmp_tuning::jit_shared_above bytes, the first
+// jit_constant_first from the constant bank and the rest from a copy in shared memory that each
+// block makes once. The constant bank serves a c[][] operand at
+// full rate only from its small immediate-constant cache; every warp walks the whole coefficient
+// set once per output pair, so a set of a few KiB misses there on most reads (Nsight Compute on
+// the 500-coefficient GMP: a third of the stall cycles were immediate-constant misses, and the
+// uniform-register loads cost another fifth of the issue slots). From shared memory two complex
+// coefficients come in one 16-byte load that V outputs share.
 //
 // Layout: blocks of 256 threads walk tiles of T = 8 * 256 outputs (grid-stride); a tile's T + H
 // inputs and their |x| are staged in shared memory. Each thread then computes V adjacent outputs
-// at a time (V = 2 in production, gmp_jit_outputs_per_thread(); 1 and 4 are built for the
+// at a time (V = 2 in production, gmp_jit_shape_for(); 1 and 4 are built for the
 // benchmark that chose it) with the generated straight-line code: the V Horner chains of an entry
 // run side by side, and each staged value the V outputs read is loaded once, as an aligned pair.
 // The outputs a thread takes in turn are a loop, not unrolled: the code stays one model long
@@ -51,6 +61,8 @@ constexpr int JIT_T = JIT_NT * JIT_S;
 constexpr size_t MAX_PARAM_BYTES = 32000;
 // Deepest history: the static tile, (T + H) * 12 bytes, within 48 KiB.
 constexpr int MAX_JIT_H = gmp_build.jit_max_history;
+// Static shared memory of one block.
+constexpr size_t MAX_STATIC_SMEM = 48 * 1024;
 
 // The NVRTC entry points used, resolved from the shared library.
 struct nvrtc_api {
@@ -110,8 +122,15 @@ struct view {
 
 } // namespace
 
-std::string gmp_jit_source(const gmp_blob& b, int V)
+size_t gmp_jit_shared_bytes(const gmp_blob& b, const gmp_jit_shape& shape)
 {
+    const size_t tile = size_t(JIT_T + b.H + 2) * (sizeof(float2) + sizeof(float));
+    return tile + (shape.shared ? 16 * size_t(b.nc / 2 + 1) : 0);
+}
+
+std::string gmp_jit_source(const gmp_blob& b, const gmp_jit_shape& shape)
+{
+    const int V = shape.V;
     if (V != 1 && V != 2 && V != 4)
         throw std::invalid_argument(
             "gmp_jit_source: outputs per thread must be 1, 2 or 4");
@@ -157,6 +176,14 @@ std::string gmp_jit_source(const gmp_blob& b, int V)
                           : "make_float2(" + name + ".x, " + name + ".y)";
         return name + (second ? ".y" : ".x");
     };
+    // Coefficient `k`'s real (im = false) or imaginary part: a constant-bank operand, or a lane of
+    // the 16-byte pair Q<k/2> that the entry loaded from shared memory.
+    auto coef = [&](int k, bool im) {
+        if (!shape.shared || k < shape.constant_count)
+            return "C.c[" + std::to_string(k) + "]." + (im ? "y" : "x");
+        return "Q" + std::to_string(k / 2) + "." +
+               (k % 2 ? (im ? "w" : "z") : (im ? "y" : "x"));
+    };
     std::ostringstream s;
     s << "struct gmp_coefs { float cr, ci; float2 lc[" << std::max(1, b.nl)
       << "]; float2 c[" << std::max(1, b.nc) << "]; };\n"
@@ -170,8 +197,13 @@ std::string gmp_jit_source(const gmp_blob& b, int V)
       // (loaded, never used).
       << "  __shared__ __align__(16) float2 xs[T + H + 2];\n  __shared__ __align__(16) "
          "float es[T + H + 2];\n"
-      << "  const bool y16 = (reinterpret_cast<unsigned long long>(y) & 15) == 0;\n"
-      << "  for (long long base = (long long)blockIdx.x * T; base < n; base += (long "
+      << "  const bool y16 = (reinterpret_cast<unsigned long long>(y) & 15) == 0;\n";
+    if (shape.shared)
+        // Visible to the whole block after the tile loop's first barrier.
+        s << "  __shared__ __align__(16) float4 cs[" << b.nc / 2 + 1 << "];\n"
+          << "  for (int i = threadIdx.x; i < " << b.nc
+          << "; i += NT) reinterpret_cast<float2*>(cs)[i] = C.c[i];\n";
+    s << "  for (long long base = (long long)blockIdx.x * T; base < n; base += (long "
          "long)gridDim.x * T) {\n"
       << "    __syncthreads();\n"
       << "    const long long avail = n - base + H;\n"
@@ -183,6 +215,10 @@ std::string gmp_jit_source(const gmp_blob& b, int V)
       << "#pragma unroll 1\n"
       << "    for (int q = threadIdx.x; q < T / V; q += NT) {\n"
       << "      const int o0 = H + V * q;\n";
+    if (shape.shared)
+        // An offset the compiler cannot see through: without it the coefficient loads, being
+        // loop-invariant, are hoisted out of the loop and held in (spilled) registers.
+        s << "      int zo = 0;\n      asm volatile(\"\" : \"+r\"(zo));\n";
     std::ostringstream body;
     for (int j = 0; j < V; j++)
         body << "    float ar" << j << " = C.cr, ai" << j << " = C.ci;\n";
@@ -201,19 +237,24 @@ std::string gmp_jit_source(const gmp_blob& b, int V)
             const int* E = v.entry(i); // e, t, off
             const int t = E[1], off = E[2];
             body << "      {\n";
+            if (shape.shared)
+                for (int q = std::max(off, shape.constant_count) / 2;
+                     q <= (off + t + 1) / 2;
+                     q++)
+                    body << "        const float4 Q" << q << " = cs[zo + " << q << "];\n";
             // V Horner chains side by side (each output's FMAs in the same order as V = 1).
             for (int j = 0; j < V; j++)
                 body << "        const float a" << j << " = " << at(false, j, E[0])
                      << ";\n"
-                     << "        float hr" << j << " = fmaf(C.c[" << off + t + 1
-                     << "].x, a" << j << ", C.c[" << off + t << "].x), hi" << j
-                     << " = fmaf(C.c[" << off + t + 1 << "].y, a" << j << ", C.c["
-                     << off + t << "].y);\n";
+                     << "        float hr" << j << " = fmaf(" << coef(off + t + 1, false)
+                     << ", a" << j << ", " << coef(off + t, false) << "), hi" << j
+                     << " = fmaf(" << coef(off + t + 1, true) << ", a" << j << ", "
+                     << coef(off + t, true) << ");\n";
             for (int k = t - 1; k >= 0; k--)
                 for (int j = 0; j < V; j++)
-                    body << "        hr" << j << " = fmaf(hr" << j << ", a" << j
-                         << ", C.c[" << off + k << "].x); hi" << j << " = fmaf(hi" << j
-                         << ", a" << j << ", C.c[" << off + k << "].y);\n";
+                    body << "        hr" << j << " = fmaf(hr" << j << ", a" << j << ", "
+                         << coef(off + k, false) << "); hi" << j << " = fmaf(hi" << j
+                         << ", a" << j << ", " << coef(off + k, true) << ");\n";
             for (int j = 0; j < V; j++)
                 body << "        gr" << j << " = fmaf(hr" << j << ", a" << j << ", gr"
                      << j << "); gi" << j << " = fmaf(hi" << j << ", a" << j << ", gi"
@@ -255,11 +296,12 @@ bool gmp_jit_available() { return nvrtc().ok; }
 
 bool gmp_jit_preferred(const gmp_blob& b, const gmp_tuning& t)
 {
-    // Policy (H200, 2^24 samples, docs/performance.md): with two outputs per thread the compiled
-    // kernel wins while entries are short (0.107 vs 0.131 ms at 30 coefficients, 0.207 vs 0.271 at
-    // 95, 1.16 vs 1.44 on mp:K=5,M=100) and ties with the interpreted kernel's 16 side-by-side
-    // outputs on long ones (entries of 9 and 5: 0.977 vs 0.975 ms), where the interpreted kernel
-    // stays, as it needs no run-time compilation.
+    // Policy (H200, 2^24 samples, docs/performance.md, "GMP kernels ... shared coefficients"):
+    // the compiled kernel wins on every measured model, whose entries have 2 to 9 coefficients
+    // (0.100 vs 0.130 ms at 30 coefficients, 0.191 vs 0.269 at 95, 0.773 vs 0.970 on the
+    // 500-coefficient GMP with entries of 9 and 5, 0.93 vs 1.44 on mp:K=5,M=100). Longer entries
+    // are not measured, and there the interpreted kernel stays, as it needs no run-time
+    // compilation.
     const view v{ b };
     for (int i = 0; i < b.ne; i++)
         if (v.entry(i)[1] + 2 > t.longest_compiled_entry)
@@ -267,17 +309,24 @@ bool gmp_jit_preferred(const gmp_blob& b, const gmp_tuning& t)
     return true;
 }
 
-int gmp_jit_outputs_per_thread(const gmp_blob&, const gmp_tuning& t)
+gmp_jit_shape gmp_jit_shape_for(const gmp_blob& b, const gmp_tuning& t)
 {
     // Two adjacent outputs per thread load each window value once for both and run two Horner
     // chains side by side: 0.107 / 0.207 / 1.16 ms against one output's 0.116 / 0.232 / 1.32 and
     // four outputs' 0.114 / 0.220 / 1.26 (30, 95 coefficients, mp:K=5,M=100; four outputs need
     // up to 106 registers and twice the code, which costs more than the loads it saves).
-    return t.jit_vector;
+    gmp_jit_shape s;
+    s.V = t.jit_vector;
+    s.shared = gmp_jit_param_bytes(b) > size_t(t.jit_shared_above);
+    if (s.shared && gmp_jit_shared_bytes(b, s) > MAX_STATIC_SMEM)
+        s.shared = false;
+    if (s.shared)
+        s.constant_count = t.jit_constant_first;
+    return s;
 }
 
 const std::vector<char>*
-gmp_jit_cubin(const gmp_blob& b, int cc, int V, std::string* why_not)
+gmp_jit_cubin(const gmp_blob& b, int cc, const gmp_jit_shape& shape, std::string* why_not)
 {
     auto no = [&](const std::string& w) -> const std::vector<char>* {
         if (why_not)
@@ -290,7 +339,9 @@ gmp_jit_cubin(const gmp_blob& b, int cc, int V, std::string* why_not)
         return no("the coefficients exceed the kernel-parameter space");
     if (b.H > MAX_JIT_H)
         return no("the history is deeper than the compiled kernel's tile");
-    const std::string src = gmp_jit_source(b, V);
+    if (gmp_jit_shared_bytes(b, shape) > MAX_STATIC_SMEM)
+        return no("the coefficients do not fit in shared memory beside the tile");
+    const std::string src = gmp_jit_source(b, shape);
     // One compilation per structure and architecture, shared by every engine of the process (the
     // coefficients are not part of the source). Entries are never removed, so the pointer stays valid.
     static std::mutex m;
@@ -323,11 +374,14 @@ gmp_jit_cubin(const gmp_blob& b, int cc, int V, std::string* why_not)
     return &cache.emplace(key, std::move(cubin)).first->second;
 }
 
-gmp_jit_kernel compile_gmp_jit(const gmp_blob& b, int device, int V, std::string* why_not)
+gmp_jit_kernel compile_gmp_jit(const gmp_blob& b,
+                               int device,
+                               const gmp_jit_shape& shape,
+                               std::string* why_not)
 {
     device_guard guard(device);
     const std::vector<char>* cubin =
-        gmp_jit_cubin(b, compute_capability(device), V, why_not);
+        gmp_jit_cubin(b, compute_capability(device), shape, why_not);
     if (!cubin)
         return {};
     auto no = [&](const std::string& w) {
@@ -369,8 +423,9 @@ gmp_jit_kernel compile_gmp_jit(const gmp_blob& b, int device, int V, std::string
         release_gmp_jit(k);
         return no("the compiled kernel does not launch: " + err);
     }
-    k.max_blocks =
-        std::max(1, per_sm) * device_attribute(cudaDevAttrMultiProcessorCount, device);
+    k.max_blocks = gmp_tuning_for(compute_capability(device)).jit_waves *
+                   std::max(1, per_sm) *
+                   device_attribute(cudaDevAttrMultiProcessorCount, device);
     return k;
 }
 

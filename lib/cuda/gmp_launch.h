@@ -59,24 +59,38 @@ struct gmp_jit_kernel {
     size_t param_bytes = 0;
 };
 
-//! The CUDA source generated for a flattened program (its structure; coefficients are parameters),
-//! each thread computing V = 1, 2 or 4 adjacent outputs side by side.
-std::string gmp_jit_source(const gmp_blob& b, int V);
+//! What a compiled kernel is built as (gmp_jit.cu says why each choice exists).
+struct gmp_jit_shape {
+    int V = 2; //!< adjacent outputs per thread, side by side: 1, 2 or 4
+    bool shared =
+        false; //!< coefficients read from a per-block copy in shared memory, not
+               //!< from the constant bank
+    int constant_count =
+        0; //!< with shared: the first this many still from the constant bank
+};
+//! The CUDA source generated for a flattened program (its structure; coefficients are parameters).
+std::string gmp_jit_source(const gmp_blob& b, const gmp_jit_shape& shape);
+//! Static shared memory of that kernel's block (tile, and the coefficient copy when shared).
+size_t gmp_jit_shared_bytes(const gmp_blob& b, const gmp_jit_shape& shape);
 //! Whether NVRTC could be loaded in this process.
 bool gmp_jit_available();
 //! Whether `automatic` runs the compiled kernel for this program (its entries are short enough)
 //! on a device of tuning row `t`.
 bool gmp_jit_preferred(const gmp_blob& b, const gmp_tuning& t);
-//! The outputs per thread (V) the engine compiles this program with on a device of row `t`.
-int gmp_jit_outputs_per_thread(const gmp_blob& b, const gmp_tuning& t);
+//! The shape the engine compiles this program as on a device of row `t`.
+gmp_jit_shape gmp_jit_shape_for(const gmp_blob& b, const gmp_tuning& t);
 //! The kernel compiled for compute capability cc (e.g. 90), cached per structure and cc; nullptr
 //! and, in why_not, the reason when it cannot be built. Needs no device.
-const std::vector<char>*
-gmp_jit_cubin(const gmp_blob& b, int cc, int V, std::string* why_not = nullptr);
+const std::vector<char>* gmp_jit_cubin(const gmp_blob& b,
+                                       int cc,
+                                       const gmp_jit_shape& shape,
+                                       std::string* why_not = nullptr);
 //! Compiles (once per structure and architecture) and loads the kernel on `device`; on failure an
 //! empty kernel and, in why_not, the reason.
-gmp_jit_kernel
-compile_gmp_jit(const gmp_blob& b, int device, int V, std::string* why_not = nullptr);
+gmp_jit_kernel compile_gmp_jit(const gmp_blob& b,
+                               int device,
+                               const gmp_jit_shape& shape,
+                               std::string* why_not = nullptr);
 void release_gmp_jit(gmp_jit_kernel& k);
 //! The kernel's parameter block for the blob's values (LO leakage, lag constants, coefficients).
 void gmp_jit_params(const gmp_blob& b, std::vector<char>& out);

@@ -35,10 +35,17 @@ struct gmp_tuning {
     int sm_min; //!< first compute capability (major * 10 + minor) of the row
     int longest_compiled_entry; //!< `automatic` compiles programs whose entries have at most
                                 //!< this many coefficients
-    int jit_vector; //!< V: adjacent outputs the compiled kernel computes together
+    int jit_vector;       //!< V: adjacent outputs the compiled kernel computes together
+    int jit_shared_above; //!< the compiled kernel reads its coefficients from shared memory,
+                          //!< not the constant bank, when its parameter block passes this
+                          //!< many bytes
+    int jit_waves; //!< the compiled kernel's grid: this many times the blocks the device holds
+                   //!< at once (the tiles left over by the last wave are a smaller share)
+    int jit_constant_first; //!< with shared coefficients, the first this many still come from
+                            //!< the constant bank (a set its cache holds)
 };
 constexpr gmp_tuning gmp_tuning_table[] = {
-    { 90, 6, 2 }, // sm_90 (H200); the default of every other architecture
+    { 90, 9, 2, 2048, 16, 128 }, // sm_90 (H200); the default of every other architecture
 };
 
 GPUINTERP_TUNING_ROW_FOR(gmp_tuning)
