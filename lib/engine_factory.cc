@@ -13,6 +13,7 @@
 #endif
 #include <complex>
 #include <stdexcept>
+#include <string>
 
 namespace gr {
 namespace gpuinterp {
@@ -35,6 +36,15 @@ std::unique_ptr<Engine> make_engine(backend selected, Cpu&& cpu, Cuda&& cuda)
     default:
         throw std::logic_error("engine factory: the backend must be resolved first");
     }
+}
+
+//! The CPU side of an engine that only the CUDA backend has (`what`: the message).
+template <typename Engine>
+auto cuda_only(const char* what)
+{
+    return [what]() -> std::unique_ptr<Engine> {
+        throw std::logic_error(std::string("engine factory: ") + what);
+    };
 }
 } // namespace
 
@@ -71,10 +81,7 @@ auto kernel::make_fir_channels_engine(backend selected,
 {
     return make_engine<fir_channels_engine<T, TAP>>(
         selected,
-        []() -> std::unique_ptr<fir_channels_engine<T, TAP>> {
-            throw std::logic_error(
-                "engine factory: the one-launch channels are CUDA only");
-        },
+        cuda_only<fir_channels_engine<T, TAP>>("the one-launch channels are CUDA only"),
         GPUINTERP_CUDA_ENGINE(
             (gpu::make_cuda_fir_channels_engine<T, TAP>(device, batch, channels))));
 }
@@ -112,10 +119,7 @@ auto kernel::make_resamp_channels_engine(backend selected,
 {
     return make_engine<resamp_channels_engine<T>>(
         selected,
-        []() -> std::unique_ptr<resamp_channels_engine<T>> {
-            throw std::logic_error(
-                "engine factory: the one-launch channels are CUDA only");
-        },
+        cuda_only<resamp_channels_engine<T>>("the one-launch channels are CUDA only"),
         GPUINTERP_CUDA_ENGINE(
             gpu::make_cuda_resamp_channels_engine<T>(device, batch, channels)));
 }
@@ -164,9 +168,7 @@ auto kernel::make_dpd_bank_engine(backend selected,
 {
     return make_engine<dpd_bank_engine>(
         selected,
-        []() -> std::unique_ptr<dpd_bank_engine> {
-            throw std::logic_error("engine factory: the one-launch bank is CUDA only");
-        },
+        cuda_only<dpd_bank_engine>("the one-launch bank is CUDA only"),
         GPUINTERP_CUDA_ENGINE(
             gpu::make_cuda_dpd_bank_engine(device, channels, formats, batch, mapped)));
 }

@@ -80,98 +80,6 @@ resize_2d_impl<T>::resize_2d_impl(const kernel::resize_config& c)
     d_io.attach(*this, d_kernel->active_backend(), int(c.device), c.device_buffers, 0);
 }
 
-// Setters and getters: the kernel validates; the lock makes a change land between two work() calls.
-template <class T>
-void resize_2d_impl<T>::set_normalization(const std::vector<float>& mean,
-                                          const std::vector<float>& std)
-{
-    locked([&] { d_kernel->set_normalization(mean, std); });
-}
-template <class T>
-void resize_2d_impl<T>::set_mean(const std::vector<float>& mean)
-{
-    locked([&] { d_kernel->set_normalization(mean, d_kernel->std()); });
-}
-template <class T>
-void resize_2d_impl<T>::set_std(const std::vector<float>& std)
-{
-    locked([&] { d_kernel->set_normalization(d_kernel->mean(), std); });
-}
-template <class T>
-std::vector<float> resize_2d_impl<T>::mean() const
-{
-    return locked([&] { return d_kernel->mean(); });
-}
-template <class T>
-std::vector<float> resize_2d_impl<T>::std() const
-{
-    return locked([&] { return d_kernel->std(); });
-}
-template <class T>
-void resize_2d_impl<T>::set_scale(float scale)
-{
-    locked([&] { d_kernel->set_scale(scale); });
-}
-template <class T>
-float resize_2d_impl<T>::scale() const
-{
-    return locked([&] { return d_kernel->scale(); });
-}
-template <class T>
-void resize_2d_impl<T>::set_clip(bool clip)
-{
-    locked([&] { d_kernel->set_clip(clip, d_kernel->clip_min(), d_kernel->clip_max()); });
-}
-template <class T>
-void resize_2d_impl<T>::set_clip_range(float clip_min, float clip_max)
-{
-    locked([&] { d_kernel->set_clip(d_kernel->clip(), clip_min, clip_max); });
-}
-template <class T>
-bool resize_2d_impl<T>::clip() const
-{
-    return locked([&] { return d_kernel->clip(); });
-}
-template <class T>
-void resize_2d_impl<T>::set_border_value(float value)
-{
-    locked([&] { d_kernel->set_border_value(value); });
-}
-template <class T>
-float resize_2d_impl<T>::border_value() const
-{
-    return locked([&] { return d_kernel->border_value(); });
-}
-template <class T>
-void resize_2d_impl<T>::set_method(const std::string& method)
-{
-    locked([&] { d_kernel->set_method(method); });
-}
-template <class T>
-std::string resize_2d_impl<T>::method() const
-{
-    return locked([&] { return d_kernel->method(); });
-}
-template <class T>
-void resize_2d_impl<T>::set_coord(const std::string& coord)
-{
-    locked([&] { d_kernel->set_coord(coord); });
-}
-template <class T>
-std::string resize_2d_impl<T>::coord() const
-{
-    return locked([&] { return d_kernel->coord(); });
-}
-template <class T>
-void resize_2d_impl<T>::set_border(const std::string& border)
-{
-    locked([&] { d_kernel->set_border(border); });
-}
-template <class T>
-std::string resize_2d_impl<T>::border() const
-{
-    return locked([&] { return d_kernel->border(); });
-}
 template <class T>
 void resize_2d_impl<T>::set_batch(int batch)
 {
@@ -183,17 +91,6 @@ void resize_2d_impl<T>::set_batch(int batch)
                                   : kernel::resize_2d<T>::default_batch(
                                         d_kernel->in_frame_size() * sizeof(T)));
     });
-}
-template <class T>
-int resize_2d_impl<T>::batch() const
-{
-    return locked([&] { return static_cast<int>(d_kernel->batch()); });
-}
-
-template <class T>
-std::string resize_2d_impl<T>::active_backend() const
-{
-    return to_string(d_kernel->active_backend());
 }
 
 template <class T>

@@ -63,4 +63,13 @@ E enum_from_string(const char* param,
 } // namespace gpuinterp
 } // namespace gr
 
+//! Defines the pair an option's header declares, `E parse(const std::string&)` and
+//! `std::string to_string(E)`, over `table`; `param` names the option in parse errors.
+#define GPUINTERP_ENUM_STRINGS(E, parse, param, table)             \
+    E parse(const std::string& s)                                  \
+    {                                                              \
+        return ::gr::gpuinterp::enum_from_string(param, s, table); \
+    }                                                              \
+    std::string to_string(E v) { return ::gr::gpuinterp::enum_to_string(v, table); }
+
 #endif

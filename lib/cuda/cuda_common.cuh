@@ -6,8 +6,9 @@
 #ifndef INCLUDED_GPUINTERP_GPU_CUDA_COMMON_CUH
 #define INCLUDED_GPUINTERP_GPU_CUDA_COMMON_CUH
 
-// Shared CUDA plumbing for every .cu file: one checking macro, RAII owners for streams, events,
-// device and pinned host buffers. Only .cu files include this header.
+// Shared CUDA plumbing for every .cu file: one checking macro, one RAII owner of handles
+// // (unique_handle) and from it the owners of streams, events, device and pinned host buffers.
+// Only .cu files include this header.
 
 #include <gnuradio/gpuinterp/kernel/backend.h>
 #include <cuda_runtime.h>
@@ -95,25 +96,66 @@ inline int compute_capability(int device)
            device_attribute(cudaDevAttrComputeCapabilityMinor, device);
 }
 
+//! Owner of one handle of the CUDA runtime or a CUDA library (a stream, an event, an array, a
+//! texture object, memory, a cuBLAS or cuSOLVER handle): destroyed once with `destroy` when it is
+//! replaced and at the end, its status ignored (destructors never throw). Movable, not copyable.
+//! Whether a handle is held is kept apart from its value, as 0 is a valid texture object.
+template <typename H, typename S, S (*destroy)(H)>
+class unique_handle
+{
+public:
+    unique_handle() = default;
+    ~unique_handle() { reset(); }
+    unique_handle(const unique_handle&) = delete;
+    unique_handle& operator=(const unique_handle&) = delete;
+    unique_handle(unique_handle&& o) noexcept { swap(o); }
+    unique_handle& operator=(unique_handle&& o) noexcept
+    {
+        swap(o);
+        return *this;
+    }
+    H get() const { return d_h; }
+    bool valid() const { return d_held; }
+    //! Destroys the handle held, if any.
+    void reset()
+    {
+        if (d_held)
+            destroy(d_h);
+        d_h = H();
+        d_held = false;
+    }
+    //! Destroys the handle held and owns `h` (what a create call returned) from now on.
+    void reset(H h)
+    {
+        reset();
+        d_h = h;
+        d_held = true;
+    }
+    void swap(unique_handle& o) noexcept
+    {
+        std::swap(d_h, o.d_h);
+        std::swap(d_held, o.d_held);
+    }
+
+private:
+    H d_h = H();
+    bool d_held = false;
+};
+
 class stream
 {
 public:
     stream()
     {
-        GPUINTERP_CUDA_CHECK(cudaStreamCreateWithFlags(&d_s, cudaStreamNonBlocking));
+        cudaStream_t s = nullptr;
+        GPUINTERP_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+        d_s.reset(s);
     }
-    ~stream()
-    {
-        if (d_s)
-            cudaStreamDestroy(d_s); // destructors never throw
-    }
-    stream(const stream&) = delete;
-    stream& operator=(const stream&) = delete;
-    cudaStream_t get() const { return d_s; }
-    void synchronize() const { GPUINTERP_CUDA_CHECK(cudaStreamSynchronize(d_s)); }
+    cudaStream_t get() const { return d_s.get(); }
+    void synchronize() const { GPUINTERP_CUDA_CHECK(cudaStreamSynchronize(get())); }
 
 private:
-    cudaStream_t d_s = nullptr;
+    unique_handle<cudaStream_t, cudaError_t, cudaStreamDestroy> d_s;
 };
 
 class event
@@ -122,36 +164,29 @@ public:
     //! Events are for ordering by default; pass true to measure elapsed time.
     explicit event(bool timing = true)
     {
+        cudaEvent_t e = nullptr;
         GPUINTERP_CUDA_CHECK(cudaEventCreateWithFlags(
-            &d_e, timing ? cudaEventDefault : cudaEventDisableTiming));
+            &e, timing ? cudaEventDefault : cudaEventDisableTiming));
+        d_e.reset(e);
     }
-    ~event()
-    {
-        if (d_e)
-            cudaEventDestroy(d_e);
-    }
-    event(const event&) = delete;
-    event& operator=(const event&) = delete;
-    cudaEvent_t get() const { return d_e; }
-    void record(cudaStream_t s) { GPUINTERP_CUDA_CHECK(cudaEventRecord(d_e, s)); }
-    void synchronize() const { GPUINTERP_CUDA_CHECK(cudaEventSynchronize(d_e)); }
+    cudaEvent_t get() const { return d_e.get(); }
+    void record(cudaStream_t s) { GPUINTERP_CUDA_CHECK(cudaEventRecord(get(), s)); }
+    void synchronize() const { GPUINTERP_CUDA_CHECK(cudaEventSynchronize(get())); }
 
 private:
-    cudaEvent_t d_e = nullptr;
+    unique_handle<cudaEvent_t, cudaError_t, cudaEventDestroy> d_e;
 };
 
-//! Device buffer that only grows: reserve() reallocates when more is needed, never per call.
-template <typename T>
-class device_buffer
+//! Memory of `count` T that only grows: reserve() reallocates when more is needed, never per
+//! call. Alloc is device or pinned host memory (device_buffer, pinned_buffer).
+template <typename T, typename Alloc>
+class growing_buffer
 {
 public:
-    device_buffer() = default;
-    explicit device_buffer(size_t n) { reserve(n); }
-    ~device_buffer() { release(); }
-    device_buffer(const device_buffer&) = delete;
-    device_buffer& operator=(const device_buffer&) = delete;
-    device_buffer(device_buffer&& o) noexcept { swap(o); }
-    device_buffer& operator=(device_buffer&& o) noexcept
+    growing_buffer() = default;
+    explicit growing_buffer(Alloc alloc) : d_alloc(alloc) {}
+    growing_buffer(growing_buffer&& o) noexcept { swap(o); }
+    growing_buffer& operator=(growing_buffer&& o) noexcept
     {
         swap(o);
         return *this;
@@ -160,28 +195,55 @@ public:
     {
         if (n <= d_cap)
             return;
-        release();
-        GPUINTERP_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&d_p), n * sizeof(T)));
+        d_p.reset(); // the old memory is freed before the new is taken
+        d_cap = 0;
+        d_p.reset(d_alloc.allocate(n * sizeof(T)));
         d_cap = n;
     }
-    T* get() const { return d_p; }
+    T* get() const { return static_cast<T*>(d_p.get()); }
     size_t capacity() const { return d_cap; }
 
 private:
-    void release()
+    void swap(growing_buffer& o) noexcept
     {
-        if (d_p)
-            cudaFree(d_p);
-        d_p = nullptr;
-        d_cap = 0;
-    }
-    void swap(device_buffer& o) noexcept
-    {
-        std::swap(d_p, o.d_p);
+        d_p.swap(o.d_p);
         std::swap(d_cap, o.d_cap);
+        std::swap(d_alloc, o.d_alloc);
     }
-    T* d_p = nullptr;
+    Alloc d_alloc;
+    unique_handle<void*, cudaError_t, Alloc::free> d_p;
     size_t d_cap = 0;
+};
+
+struct device_memory {
+    static constexpr auto free = cudaFree;
+    void* allocate(size_t bytes) const
+    {
+        void* p = nullptr;
+        GPUINTERP_CUDA_CHECK(cudaMalloc(&p, bytes));
+        return p;
+    }
+};
+
+struct pinned_memory {
+    static constexpr auto free = cudaFreeHost;
+    bool mapped = false;
+    void* allocate(size_t bytes) const
+    {
+        void* p = nullptr;
+        GPUINTERP_CUDA_CHECK(cudaHostAlloc(
+            &p, bytes, mapped ? cudaHostAllocMapped : cudaHostAllocDefault));
+        return p;
+    }
+};
+
+//! Device buffer that only grows.
+template <typename T>
+class device_buffer : public growing_buffer<T, device_memory>
+{
+public:
+    device_buffer() = default;
+    explicit device_buffer(size_t n) { this->reserve(n); }
 };
 
 //! Copies `count` values from host memory to the device and returns once they are there. A plain
@@ -202,46 +264,18 @@ void upload(D* dst, const S* src, size_t count)
 //! Page-locked host buffer (so copies are truly asynchronous); grows like device_buffer.
 //! With `mapped` it is also mapped into the device address space (zero-copy access by kernels).
 template <typename T>
-class pinned_buffer
+class pinned_buffer : public growing_buffer<T, pinned_memory>
 {
 public:
     pinned_buffer() = default;
-    explicit pinned_buffer(bool mapped) : d_mapped(mapped) {}
-    ~pinned_buffer() { release(); }
-    pinned_buffer(const pinned_buffer&) = delete;
-    pinned_buffer& operator=(const pinned_buffer&) = delete;
-    void reserve(size_t n)
-    {
-        if (n <= d_cap)
-            return;
-        release();
-        GPUINTERP_CUDA_CHECK(
-            cudaHostAlloc(reinterpret_cast<void**>(&d_p),
-                          n * sizeof(T),
-                          d_mapped ? cudaHostAllocMapped : cudaHostAllocDefault));
-        d_cap = n;
-    }
-    T* get() const { return d_p; }
+    explicit pinned_buffer(bool mapped) : growing_buffer<T, pinned_memory>({ mapped }) {}
     T* device_pointer() const
     {
         T* dp = nullptr;
         GPUINTERP_CUDA_CHECK(
-            cudaHostGetDevicePointer(reinterpret_cast<void**>(&dp), d_p, 0));
+            cudaHostGetDevicePointer(reinterpret_cast<void**>(&dp), this->get(), 0));
         return dp;
     }
-    size_t capacity() const { return d_cap; }
-
-private:
-    void release()
-    {
-        if (d_p)
-            cudaFreeHost(d_p);
-        d_p = nullptr;
-        d_cap = 0;
-    }
-    T* d_p = nullptr;
-    size_t d_cap = 0;
-    bool d_mapped = false;
 };
 
 } // namespace gpu

@@ -67,9 +67,7 @@ public:
             cudaFree(p);
             GPUINTERP_CUDA_CHECK(e);
         }
-        device::note_alloc(memory_kind::cuda, true, bytes);
-        d_sizes.emplace_back(p, bytes);
-        return p;
+        return track(p, bytes, true);
     }
 
     void free_device(void* p) noexcept override
@@ -81,7 +79,7 @@ public:
         cudaSetDevice(d_device);
         cudaFree(p);
         cudaSetDevice(prev);
-        device::note_free(memory_kind::cuda, true, take_size(p));
+        untrack(p, true);
     }
 
     void* alloc_host(size_t bytes) override
@@ -90,9 +88,7 @@ public:
         void* p = nullptr;
         GPUINTERP_CUDA_CHECK(cudaHostAlloc(&p, bytes, cudaHostAllocPortable));
         std::memset(p, 0, bytes);
-        device::note_alloc(memory_kind::cuda, false, bytes);
-        d_sizes.emplace_back(p, bytes);
-        return p;
+        return track(p, bytes, false);
     }
 
     void free_host(void* p) noexcept override
@@ -100,7 +96,7 @@ public:
         if (!p)
             return;
         cudaFreeHost(p);
-        device::note_free(memory_kind::cuda, false, take_size(p));
+        untrack(p, false);
     }
 
     void
@@ -152,15 +148,24 @@ public:
     void wait() override { GPUINTERP_CUDA_CHECK(cudaStreamSynchronize(d_stream->get())); }
 
 private:
-    size_t take_size(void* p) noexcept
+    //! Counts a new allocation (device memory or pinned host memory) in the diagnostics.
+    void* track(void* p, size_t bytes, bool on_device)
     {
+        device::note_alloc(memory_kind::cuda, on_device, bytes);
+        d_sizes.emplace_back(p, bytes);
+        return p;
+    }
+    //! Counts the allocation at p as freed.
+    void untrack(void* p, bool on_device) noexcept
+    {
+        size_t bytes = 0;
         for (auto it = d_sizes.begin(); it != d_sizes.end(); ++it)
             if (it->first == p) {
-                const size_t b = it->second;
+                bytes = it->second;
                 d_sizes.erase(it);
-                return b;
+                break;
             }
-        return 0;
+        device::note_free(memory_kind::cuda, on_device, bytes);
     }
 
     int d_device;

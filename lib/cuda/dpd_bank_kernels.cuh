@@ -14,6 +14,7 @@
 // per block. The output store converts to sc16 (common/sc16.h) and counts saturated and invalid
 // samples per thread, summed per warp and added once per warp to the channel's counters.
 
+#include "../common/int_dispatch.h"
 #include "../common/sc16.h"
 #include "channel_pointers.cuh"
 #include "dpd_ph_kernels.cuh"
@@ -127,59 +128,35 @@ __global__ void __launch_bounds__(NT)
 template <int M, int R, int NT>
 const void* bank_kernel_lt(int Lmax, bool sc16, bool sc16_in)
 {
-    auto k = [sc16, sc16_in](auto lt) {
+    const void* fn = nullptr;
+    auto pick = [&](auto lt) {
         constexpr int LT = decltype(lt)::value;
-        auto fn = [](auto kernel) { return reinterpret_cast<const void*>(kernel); };
+        auto ptr = [](auto kernel) { return reinterpret_cast<const void*>(kernel); };
         if (sc16_in)
-            return sc16 ? fn(dpd_bank_kernel<M, R, NT, LT, true, true>)
-                        : fn(dpd_bank_kernel<M, R, NT, LT, false, true>);
-        return sc16 ? fn(dpd_bank_kernel<M, R, NT, LT, true, false>)
-                    : fn(dpd_bank_kernel<M, R, NT, LT, false, false>);
+            fn = sc16 ? ptr(dpd_bank_kernel<M, R, NT, LT, true, true>)
+                      : ptr(dpd_bank_kernel<M, R, NT, LT, false, true>);
+        else
+            fn = sc16 ? ptr(dpd_bank_kernel<M, R, NT, LT, true, false>)
+                      : ptr(dpd_bank_kernel<M, R, NT, LT, false, false>);
     };
     // The memory depths DPD models use most; others take the run-time tap loop.
-    if constexpr (M <= TILED_UNROLL_M) {
-        switch (Lmax) {
-        case 2:
-            return k(std::integral_constant<int, 2>{});
-        case 3:
-            return k(std::integral_constant<int, 3>{});
-        case 4:
-            return k(std::integral_constant<int, 4>{});
-        case 5:
-            return k(std::integral_constant<int, 5>{});
-        case 8:
-            return k(std::integral_constant<int, 8>{});
-        default:
-            break;
-        }
-    }
-    return k(std::integral_constant<int, 0>{});
+    if constexpr (M <= TILED_UNROLL_M)
+        if (with_int_constant<2, 3, 4, 5, 8>(Lmax, pick))
+            return fn;
+    pick(std::integral_constant<int, 0>{});
+    return fn;
 }
 
 template <int R, int NT>
 const void* bank_kernel_for(int M, int Lmax, bool sc16, bool sc16_in)
 {
-    switch (M) {
-    case 1:
-        return bank_kernel_lt<1, R, NT>(Lmax, sc16, sc16_in);
-    case 2:
-        return bank_kernel_lt<2, R, NT>(Lmax, sc16, sc16_in);
-    case 3:
-        return bank_kernel_lt<3, R, NT>(Lmax, sc16, sc16_in);
-    case 4:
-        return bank_kernel_lt<4, R, NT>(Lmax, sc16, sc16_in);
-    case 5:
-        return bank_kernel_lt<5, R, NT>(Lmax, sc16, sc16_in);
-    case 6:
-        return bank_kernel_lt<6, R, NT>(Lmax, sc16, sc16_in);
-    case 7:
-        return bank_kernel_lt<7, R, NT>(Lmax, sc16, sc16_in);
-    case 8:
-        return bank_kernel_lt<8, R, NT>(Lmax, sc16, sc16_in);
-    default:
+    const void* fn = nullptr;
+    if (!with_int_constant<1, 2, 3, 4, 5, 6, 7, 8>(M, [&](auto m) {
+            fn = bank_kernel_lt<decltype(m)::value, R, NT>(Lmax, sc16, sc16_in);
+        }))
         throw std::invalid_argument(
             "P: orders above 15 are not supported by the CUDA backend");
-    }
+    return fn;
 }
 
 } // namespace

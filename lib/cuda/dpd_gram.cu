@@ -56,42 +56,11 @@ library_error(const char* lib, int status, const char* expr, const char* file, i
 #define GPUINTERP_CUSOLVER_CHECK(expr) \
     GPUINTERP_LIBRARY_CHECK("cuSOLVER", CUSOLVER_STATUS_SUCCESS, expr)
 
-// The two libraries' handles: one owner each, destroyed once and never throwing (a handle
-// whose stream could not be set is still destroyed, the base being complete by then).
-template <typename H, typename S, S (*destroy)(H)>
-class library_handle
-{
-public:
-    library_handle() = default;
-    ~library_handle()
-    {
-        if (d_h)
-            destroy(d_h);
-    }
-    library_handle(const library_handle&) = delete;
-    library_handle& operator=(const library_handle&) = delete;
-    H get() const { return d_h; }
-
-protected:
-    H d_h = nullptr;
-};
-
-struct cublas_handle : library_handle<cublasHandle_t, cublasStatus_t, cublasDestroy> {
-    explicit cublas_handle(cudaStream_t s)
-    {
-        GPUINTERP_CUBLAS_CHECK(cublasCreate(&d_h));
-        GPUINTERP_CUBLAS_CHECK(cublasSetStream(d_h, s));
-    }
-};
-
-struct cusolver_handle
-    : library_handle<cusolverDnHandle_t, cusolverStatus_t, cusolverDnDestroy> {
-    explicit cusolver_handle(cudaStream_t s)
-    {
-        GPUINTERP_CUSOLVER_CHECK(cusolverDnCreate(&d_h));
-        GPUINTERP_CUSOLVER_CHECK(cusolverDnSetStream(d_h, s));
-    }
-};
+// The two libraries' handles, one owner each, set to the engine's stream by its constructor (a
+// handle whose stream could not be set is still destroyed: it is owned by then).
+using cublas_handle = unique_handle<cublasHandle_t, cublasStatus_t, cublasDestroy>;
+using cusolver_handle =
+    unique_handle<cusolverDnHandle_t, cusolverStatus_t, cusolverDnDestroy>;
 
 struct term_d {
     int lag, env;
@@ -145,8 +114,14 @@ public:
     {
         device_guard g(device); // the stream and the handles belong to `device`
         d_stream = std::make_unique<stream>();
-        d_blas = std::make_unique<cublas_handle>(d_stream->get());
-        d_solver = std::make_unique<cusolver_handle>(d_stream->get());
+        cublasHandle_t blas = nullptr;
+        GPUINTERP_CUBLAS_CHECK(cublasCreate(&blas));
+        d_blas.reset(blas);
+        GPUINTERP_CUBLAS_CHECK(cublasSetStream(blas, d_stream->get()));
+        cusolverDnHandle_t solver = nullptr;
+        GPUINTERP_CUSOLVER_CHECK(cusolverDnCreate(&solver));
+        d_solver.reset(solver);
+        GPUINTERP_CUSOLVER_CHECK(cusolverDnSetStream(solver, d_stream->get()));
     }
 
     void init(const std::vector<kernel::gram_term>& terms) override
@@ -268,7 +243,7 @@ public:
             const size_t S = std::min(R / slice_rows, max_slices), r = R / S;
             const size_t KK = d_K * d_K;
             const cuDoubleComplex zero = make_cuDoubleComplex(0, 0);
-            GPUINTERP_CUBLAS_CHECK(cublasZgemmStridedBatched(d_blas->get(),
+            GPUINTERP_CUBLAS_CHECK(cublasZgemmStridedBatched(d_blas.get(),
                                                              CUBLAS_OP_C,
                                                              CUBLAS_OP_N,
                                                              int(d_K),
@@ -286,7 +261,7 @@ public:
                                                              int(d_K),
                                                              (long long)KK,
                                                              int(S)));
-            GPUINTERP_CUBLAS_CHECK(cublasZgemv(d_blas->get(),
+            GPUINTERP_CUBLAS_CHECK(cublasZgemv(d_blas.get(),
                                                CUBLAS_OP_N,
                                                int(KK),
                                                int(S),
@@ -301,7 +276,7 @@ public:
             done = S * r;
         }
         if (done < R)
-            GPUINTERP_CUBLAS_CHECK(cublasZherk(d_blas->get(),
+            GPUINTERP_CUBLAS_CHECK(cublasZherk(d_blas.get(),
                                                CUBLAS_FILL_MODE_UPPER,
                                                CUBLAS_OP_C,
                                                int(d_K),
@@ -312,7 +287,7 @@ public:
                                                &one,
                                                d_G[set].get(),
                                                int(d_K)));
-        GPUINTERP_CUBLAS_CHECK(cublasZgemv(d_blas->get(),
+        GPUINTERP_CUBLAS_CHECK(cublasZgemv(d_blas.get(),
                                            CUBLAS_OP_C,
                                            int(R),
                                            int(d_K),
@@ -331,9 +306,9 @@ public:
         device_guard g(d_device);
         for (int s = 0; s < 2; s++) {
             GPUINTERP_CUBLAS_CHECK(
-                cublasZdscal(d_blas->get(), int(d_K * d_K), &f, d_G[s].get(), 1));
+                cublasZdscal(d_blas.get(), int(d_K * d_K), &f, d_G[s].get(), 1));
             GPUINTERP_CUBLAS_CHECK(
-                cublasZdscal(d_blas->get(), int(d_K), &f, d_b[s].get(), 1));
+                cublasZdscal(d_blas.get(), int(d_K), &f, d_b[s].get(), 1));
         }
         d_stream->synchronize();
     }
@@ -343,9 +318,9 @@ public:
         device_guard g(d_device);
         const cuDoubleComplex one = make_cuDoubleComplex(1, 0);
         GPUINTERP_CUBLAS_CHECK(cublasZaxpy(
-            d_blas->get(), int(d_K * d_K), &one, d_G[1].get(), 1, d_G[0].get(), 1));
+            d_blas.get(), int(d_K * d_K), &one, d_G[1].get(), 1, d_G[0].get(), 1));
         GPUINTERP_CUBLAS_CHECK(
-            cublasZaxpy(d_blas->get(), int(d_K), &one, d_b[1].get(), 1, d_b[0].get(), 1));
+            cublasZaxpy(d_blas.get(), int(d_K), &one, d_b[1].get(), 1, d_b[0].get(), 1));
         d_stream->synchronize();
     }
 
@@ -394,7 +369,7 @@ public:
         device_buffer<double> dW(K);
         device_buffer<int> dInfo(1);
         int lwork = 0;
-        GPUINTERP_CUSOLVER_CHECK(cusolverDnZheevd_bufferSize(d_solver->get(),
+        GPUINTERP_CUSOLVER_CHECK(cusolverDnZheevd_bufferSize(d_solver.get(),
                                                              CUSOLVER_EIG_MODE_VECTOR,
                                                              CUBLAS_FILL_MODE_UPPER,
                                                              int(K),
@@ -405,7 +380,7 @@ public:
         device_buffer<cuDoubleComplex> work(size_t(std::max(lwork, 1)));
         GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(
             dA.get(), a.data(), K * K * sizeof(cd), cudaMemcpyHostToDevice, s));
-        GPUINTERP_CUSOLVER_CHECK(cusolverDnZheevd(d_solver->get(),
+        GPUINTERP_CUSOLVER_CHECK(cusolverDnZheevd(d_solver.get(),
                                                   CUSOLVER_EIG_MODE_VECTOR,
                                                   CUBLAS_FILL_MODE_UPPER,
                                                   int(K),
@@ -435,8 +410,8 @@ private:
     int d_device;
     // Destroyed in reverse order: the handles before the stream they use.
     std::unique_ptr<stream> d_stream;
-    std::unique_ptr<cublas_handle> d_blas;
-    std::unique_ptr<cusolver_handle> d_solver;
+    cublas_handle d_blas;
+    cusolver_handle d_solver;
     size_t d_K = 0, d_chunk = 0, d_pad = 0;
     device_buffer<term_d> d_terms;
     device_buffer<cuDoubleComplex> d_G[2], d_b[2], d_A, d_t, d_y;

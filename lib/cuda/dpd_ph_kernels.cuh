@@ -14,6 +14,7 @@
 // The kernels are in an anonymous namespace: each .cu file gets its own instantiations; the
 // parameter block dev_model is not, so launch functions can take it across files.
 
+#include "../common/int_dispatch.h"
 #include "../common/sc16.h"
 #include "dpd_ph_tuning.h"
 #include <cuda_runtime.h>
@@ -448,60 +449,26 @@ struct tiled_choice {
 template <int M, int R, int NT>
 tiled_choice tiled_pick(int Lmax)
 {
-    auto un = [](const void* f) { return tiled_choice{ f, true }; };
-    if constexpr (M <= TILED_UNROLL_M) {
-        switch (Lmax) {
-        case 1:
-            return un(reinterpret_cast<const void*>(dpd_tiled_kernel<M, R, NT, 1>));
-        case 2:
-            return un(reinterpret_cast<const void*>(dpd_tiled_kernel<M, R, NT, 2>));
-        case 3:
-            return un(reinterpret_cast<const void*>(dpd_tiled_kernel<M, R, NT, 3>));
-        case 4:
-            return un(reinterpret_cast<const void*>(dpd_tiled_kernel<M, R, NT, 4>));
-        case 5:
-            return un(reinterpret_cast<const void*>(dpd_tiled_kernel<M, R, NT, 5>));
-        case 6:
-            return un(reinterpret_cast<const void*>(dpd_tiled_kernel<M, R, NT, 6>));
-        case 7:
-            return un(reinterpret_cast<const void*>(dpd_tiled_kernel<M, R, NT, 7>));
-        case 8:
-            return un(reinterpret_cast<const void*>(dpd_tiled_kernel<M, R, NT, 8>));
-        case 16:
-            return un(reinterpret_cast<const void*>(dpd_tiled_kernel<M, R, NT, 16>));
-        default:
-            break;
-        }
-    }
-    return tiled_choice{
-        reinterpret_cast<const void*>(dpd_tiled_generic_kernel<M, R, NT>), false
-    };
+    tiled_choice c;
+    if constexpr (M <= TILED_UNROLL_M)
+        if (with_int_constant<1, 2, 3, 4, 5, 6, 7, 8, 16>(Lmax, [&](auto lt) {
+                c = { reinterpret_cast<const void*>(
+                          dpd_tiled_kernel<M, R, NT, decltype(lt)::value>),
+                      true };
+            }))
+            return c;
+    return { reinterpret_cast<const void*>(dpd_tiled_generic_kernel<M, R, NT>), false };
 }
 
 template <int R, int NT>
 tiled_choice tiled_for(int M, int Lmax)
 {
-    switch (M) {
-    case 1:
-        return tiled_pick<1, R, NT>(Lmax);
-    case 2:
-        return tiled_pick<2, R, NT>(Lmax);
-    case 3:
-        return tiled_pick<3, R, NT>(Lmax);
-    case 4:
-        return tiled_pick<4, R, NT>(Lmax);
-    case 5:
-        return tiled_pick<5, R, NT>(Lmax);
-    case 6:
-        return tiled_pick<6, R, NT>(Lmax);
-    case 7:
-        return tiled_pick<7, R, NT>(Lmax);
-    case 8:
-        return tiled_pick<8, R, NT>(Lmax);
-    default:
+    tiled_choice c;
+    if (!with_int_constant<1, 2, 3, 4, 5, 6, 7, 8>(
+            M, [&](auto m) { c = tiled_pick<decltype(m)::value, R, NT>(Lmax); }))
         throw std::invalid_argument(
             "P: orders above 15 are not supported by the CUDA backend");
-    }
+    return c;
 }
 
 //! Outputs per thread of the register-blocked smem kernel (odd: bank-conflict-free plane loads).

@@ -40,6 +40,14 @@ using namespace rz;
 
 namespace {
 
+//! The parameters of every resize kernel, in the order launch_variant() passes them: input and
+//! output frames (T, O: the sample types), the vertical and horizontal tables, the launch shape and
+//! the output transform.
+#define GPUINTERP_RESIZE_KERNEL_PARAMS(T, O)                                     \
+    const T *__restrict__ in, O *__restrict__ out, const int *__restrict__ yidx, \
+        const float *__restrict__ yw, const int *__restrict__ xidx,              \
+        const float *__restrict__ xw, launch_shape s, dev_transform tf
+
 constexpr int TX = resize_tile_tx; // threads per block (one row tile)
 constexpr int V = resize_tile_v;   // output elements per thread along x, TX apart
 
@@ -52,14 +60,7 @@ __device__ __forceinline__ void store_out(unsigned short* p, float v)
 }
 
 template <typename T, typename O, int KY, int KX>
-__global__ void __launch_bounds__(TX) resize_kernel(const T* __restrict__ in,
-                                                    O* __restrict__ out,
-                                                    const int* __restrict__ yidx,
-                                                    const float* __restrict__ yw,
-                                                    const int* __restrict__ xidx,
-                                                    const float* __restrict__ xw,
-                                                    launch_shape s,
-                                                    dev_transform tf)
+__global__ void __launch_bounds__(TX) resize_kernel(GPUINTERP_RESIZE_KERNEL_PARAMS(T, O))
 {
     const resize_thread_pos pos =
         resize_tile_pos(blockIdx.x, threadIdx.x, s.tiles_x, s.row_groups, s.rows);
@@ -172,14 +173,7 @@ __device__ __forceinline__ void store1(unsigned short* p, float r)
 
 template <typename T, typename O, int KY, int KX, int R, bool STREAM, bool STRIDED>
 __global__ void __launch_bounds__(resize_vec_bx* resize_vec_by)
-    resize_vec4_kernel(const T* __restrict__ in,
-                       O* __restrict__ out,
-                       const int* __restrict__ yidx,
-                       const float* __restrict__ yw,
-                       const int* __restrict__ xidx,
-                       const float* __restrict__ xw,
-                       launch_shape s,
-                       dev_transform tf)
+    resize_vec4_kernel(GPUINTERP_RESIZE_KERNEL_PARAMS(T, O))
 {
     const resize_thread_pos pos =
         STRIDED ? resize_strided_pos(
@@ -277,14 +271,7 @@ __global__ void __launch_bounds__(resize_vec_bx* resize_vec_by)
 // thread, the tables read once for 4 frames).
 template <typename T, typename O, int KY, int KX, int F>
 __global__ void __launch_bounds__(resize_point_bx* resize_point_by)
-    resize_point_kernel(const T* __restrict__ in,
-                        O* __restrict__ out,
-                        const int* __restrict__ yidx,
-                        const float* __restrict__ yw,
-                        const int* __restrict__ xidx,
-                        const float* __restrict__ xw,
-                        launch_shape s,
-                        dev_transform tf)
+    resize_point_kernel(GPUINTERP_RESIZE_KERNEL_PARAMS(T, O))
 {
     const resize_thread_pos pos =
         resize_point_pos(blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x, threadIdx.y, F);
@@ -372,14 +359,7 @@ constexpr int resize_rowcache_min_blocks()
 template <typename T, typename O, int KY, int KX, int R, int NCH>
 __global__ void __launch_bounds__(resize_vec_bx* resize_vec_by,
                                   resize_rowcache_min_blocks<KY, NCH>())
-    resize_rowcache_kernel(const T* __restrict__ in,
-                           O* __restrict__ out,
-                           const int* __restrict__ yidx,
-                           const float* __restrict__ yw,
-                           const int* __restrict__ xidx,
-                           const float* __restrict__ xw,
-                           launch_shape s,
-                           dev_transform tf)
+    resize_rowcache_kernel(GPUINTERP_RESIZE_KERNEL_PARAMS(T, O))
 {
     // The block's rows of the vertical tables (its resize_vec_by * R output rows and the
     // one after, which the walk's look-ahead reads) in shared memory: 1-4 KiB.
@@ -411,7 +391,8 @@ __global__ void __launch_bounds__(resize_vec_bx* resize_vec_by,
         tf);
 }
 
-//! Launch one variant's kernel: every variant takes the same arguments.
+//! Launch one variant's kernel: every variant takes the same arguments
+//! (GPUINTERP_RESIZE_KERNEL_PARAMS).
 template <typename T, typename O, typename Kernel>
 void launch_variant(Kernel kernel, const resize_launch_args& a)
 {

@@ -6,7 +6,7 @@
 #ifndef INCLUDED_GPUINTERP_GPU_TEXTURE_UTIL_CUH
 #define INCLUDED_GPUINTERP_GPU_TEXTURE_UTIL_CUH
 
-// RAII owners for CUDA arrays and texture objects (destructors never throw).
+// Owners of CUDA arrays and texture objects (unique_handle: destructors never throw).
 
 #include "cuda_common.cuh"
 
@@ -17,57 +17,39 @@ namespace gpu {
 class cuda_array
 {
 public:
-    cuda_array() = default;
-    ~cuda_array() { release(); }
-    cuda_array(const cuda_array&) = delete;
-    cuda_array& operator=(const cuda_array&) = delete;
     void allocate(const cudaChannelFormatDesc& desc, size_t width)
     {
-        release();
-        GPUINTERP_CUDA_CHECK(cudaMallocArray(&d_a, &desc, width));
+        d_a.reset(); // the old array is freed before the new is taken
+        d_width = 0;
+        cudaArray_t a = nullptr;
+        GPUINTERP_CUDA_CHECK(cudaMallocArray(&a, &desc, width));
+        d_a.reset(a);
         d_width = width;
     }
-    cudaArray_t get() const { return d_a; }
+    cudaArray_t get() const { return d_a.get(); }
     size_t width() const { return d_width; }
 
 private:
-    void release()
-    {
-        if (d_a)
-            cudaFreeArray(d_a);
-        d_a = nullptr;
-        d_width = 0;
-    }
-    cudaArray_t d_a = nullptr;
+    unique_handle<cudaArray_t, cudaError_t, cudaFreeArray> d_a;
     size_t d_width = 0;
 };
 
 class texture_object
 {
 public:
-    texture_object() = default;
-    ~texture_object() { release(); }
-    texture_object(const texture_object&) = delete;
-    texture_object& operator=(const texture_object&) = delete;
     void create(const cudaResourceDesc& res, const cudaTextureDesc& tex)
     {
         release();
-        GPUINTERP_CUDA_CHECK(cudaCreateTextureObject(&d_t, &res, &tex, nullptr));
-        d_valid = true;
+        cudaTextureObject_t t = 0;
+        GPUINTERP_CUDA_CHECK(cudaCreateTextureObject(&t, &res, &tex, nullptr));
+        d_t.reset(t);
     }
-    cudaTextureObject_t get() const { return d_t; }
-    bool valid() const { return d_valid; }
-    void release()
-    {
-        if (d_valid)
-            cudaDestroyTextureObject(d_t);
-        d_valid = false;
-        d_t = 0;
-    }
+    cudaTextureObject_t get() const { return d_t.get(); }
+    bool valid() const { return d_t.valid(); }
+    void release() { d_t.reset(); }
 
 private:
-    cudaTextureObject_t d_t = 0;
-    bool d_valid = false;
+    unique_handle<cudaTextureObject_t, cudaError_t, cudaDestroyTextureObject> d_t;
 };
 
 } // namespace gpu

@@ -21,12 +21,7 @@ constexpr enum_name<backend> backends[] = {
 };
 } // namespace
 
-backend backend_from_string(const std::string& name)
-{
-    return enum_from_string("backend", name, backends);
-}
-
-std::string to_string(backend b) { return enum_to_string(b, backends); }
+GPUINTERP_ENUM_STRINGS(backend, backend_from_string, "backend", backends)
 
 bool built_with_cuda() { return gpu::built_with_cuda(); }
 int cuda_device_count() { return gpu::device_count(); }

@@ -56,12 +56,10 @@ constexpr enum_name<dpd_cuda_variant> dpd_cuda_variants[] = {
 };
 } // namespace
 
-dpd_cuda_variant dpd_cuda_variant_from_string(const std::string& name)
-{
-    return enum_from_string("variant", name, dpd_cuda_variants);
-}
-
-std::string to_string(dpd_cuda_variant v) { return enum_to_string(v, dpd_cuda_variants); }
+GPUINTERP_ENUM_STRINGS(dpd_cuda_variant,
+                       dpd_cuda_variant_from_string,
+                       "variant",
+                       dpd_cuda_variants)
 
 size_t
 dpd_predistorter::num_coefficients(unsigned P, unsigned Q, unsigned Lp, unsigned Lq)

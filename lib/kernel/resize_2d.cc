@@ -35,21 +35,9 @@ constexpr enum_name<resize_border> resize_borders[] = {
 };
 } // namespace
 
-resize_method resize_method_from_string(const std::string& s)
-{
-    return enum_from_string("method", s, resize_methods);
-}
-resize_coord resize_coord_from_string(const std::string& s)
-{
-    return enum_from_string("coord", s, resize_coords);
-}
-resize_border resize_border_from_string(const std::string& s)
-{
-    return enum_from_string("border", s, resize_borders);
-}
-std::string to_string(resize_method m) { return enum_to_string(m, resize_methods); }
-std::string to_string(resize_coord c) { return enum_to_string(c, resize_coords); }
-std::string to_string(resize_border b) { return enum_to_string(b, resize_borders); }
+GPUINTERP_ENUM_STRINGS(resize_method, resize_method_from_string, "method", resize_methods)
+GPUINTERP_ENUM_STRINGS(resize_coord, resize_coord_from_string, "coord", resize_coords)
+GPUINTERP_ENUM_STRINGS(resize_border, resize_border_from_string, "border", resize_borders)
 
 int resize_border_index(int p, int n, resize_border border)
 {

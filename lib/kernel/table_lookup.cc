@@ -25,21 +25,9 @@ constexpr enum_name<lookup_precision> precisions[] = {
 };
 } // namespace
 
-filter_mode filter_from_string(const std::string& s)
-{
-    return enum_from_string("filter", s, filter_modes);
-}
-texemu::address address_from_string(const std::string& s)
-{
-    return enum_from_string("address", s, addresses);
-}
-lookup_precision precision_from_string(const std::string& s)
-{
-    return enum_from_string("precision", s, precisions);
-}
-std::string to_string(filter_mode f) { return enum_to_string(f, filter_modes); }
-std::string to_string(texemu::address a) { return enum_to_string(a, addresses); }
-std::string to_string(lookup_precision p) { return enum_to_string(p, precisions); }
+GPUINTERP_ENUM_STRINGS(filter_mode, filter_from_string, "filter", filter_modes)
+GPUINTERP_ENUM_STRINGS(texemu::address, address_from_string, "address", addresses)
+GPUINTERP_ENUM_STRINGS(lookup_precision, precision_from_string, "precision", precisions)
 
 template <typename T>
 table_lookup<T>::table_lookup(const std::vector<T>& table,

@@ -11,11 +11,59 @@
 #include <pybind11/stl.h>
 #include <type_traits>
 #include <cstdint>
+#include <tuple>
+#include <utility>
 
 namespace py = pybind11;
 using namespace gr::gpuinterp;
 
 namespace {
+
+// The Python constructors' keywords are expanded from GPUINTERP_RESIZE_2D_PARAMS (names and
+// order; qa_resize_2d_params.py checks them against the list): each keyword is the config field it
+// fills, and it has a default unless make() requires it.
+template <bool Required, typename T>
+struct config_keyword {
+    using type = T;
+    const char* name;
+    T kernel::resize_config::*field;
+};
+#define GPUINTERP_RESIZE_2D_KEYWORD(type, name, def, required, doc) \
+    , std::make_tuple(                                              \
+          config_keyword<required, type>{ #name, &kernel::resize_config::name })
+#define GPUINTERP_RESIZE_2D_NO_KEYWORD(type, name, def, required, doc)
+
+template <bool Required, typename T>
+auto keyword_arg(const config_keyword<Required, T>& kw,
+                 const kernel::resize_config& defaults)
+{
+    if constexpr (Required)
+        return py::arg(kw.name);
+    else
+        return py::arg(kw.name) = defaults.*kw.field;
+}
+
+//! cls.def(py::init(...)) taking `keywords` (defaults from `defaults`), filling a config from
+//! them and returning make(config).
+template <class Cls, class Make, class... Kw, class... Extra>
+void def_config_init(Cls& cls,
+                     const std::tuple<Kw...>& keywords,
+                     const kernel::resize_config& defaults,
+                     Make make,
+                     const Extra&... extra)
+{
+    std::apply(
+        [&](const Kw&... kw) {
+            cls.def(py::init([make, kw...](typename Kw::type... value) {
+                        kernel::resize_config config;
+                        ((config.*kw.field = std::move(value)), ...);
+                        return make(config);
+                    }),
+                    keyword_arg(kw, defaults)...,
+                    extra...);
+        },
+        keywords);
+}
 
 // The blocks' docstring; its Args are the parameter list's own descriptions.
 const char* block_doc()
@@ -44,63 +92,23 @@ template <class T>
 void bind_block(py::module& m, const char* name)
 {
     using blk = resize_2d<T>;
-    py::class_<blk, gr::sync_block, gr::block, gr::basic_block, std::shared_ptr<blk>>(
-        m, name, block_doc())
-        // Integers as int64 so that any Python int reaches resize_config::validate() (a
-        // ValueError naming the parameter, not pybind11's "incompatible constructor arguments").
-        // The keyword list below follows GPUINTERP_RESIZE_2D_PARAMS; qa_resize_2d_params.py
-        // checks it (names, order, defaults).
-        .def(py::init([](int64_t in_height,
-                         int64_t in_width,
-                         int64_t out_height,
-                         int64_t out_width,
-                         int64_t channels,
-                         const std::string& method,
-                         const std::string& coord,
-                         const std::string& border,
-                         float border_value,
-                         const std::vector<float>& mean,
-                         const std::vector<float>& std,
-                         float scale,
-                         bool clip,
-                         bool half_output,
-                         const std::string& backend,
-                         int64_t device,
-                         float clip_min,
-                         float clip_max,
-                         int64_t batch,
-                         bool device_buffers) {
-                 kernel::resize_config config;
-                 GPUINTERP_RESIZE_2D_PARAMS(GPUINTERP_RESIZE_2D_ASSIGN,
-                                            GPUINTERP_RESIZE_2D_ASSIGN)
-                 return blk::make(config);
-             }),
-             py::arg("in_height"),
-             py::arg("in_width"),
-             py::arg("out_height"),
-             py::arg("out_width"),
-             py::arg("channels") = 1,
-             py::arg("method") = "bilinear",
-             py::arg("coord") = "half_pixel",
-             py::arg("border") = "replicate",
-             py::arg("border_value") = 0.0f,
-             py::arg("mean") = std::vector<float>(),
-             py::arg("std") = std::vector<float>(),
-             py::arg("scale") = 1.0f,
-             py::arg("clip") = false,
-             py::arg("half_output") = false,
-             py::arg("backend") = "automatic",
-             py::arg("device") = 0,
-             py::arg("clip_min") = 0.0f,
-             py::arg("clip_max") = 1.0f,
-             py::arg("batch") = 0,
-             py::arg("device_buffers") = false,
-             block_doc())
-        .def("set_normalization",
-             &blk::set_normalization,
-             py::arg("mean"),
-             py::arg("std"),
-             "Replace mean and std together (takes effect between two work() calls).")
+    py::class_<blk, gr::sync_block, gr::block, gr::basic_block, std::shared_ptr<blk>> cls(
+        m, name, block_doc());
+    // Integers arrive as int64 (the config's types), so that any Python int reaches
+    // resize_config::validate() (a ValueError naming the parameter, not pybind11's "incompatible
+    // constructor arguments").
+    def_config_init(
+        cls,
+        std::tuple_cat(std::tuple<>() GPUINTERP_RESIZE_2D_PARAMS(
+            GPUINTERP_RESIZE_2D_KEYWORD, GPUINTERP_RESIZE_2D_KEYWORD)),
+        kernel::resize_config(),
+        [](const kernel::resize_config& config) { return blk::make(config); },
+        block_doc());
+    cls.def("set_normalization",
+            &blk::set_normalization,
+            py::arg("mean"),
+            py::arg("std"),
+            "Replace mean and std together (takes effect between two work() calls).")
         .def("set_mean", &blk::set_mean, py::arg("mean"))
         .def("set_std", &blk::set_std, py::arg("std"))
         .def("mean", &blk::mean)
@@ -275,58 +283,26 @@ void bind_kernel(py::module& m, const char* name)
             "with "
             "half=True). Same conventions and parameters as the resize_2d blocks.") +
         pyutil::thread_safety_doc();
-    py::class_<G>(m, name, doc.c_str())
-        // The block's keyword list less its two block options, the backend defaulting to the
-        // CPU as kernel::resize_2d's constructor does (checked by qa_resize_2d_params.py).
-        .def(py::init([](int64_t in_height,
-                         int64_t in_width,
-                         int64_t out_height,
-                         int64_t out_width,
-                         int64_t channels,
-                         const std::string& method,
-                         const std::string& coord,
-                         const std::string& border,
-                         float border_value,
-                         const std::vector<float>& mean,
-                         const std::vector<float>& std,
-                         float scale,
-                         bool clip,
-                         const std::string& backend,
-                         int64_t device,
-                         float clip_min,
-                         float clip_max,
-                         int64_t batch) {
-                 kernel::resize_config config;
-                 GPUINTERP_RESIZE_2D_PARAMS(GPUINTERP_RESIZE_2D_ASSIGN,
-                                            GPUINTERP_RESIZE_2D_SKIP)
-                 return std::make_unique<G>(std::make_unique<K>(config));
-             }),
-             py::arg("in_height"),
-             py::arg("in_width"),
-             py::arg("out_height"),
-             py::arg("out_width"),
-             py::arg("channels") = 1,
-             py::arg("method") = "bilinear",
-             py::arg("coord") = "half_pixel",
-             py::arg("border") = "replicate",
-             py::arg("border_value") = 0.0f,
-             py::arg("mean") = std::vector<float>(),
-             py::arg("std") = std::vector<float>(),
-             py::arg("scale") = 1.0f,
-             py::arg("clip") = false,
-             py::arg("backend") = "cpu",
-             py::arg("device") = 0,
-             py::arg("clip_min") = 0.0f,
-             py::arg("clip_max") = 1.0f,
-             py::arg("batch") = 0)
-        .def("resize",
-             &resize_array<T>,
-             py::arg("x"),
-             py::arg("half") = false,
-             py::arg("out") = py::none(),
-             "Resize frames; with out=, write into that array (same element count, "
-             "float32 or float16 "
-             "for half=True) and return it.")
+    py::class_<G> cls(m, name, doc.c_str());
+    // The block's keyword list less its two block options, the backend defaulting to the CPU as
+    // kernel::resize_2d's constructor does.
+    kernel::resize_config defaults;
+    defaults.backend = "cpu";
+    def_config_init(cls,
+                    std::tuple_cat(std::tuple<>() GPUINTERP_RESIZE_2D_PARAMS(
+                        GPUINTERP_RESIZE_2D_KEYWORD, GPUINTERP_RESIZE_2D_NO_KEYWORD)),
+                    defaults,
+                    [](const kernel::resize_config& config) {
+                        return std::make_unique<G>(std::make_unique<K>(config));
+                    });
+    cls.def("resize",
+            &resize_array<T>,
+            py::arg("x"),
+            py::arg("half") = false,
+            py::arg("out") = py::none(),
+            "Resize frames; with out=, write into that array (same element count, "
+            "float32 or float16 "
+            "for half=True) and return it.")
         .def("set_normalization",
              pyutil::method<K>(&K::set_normalization),
              py::arg("mean"),
