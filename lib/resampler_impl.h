@@ -41,7 +41,7 @@ public:
                     device_buffer_signature(device_buffers,
                                             int(kernel->channels()),
                                             int(kernel->channels()),
-                                            sizeof(T)),
+                                            input_item_size<T>(kernel->input_format())),
                     device_buffer_signature(device_buffers,
                                             int(kernel->channels()),
                                             int(kernel->channels()),
@@ -120,6 +120,11 @@ public:
     bool device_buffers() const override { return d_device_buffers; }
     device_binding buffer_binding() const override { return d_io.binding(); }
     std::string output_format() const override { return kernel::to_string(d_format); }
+    std::string input_format() const override
+    {
+        return kernel::to_string(d_kernel->input_format());
+    }
+    float full_scale() const override { return d_full_scale; }
     uint64_t saturated(unsigned channel) const override
     {
         std::lock_guard<std::mutex> lock(d_mutex);
@@ -181,7 +186,7 @@ private:
     const float d_full_scale;
     device_io d_io;
     std::vector<sc16_warning> d_warnings; // one per channel
-    std::vector<const T*> d_in;           // this call's port pointers
+    std::vector<const void*> d_in;        // this call's port pointers
     std::vector<void*> d_out;
     std::vector<gr::tag_t> d_tags; // reused across calls
 };

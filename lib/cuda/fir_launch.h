@@ -44,29 +44,48 @@ template <typename T, typename TAP>
 void launch_fir(
     const fir_plan& plan, const T* x, T* y, const TAP* taps, int n, cudaStream_t st);
 
-//! plan_fir() for the channel kernel (gridDim.y = channel), which the plan also sizes.
-template <typename T, typename TAP>
-fir_plan plan_fir_channels(int device, unsigned L, size_t M);
+//! The item formats of one launch around its complex float arithmetic: in_scale widens an sc16
+//! input (each component times full scale / 32767, as the window loads); with `counts`, the
+//! outputs are sc16 (rint(y * scale), saturated; channel c's counts at counts[2c], counts[2c + 1]).
+struct fir_formats {
+    float in_scale = 1.f;
+    float scale = 1.f;
+    unsigned long long* counts = nullptr; //!< non-null: sc16 output (complex samples)
+};
 
 //! Every channel in one launch: p.x[c] is channel c's window (M - 1 history inputs, then n new
-//! ones), p.y[c] its n * L outputs; the taps are shared. plan: from plan_fir_channels().
-template <typename T, typename TAP>
+//! ones) of X (T, or short2: sc16 input, complex samples), p.y[c] its n * L outputs; the taps are
+//! shared.
+template <typename X, typename T, typename TAP>
 void launch_fir_channels(const fir_plan& plan,
                          const channel_pointers& p,
                          unsigned channels,
                          const TAP* taps,
                          int n,
+                         const fir_formats& formats,
                          cudaStream_t st);
-//! The same with sc16 outputs (complex samples); channel c counts at counts[2c], counts[2c + 1].
+
+//! The sc16-input kernels (fir_sc16_in.cu, a translation unit of their own so that the complex
+//! float ones compile as they would without them): their shared-memory permission (plan_fir()
+//! sets it), one channel (y: n * L outputs), every channel.
 template <typename TAP>
-void launch_fir_channels_sc16(const fir_plan& plan,
-                              const channel_pointers& p,
-                              unsigned channels,
-                              const TAP* taps,
-                              int n,
-                              float scale,
-                              unsigned long long* counts,
-                              cudaStream_t st);
+void allow_fir_sc16_in(const tile_geometry& g, int optin);
+template <typename TAP>
+void launch_fir_sc16_in(const fir_plan& plan,
+                        const short2* x,
+                        void* y,
+                        const TAP* taps,
+                        int n,
+                        const fir_formats& formats,
+                        cudaStream_t st);
+template <typename TAP>
+void launch_fir_channels_sc16_in(const fir_plan& plan,
+                                 const channel_pointers& p,
+                                 unsigned channels,
+                                 const TAP* taps,
+                                 int n,
+                                 const fir_formats& formats,
+                                 cudaStream_t st);
 
 } // namespace gpu
 } // namespace gpuinterp
