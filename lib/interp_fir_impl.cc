@@ -67,11 +67,10 @@ interp_fir_impl<T, TAP>::interp_fir_impl(std::unique_ptr<kernel_type> kernel,
           kernel->interpolation()),
       d_kernel(std::move(kernel)),
       d_device_buffers(device_buffers),
-      d_format(output_format),
-      d_full_scale(full_scale),
-      d_warnings(d_kernel->channels()),
-      d_in(d_kernel->channels()),
-      d_out(d_kernel->channels())
+      d_ports(d_kernel->channels(),
+              input_item_size<T>(d_kernel->input_format()),
+              output_format,
+              full_scale)
 {
     // A tag stays on its own channel (GNU Radio's default copies every input's tags to every
     // output); offsets still scale by L.
@@ -138,29 +137,16 @@ int interp_fir_impl<T, TAP>::work(int noutput_items,
     return guarded_work(this->d_logger, [&] {
         std::lock_guard<std::mutex> lock(d_mutex);
         const unsigned L = d_kernel->interpolation();
-        const int n_in = noutput_items / static_cast<int>(L);
-        const unsigned N = d_kernel->channels();
-        const size_t in_bytes = input_item_size<T>(d_kernel->input_format());
-        for (unsigned c = 0; c < N; c++) {
-            d_in[c] =
-                d_device_buffers
-                    ? d_io.input(*this, int(c), input_items[c], size_t(n_in) * in_bytes)
-                    : input_items[c];
-            d_out[c] = output_items[c];
-        }
-        d_kernel->filter_items(d_out.data(),
-                               d_in.data(),
-                               static_cast<size_t>(n_in),
-                               d_format,
-                               d_full_scale,
+        const size_t n_in = size_t(noutput_items) / L;
+        d_ports.point(*this, d_io, d_device_buffers, input_items, output_items, 0, n_in);
+        d_kernel->filter_items(d_ports.out.data(),
+                               d_ports.in.data(),
+                               n_in,
+                               d_ports.output,
+                               d_ports.full_scale,
                                d_device_buffers);
-        if (d_format == kernel::sample_format::sc16)
-            for (unsigned c = 0; c < N; c++)
-                d_warnings[c].check(this->d_logger,
-                                    N > 1 ? "channel " + std::to_string(c) + ": " : "",
-                                    d_kernel->counts(c),
-                                    d_full_scale);
-        return n_in * static_cast<int>(L);
+        d_ports.warn(this->d_logger, [&](unsigned c) { return d_kernel->counts(c); });
+        return int(n_in * L);
     });
 }
 

@@ -7,6 +7,7 @@
 #define INCLUDED_GPUINTERP_INTERP_FIR_IMPL_H
 
 #include "block_util.h"
+#include "channel_ports.h"
 #include "device_io.h"
 #include <gnuradio/gpuinterp/cuda_buffer.h>
 #include <gnuradio/gpuinterp/interp_fir.h>
@@ -37,12 +38,15 @@ public:
     std::string active_backend() const override;
     bool device_buffers() const override { return d_device_buffers; }
     device_binding buffer_binding() const override { return d_io.binding(); }
-    std::string output_format() const override { return kernel::to_string(d_format); }
+    std::string output_format() const override
+    {
+        return kernel::to_string(d_ports.output);
+    }
     std::string input_format() const override
     {
         return kernel::to_string(d_kernel->input_format());
     }
-    float full_scale() const override { return d_full_scale; }
+    float full_scale() const override { return d_ports.full_scale; }
     uint64_t saturated(unsigned channel) const override;
     uint64_t invalid(unsigned channel) const override;
     unsigned channels() const override { return d_kernel->channels(); }
@@ -55,12 +59,8 @@ private:
     mutable std::mutex d_mutex; // setters land between two work() calls
     std::unique_ptr<kernel_type> d_kernel;
     const bool d_device_buffers;
-    const kernel::sample_format d_format;
-    const float d_full_scale;
     device_io d_io;
-    std::vector<sc16_warning> d_warnings; // one per channel
-    std::vector<const void*> d_in;        // this call's port pointers
-    std::vector<void*> d_out;
+    channel_ports d_ports;
 };
 
 } // namespace gpuinterp

@@ -95,29 +95,19 @@ int resampler_impl<T>::general_work(int noutput_items,
         for (unsigned c = 1; c < N; c++)
             ready = std::min(ready, ninput_items[c]);
         const size_t avail = size_t(std::max(0, ready - int(d_skip)));
-        const size_t in_bytes = input_item_size<T>(d_kernel->input_format());
-        for (unsigned c = 0; c < N; c++) {
-            d_in[c] = static_cast<const char*>(input_items[c]) + d_skip * in_bytes;
-            if (d_device_buffers) // device pointers (host memory on the CPU backend)
-                d_in[c] = d_io.input(*this, int(c), d_in[c], avail * in_bytes);
-            d_out[c] = output_items[c];
-        }
+        d_ports.point(
+            *this, d_io, d_device_buffers, input_items, output_items, d_skip, avail);
         const uint64_t read0 = this->nitems_read(0);
         size_t used = 0;
-        const size_t got = d_kernel->resample_items(d_out.data(),
+        const size_t got = d_kernel->resample_items(d_ports.out.data(),
                                                     size_t(noutput_items),
-                                                    d_in.data(),
+                                                    d_ports.in.data(),
                                                     avail,
                                                     used,
-                                                    d_format,
-                                                    d_full_scale,
+                                                    d_ports.output,
+                                                    d_ports.full_scale,
                                                     d_device_buffers);
-        if (d_format == kernel::sample_format::sc16)
-            for (unsigned c = 0; c < N; c++)
-                d_warnings[c].check(this->d_logger,
-                                    N > 1 ? "channel " + std::to_string(c) + ": " : "",
-                                    d_kernel->counts(c),
-                                    d_full_scale);
+        d_ports.warn(this->d_logger, [&](unsigned c) { return d_kernel->counts(c); });
         if (used > 0)
             for (unsigned c = 0; c < N; c++) {
                 this->get_tags_in_range(d_tags, int(c), read0, read0 + used);

@@ -141,14 +141,15 @@ private:
                   float scale,
                   kernel::sc16_counts* counts)
     {
-        device_guard guard(d_device);
-        const cudaStream_t st0 = d_pipe.stream0();
-        d_counts.ensure(d_N, st0);
-        if (!d_pipe16)
-            d_pipe16 = std::make_unique<host_pipeline<X, uint32_t>>(d_device);
-        run(out, in, n, device, *d_pipe16, { in_scale, scale, d_counts.get() });
-        // The pipeline's streams are drained, the device path's launches are on st0.
-        d_counts.read(counts, st0);
+        run_counted<X>(d_device,
+                       d_N,
+                       d_counts,
+                       d_pipe16,
+                       d_pipe.stream0(),
+                       counts,
+                       [&](auto& pipe, auto* k) {
+                           run(out, in, n, device, pipe, { in_scale, scale, k });
+                       });
     }
 
     //! One call over every channel; Out: one output value (T, or an sc16 pair as a word).
@@ -169,7 +170,8 @@ private:
             return static_cast<Out*>(out[c]) + pos * L;
         };
         auto launch = [&](const channel_pointers& p, size_t cnt, cudaStream_t st) {
-            launch_fir_channels<X, T, TAP>(d_plan, p, d_N, d_taps.get(), int(cnt), f, st);
+            launch_fir_channels<X, T, TAP>(
+                fir_call<TAP>{ d_plan, d_taps.get(), int(cnt), f, st }, p, d_N);
         };
         if (device) {
             const cudaStream_t st = d_pipe.stream0();

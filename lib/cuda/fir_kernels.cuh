@@ -336,47 +336,46 @@ void allow_smem(Kernel k, int optin)
 }
 
 
-// One launch of the single-channel kernel over n inputs at x (history in front).
-template <typename X, typename T, typename TAP, typename Store>
-void launch_one(const fir_plan& pl,
-                const X* x,
-                const Store& out,
-                const TAP* taps,
-                int n,
-                float in_scale,
-                cudaStream_t st)
+// One launch of `k` on `grid`: first is the window (one channel) or the channel pointers.
+template <typename X,
+          typename T,
+          typename TAP,
+          typename Kernel,
+          typename First,
+          typename Store>
+void launch_kernel(
+    const fir_call<TAP>& c, Kernel k, dim3 grid, const First& first, const Store& out)
 {
-    const tile_geometry& g = pl.g;
-    const int tiles = (n + g.TI - 1) / g.TI;
-    const int blocks = std::min(tiles, pl.max_blocks);
-    const auto k = pick_kernel<X, T, TAP, Store>(g);
+    const fir_plan& pl = c.plan;
     if constexpr (std::is_same_v<X, T>)
-        k<<<blocks, THREADS, pl.smem, st>>>(x, out, taps, n, g);
+        k<<<grid, THREADS, pl.smem, c.st>>>(first, out, c.taps, c.n, pl.g);
     else
-        k<<<blocks, THREADS, pl.smem, st>>>(x, out, taps, n, g, in_scale);
-    GPUINTERP_CUDA_CHECK_LAUNCH(st);
+        k<<<grid, THREADS, pl.smem, c.st>>>(
+            first, out, c.taps, c.n, pl.g, c.formats.in_scale);
+    GPUINTERP_CUDA_CHECK_LAUNCH(c.st);
 }
 
+// The single-channel kernel over c.n inputs at x (history in front).
 template <typename X, typename T, typename TAP, typename Store>
-void launch_channels(const fir_plan& pl,
+void launch_one(const fir_call<TAP>& c, const X* x, const Store& out)
+{
+    const tile_geometry& g = c.plan.g;
+    const int blocks = std::min((c.n + g.TI - 1) / g.TI, c.plan.max_blocks);
+    launch_kernel<X, T, TAP>(c, pick_kernel<X, T, TAP, Store>(g), dim3(blocks), x, out);
+}
+
+// The channel kernel: every channel's window and outputs in p, `proto` the store of each.
+template <typename X, typename T, typename TAP, typename Store>
+void launch_channels(const fir_call<TAP>& c,
                      const channel_pointers& p,
                      unsigned channels,
-                     const Store& proto,
-                     const TAP* taps,
-                     int n,
-                     float in_scale,
-                     cudaStream_t st)
+                     const Store& proto)
 {
-    const tile_geometry& g = pl.g;
-    const dim3 grid = channels_grid(n, g.TI, pl.max_blocks, channels);
-    const auto k = pick_channels_kernel<X, T, TAP, Store>(g);
-    if constexpr (std::is_same_v<X, T>)
-        k<<<grid, THREADS, pl.smem, st>>>(p, proto, taps, n, g);
-    else
-        k<<<grid, THREADS, pl.smem, st>>>(p, proto, taps, n, g, in_scale);
-    GPUINTERP_CUDA_CHECK_LAUNCH(st);
+    const tile_geometry& g = c.plan.g;
+    const dim3 grid = channels_grid(c.n, g.TI, c.plan.max_blocks, channels);
+    launch_kernel<X, T, TAP>(
+        c, pick_channels_kernel<X, T, TAP, Store>(g), grid, p, proto);
 }
-
 
 // f's store for T (fir_store, or with f.counts fir_store_sc16) writing y, handed to go(store).
 template <typename T, typename Go>

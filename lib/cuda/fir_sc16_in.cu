@@ -23,50 +23,28 @@ void allow_fir_sc16_in(const tile_geometry& g, int optin)
 }
 
 template <typename TAP>
-void launch_fir_sc16_in(const fir_plan& pl,
-                        const short2* x,
-                        void* y,
-                        const TAP* taps,
-                        int n,
-                        const fir_formats& f,
-                        cudaStream_t st)
+void launch_fir_sc16_in(const fir_call<TAP>& c, const short2* x, void* y)
 {
-    with_store<float2>(y, f, [&](const auto& out) {
-        launch_one<short2, float2, TAP>(pl, x, out, taps, n, f.in_scale, st);
+    with_store<float2>(y, c.formats, [&](const auto& out) {
+        launch_one<short2, float2, TAP>(c, x, out);
     });
 }
 
 template <typename TAP>
-void launch_fir_channels_sc16_in(const fir_plan& pl,
+void launch_fir_channels_sc16_in(const fir_call<TAP>& c,
                                  const channel_pointers& p,
-                                 unsigned channels,
-                                 const TAP* taps,
-                                 int n,
-                                 const fir_formats& f,
-                                 cudaStream_t st)
+                                 unsigned channels)
 {
-    with_store<float2>(nullptr, f, [&](const auto& proto) {
-        launch_channels<short2, float2, TAP>(
-            pl, p, channels, proto, taps, n, f.in_scale, st);
+    with_store<float2>(nullptr, c.formats, [&](const auto& proto) {
+        launch_channels<short2, float2, TAP>(c, p, channels, proto);
     });
 }
 
-#define GPUINTERP_FIR_SC16_IN(TAP)                                          \
-    template void allow_fir_sc16_in<TAP>(const tile_geometry&, int);        \
-    template void launch_fir_sc16_in<TAP>(const fir_plan&,                  \
-                                          const short2*,                    \
-                                          void*,                            \
-                                          const TAP*,                       \
-                                          int,                              \
-                                          const fir_formats&,               \
-                                          cudaStream_t);                    \
-    template void launch_fir_channels_sc16_in<TAP>(const fir_plan&,         \
-                                                   const channel_pointers&, \
-                                                   unsigned,                \
-                                                   const TAP*,              \
-                                                   int,                     \
-                                                   const fir_formats&,      \
-                                                   cudaStream_t);
+#define GPUINTERP_FIR_SC16_IN(TAP)                                                     \
+    template void allow_fir_sc16_in<TAP>(const tile_geometry&, int);                   \
+    template void launch_fir_sc16_in<TAP>(const fir_call<TAP>&, const short2*, void*); \
+    template void launch_fir_channels_sc16_in<TAP>(                                    \
+        const fir_call<TAP>&, const channel_pointers&, unsigned);
 GPUINTERP_FIR_SC16_IN(float)
 GPUINTERP_FIR_SC16_IN(float2)
 #undef GPUINTERP_FIR_SC16_IN

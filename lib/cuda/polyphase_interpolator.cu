@@ -87,34 +87,25 @@ template <typename T, typename TAP>
 void launch_fir(
     const fir_plan& pl, const T* x, T* y, const TAP* taps, int n, cudaStream_t st)
 {
-    launch_one<T, T, TAP>(pl, x, fir_store<T>{ y }, taps, n, 1.f, st);
+    launch_one<T, T, TAP>(fir_call<TAP>{ pl, taps, n, {}, st }, x, fir_store<T>{ y });
 }
 
 template <typename X, typename T, typename TAP>
-void launch_fir_channels(const fir_plan& pl,
+void launch_fir_channels(const fir_call<TAP>& c,
                          const channel_pointers& p,
-                         unsigned channels,
-                         const TAP* taps,
-                         int n,
-                         const fir_formats& f,
-                         cudaStream_t st)
+                         unsigned channels)
 {
     if constexpr (!std::is_same_v<X, T>)
-        launch_fir_channels_sc16_in<TAP>(pl, p, channels, taps, n, f, st);
+        launch_fir_channels_sc16_in<TAP>(c, p, channels);
     else
-        with_store<T>(nullptr, f, [&](const auto& proto) {
-            launch_channels<T, T, TAP>(pl, p, channels, proto, taps, n, 1.f, st);
+        with_store<T>(nullptr, c.formats, [&](const auto& proto) {
+            launch_channels<T, T, TAP>(c, p, channels, proto);
         });
 }
 
-#define GPUINTERP_FIR_CHANNELS(X, T, TAP)                                 \
-    template void launch_fir_channels<X, T, TAP>(const fir_plan&,         \
-                                                 const channel_pointers&, \
-                                                 unsigned,                \
-                                                 const TAP*,              \
-                                                 int,                     \
-                                                 const fir_formats&,      \
-                                                 cudaStream_t);
+#define GPUINTERP_FIR_CHANNELS(X, T, TAP)         \
+    template void launch_fir_channels<X, T, TAP>( \
+        const fir_call<TAP>&, const channel_pointers&, unsigned);
 GPUINTERP_FIR_CHANNELS(float2, float2, float)
 GPUINTERP_FIR_CHANNELS(float, float, float)
 GPUINTERP_FIR_CHANNELS(float2, float2, float2)
@@ -134,22 +125,15 @@ template void launch_fir<float2, float2>(
 
 namespace {
 
-// The single-channel kernel for the formats f: y holds n * L outputs, T or (f.counts) sc16.
+// The single-channel kernel for c's formats: y holds c.n * L outputs, T or sc16.
 template <typename X, typename T, typename TAP>
-void launch_formats(const fir_plan& pl,
-                    const X* x,
-                    void* y,
-                    const TAP* taps,
-                    int n,
-                    const fir_formats& f,
-                    cudaStream_t st)
+void launch_formats(const fir_call<TAP>& c, const X* x, void* y)
 {
     if constexpr (!std::is_same_v<X, T>)
-        launch_fir_sc16_in<TAP>(pl, x, y, taps, n, f, st);
+        launch_fir_sc16_in<TAP>(c, x, y);
     else
-        with_store<T>(y, f, [&](const auto& out) {
-            launch_one<T, T, TAP>(pl, x, out, taps, n, 1.f, st);
-        });
+        with_store<T>(
+            y, c.formats, [&](const auto& out) { launch_one<T, T, TAP>(c, x, out); });
 }
 
 // X: the stored input, T or (sc16 input) short2; the history and the host staging hold X.
@@ -247,7 +231,6 @@ private:
             return in;
     }
 
-    // sc16 output; the counters are final once the stream that ran the last launch is.
     void run_sc16(int16_t* out,
                   const HX* in,
                   size_t n_in,
@@ -256,19 +239,20 @@ private:
                   float scale,
                   kernel::sc16_counts& counts)
     {
-        device_guard guard(d_device);
-        cudaStream_t st = d_pipe.stream0();
-        if (!d_counts.get()) {
-            d_counts.ensure(1, st);
-            d_pipe16 = std::make_unique<host_pipeline<X, uint32_t>>(d_device);
-        }
-        run(reinterpret_cast<uint32_t*>(out),
-            in,
-            n_in,
-            device,
-            *d_pipe16,
-            { in_scale, scale, d_counts.get() });
-        d_counts.read(&counts, st);
+        run_counted<X>(d_device,
+                       1,
+                       d_counts,
+                       d_pipe16,
+                       d_pipe.stream0(),
+                       &counts,
+                       [&](auto& pipe, auto* k) {
+                           run(reinterpret_cast<uint32_t*>(out),
+                               in,
+                               n_in,
+                               device,
+                               pipe,
+                               { in_scale, scale, k });
+                       });
     }
 
     // One call: n_in inputs to n_in * L outputs of Out (T, or an sc16 pair as a word). Host
@@ -287,7 +271,8 @@ private:
         device_guard guard(d_device);
         const size_t L = size_t(d_plan.g.L);
         auto launch = [&](const X* x, Out* y, size_t cnt, cudaStream_t st) {
-            launch_formats<X, T, TAP>(d_plan, x, y, d_taps.get(), int(cnt), f, st);
+            launch_formats<X, T, TAP>(
+                fir_call<TAP>{ d_plan, d_taps.get(), int(cnt), f, st }, x, y);
         };
         if (device) {
             const size_t H = d_hist.size();
