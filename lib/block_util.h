@@ -56,6 +56,16 @@ size_t output_item_size(kernel::sample_format f, float full_scale)
     return sizeof(T);
 }
 
+//! The input item of a block with an input_format parameter: T, or with sc16 two int16 (complex
+//! samples only; std::invalid_argument naming `input_format` otherwise).
+template <class T>
+size_t input_item_size(kernel::sample_format f)
+{
+    if (f == kernel::sample_format::sc16 && !std::is_same_v<T, std::complex<float>>)
+        throw std::invalid_argument("input_format: sc16 needs complex samples");
+    return f == kernel::sample_format::sc16 ? kernel::sample_bytes(f) : sizeof(T);
+}
+
 //! Log the backend a block ended up with, and why automatic fell back to the CPU. The reason is the
 //! same for every block of a process (no driver, no device, GPUINTERP_BACKEND=cpu), so each distinct
 //! reason is logged at info level once per process, and only at trace level for the blocks after.

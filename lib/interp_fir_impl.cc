@@ -23,73 +23,75 @@ interp_fir<T, TAP>::make(int interpolation,
                          bool device_buffers,
                          const std::string& output_format,
                          float full_scale,
-                         int channels)
+                         int channels,
+                         const std::string& input_format)
 {
     kernel::check_channels(channels); // before the ports are sized by it
-    return gnuradio::make_block_sptr<interp_fir_impl<T, TAP>>(interpolation,
-                                                              taps,
-                                                              backend,
-                                                              device,
-                                                              batch,
-                                                              device_buffers,
-                                                              output_format,
-                                                              full_scale,
-                                                              channels);
+    const kernel::sample_format out = kernel::sample_format_from_string(output_format);
+    const kernel::sample_format in =
+        kernel::sample_format_from_string(input_format, "input_format");
+    input_item_size<T>(in); // complex samples only, said before the kernel says it
+    if (in == kernel::sample_format::sc16)
+        kernel::validate_full_scale(full_scale);
+    return gnuradio::make_block_sptr<interp_fir_impl<T, TAP>>(
+        std::make_unique<kernel::polyphase_interpolator<T, TAP>>(
+            interpolation_from_param(interpolation),
+            taps,
+            backend_from_string(backend),
+            device,
+            batch_from_param(batch),
+            unsigned(channels),
+            in),
+        device,
+        device_buffers,
+        out,
+        full_scale);
 }
 
 template <class T, class TAP>
-interp_fir_impl<T, TAP>::interp_fir_impl(int interpolation,
-                                         const std::vector<TAP>& taps,
-                                         const std::string& backend,
+interp_fir_impl<T, TAP>::interp_fir_impl(std::unique_ptr<kernel_type> kernel,
                                          int device,
-                                         int batch,
                                          bool device_buffers,
-                                         const std::string& output_format,
-                                         float full_scale,
-                                         int channels)
+                                         kernel::sample_format output_format,
+                                         float full_scale)
     : gr::sync_interpolator(
           "interp_fir",
-          device_buffer_signature(device_buffers, channels, channels, sizeof(T)),
-          device_buffer_signature(
-              device_buffers,
-              channels,
-              channels,
-              output_item_size<T>(kernel::sample_format_from_string(output_format),
-                                  full_scale)),
-          unsigned(interpolation < 1 ? 1 : interpolation)),
-      d_kernel(interpolation_from_param(interpolation),
-               taps,
-               backend_from_string(backend),
-               device,
-               batch_from_param(batch),
-               unsigned(channels)),
+          device_buffer_signature(device_buffers,
+                                  kernel->channels(),
+                                  kernel->channels(),
+                                  input_item_size<T>(kernel->input_format())),
+          device_buffer_signature(device_buffers,
+                                  kernel->channels(),
+                                  kernel->channels(),
+                                  output_item_size<T>(output_format, full_scale)),
+          kernel->interpolation()),
+      d_kernel(std::move(kernel)),
       d_device_buffers(device_buffers),
-      d_format(kernel::sample_format_from_string(output_format)),
-      d_full_scale(full_scale),
-      d_warnings(channels),
-      d_in(channels),
-      d_out(channels)
+      d_ports(d_kernel->channels(),
+              input_item_size<T>(d_kernel->input_format()),
+              output_format,
+              full_scale)
 {
     // A tag stays on its own channel (GNU Radio's default copies every input's tags to every
     // output); offsets still scale by L.
-    if (channels > 1)
+    if (d_kernel->channels() > 1)
         this->set_tag_propagation_policy(gr::block::TPP_ONE_TO_ONE);
-    log_backend(this->d_logger, d_kernel.active_backend(), d_kernel.backend_note());
-    d_io.attach(*this, d_kernel.active_backend(), device, device_buffers);
+    log_backend(this->d_logger, d_kernel->active_backend(), d_kernel->backend_note());
+    d_io.attach(*this, d_kernel->active_backend(), device, device_buffers);
 }
 
 template <class T, class TAP>
 void interp_fir_impl<T, TAP>::set_taps(const std::vector<TAP>& taps)
 {
     std::lock_guard<std::mutex> lock(d_mutex);
-    d_kernel.set_taps(taps);
+    d_kernel->set_taps(taps);
 }
 
 template <class T, class TAP>
 std::vector<TAP> interp_fir_impl<T, TAP>::taps() const
 {
     std::lock_guard<std::mutex> lock(d_mutex);
-    return d_kernel.taps();
+    return d_kernel->taps();
 }
 
 template <class T, class TAP>
@@ -97,34 +99,34 @@ void interp_fir_impl<T, TAP>::set_batch(int batch)
 {
     const size_t b = batch_from_param(batch);
     std::lock_guard<std::mutex> lock(d_mutex);
-    d_kernel.set_batch(b ? b : kernel::polyphase_interpolator<T, TAP>::default_batch);
+    d_kernel->set_batch(b ? b : kernel::polyphase_interpolator<T, TAP>::default_batch);
 }
 
 template <class T, class TAP>
 int interp_fir_impl<T, TAP>::batch() const
 {
     std::lock_guard<std::mutex> lock(d_mutex);
-    return static_cast<int>(d_kernel.batch());
+    return static_cast<int>(d_kernel->batch());
 }
 
 template <class T, class TAP>
 uint64_t interp_fir_impl<T, TAP>::saturated(unsigned channel) const
 {
     std::lock_guard<std::mutex> lock(d_mutex);
-    return d_kernel.counts(channel).saturated;
+    return d_kernel->counts(channel).saturated;
 }
 
 template <class T, class TAP>
 uint64_t interp_fir_impl<T, TAP>::invalid(unsigned channel) const
 {
     std::lock_guard<std::mutex> lock(d_mutex);
-    return d_kernel.counts(channel).invalid;
+    return d_kernel->counts(channel).invalid;
 }
 
 template <class T, class TAP>
 std::string interp_fir_impl<T, TAP>::active_backend() const
 {
-    return to_string(d_kernel.active_backend());
+    return to_string(d_kernel->active_backend());
 }
 
 template <class T, class TAP>
@@ -134,34 +136,17 @@ int interp_fir_impl<T, TAP>::work(int noutput_items,
 {
     return guarded_work(this->d_logger, [&] {
         std::lock_guard<std::mutex> lock(d_mutex);
-        const unsigned L = d_kernel.interpolation();
-        const int n_in = noutput_items / static_cast<int>(L);
-        const unsigned N = d_kernel.channels();
-        for (unsigned c = 0; c < N; c++) {
-            d_in[c] = static_cast<const T*>(
-                d_device_buffers
-                    ? d_io.input(*this, int(c), input_items[c], size_t(n_in) * sizeof(T))
-                    : input_items[c]);
-            d_out[c] = output_items[c];
-        }
-        if (d_format == kernel::sample_format::sc16) {
-            d_kernel.filter_channels_sc16(reinterpret_cast<int16_t* const*>(d_out.data()),
-                                          d_in.data(),
-                                          static_cast<size_t>(n_in),
-                                          d_full_scale,
-                                          d_device_buffers);
-            for (unsigned c = 0; c < N; c++)
-                d_warnings[c].check(this->d_logger,
-                                    N > 1 ? "channel " + std::to_string(c) + ": " : "",
-                                    d_kernel.counts(c),
-                                    d_full_scale);
-        } else {
-            d_kernel.filter_channels(reinterpret_cast<T* const*>(d_out.data()),
-                                     d_in.data(),
-                                     static_cast<size_t>(n_in),
-                                     d_device_buffers);
-        }
-        return n_in * static_cast<int>(L);
+        const unsigned L = d_kernel->interpolation();
+        const size_t n_in = size_t(noutput_items) / L;
+        d_ports.point(*this, d_io, d_device_buffers, input_items, output_items, 0, n_in);
+        d_kernel->filter_items(d_ports.out.data(),
+                               d_ports.in.data(),
+                               n_in,
+                               d_ports.output,
+                               d_ports.full_scale,
+                               d_device_buffers);
+        d_ports.warn(this->d_logger, [&](unsigned c) { return d_kernel->counts(c); });
+        return int(n_in * L);
     });
 }
 

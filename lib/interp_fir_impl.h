@@ -7,10 +7,12 @@
 #define INCLUDED_GPUINTERP_INTERP_FIR_IMPL_H
 
 #include "block_util.h"
+#include "channel_ports.h"
 #include "device_io.h"
 #include <gnuradio/gpuinterp/cuda_buffer.h>
 #include <gnuradio/gpuinterp/interp_fir.h>
 #include <gnuradio/gpuinterp/kernel/polyphase_interpolator.h>
+#include <memory>
 #include <mutex>
 
 namespace gr {
@@ -20,15 +22,14 @@ template <class T, class TAP>
 class interp_fir_impl : public interp_fir<T, TAP>, public device_buffer_client
 {
 public:
-    interp_fir_impl(int interpolation,
-                    const std::vector<TAP>& taps,
-                    const std::string& backend,
+    using kernel_type = kernel::polyphase_interpolator<T, TAP>;
+
+    //! `output_format`, `full_scale`: validated here (output_item_size()).
+    interp_fir_impl(std::unique_ptr<kernel_type> kernel,
                     int device,
-                    int batch,
                     bool device_buffers,
-                    const std::string& output_format,
-                    float full_scale,
-                    int channels);
+                    kernel::sample_format output_format,
+                    float full_scale);
 
     void set_taps(const std::vector<TAP>& taps) override;
     std::vector<TAP> taps() const override;
@@ -37,10 +38,18 @@ public:
     std::string active_backend() const override;
     bool device_buffers() const override { return d_device_buffers; }
     device_binding buffer_binding() const override { return d_io.binding(); }
-    std::string output_format() const override { return kernel::to_string(d_format); }
+    std::string output_format() const override
+    {
+        return kernel::to_string(d_ports.output);
+    }
+    std::string input_format() const override
+    {
+        return kernel::to_string(d_kernel->input_format());
+    }
+    float full_scale() const override { return d_ports.full_scale; }
     uint64_t saturated(unsigned channel) const override;
     uint64_t invalid(unsigned channel) const override;
-    unsigned channels() const override { return d_kernel.channels(); }
+    unsigned channels() const override { return d_kernel->channels(); }
 
     int work(int noutput_items,
              gr_vector_const_void_star& input_items,
@@ -48,14 +57,10 @@ public:
 
 private:
     mutable std::mutex d_mutex; // setters land between two work() calls
-    kernel::polyphase_interpolator<T, TAP> d_kernel;
+    std::unique_ptr<kernel_type> d_kernel;
     const bool d_device_buffers;
-    const kernel::sample_format d_format;
-    const float d_full_scale;
     device_io d_io;
-    std::vector<sc16_warning> d_warnings; // one per channel
-    std::vector<const T*> d_in;           // this call's port pointers
-    std::vector<void*> d_out;
+    channel_ports d_ports;
 };
 
 } // namespace gpuinterp

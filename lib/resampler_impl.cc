@@ -95,38 +95,19 @@ int resampler_impl<T>::general_work(int noutput_items,
         for (unsigned c = 1; c < N; c++)
             ready = std::min(ready, ninput_items[c]);
         const size_t avail = size_t(std::max(0, ready - int(d_skip)));
-        for (unsigned c = 0; c < N; c++) {
-            d_in[c] = static_cast<const T*>(input_items[c]) + d_skip;
-            if (d_device_buffers) // device pointers (host memory on the CPU backend)
-                d_in[c] = static_cast<const T*>(
-                    d_io.input(*this, int(c), d_in[c], avail * sizeof(T)));
-            d_out[c] = output_items[c];
-        }
+        d_ports.point(
+            *this, d_io, d_device_buffers, input_items, output_items, d_skip, avail);
         const uint64_t read0 = this->nitems_read(0);
         size_t used = 0;
-        size_t got;
-        if (d_format == kernel::sample_format::sc16) {
-            got = d_kernel->resample_channels_sc16(
-                reinterpret_cast<int16_t* const*>(d_out.data()),
-                size_t(noutput_items),
-                d_in.data(),
-                avail,
-                used,
-                d_full_scale,
-                d_device_buffers);
-            for (unsigned c = 0; c < N; c++)
-                d_warnings[c].check(this->d_logger,
-                                    N > 1 ? "channel " + std::to_string(c) + ": " : "",
-                                    d_kernel->counts(c),
-                                    d_full_scale);
-        } else {
-            got = d_kernel->resample_channels(reinterpret_cast<T* const*>(d_out.data()),
-                                              size_t(noutput_items),
-                                              d_in.data(),
-                                              avail,
-                                              used,
-                                              d_device_buffers);
-        }
+        const size_t got = d_kernel->resample_items(d_ports.out.data(),
+                                                    size_t(noutput_items),
+                                                    d_ports.in.data(),
+                                                    avail,
+                                                    used,
+                                                    d_ports.output,
+                                                    d_ports.full_scale,
+                                                    d_device_buffers);
+        d_ports.warn(this->d_logger, [&](unsigned c) { return d_kernel->counts(c); });
         if (used > 0)
             for (unsigned c = 0; c < N; c++) {
                 this->get_tags_in_range(d_tags, int(c), read0, read0 + used);
@@ -151,25 +132,37 @@ typename resampler<T>::sptr resampler<T>::make(double rate,
                                                bool device_buffers,
                                                const std::string& output_format,
                                                float full_scale,
-                                               int channels)
+                                               int channels,
+                                               const std::string& input_format)
 {
-    // The output parameters are checked before a kernel (and its device memory) exists.
+    // The item parameters are checked before a kernel (and its device memory) exists.
     const kernel::sample_format format = kernel::sample_format_from_string(output_format);
     output_item_size<T>(format, full_scale);
+    const kernel::sample_format in =
+        kernel::sample_format_from_string(input_format, "input_format");
+    input_item_size<T>(in);
+    if (in == kernel::sample_format::sc16)
+        kernel::validate_full_scale(full_scale);
     kernel::check_channels(channels);
-    return gnuradio::make_block_sptr<resampler_impl<T>>(
-        std::make_unique<kernel::resampler<T>>(
-            rate,
-            kernel::method_from_string(method),
-            backend_from_string(backend),
-            device,
-            resampler_detail::make_params(nfilts, taps_per_arm, attenuation_db),
-            0,
-            unsigned(channels)),
+    auto k = std::make_unique<kernel::resampler<T>>(
+        rate,
+        kernel::method_from_string(method),
+        backend_from_string(backend),
         device,
-        device_buffers,
-        format,
-        full_scale);
+        resampler_detail::make_params(nfilts, taps_per_arm, attenuation_db),
+        0,
+        unsigned(channels),
+        in);
+    // The kernel expands sc16 input in host memory (kernel/resampler.h): CUDA device buffers
+    // would hand it device pointers.
+    if (in == kernel::sample_format::sc16 && device_buffers &&
+        k->active_backend() == backend::cuda)
+        throw std::invalid_argument(
+            "input_format: sc16 input on the CUDA backend takes host "
+            "buffers; turn device_buffers off, use backend 'cpu' or "
+            "fc32 input");
+    return gnuradio::make_block_sptr<resampler_impl<T>>(
+        std::move(k), device, device_buffers, format, full_scale);
 }
 
 template class resampler<std::complex<float>>;

@@ -7,6 +7,7 @@
 #define INCLUDED_GPUINTERP_RESAMPLER_IMPL_H
 
 #include "block_util.h"
+#include "channel_ports.h"
 #include "device_io.h"
 #include <gnuradio/block_detail.h>
 #include <gnuradio/buffer_reader.h>
@@ -41,18 +42,17 @@ public:
                     device_buffer_signature(device_buffers,
                                             int(kernel->channels()),
                                             int(kernel->channels()),
-                                            sizeof(T)),
+                                            input_item_size<T>(kernel->input_format())),
                     device_buffer_signature(device_buffers,
                                             int(kernel->channels()),
                                             int(kernel->channels()),
                                             output_item_size<T>(format, full_scale))),
           d_kernel(std::move(kernel)),
           d_device_buffers(device_buffers),
-          d_format(format),
-          d_full_scale(full_scale),
-          d_warnings(d_kernel->channels()),
-          d_in(d_kernel->channels()),
-          d_out(d_kernel->channels())
+          d_ports(d_kernel->channels(),
+                  input_item_size<T>(d_kernel->input_format()),
+                  format,
+                  full_scale)
     {
         log_backend(this->d_logger, d_kernel->active_backend(), d_kernel->backend_note());
         d_io.attach(*this, d_kernel->active_backend(), device, device_buffers);
@@ -119,7 +119,15 @@ public:
     }
     bool device_buffers() const override { return d_device_buffers; }
     device_binding buffer_binding() const override { return d_io.binding(); }
-    std::string output_format() const override { return kernel::to_string(d_format); }
+    std::string output_format() const override
+    {
+        return kernel::to_string(d_ports.output);
+    }
+    std::string input_format() const override
+    {
+        return kernel::to_string(d_kernel->input_format());
+    }
+    float full_scale() const override { return d_ports.full_scale; }
     uint64_t saturated(unsigned channel) const override
     {
         std::lock_guard<std::mutex> lock(d_mutex);
@@ -177,12 +185,8 @@ private:
     bool d_rate_changed = false;
     size_t d_skip = 0; // GNU Radio history items in front of the new input
     const bool d_device_buffers;
-    const kernel::sample_format d_format;
-    const float d_full_scale;
     device_io d_io;
-    std::vector<sc16_warning> d_warnings; // one per channel
-    std::vector<const T*> d_in;           // this call's port pointers
-    std::vector<void*> d_out;
+    channel_ports d_ports;
     std::vector<gr::tag_t> d_tags; // reused across calls
 };
 

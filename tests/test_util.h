@@ -10,14 +10,15 @@
 
 #include <gnuradio/gpuinterp/kernel/backend.h>
 #include <gtest/gtest.h>
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstdint>
 #include <cstring>
 #include <functional>
 #include <limits>
-#include <stdexcept>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -157,6 +158,32 @@ all_close(const std::vector<G>& got, const std::vector<W>& want, double rtol, do
                    << " err " << err << " > tol " << tol;
     }
     return ::testing::AssertionSuccess();
+}
+
+//! n sc16 samples (I, Q int16 pairs) uniform in [-peak, peak], the first one (-32768, 32767).
+inline std::vector<int16_t> random_sc16(size_t n, unsigned seed, int peak)
+{
+    std::mt19937 g(seed);
+    std::uniform_int_distribution<int> d(-peak, peak);
+    std::vector<int16_t> v(2 * n);
+    std::generate(v.begin() + 2, v.end(), [&] { return int16_t(d(g)); });
+    v[0] = -32768;
+    v[1] = 32767;
+    return v;
+}
+
+//! What sc16 inputs stand for (kernel/sample_format.h), computed in double: an int16 times a
+//! float is exact there, so one rounding to float gives the correctly rounded float product.
+inline cf sc16_value(const int16_t* iq, double inverse)
+{
+    return { float(iq[0] * inverse), float(iq[1] * inverse) };
+}
+inline std::vector<cf> sc16_values(const std::vector<int16_t>& iq, float full_scale)
+{
+    std::vector<cf> z(iq.size() / 2);
+    for (size_t i = 0; i < z.size(); i++)
+        z[i] = sc16_value(&iq[2 * i], double(full_scale / 32767.0f));
+    return z;
 }
 
 } // namespace gpuinterp_test

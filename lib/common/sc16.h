@@ -11,7 +11,9 @@
 // count and scale the same way.
 
 #include "host_device.h"
+#include <type_traits>
 #include <cmath>
+#include <complex>
 #include <cstddef>
 #include <cstdint>
 
@@ -66,6 +68,14 @@ inline void sc16_expand(C* out, const int16_t* in, size_t n, float inverse)
 }
 
 #if defined(__CUDACC__)
+//! The host layout of a kernel's input sample D: I, Q as int16 for short2 (sc16), complex float
+//! for float2, D itself otherwise; what an engine's host-side history and staging hold.
+template <typename D>
+using host_sample_t = std::conditional_t<
+    std::is_same<D, short2>::value,
+    std::complex<int16_t>,
+    std::conditional_t<std::is_same<D, float2>::value, std::complex<float>, D>>;
+
 //! One sample of a kernel's first load.
 __device__ __forceinline__ float2 sc16_expand(short2 v, float inverse)
 {

@@ -4,8 +4,9 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 // The multi-channel polyphase interpolator's CUDA engine (kernel/polyphase_interpolator.h with
-// channels > 1): every channel in one launch per call, complex float, float or sc16 out. The
-// channels share the taps (one upload, one launch plan) and each has its own history.
+// channels > 1): every channel in one launch per call, complex float or float; complex samples
+// also sc16 in and out (an sc16 input is staged and kept as sc16, widened in the kernel's window
+// load). The channels share the taps (one upload, one launch plan) and each has its own history.
 //
 // Host buffers: the channels are staged channel-major through the two-slot pipeline (each
 // channel's window: M - 1 history values, then the chunk), one launch per chunk, and each
@@ -13,6 +14,7 @@
 // min(n, M - 1) inputs read a seam [history, inputs] (device_history.cuh); one launch covers
 // every channel's seam, the next ones every channel's remaining inputs in place. The same
 // layout as the predistorter bank (dpd_bank.cu).
+#include "../common/sc16.h"
 #include "complex_ops.cuh"
 #include "cuda_common.cuh"
 #include "cuda_engines.h"
@@ -32,13 +34,16 @@ namespace gpu {
 
 namespace {
 
-template <typename T, typename TAP>
+// X: the stored input, T or (sc16 input) short2; the histories and the host staging hold X.
+template <typename T, typename TAP, typename X = T>
 class cuda_fir_channels_engine final
     : public kernel::fir_channels_engine<host_t<T>, host_t<TAP>>
 {
 public:
     using HT = host_t<T>;
     using HTAP = host_t<TAP>;
+    using HX = host_sample_t<X>;
+    static constexpr bool SC16_IN = !std::is_same_v<X, T>;
     static_assert(sizeof(HT) == sizeof(T) && sizeof(HTAP) == sizeof(TAP), "layout");
 
     cuda_fir_channels_engine(int device, size_t batch, unsigned channels)
@@ -63,19 +68,12 @@ public:
         upload(d_taps.get(), padded.data(), padded.size());
         for (auto& h : d_hist)
             h.resize(M - 1);
-        d_plan = plan_fir_channels<T, TAP>(d_device, L, M);
+        d_plan = plan_fir<T, TAP>(d_device, L, M);
     }
 
     void filter(HT* const* out, const HT* const* in, size_t n, bool device) override
     {
-        run(reinterpret_cast<void* const*>(out),
-            in,
-            n,
-            device,
-            d_pipe,
-            [&](const channel_pointers& p, int cnt, cudaStream_t st) {
-                launch_fir_channels<T, TAP>(d_plan, p, d_N, d_taps.get(), cnt, st);
-            });
+        run(reinterpret_cast<void* const*>(out), fc32_input(in), n, device, d_pipe, {});
     }
 
     void filter_sc16(int16_t* const* out,
@@ -85,25 +83,34 @@ public:
                      kernel::sc16_counts* counts,
                      bool device) override
     {
-        if constexpr (!std::is_same_v<T, float2>) {
+        if constexpr (!std::is_same_v<T, float2>)
             throw std::invalid_argument("output_format: sc16 needs complex samples");
+        else
+            run_sc16(reinterpret_cast<void* const*>(out),
+                     fc32_input(in),
+                     n,
+                     device,
+                     1.f,
+                     scale,
+                     counts);
+    }
+
+    void filter_from_sc16(void* const* out,
+                          const int16_t* const* in,
+                          size_t n,
+                          float in_scale,
+                          float scale,
+                          kernel::sc16_counts* counts,
+                          bool device) override
+    {
+        if constexpr (!SC16_IN) {
+            throw std::logic_error("fir channels engine: made for complex float input");
         } else {
-            device_guard guard(d_device);
-            const cudaStream_t st0 = d_pipe.stream0();
-            d_counts.ensure(d_N, st0);
-            if (!d_pipe16)
-                d_pipe16 = std::make_unique<host_pipeline<T, uint32_t>>(d_device);
-            run(reinterpret_cast<void* const*>(out),
-                in,
-                n,
-                device,
-                *d_pipe16,
-                [&](const channel_pointers& p, int cnt, cudaStream_t st) {
-                    launch_fir_channels_sc16<TAP>(
-                        d_plan, p, d_N, d_taps.get(), cnt, scale, d_counts.get(), st);
-                });
-            // The pipeline's streams are drained, the device path's launches are on st0.
-            d_counts.read(counts, st0);
+            const auto x = reinterpret_cast<const HX* const*>(in);
+            if (counts)
+                run_sc16(out, x, n, device, in_scale, scale, counts);
+            else
+                run(out, x, n, device, d_pipe, { in_scale });
         }
     }
 
@@ -118,22 +125,53 @@ public:
     void set_batch(size_t b) override { d_batch = b; }
 
 private:
+    const HX* const* fc32_input(const HT* const* in) const
+    {
+        if constexpr (SC16_IN)
+            throw std::logic_error("fir channels engine: made for sc16 input");
+        else
+            return in;
+    }
+
+    void run_sc16(void* const* out,
+                  const HX* const* in,
+                  size_t n,
+                  bool device,
+                  float in_scale,
+                  float scale,
+                  kernel::sc16_counts* counts)
+    {
+        run_counted<X>(d_device,
+                       d_N,
+                       d_counts,
+                       d_pipe16,
+                       d_pipe.stream0(),
+                       counts,
+                       [&](auto& pipe, auto* k) {
+                           run(out, in, n, device, pipe, { in_scale, scale, k });
+                       });
+    }
+
     //! One call over every channel; Out: one output value (T, or an sc16 pair as a word).
-    template <typename Out, typename Launch>
+    template <typename Out>
     void run(void* const* out,
-             const HT* const* in_h,
+             const HX* const* in_h,
              size_t n,
              bool device,
-             host_pipeline<T, Out>& pipe,
-             Launch&& launch)
+             host_pipeline<X, Out>& pipe,
+             const fir_formats& f)
     {
         if (n == 0)
             return;
         device_guard guard(d_device);
         const size_t L = size_t(d_plan.g.L), H = d_hist[0].size(), N = d_N;
-        const T* const* in = reinterpret_cast<const T* const*>(in_h);
+        const X* const* in = reinterpret_cast<const X* const*>(in_h);
         auto y = [&](unsigned c, size_t pos) {
             return static_cast<Out*>(out[c]) + pos * L;
+        };
+        auto launch = [&](const channel_pointers& p, size_t cnt, cudaStream_t st) {
+            launch_fir_channels<X, T, TAP>(
+                fir_call<TAP>{ d_plan, d_taps.get(), int(cnt), f, st }, p, d_N);
         };
         if (device) {
             const cudaStream_t st = d_pipe.stream0();
@@ -144,7 +182,7 @@ private:
                 n,
                 st,
                 y,
-                [&](const channel_pointers& p, size_t cnt) { launch(p, int(cnt), st); });
+                [&](const channel_pointers& p, size_t cnt) { launch(p, cnt, st); });
             // GNU Radio takes the input as consumed and the output as written on return.
             GPUINTERP_CUDA_CHECK(cudaStreamSynchronize(st));
             return;
@@ -159,17 +197,17 @@ private:
             n,
             chunk,
             { N * H, N, N * L },
-            [&](T* pinned, size_t pos, size_t cnt) {
+            [&](X* pinned, size_t pos, size_t cnt) {
                 stage_channel_windows(
-                    reinterpret_cast<HT*>(pinned), d_hist, in_h, pos, cnt);
+                    reinterpret_cast<HX*>(pinned), d_hist, in_h, pos, cnt);
             },
-            [&](const T* x, Out* yd, size_t cnt, cudaStream_t st) {
+            [&](const X* x, Out* yd, size_t cnt, cudaStream_t st) {
                 channel_pointers p{};
                 for (unsigned c = 0; c < d_N; c++) {
                     p.x[c] = x + c * (H + cnt);
                     p.y[c] = yd + c * cnt * L;
                 }
-                launch(p, int(cnt), st);
+                launch(p, cnt, st);
             },
             [&](const Out* staged, size_t pos, size_t cnt) {
                 for (unsigned c = 0; c < d_N; c++)
@@ -185,33 +223,42 @@ private:
     unsigned d_N;
     fir_plan d_plan{};
     device_buffer<TAP> d_taps;
-    std::vector<kernel::stream_history<HT>> d_hist;
-    std::vector<device_history<T, HT>> d_dev_hist;
+    std::vector<kernel::stream_history<HX>> d_hist;
+    std::vector<device_history<X, HX>> d_dev_hist;
     sc16_counters d_counts; //!< sc16
     // Last members, destroyed first: they wait for their streams before the buffers above go.
-    host_pipeline<T, T> d_pipe;
-    std::unique_ptr<host_pipeline<T, uint32_t>> d_pipe16;
+    host_pipeline<X, T> d_pipe;
+    std::unique_ptr<host_pipeline<X, uint32_t>> d_pipe16;
 };
 
 } // namespace
 
 template <typename T, typename TAP>
 std::unique_ptr<kernel::fir_channels_engine<T, TAP>>
-make_cuda_fir_channels_engine(int device, size_t batch, unsigned channels)
+make_cuda_fir_channels_engine(int device, size_t batch, unsigned channels, bool sc16_in)
 {
-    return std::make_unique<cuda_fir_channels_engine<device_t<T>, device_t<TAP>>>(
-        device, batch, channels);
+    using DT = device_t<T>;
+    using DTAP = device_t<TAP>;
+    if constexpr (std::is_same_v<DT, float2>) {
+        if (sc16_in)
+            return std::make_unique<cuda_fir_channels_engine<DT, DTAP, short2>>(
+                device, batch, channels);
+    } else if (sc16_in) {
+        throw std::invalid_argument("input_format: sc16 needs complex samples");
+    }
+    return std::make_unique<cuda_fir_channels_engine<DT, DTAP>>(device, batch, channels);
 }
 
 template std::unique_ptr<kernel::fir_channels_engine<std::complex<float>, float>>
-make_cuda_fir_channels_engine<std::complex<float>, float>(int, size_t, unsigned);
+make_cuda_fir_channels_engine<std::complex<float>, float>(int, size_t, unsigned, bool);
 template std::unique_ptr<kernel::fir_channels_engine<float, float>>
-make_cuda_fir_channels_engine<float, float>(int, size_t, unsigned);
+make_cuda_fir_channels_engine<float, float>(int, size_t, unsigned, bool);
 template std::unique_ptr<
     kernel::fir_channels_engine<std::complex<float>, std::complex<float>>>
 make_cuda_fir_channels_engine<std::complex<float>, std::complex<float>>(int,
                                                                         size_t,
-                                                                        unsigned);
+                                                                        unsigned,
+                                                                        bool);
 
 } // namespace gpu
 } // namespace gpuinterp

@@ -6,12 +6,15 @@
 #ifndef INCLUDED_GPUINTERP_GPU_FIR_LAUNCH_H
 #define INCLUDED_GPUINTERP_GPU_FIR_LAUNCH_H
 
-// Launch plan of the polyphase interpolation kernel (polyphase_interpolator.cu), used by its engine
+// Launch plan of the polyphase interpolation kernel (polyphase_interpolator.cu), used by its engines
 // and by the benchmark's kernel timing (bench/kernel_timing.cu). Only .cu files include it.
 
 #include "channel_pointers.cuh"
+#include "host_pipeline.cuh"
+#include "sc16_counters.cuh"
 #include <cuda_runtime.h>
 #include <cstddef>
+#include <memory>
 
 namespace gr {
 namespace gpuinterp {
@@ -44,29 +47,65 @@ template <typename T, typename TAP>
 void launch_fir(
     const fir_plan& plan, const T* x, T* y, const TAP* taps, int n, cudaStream_t st);
 
-//! plan_fir() for the channel kernel (gridDim.y = channel), which the plan also sizes.
-template <typename T, typename TAP>
-fir_plan plan_fir_channels(int device, unsigned L, size_t M);
+//! The item formats of one launch around its complex float arithmetic: in_scale widens an sc16
+//! input (each component times full scale / 32767, as the window loads); with `counts`, the
+//! outputs are sc16 (rint(y * scale), saturated; channel c's counts at counts[2c], counts[2c + 1]).
+struct fir_formats {
+    float in_scale = 1.f;
+    float scale = 1.f;
+    unsigned long long* counts = nullptr; //!< non-null: sc16 output (complex samples)
+};
+
+//! What every launch takes: the plan, the taps (device memory, as launch_fir()'s), n new
+//! inputs a channel, the item formats, the stream.
+template <typename TAP>
+struct fir_call {
+    const fir_plan& plan;
+    const TAP* taps;
+    int n;
+    fir_formats formats;
+    cudaStream_t st;
+};
 
 //! Every channel in one launch: p.x[c] is channel c's window (M - 1 history inputs, then n new
-//! ones), p.y[c] its n * L outputs; the taps are shared. plan: from plan_fir_channels().
-template <typename T, typename TAP>
-void launch_fir_channels(const fir_plan& plan,
+//! ones) of X (T, or short2: sc16 input, complex samples), p.y[c] its n * L outputs; the taps are
+//! shared.
+template <typename X, typename T, typename TAP>
+void launch_fir_channels(const fir_call<TAP>& call,
                          const channel_pointers& p,
-                         unsigned channels,
-                         const TAP* taps,
-                         int n,
-                         cudaStream_t st);
-//! The same with sc16 outputs (complex samples); channel c counts at counts[2c], counts[2c + 1].
+                         unsigned channels);
+
+//! The sc16-input kernels (fir_sc16_in.cu, a translation unit of their own so that the complex
+//! float ones compile as they would without them): their shared-memory permission (plan_fir()
+//! sets it), one channel (x: the window, y: n * L outputs), every channel.
 template <typename TAP>
-void launch_fir_channels_sc16(const fir_plan& plan,
-                              const channel_pointers& p,
-                              unsigned channels,
-                              const TAP* taps,
-                              int n,
-                              float scale,
-                              unsigned long long* counts,
-                              cudaStream_t st);
+void allow_fir_sc16_in(const tile_geometry& g, int optin);
+template <typename TAP>
+void launch_fir_sc16_in(const fir_call<TAP>& call, const short2* x, void* y);
+template <typename TAP>
+void launch_fir_channels_sc16_in(const fir_call<TAP>& call,
+                                 const channel_pointers& p,
+                                 unsigned channels);
+
+// An engine's call with sc16 output: the counters (of `channels`) and the sc16 pipeline are
+// made at the first such call, run(pipeline, counters) runs the call, and the counts come back
+// on `st` (the pipeline has drained before run() returns; a device call's launches are on st).
+template <typename X, typename Run>
+void run_counted(int device,
+                 unsigned channels,
+                 sc16_counters& counters,
+                 std::unique_ptr<host_pipeline<X, uint32_t>>& pipe16,
+                 cudaStream_t st,
+                 kernel::sc16_counts* counts,
+                 Run&& run)
+{
+    device_guard guard(device);
+    counters.ensure(channels, st);
+    if (!pipe16)
+        pipe16 = std::make_unique<host_pipeline<X, uint32_t>>(device);
+    run(*pipe16, counters.get());
+    counters.read(counts, st);
+}
 
 } // namespace gpu
 } // namespace gpuinterp

@@ -51,6 +51,24 @@ public:
     {
         return false;
     }
+    /*!
+     * Complex samples, sc16 input (an engine made for it: its history is kept in sc16): in holds
+     * n_in I/Q int16 pairs, each component expanded times in_scale (full scale / 32767) as the
+     * kernel loads its window. out: n_in * L outputs, T, or with `counts` sc16 converted with
+     * `scale` as filter_sc16() (counts accumulates). `device` as filter_sc16(). Returns false
+     * when the engine has no fused form (the CPU's: the front end then expands each chunk while
+     * it is in cache and runs filter()).
+     */
+    virtual bool filter_from_sc16(void* /*out*/,
+                                  const int16_t* /*in*/,
+                                  size_t /*n_in*/,
+                                  float /*in_scale*/,
+                                  float /*scale*/,
+                                  sc16_counts* /*counts*/,
+                                  bool /*device*/)
+    {
+        return false;
+    }
 };
 
 /*!
@@ -58,7 +76,8 @@ public:
  * channels share the taps; each has its own history. out[c] receives channel c's n_in * L
  * outputs: T, or with filter_sc16() 2 x int16 per output (scale = 32767 / full scale), channel
  * c's saturated and invalid outputs added to counts[c]. `device`: pointers in the backend's
- * memory (GNU Radio device buffers), as fir_engine::filter_device().
+ * memory (GNU Radio device buffers), as fir_engine::filter_device(). An engine made for sc16
+ * input takes filter_from_sc16() only, one made for complex float input the others only.
  */
 template <typename T, typename TAP>
 class fir_channels_engine
@@ -73,6 +92,15 @@ public:
                              float scale,
                              sc16_counts* counts,
                              bool device) = 0;
+    //! sc16 input (an engine made for it), as fir_engine::filter_from_sc16(); counts: one per
+    //! channel, or null for complex float output.
+    virtual void filter_from_sc16(void* const* out,
+                                  const int16_t* const* in,
+                                  size_t n_in,
+                                  float in_scale,
+                                  float scale,
+                                  sc16_counts* counts,
+                                  bool device) = 0;
     virtual void reset() = 0;
     virtual void set_batch(size_t batch) = 0;
 };

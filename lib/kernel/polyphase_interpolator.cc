@@ -16,26 +16,42 @@ namespace gpuinterp {
 namespace kernel {
 
 namespace {
-// The CPU's sc16: a chunk of about 4096 outputs at a time, converted while it is in cache.
+// The CPU's sc16: a chunk of about 4096 outputs at a time, its inputs expanded (sc16 in) and its
+// outputs converted (sc16 out) while they are in cache; the complex float filter in between.
 template <typename T, typename TAP>
 void sc16_on_cpu(fir_engine<T, TAP>& e,
-                 std::vector<T>& scratch,
+                 std::vector<T>& in_scratch,
+                 std::vector<T>& out_scratch,
                  unsigned L,
-                 int16_t* out,
-                 const T* in,
+                 void* out,
+                 const void* in,
                  size_t n_in,
-                 float scale,
+                 const float* in_scale, // sc16 in: full scale / 32767
+                 const float* scale,    // sc16 out: 32767 / full scale
                  sc16_counts& counts)
 {
     const size_t chunk = std::max<size_t>(1, 4096 / L);
-    scratch.resize(chunk * L);
     for (size_t pos = 0; pos < n_in; pos += chunk) {
         const size_t m = std::min(chunk, n_in - pos);
-        e.filter(scratch.data(), in + pos, m);
-        sc16_convert(out + 2 * pos * L,
-                     scratch.data(),
+        const T* x = static_cast<const T*>(in) + pos;
+        if (in_scale) {
+            in_scratch.resize(chunk);
+            sc16_expand(in_scratch.data(),
+                        static_cast<const int16_t*>(in) + 2 * pos,
+                        m,
+                        *in_scale);
+            x = in_scratch.data();
+        }
+        if (!scale) {
+            e.filter(static_cast<T*>(out) + pos * L, x, m);
+            continue;
+        }
+        out_scratch.resize(chunk * L);
+        e.filter(out_scratch.data(), x, m);
+        sc16_convert(static_cast<int16_t*>(out) + 2 * pos * L,
+                     out_scratch.data(),
                      m * L,
-                     scale,
+                     *scale,
                      counts.saturated,
                      counts.invalid);
     }
@@ -60,23 +76,29 @@ polyphase_interpolator<T, TAP>::polyphase_interpolator(unsigned interpolation,
                                                        backend requested,
                                                        int device,
                                                        size_t batch,
-                                                       unsigned channels)
+                                                       unsigned channels,
+                                                       sample_format input_format)
     : d_L(interpolation),
       d_channels(check_channels(channels)), // before anything is sized by it
+      d_in_format(input_format),
       d_batch(batch ? batch : default_batch),
       d_counts(d_channels)
 {
     check_interpolation(interpolation);
     require_nonempty_finite("taps", taps);
+    const bool sc16_in = input_format == sample_format::sc16;
+    if (sc16_in && !std::is_same_v<T, std::complex<float>>)
+        invalid_parameter("input_format", "sc16 needs complex samples");
     const backend_choice choice = select_backend(requested, device);
     d_backend = choice.selected;
     d_note = choice.reason;
     if (d_backend == backend::cuda && channels > 1)
-        d_channels_engine =
-            make_fir_channels_engine<T, TAP>(d_backend, device, d_batch, channels);
+        d_channels_engine = make_fir_channels_engine<T, TAP>(
+            d_backend, device, d_batch, channels, sc16_in);
     else
         for (unsigned c = 0; c < channels; c++)
-            d_engines.push_back(make_fir_engine<T, TAP>(d_backend, device, d_batch));
+            d_engines.push_back(
+                make_fir_engine<T, TAP>(d_backend, device, d_batch, sc16_in));
     set_taps(taps);
 }
 
@@ -108,9 +130,19 @@ void polyphase_interpolator<T, TAP>::check_one_channel(const char* what) const
 }
 
 template <typename T, typename TAP>
+void polyphase_interpolator<T, TAP>::check_fc32_input(const char* what) const
+{
+    if (d_in_format != sample_format::fc32)
+        invalid_parameter("input_format",
+                          std::string(what) + " takes complex float, this kernel reads " +
+                              to_string(d_in_format) + ": use filter_items()");
+}
+
+template <typename T, typename TAP>
 void polyphase_interpolator<T, TAP>::filter(T* out, const T* in, size_t n_in)
 {
     check_one_channel("filter()");
+    check_fc32_input("filter()");
     if (n_in == 0)
         return;
     d_engines[0]->filter(out, in, n_in);
@@ -120,6 +152,7 @@ template <typename T, typename TAP>
 void polyphase_interpolator<T, TAP>::filter_device(T* out, const T* in, size_t n_in)
 {
     check_one_channel("filter_device()");
+    check_fc32_input("filter_device()");
     if (n_in == 0)
         return;
     d_engines[0]->filter_device(out, in, n_in);
@@ -131,6 +164,7 @@ void polyphase_interpolator<T, TAP>::filter_channels(T* const* out,
                                                      size_t n_in,
                                                      bool device)
 {
+    check_fc32_input("filter_channels()");
     if (n_in == 0)
         return;
     if (d_channels_engine)
@@ -200,31 +234,73 @@ template <typename T, typename TAP>
 void polyphase_interpolator<T, TAP>::filter_channels_sc16(
     int16_t* const* out, const T* const* in, size_t n_in, float full_scale, bool device)
 {
+    check_fc32_input("filter_channels_sc16()");
+    filter_items(reinterpret_cast<void* const*>(out),
+                 reinterpret_cast<const void* const*>(in),
+                 n_in,
+                 sample_format::sc16,
+                 full_scale,
+                 device);
+}
+
+template <typename T, typename TAP>
+void polyphase_interpolator<T, TAP>::filter_items(void* const* out,
+                                                  const void* const* in,
+                                                  size_t n_in,
+                                                  sample_format output,
+                                                  float full_scale,
+                                                  bool device)
+{
+    const bool sc16_in = d_in_format == sample_format::sc16;
+    const bool sc16_out = output == sample_format::sc16;
+    if (!sc16_in && !sc16_out)
+        return filter_channels(reinterpret_cast<T* const*>(out),
+                               reinterpret_cast<const T* const*>(in),
+                               n_in,
+                               device);
     validate_full_scale(full_scale);
     if constexpr (!std::is_same_v<T, std::complex<float>>) {
-        (void)out;
-        (void)in;
         (void)n_in;
         (void)device;
         invalid_parameter("output_format", "sc16 needs complex samples");
     } else {
+        const float in_scale = sc16_inverse_scale(full_scale);
         const float scale = sc16_scale(full_scale);
         if (n_in == 0)
             return;
-        if (d_channels_engine)
+        sc16_counts* counts = sc16_out ? d_counts.data() : nullptr;
+        const auto in16 = reinterpret_cast<const int16_t* const*>(in);
+        const auto inT = reinterpret_cast<const T* const*>(in);
+        if (d_channels_engine) {
+            if (sc16_in)
+                return d_channels_engine->filter_from_sc16(
+                    out, in16, n_in, in_scale, scale, counts, device);
             return d_channels_engine->filter_sc16(
-                out, in, n_in, scale, d_counts.data(), device);
-        for (unsigned c = 0; c < d_channels; c++)
-            if (!d_engines[c]->filter_sc16(
-                    out[c], in[c], n_in, scale, d_counts[c], device))
+                reinterpret_cast<int16_t* const*>(out), inT, n_in, scale, counts, device);
+        }
+        for (unsigned c = 0; c < d_channels; c++) {
+            sc16_counts* k = counts ? &d_counts[c] : nullptr;
+            const bool fused =
+                sc16_in ? d_engines[c]->filter_from_sc16(
+                              out[c], in16[c], n_in, in_scale, scale, k, device)
+                        : d_engines[c]->filter_sc16(static_cast<int16_t*>(out[c]),
+                                                    inT[c],
+                                                    n_in,
+                                                    scale,
+                                                    d_counts[c],
+                                                    device);
+            if (!fused)
                 sc16_on_cpu(*d_engines[c],
+                            d_in_scratch,
                             d_scratch,
                             d_L,
                             out[c],
                             in[c],
                             n_in,
-                            scale,
+                            sc16_in ? &in_scale : nullptr,
+                            sc16_out ? &scale : nullptr,
                             d_counts[c]);
+        }
     }
 }
 

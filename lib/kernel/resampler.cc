@@ -7,6 +7,7 @@
 // consume/produce bookkeeping that makes chunking irrelevant. The engines only compute
 // outputs.
 #include "../common/enum_names.h"
+#include "../common/sc16.h"
 #include "engine_factory.h"
 #include "fixed_phase.h"
 #include <gnuradio/gpuinterp/kernel/channels.h>
@@ -49,6 +50,15 @@ std::string to_string(resamp_cuda_variant v)
 namespace {
 
 constexpr double min_rate = 1e-4, max_rate = 1e4;
+
+// n sc16 inputs as complex float (sample_format.h); real samples never get here.
+template <typename T>
+void expand_sc16_input(T* out, const void* in, size_t n, float full_scale)
+{
+    if constexpr (std::is_same_v<T, std::complex<float>>)
+        sc16_expand(
+            out, static_cast<const int16_t*>(in), n, sc16_inverse_scale(full_scale));
+}
 
 void check_rate(double r)
 {
@@ -146,15 +156,19 @@ resampler<T>::resampler(double rate,
                         int device,
                         const polyphase_params& pp,
                         size_t batch,
-                        unsigned channels)
+                        unsigned channels,
+                        sample_format input_format)
     : d_rate(rate),
       d_method(method),
       d_channels(check_channels(channels)), // before anything is sized by it
+      d_in_format(input_format),
       d_pp(pp),
       d_hist(d_channels),
       d_counts(d_channels)
 {
     check_rate(rate);
+    if (input_format == sample_format::sc16 && !std::is_same_v<T, std::complex<float>>)
+        invalid_parameter("input_format", "sc16 needs complex samples");
     // Checked for every method, although only polyphase uses them: a wrong value is a caller's
     // mistake whatever the method, and it would surface later if the method is changed.
     check_params(pp);
@@ -359,6 +373,16 @@ size_t resampler<T>::resample_device(
 }
 
 template <typename T>
+void resampler<T>::check_fc32_input(const char* what) const
+{
+    if (d_in_format != sample_format::fc32)
+        invalid_parameter("input_format",
+                          std::string(what) +
+                              " takes complex float, this resampler reads " +
+                              to_string(d_in_format) + ": use resample_items()");
+}
+
+template <typename T>
 size_t resampler<T>::resample_channels(T* const* out,
                                        size_t max_out,
                                        const T* const* in,
@@ -366,19 +390,15 @@ size_t resampler<T>::resample_channels(T* const* out,
                                        size_t& consumed,
                                        bool device)
 {
-    // Device calls keep the history on the device; host calls need it on the host.
-    if (!device)
-        pull_histories();
-    return step(max_out, n_in, consumed, [&](const resamp_plan& plan, size_t used) {
-        if (d_channels_engine)
-            return d_channels_engine->run(out, in, n_in, d_hist, used, plan, device);
-        for (unsigned c = 0; c < d_channels; c++) {
-            if (device)
-                d_engines[c]->run_device(out[c], in[c], n_in, d_hist[c], used, plan);
-            else
-                d_engines[c]->run_host(out[c], in[c], n_in, d_hist[c], used, plan);
-        }
-    });
+    check_fc32_input("resample_channels()");
+    return resample_items(reinterpret_cast<void* const*>(out),
+                          max_out,
+                          reinterpret_cast<const void* const*>(in),
+                          n_in,
+                          consumed,
+                          sample_format::fc32,
+                          1.0f,
+                          device);
 }
 
 template <typename T>
@@ -403,33 +423,88 @@ size_t resampler<T>::resample_channels_sc16(int16_t* const* out,
                                             float full_scale,
                                             bool device)
 {
-    validate_full_scale(full_scale);
-    if constexpr (!std::is_same_v<T, std::complex<float>>) {
-        (void)out;
-        (void)max_out;
-        (void)in;
-        (void)n_in;
-        (void)device;
+    check_fc32_input("resample_channels_sc16()");
+    return resample_items(reinterpret_cast<void* const*>(out),
+                          max_out,
+                          reinterpret_cast<const void* const*>(in),
+                          n_in,
+                          consumed,
+                          sample_format::sc16,
+                          full_scale,
+                          device);
+}
+
+template <typename T>
+size_t resampler<T>::resample_items(void* const* out,
+                                    size_t max_out,
+                                    const void* const* in,
+                                    size_t n_in,
+                                    size_t& consumed,
+                                    sample_format output,
+                                    float full_scale,
+                                    bool device)
+{
+    const bool sc16_in = d_in_format == sample_format::sc16;
+    const bool sc16_out = output == sample_format::sc16;
+    const T* const* x = reinterpret_cast<const T* const*>(in);
+    if (sc16_in || sc16_out)
+        validate_full_scale(full_scale);
+    if (!std::is_same_v<T, std::complex<float>> && (sc16_in || sc16_out)) {
         consumed = 0;
-        invalid_parameter("output_format", "sc16 needs complex samples");
-    } else {
-        const float scale = sc16_scale(full_scale);
-        if (!device)
-            pull_histories();
-        return step(max_out, n_in, consumed, [&](const resamp_plan& plan, size_t used) {
-            if (d_channels_engine)
-                return d_channels_engine->run_sc16(
-                    out, in, n_in, d_hist, used, plan, device, scale, d_counts.data());
-            for (unsigned c = 0; c < d_channels; c++) {
-                if (device)
-                    d_engines[c]->run_device_sc16(
-                        out[c], in[c], n_in, d_hist[c], used, plan, scale, d_counts[c]);
-                else
-                    d_engines[c]->run_host_sc16(
-                        out[c], in[c], n_in, d_hist[c], used, plan, scale, d_counts[c]);
-            }
-        });
+        invalid_parameter(sc16_in ? "input_format" : "output_format",
+                          "sc16 needs complex samples");
     }
+    if (sc16_in) {
+        if (device && d_backend == backend::cuda)
+            invalid_parameter("input_format",
+                              "sc16 input on the CUDA backend takes host buffers (the "
+                              "resampler's history is complex float): use device_buffers "
+                              "off, backend 'cpu' or fc32");
+        // The call's inputs expanded in host memory, then the complex float path.
+        d_expanded.resize(d_channels);
+        d_expanded_ptr.resize(d_channels);
+        for (unsigned c = 0; c < d_channels; c++) {
+            d_expanded[c].resize(n_in);
+            expand_sc16_input(d_expanded[c].data(), in[c], n_in, full_scale);
+            d_expanded_ptr[c] = d_expanded[c].data();
+        }
+        x = d_expanded_ptr.data();
+    }
+    const float scale = sc16_scale(full_scale);
+    // Device calls keep the history on the device; host calls need it on the host.
+    if (!device)
+        pull_histories();
+    return step(max_out, n_in, consumed, [&](const resamp_plan& plan, size_t used) {
+        if (d_channels_engine) {
+            if (sc16_out)
+                return d_channels_engine->run_sc16(reinterpret_cast<int16_t* const*>(out),
+                                                   x,
+                                                   n_in,
+                                                   d_hist,
+                                                   used,
+                                                   plan,
+                                                   device,
+                                                   scale,
+                                                   d_counts.data());
+            return d_channels_engine->run(
+                reinterpret_cast<T* const*>(out), x, n_in, d_hist, used, plan, device);
+        }
+        for (unsigned c = 0; c < d_channels; c++) {
+            resamp_engine<T>& e = *d_engines[c];
+            sc16_counts& k = d_counts[c];
+            if (sc16_out) {
+                auto* o = static_cast<int16_t*>(out[c]);
+                if (device)
+                    e.run_device_sc16(o, x[c], n_in, d_hist[c], used, plan, scale, k);
+                else
+                    e.run_host_sc16(o, x[c], n_in, d_hist[c], used, plan, scale, k);
+            } else if (device) {
+                e.run_device(static_cast<T*>(out[c]), x[c], n_in, d_hist[c], used, plan);
+            } else {
+                e.run_host(static_cast<T*>(out[c]), x[c], n_in, d_hist[c], used, plan);
+            }
+        }
+    });
 }
 
 template <typename T>

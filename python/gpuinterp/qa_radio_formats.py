@@ -50,6 +50,34 @@ def run_channels(blk, xs, tags=None, item_bytes=8):
     return out, [s.tags() for s in sinks]
 
 
+def run_iq(blk, iqs, item_bytes=8, converter_scale=None):
+    """Feed the I/Q int16 pairs iqs[c] to input c, as they are or (converter_scale) through GNU
+    Radio's interleaved-short converter; returns the outputs (complex64, or int16 I/Q pairs)."""
+    tb = gr.top_block()
+    sinks = []
+    for c, iq in enumerate(iqs):
+        src = blocks.vector_source_s(np.asarray(iq, np.int16).tolist(), False, 2)
+        snk = blocks.vector_sink_c() if item_bytes == 8 else blocks.vector_sink_s(2)
+        if converter_scale is None:
+            tb.connect(src, (blk, c))
+        else:
+            conv = blocks.interleaved_short_to_complex(True, False, converter_scale)
+            tb.connect(src, conv, (blk, c))
+        tb.connect((blk, c), snk)
+        sinks.append(snk)
+    tb.run()
+    return [np.array(s.data(), np.complex64 if item_bytes == 8 else np.int16) for s in sinks]
+
+
+def expand_sc16(iq, full_scale):
+    """The values sc16 inputs stand for: each component times float32(full_scale / 32767), one
+    float32 rounding of the exact product (computed in double)."""
+    iq = np.asarray(iq, np.int16).astype(np.float64)
+    inv = np.float64(np.float32(np.float32(full_scale) / np.float32(32767.0)))
+    return ((iq[0::2] * inv).astype(np.float32) + 1j * (iq[1::2] * inv).astype(np.float32)).astype(
+        np.complex64)
+
+
 class qa_radio_formats(gr_unittest.TestCase):
     def assertRefusedNamingParameter(self, make, cases):
         """make(**keywords) raises a ValueError naming the parameter, for every (keywords, name)."""
@@ -340,6 +368,95 @@ class qa_radio_formats(gr_unittest.TestCase):
                     want, _, _ = sc16_numpy(z, fs)
                     self.assertLessEqual(int(np.max(np.abs(got - want))), 1, msg)
                     self.assertLessEqual(int(np.max(np.abs(got - np.array(rsnk.data(), np.int32)))), 1, msg)
+
+    def test_013_fir_sc16_input(self):
+        # I/Q int16 pairs into the interpolator: bit for bit the fc32 block fed the expanded
+        # values on the CPU (float rounding on CUDA), GNU Radio's interleaved-short converter
+        # feeding the fc32 block, and scipy's upfirdn of the values; one and three channels,
+        # host and device buffers, fc32 and sc16 out.
+        from scipy import signal
+        L, fs = 4, 0.6
+        taps = (RNG.standard_normal(37) * 0.5).astype(np.float32)
+        iqs = [RNG.integers(-32768, 32767, size=2 * 3001, dtype=np.int16) for _ in range(3)]
+        for backend in BACKENDS:
+            for N, dev, out_fmt in ((1, False, "fc32"), (3, True, "fc32"), (3, False, "sc16"),
+                                    (1, True, "sc16")):
+                what = f"{backend} N={N} device_buffers={dev} {out_fmt}"
+                ob = 8 if out_fmt == "fc32" else 4
+                kw = dict(device_buffers=dev, output_format=out_fmt, full_scale=fs, channels=N)
+                blk = gpuinterp.interp_fir_ccf(L, taps.tolist(), backend, input_format="sc16", **kw)
+                self.assertEqual((blk.input_format(), blk.full_scale()), ("sc16", np.float32(fs)))
+                got = run_iq(blk, iqs[:N], ob)
+                ref = gpuinterp.interp_fir_ccf(L, taps.tolist(), backend, **kw)
+                want, _ = run_channels(ref, [expand_sc16(iq, fs) for iq in iqs[:N]], item_bytes=ob)
+                conv = run_iq(gpuinterp.interp_fir_ccf(L, taps.tolist(), backend, **kw), iqs[:N], ob,
+                              converter_scale=32767.0 / fs)
+                for c in range(N):
+                    x = expand_sc16(iqs[c], fs).astype(np.complex128)
+                    model = signal.upfirdn(taps.astype(np.float64), x, L)[:len(x) * L]
+                    if out_fmt == "fc32":
+                        if backend == "cpu":
+                            np.testing.assert_array_equal(got[c], want[c], what)
+                        np.testing.assert_allclose(got[c], want[c], rtol=0, atol=2e-6, err_msg=what)
+                        np.testing.assert_allclose(got[c], conv[c], rtol=0, atol=2e-6, err_msg=what)
+                        np.testing.assert_allclose(got[c], model, rtol=0, atol=2e-6, err_msg=what)
+                    else:
+                        q, _, _ = sc16_numpy(model, fs)
+                        d = np.abs(got[c].astype(np.int32) - q.astype(np.int32))
+                        self.assertLessEqual(int(d.max()), 1, what)
+                        d = np.abs(got[c].astype(np.int32) - conv[c].astype(np.int32))
+                        self.assertLessEqual(int(d.max()), 1, what)
+                        if backend == "cpu":
+                            np.testing.assert_array_equal(got[c], want[c], what)
+                if out_fmt == "sc16":
+                    self.assertGreater(blk.saturated(0), 0, what)  # full-scale inputs, gain > 1
+        self.assertRefusedNamingParameter(
+            lambda **kw: gpuinterp.interp_fir_ccf(2, [1.0, 1.0], "cpu", **kw),
+            [({"input_format": "sc8"}, "input_format"),
+             ({"input_format": "sc16", "full_scale": 0.0}, "full_scale")])
+        with self.assertRaises(ValueError) as cm:
+            gpuinterp.interp_fir_fff(2, [1.0, 1.0], "cpu", input_format="sc16")
+        self.assertIn("input_format", str(cm.exception))
+
+    def test_014_resampler_sc16_input(self):
+        # The resampler with sc16 input: the fc32 block fed the expanded values (bit for bit:
+        # the kernel expands the inputs, then resamples them as complex float), and GNU Radio's
+        # converter feeding the fc32 block; fc32 and sc16 out, three channels.
+        fs = 0.9
+        iqs = [RNG.integers(-30000, 30000, size=2 * 8000, dtype=np.int16) for _ in range(3)]
+        for backend in BACKENDS:
+            for method, r, N, dev, out_fmt in (("polyphase", 1.25, 1, False, "fc32"),
+                                               ("cubic", 0.73, 3, False, "sc16"),
+                                               ("linear", 3.1, 3, backend == "cpu", "fc32")):
+                what = f"{backend} {method} r={r} N={N} device_buffers={dev} {out_fmt}"
+                ob = 8 if out_fmt == "fc32" else 4
+                kw = dict(backend=backend, device_buffers=dev, output_format=out_fmt,
+                          full_scale=fs, channels=N)
+                blk = gpuinterp.resampler_cc(r, method, input_format="sc16", **kw)
+                self.assertEqual(blk.input_format(), "sc16", what)
+                got = run_iq(blk, iqs[:N], ob)
+                want, _ = run_channels(gpuinterp.resampler_cc(r, method, **kw),
+                                       [expand_sc16(iq, fs) for iq in iqs[:N]], item_bytes=ob)
+                conv = run_iq(gpuinterp.resampler_cc(r, method, **kw), iqs[:N], ob,
+                              converter_scale=32767.0 / fs)
+                for c in range(N):
+                    np.testing.assert_array_equal(got[c], want[c], what)
+                    if out_fmt == "fc32":
+                        np.testing.assert_allclose(got[c], conv[c], rtol=0, atol=2e-6, err_msg=what)
+                    else:
+                        d = np.abs(got[c].astype(np.int32) - conv[c].astype(np.int32))
+                        self.assertLessEqual(int(d.max()), 1, what)
+        self.assertRefusedNamingParameter(
+            lambda **kw: gpuinterp.resampler_cc(1.25, "polyphase", backend="cpu", **kw),
+            [({"input_format": "sc8"}, "input_format"),
+             ({"input_format": "sc16", "full_scale": float("nan")}, "full_scale")])
+        with self.assertRaises(ValueError) as cm:
+            gpuinterp.resampler_ff(1.25, backend="cpu", input_format="sc16")
+        self.assertIn("input_format", str(cm.exception))
+        if "cuda" in BACKENDS:  # the documented refusal
+            with self.assertRaises(ValueError) as cm:
+                gpuinterp.resampler_cc(1.25, backend="cuda", device_buffers=True, input_format="sc16")
+            self.assertIn("input_format", str(cm.exception))
 
 
 if __name__ == "__main__":

@@ -33,6 +33,13 @@ namespace gpuinterp {
  * c only, at offset*L). The taps are shared: an interpolator's filter is a property of the rate
  * change, so set_taps() changes every channel at the same sample. On CUDA every channel runs in
  * one kernel launch per work().
+ *
+ * Input format (complex samples): "fc32" or "sc16", I and Q as int16 (4-byte items: gr-uhd's
+ * usrp_source with cpu_format sc16, or a file of radio samples), each component times
+ * full_scale / 32767. CUDA converts in the interpolation kernel's window load (the history and
+ * the host staging stay sc16, so the input crosses the bus at 4 bytes a sample); the CPU a
+ * cache-resident chunk at a time, then the complex float filter, which makes the output equal,
+ * bit for bit, to the fc32 block fed the expanded samples.
  */
 template <class T, class TAP>
 class GPUINTERP_API interp_fir : virtual public gr::sync_interpolator
@@ -59,8 +66,10 @@ public:
      *        int16 (4-byte items, what gr-uhd's usrp_sink takes with cpu_format sc16), converted in
      *        the interpolation kernel's own store: rint(y * 32767 / full_scale), saturated; NaN
      *        becomes 0. Saturated and NaN outputs are counted (saturated(), invalid()) and logged.
-     * \param full_scale sc16 only: the output magnitude that maps to 32767 (> 0, finite)
+     * \param full_scale the magnitude that maps to 32767 on every sc16 port, input or output
+     *        (> 0, finite)
      * \param channels number of channels (inputs = outputs), 1 .. 64, sharing the taps
+     * \param input_format "fc32" (the sample type T) or, for complex samples, "sc16"
      */
     static sptr make(int interpolation,
                      const std::vector<TAP>& taps,
@@ -70,7 +79,8 @@ public:
                      bool device_buffers = false,
                      const std::string& output_format = "fc32",
                      float full_scale = 1.0f,
-                     int channels = 1);
+                     int channels = 1,
+                     const std::string& input_format = "fc32");
 
     virtual void set_taps(const std::vector<TAP>& taps) = 0;
     virtual std::vector<TAP> taps() const = 0;
@@ -82,10 +92,13 @@ public:
     virtual bool device_buffers() const = 0;
     //! "fc32" or "sc16".
     virtual std::string output_format() const = 0;
+    //! "fc32" or "sc16".
+    virtual std::string input_format() const = 0;
     //! sc16: outputs of `channel` clipped to int16 / with a NaN component, since start.
     virtual uint64_t saturated(unsigned channel = 0) const = 0;
     virtual uint64_t invalid(unsigned channel = 0) const = 0;
     virtual unsigned channels() const = 0;
+    virtual float full_scale() const = 0;
 };
 
 typedef interp_fir<std::complex<float>, float> interp_fir_ccf;

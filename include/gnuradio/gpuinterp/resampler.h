@@ -34,6 +34,14 @@ namespace gpuinterp {
  * per call (one clock), and set_rate() changes every channel at the same output. On CUDA every
  * channel runs in one kernel launch per work(), except the texture method (one launch per
  * channel: each channel's window needs a texture of its own).
+ *
+ * Input format (complex samples): "fc32" or "sc16", I and Q as int16 (4-byte items: gr-uhd's
+ * usrp_source with cpu_format sc16, or a file of radio samples), each component times
+ * full_scale / 32767. Each work() call's inputs are expanded to complex float in host memory and
+ * resampled as such: the outputs equal the fc32 block fed the expanded samples, bit for bit. On
+ * CUDA the expansion is the host staging step (the inputs cross the bus as complex float), so
+ * sc16 input with device buffers is refused on CUDA (std::invalid_argument naming
+ * input_format); the CPU backend takes both.
  */
 template <class T>
 class GPUINTERP_API resampler : virtual public gr::block
@@ -55,8 +63,10 @@ public:
      * as int16 (4-byte items, what gr-uhd's usrp_sink takes with cpu_format sc16), converted in
      * the resampling kernel's own store: rint(y * 32767 / full_scale), saturated; NaN becomes
      * 0. Saturated and NaN outputs are counted (saturated(), invalid()) and logged.
-     * \param full_scale sc16 only: the output magnitude that maps to 32767 (> 0, finite)
+     * \param full_scale the magnitude that maps to 32767 on every sc16 port, input or output
+     *        (> 0, finite)
      * \param channels number of channels (inputs = outputs), 1 .. 64, sharing the rate
+     * \param input_format "fc32" (the sample type T) or, for complex samples, "sc16"
      */
     static sptr make(double rate,
                      const std::string& method = "polyphase",
@@ -68,7 +78,8 @@ public:
                      bool device_buffers = false,
                      const std::string& output_format = "fc32",
                      float full_scale = 1.0f,
-                     int channels = 1);
+                     int channels = 1,
+                     const std::string& input_format = "fc32");
 
     virtual void set_rate(double rate) = 0;
     virtual double rate() const = 0;
@@ -83,6 +94,9 @@ public:
     virtual bool device_buffers() const = 0;
     //! "fc32" or "sc16".
     virtual std::string output_format() const = 0;
+    //! "fc32" or "sc16".
+    virtual std::string input_format() const = 0;
+    virtual float full_scale() const = 0;
     //! sc16: outputs of `channel` clipped to int16 / with a NaN component, since start.
     virtual uint64_t saturated(unsigned channel = 0) const = 0;
     virtual uint64_t invalid(unsigned channel = 0) const = 0;

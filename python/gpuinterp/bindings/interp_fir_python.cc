@@ -38,9 +38,13 @@ Args:
            blocks passes data device to device and crosses the bus once in and once out. On the
            CPU backend the same buffers use host memory. Default False (plain host buffers).
     output_format: "fc32", or "sc16" (complex types: I, Q as int16) for `full_scale`
-    full_scale: sc16 only, the output magnitude that maps to 32767
+    full_scale: the magnitude that maps to 32767 on every sc16 port, input or output
     channels: 1 .. 64 inputs and as many outputs; each channel has its own history and tags,
-           all share the taps (set_taps() changes every channel at the same sample).)doc";
+           all share the taps (set_taps() changes every channel at the same sample).
+    input_format: "fc32", or "sc16" (complex types: I, Q as int16, 4-byte items such as
+           blocks.complex_to_interleaved_short(vector=False) or a UHD source with cpu_format
+           sc16 give), each component times full_scale / 32767. CUDA converts in the kernel's
+           window load; the CPU equals the fc32 block fed the converted samples bit for bit.)doc";
 
 template <class T, class TAP>
 void bind_block(py::module& m, const char* name)
@@ -60,7 +64,8 @@ void bind_block(py::module& m, const char* name)
                                     bool device_buffers,
                                     const std::string& output_format,
                                     float full_scale,
-                                    int_arg channels) {
+                                    int_arg channels,
+                                    const std::string& input_format) {
                             return blk::make(
                                 L.get<int>("interpolation", 1, pyutil::max_interpolation),
                                 taps,
@@ -70,7 +75,8 @@ void bind_block(py::module& m, const char* name)
                                 device_buffers,
                                 output_format,
                                 full_scale,
-                                channels.get<int>("channels", 1, kernel::max_channels));
+                                channels.get<int>("channels", 1, kernel::max_channels),
+                                input_format);
                         }),
                         py::arg("interpolation"),
                         py::arg("taps"),
@@ -81,8 +87,11 @@ void bind_block(py::module& m, const char* name)
                         py::arg("output_format") = "fc32",
                         py::arg("full_scale") = 1.0f,
                         py::arg("channels") = 1,
+                        py::arg("input_format") = "fc32",
                         block_doc)
                    .def("output_format", &blk::output_format, "'fc32' or 'sc16'.")
+                   .def("input_format", &blk::input_format, "'fc32' or 'sc16'.")
+                   .def("full_scale", &blk::full_scale)
                    .def("set_taps",
                         &blk::set_taps,
                         py::arg("taps"),

@@ -50,9 +50,13 @@ Args:
            resampling kernel's own store: rint(y * 32767 / full_scale), saturated, NaN as 0;
            saturated() and invalid() count those outputs, and a warning is logged at most once
            a second while they grow
-    full_scale: sc16 only: the output magnitude that maps to 32767 (> 0, finite)
+    full_scale: the magnitude that maps to 32767 on every sc16 port, input or output (> 0, finite)
     channels: 1 .. 64 inputs and as many outputs; each channel has its own history and tags,
-           all share the rate (one clock: the same inputs taken and outputs given per call))doc";
+           all share the rate (one clock: the same inputs taken and outputs given per call)
+    input_format: 'fc32', or 'sc16' (complex samples: I, Q as int16, 4-byte items), each
+           component times full_scale / 32767; each call's inputs are expanded in host memory
+           and resampled as complex float, so the outputs equal the fc32 block fed the expanded
+           samples bit for bit. CUDA with device_buffers refuses sc16 input.)doc";
 
 const char* lookup_doc =
     R"doc(Interpolated table lookup: float coordinates in, table values out (CUDA 1D texture rules).
@@ -88,7 +92,8 @@ void bind_resampler_block(py::module& m, const char* name)
                                     bool device_buffers,
                                     const std::string& output_format,
                                     float full_scale,
-                                    int_arg channels) {
+                                    int_arg channels,
+                                    const std::string& input_format) {
                             return blk::make(
                                 rate,
                                 method,
@@ -103,7 +108,8 @@ void bind_resampler_block(py::module& m, const char* name)
                                 device_buffers,
                                 output_format,
                                 full_scale,
-                                channels.get<int>("channels", 1, kernel::max_channels));
+                                channels.get<int>("channels", 1, kernel::max_channels),
+                                input_format);
                         }),
                         py::arg("rate"),
                         py::arg("method") = "polyphase",
@@ -116,6 +122,7 @@ void bind_resampler_block(py::module& m, const char* name)
                         py::arg("output_format") = "fc32",
                         py::arg("full_scale") = 1.0f,
                         py::arg("channels") = 1,
+                        py::arg("input_format") = "fc32",
                         resampler_doc)
                    .def("set_rate",
                         &blk::set_rate,
@@ -130,6 +137,8 @@ void bind_resampler_block(py::module& m, const char* name)
                         "(for comparison); ignored on the CPU and by the other methods.")
                    .def("method", &blk::method)
                    .def("output_format", &blk::output_format, "'fc32' or 'sc16'.")
+                   .def("input_format", &blk::input_format, "'fc32' or 'sc16'.")
+                   .def("full_scale", &blk::full_scale)
                    .def("device_buffers",
                         &blk::device_buffers,
                         "True when the ports use device buffers.")

@@ -49,6 +49,12 @@ class fir_channels_engine;
  * is exactly a single-channel kernel fed channel c's inputs: on the CPU bit for bit; on CUDA
  * every channel runs in one launch (gridDim.y = channel) of the single-channel kernel's body.
  * With N = 1 the kernel is the single-channel one (filter() and friends).
+ *
+ * Input format (complex samples): a kernel made with `input_format` sc16 reads I/Q int16 pairs
+ * (filter_items()), each component times full_scale / 32767 (kernel/sample_format.h): on CUDA in
+ * the kernel's window load, the history and host staging kept in sc16 (4 bytes a sample); on the
+ * CPU a cache-resident chunk at a time, then the complex float filter. It equals the complex
+ * float kernel fed the expanded values: on the CPU bit for bit.
  */
 template <typename T, typename TAP>
 class polyphase_interpolator
@@ -62,13 +68,16 @@ public:
      * \param batch most input items one GPU launch takes (0: default); larger trades latency for
      *        throughput. Ignored by the CPU backend.
      * \param channels 1 .. max_channels (kernel/channels.h) streams sharing the taps
+     * \param input_format fc32 (the sample type T), or sc16 for complex samples: then only
+     *        filter_items() takes inputs (std::invalid_argument naming `input_format` otherwise)
      */
     polyphase_interpolator(unsigned interpolation,
                            const std::vector<TAP>& taps,
                            backend requested = backend::cpu,
                            int device = 0,
                            size_t batch = 0,
-                           unsigned channels = 1);
+                           unsigned channels = 1,
+                           sample_format input_format = sample_format::fc32);
     ~polyphase_interpolator();
     polyphase_interpolator(const polyphase_interpolator&) = delete;
     polyphase_interpolator& operator=(const polyphase_interpolator&) = delete;
@@ -106,6 +115,19 @@ public:
                               size_t n_in,
                               float full_scale,
                               bool device = false);
+    /*!
+     * \brief Every channel in the kernel's input format and `output`: in[c] holds n_in inputs
+     * (T, or I/Q int16 pairs when input_format() is sc16), out[c] receives n_in * L outputs (T,
+     * or I/Q int16 pairs for sc16, counted as filter_sc16()). full_scale: every sc16 side's, input
+     * and output (unused when neither is sc16). `device` as filter_channels().
+     */
+    void filter_items(void* const* out,
+                      const void* const* in,
+                      size_t n_in,
+                      sample_format output,
+                      float full_scale,
+                      bool device = false);
+    sample_format input_format() const { return d_in_format; }
     //! sc16 outputs of `channel` counted since construction or reset_counts().
     const sc16_counts& counts(unsigned channel = 0) const;
     void reset_counts();
@@ -128,9 +150,11 @@ public:
 
 private:
     void check_one_channel(const char* what) const;
+    void check_fc32_input(const char* what) const;
 
     unsigned d_L;
     unsigned d_channels;
+    sample_format d_in_format;
     size_t d_M = 0;
     size_t d_batch;
     std::vector<TAP> d_taps;
@@ -141,7 +165,8 @@ private:
     //! CUDA with channels > 1: every channel in one launch.
     std::unique_ptr<fir_channels_engine<T, TAP>> d_channels_engine;
     std::vector<sc16_counts> d_counts;
-    std::vector<T> d_scratch; //!< CPU sc16: one chunk of outputs
+    std::vector<T> d_scratch;    //!< CPU sc16 out: one chunk of outputs
+    std::vector<T> d_in_scratch; //!< CPU sc16 in: one chunk of expanded inputs
 };
 
 using polyphase_interpolator_ccf = polyphase_interpolator<std::complex<float>, float>;

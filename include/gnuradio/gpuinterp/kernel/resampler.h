@@ -83,6 +83,14 @@ class resamp_channels_engine;
  * fed channel c's inputs: on the CPU bit for bit; on CUDA every channel runs in one launch
  * (gridDim.y = channel) of the single-channel kernels' bodies, except the texture method, which
  * needs a texture per channel and runs one launch per channel.
+ *
+ * Input format (complex samples): a resampler made with `input_format` sc16 reads I/Q int16
+ * pairs (resample_items()), each component times full_scale / 32767 (kernel/sample_format.h).
+ * The inputs of a call are expanded to complex float in host memory and the complex float
+ * resampler runs on them, so the outputs equal the fc32 resampler's fed the expanded samples,
+ * bit for bit, on either backend. On CUDA this is the staging step of host buffers (the inputs
+ * cross the bus as complex float); device pointers are refused (std::invalid_argument naming
+ * `input_format`): the front end keeps the history in complex float.
  */
 template <typename T>
 class resampler
@@ -94,7 +102,8 @@ public:
               int device = 0,
               const polyphase_params& pp = {},
               size_t batch = 0,
-              unsigned channels = 1);
+              unsigned channels = 1,
+              sample_format input_format = sample_format::fc32);
     ~resampler();
     resampler(const resampler&) = delete;
     resampler& operator=(const resampler&) = delete;
@@ -155,6 +164,23 @@ public:
                                   size_t& consumed,
                                   float full_scale,
                                   bool device = false);
+    /*!
+     * \brief Every channel in the resampler's input format and `output`, as
+     * resample_channels(): in[c] holds n_in inputs (T, or I/Q int16 pairs when input_format()
+     * is sc16), out[c] receives the outputs (T, or I/Q int16 pairs for sc16, counted as
+     * resample_sc16()). full_scale: every sc16 side's, input and output (unused when neither is
+     * sc16). The other entry points take complex float input only (std::invalid_argument naming
+     * `input_format` otherwise).
+     */
+    size_t resample_items(void* const* out,
+                          size_t max_out,
+                          const void* const* in,
+                          size_t n_in,
+                          size_t& consumed,
+                          sample_format output,
+                          float full_scale,
+                          bool device = false);
+    sample_format input_format() const { return d_in_format; }
     //! sc16 outputs of `channel` counted since construction or reset_counts() (reset() keeps
     //! them).
     const sc16_counts& counts(unsigned channel = 0) const;
@@ -198,6 +224,7 @@ public:
 private:
     void configure_reach();
     void check_one_channel(const char* what) const;
+    void check_fc32_input(const char* what) const;
     //! Brings every channel's history back to the host (after device calls).
     void pull_histories();
     //! `f(engine)` for every engine: the per-channel ones and the one-launch one.
@@ -216,6 +243,7 @@ private:
     double d_rate;
     resamp_method d_method;
     unsigned d_channels;
+    sample_format d_in_format;
     polyphase_params d_pp;
     std::vector<float> d_proto;
     double d_proto_scale = 0;
@@ -236,6 +264,9 @@ private:
     //! CUDA with channels > 1 (other methods than texture): every channel in one launch.
     std::unique_ptr<resamp_channels_engine<T>> d_channels_engine;
     std::vector<sc16_counts> d_counts;
+    std::vector<std::vector<T>>
+        d_expanded; //!< sc16 input: one call's inputs, per channel
+    std::vector<const T*> d_expanded_ptr;
 };
 
 using resampler_cc = resampler<std::complex<float>>;

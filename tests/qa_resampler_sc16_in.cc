@@ -1,0 +1,156 @@
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+// kernel::resampler with sc16 input: every method, one and three channels, complex float and
+// sc16 output, random call and output sizes; the outputs equal the complex float resampler of
+// the same backend fed the values the int16 pairs stand for (converted here in double: the
+// product of an int16 and a float is exact in double, one rounding to float), bit for bit. CUDA
+// device pointers are refused by name; the CPU takes them (host memory).
+
+#include "test_util.h"
+#include <gnuradio/gpuinterp/kernel/resampler.h>
+#include <random>
+#include <stdexcept>
+
+using namespace gpuinterp_test;
+using gr::gpuinterp::kernel::resamp_method;
+using gr::gpuinterp::kernel::resampler_cc;
+using gr::gpuinterp::kernel::resampler_ff;
+using gr::gpuinterp::kernel::sample_bytes;
+using gr::gpuinterp::kernel::sample_format;
+
+namespace {
+
+// Streams n inputs per channel through k in random offers and output caps, as GNU Radio's
+// general_work does (unconsumed inputs are offered again); each channel's outputs as bytes.
+std::vector<std::vector<uint8_t>> stream(resampler_cc& k,
+                                         const std::vector<const uint8_t*>& x,
+                                         size_t n,
+                                         size_t in_bytes,
+                                         sample_format out,
+                                         float fs,
+                                         bool device,
+                                         unsigned seed)
+{
+    const unsigned N = k.channels();
+    const size_t ob = sample_bytes(out);
+    std::mt19937 g(seed);
+    std::uniform_int_distribution<size_t> offer(1, 900), cap(1, 1500);
+    std::vector<std::vector<uint8_t>> y(N);
+    std::vector<void*> o(N);
+    std::vector<const void*> i(N);
+    size_t pos = 0, produced = 0;
+    while (pos < n) {
+        const size_t m = std::min(n - pos, offer(g) + k.lookahead() + k.reach_back() + 1);
+        const size_t max_out = std::min(k.outputs_possible(m), cap(g));
+        for (unsigned c = 0; c < N; c++) {
+            y[c].resize((produced + max_out) * ob);
+            o[c] = y[c].data() + produced * ob;
+            i[c] = x[c] + pos * in_bytes;
+        }
+        size_t used = 0;
+        const size_t got =
+            k.resample_items(o.data(), max_out, i.data(), m, used, out, fs, device);
+        produced += got;
+        pos += used;
+        if (got == 0 && used == 0 && pos + m == n)
+            break; // the rest is the look-ahead of outputs that need inputs not yet here
+    }
+    for (auto& v : y)
+        v.resize(produced * ob);
+    return y;
+}
+
+class ResamplerSc16In : public ::testing::TestWithParam<backend>
+{
+};
+
+} // namespace
+
+TEST_P(ResamplerSc16In, ReadsTheFloatItsSamplesStandFor)
+{
+    GPUINTERP_SKIP_WITHOUT_DEVICE(GetParam());
+    const float fs = 0.85f;
+    const size_t n = 7000;
+    for (resamp_method m : { resamp_method::polyphase,
+                             resamp_method::cubic,
+                             resamp_method::linear,
+                             resamp_method::texture,
+                             resamp_method::nearest }) {
+        for (unsigned N : { 1u, 3u }) {
+            for (sample_format out : { sample_format::fc32, sample_format::sc16 }) {
+                const double r = N == 1 ? 1.37 : 0.71;
+                resampler_cc s(r, m, GetParam(), 0, {}, 0, N, sample_format::sc16);
+                resampler_cc f(r, m, GetParam(), 0, {}, 0, N);
+                ASSERT_EQ(s.input_format(), sample_format::sc16);
+                std::vector<std::vector<int16_t>> iq(N);
+                std::vector<std::vector<cf>> z(N);
+                std::vector<const uint8_t*> xi(N), xf(N);
+                for (unsigned c = 0; c < N; c++) {
+                    iq[c] = random_sc16(n, 3 + c, c == 2 ? 32767 : 25000);
+                    z[c] = sc16_values(iq[c], fs);
+                    xi[c] = reinterpret_cast<const uint8_t*>(iq[c].data());
+                    xf[c] = reinterpret_cast<const uint8_t*>(z[c].data());
+                }
+                // The CPU takes device pointers too (host memory there).
+                const bool dev = GetParam() == backend::cpu && N == 3;
+                const auto got = stream(s, xi, n, 4, out, fs, dev, 1 + N);
+                const auto want = stream(f, xf, n, 8, out, fs, false, 50);
+                const std::string what =
+                    to_string(m) + " N=" + std::to_string(N) + " " + to_string(out);
+                for (unsigned c = 0; c < N; c++) {
+                    ASSERT_GT(got[c].size(), n / 2 * sample_bytes(out)) << what;
+                    EXPECT_EQ(got[c], want[c]) << what << " channel " << c;
+                    EXPECT_EQ(s.counts(c).saturated, f.counts(c).saturated) << what;
+                }
+                EXPECT_EQ(s.inputs_consumed(), f.inputs_consumed()) << what;
+            }
+        }
+    }
+}
+
+TEST_P(ResamplerSc16In, FormatsAreCheckedByName)
+{
+    GPUINTERP_SKIP_WITHOUT_DEVICE(GetParam());
+    EXPECT_EQ(
+        invalid_argument_message([&] {
+            resampler_ff k(
+                1.5, resamp_method::linear, GetParam(), 0, {}, 0, 1, sample_format::sc16);
+        }).rfind("input_format:", 0),
+        0u);
+    resampler_cc k(
+        1.5, resamp_method::nearest, GetParam(), 0, {}, 0, 1, sample_format::sc16);
+    std::vector<cf> x(64), y(200);
+    size_t used = 0;
+    EXPECT_EQ(invalid_argument_message([&] {
+                  k.resample(y.data(), 200, x.data(), 64, used);
+              }).rfind("input_format:", 0),
+              0u);
+    std::vector<int16_t> iq(128, 1000);
+    std::vector<void*> o{ y.data() };
+    std::vector<const void*> i{ iq.data() };
+    EXPECT_EQ(invalid_argument_message([&] {
+                  k.resample_items(
+                      o.data(), 200, i.data(), 64, used, sample_format::fc32, -1.0f);
+              }).rfind("full_scale:", 0),
+              0u);
+    if (GetParam() == backend::cuda)
+        EXPECT_EQ(
+            invalid_argument_message([&] {
+                k.resample_items(
+                    o.data(), 200, i.data(), 64, used, sample_format::fc32, 1.0f, true);
+            }).rfind("input_format:", 0),
+            0u);
+    // A constant input of 1000 / 32767 full scale comes out as that constant (nearest).
+    const size_t got =
+        k.resample_items(o.data(), 200, i.data(), 64, used, sample_format::fc32, 2.0f);
+    ASSERT_GT(got, 10u);
+    const float v = 1000.0f * (2.0f / 32767.0f);
+    EXPECT_EQ(y[5], cf(v, v));
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends,
+                         ResamplerSc16In,
+                         ::testing::Values(backend::cpu, backend::cuda),
+                         backend_name);
