@@ -77,6 +77,43 @@ BENCHMARK(BM_resize_cpu_f32_fused_normalise)
     ->MinTime(0.5);
 
 #ifdef GPUINTERP_HAVE_CUDA
+//! What one kernel timing resizes: n_frames frames of in_h x in_w to out_h x out_w.
+struct resize_shape {
+    int in_h, in_w, out_h, out_w, channels;
+    kernel::resize_method method;
+    size_t n_frames;
+};
+
+//! The benchmark timed by gpu::time_resize_kernel_ms() on device 0 (the arguments after the
+//! shape are its own); counts the output pixels and sets the counter kernel_ms.
+void time_kernel(benchmark::State& st,
+                 const resize_shape& s,
+                 gpu::resize_bench_mode mode,
+                 bool half_output,
+                 int iters,
+                 int variant = -1,
+                 int l2_fetch_bytes = 0,
+                 int* ran = nullptr)
+{
+    st.counters["kernel_ms"] = gpuinterp_bench::run_device_timed(st, [&] {
+        return gpu::time_resize_kernel_ms(0,
+                                          s.in_h,
+                                          s.in_w,
+                                          s.out_h,
+                                          s.out_w,
+                                          s.channels,
+                                          s.method,
+                                          s.n_frames,
+                                          mode,
+                                          half_output,
+                                          iters,
+                                          variant,
+                                          l2_fetch_bytes,
+                                          ran);
+    });
+    st.SetItemsProcessed(int64_t(st.iterations()) * s.n_frames * s.out_h * s.out_w);
+}
+
 void gpu_sizes(benchmark::internal::Benchmark* b)
 {
     // mode: 0 fused normalise, 1 resize only, 2 resize then separate normalise; half:
@@ -99,23 +136,13 @@ void BM_resize_cuda_kernel_f32(benchmark::State& st)
     const size_t frames = size_t(st.range(4));
     const auto mode = gpu::resize_bench_mode(st.range(5));
     const bool half = st.range(6) != 0;
-    const double ms = gpuinterp_bench::run_device_timed(st, [&] {
-        return gpu::time_resize_kernel_ms(0,
-                                          ih,
-                                          iw,
-                                          oh,
-                                          ow,
-                                          1,
-                                          kernel::resize_method::bilinear,
-                                          frames,
-                                          mode,
-                                          half,
-                                          20);
-    });
-    st.SetItemsProcessed(int64_t(st.iterations()) * frames * oh * ow);
+    time_kernel(st,
+                { ih, iw, oh, ow, 1, kernel::resize_method::bilinear, frames },
+                mode,
+                half,
+                20);
     st.counters["floor_ms"] =
         floor_ms(double(frames), double(ih) * iw, double(oh) * ow, half ? 2.0 : 4.0);
-    st.counters["kernel_ms"] = ms;
 }
 BENCHMARK(BM_resize_cuda_kernel_f32)
     ->Apply(gpu_sizes)
@@ -164,26 +191,16 @@ void BM_resize_cuda_kernel_variant(benchmark::State& st)
                                             : kernel::resize_method::bilinear;
     const int variant = int(st.range(6));
     int ran = -1;
-    const double ms = gpuinterp_bench::run_device_timed(st, [&] {
-        return gpu::time_resize_kernel_ms(0,
-                                          ih,
-                                          iw,
-                                          oh,
-                                          ow,
-                                          channels,
-                                          method,
-                                          frames,
-                                          mode,
-                                          false,
-                                          50,
-                                          variant,
-                                          0,
-                                          &ran);
-    });
-    st.SetItemsProcessed(int64_t(st.iterations()) * frames * oh * ow);
+    time_kernel(st,
+                { ih, iw, oh, ow, channels, method, frames },
+                mode,
+                false,
+                50,
+                variant,
+                0,
+                &ran);
     st.counters["floor_ms"] =
         floor_ms(double(frames), double(channels) * ih * iw, double(channels) * oh * ow);
-    st.counters["kernel_ms"] = ms;
     st.counters["ran_variant"] = ran;
 }
 BENCHMARK(BM_resize_cuda_kernel_variant)
@@ -205,24 +222,14 @@ void BM_resize_cuda_shrink_l2_fetch(benchmark::State& st)
         return;
     const int variant = int(st.range(0)), l2 = int(st.range(1));
     int ran = -1;
-    const double ms = gpuinterp_bench::run_device_timed(st, [&] {
-        return gpu::time_resize_kernel_ms(0,
-                                          2160,
-                                          3840,
-                                          224,
-                                          224,
-                                          1,
-                                          kernel::resize_method::bilinear,
-                                          16,
-                                          gpu::resize_bench_mode::plain,
-                                          false,
-                                          50,
-                                          variant,
-                                          l2,
-                                          &ran);
-    });
-    st.SetItemsProcessed(int64_t(st.iterations()) * 16 * 224 * 224);
-    st.counters["kernel_ms"] = ms;
+    time_kernel(st,
+                { 2160, 3840, 224, 224, 1, kernel::resize_method::bilinear, 16 },
+                gpu::resize_bench_mode::plain,
+                false,
+                50,
+                variant,
+                l2,
+                &ran);
     st.counters["l2fetch_default"] = gpu::l2_fetch_granularity(0);
     st.counters["ran_variant"] = ran;
 }
@@ -235,22 +242,12 @@ void BM_resize_cuda_kernel_bicubic_f32(benchmark::State& st)
 {
     if (gpuinterp_bench::skip_without_cuda(st))
         return;
-    const double ms = gpuinterp_bench::run_device_timed(st, [&] {
-        return gpu::time_resize_kernel_ms(0,
-                                          1080,
-                                          1920,
-                                          2160,
-                                          3840,
-                                          1,
-                                          kernel::resize_method::bicubic,
-                                          4,
-                                          gpu::resize_bench_mode::fused,
-                                          false,
-                                          20);
-    });
-    st.SetItemsProcessed(int64_t(st.iterations()) * 4 * 2160 * 3840);
+    time_kernel(st,
+                { 1080, 1920, 2160, 3840, 1, kernel::resize_method::bicubic, 4 },
+                gpu::resize_bench_mode::fused,
+                false,
+                20);
     st.counters["floor_ms"] = floor_ms(4, 1080.0 * 1920, 2160.0 * 3840);
-    st.counters["kernel_ms"] = ms;
 }
 BENCHMARK(BM_resize_cuda_kernel_bicubic_f32)->Apply(gpuinterp_bench::device_timed);
 

@@ -31,8 +31,9 @@ struct volk_buf {
     ~volk_buf() { volk_free(p); }
 };
 
-constexpr size_t window = 4096; // samples the "window" slides over, so calls do not hit one line
-constexpr size_t n_out = 256;   // outputs per benchmark iteration
+// samples the "window" slides over, so calls do not hit one line
+constexpr size_t window = 4096;
+constexpr size_t n_out = 256; // outputs per benchmark iteration
 
 struct data {
     std::vector<cf> xc;
@@ -68,64 +69,74 @@ void time_calls(benchmark::State& st, const X* x, const H* h, size_t n, F&& dotf
         }
         benchmark::DoNotOptimize(acc);
     }
-    st.counters["ns/call"] = benchmark::Counter(double(st.iterations()) * n_out,
-                                                benchmark::Counter::kIsRate |
-                                                    benchmark::Counter::kInvert);
+    st.counters["ns/call"] =
+        benchmark::Counter(double(st.iterations()) * n_out,
+                           benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
+//! The own loop over the complex samples, the taps h stored as the interpolator stores an arm
+//! (store_arm).
+template <class H>
+void own_complex(benchmark::State& st, const data& d, const std::vector<H>& h)
+{
+    const size_t n = h.size();
+    std::vector<H> hd(2 * n);
+    store_arm(hd.data(), h.data(), n, true);
+    time_calls<cf>(
+        st, d.xc.data(), hd.data(), n, [](cf* r, const cf* x, const H* t, size_t m) {
+            dot(r, x, t, m);
+        });
+}
+
+//! VOLK's kernel `f` over the samples x, the taps h copied into VOLK-aligned memory.
+template <class Acc, class X, class H, class F>
+void volk_kernel(benchmark::State& st, const X* x, const std::vector<H>& h, F f)
+{
+    volk_buf<H> hv(h.size());
+    std::copy(h.begin(), h.end(), hv.p);
+    time_calls<Acc>(st, x, hv.p, h.size(), f);
 }
 
 // complex samples, float taps (interp_fir_ccf, resampler_cc)
 void BM_ccf_own(benchmark::State& st)
 {
-    const size_t n = st.range(0);
-    data d(n);
-    std::vector<float> hd(2 * n);
-    store_arm(hd.data(), d.h.data(), n, true);
-    time_calls<cf>(st, d.xc.data(), hd.data(), n,
-                   [](cf* r, const cf* x, const float* h, size_t m) { dot(r, x, h, m); });
+    const data d(st.range(0));
+    own_complex(st, d, d.h);
 }
 void BM_ccf_volk(benchmark::State& st)
 {
-    const size_t n = st.range(0);
-    data d(n);
-    volk_buf<float> h(n);
-    std::copy(d.h.begin(), d.h.end(), h.p);
-    time_calls<lv_32fc_t>(st, d.xc.data(), h.p, n, volk_32fc_32f_dot_prod_32fc);
+    const data d(st.range(0));
+    volk_kernel<lv_32fc_t>(st, d.xc.data(), d.h, volk_32fc_32f_dot_prod_32fc);
 }
 
 // float samples, float taps (interp_fir_fff, resampler_ff)
 void BM_fff_own(benchmark::State& st)
 {
     const size_t n = st.range(0);
-    data d(n);
-    time_calls<float>(st, d.xf.data(), d.h.data(), n,
-                      [](float* r, const float* x, const float* h, size_t m) { dot(r, x, h, m); });
+    const data d(n);
+    time_calls<float>(
+        st,
+        d.xf.data(),
+        d.h.data(),
+        n,
+        [](float* r, const float* x, const float* h, size_t m) { dot(r, x, h, m); });
 }
 void BM_fff_volk(benchmark::State& st)
 {
-    const size_t n = st.range(0);
-    data d(n);
-    volk_buf<float> h(n);
-    std::copy(d.h.begin(), d.h.end(), h.p);
-    time_calls<float>(st, d.xf.data(), h.p, n, volk_32f_x2_dot_prod_32f);
+    const data d(st.range(0));
+    volk_kernel<float>(st, d.xf.data(), d.h, volk_32f_x2_dot_prod_32f);
 }
 
 // complex samples, complex taps (interp_fir_ccc)
 void BM_ccc_own(benchmark::State& st)
 {
-    const size_t n = st.range(0);
-    data d(n);
-    std::vector<cf> hd(2 * n);
-    store_arm(hd.data(), d.hc.data(), n, true);
-    time_calls<cf>(st, d.xc.data(), hd.data(), n,
-                   [](cf* r, const cf* x, const cf* h, size_t m) { dot(r, x, h, m); });
+    const data d(st.range(0));
+    own_complex(st, d, d.hc);
 }
 void BM_ccc_volk(benchmark::State& st)
 {
-    const size_t n = st.range(0);
-    data d(n);
-    volk_buf<lv_32fc_t> h(n);
-    std::copy(d.hc.begin(), d.hc.end(), h.p);
-    time_calls<lv_32fc_t>(st, d.xc.data(), h.p, n, volk_32fc_x2_dot_prod_32fc);
+    const data d(st.range(0));
+    volk_kernel<lv_32fc_t>(st, d.xc.data(), d.hc, volk_32fc_x2_dot_prod_32fc);
 }
 
 #define TAPS ->Arg(4)->Arg(8)->Arg(16)->Arg(32)->Arg(64)->Arg(128)->Arg(512)
