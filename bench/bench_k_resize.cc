@@ -35,6 +35,20 @@ double floor_ms(double frames, double in_px, double out_px, double out_bytes = 4
     return frames * (4.0 * in_px + out_bytes * out_px) / 4169e9 * 1e3;
 }
 
+//! A benchmark row's frames: its arguments 0 .. 4 are ih, iw, oh, ow, frames.
+struct row_shape {
+    int ih, iw, oh, ow;
+    size_t frames;
+    explicit row_shape(const benchmark::State& st)
+        : ih(int(st.range(0))),
+          iw(int(st.range(1))),
+          oh(int(st.range(2))),
+          ow(int(st.range(3))),
+          frames(size_t(st.range(4)))
+    {
+    }
+};
+
 void sizes(benchmark::internal::Benchmark* b)
 {
     b->ArgNames({ "ih", "iw", "oh", "ow", "frames" });
@@ -42,34 +56,50 @@ void sizes(benchmark::internal::Benchmark* b)
     b->Args({ 2160, 3840, 224, 224, 1 });
 }
 
-//! The CPU bilinear resize of the sizes() rows, with the fused normalisation when `normalise`.
-void resize_cpu_f32(benchmark::State& st, bool normalise)
+//! The host-to-host bilinear resize (half_pixel, replicate) of a row's frames on backend `b`
+//! (`batch` frames per launch on CUDA; 0: the default), with the fused normalisation when
+//! `normalise`.
+void resize_host_f32(benchmark::State& st, backend b, size_t batch, bool normalise)
 {
-    const int ih = int(st.range(0)), iw = int(st.range(1)), oh = int(st.range(2)),
-              ow = int(st.range(3));
-    const size_t frames = size_t(st.range(4));
-    kernel::resize_2d<float> k(
-        ih, iw, oh, ow, 1, "bilinear", "half_pixel", "replicate", 0.f, backend::cpu);
+    const row_shape r(st);
+    kernel::resize_2d<float> k(r.ih,
+                               r.iw,
+                               r.oh,
+                               r.ow,
+                               1,
+                               "bilinear",
+                               "half_pixel",
+                               "replicate",
+                               0.f,
+                               b,
+                               0,
+                               batch);
     if (normalise)
         k.set_normalization({ 0.5f }, { 0.25f });
-    auto x = gpuinterp_bench::data<float>(frames * k.in_frame_size());
-    std::vector<float> y(frames * k.out_frame_size());
-    k.resize(y.data(), x.data(), frames); // warm-up: page faults of y
+    auto x = gpuinterp_bench::data<float>(r.frames * k.in_frame_size());
+    std::vector<float> y(r.frames * k.out_frame_size());
+    k.resize(y.data(), x.data(), r.frames); // warm-up: page faults (CUDA: pinned staging)
     for (auto _ : st) {
-        k.resize(y.data(), x.data(), frames);
+        k.resize(y.data(), x.data(), r.frames);
         benchmark::DoNotOptimize(y.data());
     }
-    st.SetItemsProcessed(int64_t(st.iterations()) * frames * oh * ow);
+    st.SetItemsProcessed(int64_t(st.iterations()) * r.frames * r.oh * r.ow);
 }
 
-void BM_resize_cpu_f32(benchmark::State& st) { resize_cpu_f32(st, false); }
+void BM_resize_cpu_f32(benchmark::State& st)
+{
+    resize_host_f32(st, backend::cpu, 0, false);
+}
 BENCHMARK(BM_resize_cpu_f32)
     ->Apply(sizes)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
     ->MinTime(0.5);
 
-void BM_resize_cpu_f32_fused_normalise(benchmark::State& st) { resize_cpu_f32(st, true); }
+void BM_resize_cpu_f32_fused_normalise(benchmark::State& st)
+{
+    resize_host_f32(st, backend::cpu, 0, true);
+}
 BENCHMARK(BM_resize_cpu_f32_fused_normalise)
     ->Apply(sizes)
     ->Unit(benchmark::kMillisecond)
@@ -131,18 +161,16 @@ void BM_resize_cuda_kernel_f32(benchmark::State& st)
 {
     if (gpuinterp_bench::skip_without_cuda(st))
         return;
-    const int ih = int(st.range(0)), iw = int(st.range(1)), oh = int(st.range(2)),
-              ow = int(st.range(3));
-    const size_t frames = size_t(st.range(4));
+    const row_shape r(st);
     const auto mode = gpu::resize_bench_mode(st.range(5));
     const bool half = st.range(6) != 0;
     time_kernel(st,
-                { ih, iw, oh, ow, 1, kernel::resize_method::bilinear, frames },
+                { r.ih, r.iw, r.oh, r.ow, 1, kernel::resize_method::bilinear, r.frames },
                 mode,
                 half,
                 20);
-    st.counters["floor_ms"] =
-        floor_ms(double(frames), double(ih) * iw, double(oh) * ow, half ? 2.0 : 4.0);
+    st.counters["floor_ms"] = floor_ms(
+        double(r.frames), double(r.ih) * r.iw, double(r.oh) * r.ow, half ? 2.0 : 4.0);
 }
 BENCHMARK(BM_resize_cuda_kernel_f32)
     ->Apply(gpu_sizes)
@@ -179,9 +207,7 @@ void BM_resize_cuda_kernel_variant(benchmark::State& st)
 {
     if (gpuinterp_bench::skip_without_cuda(st))
         return;
-    const int ih = int(st.range(0)), iw = int(st.range(1)), oh = int(st.range(2)),
-              ow = int(st.range(3));
-    const size_t frames = size_t(st.range(4));
+    const row_shape r(st);
     // mode 10: 3 channels, fused normalise; 11: bicubic, 12: nearest, fused normalise
     const int channels = st.range(5) == 10 ? 3 : 1;
     const auto mode = st.range(5) >= 10 ? gpu::resize_bench_mode::fused
@@ -192,15 +218,15 @@ void BM_resize_cuda_kernel_variant(benchmark::State& st)
     const int variant = int(st.range(6));
     int ran = -1;
     time_kernel(st,
-                { ih, iw, oh, ow, channels, method, frames },
+                { r.ih, r.iw, r.oh, r.ow, channels, method, r.frames },
                 mode,
                 false,
                 50,
                 variant,
                 0,
                 &ran);
-    st.counters["floor_ms"] =
-        floor_ms(double(frames), double(channels) * ih * iw, double(channels) * oh * ow);
+    st.counters["floor_ms"] = floor_ms(
+        double(r.frames), double(channels) * r.ih * r.iw, double(channels) * r.oh * r.ow);
     st.counters["ran_variant"] = ran;
 }
 BENCHMARK(BM_resize_cuda_kernel_variant)
@@ -255,30 +281,7 @@ void BM_resize_cuda_host_f32(benchmark::State& st)
 {
     if (gpuinterp_bench::skip_without_cuda(st))
         return;
-    const int ih = int(st.range(0)), iw = int(st.range(1)), oh = int(st.range(2)),
-              ow = int(st.range(3));
-    const size_t frames = size_t(st.range(4)), batch = size_t(st.range(5));
-    kernel::resize_2d<float> k(ih,
-                               iw,
-                               oh,
-                               ow,
-                               1,
-                               "bilinear",
-                               "half_pixel",
-                               "replicate",
-                               0.f,
-                               backend::cuda,
-                               0,
-                               batch);
-    k.set_normalization({ 0.5f }, { 0.25f });
-    auto x = gpuinterp_bench::data<float>(frames * k.in_frame_size());
-    std::vector<float> y(frames * k.out_frame_size());
-    k.resize(y.data(), x.data(), frames); // warm-up: page faults, pinned allocations
-    for (auto _ : st) {
-        k.resize(y.data(), x.data(), frames);
-        benchmark::DoNotOptimize(y.data());
-    }
-    st.SetItemsProcessed(int64_t(st.iterations()) * frames * oh * ow);
+    resize_host_f32(st, backend::cuda, size_t(st.range(5)), true);
 }
 BENCHMARK(BM_resize_cuda_host_f32)
     ->ArgNames({ "ih", "iw", "oh", "ow", "frames", "batch" })

@@ -74,39 +74,40 @@ void time_calls(benchmark::State& st, const X* x, const H* h, size_t n, F&& dotf
                            benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 
-//! The own loop over the complex samples, the taps h stored as the interpolator stores an arm
-//! (store_arm).
+//! The own loop over the complex samples with data's taps `h` (of st.range(0) taps), stored as
+//! the interpolator stores an arm (store_arm).
 template <class H>
-void own_complex(benchmark::State& st, const data& d, const std::vector<H>& h)
+void own_complex(benchmark::State& st, std::vector<H> data::*h)
 {
-    const size_t n = h.size();
+    const data d(st.range(0));
+    const size_t n = (d.*h).size();
     std::vector<H> hd(2 * n);
-    store_arm(hd.data(), h.data(), n, true);
+    store_arm(hd.data(), (d.*h).data(), n, true);
     time_calls<cf>(
         st, d.xc.data(), hd.data(), n, [](cf* r, const cf* x, const H* t, size_t m) {
             dot(r, x, t, m);
         });
 }
 
-//! VOLK's kernel `f` over the samples x, the taps h copied into VOLK-aligned memory.
+//! VOLK's kernel `f` over data's samples `x`, its taps `h` copied into VOLK-aligned memory.
 template <class Acc, class X, class H, class F>
-void volk_kernel(benchmark::State& st, const X* x, const std::vector<H>& h, F f)
+void volk_kernel(benchmark::State& st,
+                 std::vector<X> data::*x,
+                 std::vector<H> data::*h,
+                 F f)
 {
-    volk_buf<H> hv(h.size());
-    std::copy(h.begin(), h.end(), hv.p);
-    time_calls<Acc>(st, x, hv.p, h.size(), f);
+    const data d(st.range(0));
+    const size_t n = (d.*h).size();
+    volk_buf<H> hv(n);
+    std::copy((d.*h).begin(), (d.*h).end(), hv.p);
+    time_calls<Acc>(st, (d.*x).data(), hv.p, n, f);
 }
 
 // complex samples, float taps (interp_fir_ccf, resampler_cc)
-void BM_ccf_own(benchmark::State& st)
-{
-    const data d(st.range(0));
-    own_complex(st, d, d.h);
-}
+void BM_ccf_own(benchmark::State& st) { own_complex(st, &data::h); }
 void BM_ccf_volk(benchmark::State& st)
 {
-    const data d(st.range(0));
-    volk_kernel<lv_32fc_t>(st, d.xc.data(), d.h, volk_32fc_32f_dot_prod_32fc);
+    volk_kernel<lv_32fc_t>(st, &data::xc, &data::h, volk_32fc_32f_dot_prod_32fc);
 }
 
 // float samples, float taps (interp_fir_fff, resampler_ff)
@@ -123,20 +124,14 @@ void BM_fff_own(benchmark::State& st)
 }
 void BM_fff_volk(benchmark::State& st)
 {
-    const data d(st.range(0));
-    volk_kernel<float>(st, d.xf.data(), d.h, volk_32f_x2_dot_prod_32f);
+    volk_kernel<float>(st, &data::xf, &data::h, volk_32f_x2_dot_prod_32f);
 }
 
 // complex samples, complex taps (interp_fir_ccc)
-void BM_ccc_own(benchmark::State& st)
-{
-    const data d(st.range(0));
-    own_complex(st, d, d.hc);
-}
+void BM_ccc_own(benchmark::State& st) { own_complex(st, &data::hc); }
 void BM_ccc_volk(benchmark::State& st)
 {
-    const data d(st.range(0));
-    volk_kernel<lv_32fc_t>(st, d.xc.data(), d.hc, volk_32fc_x2_dot_prod_32fc);
+    volk_kernel<lv_32fc_t>(st, &data::xc, &data::hc, volk_32fc_x2_dot_prod_32fc);
 }
 
 #define TAPS ->Arg(4)->Arg(8)->Arg(16)->Arg(32)->Arg(64)->Arg(128)->Arg(512)

@@ -24,7 +24,9 @@
 #include "dpd_ph_lab.h"
 #include "launch_timing.cuh"
 #include <algorithm>
+#include <array>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 namespace gr {
@@ -91,31 +93,23 @@ __global__ void __launch_bounds__(THREADS)
     }
 }
 
-//! The shuffle (SHUFFLE_X false) or shuffle_x kernel of M orders.
+//! The shuffle (SHUFFLE_X false) or shuffle_x kernels for M = 1 .. sizeof...(I), indexed by M - 1.
+template <bool SHUFFLE_X, int... I>
+std::array<const void*, sizeof...(I)> shuffle_kernels(std::integer_sequence<int, I...>)
+{
+    return { reinterpret_cast<const void*>(dpd_shuffle_kernel<I + 1, SHUFFLE_X>)... };
+}
+
+//! The shuffle (SHUFFLE_X false) or shuffle_x kernel of M orders (M <= 8).
 template <bool SHUFFLE_X>
 const void* shuffle_kernel(int M)
 {
-    switch (M) {
-    case 1:
-        return reinterpret_cast<const void*>(dpd_shuffle_kernel<1, SHUFFLE_X>);
-    case 2:
-        return reinterpret_cast<const void*>(dpd_shuffle_kernel<2, SHUFFLE_X>);
-    case 3:
-        return reinterpret_cast<const void*>(dpd_shuffle_kernel<3, SHUFFLE_X>);
-    case 4:
-        return reinterpret_cast<const void*>(dpd_shuffle_kernel<4, SHUFFLE_X>);
-    case 5:
-        return reinterpret_cast<const void*>(dpd_shuffle_kernel<5, SHUFFLE_X>);
-    case 6:
-        return reinterpret_cast<const void*>(dpd_shuffle_kernel<6, SHUFFLE_X>);
-    case 7:
-        return reinterpret_cast<const void*>(dpd_shuffle_kernel<7, SHUFFLE_X>);
-    case 8:
-        return reinterpret_cast<const void*>(dpd_shuffle_kernel<8, SHUFFLE_X>);
-    default:
+    static const auto table =
+        shuffle_kernels<SHUFFLE_X>(std::make_integer_sequence<int, 8>());
+    if (M < 1 || M > int(table.size()))
         throw std::invalid_argument(
             "P: orders above 15 are not supported by the CUDA backend");
-    }
+    return table[M - 1];
 }
 
 

@@ -63,14 +63,7 @@ TEST_P(FgResamp, BlockEqualsKernelForEveryMethodAndMovesTags)
 
 TEST_P(FgResamp, TableLookupBlockEqualsCpuEmulation)
 {
-    std::mt19937 g(11);
-    std::uniform_real_distribution<float> d(-1, 1), c(-0.1f, 1.1f);
-    std::vector<cf> lut(4096);
-    for (auto& v : lut)
-        v = { d(g), d(g) };
-    std::vector<float> x(200000);
-    for (auto& v : x)
-        v = c(g);
+    const auto [lut, x] = gpuinterp_fg::random_lookup(11, 4096, 200000, -0.1f, 1.1f);
     auto snk =
         run_through<cf>(x,
                         { gr::gpuinterp::table_lookup_fc::make(

@@ -7,6 +7,7 @@
 
 // Shared by the C++ flowgraph tests.
 
+#include "test_util.h"
 #include <gnuradio/blocks/copy.h>
 #include <gnuradio/blocks/vector_sink.h>
 #include <gnuradio/blocks/vector_source.h>
@@ -56,16 +57,26 @@ inline double rel_err(const std::vector<std::complex<float>>& a,
     return err / std::max(peak, 1e-30);
 }
 
-//! n complex values uniform in [-a, a] from a generator seeded here (the data of one test do not
-//! depend on which tests ran before it).
-inline std::vector<std::complex<float>> seeded_signal(size_t n, float a, unsigned seed)
+//! n complex values uniform in [-a, a] from a generator seeded here (test_util.h): the data of one
+//! test do not depend on which tests ran before it.
+using gpuinterp_test::seeded_signal;
+
+//! The data of a table_lookup test, drawn from one generator seeded here: a table of n complex
+//! values uniform in [-1, 1], then m coordinates uniform in [lo, hi].
+struct lookup_data {
+    std::vector<std::complex<float>> table;
+    std::vector<float> x;
+};
+inline lookup_data random_lookup(unsigned seed, size_t n, size_t m, float lo, float hi)
 {
     std::mt19937 g(seed);
-    std::uniform_real_distribution<float> d(-a, a);
-    std::vector<std::complex<float>> v(n);
-    for (auto& x : v)
-        x = { d(g), d(g) };
-    return v;
+    std::uniform_real_distribution<float> d(-1.f, 1.f), c(lo, hi);
+    lookup_data k{ std::vector<std::complex<float>>(n), std::vector<float>(m) };
+    for (auto& t : k.table)
+        t = { d(g), d(g) };
+    for (auto& v : k.x)
+        v = c(g);
+    return k;
 }
 
 //! A tag "mark" = value at offset.

@@ -237,21 +237,17 @@ TEST(DpdBankCuda, DevicePathEqualsHostPathAtAnyOffset)
             dev.set_coefficients(c, h, cf(0));
         }
         const auto want = run_bank<uint8_t>(host, x, bytes);
-        // Device copies, channel c at offset c % 3 samples.
-        const device_channels din(N, n, sizeof(cf)), dout(N, n, bytes);
-        for (unsigned c = 0; c < N; c++)
-            din.upload(c, x[c].data());
-        call_in_steps(
+        const auto got = run_on_device(
             N,
             n,
-            { 3, 2, 5000, n },
-            [&](unsigned c, size_t pos) { return dout.at(c, pos); },
-            [&](unsigned c, size_t pos) { return din.at(c, pos); },
+            sizeof(cf),
+            bytes,
+            [&](unsigned c) { return x[c].data(); },
             [&](void* const* o, const void* const* i, size_t m) {
                 dev.process_device(o, i, m);
             });
         for (unsigned c = 0; c < N; c++) {
-            EXPECT_EQ(dout.download(c), want[c]) << to_string(fmt) << " channel " << c;
+            EXPECT_EQ(got[c], want[c]) << to_string(fmt) << " channel " << c;
             EXPECT_EQ(dev.counts(c).saturated, host.counts(c).saturated);
         }
     }

@@ -248,20 +248,17 @@ TEST(DpdBankSc16InCuda, DevicePathEqualsHostPathAtAnyOffset)
             dev.set_coefficients(c, h, cf(0));
         }
         const auto want = run(host, xi, n, 4, ob);
-        const device_channels din(N, n, 4), dout(N, n, ob);
-        for (unsigned c = 0; c < N; c++)
-            din.upload(c, iq[c].data());
-        call_in_steps(
+        const auto got = run_on_device(
             N,
             n,
-            { 3, 2, 5000, n },
-            [&](unsigned c, size_t pos) { return dout.at(c, pos); },
-            [&](unsigned c, size_t pos) { return din.at(c, pos); },
+            4,
+            ob,
+            [&](unsigned c) { return xi[c]; },
             [&](void* const* o, const void* const* i, size_t m) {
                 dev.process_device(o, i, m);
             });
         for (unsigned c = 0; c < N; c++) {
-            EXPECT_EQ(dout.download(c), want[c]) << to_string(out) << " channel " << c;
+            EXPECT_EQ(got[c], want[c]) << to_string(out) << " channel " << c;
             EXPECT_EQ(dev.counts(c).saturated, host.counts(c).saturated);
         }
     }

@@ -47,7 +47,8 @@ resize_plan enumerate(resize_variant req,
                             if (p.variant == resize_variant::tile) {
                                 const auto q = resize_tile_pos(
                                     bx, tx, p.tiles_x, p.row_groups, p.rows);
-                                for (int oy = q.oy0; oy < std::min(out_h, q.oy0 + p.rows);
+                                for (int oy = q.oy0;
+                                     oy < std::min(out_h, q.oy0 + p.rows);
                                      oy++)
                                     for (int v = 0; v < resize_tile_v; v++) {
                                         const int e = q.e0 + v * resize_tile_tx;
@@ -82,8 +83,7 @@ resize_plan enumerate(resize_variant req,
                                                     mark(f0 + q.f, q.oy0 + r, e + v);
                                         }
                             } else if (resize_is_vec4(p.variant)) {
-                                const auto q =
-                                    resize_vec4_pos(bx, by, bz, tx, ty, p.rows);
+                                const auto q = resize_vec4_pos(bx, by, bz, tx, ty, p.rows);
                                 if (q.e0 >= RW || q.oy0 >= out_h)
                                     continue;
                                 for (int r = 0; r < p.rows; r++)
@@ -121,12 +121,12 @@ struct shape {
 TEST(ResizeLaunchPlan, EveryVariantWritesEachOutputOnce)
 {
     const shape shapes[] = {
-        { 1, 1, 1, true },     { 4, 1, 1, true },     { 20, 37, 9, true },
-        { 21, 37, 9, false },  { 256, 9, 3, true },   { 260, 17, 5, true },
-        { 1028, 3, 2, true },  { 300, 64, 1, false }, { 12, 5, 7, false },
-        { 672, 33, 4, true },  // 224 px x 3 channels
-        { 516, 70, 2, true },  // rowcache: partial 256/512-element and 32/64-row blocks
-        { 1024, 64, 2, true }, // whole blocks
+        { 1, 1, 1, true },      { 4, 1, 1, true },       { 20, 37, 9, true },
+        { 21, 37, 9, false },   { 256, 9, 3, true },     { 260, 17, 5, true },
+        { 1028, 3, 2, true },   { 300, 64, 1, false },   { 12, 5, 7, false },
+        { 672, 33, 4, true }, // 224 px x 3 channels
+        { 516, 70, 2, true },   // rowcache: partial 256/512-element and 32/64-row blocks
+        { 1024, 64, 2, true },  // whole blocks
         { 264, 65, 3, true },
     };
     for (int taps : { 1, 2, 4 })
@@ -167,76 +167,77 @@ TEST(ResizeLaunchPlan, FramesBeyondOneGridAreSliced)
 TEST(ResizeLaunchPlan, AutomaticChoiceAndFallbacks)
 {
     using V = resize_variant;
-    // The variant a request runs on a shape (132 SMs, sm_90).
-    struct row {
-        V req;
-        int RW, out_h;
-        size_t frames;
-        bool vec_ok;
-        int taps;
-        bool upscale_y;
-        V want;
-    };
-    const row rows[] = {
-        // 4 x 1080p -> 4K (output rows reuse source rows): bilinear and bicubic walk 32 rows
-        // per thread reusing source rows, nearest keeps vec4_r4 (the sm_90 tuning row).
-        { V::automatic, 3840, 2160, 4, true, 2, true, V::rowcache_r32 },
-        { V::automatic, 3840, 2160, 4, true, 4, true, V::rowcache_r32 },
-        { V::automatic, 3840, 2160, 4, true, 1, true, V::vec4_r4 },
-        // Large outputs without row reuse (vertical shrink): 16-byte stores, 4 rows per thread;
-        // bicubic on tile (vec4 would need ~160 registers per thread).
-        { V::automatic, 3840, 2160, 4, true, 2, false, V::vec4_r4 },
-        { V::automatic, 3840, 2160, 4, true, 4, false, V::tile },
-        { V::automatic, 3840, 2160, 4, true, 1, false, V::vec4_r4 },
-        // rowcache needs the aligned 16-byte stores too.
-        { V::automatic, 3842, 2160, 4, false, 2, true, V::tile },
-        // Same without alignment: the original kernel.
-        { V::automatic, 3842, 2160, 4, false, 2, false, V::tile },
-        // 16 x 4K -> 224x224: small, latency-bound (point_f4 below); one frame: point.
-        { V::automatic, 224, 224, 1, true, 2, false, V::point },
-        // strided takes any row width.
-        { V::strided_r4, 10, 8, 1, false, 2, false, V::strided_r4 },
-        // Requested vec4 on a shape it cannot take falls back to tile.
-        { V::vec4_r4, 10, 8, 1, true, 2, false, V::tile },
-        { V::vec4_r1, 12, 8, 1, false, 2, false, V::tile },
-        // Rows beyond gridDim.y: vec4 and point fall back to tile.
-        { V::vec4_r1, 4, 4 * 65535 + 1, 1, true, 2, false, V::tile },
-        { V::point, 4, 8 * 65535 + 1, 1, true, 2, false, V::tile },
-        { V::vec4_r1, 4, 4 * 65535, 1, true, 2, false, V::vec4_r1 },
-        // rowcache: 16-byte stores like vec4, so the same alignment rule; two chunks only for
-        // nearest/bilinear (bicubic runs one chunk); rows beyond gridDim.y fall back to tile.
-        { V::rowcache_r8, 3840, 2160, 4, true, 2, false, V::rowcache_r8 },
-        { V::rowcache_r16, 3842, 2160, 4, false, 2, false, V::tile },
-        { V::rowcache_w8, 3840, 2160, 4, true, 4, false, V::rowcache_r8 },
-        { V::rowcache_w8, 3840, 2160, 4, true, 1, false, V::rowcache_w8 },
-        { V::rowcache_w8, 10, 8, 1, true, 4, false, V::tile },
-        { V::rowcache_r8, 4, 32 * 65535 + 1, 1, true, 2, false, V::tile },
-        { V::rowcache_r8, 4, 32 * 65535, 1, true, 2, false, V::rowcache_r8 },
-        // staged: rowcache's geometry, one chunk, every method.
-        { V::staged_r8, 3840, 2160, 4, true, 4, false, V::staged_r8 },
-        { V::staged_r16, 3842, 2160, 4, false, 2, false, V::tile },
-    };
-    for (const row& r : rows)
-        EXPECT_EQ(resize_plan_launch(
-                      r.req, r.RW, r.out_h, r.frames, 132, r.vec_ok, r.taps, r.upscale_y)
-                      .variant,
-                  r.want)
-            << resize_variant_name(r.req) << " RW=" << r.RW << " out_h=" << r.out_h
-            << " frames=" << r.frames << " vec_ok=" << r.vec_ok << " taps=" << r.taps
-            << " upscale_y=" << r.upscale_y;
-    // 16 x 4K -> 224x224: one element of 4 frames per thread.
+    // 4 x 1080p -> 4K (output rows reuse source rows): bilinear and bicubic walk 32 rows per
+    // thread reusing source rows, nearest keeps vec4_r4 (the sm_90 tuning row).
+    EXPECT_EQ(resize_plan_launch(V::automatic, 3840, 2160, 4, 132, true, 2, true).variant,
+              V::rowcache_r32);
+    EXPECT_EQ(resize_plan_launch(V::automatic, 3840, 2160, 4, 132, true, 4, true).variant,
+              V::rowcache_r32);
+    EXPECT_EQ(resize_plan_launch(V::automatic, 3840, 2160, 4, 132, true, 1, true).variant,
+              V::vec4_r4);
+    // Large outputs without row reuse (vertical shrink): 16-byte stores, 4 rows per thread;
+    // bicubic on tile (vec4 would need ~160 registers per thread).
+    EXPECT_EQ(resize_plan_launch(V::automatic, 3840, 2160, 4, 132, true).variant,
+              V::vec4_r4);
+    EXPECT_EQ(resize_plan_launch(V::automatic, 3840, 2160, 4, 132, true, 4).variant,
+              V::tile);
+    EXPECT_EQ(resize_plan_launch(V::automatic, 3840, 2160, 4, 132, true, 1).variant,
+              V::vec4_r4);
+    // rowcache needs the aligned 16-byte stores too.
+    EXPECT_EQ(resize_plan_launch(V::automatic, 3842, 2160, 4, 132, false, 2, true).variant,
+              V::tile);
+    // Same without alignment: the original kernel.
+    EXPECT_EQ(resize_plan_launch(V::automatic, 3842, 2160, 4, 132, false).variant,
+              V::tile);
+    // 16 x 4K -> 224x224: small, latency-bound: one element of 4 frames per thread.
     const auto p = resize_plan_launch(V::automatic, 224, 224, 16, 132, true);
     EXPECT_EQ(p.variant, V::point_f4);
     EXPECT_EQ(p.gx * p.gy * p.gz, 7u * 28u * 4u);
-    // The grids of rowcache (256 elements x 64 rows a block) and rowcache_w8 (512 x 32).
-    const auto r16 = resize_plan_launch(V::rowcache_r16, 3840, 2160, 4, 132, true);
-    EXPECT_EQ(r16.gx, 15u); // 3840 / 256
-    EXPECT_EQ(r16.gy, 34u); // ceil(2160 / 64)
-    EXPECT_EQ(r16.gz, 4u);
-    const auto w = resize_plan_launch(V::rowcache_w8, 3840, 2160, 4, 132, true);
-    EXPECT_EQ(w.gx, 8u);  // ceil(3840 / 512)
-    EXPECT_EQ(w.gy, 68u); // ceil(2160 / 32)
+    EXPECT_EQ(resize_plan_launch(V::automatic, 224, 224, 1, 132, true).variant,
+              V::point);
+    // strided takes any row width.
+    EXPECT_EQ(resize_plan_launch(V::strided_r4, 10, 8, 1, 132, false).variant,
+              V::strided_r4);
+    // Requested vec4 on a shape it cannot take falls back to tile.
+    EXPECT_EQ(resize_plan_launch(V::vec4_r4, 10, 8, 1, 132, true).variant, V::tile);
+    EXPECT_EQ(resize_plan_launch(V::vec4_r1, 12, 8, 1, 132, false).variant, V::tile);
+    // Rows beyond gridDim.y: vec4 and point fall back to tile.
+    EXPECT_EQ(resize_plan_launch(V::vec4_r1, 4, 4 * 65535 + 1, 1, 132, true).variant,
+              V::tile);
+    EXPECT_EQ(resize_plan_launch(V::point, 4, 8 * 65535 + 1, 1, 132, true).variant,
+              V::tile);
+    EXPECT_EQ(resize_plan_launch(V::vec4_r1, 4, 4 * 65535, 1, 132, true).variant,
+              V::vec4_r1);
+    // rowcache: 16-byte stores like vec4, so the same alignment rule; two chunks only for
+    // nearest/bilinear (bicubic runs one chunk); rows beyond gridDim.y fall back to tile.
+    EXPECT_EQ(resize_plan_launch(V::rowcache_r8, 3840, 2160, 4, 132, true).variant,
+              V::rowcache_r8);
+    EXPECT_EQ(resize_plan_launch(V::rowcache_r16, 3842, 2160, 4, 132, false).variant,
+              V::tile);
+    EXPECT_EQ(resize_plan_launch(V::rowcache_w8, 3840, 2160, 4, 132, true, 4).variant,
+              V::rowcache_r8);
+    EXPECT_EQ(resize_plan_launch(V::rowcache_w8, 3840, 2160, 4, 132, true, 1).variant,
+              V::rowcache_w8);
+    EXPECT_EQ(resize_plan_launch(V::rowcache_w8, 10, 8, 1, 132, true, 4).variant, V::tile);
+    {
+        const auto p = resize_plan_launch(V::rowcache_r16, 3840, 2160, 4, 132, true);
+        EXPECT_EQ(p.gx, 15u); // 3840 / 256
+        EXPECT_EQ(p.gy, 34u); // ceil(2160 / 64)
+        EXPECT_EQ(p.gz, 4u);
+        const auto w = resize_plan_launch(V::rowcache_w8, 3840, 2160, 4, 132, true);
+        EXPECT_EQ(w.gx, 8u);  // ceil(3840 / 512)
+        EXPECT_EQ(w.gy, 68u); // ceil(2160 / 32)
+    }
+    EXPECT_EQ(resize_plan_launch(V::rowcache_r8, 4, 32 * 65535 + 1, 1, 132, true).variant,
+              V::tile);
+    // staged: rowcache's geometry, one chunk, every method.
+    EXPECT_EQ(resize_plan_launch(V::staged_r8, 3840, 2160, 4, 132, true, 4).variant,
+              V::staged_r8);
     EXPECT_EQ(resize_plan_launch(V::staged_r16, 3840, 2160, 4, 132, true).gy, 34u);
+    EXPECT_EQ(resize_plan_launch(V::staged_r16, 3842, 2160, 4, 132, false).variant,
+              V::tile);
+    EXPECT_EQ(resize_plan_launch(V::rowcache_r8, 4, 32 * 65535, 1, 132, true).variant,
+              V::rowcache_r8);
 }
 
 } // namespace
@@ -248,16 +249,13 @@ TEST(ResizeLaunchPlan, TuningTable)
     using V = resize_variant;
     for (int sm : { 0, 50, 75, 80, 89, 90, 100, 120 }) {
         const resize_tuning& t = resize_tuning_for(sm);
-        EXPECT_EQ(resize_plan_launch(V::automatic, 3840, 2160, 4, 132, true, 2, true, sm)
-                      .variant,
+        EXPECT_EQ(resize_plan_launch(V::automatic, 3840, 2160, 4, 132, true, 2, true, sm).variant,
                   t.upscale)
             << sm;
-        EXPECT_EQ(resize_plan_launch(V::automatic, 3840, 2160, 4, 132, true, 2, false, sm)
-                      .variant,
+        EXPECT_EQ(resize_plan_launch(V::automatic, 3840, 2160, 4, 132, true, 2, false, sm).variant,
                   t.wide)
             << sm;
-        EXPECT_EQ(resize_plan_launch(V::automatic, 224, 224, 1, 132, true, 2, false, sm)
-                      .variant,
+        EXPECT_EQ(resize_plan_launch(V::automatic, 224, 224, 1, 132, true, 2, false, sm).variant,
                   V::point)
             << sm;
     }

@@ -151,6 +151,33 @@ private:
     std::vector<uint8_t*> d_base;
     size_t d_n, d_item;
 };
+
+//! A multi-channel kernel's device entry point on N channels: host_in(c)'s n items of in_bytes
+//! staged in device_channels, call(out, in, m) with the device pointers in calls of 3, 2 (shorter
+//! than a filter's history), 5000 and the rest; returns every channel's n outputs of out_bytes.
+template <typename HostIn, typename Call>
+std::vector<std::vector<uint8_t>> run_on_device(unsigned N,
+                                                size_t n,
+                                                size_t in_bytes,
+                                                size_t out_bytes,
+                                                HostIn&& host_in,
+                                                Call&& call)
+{
+    const device_channels din(N, n, in_bytes), dout(N, n, out_bytes);
+    for (unsigned c = 0; c < N; c++)
+        din.upload(c, host_in(c));
+    call_in_steps(
+        N,
+        n,
+        { 3, 2, 5000, n },
+        [&](unsigned c, size_t pos) { return dout.at(c, pos); },
+        [&](unsigned c, size_t pos) { return din.at(c, pos); },
+        call);
+    std::vector<std::vector<uint8_t>> y;
+    for (unsigned c = 0; c < N; c++)
+        y.push_back(dout.download(c));
+    return y;
+}
 #endif
 
 inline std::mt19937& rng()
