@@ -49,11 +49,13 @@ struct row_shape {
     }
 };
 
-void sizes(benchmark::internal::Benchmark* b)
+//! The CPU rows (one frame each), timed on the wall clock for at least 0.5 s.
+void cpu_rows(benchmark::internal::Benchmark* b)
 {
     b->ArgNames({ "ih", "iw", "oh", "ow", "frames" });
     b->Args({ 1080, 1920, 2160, 3840, 1 });
     b->Args({ 2160, 3840, 224, 224, 1 });
+    b->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(0.5);
 }
 
 //! The host-to-host bilinear resize (half_pixel, replicate) of a row's frames on backend `b`
@@ -90,21 +92,13 @@ void BM_resize_cpu_f32(benchmark::State& st)
 {
     resize_host_f32(st, backend::cpu, 0, false);
 }
-BENCHMARK(BM_resize_cpu_f32)
-    ->Apply(sizes)
-    ->Unit(benchmark::kMillisecond)
-    ->UseRealTime()
-    ->MinTime(0.5);
+BENCHMARK(BM_resize_cpu_f32)->Apply(cpu_rows);
 
 void BM_resize_cpu_f32_fused_normalise(benchmark::State& st)
 {
     resize_host_f32(st, backend::cpu, 0, true);
 }
-BENCHMARK(BM_resize_cpu_f32_fused_normalise)
-    ->Apply(sizes)
-    ->Unit(benchmark::kMillisecond)
-    ->UseRealTime()
-    ->MinTime(0.5);
+BENCHMARK(BM_resize_cpu_f32_fused_normalise)->Apply(cpu_rows);
 
 #ifdef GPUINTERP_HAVE_CUDA
 //! What one kernel timing resizes: n_frames frames of in_h x in_w to out_h x out_w.

@@ -237,19 +237,15 @@ TEST(DpdBankCuda, DevicePathEqualsHostPathAtAnyOffset)
             dev.set_coefficients(c, h, cf(0));
         }
         const auto want = run_bank<uint8_t>(host, x, bytes);
-        const auto got = run_on_device(
-            N,
+        expect_device_path_equals(
+            dev,
+            host,
+            want,
             n,
             sizeof(cf),
             bytes,
             [&](unsigned c) { return x[c].data(); },
-            [&](void* const* o, const void* const* i, size_t m) {
-                dev.process_device(o, i, m);
-            });
-        for (unsigned c = 0; c < N; c++) {
-            EXPECT_EQ(got[c], want[c]) << to_string(fmt) << " channel " << c;
-            EXPECT_EQ(dev.counts(c).saturated, host.counts(c).saturated);
-        }
+            to_string(fmt));
     }
 }
 #endif

@@ -248,19 +248,8 @@ TEST(DpdBankSc16InCuda, DevicePathEqualsHostPathAtAnyOffset)
             dev.set_coefficients(c, h, cf(0));
         }
         const auto want = run(host, xi, n, 4, ob);
-        const auto got = run_on_device(
-            N,
-            n,
-            4,
-            ob,
-            [&](unsigned c) { return xi[c]; },
-            [&](void* const* o, const void* const* i, size_t m) {
-                dev.process_device(o, i, m);
-            });
-        for (unsigned c = 0; c < N; c++) {
-            EXPECT_EQ(got[c], want[c]) << to_string(out) << " channel " << c;
-            EXPECT_EQ(dev.counts(c).saturated, host.counts(c).saturated);
-        }
+        expect_device_path_equals(
+            dev, host, want, n, 4, ob, [&](unsigned c) { return xi[c]; }, to_string(out));
     }
 }
 #endif

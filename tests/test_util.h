@@ -178,6 +178,36 @@ std::vector<std::vector<uint8_t>> run_on_device(unsigned N,
         y.push_back(dout.download(c));
     return y;
 }
+
+//! The device entry point (process_device) of the multi-channel kernel `dev` on host_in(c)'s n
+//! items per channel (run_on_device) against `want`, what `host` (the same configuration) made
+//! of the same inputs through host memory: every channel's output byte for byte, and its
+//! saturation count.
+template <typename K, typename HostIn>
+void expect_device_path_equals(K& dev,
+                               K& host,
+                               const std::vector<std::vector<uint8_t>>& want,
+                               size_t n,
+                               size_t in_bytes,
+                               size_t out_bytes,
+                               HostIn&& host_in,
+                               const std::string& what)
+{
+    const unsigned N = dev.channels();
+    const auto got = run_on_device(N,
+                                   n,
+                                   in_bytes,
+                                   out_bytes,
+                                   host_in,
+                                   [&](void* const* o, const void* const* i, size_t m) {
+                                       dev.process_device(o, i, m);
+                                   });
+    for (unsigned c = 0; c < N; c++) {
+        EXPECT_EQ(got[c], want[c]) << what << " channel " << c;
+        EXPECT_EQ(dev.counts(c).saturated, host.counts(c).saturated)
+            << what << " channel " << c;
+    }
+}
 #endif
 
 inline std::mt19937& rng()
