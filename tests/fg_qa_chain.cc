@@ -661,9 +661,7 @@ INSTANTIATE_TEST_SUITE_P(Backends, FgChain, ::testing::Values("cpu", "cuda"));
 // device-buffer block and back (simulated <-> CUDA copies).
 TEST(FgChainPlacement, TwoGpus)
 {
-    if (gi::cuda_device_count() < 2)
-        GTEST_SKIP() << "needs two CUDA devices (found " << gi::cuda_device_count()
-                     << ")";
+    GPUINTERP_FG_SKIP_WITHOUT_CUDA_DEVICES(2);
     std::mt19937 g(41);
     const auto x = random_signal(300007, g);
     const auto h1 = random_taps(24, g), h2 = random_taps(48, g);
@@ -686,8 +684,7 @@ TEST(FgChainPlacement, TwoGpus)
 
 TEST(FgChainPlacement, CudaAndSimulatedNeighbours)
 {
-    if (gi::cuda_device_count() < 1)
-        GTEST_SKIP() << "no usable CUDA device";
+    GPUINTERP_FG_SKIP_WITHOUT_CUDA_DEVICES(1);
     std::mt19937 g(43);
     const auto x = random_signal(100003, g);
     const auto h1 = random_taps(24, g), h2 = random_taps(48, g), h3 = random_taps(8, g);

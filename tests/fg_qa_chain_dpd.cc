@@ -286,9 +286,7 @@ INSTANTIATE_TEST_SUITE_P(Backends, FgTxChain, ::testing::Values("cpu", "cuda"));
 // back), with small random buffers; equal to the CPU backend.
 TEST(FgTxChainPlacement, TwoGpusFullChain)
 {
-    if (gi::cuda_device_count() < 2)
-        GTEST_SKIP() << "needs two CUDA devices (found " << gi::cuda_device_count()
-                     << ")";
+    GPUINTERP_FG_SKIP_WITHOUT_CUDA_DEVICES(2);
     std::mt19937 g(9);
     std::vector<float> h;
     std::vector<cf> co;

@@ -101,6 +101,14 @@ protected:
     }
 };
 
+//! Skips a test that needs n CUDA devices where fewer are usable.
+#define GPUINTERP_FG_SKIP_WITHOUT_CUDA_DEVICES(n)                                   \
+    do {                                                                            \
+        const int found_ = ::gr::gpuinterp::cuda_device_count();                    \
+        if (found_ < (n))                                                           \
+            GTEST_SKIP() << "needs " << (n) << " CUDA device(s), found " << found_; \
+    } while (0)
+
 //! Connects port 0 of every block to port 0 of the next, as Python's tb.connect(a, b, c) does.
 inline void connect_chain(const gr::top_block_sptr& tb,
                           const std::vector<gr::basic_block_sptr>& chain)
