@@ -5,11 +5,9 @@
 // Flowgraph benchmark of dpd_predistorter_cc: null_source -> head(N) -> predistorter -> null_sink
 // with large buffers, on the CPU backend and on CUDA with pinned and with mapped staging.
 // N = 2^24 samples by default (GPUINTERP_BENCH_LOG2N); items_per_second counts samples.
+#include "bench_fg_util.h"
 #include "bench_util.h"
 #include <gnuradio/blocks/copy.h>
-#include <gnuradio/blocks/head.h>
-#include <gnuradio/blocks/null_sink.h>
-#include <gnuradio/blocks/null_source.h>
 #include <gnuradio/gpuinterp/dpd_predistorter_cc.h>
 #include <gnuradio/gpuinterp/kernel/backend.h>
 #include <gnuradio/top_block.h>
@@ -30,35 +28,21 @@ static void BM_fg_dpd(benchmark::State& st)
         return;
     std::vector<cf> co((P + 1) / 2 * L + (Q ? (Q + 1) / 2 * L : 0), cf(0.01f, 0.002f));
     co[0] = 1.0f;
-    for (auto _ : st) {
-        st.PauseTiming();
-        auto tb = gr::make_top_block("bench");
-        auto src = gr::blocks::null_source::make(sizeof(cf));
-        auto head = gr::blocks::head::make(sizeof(cf), n);
-        auto snk = gr::blocks::null_sink::make(sizeof(cf));
-        const int batch = which == 3 ? 1 << 20 : which == 4 ? 1 << 22 : 0;
-        gr::block_sptr blk;
-        if (which == 5)
-            blk = gr::blocks::copy::make(sizeof(cf));
-        else
-            blk = gr::gpuinterp::dpd_predistorter_cc::make(P,
-                                                           Q,
-                                                           L,
-                                                           L,
-                                                           co,
-                                                           cf(0),
-                                                           which == 0 ? "cpu" : "cuda",
-                                                           0,
-                                                           batch,
-                                                           which == 2 || which == 4);
-        blk->set_min_output_buffer(1 << 22);
-        head->set_min_output_buffer(1 << 22);
-        tb->connect(src, 0, head, 0);
-        tb->connect(head, 0, blk, 0);
-        tb->connect(blk, 0, snk, 0);
-        st.ResumeTiming();
-        tb->run();
-    }
+    const int batch = which == 3 ? 1 << 20 : which == 4 ? 1 << 22 : 0;
+    gpuinterp_bench::time_block_flowgraph(st, n, sizeof(cf), sizeof(cf), 1 << 22, [&] {
+        return which == 5 ? gr::blocks::copy::make(sizeof(cf))
+                          : gr::block_sptr(gr::gpuinterp::dpd_predistorter_cc::make(
+                                P,
+                                Q,
+                                L,
+                                L,
+                                co,
+                                cf(0),
+                                which == 0 ? "cpu" : "cuda",
+                                0,
+                                batch,
+                                which == 2 || which == 4));
+    });
     st.SetItemsProcessed(int64_t(st.iterations()) * n);
     static const char* labels[] = { "cpu",
                                     "cuda pinned",

@@ -5,15 +5,13 @@
 // Flowgraph benchmark: null_source -> head(N) -> interpolator -> null_sink with large buffers,
 // GNU Radio's interp_fir_filter_ccf next to gpuinterp's interp_fir_ccf on the CPU and CUDA backends.
 // items_per_second counts OUTPUT samples. N = 2^22 inputs by default (GPUINTERP_BENCH_LOG2N).
+#include "bench_fg_util.h"
 #include "bench_util.h"
-#include <benchmark/benchmark.h>
-#include <gnuradio/blocks/head.h>
-#include <gnuradio/blocks/null_sink.h>
-#include <gnuradio/blocks/null_source.h>
 #include <gnuradio/filter/interp_fir_filter.h>
 #include <gnuradio/gpuinterp/interp_fir.h>
 #include <gnuradio/gpuinterp/kernel/backend.h>
 #include <gnuradio/top_block.h>
+#include <benchmark/benchmark.h>
 
 using cf = std::complex<float>;
 
@@ -24,29 +22,13 @@ static void BM_fg_interp(benchmark::State& st)
     const unsigned L = unsigned(st.range(1));
     const auto h = gpuinterp_bench::lowpass(L, st.range(2));
     const size_t n = size_t(1) << gpuinterp_bench::log2n(22);
-    if (which == 2 && gr::gpuinterp::cuda_device_count() == 0) {
-        st.SkipWithError("no CUDA device");
+    if (gpuinterp_bench::skip_without_cuda(st, which == 2))
         return;
-    }
-    for (auto _ : st) {
-        st.PauseTiming();
-        auto tb = gr::make_top_block("bench");
-        auto src = gr::blocks::null_source::make(sizeof(cf));
-        auto head = gr::blocks::head::make(sizeof(cf), n);
-        auto snk = gr::blocks::null_sink::make(sizeof(cf));
-        gr::block_sptr blk;
-        if (which == 0)
-            blk = gr::filter::interp_fir_filter_ccf::make(L, h);
-        else
-            blk = gr::gpuinterp::interp_fir_ccf::make(L, h, which == 1 ? "cpu" : "cuda");
-        blk->set_min_output_buffer(1 << 22);
-        head->set_min_output_buffer(1 << 20);
-        tb->connect(src, 0, head, 0);
-        tb->connect(head, 0, blk, 0);
-        tb->connect(blk, 0, snk, 0);
-        st.ResumeTiming();
-        tb->run();
-    }
+    gpuinterp_bench::time_block_flowgraph(st, n, sizeof(cf), sizeof(cf), 1 << 20, [&] {
+        return which == 0 ? gr::filter::interp_fir_filter_ccf::make(L, h)
+                          : gr::block_sptr(gr::gpuinterp::interp_fir_ccf::make(
+                                L, h, which == 1 ? "cpu" : "cuda"));
+    });
     st.SetItemsProcessed(int64_t(st.iterations()) * n * L);
 }
 BENCHMARK(BM_fg_interp)

@@ -12,6 +12,7 @@
 //     against sc16 out, and GNU Radio's copy block of the same item sizes (the flowgraph's own
 //     ceiling for 8-byte and 4-byte items).
 // n = 2^24 inputs per channel (GPUINTERP_BENCH_LOG2N), i.e. 2^27 outputs per channel.
+#include "bench_fg_util.h"
 #include "bench_util.h"
 #include <gnuradio/blocks/copy.h>
 #include <gnuradio/blocks/head.h>
@@ -37,10 +38,8 @@ std::vector<cf> ph_coefficients(unsigned channel)
 
 void BM_fg_linerate(benchmark::State& st)
 {
-    if (gr::gpuinterp::cuda_device_count() == 0) {
-        st.SkipWithError("no CUDA device");
+    if (gpuinterp_bench::skip_without_cuda(st))
         return;
-    }
     const unsigned N = unsigned(st.range(0));
     const bool sc16 = st.range(1) != 0;
     const bool one_fir = st.range(2) != 0;
@@ -112,49 +111,34 @@ void BM_fg_dpd_format(benchmark::State& st)
 {
     const int which = int(st.range(0));
     const int formats = int(st.range(1));
-    if (which == 0 && gr::gpuinterp::cuda_device_count() == 0) {
-        st.SkipWithError("no CUDA device");
+    if (gpuinterp_bench::skip_without_cuda(st, which == 0))
         return;
-    }
     const size_t n = size_t(1) << gpuinterp_bench::log2n(26);
     const size_t out_bytes = formats > 0 ? 4 : 8;
     // The copy rows move items of the output's size end to end, as the DPD row's sink does.
     const size_t in_bytes = which == 1 || formats == 2 ? out_bytes : sizeof(cf);
-    for (auto _ : st) {
-        st.PauseTiming();
-        auto tb = gr::make_top_block("format");
-        auto src = gr::blocks::null_source::make(in_bytes);
-        auto head = gr::blocks::head::make(in_bytes, n);
-        auto snk = gr::blocks::null_sink::make(out_bytes);
-        gr::block_sptr blk;
-        if (which == 1)
-            blk = gr::blocks::copy::make(out_bytes);
-        else
-            blk =
-                gr::gpuinterp::dpd_predistorter_cc::make(5,
-                                                         3,
-                                                         5,
-                                                         5,
-                                                         ph_coefficients(0),
-                                                         cf(0),
-                                                         "cuda",
-                                                         0,
-                                                         0,
-                                                         false,
-                                                         false,
-                                                         "",
-                                                         1,
-                                                         formats > 0 ? "sc16" : "fc32",
-                                                         1.5f,
-                                                         formats == 2 ? "sc16" : "fc32");
-        blk->set_min_output_buffer(1 << 22);
-        head->set_min_output_buffer(1 << 22);
-        tb->connect(src, 0, head, 0);
-        tb->connect(head, 0, blk, 0);
-        tb->connect(blk, 0, snk, 0);
-        st.ResumeTiming();
-        tb->run();
-    }
+    gpuinterp_bench::time_block_flowgraph(
+        st, n, in_bytes, out_bytes, 1 << 22, [&]() -> gr::block_sptr {
+            if (which == 1)
+                return gr::blocks::copy::make(out_bytes);
+            return gr::gpuinterp::dpd_predistorter_cc::make(5,
+                                                            3,
+                                                            5,
+                                                            5,
+                                                            ph_coefficients(0),
+                                                            cf(0),
+                                                            "cuda",
+                                                            0,
+                                                            0,
+                                                            false,
+                                                            false,
+                                                            "",
+                                                            1,
+                                                            formats > 0 ? "sc16" : "fc32",
+                                                            1.5f,
+                                                            formats == 2 ? "sc16"
+                                                                         : "fc32");
+        });
     st.SetItemsProcessed(int64_t(st.iterations()) * int64_t(n));
     static const char* const names[] = { ", fc32 in, fc32 out",
                                          ", fc32 in, sc16 out",

@@ -25,6 +25,7 @@
 // items_per_second counts samples. GPUINTERP_BENCH_LOG2N overrides the problem size.
 #include "../lib/device/device_ops.h"
 #include "../lib/kernel/gmp_engine.h"
+#include "device_channels.h"
 #ifdef GPUINTERP_HAVE_CUDA
 #include "dpd_ph_lab.h"
 #include "kernel_timing.h"
@@ -228,19 +229,14 @@ void BM_gmp_cuda_device(benchmark::State& st)
     const auto m = kernel::dpd_model::parse(gmp_rows[st.range(0)]);
     const size_t n = size_t(1) << gpuinterp_bench::log2n(24);
     kernel::dpd_predistorter k(m, gmp_coeffs(m), cf(0.01f, -0.02f), backend::cuda);
-    auto ops = device::make_device_ops(device_binding{ memory_kind::cuda, 0 });
-    auto* din = static_cast<cf*>(ops->alloc_device(n * sizeof(cf)));
-    auto* dout = static_cast<cf*>(ops->alloc_device(n * sizeof(cf)));
-    const auto x = signal(n);
-    ops->copy_async(din, x.data(), n * sizeof(cf), device::copy_dir::host_to_device);
-    ops->wait();
+    const gpuinterp_bench::device_channels dev(1, signal(n), n * sizeof(cf));
+    const cf* din = dev.in()[0];
+    cf* dout = dev.out<cf>()[0];
     k.process_device(dout, din, n); // warm-up
     for (auto _ : st)
         k.process_device(dout, din, n);
     st.SetItemsProcessed(int64_t(st.iterations()) * n);
     st.SetLabel(m.to_string());
-    ops->free_device(din);
-    ops->free_device(dout);
 }
 BENCHMARK(BM_gmp_cuda_device)
     ->ArgName("row")
@@ -330,30 +326,19 @@ void BM_dpd_bank_cuda_device(benchmark::State& st)
     const auto m = kernel::dpd_model::parse("ph:P=5,Q=3,Lp=5,Lq=5");
     kernel::dpd_bank k(
         m, N, coeffs(5, 3, 5), cf(0.01f, -0.02f), backend::cuda, 0, 0, false, fmt);
-    auto ops = device::make_device_ops(device_binding{ memory_kind::cuda, 0 });
-    const auto x = signal(n);
-    std::vector<const cf*> in(N);
-    std::vector<void*> out(N);
     for (unsigned c = 0; c < N; c++) {
         auto h = coeffs(5, 3, 5);
         h[0] *= 1.0f + 0.01f * c;
         k.set_coefficients(c, h, cf(0));
-        auto* d = static_cast<cf*>(ops->alloc_device(n * sizeof(cf)));
-        ops->copy_async(d, x.data(), n * sizeof(cf), device::copy_dir::host_to_device);
-        in[c] = d;
-        out[c] = ops->alloc_device(n * bytes);
     }
-    ops->wait();
-    k.process_device(out.data(), in.data(), n); // warm-up
+    const gpuinterp_bench::device_channels dev(N, signal(n), n * bytes);
+    const auto out = dev.out();
+    k.process_device(out.data(), dev.in(), n); // warm-up
     for (auto _ : st)
-        k.process_device(out.data(), in.data(), n);
+        k.process_device(out.data(), dev.in(), n);
     st.SetItemsProcessed(int64_t(st.iterations()) * n * N);
     st.SetLabel(std::string(kernel::to_string(fmt)) +
                 (k.one_launch() ? ", one launch" : ""));
-    for (unsigned c = 0; c < N; c++) {
-        ops->free_device(const_cast<cf*>(in[c]));
-        ops->free_device(out[c]);
-    }
 }
 BENCHMARK(BM_dpd_bank_cuda_device)
     ->ArgNames({ "channels", "sc16" })

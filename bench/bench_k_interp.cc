@@ -9,7 +9,7 @@
 //  - cuda_channels: one kernel object with N = 1, 4, 16, 64 channels, host or device memory.
 // items_per_second counts OUTPUT samples. Rows: (L, taps) = (2,12), (4,64), (8,128), (16,256).
 #ifdef GPUINTERP_HAVE_CUDA
-#include "../lib/device/device_ops.h"
+#include "device_channels.h"
 #include "kernel_timing.h"
 #endif
 #include "bench_util.h"
@@ -46,35 +46,24 @@ BENCHMARK(BM_interp_cpu_ccf)->Apply(rows)->Unit(benchmark::kMillisecond)->UseRea
 #ifdef GPUINTERP_HAVE_CUDA
 static void BM_interp_cuda_kernel_ccf(benchmark::State& st)
 {
-    if (cuda_device_count() == 0) {
-        st.SkipWithError("no CUDA device");
+    if (gpuinterp_bench::skip_without_cuda(st))
         return;
-    }
     const unsigned L = unsigned(st.range(0));
     const size_t n = size_t(1) << gpuinterp_bench::log2n(24);
     const auto h = gpuinterp_bench::lowpass(L, st.range(1));
-    double ms = 0;
-    for (auto _ : st) {
-        ms = gpu::time_fir_kernel_ms<cf, float>(0, L, h, n, 20);
-        st.SetIterationTime(ms * 1e-3);
-    }
+    const double ms = gpuinterp_bench::run_device_timed(
+        st, [&] { return gpu::time_fir_kernel_ms<cf, float>(0, L, h, n, 20); });
     st.SetItemsProcessed(int64_t(st.iterations()) * n * L);
     // Memory floor: read N inputs + write N*L outputs (8 B each) at 4169 GB/s (measured D2D copy).
     st.counters["floor_ms"] = double(n) * 8 * (1 + L) / 4169e9 * 1e3;
     st.counters["kernel_ms"] = ms;
 }
-BENCHMARK(BM_interp_cuda_kernel_ccf)
-    ->Apply(rows)
-    ->Unit(benchmark::kMillisecond)
-    ->UseManualTime()
-    ->Iterations(1);
+BENCHMARK(BM_interp_cuda_kernel_ccf)->Apply(rows)->Apply(gpuinterp_bench::device_timed);
 
 static void BM_interp_cuda_host_ccf(benchmark::State& st)
 {
-    if (cuda_device_count() == 0) {
-        st.SkipWithError("no CUDA device");
+    if (gpuinterp_bench::skip_without_cuda(st))
         return;
-    }
     const unsigned L = unsigned(st.range(0));
     const size_t n = size_t(1) << gpuinterp_bench::log2n(24);
     kernel::polyphase_interpolator_ccf k(L,
@@ -117,35 +106,27 @@ static void BM_interp_cuda_channels_ccf(benchmark::State& st)
     kernel::polyphase_interpolator_ccf k(
         L, gpuinterp_bench::lowpass(L, 128), backend::cuda, 0, 0, N);
     const auto x = gpuinterp_bench::data<cf>(n);
-    auto ops = device::make_device_ops(device_binding{ memory_kind::cuda, 0 });
+    std::unique_ptr<gpuinterp_bench::device_channels> on_device;
     std::vector<std::vector<cf>> host_out(dev ? 0 : N);
-    std::vector<const cf*> in(N);
+    std::vector<const cf*> in(N, x.data());
     std::vector<cf*> out(N);
-    for (unsigned c = 0; c < N; c++) {
-        if (dev) {
-            auto* d = static_cast<cf*>(ops->alloc_device(n * sizeof(cf)));
-            ops->copy_async(
-                d, x.data(), n * sizeof(cf), device::copy_dir::host_to_device);
-            in[c] = d;
-            out[c] = static_cast<cf*>(ops->alloc_device(n * L * sizeof(cf)));
-        } else {
+    if (dev) {
+        on_device =
+            std::make_unique<gpuinterp_bench::device_channels>(N, x, n * L * sizeof(cf));
+        in.assign(on_device->in(), on_device->in() + N);
+        out = on_device->out<cf>();
+    } else {
+        for (unsigned c = 0; c < N; c++) {
             host_out[c].resize(n * L);
-            in[c] = x.data();
             out[c] = host_out[c].data();
         }
     }
-    ops->wait();
     k.filter_channels(out.data(), in.data(), n, dev); // warm-up
     for (auto _ : st) {
         k.filter_channels(out.data(), in.data(), n, dev);
         benchmark::DoNotOptimize(out.data());
     }
     st.SetItemsProcessed(int64_t(st.iterations()) * n * L * N);
-    if (dev)
-        for (unsigned c = 0; c < N; c++) {
-            ops->free_device(const_cast<cf*>(in[c]));
-            ops->free_device(out[c]);
-        }
 }
 BENCHMARK(BM_interp_cuda_channels_ccf)
     ->ArgNames({ "channels", "device" })

@@ -87,63 +87,45 @@ BENCHMARK(BM_table_lookup_cpu_fc)
     ->UseRealTime();
 
 #ifdef GPUINTERP_HAVE_CUDA
-static void BM_resamp_cuda_kernel_cc(benchmark::State& st)
+//! One kernel row: gpu::time_resampler_kernel_ms() of 2^26 inputs (GPUINTERP_BENCH_LOG2N) at rate
+//! r, median of 10, with its memory floor: read N inputs, write N*r outputs (8 B each); texture
+//! also re-lays the input out (read + write N) before the texture reads it.
+static void
+resamp_kernel_row(benchmark::State& st, kernel::resamp_method m, double r, bool untiled)
 {
-    if (cuda_device_count() == 0) {
-        st.SkipWithError("no CUDA device");
-        return;
-    }
-    const auto m = methods[st.range(0)];
-    const double r = st.range(1) / 1000.0;
     const size_t n = size_t(1) << gpuinterp_bench::log2n(26);
-    double ms = 0;
-    for (auto _ : st) {
-        ms = gpu::time_resampler_kernel_ms(0, m, r, n, 10);
-        st.SetIterationTime(ms * 1e-3);
-    }
-    st.SetLabel(kernel::to_string(m));
+    const double ms = gpuinterp_bench::run_device_timed(
+        st, [&] { return gpu::time_resampler_kernel_ms(0, m, r, n, 10, untiled); });
     st.SetItemsProcessed(int64_t(st.iterations()) * n);
-    // Memory floor: read N inputs, write N*r outputs (8 B each); texture also re-lays the
-    // input out (read + write N) before the texture reads it.
     const double bytes =
         double(n) * 8 * (1 + r + (m == kernel::resamp_method::texture ? 2 : 0));
     st.counters["floor_ms"] = bytes / 4169e9 * 1e3;
     st.counters["kernel_ms"] = ms;
     st.counters["out_per_s"] = double(n) * r / (ms * 1e-3);
 }
-BENCHMARK(BM_resamp_cuda_kernel_cc)
-    ->Apply(rows)
-    ->Unit(benchmark::kMillisecond)
-    ->UseManualTime()
-    ->Iterations(1);
+
+static void BM_resamp_cuda_kernel_cc(benchmark::State& st)
+{
+    if (gpuinterp_bench::skip_without_cuda(st))
+        return;
+    const auto m = methods[st.range(0)];
+    resamp_kernel_row(st, m, st.range(1) / 1000.0, false);
+    st.SetLabel(kernel::to_string(m));
+}
+BENCHMARK(BM_resamp_cuda_kernel_cc)->Apply(rows)->Apply(gpuinterp_bench::device_timed);
 
 // The first polyphase kernel (one thread per output, arms read from global memory), kept
 // for comparison with the tiled kernel the rows above run (resamp_cuda_variant::untiled).
 static void BM_resamp_cuda_kernel_cc_polyphase_old(benchmark::State& st)
 {
-    if (cuda_device_count() == 0) {
-        st.SkipWithError("no CUDA device");
+    if (gpuinterp_bench::skip_without_cuda(st))
         return;
-    }
-    const double r = st.range(0) / 1000.0;
-    const size_t n = size_t(1) << gpuinterp_bench::log2n(26);
-    double ms = 0;
-    for (auto _ : st) {
-        ms = gpu::time_resampler_kernel_ms(
-            0, kernel::resamp_method::polyphase, r, n, 10, true);
-        st.SetIterationTime(ms * 1e-3);
-    }
+    resamp_kernel_row(st, kernel::resamp_method::polyphase, st.range(0) / 1000.0, true);
     st.SetLabel("polyphase (old kernel)");
-    st.SetItemsProcessed(int64_t(st.iterations()) * n);
-    st.counters["floor_ms"] = double(n) * 8 * (1 + r) / 4169e9 * 1e3;
-    st.counters["kernel_ms"] = ms;
-    st.counters["out_per_s"] = double(n) * r / (ms * 1e-3);
 }
 BENCHMARK(BM_resamp_cuda_kernel_cc_polyphase_old)
     ->ArgName("rate_x1000")
     ->Arg(1370)
     ->Arg(730)
-    ->Unit(benchmark::kMillisecond)
-    ->UseManualTime()
-    ->Iterations(1);
+    ->Apply(gpuinterp_bench::device_timed);
 #endif

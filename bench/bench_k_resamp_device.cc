@@ -7,8 +7,8 @@
 // of 2^21 inputs into 2^22-item outputs, the history seam, the counters' copy and the final
 // synchronise included. Items: inputs. The kernels alone are BM_resamp_cuda_kernel_cc's rows.
 #ifdef GPUINTERP_HAVE_CUDA
-#include "../lib/device/device_ops.h"
 #include "bench_util.h"
+#include "device_channels.h"
 #include <gnuradio/gpuinterp/kernel/resampler.h>
 #include <benchmark/benchmark.h>
 
@@ -19,22 +19,18 @@ namespace {
 
 void BM_resamp_cuda_device(benchmark::State& st)
 {
-    if (cuda_device_count() == 0) {
-        st.SkipWithError("no CUDA device");
+    if (gpuinterp_bench::skip_without_cuda(st))
         return;
-    }
     const bool sc16 = st.range(0) != 0;
     const size_t n = size_t(1) << gpuinterp_bench::log2n(21), max_out = 2 * n;
     kernel::polyphase_params pp;
     pp.nfilts = 32;
     pp.taps_per_arm = 32;
     kernel::resampler_cc k(1.25, kernel::resamp_method::polyphase, backend::cuda, 0, pp);
-    auto ops = device::make_device_ops(device_binding{ memory_kind::cuda, 0 });
-    const std::vector<cf> x(n, cf(0.1f, -0.2f));
-    auto* in = static_cast<cf*>(ops->alloc_device(n * sizeof(cf)));
-    ops->copy_async(in, x.data(), n * sizeof(cf), device::copy_dir::host_to_device);
-    void* out = ops->alloc_device(max_out * sizeof(cf));
-    ops->wait();
+    const gpuinterp_bench::device_channels dev(
+        1, std::vector<cf>(n, cf(0.1f, -0.2f)), max_out * sizeof(cf));
+    const cf* in = dev.in()[0];
+    void* out = dev.out()[0];
     size_t used = 0, produced = 0;
     auto call = [&] {
         if (sc16)
@@ -49,8 +45,6 @@ void BM_resamp_cuda_device(benchmark::State& st)
     st.counters["outputs_per_call"] =
         double(produced) / double(std::max<int64_t>(1, st.iterations()));
     st.SetLabel(sc16 ? "sc16 out" : "fc32 out");
-    ops->free_device(in);
-    ops->free_device(out);
 }
 BENCHMARK(BM_resamp_cuda_device)
     ->ArgName("sc16")

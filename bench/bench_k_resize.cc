@@ -35,48 +35,109 @@ double floor_ms(double frames, double in_px, double out_px, double out_bytes = 4
     return frames * (4.0 * in_px + out_bytes * out_px) / 4169e9 * 1e3;
 }
 
-void sizes(benchmark::internal::Benchmark* b)
+//! A benchmark row's frames: its arguments 0 .. 4 are ih, iw, oh, ow, frames.
+struct row_shape {
+    int ih, iw, oh, ow;
+    size_t frames;
+    explicit row_shape(const benchmark::State& st)
+        : ih(int(st.range(0))),
+          iw(int(st.range(1))),
+          oh(int(st.range(2))),
+          ow(int(st.range(3))),
+          frames(size_t(st.range(4)))
+    {
+    }
+};
+
+//! The CPU rows (one frame each), timed on the wall clock for at least 0.5 s.
+void cpu_rows(benchmark::internal::Benchmark* b)
 {
     b->ArgNames({ "ih", "iw", "oh", "ow", "frames" });
     b->Args({ 1080, 1920, 2160, 3840, 1 });
     b->Args({ 2160, 3840, 224, 224, 1 });
+    b->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(0.5);
 }
 
-//! The CPU bilinear resize of the sizes() rows, with the fused normalisation when `normalise`.
-void resize_cpu_f32(benchmark::State& st, bool normalise)
+//! The host-to-host bilinear resize (half_pixel, replicate) of a row's frames on backend `b`
+//! (`batch` frames per launch on CUDA; 0: the default), with the fused normalisation when
+//! `normalise`.
+void resize_host_f32(benchmark::State& st, backend b, size_t batch, bool normalise)
 {
-    const int ih = int(st.range(0)), iw = int(st.range(1)), oh = int(st.range(2)),
-              ow = int(st.range(3));
-    const size_t frames = size_t(st.range(4));
-    kernel::resize_2d<float> k(
-        ih, iw, oh, ow, 1, "bilinear", "half_pixel", "replicate", 0.f, backend::cpu);
+    const row_shape r(st);
+    kernel::resize_2d<float> k(r.ih,
+                               r.iw,
+                               r.oh,
+                               r.ow,
+                               1,
+                               "bilinear",
+                               "half_pixel",
+                               "replicate",
+                               0.f,
+                               b,
+                               0,
+                               batch);
     if (normalise)
         k.set_normalization({ 0.5f }, { 0.25f });
-    auto x = gpuinterp_bench::data<float>(frames * k.in_frame_size());
-    std::vector<float> y(frames * k.out_frame_size());
-    k.resize(y.data(), x.data(), frames); // warm-up: page faults of y
+    auto x = gpuinterp_bench::data<float>(r.frames * k.in_frame_size());
+    std::vector<float> y(r.frames * k.out_frame_size());
+    k.resize(y.data(), x.data(), r.frames); // warm-up: page faults (CUDA: pinned staging)
     for (auto _ : st) {
-        k.resize(y.data(), x.data(), frames);
+        k.resize(y.data(), x.data(), r.frames);
         benchmark::DoNotOptimize(y.data());
     }
-    st.SetItemsProcessed(int64_t(st.iterations()) * frames * oh * ow);
+    st.SetItemsProcessed(int64_t(st.iterations()) * r.frames * r.oh * r.ow);
 }
 
-void BM_resize_cpu_f32(benchmark::State& st) { resize_cpu_f32(st, false); }
-BENCHMARK(BM_resize_cpu_f32)
-    ->Apply(sizes)
-    ->Unit(benchmark::kMillisecond)
-    ->UseRealTime()
-    ->MinTime(0.5);
+void BM_resize_cpu_f32(benchmark::State& st)
+{
+    resize_host_f32(st, backend::cpu, 0, false);
+}
+BENCHMARK(BM_resize_cpu_f32)->Apply(cpu_rows);
 
-void BM_resize_cpu_f32_fused_normalise(benchmark::State& st) { resize_cpu_f32(st, true); }
-BENCHMARK(BM_resize_cpu_f32_fused_normalise)
-    ->Apply(sizes)
-    ->Unit(benchmark::kMillisecond)
-    ->UseRealTime()
-    ->MinTime(0.5);
+void BM_resize_cpu_f32_fused_normalise(benchmark::State& st)
+{
+    resize_host_f32(st, backend::cpu, 0, true);
+}
+BENCHMARK(BM_resize_cpu_f32_fused_normalise)->Apply(cpu_rows);
 
 #ifdef GPUINTERP_HAVE_CUDA
+//! What one kernel timing resizes: n_frames frames of in_h x in_w to out_h x out_w.
+struct resize_shape {
+    int in_h, in_w, out_h, out_w, channels;
+    kernel::resize_method method;
+    size_t n_frames;
+};
+
+//! The benchmark timed by gpu::time_resize_kernel_ms() on device 0 (the arguments after the
+//! shape are its own); counts the output pixels and sets the counter kernel_ms.
+void time_kernel(benchmark::State& st,
+                 const resize_shape& s,
+                 gpu::resize_bench_mode mode,
+                 bool half_output,
+                 int iters,
+                 int variant = -1,
+                 int l2_fetch_bytes = 0,
+                 int* ran = nullptr)
+{
+    st.counters["kernel_ms"] = gpuinterp_bench::run_device_timed(st, [&] {
+        return gpu::time_resize_kernel_ms(0,
+                                          s.in_h,
+                                          s.in_w,
+                                          s.out_h,
+                                          s.out_w,
+                                          s.channels,
+                                          s.method,
+                                          s.n_frames,
+                                          mode,
+                                          half_output,
+                                          iters,
+                                          variant,
+                                          l2_fetch_bytes,
+                                          ran);
+    });
+    st.SetItemsProcessed(int64_t(st.iterations()) * s.n_frames * s.out_h * s.out_w);
+}
+
 void gpu_sizes(benchmark::internal::Benchmark* b)
 {
     // mode: 0 fused normalise, 1 resize only, 2 resize then separate normalise; half:
@@ -94,28 +155,16 @@ void BM_resize_cuda_kernel_f32(benchmark::State& st)
 {
     if (gpuinterp_bench::skip_without_cuda(st))
         return;
-    const int ih = int(st.range(0)), iw = int(st.range(1)), oh = int(st.range(2)),
-              ow = int(st.range(3));
-    const size_t frames = size_t(st.range(4));
+    const row_shape r(st);
     const auto mode = gpu::resize_bench_mode(st.range(5));
     const bool half = st.range(6) != 0;
-    const double ms = gpuinterp_bench::run_device_timed(st, [&] {
-        return gpu::time_resize_kernel_ms(0,
-                                          ih,
-                                          iw,
-                                          oh,
-                                          ow,
-                                          1,
-                                          kernel::resize_method::bilinear,
-                                          frames,
-                                          mode,
-                                          half,
-                                          20);
-    });
-    st.SetItemsProcessed(int64_t(st.iterations()) * frames * oh * ow);
-    st.counters["floor_ms"] =
-        floor_ms(double(frames), double(ih) * iw, double(oh) * ow, half ? 2.0 : 4.0);
-    st.counters["kernel_ms"] = ms;
+    time_kernel(st,
+                { r.ih, r.iw, r.oh, r.ow, 1, kernel::resize_method::bilinear, r.frames },
+                mode,
+                half,
+                20);
+    st.counters["floor_ms"] = floor_ms(
+        double(r.frames), double(r.ih) * r.iw, double(r.oh) * r.ow, half ? 2.0 : 4.0);
 }
 BENCHMARK(BM_resize_cuda_kernel_f32)
     ->Apply(gpu_sizes)
@@ -152,9 +201,7 @@ void BM_resize_cuda_kernel_variant(benchmark::State& st)
 {
     if (gpuinterp_bench::skip_without_cuda(st))
         return;
-    const int ih = int(st.range(0)), iw = int(st.range(1)), oh = int(st.range(2)),
-              ow = int(st.range(3));
-    const size_t frames = size_t(st.range(4));
+    const row_shape r(st);
     // mode 10: 3 channels, fused normalise; 11: bicubic, 12: nearest, fused normalise
     const int channels = st.range(5) == 10 ? 3 : 1;
     const auto mode = st.range(5) >= 10 ? gpu::resize_bench_mode::fused
@@ -164,26 +211,16 @@ void BM_resize_cuda_kernel_variant(benchmark::State& st)
                                             : kernel::resize_method::bilinear;
     const int variant = int(st.range(6));
     int ran = -1;
-    const double ms = gpuinterp_bench::run_device_timed(st, [&] {
-        return gpu::time_resize_kernel_ms(0,
-                                          ih,
-                                          iw,
-                                          oh,
-                                          ow,
-                                          channels,
-                                          method,
-                                          frames,
-                                          mode,
-                                          false,
-                                          50,
-                                          variant,
-                                          0,
-                                          &ran);
-    });
-    st.SetItemsProcessed(int64_t(st.iterations()) * frames * oh * ow);
-    st.counters["floor_ms"] =
-        floor_ms(double(frames), double(channels) * ih * iw, double(channels) * oh * ow);
-    st.counters["kernel_ms"] = ms;
+    time_kernel(st,
+                { r.ih, r.iw, r.oh, r.ow, channels, method, r.frames },
+                mode,
+                false,
+                50,
+                variant,
+                0,
+                &ran);
+    st.counters["floor_ms"] = floor_ms(
+        double(r.frames), double(channels) * r.ih * r.iw, double(channels) * r.oh * r.ow);
     st.counters["ran_variant"] = ran;
 }
 BENCHMARK(BM_resize_cuda_kernel_variant)
@@ -205,24 +242,14 @@ void BM_resize_cuda_shrink_l2_fetch(benchmark::State& st)
         return;
     const int variant = int(st.range(0)), l2 = int(st.range(1));
     int ran = -1;
-    const double ms = gpuinterp_bench::run_device_timed(st, [&] {
-        return gpu::time_resize_kernel_ms(0,
-                                          2160,
-                                          3840,
-                                          224,
-                                          224,
-                                          1,
-                                          kernel::resize_method::bilinear,
-                                          16,
-                                          gpu::resize_bench_mode::plain,
-                                          false,
-                                          50,
-                                          variant,
-                                          l2,
-                                          &ran);
-    });
-    st.SetItemsProcessed(int64_t(st.iterations()) * 16 * 224 * 224);
-    st.counters["kernel_ms"] = ms;
+    time_kernel(st,
+                { 2160, 3840, 224, 224, 1, kernel::resize_method::bilinear, 16 },
+                gpu::resize_bench_mode::plain,
+                false,
+                50,
+                variant,
+                l2,
+                &ran);
     st.counters["l2fetch_default"] = gpu::l2_fetch_granularity(0);
     st.counters["ran_variant"] = ran;
 }
@@ -235,22 +262,12 @@ void BM_resize_cuda_kernel_bicubic_f32(benchmark::State& st)
 {
     if (gpuinterp_bench::skip_without_cuda(st))
         return;
-    const double ms = gpuinterp_bench::run_device_timed(st, [&] {
-        return gpu::time_resize_kernel_ms(0,
-                                          1080,
-                                          1920,
-                                          2160,
-                                          3840,
-                                          1,
-                                          kernel::resize_method::bicubic,
-                                          4,
-                                          gpu::resize_bench_mode::fused,
-                                          false,
-                                          20);
-    });
-    st.SetItemsProcessed(int64_t(st.iterations()) * 4 * 2160 * 3840);
+    time_kernel(st,
+                { 1080, 1920, 2160, 3840, 1, kernel::resize_method::bicubic, 4 },
+                gpu::resize_bench_mode::fused,
+                false,
+                20);
     st.counters["floor_ms"] = floor_ms(4, 1080.0 * 1920, 2160.0 * 3840);
-    st.counters["kernel_ms"] = ms;
 }
 BENCHMARK(BM_resize_cuda_kernel_bicubic_f32)->Apply(gpuinterp_bench::device_timed);
 
@@ -258,30 +275,7 @@ void BM_resize_cuda_host_f32(benchmark::State& st)
 {
     if (gpuinterp_bench::skip_without_cuda(st))
         return;
-    const int ih = int(st.range(0)), iw = int(st.range(1)), oh = int(st.range(2)),
-              ow = int(st.range(3));
-    const size_t frames = size_t(st.range(4)), batch = size_t(st.range(5));
-    kernel::resize_2d<float> k(ih,
-                               iw,
-                               oh,
-                               ow,
-                               1,
-                               "bilinear",
-                               "half_pixel",
-                               "replicate",
-                               0.f,
-                               backend::cuda,
-                               0,
-                               batch);
-    k.set_normalization({ 0.5f }, { 0.25f });
-    auto x = gpuinterp_bench::data<float>(frames * k.in_frame_size());
-    std::vector<float> y(frames * k.out_frame_size());
-    k.resize(y.data(), x.data(), frames); // warm-up: page faults, pinned allocations
-    for (auto _ : st) {
-        k.resize(y.data(), x.data(), frames);
-        benchmark::DoNotOptimize(y.data());
-    }
-    st.SetItemsProcessed(int64_t(st.iterations()) * frames * oh * ow);
+    resize_host_f32(st, backend::cuda, size_t(st.range(5)), true);
 }
 BENCHMARK(BM_resize_cuda_host_f32)
     ->ArgNames({ "ih", "iw", "oh", "ow", "frames", "batch" })

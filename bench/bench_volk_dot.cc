@@ -31,8 +31,9 @@ struct volk_buf {
     ~volk_buf() { volk_free(p); }
 };
 
-constexpr size_t window = 4096; // samples the "window" slides over, so calls do not hit one line
-constexpr size_t n_out = 256;   // outputs per benchmark iteration
+// samples the "window" slides over, so calls do not hit one line
+constexpr size_t window = 4096;
+constexpr size_t n_out = 256; // outputs per benchmark iteration
 
 struct data {
     std::vector<cf> xc;
@@ -68,64 +69,69 @@ void time_calls(benchmark::State& st, const X* x, const H* h, size_t n, F&& dotf
         }
         benchmark::DoNotOptimize(acc);
     }
-    st.counters["ns/call"] = benchmark::Counter(double(st.iterations()) * n_out,
-                                                benchmark::Counter::kIsRate |
-                                                    benchmark::Counter::kInvert);
+    st.counters["ns/call"] =
+        benchmark::Counter(double(st.iterations()) * n_out,
+                           benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
+//! The own loop over the complex samples with data's taps `h` (of st.range(0) taps), stored as
+//! the interpolator stores an arm (store_arm).
+template <class H>
+void own_complex(benchmark::State& st, std::vector<H> data::*h)
+{
+    const data d(st.range(0));
+    const size_t n = (d.*h).size();
+    std::vector<H> hd(2 * n);
+    store_arm(hd.data(), (d.*h).data(), n, true);
+    time_calls<cf>(
+        st, d.xc.data(), hd.data(), n, [](cf* r, const cf* x, const H* t, size_t m) {
+            dot(r, x, t, m);
+        });
+}
+
+//! VOLK's kernel `f` over data's samples `x`, its taps `h` copied into VOLK-aligned memory.
+template <class Acc, class X, class H, class F>
+void volk_kernel(benchmark::State& st,
+                 std::vector<X> data::*x,
+                 std::vector<H> data::*h,
+                 F f)
+{
+    const data d(st.range(0));
+    const size_t n = (d.*h).size();
+    volk_buf<H> hv(n);
+    std::copy((d.*h).begin(), (d.*h).end(), hv.p);
+    time_calls<Acc>(st, (d.*x).data(), hv.p, n, f);
 }
 
 // complex samples, float taps (interp_fir_ccf, resampler_cc)
-void BM_ccf_own(benchmark::State& st)
-{
-    const size_t n = st.range(0);
-    data d(n);
-    std::vector<float> hd(2 * n);
-    store_arm(hd.data(), d.h.data(), n, true);
-    time_calls<cf>(st, d.xc.data(), hd.data(), n,
-                   [](cf* r, const cf* x, const float* h, size_t m) { dot(r, x, h, m); });
-}
+void BM_ccf_own(benchmark::State& st) { own_complex(st, &data::h); }
 void BM_ccf_volk(benchmark::State& st)
 {
-    const size_t n = st.range(0);
-    data d(n);
-    volk_buf<float> h(n);
-    std::copy(d.h.begin(), d.h.end(), h.p);
-    time_calls<lv_32fc_t>(st, d.xc.data(), h.p, n, volk_32fc_32f_dot_prod_32fc);
+    volk_kernel<lv_32fc_t>(st, &data::xc, &data::h, volk_32fc_32f_dot_prod_32fc);
 }
 
 // float samples, float taps (interp_fir_fff, resampler_ff)
 void BM_fff_own(benchmark::State& st)
 {
     const size_t n = st.range(0);
-    data d(n);
-    time_calls<float>(st, d.xf.data(), d.h.data(), n,
-                      [](float* r, const float* x, const float* h, size_t m) { dot(r, x, h, m); });
+    const data d(n);
+    time_calls<float>(
+        st,
+        d.xf.data(),
+        d.h.data(),
+        n,
+        [](float* r, const float* x, const float* h, size_t m) { dot(r, x, h, m); });
 }
 void BM_fff_volk(benchmark::State& st)
 {
-    const size_t n = st.range(0);
-    data d(n);
-    volk_buf<float> h(n);
-    std::copy(d.h.begin(), d.h.end(), h.p);
-    time_calls<float>(st, d.xf.data(), h.p, n, volk_32f_x2_dot_prod_32f);
+    volk_kernel<float>(st, &data::xf, &data::h, volk_32f_x2_dot_prod_32f);
 }
 
 // complex samples, complex taps (interp_fir_ccc)
-void BM_ccc_own(benchmark::State& st)
-{
-    const size_t n = st.range(0);
-    data d(n);
-    std::vector<cf> hd(2 * n);
-    store_arm(hd.data(), d.hc.data(), n, true);
-    time_calls<cf>(st, d.xc.data(), hd.data(), n,
-                   [](cf* r, const cf* x, const cf* h, size_t m) { dot(r, x, h, m); });
-}
+void BM_ccc_own(benchmark::State& st) { own_complex(st, &data::hc); }
 void BM_ccc_volk(benchmark::State& st)
 {
-    const size_t n = st.range(0);
-    data d(n);
-    volk_buf<lv_32fc_t> h(n);
-    std::copy(d.hc.begin(), d.hc.end(), h.p);
-    time_calls<lv_32fc_t>(st, d.xc.data(), h.p, n, volk_32fc_x2_dot_prod_32fc);
+    volk_kernel<lv_32fc_t>(st, &data::xc, &data::hc, volk_32fc_x2_dot_prod_32fc);
 }
 
 #define TAPS ->Arg(4)->Arg(8)->Arg(16)->Arg(32)->Arg(64)->Arg(128)->Arg(512)

@@ -24,7 +24,9 @@
 #include "dpd_ph_lab.h"
 #include "launch_timing.cuh"
 #include <algorithm>
+#include <array>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 namespace gr {
@@ -33,8 +35,11 @@ namespace gpu {
 
 namespace {
 
-//! Warp-shuffle variant. x: H + n samples (history first); y: n outputs. Needs H <= 31.
-template <int M>
+//! The warp-shuffle variants. x: H + n samples (history first); y: n outputs. Needs H <= 31.
+//! SHUFFLE_X false (shuffle): each lane computes its sample's basis once and takes its
+//! neighbours' from the registers of lane - k; true (shuffle_x): the lanes shuffle the samples
+//! and recompute their basis per tap.
+template <int M, bool SHUFFLE_X>
 __global__ void __launch_bounds__(THREADS)
     dpd_shuffle_kernel(const float2* __restrict__ x,
                        float2* __restrict__ y,
@@ -54,18 +59,33 @@ __global__ void __launch_bounds__(THREADS)
          w += stride) {
         const long long i = w * per_warp + lane; // window index; output index i - H
         const float2 v = i < n + md.H ? x[i] : make_float2(0.f, 0.f);
-        float2 psi[M];
-        compute_basis<M>(v, psi);
         float re = md.cr, im = md.ci;
+        if constexpr (SHUFFLE_X) {
+            for (int k = 0; k < md.Lmax; k++) {
+                const float2 u = make_float2(__shfl_up_sync(FULL, v.x, k),
+                                             __shfl_up_sync(FULL, v.y, k));
+                float2 psi[M];
+                compute_basis<M>(u, psi);
 #pragma unroll
-        for (int m = 0; m < M; m++) {
-            const float4* c = coef + m * md.Lmax;
-            const int L = md.taps[m];
+                for (int m = 0; m < M; m++)
+                    if (k <
+                        md.taps
+                            [m]) // uniform; the map is zero past an order's taps anyway
+                        apply_map(re, im, coef[m * md.Lmax + k], psi[m].x, psi[m].y);
+            }
+        } else {
+            float2 psi[M];
+            compute_basis<M>(v, psi);
+#pragma unroll
+            for (int m = 0; m < M; m++) {
+                const float4* c = coef + m * md.Lmax;
+                const int L = md.taps[m];
 #pragma unroll 4
-            for (int k = 0; k < L; k++) {
-                const float pr = __shfl_up_sync(FULL, psi[m].x, k);
-                const float pi = __shfl_up_sync(FULL, psi[m].y, k);
-                apply_map(re, im, c[k], pr, pi);
+                for (int k = 0; k < L; k++) {
+                    const float pr = __shfl_up_sync(FULL, psi[m].x, k);
+                    const float pi = __shfl_up_sync(FULL, psi[m].y, k);
+                    apply_map(re, im, c[k], pr, pi);
+                }
             }
         }
         if (lane >= md.H && i - md.H < n)
@@ -73,91 +93,23 @@ __global__ void __launch_bounds__(THREADS)
     }
 }
 
-//! Like dpd_shuffle_kernel, but the samples are shuffled and their basis recomputed per tap.
-template <int M>
-__global__ void __launch_bounds__(THREADS)
-    dpd_shuffle_x_kernel(const float2* __restrict__ x,
-                         float2* __restrict__ y,
-                         const float4* __restrict__ coef_g,
-                         dev_model md,
-                         long long n)
+//! The shuffle (SHUFFLE_X false) or shuffle_x kernels for M = 1 .. sizeof...(I), indexed by M - 1.
+template <bool SHUFFLE_X, int... I>
+std::array<const void*, sizeof...(I)> shuffle_kernels(std::integer_sequence<int, I...>)
 {
-    extern __shared__ float4 coef[];
-    load_coefficients(coef, coef_g, M * md.Lmax);
-    const int lane = threadIdx.x & 31;
-    const int per_warp = 32 - md.H;
-    const long long n_warps = (n + per_warp - 1) / per_warp;
-    const long long stride = (long long)gridDim.x * (blockDim.x / 32);
-    for (long long w = (long long)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
-         w < n_warps;
-         w += stride) {
-        const long long i = w * per_warp + lane;
-        const float2 v = i < n + md.H ? x[i] : make_float2(0.f, 0.f);
-        float re = md.cr, im = md.ci;
-        for (int k = 0; k < md.Lmax; k++) {
-            const float2 u =
-                make_float2(__shfl_up_sync(FULL, v.x, k), __shfl_up_sync(FULL, v.y, k));
-            float2 psi[M];
-            compute_basis<M>(u, psi);
-#pragma unroll
-            for (int m = 0; m < M; m++)
-                if (k <
-                    md.taps[m]) // uniform; the map is zero past an order's taps anyway
-                    apply_map(re, im, coef[m * md.Lmax + k], psi[m].x, psi[m].y);
-        }
-        if (lane >= md.H && i - md.H < n)
-            y[i - md.H] = make_float2(re, im);
-    }
+    return { reinterpret_cast<const void*>(dpd_shuffle_kernel<I + 1, SHUFFLE_X>)... };
 }
 
-const void* shuffle(int M)
+//! The shuffle (SHUFFLE_X false) or shuffle_x kernel of M orders (M <= 8).
+template <bool SHUFFLE_X>
+const void* shuffle_kernel(int M)
 {
-    switch (M) {
-    case 1:
-        return reinterpret_cast<const void*>(dpd_shuffle_kernel<1>);
-    case 2:
-        return reinterpret_cast<const void*>(dpd_shuffle_kernel<2>);
-    case 3:
-        return reinterpret_cast<const void*>(dpd_shuffle_kernel<3>);
-    case 4:
-        return reinterpret_cast<const void*>(dpd_shuffle_kernel<4>);
-    case 5:
-        return reinterpret_cast<const void*>(dpd_shuffle_kernel<5>);
-    case 6:
-        return reinterpret_cast<const void*>(dpd_shuffle_kernel<6>);
-    case 7:
-        return reinterpret_cast<const void*>(dpd_shuffle_kernel<7>);
-    case 8:
-        return reinterpret_cast<const void*>(dpd_shuffle_kernel<8>);
-    default:
+    static const auto table =
+        shuffle_kernels<SHUFFLE_X>(std::make_integer_sequence<int, 8>());
+    if (M < 1 || M > int(table.size()))
         throw std::invalid_argument(
             "P: orders above 15 are not supported by the CUDA backend");
-    }
-}
-
-const void* shuffle_x(int M)
-{
-    switch (M) {
-    case 1:
-        return reinterpret_cast<const void*>(dpd_shuffle_x_kernel<1>);
-    case 2:
-        return reinterpret_cast<const void*>(dpd_shuffle_x_kernel<2>);
-    case 3:
-        return reinterpret_cast<const void*>(dpd_shuffle_x_kernel<3>);
-    case 4:
-        return reinterpret_cast<const void*>(dpd_shuffle_x_kernel<4>);
-    case 5:
-        return reinterpret_cast<const void*>(dpd_shuffle_x_kernel<5>);
-    case 6:
-        return reinterpret_cast<const void*>(dpd_shuffle_x_kernel<6>);
-    case 7:
-        return reinterpret_cast<const void*>(dpd_shuffle_x_kernel<7>);
-    case 8:
-        return reinterpret_cast<const void*>(dpd_shuffle_x_kernel<8>);
-    default:
-        throw std::invalid_argument(
-            "P: orders above 15 are not supported by the CUDA backend");
-    }
+    return table[M - 1];
 }
 
 
@@ -217,7 +169,8 @@ lab_plan plan_lab(const dev_model& md, int M, int device, dpd_lab_variant v)
         p.variant = v;
         p.warp = true;
         p.ph.M = M;
-        p.ph.kernel = v == dpd_lab_variant::shuffle ? shuffle(M) : shuffle_x(M);
+        p.ph.kernel = v == dpd_lab_variant::shuffle ? shuffle_kernel<false>(M)
+                                                    : shuffle_kernel<true>(M);
         p.ph.threads = THREADS;
         p.ph.smem = coef_bytes;
         p.ph = finish(p.ph, device);
@@ -257,31 +210,51 @@ lab_plan plan_lab(const dev_model& md, int M, int device, dpd_lab_variant v)
         "tiled8)");
 }
 
-void launch_lab(const lab_plan& pl,
-                const dev_model& md,
-                const float2* x,
-                float2* y,
-                const float4* coef,
-                const float* hcoef,
-                size_t n,
-                cudaStream_t st)
-{
-    if (!pl.warp) {
-        launch_ph(pl.ph, md, x, y, coef, hcoef, n, st);
-        return;
+//! One variant set up for launches on `device` (the caller's device_guard current): the model in
+//! kernel form, the plan, the maps uploaded; `ran` receives the variant that runs.
+struct lab_setup {
+    const dev_model md;
+    const lab_plan plan;
+    const float* const
+        hcoef; //!< the maps in host memory (the tiled kernels take them by value)
+    device_buffer<float4> coef;
+
+    lab_setup(int device,
+              const kernel::dpd_packed& model,
+              dpd_lab_variant v,
+              dpd_lab_variant* ran)
+        : md(make_dev_model(model)),
+          plan(plan_lab(md, int(model.M), device, v)),
+          hcoef(model.abcd.data()),
+          coef(model.abcd.size() / 4)
+    {
+        if (ran)
+            *ran = plan.variant;
+        upload(
+            reinterpret_cast<float*>(coef.get()), model.abcd.data(), model.abcd.size());
     }
-    const long long nn = (long long)n;
-    const long long per_warp = 32 - md.H;
-    const long long blocks =
-        ((nn + per_warp - 1) / per_warp + THREADS / 32 - 1) / (THREADS / 32);
-    const int grid = int(std::min<long long>(blocks, pl.ph.max_blocks));
-    void* args[] = {
-        &x, &y, &coef, const_cast<dev_model*>(&md), const_cast<long long*>(&nn)
-    };
-    GPUINTERP_CUDA_CHECK(
-        cudaLaunchKernel(pl.ph.kernel, dim3(grid), dim3(THREADS), args, pl.ph.smem, st));
-    GPUINTERP_CUDA_CHECK_LAUNCH(st);
-}
+
+    //! One launch over x (H + n samples, history first) into y (n outputs).
+    void launch(const float2* x, float2* y, size_t n, cudaStream_t st) const
+    {
+        const float4* c = coef.get();
+        if (!plan.warp) {
+            launch_ph(plan.ph, md, x, y, c, hcoef, n, st);
+            return;
+        }
+        const long long nn = (long long)n;
+        const long long per_warp = 32 - md.H;
+        const long long blocks =
+            ((nn + per_warp - 1) / per_warp + THREADS / 32 - 1) / (THREADS / 32);
+        const int grid = int(std::min<long long>(blocks, plan.ph.max_blocks));
+        void* args[] = {
+            &x, &y, &c, const_cast<dev_model*>(&md), const_cast<long long*>(&nn)
+        };
+        GPUINTERP_CUDA_CHECK(cudaLaunchKernel(
+            plan.ph.kernel, dim3(grid), dim3(THREADS), args, plan.ph.smem, st));
+        GPUINTERP_CUDA_CHECK_LAUNCH(st);
+    }
+};
 
 } // namespace
 
@@ -313,18 +286,13 @@ void run_dpd_lab(int device,
                  dpd_lab_variant* ran)
 {
     device_guard guard(device);
-    const dev_model md = make_dev_model(model);
-    const lab_plan plan = plan_lab(md, int(model.M), device, v);
-    if (ran)
-        *ran = plan.variant;
+    const lab_setup lab(device, model, v, ran);
     if (n == 0)
         return;
-    device_buffer<float4> coef(model.abcd.size() / 4);
-    upload(reinterpret_cast<float*>(coef.get()), model.abcd.data(), model.abcd.size());
     device_buffer<float2> dx(model.H + n), dy(n);
     upload(dx.get(), x, model.H + n);
     stream s;
-    launch_lab(plan, md, dx.get(), dy.get(), coef.get(), model.abcd.data(), n, s.get());
+    lab.launch(dx.get(), dy.get(), n, s.get());
     GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(
         y, dy.get(), n * sizeof(float2), cudaMemcpyDeviceToHost, s.get()));
     s.synchronize();
@@ -338,17 +306,11 @@ double time_dpd_lab_kernel_ms(int device,
                               dpd_lab_variant* ran)
 {
     device_guard guard(device);
-    const dev_model md = make_dev_model(model);
-    const lab_plan plan = plan_lab(md, int(model.M), device, v);
-    if (ran)
-        *ran = plan.variant;
-    device_buffer<float4> coef(model.abcd.size() / 4);
-    upload(reinterpret_cast<float*>(coef.get()), model.abcd.data(), model.abcd.size());
+    const lab_setup lab(device, model, v, ran);
     device_buffer<float2> x = test_signal(n + model.H), y(n);
     stream s;
-    return median_launch_ms(s.get(), iters, [&] {
-        launch_lab(plan, md, x.get(), y.get(), coef.get(), model.abcd.data(), n, s.get());
-    });
+    return median_launch_ms(
+        s.get(), iters, [&] { lab.launch(x.get(), y.get(), n, s.get()); });
 }
 
 } // namespace gpu

@@ -143,24 +143,15 @@ __global__ void __launch_bounds__(resize_vec_bx* resize_vec_by,
     if (!has_cols || pos.oy0 >= s.out_h)
         return;
     O* fout = out + pos.f * s.out_frame;
+    // One walk, reading the source rows from the staged rectangle or from global memory.
+    const auto walk = [&](auto rows) {
+        rowcache_walk<KY, KX, R, 1>(
+            rows, t, fout, pos.e0, pos.oy0, global_ytab<KY>{ yidx, yw }, s, tf);
+    };
     if (staged)
-        rowcache_walk<KY, KX, R, 1>(shared_rows{ tile, pitch, y0, x0 },
-                                    t,
-                                    fout,
-                                    pos.e0,
-                                    pos.oy0,
-                                    global_ytab<KY>{ yidx, yw },
-                                    s,
-                                    tf);
+        walk(shared_rows{ tile, pitch, y0, x0 });
     else
-        rowcache_walk<KY, KX, R, 1>(global_rows<T>{ fin, s.in_row, s.in_h },
-                                    t,
-                                    fout,
-                                    pos.e0,
-                                    pos.oy0,
-                                    global_ytab<KY>{ yidx, yw },
-                                    s,
-                                    tf);
+        walk(global_rows<T>{ fin, s.in_row, s.in_h });
 }
 
 template <typename T, typename O, int K>

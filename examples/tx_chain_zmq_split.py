@@ -49,7 +49,7 @@ from gnuradio.gpuinterp.params import output_path_error
 
 # The chain's design and its double-precision reference live in tx_chain_gpu.py (same folder).
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from tx_chain_gpu import L1, LO, Lp, Lq, P, Q, chain_design, chain_reference  # noqa: E402
+from tx_chain_gpu import L1, LO, Lp, Lq, P, Q, chain_design, chain_reference, finish_plot  # noqa: E402
 
 RATE = 1.25
 DEFAULT_ADDRESS = "tcp://127.0.0.1:5555"
@@ -369,10 +369,7 @@ def main():
     ax.set_xlabel("output sample")
     ax.legend()
     ax.grid(alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(args.output, dpi=100)
-    print(f"saved {args.output}")
-    return 0 if err < 1e-4 else 1
+    return finish_plot(fig, args.output, err)
 
 
 if __name__ == "__main__":

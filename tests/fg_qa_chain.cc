@@ -108,6 +108,7 @@ chain_out run_chain(impl which,
         b = gi::interp_fir_ccf::make(4, h2, backend, 0, 0, dev);
     }
     auto snk = gr::blocks::vector_sink<cf>::make();
+    std::vector<gr::basic_block_sptr> blocks{ src };
     if (o.small_buffers && which != impl::gnuradio) { // the reference runs with defaults
         std::uniform_int_distribution<int> bs(64, 6000), calls(1, 3000);
         // vector_source emits everything in one call (output multiple = length), so a
@@ -120,38 +121,22 @@ chain_out run_chain(impl which,
         cp->set_max_noutput_items(calls(g));
         a->set_max_noutput_items(calls(g) * 2);
         b->set_max_noutput_items(calls(g) * 4);
-        tb->connect(src, 0, cp, 0);
-        tb->connect(cp, 0, a, 0);
-    } else {
-        tb->connect(src, 0, a, 0);
+        blocks.push_back(cp);
     }
-    tb->connect(a, 0, b, 0);
-    if (o.fir_after) {
-        auto f = gr::filter::fir_filter_ccf::make(1, h3);
-        tb->connect(b, 0, f, 0);
-        tb->connect(f, 0, snk, 0);
-    } else {
-        tb->connect(b, 0, snk, 0);
-    }
+    blocks.insert(blocks.end(), { a, b });
+    if (o.fir_after)
+        blocks.push_back(gr::filter::fir_filter_ccf::make(1, h3));
+    blocks.push_back(snk);
+    gpuinterp_fg::connect_chain(tb, blocks);
     within(120, "chain", [&] { tb->run(); });
     return { snk->data(), snk->tags() };
 }
 
 //! What GNU Radio's own blocks give for x through `chain` (in order), in a flowgraph of their own.
 std::vector<cf> reference_through(const std::vector<cf>& x,
-                                  const std::vector<gr::block_sptr>& chain)
+                                  const std::vector<gr::basic_block_sptr>& chain)
 {
-    auto t2 = gr::make_top_block("ref");
-    auto s = gr::blocks::vector_source<cf>::make(x);
-    auto k = gr::blocks::vector_sink<cf>::make();
-    gr::basic_block_sptr prev = s;
-    for (auto& c : chain) {
-        t2->connect(prev, 0, c, 0);
-        prev = c;
-    }
-    t2->connect(prev, 0, k, 0);
-    t2->run();
-    return k->data();
+    return gpuinterp_fg::run_through<cf>(x, chain)->data();
 }
 
 //! The message of the std::runtime_error that starting tb throws (empty when tb starts and stops).
@@ -170,15 +155,7 @@ std::string start_error(const gr::top_block_sptr& tb, const char* what)
     return msg;
 }
 
-class FgChain : public ::testing::TestWithParam<std::string>
-{
-protected:
-    void SetUp() override
-    {
-        if (GetParam() == "cuda" && gi::cuda_device_count() == 0)
-            GTEST_SKIP() << "no usable CUDA device";
-    }
-};
+using FgChain = gpuinterp_fg::backend_test;
 
 // Device buffers == host buffers == GNU Radio's CPU blocks, with GNU Radio's default
 // buffers (large calls) and with random tiny buffers and call sizes (every edge wraps
@@ -217,9 +194,7 @@ TEST_P(FgChain, TransferTypesAndBindings)
     auto a = gi::interp_fir_ccf::make(2, random_taps(8, g), GetParam(), 0, 0, true);
     auto b = gi::interp_fir_ccf::make(4, random_taps(8, g), GetParam(), 0, 0, true);
     auto snk = gr::blocks::vector_sink<cf>::make();
-    tb->connect(src, 0, a, 0);
-    tb->connect(a, 0, b, 0);
-    tb->connect(b, 0, snk, 0);
+    gpuinterp_fg::connect_chain(tb, { src, a, b, snk });
     within(60, "run", [&] { tb->run(); });
     auto in_a =
         std::dynamic_pointer_cast<gi::cuda_buffer>(a->detail()->input(0)->buffer());
@@ -255,9 +230,7 @@ TEST_P(FgChain, StartStopCyclesDoNotLeak)
         auto a = gi::interp_fir_ccf::make(2, h, GetParam(), 0, 0, true);
         auto b = gi::interp_fir_ccf::make(4, h, GetParam(), 0, 0, true);
         auto snk = gr::blocks::vector_sink<cf>::make();
-        tb->connect(src, 0, a, 0);
-        tb->connect(a, 0, b, 0);
-        tb->connect(b, 0, snk, 0);
+        gpuinterp_fg::connect_chain(tb, { src, a, b, snk });
         tb->start();
         tb->wait();
         tb->stop();
@@ -290,8 +263,7 @@ TEST_P(FgChain, StartStopCyclesDoNotLeak)
     auto src = gr::blocks::vector_source<cf>::make(x);
     auto a = gi::interp_fir_ccf::make(2, h, GetParam(), 0, 0, true);
     auto snk = gr::blocks::vector_sink<cf>::make();
-    tb->connect(src, 0, a, 0);
-    tb->connect(a, 0, snk, 0);
+    gpuinterp_fg::connect_chain(tb, { src, a, snk });
     within(60, "first", [&] { tb->run(); });
     // GNU Radio records the first allocation as the block's max_output_buffer, so buffers
     // from the second start() on are smaller; measure from there.
@@ -441,7 +413,7 @@ TEST_P(FgChain, FanOutFromDeviceBlock)
     std::mt19937 g(23);
     const auto x = random_signal(60001, g);
     const auto h0 = random_taps(9, g), h1 = random_taps(20, g), h2 = random_taps(33, g);
-    auto reference = [&](const std::vector<gr::block_sptr>& chain) {
+    auto reference = [&](const std::vector<gr::basic_block_sptr>& chain) {
         return reference_through(x, chain);
     };
     const auto ref_a = reference({ gr::filter::interp_fir_filter_ccf::make(2, h0),
@@ -553,14 +525,10 @@ TEST_P(FgChain, MixedFanOutThroughCopyWorks)
     tb->connect(dev, 0, s2, 0);
     within(60, "copy workaround", [&] { tb->run(); });
     EXPECT_EQ(s1->data(), x);
-    auto t2 = gr::make_top_block("ref");
-    auto s = gr::blocks::vector_source<cf>::make(x);
-    auto r = gr::filter::interp_fir_filter_ccf::make(2, h);
-    auto k = gr::blocks::vector_sink<cf>::make();
-    t2->connect(s, 0, r, 0);
-    t2->connect(r, 0, k, 0);
-    t2->run();
-    EXPECT_LE(rel_err(s2->data(), k->data()), 2e-5);
+    EXPECT_LE(
+        rel_err(s2->data(),
+                reference_through(x, { gr::filter::interp_fir_filter_ccf::make(2, h) })),
+        2e-5);
 }
 
 // GNU Radio 3.10.5.1's buffer_single_mapped::output_blkd_cb_ready() writes
@@ -606,10 +574,7 @@ TEST_P(FgChain, BlockedCallbackChecksHoldTheBufferLock)
     auto snk = gr::blocks::vector_sink<cf>::make();
     cp->set_max_output_buffer(1000);
     a->set_max_output_buffer(1500);
-    tb->connect(src, 0, cp, 0);
-    tb->connect(cp, 0, a, 0);
-    tb->connect(a, 0, f, 0);
-    tb->connect(f, 0, snk, 0);
+    gpuinterp_fg::connect_chain(tb, { src, cp, a, f, snk });
     within(60, "locks", [&] { tb->run(); });
     auto in_a =
         std::dynamic_pointer_cast<gi::cuda_buffer>(a->detail()->input(0)->buffer());
@@ -696,9 +661,7 @@ INSTANTIATE_TEST_SUITE_P(Backends, FgChain, ::testing::Values("cpu", "cuda"));
 // device-buffer block and back (simulated <-> CUDA copies).
 TEST(FgChainPlacement, TwoGpus)
 {
-    if (gi::cuda_device_count() < 2)
-        GTEST_SKIP() << "needs two CUDA devices (found " << gi::cuda_device_count()
-                     << ")";
+    GPUINTERP_FG_SKIP_WITHOUT_CUDA_DEVICES(2);
     std::mt19937 g(41);
     const auto x = random_signal(300007, g);
     const auto h1 = random_taps(24, g), h2 = random_taps(48, g);
@@ -707,9 +670,7 @@ TEST(FgChainPlacement, TwoGpus)
     auto a = gi::interp_fir_ccf::make(2, h1, "cuda", 0, 0, true);
     auto b = gi::interp_fir_ccf::make(4, h2, "cuda", 1, 0, true);
     auto snk = gr::blocks::vector_sink<cf>::make();
-    tb->connect(src, 0, a, 0);
-    tb->connect(a, 0, b, 0);
-    tb->connect(b, 0, snk, 0);
+    gpuinterp_fg::connect_chain(tb, { src, a, b, snk });
     within(120, "two GPUs", [&] { tb->run(); });
     auto ab = std::dynamic_pointer_cast<gi::cuda_buffer>(a->detail()->output(0));
     auto bo = std::dynamic_pointer_cast<gi::cuda_buffer>(b->detail()->output(0));
@@ -723,8 +684,7 @@ TEST(FgChainPlacement, TwoGpus)
 
 TEST(FgChainPlacement, CudaAndSimulatedNeighbours)
 {
-    if (gi::cuda_device_count() < 1)
-        GTEST_SKIP() << "no usable CUDA device";
+    GPUINTERP_FG_SKIP_WITHOUT_CUDA_DEVICES(1);
     std::mt19937 g(43);
     const auto x = random_signal(100003, g);
     const auto h1 = random_taps(24, g), h2 = random_taps(48, g), h3 = random_taps(8, g);
@@ -734,23 +694,14 @@ TEST(FgChainPlacement, CudaAndSimulatedNeighbours)
     auto b = gi::interp_fir_ccf::make(4, h2, "cpu", 0, 0, true);
     auto c = gi::interp_fir_ccf::make(1, h3, "cuda", 0, 0, true);
     auto snk = gr::blocks::vector_sink<cf>::make();
-    tb->connect(src, 0, a, 0);
-    tb->connect(a, 0, b, 0);
-    tb->connect(b, 0, c, 0);
-    tb->connect(c, 0, snk, 0);
+    gpuinterp_fg::connect_chain(tb, { src, a, b, c, snk });
     within(120, "cuda/sim", [&] { tb->run(); });
-    auto t2 = gr::make_top_block("ref");
-    auto s = gr::blocks::vector_source<cf>::make(x);
-    auto ra = gr::filter::interp_fir_filter_ccf::make(2, h1);
-    auto rb = gr::filter::interp_fir_filter_ccf::make(4, h2);
-    auto rc = gr::filter::interp_fir_filter_ccf::make(1, h3);
-    auto k = gr::blocks::vector_sink<cf>::make();
-    t2->connect(s, 0, ra, 0);
-    t2->connect(ra, 0, rb, 0);
-    t2->connect(rb, 0, rc, 0);
-    t2->connect(rc, 0, k, 0);
-    t2->run();
-    EXPECT_LE(rel_err(snk->data(), k->data()), 2e-5);
+    const auto ref =
+        reference_through(x,
+                          { gr::filter::interp_fir_filter_ccf::make(2, h1),
+                            gr::filter::interp_fir_filter_ccf::make(4, h2),
+                            gr::filter::interp_fir_filter_ccf::make(1, h3) });
+    EXPECT_LE(rel_err(snk->data(), ref), 2e-5);
 }
 
 } // namespace

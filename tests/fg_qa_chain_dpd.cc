@@ -51,7 +51,6 @@ std::vector<Item> run_tx_chain(const std::string& backend,
                                gi::resampler_cc::sptr* resampler_out = nullptr)
 {
     constexpr bool sc16 = std::is_same_v<Item, int16_t>;
-    std::mt19937 g(seed);
     auto tb = gr::make_top_block("tx");
     auto src = gr::blocks::vector_source<cf>::make(x);
     auto a = gi::interp_fir_ccf::make(4, h, backend, dev_a, 0, dev);
@@ -72,38 +71,21 @@ std::vector<Item> run_tx_chain(const std::string& backend,
     if (resampler_out)
         *resampler_out = c;
     auto snk = gr::blocks::vector_sink<Item>::make(sc16 ? 2 : 1);
+    std::vector<gr::basic_block_sptr> chain{ src };
     if (small) {
-        std::uniform_int_distribution<int> bs(64, 5000), calls(1, 2500);
-        auto cp = gr::blocks::copy::make(sizeof(cf));
-        cp->set_max_output_buffer(bs(g));
-        cp->set_max_noutput_items(calls(g));
-        a->set_max_output_buffer(bs(g) * 4);
-        a->set_max_noutput_items(calls(g) * 4);
-        b->set_max_output_buffer(bs(g) * 4);
-        b->set_max_noutput_items(calls(g) * 4);
-        c->set_max_output_buffer(bs(g) * 5);
-        c->set_max_noutput_items(calls(g) * 5);
-        tb->connect(src, 0, cp, 0);
-        tb->connect(cp, 0, a, 0);
-    } else {
-        tb->connect(src, 0, a, 0);
+        gpuinterp_fg::tiny_buffers t(seed, 64, 5000, 2500);
+        chain.push_back(t.copy());
+        t.limit(a, 4);
+        t.limit(b, 4);
+        t.limit(c, 5);
     }
-    tb->connect(a, 0, b, 0);
-    tb->connect(b, 0, c, 0);
-    tb->connect(c, 0, snk, 0);
+    chain.insert(chain.end(), { a, b, c, snk });
+    gpuinterp_fg::connect_chain(tb, chain);
     tb->run();
     return snk->data();
 }
 
-class FgTxChain : public ::testing::TestWithParam<std::string>
-{
-protected:
-    void SetUp() override
-    {
-        if (GetParam() == "cuda" && gi::cuda_device_count() == 0)
-            GTEST_SKIP() << "no usable CUDA device";
-    }
-};
+using FgTxChain = gpuinterp_fg::backend_test;
 
 //! Random x4 interpolation taps (48) and (5, 3, 4, 2) predistorter coefficients near identity.
 void chain_design(std::mt19937& g, std::vector<float>& h, std::vector<cf>& co)
@@ -118,17 +100,24 @@ void chain_design(std::mt19937& g, std::vector<float>& h, std::vector<cf>& co)
     co[0] = { 1.0f, 0.1f };
 }
 
+//! n chain input samples from g, real and imaginary parts uniform in [-0.4, 0.4].
+std::vector<cf> chain_input(std::mt19937& g, size_t n)
+{
+    std::uniform_real_distribution<float> d(-0.4f, 0.4f);
+    std::vector<cf> x(n);
+    for (auto& v : x)
+        v = { d(g), d(g) };
+    return x;
+}
+
 TEST_P(FgTxChain, InterpDpdResampleDeviceEqualsHostEqualsCpu)
 {
     std::mt19937 g(5);
-    std::uniform_real_distribution<float> d(-0.4f, 0.4f);
     std::vector<float> h;
     std::vector<cf> co;
     chain_design(g, h, co);
     for (unsigned seed = 1; seed <= 4; seed++) {
-        std::vector<cf> x(20000 + 1013 * seed);
-        for (auto& v : x)
-            v = { d(g), d(g) };
+        const auto x = chain_input(g, 20000 + 1013 * seed);
         const bool small = seed > 1;
         const auto cpu = run_tx_chain("cpu", false, false, seed, x, h, co);
         const auto host = run_tx_chain(GetParam(), false, small, seed, x, h, co);
@@ -155,15 +144,12 @@ TEST_P(FgTxChain, InterpDpdResampleDeviceEqualsHostEqualsCpu)
 TEST_P(FgTxChain, EndsInSc16LikeTheFloatChain)
 {
     std::mt19937 g(9);
-    std::uniform_real_distribution<float> d(-0.4f, 0.4f);
     std::vector<float> h;
     std::vector<cf> co;
     chain_design(g, h, co);
     const float fs = 0.25f; // below the chain's peak: some outputs clip
     for (unsigned seed = 1; seed <= 3; seed++) {
-        std::vector<cf> x(20000 + 1013 * seed);
-        for (auto& v : x)
-            v = { d(g), d(g) };
+        const auto x = chain_input(g, 20000 + 1013 * seed);
         const bool small = seed > 1;
         for (bool dev : { false, true }) {
             const auto y = run_tx_chain(GetParam(), dev, small, seed, x, h, co);
@@ -214,14 +200,11 @@ TEST_P(FgTxChain, SoakWithSettersFromAnotherThread)
     const int runs = int(env_or("GPUINTERP_SOAK_RUNS", 4));
     const size_t n = size_t(env_or("GPUINTERP_SOAK_SYMBOLS", 1 << 14));
     std::mt19937 g(11);
-    std::uniform_real_distribution<float> d(-0.4f, 0.4f);
     std::vector<float> h;
     std::vector<cf> co;
     chain_design(g, h, co);
     const cf lo(0.01f, -0.02f);
-    std::vector<cf> x(n);
-    for (auto& v : x)
-        v = { d(g), d(g) };
+    const auto x = chain_input(g, n);
     pmt::pmt_t msg = pmt::make_dict();
     msg = pmt::dict_add(
         msg, pmt::intern("coefficients"), pmt::init_c32vector(co.size(), co));
@@ -236,10 +219,7 @@ TEST_P(FgTxChain, SoakWithSettersFromAnotherThread)
         auto c =
             gi::resampler_cc::make(1.25, "polyphase", 32, 32, 80.0, GetParam(), 0, true);
         auto snk = gr::blocks::vector_sink<cf>::make();
-        tb->connect(src, 0, a, 0);
-        tb->connect(a, 0, b, 0);
-        tb->connect(b, 0, c, 0);
-        tb->connect(c, 0, snk, 0);
+        gpuinterp_fg::connect_chain(tb, { src, a, b, c, snk });
         std::atomic<bool> stop{ false };
         std::thread t;
         tb->start();
@@ -306,17 +286,12 @@ INSTANTIATE_TEST_SUITE_P(Backends, FgTxChain, ::testing::Values("cpu", "cuda"));
 // back), with small random buffers; equal to the CPU backend.
 TEST(FgTxChainPlacement, TwoGpusFullChain)
 {
-    if (gi::cuda_device_count() < 2)
-        GTEST_SKIP() << "needs two CUDA devices (found " << gi::cuda_device_count()
-                     << ")";
+    GPUINTERP_FG_SKIP_WITHOUT_CUDA_DEVICES(2);
     std::mt19937 g(9);
-    std::uniform_real_distribution<float> d(-0.4f, 0.4f);
     std::vector<float> h;
     std::vector<cf> co;
     chain_design(g, h, co);
-    std::vector<cf> x(40013);
-    for (auto& v : x)
-        v = { d(g), d(g) };
+    const auto x = chain_input(g, 40013);
     const auto cpu = run_tx_chain("cpu", false, false, 1, x, h, co);
     for (bool small : { false, true }) {
         const auto two = run_tx_chain("cuda", true, small, 2, x, h, co, 0, 1, 0);

@@ -24,15 +24,7 @@ using gr::gpuinterp::resampler_cc;
 
 namespace {
 
-class FgChannels : public ::testing::TestWithParam<std::string>
-{
-protected:
-    void SetUp() override
-    {
-        if (GetParam() == "cuda" && gr::gpuinterp::cuda_device_count() == 0)
-            GTEST_SKIP() << "no usable CUDA device";
-    }
-};
+using FgChannels = gpuinterp_fg::backend_test;
 
 uint64_t tag_at(unsigned channel) { return 1000 + 10 * channel; }
 

@@ -4,26 +4,18 @@
  */
 // The `coeffs` message codec: every accepted form decodes to the values it carries, the encoder's
 // output decodes back exactly, and malformed messages throw std::invalid_argument naming the part.
+#include "fg_util.h"
 #include <gnuradio/gpuinterp/coeffs_message.h>
 #include <gtest/gtest.h>
 #include <complex>
 #include <random>
 
 using cf = std::complex<float>;
+using gpuinterp_fg::seeded_signal;
 using gr::gpuinterp::decode_coeffs_message;
 using gr::gpuinterp::encode_coeffs_message;
 
 namespace {
-
-std::vector<cf> random_coefficients(size_t n, unsigned seed)
-{
-    std::mt19937 g(seed);
-    std::uniform_real_distribution<float> d(-2.0f, 2.0f);
-    std::vector<cf> v(n);
-    for (auto& x : v)
-        x = { d(g), d(g) };
-    return v;
-}
 
 std::string thrown(const pmt::pmt_t& m)
 {
@@ -39,7 +31,7 @@ std::string thrown(const pmt::pmt_t& m)
 
 TEST(CoeffsMessage, EncodeDecodeRoundTrip)
 {
-    const auto w = random_coefficients(9, 1);
+    const auto w = seeded_signal(9, 2.0f, 1);
     const cf c(0.25f, -0.125f);
     const pmt::pmt_t m = encode_coeffs_message(w, c);
     ASSERT_TRUE(pmt::is_pair(m));
@@ -52,12 +44,14 @@ TEST(CoeffsMessage, EncodeDecodeRoundTrip)
 
 TEST(CoeffsMessage, EveryVectorForm)
 {
-    const auto w = random_coefficients(6, 2);
+    const auto w = seeded_signal(6, 2.0f, 2);
     std::vector<std::complex<double>> wd(w.begin(), w.end());
     pmt::pmt_t numbers = pmt::make_vector(w.size(), pmt::PMT_NIL);
     for (size_t i = 0; i < w.size(); i++)
         pmt::vector_set(numbers, i, pmt::from_complex(std::complex<double>(w[i])));
-    for (const pmt::pmt_t& v : { pmt::init_c32vector(w.size(), w), pmt::init_c64vector(wd.size(), wd), numbers }) {
+    for (const pmt::pmt_t& v : { pmt::init_c32vector(w.size(), w),
+                                 pmt::init_c64vector(wd.size(), wd),
+                                 numbers }) {
         const auto u = decode_coeffs_message(v);
         EXPECT_EQ(u.coefficients, w) << pmt::write_string(v);
         EXPECT_FALSE(u.has_lo_leakage); // a bare vector leaves c unchanged
@@ -72,10 +66,11 @@ TEST(CoeffsMessage, EveryVectorForm)
 
 TEST(CoeffsMessage, PairAndDict)
 {
-    const auto w = random_coefficients(4, 3);
+    const auto w = seeded_signal(4, 2.0f, 3);
     // (f32vector . real c)
     const std::vector<float> re = { 1.0f, 2.0f };
-    auto u = decode_coeffs_message(pmt::cons(pmt::init_f32vector(2, re), pmt::from_double(0.5)));
+    auto u = decode_coeffs_message(
+        pmt::cons(pmt::init_f32vector(2, re), pmt::from_double(0.5)));
     EXPECT_EQ(u.coefficients, (std::vector<cf>{ cf(1, 0), cf(2, 0) }));
     EXPECT_TRUE(u.has_lo_leakage);
     EXPECT_EQ(u.lo_leakage, cf(0.5f, 0.0f));
@@ -87,7 +82,8 @@ TEST(CoeffsMessage, PairAndDict)
         EXPECT_EQ(u.coefficients, w);
         EXPECT_FALSE(u.has_lo_leakage);
         for (const char* ckey : { "lo_leakage", "c" }) {
-            const pmt::pmt_t dc = pmt::dict_add(d, pmt::intern(ckey), pmt::from_complex(cf(-1.0f, 3.0f)));
+            const pmt::pmt_t dc =
+                pmt::dict_add(d, pmt::intern(ckey), pmt::from_complex(cf(-1.0f, 3.0f)));
             u = decode_coeffs_message(dc);
             EXPECT_EQ(u.coefficients, w);
             EXPECT_TRUE(u.has_lo_leakage);
@@ -101,11 +97,13 @@ TEST(CoeffsMessage, MalformedMessagesNameThePart)
     EXPECT_EQ(thrown(pmt::from_double(1.0)).rfind("coefficients:", 0), 0u);
     EXPECT_EQ(thrown(pmt::intern("x")).rfind("coefficients:", 0), 0u);
     // a pair whose c is not a number
-    EXPECT_EQ(thrown(pmt::cons(pmt::init_c32vector(1, std::vector<cf>{ cf(1, 0) }), pmt::intern("c")))
+    EXPECT_EQ(thrown(pmt::cons(pmt::init_c32vector(1, std::vector<cf>{ cf(1, 0) }),
+                               pmt::intern("c")))
                   .rfind("lo_leakage:", 0),
               0u);
     // a dict without coefficients
-    pmt::pmt_t d = pmt::dict_add(pmt::make_dict(), pmt::intern("c"), pmt::from_double(1.0));
+    pmt::pmt_t d =
+        pmt::dict_add(pmt::make_dict(), pmt::intern("c"), pmt::from_double(1.0));
     EXPECT_EQ(thrown(d).rfind("coefficients:", 0), 0u);
     // a vector with a non-number element
     pmt::pmt_t v = pmt::make_vector(2, pmt::from_double(1.0));

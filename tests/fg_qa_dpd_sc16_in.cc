@@ -7,9 +7,7 @@
 // and random tiny ones. Reference: the interpolator's sc16 output captured, converted here in
 // double (exact product, one rounding to float), fed to a complex float predistorter on the
 // CPU. The CPU chain must equal it bit for bit; CUDA within one int16 step.
-#include <gnuradio/blocks/copy.h>
-#include <gnuradio/blocks/vector_sink.h>
-#include <gnuradio/blocks/vector_source.h>
+#include "fg_util.h"
 #include <gnuradio/gpuinterp/dpd_predistorter_cc.h>
 #include <gnuradio/gpuinterp/interp_fir.h>
 #include <gnuradio/gpuinterp/kernel/backend.h>
@@ -78,48 +76,25 @@ gi::dpd_predistorter_cc::sptr make_dpd(const design& k,
 std::vector<int16_t> run_chain(
     const design& k, const std::string& backend, bool dev, bool small, bool with_dpd)
 {
-    std::mt19937 g(k.x.size());
-    auto tb = gr::make_top_block("sc16 chain");
-    auto src = gr::blocks::vector_source<cf>::make(k.x);
     auto a = gi::interp_fir_ccf::make(4, k.h, backend, 0, 0, dev, "sc16", fir_fs);
-    auto snk = gr::blocks::vector_sink<int16_t>::make(2);
-    gr::basic_block_sptr last = a;
+    std::vector<gr::basic_block_sptr> chain;
+    gpuinterp_fg::tiny_buffers t(k.x.size(), 64, 5000, 2500);
     if (small) {
-        std::uniform_int_distribution<int> bs(64, 5000), calls(1, 2500);
-        auto cp = gr::blocks::copy::make(sizeof(cf));
-        cp->set_max_output_buffer(bs(g));
-        cp->set_max_noutput_items(calls(g));
-        a->set_max_output_buffer(bs(g) * 4);
-        a->set_max_noutput_items(calls(g) * 4);
-        tb->connect(src, 0, cp, 0);
-        tb->connect(cp, 0, a, 0);
-    } else {
-        tb->connect(src, 0, a, 0);
+        chain.push_back(t.copy());
+        t.limit(a, 4);
     }
+    chain.push_back(a);
     if (with_dpd) {
         auto b = make_dpd(k, backend, dev, "sc16");
         EXPECT_EQ(b->input_format(), "sc16");
-        if (small) {
-            b->set_max_output_buffer(std::uniform_int_distribution<int>(64, 5000)(g) * 4);
-            b->set_max_noutput_items(std::uniform_int_distribution<int>(1, 2500)(g) * 4);
-        }
-        tb->connect(a, 0, b, 0);
-        last = b;
+        if (small)
+            t.limit(b, 4);
+        chain.push_back(b);
     }
-    tb->connect(last, 0, snk, 0);
-    tb->run();
-    return snk->data();
+    return gpuinterp_fg::run_through<int16_t>(k.x, chain, {}, 2)->data();
 }
 
-class FgDpdSc16In : public ::testing::TestWithParam<std::string>
-{
-protected:
-    void SetUp() override
-    {
-        if (GetParam() == "cuda" && gi::cuda_device_count() == 0)
-            GTEST_SKIP() << "no usable CUDA device";
-    }
-};
+using FgDpdSc16In = gpuinterp_fg::backend_test;
 
 } // namespace
 
@@ -134,14 +109,9 @@ TEST_P(FgDpdSc16In, ChainInSc16EqualsTheFloatPredistorterOfItsSamples)
         std::vector<cf> z(q.size() / 2);
         for (size_t i = 0; i < z.size(); i++)
             z[i] = cf(float(double(q[2 * i]) * inv), float(double(q[2 * i + 1]) * inv));
-        auto tb = gr::make_top_block("reference");
-        auto src = gr::blocks::vector_source<cf>::make(z);
-        auto ref = make_dpd(k, "cpu", false, "fc32");
-        auto snk = gr::blocks::vector_sink<int16_t>::make(2);
-        tb->connect(src, 0, ref, 0);
-        tb->connect(ref, 0, snk, 0);
-        tb->run();
-        const auto want = snk->data();
+        const auto want = gpuinterp_fg::run_through<int16_t>(
+                              z, { make_dpd(k, "cpu", false, "fc32") }, {}, 2)
+                              ->data();
         ASSERT_EQ(want.size(), 2 * 4 * k.x.size());
         for (bool dev : { false, true }) {
             const bool small = seed > 1;

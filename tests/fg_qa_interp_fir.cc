@@ -4,8 +4,7 @@
  */
 // Flowgraph tests in C++ (they run on the GPU host, which has no GNU Radio Python):
 // vector_source -> gpuinterp interp_fir -> vector_sink against GNU Radio's interp_fir_filter.
-#include <gnuradio/blocks/vector_sink.h>
-#include <gnuradio/blocks/vector_source.h>
+#include "fg_util.h"
 #include <gnuradio/filter/interp_fir_filter.h>
 #include <gnuradio/gpuinterp/interp_fir.h>
 #include <gnuradio/gpuinterp/kernel/backend.h>
@@ -18,40 +17,23 @@ using cf = std::complex<float>;
 
 namespace {
 
-class FgInterp : public ::testing::TestWithParam<std::string>
-{
-protected:
-    void SetUp() override
-    {
-        if (GetParam() == "cuda" && gr::gpuinterp::cuda_device_count() == 0)
-            GTEST_SKIP() << "no usable CUDA device";
-    }
-};
+using FgInterp = gpuinterp_fg::backend_test;
 
 TEST_P(FgInterp, MatchesGnuRadioInterpFirFilter)
 {
     std::mt19937 g(7);
     std::uniform_real_distribution<float> d(-1, 1);
-    for (auto [L, ntaps] : std::vector<std::pair<unsigned, size_t>>{ { 2, 12 }, { 4, 64 }, { 16, 256 }, { 3, 10 } }) {
+    for (auto [L, ntaps] : std::vector<std::pair<unsigned, size_t>>{
+             { 2, 12 }, { 4, 64 }, { 16, 256 }, { 3, 10 } }) {
         std::vector<float> h(ntaps);
         for (auto& t : h)
             t = d(g);
         std::vector<cf> x(20011);
         for (auto& v : x)
             v = { d(g), d(g) };
-        std::vector<gr::tag_t> tags(1);
-        tags[0].offset = 1234;
-        tags[0].key = pmt::intern("mark");
-        tags[0].value = pmt::from_long(42);
-
         auto run = [&](gr::block_sptr blk) {
-            auto tb = gr::make_top_block("t");
-            auto src = gr::blocks::vector_source<cf>::make(x, false, 1, tags);
-            auto snk = gr::blocks::vector_sink<cf>::make();
-            tb->connect(src, 0, blk, 0);
-            tb->connect(blk, 0, snk, 0);
-            tb->run();
-            return snk;
+            return gpuinterp_fg::run_through<cf>(
+                x, { blk }, { gpuinterp_fg::mark(1234, 42) });
         };
         auto ours = run(gr::gpuinterp::interp_fir_ccf::make(L, h, GetParam()));
         auto ref = run(gr::filter::interp_fir_filter_ccf::make(L, h));

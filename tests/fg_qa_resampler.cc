@@ -5,9 +5,7 @@
 // Flowgraph tests of resampler_cc and table_lookup_fc in C++ (they run on the GPU host,
 // which has no GNU Radio Python): the block on each backend against the CPU kernel, tags,
 // and, on the GPU, the texture paths bit for bit against the CPU emulation.
-#include <gnuradio/blocks/copy.h>
-#include <gnuradio/blocks/vector_sink.h>
-#include <gnuradio/blocks/vector_source.h>
+#include "fg_util.h"
 #include <gnuradio/gpuinterp/kernel/backend.h>
 #include <gnuradio/gpuinterp/kernel/resampler.h>
 #include <gnuradio/gpuinterp/kernel/table_lookup.h>
@@ -24,43 +22,20 @@ namespace k = gr::gpuinterp::kernel;
 
 namespace {
 
-class FgResamp : public ::testing::TestWithParam<std::string>
-{
-protected:
-    void SetUp() override
-    {
-        if (GetParam() == "cuda" && gr::gpuinterp::cuda_device_count() == 0)
-            GTEST_SKIP() << "no usable CUDA device";
-    }
-};
+using FgResamp = gpuinterp_fg::backend_test;
+using gpuinterp_fg::mark;
+using gpuinterp_fg::run_through;
+using gpuinterp_fg::seeded_signal;
 
-std::vector<cf> noise(size_t n, unsigned seed)
-{
-    std::mt19937 g(seed);
-    std::uniform_real_distribution<float> d(-1, 1);
-    std::vector<cf> x(n);
-    for (auto& v : x)
-        v = { d(g), d(g) };
-    return x;
-}
 
 TEST_P(FgResamp, BlockEqualsKernelForEveryMethodAndMovesTags)
 {
-    const auto x = noise(100003, 3);
-    std::vector<gr::tag_t> tags(1);
-    tags[0].offset = 54321;
-    tags[0].key = pmt::intern("mark");
-    tags[0].value = pmt::from_long(7);
+    const auto x = seeded_signal(100003, 1.0f, 3);
     for (const char* m : { "nearest", "linear", "texture", "cubic", "polyphase" }) {
         for (double r : { 1.37, 0.73 }) {
-            auto tb = gr::make_top_block("t");
-            auto src = gr::blocks::vector_source<cf>::make(x, false, 1, tags);
             auto blk = gr::gpuinterp::resampler_cc::make(r, m, 32, 32, 80.0, GetParam());
             ASSERT_EQ(blk->active_backend(), GetParam());
-            auto snk = gr::blocks::vector_sink<cf>::make();
-            tb->connect(src, 0, blk, 0);
-            tb->connect(blk, 0, snk, 0);
-            tb->run();
+            auto snk = run_through<cf>(x, { blk }, { mark(54321, 7) });
             k::resampler_cc ref(r, k::method_from_string(m), gr::gpuinterp::backend::cpu);
             const auto want = ref.resample(x);
             const auto& got = snk->data();
@@ -88,22 +63,11 @@ TEST_P(FgResamp, BlockEqualsKernelForEveryMethodAndMovesTags)
 
 TEST_P(FgResamp, TableLookupBlockEqualsCpuEmulation)
 {
-    std::mt19937 g(11);
-    std::uniform_real_distribution<float> d(-1, 1), c(-0.1f, 1.1f);
-    std::vector<cf> lut(4096);
-    for (auto& v : lut)
-        v = { d(g), d(g) };
-    std::vector<float> x(200000);
-    for (auto& v : x)
-        v = c(g);
-    auto tb = gr::make_top_block("t");
-    auto src = gr::blocks::vector_source<float>::make(x);
-    auto blk = gr::gpuinterp::table_lookup_fc::make(
-        lut, true, "linear", "border", "texture", GetParam());
-    auto snk = gr::blocks::vector_sink<cf>::make();
-    tb->connect(src, 0, blk, 0);
-    tb->connect(blk, 0, snk, 0);
-    tb->run();
+    const auto [lut, x] = gpuinterp_fg::random_lookup(11, 4096, 200000, -0.1f, 1.1f);
+    auto snk =
+        run_through<cf>(x,
+                        { gr::gpuinterp::table_lookup_fc::make(
+                            lut, true, "linear", "border", "texture", GetParam()) });
     k::lookup_config cfg;
     cfg.normalized = true;
     cfg.addr = k::texemu::address::border;
@@ -122,28 +86,15 @@ TEST_P(FgResamp, TableLookupBlockEqualsCpuEmulation)
 // equal to the same block with host buffers bit for bit, and tags still move by input time.
 TEST_P(FgResamp, DeviceBuffersEqualHostBuffersBitForBit)
 {
-    const auto x = noise(60001, 5);
-    std::vector<gr::tag_t> tags(1);
-    tags[0].offset = 31337;
-    tags[0].key = pmt::intern("mark");
-    tags[0].value = pmt::from_long(1);
+    const auto x = seeded_signal(60001, 1.0f, 5);
     auto run = [&](const char* m, double r, bool dev, unsigned seed) {
-        std::mt19937 g(seed);
-        std::uniform_int_distribution<int> bs(600, 6000), calls(1, 3000);
-        auto tb = gr::make_top_block("t");
-        auto src = gr::blocks::vector_source<cf>::make(x, false, 1, tags);
-        auto cp = gr::blocks::copy::make(sizeof(cf));
-        cp->set_max_output_buffer(bs(g));
-        cp->set_max_noutput_items(calls(g));
-        auto blk = gr::gpuinterp::resampler_cc::make(r, m, 32, 32, 80.0, GetParam(), 0, dev);
+        gpuinterp_fg::tiny_buffers tiny(seed, 600, 6000, 3000);
+        auto cp = tiny.copy();
+        auto blk =
+            gr::gpuinterp::resampler_cc::make(r, m, 32, 32, 80.0, GetParam(), 0, dev);
         EXPECT_EQ(blk->device_buffers(), dev);
-        blk->set_max_output_buffer(bs(g));
-        blk->set_max_noutput_items(calls(g));
-        auto snk = gr::blocks::vector_sink<cf>::make();
-        tb->connect(src, 0, cp, 0);
-        tb->connect(cp, 0, blk, 0);
-        tb->connect(blk, 0, snk, 0);
-        tb->run();
+        tiny.limit(blk);
+        auto snk = run_through<cf>(x, { cp, blk }, { mark(31337, 1) });
         auto t = snk->tags();
         EXPECT_EQ(t.size(), 1u);
         return std::make_pair(snk->data(), t.empty() ? uint64_t(0) : t[0].offset);

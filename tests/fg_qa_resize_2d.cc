@@ -6,8 +6,7 @@
 // GNU Radio Python): vector_source -> resize_2d -> vector_sink on both backends, against
 // the CPU kernel (which qa_kernels checks against a double-precision reference), with
 // tags, binary16 output, uint8 frames, and a setter between two runs.
-#include <gnuradio/blocks/vector_sink.h>
-#include <gnuradio/blocks/vector_source.h>
+#include "fg_util.h"
 #include <gnuradio/gpuinterp/kernel/backend.h>
 #include <gnuradio/gpuinterp/kernel/resize_2d.h>
 #include <gnuradio/gpuinterp/resize_2d.h>
@@ -22,15 +21,7 @@ namespace {
 using gr::gpuinterp::backend;
 using gr::gpuinterp::kernel::resize_2d;
 
-class FgResize : public ::testing::TestWithParam<std::string>
-{
-protected:
-    void SetUp() override
-    {
-        if (GetParam() == "cuda" && gr::gpuinterp::cuda_device_count() == 0)
-            GTEST_SKIP() << "no usable CUDA device";
-    }
-};
+using FgResize = gpuinterp_fg::backend_test;
 
 float half_bits_to_float(uint16_t h)
 {
@@ -163,42 +154,42 @@ TEST_P(FgResize, BadParametersThrowNamedErrors)
     };
     const std::string b = GetParam();
     // A 4x4 -> 4x4 resizer on backend b, valid but for the parameters given.
-    auto make_ff = [&](int in_height, const std::string& method, const std::string& border) {
-        gr::gpuinterp::resize_2d_ff::make(in_height,
-                                          4,
-                                          4,
-                                          4,
-                                          1,
-                                          method,
-                                          "half_pixel",
-                                          border,
-                                          0,
-                                          {},
-                                          {},
-                                          1,
-                                          false,
-                                          false,
-                                          b);
-    };
-    auto make_bf = [&](int channels,
-                       const std::vector<float>& mean,
-                       const std::vector<float>& std) {
-        gr::gpuinterp::resize_2d_bf::make(4,
-                                          4,
-                                          4,
-                                          4,
-                                          channels,
-                                          "bilinear",
-                                          "half_pixel",
-                                          "replicate",
-                                          0,
-                                          mean,
-                                          std,
-                                          1,
-                                          false,
-                                          false,
-                                          b);
-    };
+    auto make_ff =
+        [&](int in_height, const std::string& method, const std::string& border) {
+            gr::gpuinterp::resize_2d_ff::make(in_height,
+                                              4,
+                                              4,
+                                              4,
+                                              1,
+                                              method,
+                                              "half_pixel",
+                                              border,
+                                              0,
+                                              {},
+                                              {},
+                                              1,
+                                              false,
+                                              false,
+                                              b);
+        };
+    auto make_bf =
+        [&](int channels, const std::vector<float>& mean, const std::vector<float>& std) {
+            gr::gpuinterp::resize_2d_bf::make(4,
+                                              4,
+                                              4,
+                                              4,
+                                              channels,
+                                              "bilinear",
+                                              "half_pixel",
+                                              "replicate",
+                                              0,
+                                              mean,
+                                              std,
+                                              1,
+                                              false,
+                                              false,
+                                              b);
+        };
     EXPECT_TRUE(named([&] { make_ff(0, "bilinear", "replicate"); }, "in_height"));
     EXPECT_TRUE(named([&] { make_ff(4, "area", "replicate"); }, "method"));
     EXPECT_TRUE(named([&] { make_ff(4, "bilinear", "wrap"); }, "border"));

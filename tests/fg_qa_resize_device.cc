@@ -19,38 +19,55 @@ namespace gi = gr::gpuinterp;
 
 namespace {
 
-std::vector<float> run_resize(const std::string& backend, bool dev, bool chain, const std::vector<float>& x)
+std::vector<float>
+run_resize(const std::string& backend, bool dev, bool chain, const std::vector<float>& x)
 {
     // 30x40 -> 45x52 (bilinear), then (chain) 45x52 -> 20x26 (bicubic), 2 channels, normalise.
+    auto resize = [&](int in_h,
+                      int in_w,
+                      int out_h,
+                      int out_w,
+                      const char* method,
+                      const char* border,
+                      const std::vector<float>& mean,
+                      const std::vector<float>& std) {
+        return gi::resize_2d_ff::make(in_h,
+                                      in_w,
+                                      out_h,
+                                      out_w,
+                                      2,
+                                      method,
+                                      "half_pixel",
+                                      border,
+                                      0.f,
+                                      mean,
+                                      std,
+                                      1.f,
+                                      false,
+                                      false,
+                                      backend,
+                                      0,
+                                      0.f,
+                                      1.f,
+                                      0,
+                                      dev);
+    };
     auto tb = gr::make_top_block("resize");
     auto src = gr::blocks::vector_source<float>::make(x, false, 30 * 40 * 2);
-    auto a = gi::resize_2d_ff::make(30, 40, 45, 52, 2, "bilinear", "half_pixel", "replicate", 0.f,
-                                    { 0.1f, -0.2f }, { 2.f, 0.5f }, 1.f, false, false, backend, 0, 0.f,
-                                    1.f, 0, dev);
+    auto a =
+        resize(30, 40, 45, 52, "bilinear", "replicate", { 0.1f, -0.2f }, { 2.f, 0.5f });
     EXPECT_EQ(a->device_buffers(), dev);
-    gr::block_sptr last = a;
-    tb->connect(src, 0, a, 0);
-    if (chain) {
-        auto b = gi::resize_2d_ff::make(45, 52, 20, 26, 2, "bicubic", "half_pixel", "reflect_101", 0.f,
-                                        {}, {}, 1.f, false, false, backend, 0, 0.f, 1.f, 0, dev);
-        tb->connect(a, 0, b, 0);
-        last = b;
-    }
+    std::vector<gr::basic_block_sptr> blocks{ src, a };
+    if (chain)
+        blocks.push_back(resize(45, 52, 20, 26, "bicubic", "reflect_101", {}, {}));
     auto snk = gr::blocks::vector_sink<float>::make(chain ? 20 * 26 * 2 : 45 * 52 * 2);
-    tb->connect(last, 0, snk, 0);
+    blocks.push_back(snk);
+    gpuinterp_fg::connect_chain(tb, blocks);
     tb->run();
     return snk->data();
 }
 
-class FgResizeDevice : public ::testing::TestWithParam<std::string>
-{
-protected:
-    void SetUp() override
-    {
-        if (GetParam() == "cuda" && gi::cuda_device_count() == 0)
-            GTEST_SKIP() << "no usable CUDA device";
-    }
-};
+using FgResizeDevice = gpuinterp_fg::backend_test;
 
 TEST_P(FgResizeDevice, DeviceBuffersEqualHostBuffers)
 {
@@ -82,25 +99,15 @@ TEST_P(FgResizeDevice, DeviceBuffersEqualHostBuffers)
 // the host-buffer block bit for bit (same kernel), for texture and exact precision.
 TEST_P(FgResizeDevice, TableLookupDeviceBuffersEqualHostBuffers)
 {
-    std::mt19937 g(9);
-    std::uniform_real_distribution<float> d(-1.f, 1.f), c(-2.f, 70.f);
-    std::vector<gr_complex> table(64);
-    for (auto& t : table)
-        t = { d(g), d(g) };
-    std::vector<float> x(50021);
-    for (auto& v : x)
-        v = c(g);
+    const auto k = gpuinterp_fg::random_lookup(9, 64, 50021, -2.f, 70.f);
+    const auto& table = k.table;
+    const auto& x = k.x;
     for (const char* precision : { "texture", "exact" }) {
         auto run = [&](bool dev) {
-            auto tb = gr::make_top_block("lut");
-            auto src = gr::blocks::vector_source<float>::make(x);
-            auto blk = gi::table_lookup_fc::make(table, false, "linear", "border", precision, GetParam(), 0, dev);
+            auto blk = gi::table_lookup_fc::make(
+                table, false, "linear", "border", precision, GetParam(), 0, dev);
             EXPECT_EQ(blk->device_buffers(), dev);
-            auto snk = gr::blocks::vector_sink<gr_complex>::make();
-            tb->connect(src, 0, blk, 0);
-            tb->connect(blk, 0, snk, 0);
-            tb->run();
-            return snk->data();
+            return gpuinterp_fg::run_through<gr_complex>(x, { blk })->data();
         };
         const auto host = run(false), dev = run(true);
         ASSERT_EQ(host.size(), x.size());

@@ -9,9 +9,6 @@
 #include "test_util.h"
 #include <gnuradio/gpuinterp/kernel/dpd_bank.h>
 #include <gnuradio/gpuinterp/kernel/dpd_predistorter.h>
-#ifdef GPUINTERP_HAVE_CUDA
-#include <cuda_runtime.h>
-#endif
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
@@ -82,20 +79,13 @@ run_bank(dpd_bank& b, const std::vector<std::vector<cf>>& x, size_t per_sample)
     const unsigned N = b.channels();
     const size_t n = x[0].size();
     std::vector<std::vector<Out>> y(N, std::vector<Out>(n * per_sample));
-    size_t pos = 0;
-    for (size_t step : { size_t(1), size_t(7), size_t(1000), size_t(4093), n }) {
-        const size_t m = std::min(step, n - pos);
-        std::vector<void*> o(N);
-        std::vector<const cf*> i(N);
-        for (unsigned c = 0; c < N; c++) {
-            o[c] = y[c].data() + pos * per_sample;
-            i[c] = x[c].data() + pos;
-        }
-        b.process(o.data(), i.data(), m);
-        pos += m;
-        if (pos == n)
-            break;
-    }
+    call_in_steps(
+        N,
+        n,
+        { 1, 7, 1000, 4093, n },
+        [&](unsigned c, size_t pos) { return y[c].data() + pos * per_sample; },
+        [&](unsigned c, size_t pos) { return x[c].data() + pos; },
+        [&](void* const* o, const void* const* i, size_t m) { b.process(o, i, m); });
     return y;
 }
 
@@ -118,7 +108,8 @@ TEST(DpdBankParams, RefusesBadChannelsFullScaleAndChannel)
     }
     for (float fs : { 0.0f, -1.0f, INFINITY, NAN }) {
         try {
-            dpd_bank b(ph, 2, h, cf(0), backend::cpu, 0, 0, false, sample_format::sc16, fs);
+            dpd_bank b(
+                ph, 2, h, cf(0), backend::cpu, 0, 0, false, sample_format::sc16, fs);
             FAIL() << "full_scale " << fs << " accepted";
         } catch (const std::invalid_argument& e) {
             EXPECT_EQ(std::string(e.what()).rfind("full_scale:", 0), 0u) << e.what();
@@ -133,7 +124,8 @@ TEST(DpdBankParams, RefusesBadChannelsFullScaleAndChannel)
         EXPECT_EQ(std::string(e.what()).rfind("coefficients:", 0), 0u) << e.what();
     }
     EXPECT_EQ(b.coefficients(1), h); // unchanged after the refused set
-    EXPECT_THROW(gr::gpuinterp::kernel::sample_format_from_string("fc64"), std::invalid_argument);
+    EXPECT_THROW(gr::gpuinterp::kernel::sample_format_from_string("fc64"),
+                 std::invalid_argument);
     EXPECT_EQ(gr::gpuinterp::kernel::sample_format_from_string("complex int16"),
               sample_format::sc16);
 }
@@ -158,10 +150,12 @@ TEST_P(DpdBank, EveryChannelIsItsOwnPredistorter)
             const auto got = run_bank<cf>(b, x, 1);
             for (unsigned c = 0; c < N; c++) {
                 if (GetParam() == backend::cpu)
-                    EXPECT_EQ(0, std::memcmp(got[c].data(), want[c].data(), n * sizeof(cf)))
+                    EXPECT_EQ(0,
+                              std::memcmp(got[c].data(), want[c].data(), n * sizeof(cf)))
                         << m->to_string() << " N=" << N << " channel " << c;
                 else
-                    EXPECT_TRUE(all_close(got[c], std::vector<cd>(want[c].begin(), want[c].end()), 2e-6, 0))
+                    EXPECT_TRUE(all_close(
+                        got[c], std::vector<cd>(want[c].begin(), want[c].end()), 2e-6, 0))
                         << m->to_string() << " N=" << N << " channel " << c;
             }
         }
@@ -204,13 +198,20 @@ TEST(DpdBankCuda, GmpSc16IsRefusedByName)
 {
     if (gr::gpuinterp::cuda_device_count() == 0)
         GTEST_SKIP() << "no usable CUDA device";
-    try {
-        dpd_bank b(gmp, 2, channel_coefficients(gmp, 0), cf(0), backend::cuda, 0, 0, false,
-                   sample_format::sc16, 1.0f);
-        FAIL();
-    } catch (const std::invalid_argument& e) {
-        EXPECT_EQ(std::string(e.what()).rfind("output_format:", 0), 0u) << e.what();
-    }
+    EXPECT_TRUE(throws_naming(
+        [] {
+            dpd_bank b(gmp,
+                       2,
+                       channel_coefficients(gmp, 0),
+                       cf(0),
+                       backend::cuda,
+                       0,
+                       0,
+                       false,
+                       sample_format::sc16,
+                       1.0f);
+        },
+        "output_format:"));
 }
 
 #ifdef GPUINTERP_HAVE_CUDA
@@ -223,8 +224,10 @@ TEST(DpdBankCuda, DevicePathEqualsHostPathAtAnyOffset)
     for (sample_format fmt : { sample_format::fc32, sample_format::sc16 }) {
         const unsigned N = 64;
         const size_t n = 9001, bytes = fmt == sample_format::sc16 ? 4 : 8;
-        dpd_bank host(ph, N, channel_coefficients(ph, 0), cf(0), backend::cuda, 0, 0, false, fmt);
-        dpd_bank dev(ph, N, channel_coefficients(ph, 0), cf(0), backend::cuda, 0, 0, false, fmt);
+        dpd_bank host(
+            ph, N, channel_coefficients(ph, 0), cf(0), backend::cuda, 0, 0, false, fmt);
+        dpd_bank dev(
+            ph, N, channel_coefficients(ph, 0), cf(0), backend::cuda, 0, 0, false, fmt);
         ASSERT_TRUE(dev.one_launch());
         std::vector<std::vector<cf>> x(N);
         for (unsigned c = 0; c < N; c++) {
@@ -234,36 +237,15 @@ TEST(DpdBankCuda, DevicePathEqualsHostPathAtAnyOffset)
             dev.set_coefficients(c, h, cf(0));
         }
         const auto want = run_bank<uint8_t>(host, x, bytes);
-        // Device copies, channel c at offset c % 3 samples.
-        std::vector<cf*> din(N);
-        std::vector<uint8_t*> dout(N);
-        for (unsigned c = 0; c < N; c++) {
-            ASSERT_EQ(cudaMalloc(&din[c], (n + 3) * sizeof(cf)), cudaSuccess);
-            ASSERT_EQ(cudaMalloc(&dout[c], (n + 3) * bytes), cudaSuccess);
-            cudaMemcpy(din[c] + c % 3, x[c].data(), n * sizeof(cf), cudaMemcpyHostToDevice);
-        }
-        size_t pos = 0;
-        for (size_t step : { size_t(3), size_t(2), size_t(5000), n }) {
-            const size_t m = std::min(step, n - pos);
-            std::vector<void*> o(N);
-            std::vector<const cf*> i(N);
-            for (unsigned c = 0; c < N; c++) {
-                o[c] = dout[c] + (c % 3 + pos) * bytes;
-                i[c] = din[c] + c % 3 + pos;
-            }
-            dev.process_device(o.data(), i.data(), m);
-            pos += m;
-            if (pos == n)
-                break;
-        }
-        for (unsigned c = 0; c < N; c++) {
-            std::vector<uint8_t> got(n * bytes);
-            cudaMemcpy(got.data(), dout[c] + c % 3 * bytes, n * bytes, cudaMemcpyDeviceToHost);
-            EXPECT_EQ(got, want[c]) << to_string(fmt) << " channel " << c;
-            EXPECT_EQ(dev.counts(c).saturated, host.counts(c).saturated);
-            cudaFree(din[c]);
-            cudaFree(dout[c]);
-        }
+        expect_device_path_equals(
+            dev,
+            host,
+            want,
+            n,
+            sizeof(cf),
+            bytes,
+            [&](unsigned c) { return x[c].data(); },
+            to_string(fmt));
     }
 }
 #endif

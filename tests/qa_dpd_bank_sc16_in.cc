@@ -10,9 +10,6 @@
 
 #include "test_util.h"
 #include <gnuradio/gpuinterp/kernel/dpd_bank.h>
-#ifdef GPUINTERP_HAVE_CUDA
-#include <cuda_runtime.h>
-#endif
 #include <cstring>
 #include <memory>
 #include <random>
@@ -68,20 +65,13 @@ std::vector<std::vector<uint8_t>> run(dpd_bank& b,
 {
     const unsigned N = b.channels();
     std::vector<std::vector<uint8_t>> y(N, std::vector<uint8_t>(n * out_bytes));
-    size_t pos = 0;
-    for (size_t step : { size_t(1), size_t(6), size_t(999), size_t(4097), n }) {
-        const size_t m = std::min(step, n - pos);
-        std::vector<void*> o(N);
-        std::vector<const void*> i(N);
-        for (unsigned c = 0; c < N; c++) {
-            o[c] = y[c].data() + pos * out_bytes;
-            i[c] = x[c] + pos * in_bytes;
-        }
-        b.process(o.data(), i.data(), m);
-        pos += m;
-        if (pos == n)
-            break;
-    }
+    call_in_steps(
+        N,
+        n,
+        { 1, 6, 999, 4097, n },
+        [&](unsigned c, size_t pos) { return y[c].data() + pos * out_bytes; },
+        [&](unsigned c, size_t pos) { return x[c] + pos * in_bytes; },
+        [&](void* const* o, const void* const* i, size_t m) { b.process(o, i, m); });
     return y;
 }
 
@@ -195,12 +185,8 @@ TEST_P(DpdBankSc16In, VectorConveniencesCheckTheFormats)
     const auto iq = random_iq(64, 3, 30000);
     const auto y = s.process(iq); // 32 samples per channel
     EXPECT_EQ(y.size(), 64u);
-    try {
-        s.process(std::vector<cf>(64));
-        FAIL() << "complex input accepted by an sc16-input bank";
-    } catch (const std::invalid_argument& e) {
-        EXPECT_EQ(std::string(e.what()).rfind("input_format:", 0), 0u) << e.what();
-    }
+    EXPECT_TRUE(throws_naming([&] { s.process(std::vector<cf>(64)); }, "input_format:"))
+        << "complex input to an sc16-input bank";
     EXPECT_THROW(s.process_sc16(iq), std::invalid_argument); // output is fc32
 }
 
@@ -208,22 +194,21 @@ TEST(DpdBankSc16InCuda, GmpSc16InputIsRefusedByName)
 {
     if (gr::gpuinterp::cuda_device_count() == 0)
         GTEST_SKIP() << "no usable CUDA device";
-    try {
-        dpd_bank b(gmp,
-                   2,
-                   coefficients_of(gmp, 0),
-                   cf(0),
-                   backend::cuda,
-                   0,
-                   0,
-                   false,
-                   sample_format::fc32,
-                   1.0f,
-                   sample_format::sc16);
-        FAIL();
-    } catch (const std::invalid_argument& e) {
-        EXPECT_EQ(std::string(e.what()).rfind("input_format:", 0), 0u) << e.what();
-    }
+    EXPECT_TRUE(throws_naming(
+        [] {
+            dpd_bank b(gmp,
+                       2,
+                       coefficients_of(gmp, 0),
+                       cf(0),
+                       backend::cuda,
+                       0,
+                       0,
+                       false,
+                       sample_format::fc32,
+                       1.0f,
+                       sample_format::sc16);
+        },
+        "input_format:"));
 }
 
 #ifdef GPUINTERP_HAVE_CUDA
@@ -263,34 +248,8 @@ TEST(DpdBankSc16InCuda, DevicePathEqualsHostPathAtAnyOffset)
             dev.set_coefficients(c, h, cf(0));
         }
         const auto want = run(host, xi, n, 4, ob);
-        std::vector<uint8_t*> din(N), dout(N);
-        for (unsigned c = 0; c < N; c++) {
-            ASSERT_EQ(cudaMalloc(&din[c], (n + 3) * 4), cudaSuccess);
-            ASSERT_EQ(cudaMalloc(&dout[c], (n + 3) * ob), cudaSuccess);
-            cudaMemcpy(din[c] + c % 3 * 4, iq[c].data(), n * 4, cudaMemcpyHostToDevice);
-        }
-        size_t pos = 0;
-        for (size_t step : { size_t(3), size_t(2), size_t(5000), n }) {
-            const size_t m = std::min(step, n - pos);
-            std::vector<void*> o(N);
-            std::vector<const void*> i(N);
-            for (unsigned c = 0; c < N; c++) {
-                o[c] = dout[c] + (c % 3 + pos) * ob;
-                i[c] = din[c] + (c % 3 + pos) * 4;
-            }
-            dev.process_device(o.data(), i.data(), m);
-            pos += m;
-            if (pos == n)
-                break;
-        }
-        for (unsigned c = 0; c < N; c++) {
-            std::vector<uint8_t> got(n * ob);
-            cudaMemcpy(got.data(), dout[c] + c % 3 * ob, n * ob, cudaMemcpyDeviceToHost);
-            EXPECT_EQ(got, want[c]) << to_string(out) << " channel " << c;
-            EXPECT_EQ(dev.counts(c).saturated, host.counts(c).saturated);
-            cudaFree(din[c]);
-            cudaFree(dout[c]);
-        }
+        expect_device_path_equals(
+            dev, host, want, n, 4, ob, [&](unsigned c) { return xi[c]; }, to_string(out));
     }
 }
 #endif

@@ -282,18 +282,10 @@ TEST_P(Dpd, CoefficientChangeAtAnExactSample)
         const model a = random_model(5, 3, 5, 4);
         model b = random_model(5, 3, 5, 4);
         const auto x = random_signal(2048, 1.2f);
-        auto k = make(a);
-        std::vector<cf> y(x.size());
-        poison(y);
-        k->process(y.data(), x.data(), n0);
-        k->set_coefficients(b.co, b.c);
-        EXPECT_EQ(k->coefficients(), b.co);
-        k->process(y.data() + n0, x.data() + n0, x.size() - n0);
+        const auto y = process_switching_at(*make(a), x, n0, b.co, b.c);
         // Outputs before n0 follow set a; from n0 on, set b with memory reaching into the old samples.
-        auto ra = reference(a, x), rb = reference(b, x);
-        std::copy(ra.z.begin(), ra.z.begin() + n0, rb.z.begin());
-        std::copy(ra.S.begin(), ra.S.begin() + n0, rb.S.begin());
-        EXPECT_TRUE(matches(y, rb, b)) << "n0=" << n0;
+        const auto ra = reference(a, x);
+        EXPECT_TRUE(matches(y, spliced_at(ra, reference(b, x), n0), b)) << "n0=" << n0;
         // and the old set really differs from the new one after n0 (the test can fail)
         if (n0 < x.size())
             EXPECT_GT(std::abs(to_d(y[n0]) - ra.z[n0]), 1e-3);

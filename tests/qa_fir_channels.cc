@@ -12,9 +12,6 @@
 #include <gnuradio/gpuinterp/kernel/channels.h>
 #include <gnuradio/gpuinterp/kernel/dpd_bank.h>
 #include <gnuradio/gpuinterp/kernel/polyphase_interpolator.h>
-#ifdef GPUINTERP_HAVE_CUDA
-#include <cuda_runtime.h>
-#endif
 #include <cstring>
 #include <stdexcept>
 

@@ -8,9 +8,6 @@
 
 #include "test_util.h"
 #include <gnuradio/gpuinterp/kernel/polyphase_interpolator.h>
-#ifdef GPUINTERP_HAVE_CUDA
-#include <cuda_runtime.h>
-#endif
 #include <cmath>
 #include <stdexcept>
 

@@ -11,9 +11,6 @@
 
 #include "test_util.h"
 #include <gnuradio/gpuinterp/kernel/resampler.h>
-#ifdef GPUINTERP_HAVE_CUDA
-#include <cuda_runtime.h>
-#endif
 #include <cstring>
 #include <random>
 #include <stdexcept>

@@ -6,8 +6,8 @@
 // positions t_k = k / r (per rate segment), nearest = x[floor(t + 1/2)], linear, 9-bit
 // texture weights, Catmull-Rom, and the windowed-sinc sum for polyphase. CPU and (on the
 // GPU host) CUDA.
-#include "../lib/kernel/poly_tiles.h"
 #include "../lib/cpu/cpu_engines.h"
+#include "../lib/kernel/poly_tiles.h"
 #include "test_util.h"
 #include <gnuradio/gpuinterp/kernel/resampler.h>
 #include <gnuradio/gpuinterp/kernel/texture_emulation.h>
@@ -394,8 +394,9 @@ TEST_P(Resampler, AccuracyTableOnBandLimitedMultitone)
                 s2 += std::norm(w);
             }
             const double db = 10 * std::log10(e2 / s2);
-            std::cout << "[ accuracy " << gr::gpuinterp::to_string(GetParam()) << " r=" << r << " "
-                      << to_string(all_methods[mi]) << " ] " << db << " dB\n";
+            std::cout << "[ accuracy " << gr::gpuinterp::to_string(GetParam())
+                      << " r=" << r << " " << to_string(all_methods[mi]) << " ] " << db
+                      << " dB\n";
             EXPECT_LT(db, limit[mi]) << to_string(all_methods[mi]) << " r=" << r;
         }
     }
@@ -429,42 +430,31 @@ TEST(TextureBitExact, ResamplerCpuEqualsGpu)
 
 TEST(ResamplerParams, BadParametersThrowNamingTheParameter)
 {
-    auto msg = [](auto&& f) {
-        try {
-            f();
-        } catch (const std::invalid_argument& e) {
-            return std::string(e.what());
-        }
-        return std::string("no exception");
-    };
+    const auto msg = invalid_argument_message;
     for (double r : { 0.0, -1.0, double(NAN), double(INFINITY), 1e-9, 1e9 })
         EXPECT_EQ(msg([&] { resampler_cc k(r); }).rfind("rate:", 0), 0u) << r;
     EXPECT_EQ(msg([] { method_from_string("sinc"); }).rfind("method:", 0), 0u);
-    polyphase_params p;
-    p.nfilts = 1;
-    EXPECT_EQ(msg([&] {
-                  resampler_cc k(1.5, resamp_method::polyphase, backend::cpu, 0, p);
-              }).rfind("nfilts:", 0),
-              0u);
-    p = {};
-    p.taps_per_arm = 31;
-    EXPECT_EQ(msg([&] {
-                  resampler_cc k(1.5, resamp_method::polyphase, backend::cpu, 0, p);
-              }).rfind("taps_per_arm:", 0),
-              0u);
-    p = {};
-    p.attenuation_db = 5;
-    EXPECT_EQ(msg([&] {
-                  resampler_cc k(1.5, resamp_method::polyphase, backend::cpu, 0, p);
-              }).rfind("attenuation_db:", 0),
-              0u);
-    // The polyphase parameters are checked whatever the method.
-    p = {};
-    p.nfilts = 0;
-    EXPECT_EQ(msg([&] {
-                  resampler_cc k(1.5, resamp_method::linear, backend::cpu, 0, p);
-              }).rfind("nfilts:", 0),
-              0u);
+    // One polyphase parameter out of range at a time; they are checked whatever the method.
+    struct bad_params {
+        polyphase_params p;
+        resamp_method method;
+        const char* name;
+    };
+    std::vector<bad_params> bad(4);
+    bad[0] = { {}, resamp_method::polyphase, "nfilts:" };
+    bad[0].p.nfilts = 1;
+    bad[1] = { {}, resamp_method::polyphase, "taps_per_arm:" };
+    bad[1].p.taps_per_arm = 31;
+    bad[2] = { {}, resamp_method::polyphase, "attenuation_db:" };
+    bad[2].p.attenuation_db = 5;
+    bad[3] = { {}, resamp_method::linear, "nfilts:" };
+    bad[3].p.nfilts = 0;
+    for (const bad_params& b : bad)
+        EXPECT_EQ(msg([&] {
+                      resampler_cc k(1.5, b.method, backend::cpu, 0, b.p);
+                  }).rfind(b.name, 0),
+                  0u)
+            << b.name << " " << to_string(b.method);
     resampler_cc k(1.5);
     EXPECT_EQ(msg([&] { k.set_rate(-2); }).rfind("rate:", 0), 0u);
     EXPECT_EQ(k.rate(), 1.5);
@@ -636,14 +626,16 @@ TEST(PolyTiles, GpuTiledKernelEqualsUntiledKernelAndCpu)
         size_t same = 0;
         for (size_t i = 0; i < yn.size(); i++)
             same += std::memcmp(&yn[i], &yo[i], sizeof(cf)) == 0;
-        std::cout << "[ tiled vs untiled kernel, r=" << r << " ] " << same << " of " << yn.size()
-                  << " outputs bit-identical\n";
+        std::cout << "[ tiled vs untiled kernel, r=" << r << " ] " << same << " of "
+                  << yn.size() << " outputs bit-identical\n";
         EXPECT_TRUE(all_close(yn, widen(yo), 1e-6, 1e-7)) << "r=" << r;
         EXPECT_TRUE(all_close(yn, widen(yc), 1e-5, 1e-6)) << "r=" << r;
         const auto xf = random_vector<float>(200000, 2.f);
         const auto fn = run(xf, r, backend::cuda, false);
-        EXPECT_TRUE(all_close(fn, widen(run(xf, r, backend::cuda, true)), 1e-6, 1e-7)) << "r=" << r;
-        EXPECT_TRUE(all_close(fn, widen(run(xf, r, backend::cpu, false)), 1e-5, 1e-6)) << "r=" << r;
+        EXPECT_TRUE(all_close(fn, widen(run(xf, r, backend::cuda, true)), 1e-6, 1e-7))
+            << "r=" << r;
+        EXPECT_TRUE(all_close(fn, widen(run(xf, r, backend::cpu, false)), 1e-5, 1e-6))
+            << "r=" << r;
     }
 }
 
@@ -660,7 +652,8 @@ TEST(PolyTiles, GpuEnginesWithDifferentSharedMemoryTakeTurns)
     resampler<cf> big_cpu(0.05, resamp_method::polyphase, backend::cpu),
         small_cpu(1.37, resamp_method::polyphase, backend::cpu);
     for (int round = 0; round < 2; round++) {
-        const std::vector<cf> part(x.begin() + round * 50000, x.begin() + (round + 1) * 50000);
+        const std::vector<cf> part(x.begin() + round * 50000,
+                                   x.begin() + (round + 1) * 50000);
         const auto yb = big.resample(part);
         const auto ys = small.resample(part);
         EXPECT_TRUE(all_close(yb, widen(big_cpu.resample(part)), 1e-5, 1e-6)) << round;
@@ -670,7 +663,8 @@ TEST(PolyTiles, GpuEnginesWithDifferentSharedMemoryTakeTurns)
 
 TEST(ResamplerParams, CudaVariantNames)
 {
-    EXPECT_EQ(resamp_cuda_variant_from_string("automatic"), resamp_cuda_variant::automatic);
+    EXPECT_EQ(resamp_cuda_variant_from_string("automatic"),
+              resamp_cuda_variant::automatic);
     EXPECT_EQ(resamp_cuda_variant_from_string("untiled"), resamp_cuda_variant::untiled);
     EXPECT_EQ(to_string(resamp_cuda_variant::untiled), "untiled");
     try {
@@ -681,7 +675,8 @@ TEST(ResamplerParams, CudaVariantNames)
     }
     // The CPU backend has one kernel: the option must not change its output.
     const auto x = random_vector<cf>(4000, 1.f);
-    resampler<cf> a(0.73, resamp_method::polyphase, backend::cpu), b(0.73, resamp_method::polyphase, backend::cpu);
+    resampler<cf> a(0.73, resamp_method::polyphase, backend::cpu),
+        b(0.73, resamp_method::polyphase, backend::cpu);
     b.set_cuda_variant(resamp_cuda_variant::untiled);
     EXPECT_EQ(b.cuda_variant(), resamp_cuda_variant::untiled);
     EXPECT_EQ(a.resample(x), b.resample(x));

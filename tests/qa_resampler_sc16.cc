@@ -13,9 +13,6 @@
 
 #include "test_util.h"
 #include <gnuradio/gpuinterp/kernel/resampler.h>
-#ifdef GPUINTERP_HAVE_CUDA
-#include <cuda_runtime.h>
-#endif
 #include <cmath>
 #include <cstdlib>
 #include <random>

@@ -29,14 +29,6 @@ lookup_config cfg(filter_mode f,
     return c;
 }
 
-std::vector<float> identity(int n)
-{
-    std::vector<float> t(n);
-    for (int i = 0; i < n; i++)
-        t[i] = float(i);
-    return t;
-}
-
 // Naive double reference of the exact-weight fetch.
 double ref_linear(const std::vector<float>& t, double x, bool border)
 {
@@ -84,7 +76,7 @@ TEST_P(TableLookup, HandbookTenthsLinear)
 
 TEST_P(TableLookup, PointSwitchesAtOneClampAndBorder)
 {
-    const auto t = identity(16);
+    const auto t = identity_table(16);
     table_lookup_ff clamp(t, cfg(filter_mode::point, te::address::clamp), GetParam());
     table_lookup_ff border(t, cfg(filter_mode::point, te::address::border), GetParam());
     const std::vector<float> x = { 0.9f,  0.99f, std::nextafter(1.0f, 0.f),
@@ -153,12 +145,12 @@ TEST_P(TableLookup, TextureErrorBoundAndComplexLanes)
 TEST_P(TableLookup, NormalisedCoordinatesAndSetTable)
 {
     table_lookup_ff k(
-        identity(16),
+        identity_table(16),
         cfg(filter_mode::point, te::address::clamp, lookup_precision::texture, true),
         GetParam());
     EXPECT_EQ(k.lookup({ 0.f, 0.5f, 0.999f, 1.0f, 1.5f }),
               (std::vector<float>{ 0, 8, 15, 15, 15 }));
-    auto t2 = identity(32);
+    auto t2 = identity_table(32);
     for (auto& v : t2)
         v *= 2;
     k.set_table(t2); // same normalised coordinate now spans 32 texels
@@ -185,8 +177,13 @@ static void texture_bit_exact(bool normalized)
     };
     std::vector<caze> cases;
     // Widths on both sides of the normalised coordinate's precision steps (2^13, 2^16).
-    for (size_t n : { size_t(16), size_t(1000), size_t(8192), size_t(8193), size_t(65536),
-                      size_t(100000), size_t(131072) })
+    for (size_t n : { size_t(16),
+                      size_t(1000),
+                      size_t(8192),
+                      size_t(8193),
+                      size_t(65536),
+                      size_t(100000),
+                      size_t(131072) })
         for (bool norm : { normalized })
             for (auto f : { filter_mode::linear, filter_mode::point })
                 for (auto a : { te::address::clamp, te::address::border })
@@ -260,8 +257,9 @@ static void texture_bit_exact(bool normalized)
                             // every model with at least 99 % agreement, so a near miss shows too
                             if (ok * 100 >= x.size() * 99)
                                 report << "  model (lerp " << l << ", tie " << ti
-                                       << ", point " << pi << ", norm " << ni << ") matches "
-                                       << ok << " of " << x.size() << "\n";
+                                       << ", point " << pi << ", norm " << ni
+                                       << ") matches " << ok << " of " << x.size()
+                                       << "\n";
                         }
         }
         total_mismatch += bad;

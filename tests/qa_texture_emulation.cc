@@ -12,6 +12,7 @@
 
 namespace te = gr::gpuinterp::kernel::texemu;
 using gpuinterp_test::bits;
+using gpuinterp_test::identity_table;
 
 namespace {
 
@@ -20,14 +21,6 @@ std::vector<float> tenths()
     std::vector<float> t(10);
     for (int i = 0; i < 10; i++)
         t[i] = float(i) / 10.0f; // as the Handbook: (float) i / 10.0f
-    return t;
-}
-
-std::vector<float> identity(int n)
-{
-    std::vector<float> t(n);
-    for (int i = 0; i < n; i++)
-        t[i] = float(i);
     return t;
 }
 
@@ -127,7 +120,7 @@ TEST(TextureEmulation, WeightsAreNineBit)
 TEST(TextureEmulation, PointSwitchesAtExactlyOne)
 {
     // Handbook: 8-texel identity texture, 0.90 .. 1.09 in steps of 0.01, point filtering.
-    const auto t = identity(8);
+    const auto t = identity_table(8);
     for (int i = 0; i < 20; i++) {
         const float x = std::fma(float(i), 0.01f, 0.9f);
         const float v = te::fetch_point(t.data(), 8, x, false, te::address::clamp);
@@ -142,7 +135,7 @@ TEST(TextureEmulation, PointSwitchesAtExactlyOne)
 TEST(TextureEmulation, LinearIdentityNeedsHalfTexelOffset)
 {
     // Handbook: 8-texel identity, linear, x = 0..7 prints 0, 0.5, 1.5, ..., 6.5.
-    const auto t = identity(8);
+    const auto t = identity_table(8);
     EXPECT_EQ(te::fetch_linear(t.data(), 8, 0.f, false, te::address::clamp), 0.f);
     for (int i = 1; i < 8; i++)
         EXPECT_EQ(te::fetch_linear(t.data(), 8, float(i), false, te::address::clamp),
@@ -154,7 +147,7 @@ TEST(TextureEmulation, LinearIdentityNeedsHalfTexelOffset)
 
 TEST(TextureEmulation, ClampAndBorder)
 {
-    const auto t = identity(16);
+    const auto t = identity_table(16);
     // Point: 16.0 is out of range, clamp reads texel 15, border reads zero.
     EXPECT_EQ(te::fetch_point(t.data(), 16, 16.0f, false, te::address::clamp), 15.f);
     EXPECT_EQ(te::fetch_point(t.data(), 16, 16.0f, false, te::address::border), 0.f);
@@ -175,7 +168,7 @@ TEST(TextureEmulation, ClampAndBorder)
 
 TEST(TextureEmulation, NormalisedCoordinates)
 {
-    const auto t = identity(16);
+    const auto t = identity_table(16);
     // x * 16: 0.5 -> 8.0 (point: texel 8; linear: 7.5)
     EXPECT_EQ(te::fetch_point(t.data(), 16, 0.5f, true, te::address::clamp), 8.f);
     EXPECT_EQ(te::fetch_linear(t.data(), 16, 0.5f, true, te::address::clamp), 7.5f);
@@ -191,20 +184,28 @@ TEST(TextureEmulation, NormalisedCoordinatePrecisionDependsOnWidth)
 {
     std::mt19937 g(4);
     std::uniform_real_distribution<float> U(0.f, 1.f);
-    for (auto [n, bits] : std::vector<std::pair<size_t, int>>{
-             { 1000, 21 }, { 8192, 21 }, { 8193, 22 }, { 65536, 22 }, { 65537, 23 }, { 131072, 23 } }) {
+    for (auto [n, bits] : std::vector<std::pair<size_t, int>>{ { 1000, 21 },
+                                                               { 8192, 21 },
+                                                               { 8193, 22 },
+                                                               { 65536, 22 },
+                                                               { 65537, 23 },
+                                                               { 131072, 23 } }) {
         std::vector<float> alt(n);
         for (size_t j = 0; j < n; j++)
             alt[j] = float(j & 1);
-        auto trunc = [](float u, int b) { return float(std::ldexp(std::floor(std::ldexp(double(u), b)), -b)); };
+        auto trunc = [](float u, int b) {
+            return float(std::ldexp(std::floor(std::ldexp(double(u), b)), -b));
+        };
         size_t same = 0, coarser_differs = 0;
         const int m = 4000;
         for (int i = 0; i < m; i++) {
             const float u = U(g);
             const float w = te::fetch_linear(alt.data(), n, u, true, te::address::clamp);
-            same += te::fetch_linear(alt.data(), n, trunc(u, bits), true, te::address::clamp) == w;
+            same += te::fetch_linear(
+                        alt.data(), n, trunc(u, bits), true, te::address::clamp) == w;
             coarser_differs +=
-                te::fetch_linear(alt.data(), n, trunc(u, bits - 1), true, te::address::clamp) != w;
+                te::fetch_linear(
+                    alt.data(), n, trunc(u, bits - 1), true, te::address::clamp) != w;
         }
         EXPECT_EQ(same, size_t(m)) << "n=" << n;
         EXPECT_GT(coarser_differs, size_t(m / 20)) << "n=" << n;
@@ -249,6 +250,7 @@ TEST(TextureEmulation, DenormalCoordinateReadsTexelZero)
 {
     // Measured: point filtering with border addressing at x = -1.4e-45 returns texel 0.
     const std::vector<float> t{ 3.f, 5.f };
-    EXPECT_EQ(te::fetch_point(t.data(), 2, -1.4013e-45f, false, te::address::border), 3.f);
+    EXPECT_EQ(te::fetch_point(t.data(), 2, -1.4013e-45f, false, te::address::border),
+              3.f);
     EXPECT_EQ(te::fetch_point(t.data(), 2, -1e-30f, false, te::address::border), 0.f);
 }

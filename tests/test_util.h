@@ -10,6 +10,10 @@
 
 #include <gnuradio/gpuinterp/kernel/backend.h>
 #include <gtest/gtest.h>
+#ifdef GPUINTERP_HAVE_CUDA
+#include <cuda_runtime.h> // the device-pointer tests stage their data with the runtime itself
+#endif
+#include <initializer_list>
 #include <algorithm>
 #include <cmath>
 #include <complex>
@@ -47,6 +51,164 @@ inline std::string invalid_argument_message(const std::function<void()>& f)
     }
     return "no exception";
 }
+
+//! The table t[i] = i of n entries: inside it, a linear fetch at x returns x.
+inline std::vector<float> identity_table(int n)
+{
+    std::vector<float> t(n);
+    for (int i = 0; i < n; i++)
+        t[i] = float(i);
+    return t;
+}
+
+//! Whether f throws std::invalid_argument with a message that starts with `prefix` (the
+//! parameter's name and a colon); another exception propagates.
+inline ::testing::AssertionResult throws_naming(const std::function<void()>& f,
+                                                const std::string& prefix)
+{
+    try {
+        f();
+    } catch (const std::invalid_argument& e) {
+        if (std::string(e.what()).rfind(prefix, 0) == 0)
+            return ::testing::AssertionSuccess();
+        return ::testing::AssertionFailure()
+               << "'" << e.what() << "' does not start with '" << prefix << "'";
+    }
+    return ::testing::AssertionFailure()
+           << "no std::invalid_argument ('" << prefix << "')";
+}
+
+//! Runs a multi-channel kernel over n samples of every channel in calls of the given sizes (a
+//! size beyond what is left takes the rest; the list should end with n): call(out, in, m) with
+//! out[c] = out_at(c, pos) and in[c] = in_at(c, pos), pos the samples the calls before took.
+template <typename OutAt, typename InAt, typename Call>
+void call_in_steps(unsigned N,
+                   size_t n,
+                   std::initializer_list<size_t> steps,
+                   OutAt&& out_at,
+                   InAt&& in_at,
+                   Call&& call)
+{
+    size_t pos = 0;
+    for (size_t step : steps) {
+        const size_t m = std::min(step, n - pos);
+        std::vector<void*> o(N);
+        std::vector<const void*> i(N);
+        for (unsigned c = 0; c < N; c++) {
+            o[c] = out_at(c, pos);
+            i[c] = in_at(c, pos);
+        }
+        call(o.data(), i.data(), m);
+        pos += m;
+        if (pos == n)
+            break;
+    }
+}
+
+#ifdef GPUINTERP_HAVE_CUDA
+//! N channels of n items of item_bytes in device memory, channel c starting c % 3 items into its
+//! allocation (the buffers of separate GNU Radio ports start anywhere); freed with the object.
+class device_channels
+{
+public:
+    device_channels(unsigned N, size_t n, size_t item_bytes)
+        : d_base(N, nullptr), d_n(n), d_item(item_bytes)
+    {
+        for (auto& p : d_base)
+            if (cudaMalloc(reinterpret_cast<void**>(&p), (n + 3) * item_bytes) !=
+                cudaSuccess)
+                throw std::runtime_error("device_channels: cudaMalloc failed");
+    }
+    ~device_channels()
+    {
+        for (auto* p : d_base)
+            cudaFree(p);
+    }
+    device_channels(const device_channels&) = delete;
+    device_channels& operator=(const device_channels&) = delete;
+
+    //! Item `pos` of channel c.
+    uint8_t* at(unsigned c, size_t pos = 0) const
+    {
+        return d_base[c] + (c % 3 + pos) * d_item;
+    }
+    //! Channel c's n items from host memory.
+    void upload(unsigned c, const void* host) const
+    {
+        if (cudaMemcpy(at(c), host, d_n * d_item, cudaMemcpyHostToDevice) != cudaSuccess)
+            throw std::runtime_error("device_channels: upload failed");
+    }
+    //! Channel c's n items, as bytes.
+    std::vector<uint8_t> download(unsigned c) const
+    {
+        std::vector<uint8_t> v(d_n * d_item);
+        if (cudaMemcpy(v.data(), at(c), v.size(), cudaMemcpyDeviceToHost) != cudaSuccess)
+            throw std::runtime_error("device_channels: download failed");
+        return v;
+    }
+
+private:
+    std::vector<uint8_t*> d_base;
+    size_t d_n, d_item;
+};
+
+//! A multi-channel kernel's device entry point on N channels: host_in(c)'s n items of in_bytes
+//! staged in device_channels, call(out, in, m) with the device pointers in calls of 3, 2 (shorter
+//! than a filter's history), 5000 and the rest; returns every channel's n outputs of out_bytes.
+template <typename HostIn, typename Call>
+std::vector<std::vector<uint8_t>> run_on_device(unsigned N,
+                                                size_t n,
+                                                size_t in_bytes,
+                                                size_t out_bytes,
+                                                HostIn&& host_in,
+                                                Call&& call)
+{
+    const device_channels din(N, n, in_bytes), dout(N, n, out_bytes);
+    for (unsigned c = 0; c < N; c++)
+        din.upload(c, host_in(c));
+    call_in_steps(
+        N,
+        n,
+        { 3, 2, 5000, n },
+        [&](unsigned c, size_t pos) { return dout.at(c, pos); },
+        [&](unsigned c, size_t pos) { return din.at(c, pos); },
+        call);
+    std::vector<std::vector<uint8_t>> y;
+    for (unsigned c = 0; c < N; c++)
+        y.push_back(dout.download(c));
+    return y;
+}
+
+//! The device entry point (process_device) of the multi-channel kernel `dev` on host_in(c)'s n
+//! items per channel (run_on_device) against `want`, what `host` (the same configuration) made
+//! of the same inputs through host memory: every channel's output byte for byte, and its
+//! saturation count.
+template <typename K, typename HostIn>
+void expect_device_path_equals(K& dev,
+                               K& host,
+                               const std::vector<std::vector<uint8_t>>& want,
+                               size_t n,
+                               size_t in_bytes,
+                               size_t out_bytes,
+                               HostIn&& host_in,
+                               const std::string& what)
+{
+    const unsigned N = dev.channels();
+    const auto got = run_on_device(N,
+                                   n,
+                                   in_bytes,
+                                   out_bytes,
+                                   host_in,
+                                   [&](void* const* o, const void* const* i, size_t m) {
+                                       dev.process_device(o, i, m);
+                                   });
+    for (unsigned c = 0; c < N; c++) {
+        EXPECT_EQ(got[c], want[c]) << what << " channel " << c;
+        EXPECT_EQ(dev.counts(c).saturated, host.counts(c).saturated)
+            << what << " channel " << c;
+    }
+}
+#endif
 
 inline std::mt19937& rng()
 {
@@ -103,6 +265,32 @@ template <typename T>
 void poison(std::vector<T>& v)
 {
     std::fill(v.begin(), v.end(), T(std::numeric_limits<float>::quiet_NaN()));
+}
+
+//! Runs the kernel k over x with its coefficients switched between two calls at sample n0: the
+//! outputs before n0 come from the set it has, the ones from n0 on from (co, c). Checks that k
+//! reports the new set.
+template <class K>
+std::vector<cf> process_switching_at(
+    K& k, const std::vector<cf>& x, size_t n0, const std::vector<cf>& co, cf c)
+{
+    std::vector<cf> y(x.size());
+    poison(y);
+    k.process(y.data(), x.data(), n0);
+    k.set_coefficients(co, c);
+    EXPECT_EQ(k.coefficients(), co);
+    k.process(y.data() + n0, x.data() + n0, x.size() - n0);
+    return y;
+}
+
+//! The reference of a coefficient switch at n0 (process_switching_at): the first n0 outputs z and
+//! their rounding scales S of `before`, the rest of `after`.
+template <class R>
+R spliced_at(const R& before, R after, size_t n0)
+{
+    std::copy(before.z.begin(), before.z.begin() + n0, after.z.begin());
+    std::copy(before.S.begin(), before.S.begin() + n0, after.S.begin());
+    return after;
 }
 
 inline double to_d(float v) { return v; }

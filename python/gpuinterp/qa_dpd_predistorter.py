@@ -13,6 +13,7 @@ import pmt
 from gnuradio import blocks, gr, gr_unittest
 
 from gnuradio import gpuinterp
+from gnuradio.gpuinterp.qa_util import start_throttled
 
 RNG = np.random.default_rng(303)
 BACKENDS = ["cpu"] + (["cuda"] if gpuinterp.cuda_device_count() > 0 else [])
@@ -239,12 +240,7 @@ class qa_dpd_predistorter(gr_unittest.TestCase):
         zb, Sb = dpd_numpy(x, P, Q, L, L, b, 0)
         for backend in BACKENDS:
             blk = gpuinterp.dpd_predistorter_cc(P, Q, L, L, a, 0, backend)
-            src = blocks.vector_source_c(np.tile(x, 60).tolist(), False)
-            thr = blocks.throttle(gr.sizeof_gr_complex, 3e6)
-            snk = blocks.vector_sink_c()
-            tb = gr.top_block()
-            tb.connect(src, thr, blk, snk)
-            tb.start()
+            tb, snk = start_throttled(blk, np.tile(x, 60), 3e6)
             time.sleep(0.03)
             blk.set_coefficients(b.tolist(), 0)
             with self.assertRaises(ValueError):  # refused while running; the flowgraph goes on

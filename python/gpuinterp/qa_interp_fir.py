@@ -10,6 +10,7 @@ from gnuradio import blocks, filter, gr, gr_unittest
 from scipy import signal
 
 from gnuradio import gpuinterp
+from gnuradio.gpuinterp.qa_util import start_throttled
 
 RNG = np.random.default_rng(2026)
 
@@ -96,12 +97,7 @@ class qa_interp_fir(gr_unittest.TestCase):
         h2 = RNG.standard_normal(16).astype(np.float32)
         x = crandn(400000)
         blk = gpuinterp.interp_fir_ccf(L, h1.tolist())
-        src = blocks.vector_source_c(x, False)
-        thr = blocks.throttle(gr.sizeof_gr_complex, 2e6)
-        snk = blocks.vector_sink_c()
-        tb = gr.top_block()
-        tb.connect(src, thr, blk, snk)
-        tb.start()
+        tb, snk = start_throttled(blk, x, 2e6)
         time.sleep(0.05)
         setter = threading.Thread(target=blk.set_taps, args=(h2.tolist(),))
         setter.start()

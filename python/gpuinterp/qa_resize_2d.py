@@ -13,6 +13,7 @@ import numpy as np
 from gnuradio import blocks, gr, gr_unittest
 
 from gnuradio import gpuinterp
+from gnuradio.gpuinterp.qa_util import start_throttled
 
 try:
     import cv2
@@ -272,12 +273,7 @@ class qa_resize_2d(gr_unittest.TestCase):
             n = 3000
             x = self.rand(1, 6, 8).repeat(n, axis=0)
             blk = gpuinterp.resize_2d_ff(6, 8, 5, 5, 1, "bilinear", mean=[0.0], std=[1.0], backend=b)
-            tb = gr.top_block()
-            src = blocks.vector_source_f(x.ravel().tolist(), False, 48)
-            thr = blocks.throttle(gr.sizeof_float * 48, 20000)
-            snk = blocks.vector_sink_f(25)
-            tb.connect(src, thr, blk, snk)
-            tb.start()
+            tb, snk = start_throttled(blk, x, 20000, vlen_in=48, vlen_out=25)
             time.sleep(0.03)
             blk.set_normalization([1.0], [0.5])
             blk.set_border_value(2.0)  # replicate border: no effect on values, must not disturb
