@@ -41,9 +41,10 @@ double time_gmp_kernel_ms(int device,
         gmp_jit_kernel k = compile_gmp_jit(b, device, shape, &why);
         if (!k.fn)
             throw std::runtime_error("compiled mp/gmp kernel: " + why);
-        if (choice.waves) // max_blocks is jit_waves device-fulls of blocks
+        if (choice.waves) // max_blocks is gmp_jit_waves() device-fulls of blocks
             k.max_blocks = int(std::min<long long>(
-                1 << 30, (long long)(k.max_blocks / t.jit_waves) * choice.waves));
+                1 << 30,
+                (long long)(k.max_blocks / gmp_jit_waves(t, shape)) * choice.waves));
         std::vector<char> params;
         gmp_jit_params(b, params);
         const double ms = median_launch_ms(s.get(), iters, [&] {

@@ -599,6 +599,8 @@ TEST(GmpJit, ShapeFollowsTheTuningRow)
     EXPECT_FALSE(small.shared);
     EXPECT_TRUE(large.shared);
     EXPECT_EQ(large.constant_count, row.jit_constant_first);
+    EXPECT_EQ(gi::gpu::gmp_jit_waves(row, small), row.jit_waves);
+    EXPECT_EQ(gi::gpu::gmp_jit_waves(row, large), row.jit_shared_waves);
     EXPECT_FALSE(huge.shared);
     EXPECT_GT(gi::gpu::gmp_jit_shared_bytes(hb, { 2, true }), 48u * 1024);
     EXPECT_LE(gi::gpu::gmp_jit_shared_bytes(hb, { 2, false }), 48u * 1024);

@@ -309,6 +309,11 @@ bool gmp_jit_preferred(const gmp_blob& b, const gmp_tuning& t)
     return true;
 }
 
+int gmp_jit_waves(const gmp_tuning& t, const gmp_jit_shape& shape)
+{
+    return shape.shared ? t.jit_shared_waves : t.jit_waves;
+}
+
 gmp_jit_shape gmp_jit_shape_for(const gmp_blob& b, const gmp_tuning& t)
 {
     // Two adjacent outputs per thread load each window value once for both and run two Horner
@@ -423,7 +428,7 @@ gmp_jit_kernel compile_gmp_jit(const gmp_blob& b,
         release_gmp_jit(k);
         return no("the compiled kernel does not launch: " + err);
     }
-    k.max_blocks = gmp_tuning_for(compute_capability(device)).jit_waves *
+    k.max_blocks = gmp_jit_waves(gmp_tuning_for(compute_capability(device)), shape) *
                    std::max(1, per_sm) *
                    device_attribute(cudaDevAttrMultiProcessorCount, device);
     return k;

@@ -79,6 +79,8 @@ bool gmp_jit_available();
 bool gmp_jit_preferred(const gmp_blob& b, const gmp_tuning& t);
 //! The shape the engine compiles this program as on a device of row `t`.
 gmp_jit_shape gmp_jit_shape_for(const gmp_blob& b, const gmp_tuning& t);
+//! The compiled kernel's grid in device-fulls of blocks, for its shape.
+int gmp_jit_waves(const gmp_tuning& t, const gmp_jit_shape& shape);
 //! The kernel compiled for compute capability cc (e.g. 90), cached per structure and cc; nullptr
 //! and, in why_not, the reason when it cannot be built. Needs no device.
 const std::vector<char>* gmp_jit_cubin(const gmp_blob& b,

@@ -32,20 +32,25 @@ constexpr gmp_build_tuning gmp_build{ 16, 128, 256, 8, 1500 };
 
 //! Chosen per device when the engine is built.
 struct gmp_tuning {
-    int sm_min; //!< first compute capability (major * 10 + minor) of the row
-    int longest_compiled_entry; //!< `automatic` compiles programs whose entries have at most
-                                //!< this many coefficients
-    int jit_vector;       //!< V: adjacent outputs the compiled kernel computes together
-    int jit_shared_above; //!< the compiled kernel reads its coefficients from shared memory,
-                          //!< not the constant bank, when its parameter block passes this
-                          //!< many bytes
-    int jit_waves; //!< the compiled kernel's grid: this many times the blocks the device holds
-                   //!< at once (the tiles left over by the last wave are a smaller share)
-    int jit_constant_first; //!< with shared coefficients, the first this many still come from
-                            //!< the constant bank (a set its cache holds)
+    //! First compute capability (major * 10 + minor) of the row.
+    int sm_min;
+    //! `automatic` compiles programs whose entries have at most this many coefficients.
+    int longest_compiled_entry;
+    //! V: adjacent outputs the compiled kernel computes together.
+    int jit_vector;
+    //! The compiled kernel reads its coefficients from shared memory, not the constant bank, when
+    //! its parameter block passes this many bytes ...
+    int jit_shared_above;
+    //! ... but still the first this many from the constant bank (a set its cache holds).
+    int jit_constant_first;
+    //! The compiled kernel's grid: this many times the blocks the device holds at once (the tiles
+    //! left over by the last wave are a smaller share), with the coefficients in the constant bank
+    //! and in shared memory.
+    int jit_waves, jit_shared_waves;
 };
+// sm_90 (H200); the default of every other architecture.
 constexpr gmp_tuning gmp_tuning_table[] = {
-    { 90, 9, 2, 2048, 16, 128 }, // sm_90 (H200); the default of every other architecture
+    { 90, 9, 2, 2048, 128, 4, 16 },
 };
 
 GPUINTERP_TUNING_ROW_FOR(gmp_tuning)
