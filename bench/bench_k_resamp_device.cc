@@ -6,10 +6,18 @@
 // (resample_device) against sc16 out (resample_sc16 with device = true): polyphase x1.25, calls
 // of 2^21 inputs into 2^22-item outputs, the history seam, the counters' copy and the final
 // synchronise included. Items: inputs. The kernels alone are BM_resamp_cuda_kernel_cc's rows.
+//
+// The table lookup's device entry point the same way (lookup_device(): one launch and a
+// synchronise), complex64 out, a 4096-entry table, 2^24 inputs, exact and texture (9-bit
+// weights), next to the memory floor of its 12 bytes per item (a float in, a complex float out)
+// at the device copy rate of the GMP rows' floor (4169 GB/s): the GPU figure behind
+// table_lookup_tuning.h's row.
 #ifdef GPUINTERP_HAVE_CUDA
+#include "../lib/device/device_ops.h"
 #include "bench_util.h"
 #include "device_channels.h"
 #include <gnuradio/gpuinterp/kernel/resampler.h>
+#include <gnuradio/gpuinterp/kernel/table_lookup.h>
 #include <benchmark/benchmark.h>
 
 using namespace gr::gpuinterp;
@@ -46,12 +54,43 @@ void BM_resamp_cuda_device(benchmark::State& st)
         double(produced) / double(std::max<int64_t>(1, st.iterations()));
     st.SetLabel(sc16 ? "sc16 out" : "fc32 out");
 }
-BENCHMARK(BM_resamp_cuda_device)
-    ->ArgName("sc16")
-    ->Arg(0)
-    ->Arg(1)
-    ->Unit(benchmark::kMillisecond)
-    ->UseRealTime();
+// Two rows, the argument off and on.
+void off_and_on(benchmark::internal::Benchmark* b)
+{
+    b->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
+}
+BENCHMARK(BM_resamp_cuda_device)->ArgName("sc16")->Apply(off_and_on);
+
+void BM_table_lookup_cuda_device(benchmark::State& st)
+{
+    if (gpuinterp_bench::skip_without_cuda(st))
+        return;
+    const bool texture = st.range(0) != 0;
+    const size_t n = size_t(1) << gpuinterp_bench::log2n(24);
+    kernel::lookup_config c;
+    c.normalized = true;
+    c.precision =
+        texture ? kernel::lookup_precision::texture : kernel::lookup_precision::exact;
+    kernel::table_lookup_fc k(gpuinterp_bench::data<cf>(4096), c, backend::cuda);
+    auto ops = device::make_device_ops(device_binding{ memory_kind::cuda, 0 });
+    std::vector<float> x(n);
+    for (size_t i = 0; i < n; i++)
+        x[i] = float((i * 2654435761u) % 100000) * 1e-5f;
+    auto* in = static_cast<float*>(ops->alloc_device(n * sizeof(float)));
+    ops->copy_async(in, x.data(), n * sizeof(float), device::copy_dir::host_to_device);
+    auto* out = static_cast<cf*>(ops->alloc_device(n * sizeof(cf)));
+    ops->wait();
+    k.lookup_device(out, in, n); // warm-up: table uploaded, kernels loaded
+    for (auto _ : st)
+        k.lookup_device(out, in, n);
+    st.SetItemsProcessed(int64_t(st.iterations()) * int64_t(n));
+    // The memory floor (file comment).
+    st.counters["mem_floor_ms"] = double(n) * 12 / 4169e9 * 1e3;
+    st.SetLabel(texture ? "texture" : "exact");
+    ops->free_device(in);
+    ops->free_device(out);
+}
+BENCHMARK(BM_table_lookup_cuda_device)->ArgName("texture")->Apply(off_and_on);
 
 } // namespace
 #endif
