@@ -298,7 +298,7 @@ bool gmp_jit_preferred(const gmp_blob& b, const gmp_tuning& t)
 {
     // Policy (H200, 2^24 samples, docs/performance.md, "GMP kernels ... shared coefficients"):
     // the compiled kernel wins on every measured model, whose entries have 2 to 9 coefficients
-    // (0.100 vs 0.130 ms at 30 coefficients, 0.191 vs 0.269 at 95, 0.773 vs 0.970 on the
+    // (0.100 vs 0.130 ms at 30 coefficients, 0.196 vs 0.269 at 95, 0.757 vs 0.976 on the
     // 500-coefficient GMP with entries of 9 and 5, 0.93 vs 1.44 on mp:K=5,M=100). Longer entries
     // are not measured, and there the interpreted kernel stays, as it needs no run-time
     // compilation.
