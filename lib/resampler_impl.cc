@@ -153,14 +153,6 @@ typename resampler<T>::sptr resampler<T>::make(double rate,
         0,
         unsigned(channels),
         in);
-    // The kernel expands sc16 input in host memory (kernel/resampler.h): CUDA device buffers
-    // would hand it device pointers.
-    if (in == kernel::sample_format::sc16 && device_buffers &&
-        k->active_backend() == backend::cuda)
-        throw std::invalid_argument(
-            "input_format: sc16 input on the CUDA backend takes host "
-            "buffers; turn device_buffers off, use backend 'cpu' or "
-            "fc32 input");
     return gnuradio::make_block_sptr<resampler_impl<T>>(
         std::move(k), device, device_buffers, format, full_scale);
 }

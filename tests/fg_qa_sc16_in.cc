@@ -144,8 +144,7 @@ TEST_P(FgSc16In, FirReadsTheFloatItsSamplesStandFor)
 TEST_P(FgSc16In, ResamplerThenFirInSc16)
 {
     // Host buffers: the resampler's output feeds a device-buffer block and a plain sink (GNU
-    // Radio refuses that mix with device buffers), and CUDA's resampler reads sc16 from host
-    // buffers only (refused by name otherwise, docs/resampler.md).
+    // Radio refuses that mix with device buffers).
     const bool dev = false;
     const auto q = iq_stream(20000, 3);
     const std::vector<float> h{ 0.5f, 1.0f, 0.5f, 0.25f };
@@ -170,12 +169,56 @@ TEST_P(FgSc16In, ResamplerThenFirInSc16)
                                   1);
     ASSERT_GT(want[0].size(), 30000u);
     EXPECT_EQ(snk->data(), want[0]);
-    auto bad = [&] {
-        gi::resampler_cc::make(
-            0.8, "linear", 32, 32, 80.0, "cuda", 0, true, "fc32", fs, 1, "sc16");
-    };
-    if (GetParam() == "cuda")
-        EXPECT_THROW(bad(), std::invalid_argument);
+}
+
+TEST_P(FgSc16In, ResamplerReadsSc16InDeviceBuffers)
+{
+    // Device buffers: on CUDA the engine expands the int16 pairs in device memory; the outputs
+    // are the host-buffer complex float resampler's fed the expanded values, bit for bit, for
+    // one and two channels, both output formats, default and tiny buffers.
+    for (unsigned N : { 1u, 2u })
+        for (const char* out : { "fc32", "sc16" })
+            for (bool small : { false, true }) {
+                std::vector<std::vector<int16_t>> q;
+                std::vector<std::vector<cf>> z;
+                for (unsigned c = 0; c < N; c++) {
+                    q.push_back(iq_stream(30000, 11 + c));
+                    z.push_back(expanded(q.back()));
+                }
+                const std::string what = std::string(GetParam()) +
+                                         " N=" + std::to_string(N) + " " + out +
+                                         (small ? " tiny buffers" : "");
+                for (const char* method : { "polyphase", "linear" }) {
+                    auto make = [&](bool dev, const char* in) {
+                        return gi::resampler_cc::make(1.25,
+                                                      method,
+                                                      32,
+                                                      32,
+                                                      80.0,
+                                                      GetParam(),
+                                                      0,
+                                                      dev,
+                                                      out,
+                                                      fs,
+                                                      N,
+                                                      in);
+                    };
+                    auto check = [&](const auto& got, const auto& want) {
+                        ASSERT_EQ(got.size(), want.size()) << what;
+                        for (unsigned c = 0; c < N; c++) {
+                            ASSERT_GT(want[c].size(), 30000u) << what;
+                            EXPECT_EQ(got[c], want[c])
+                                << what << " " << method << " ch " << c;
+                        }
+                    };
+                    if (std::string(out) == "fc32")
+                        check(run<int16_t, cf>(make(true, "sc16"), q, 2, small, 3),
+                              run<cf, cf>(make(false, "fc32"), z, 1, false, 4));
+                    else
+                        check(run<int16_t, int16_t>(make(true, "sc16"), q, 2, small, 3),
+                              run<cf, int16_t>(make(false, "fc32"), z, 1, false, 4));
+                }
+            }
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, FgSc16In, ::testing::Values("cpu", "cuda"));

@@ -36,7 +36,8 @@ public:
           d_batch(batch),
           d_N(channels),
           d_tuning(resamp_tuning_for(compute_capability(device))),
-          d_dev_hist(channels)
+          d_dev_hist(channels),
+          d_sc16_in(channels)
     {
         if (channels < 1 || channels > unsigned(MAX_CHANNELS))
             throw std::invalid_argument("channels: the CUDA resampler takes 1 to " +
@@ -114,6 +115,23 @@ public:
                    d_hout16);
             d_counts.read(counts,
                           st); // waits for the stream: the outputs are complete too
+        }
+    }
+
+    const H*
+    expand_sc16_device(unsigned c, const int16_t* in, size_t n, float inverse) override
+    {
+        if constexpr (!std::is_same_v<D, float2>) {
+            (void)c;
+            (void)in;
+            (void)n;
+            (void)inverse;
+            throw std::logic_error(
+                "resampler channels engine: sc16 needs complex samples");
+        } else {
+            device_guard g(d_device);
+            return reinterpret_cast<const H*>(
+                d_sc16_in[c].run(in, n, inverse, d_stream->get()));
         }
     }
 
@@ -330,6 +348,7 @@ private:
     pinned_buffer<short2> d_hout16;
     sc16_counters d_counts; //!< sc16
     std::vector<device_history<D, H>> d_dev_hist;
+    std::vector<device_sc16_expansion> d_sc16_in; // sc16 input in device buffers
 };
 
 } // namespace

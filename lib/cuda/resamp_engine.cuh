@@ -16,6 +16,7 @@
 #include "device_history.cuh"
 #include "resamp_kernels.cuh"
 #include "sc16_counters.cuh"
+#include "sc16_expand.cuh"
 #include "texture_util.cuh"
 #include <type_traits>
 #include <algorithm>
@@ -211,6 +212,20 @@ public:
         with_sc16(out, scale, counts, [&](auto* y) {
             run_device_to(y, in, n_in, hist, used, plan);
         });
+    }
+
+    const H* expand_sc16_device(const int16_t* in, size_t n, float inverse) override
+    {
+        if constexpr (!std::is_same_v<D, float2>) {
+            (void)in;
+            (void)n;
+            (void)inverse;
+            throw std::logic_error("resampler engine: sc16 needs complex samples");
+        } else {
+            device_guard g(d_device);
+            return reinterpret_cast<const H*>(
+                d_sc16_in.run(in, n, inverse, d_stream->get()));
+        }
     }
 
     void pull_history(kernel::stream_history<H>& hist) override
@@ -521,6 +536,7 @@ private:
     pinned_buffer<short2> d_hout16;
     float d_sc16_scale = 1.0f;
     sc16_counters d_counts;
+    device_sc16_expansion d_sc16_in; // sc16 input in device buffers
     device_history<D, H> d_dev_hist; // device-buffer mode
     device_buffer<char> d_pitched;
     char* d_pitched_base = nullptr;

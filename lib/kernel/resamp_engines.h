@@ -131,6 +131,11 @@ public:
     virtual void pull_history(stream_history<T>&) {}
     //! `hist` was reset: drop any copy of it the engine keeps.
     virtual void forget_history() {}
+    //! sc16 input in the engine's device memory (n I/Q int16 pairs) expanded there to T, each
+    //! component times `inverse`, for the next run_device*() call; valid until the next
+    //! expansion. nullptr where the engine's own memory is host memory (the front end expands
+    //! there).
+    virtual const T* expand_sc16_device(const int16_t*, size_t, float) { return nullptr; }
     virtual void set_batch(size_t) {}
     //! The CUDA engine's polyphase kernel choice; the CPU engine has one kernel.
     virtual void set_cuda_variant(resamp_cuda_variant) {}
@@ -190,6 +195,9 @@ public:
                           sc16_counts* counts) = 0;
     virtual void pull_history(std::vector<stream_history<T>>& hist) = 0;
     virtual void forget_history() = 0;
+    //! resamp_engine::expand_sc16_device() for channel c (CUDA only, as this engine is).
+    virtual const T*
+    expand_sc16_device(unsigned c, const int16_t* in, size_t n, float inverse) = 0;
     virtual void set_batch(size_t) = 0;
     virtual void set_cuda_variant(resamp_cuda_variant) = 0;
 };

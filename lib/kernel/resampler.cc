@@ -454,12 +454,20 @@ size_t resampler<T>::resample_items(void* const* out,
         invalid_parameter(sc16_in ? "input_format" : "output_format",
                           "sc16 needs complex samples");
     }
-    if (sc16_in) {
-        if (device && d_backend == backend::cuda)
-            invalid_parameter("input_format",
-                              "sc16 input on the CUDA backend takes host buffers (the "
-                              "resampler's history is complex float): use device_buffers "
-                              "off, backend 'cpu' or fc32");
+    if (sc16_in && device && d_backend == backend::cuda) {
+        // Device buffers on CUDA: the inputs expanded in device memory by the engine, then
+        // its complex float device path (its history and kernels read complex float).
+        const float inverse = sc16_inverse_scale(full_scale);
+        d_expanded_ptr.resize(d_channels);
+        for (unsigned c = 0; c < d_channels; c++)
+            d_expanded_ptr[c] =
+                d_channels_engine
+                    ? d_channels_engine->expand_sc16_device(
+                          c, static_cast<const int16_t*>(in[c]), n_in, inverse)
+                    : d_engines[c]->expand_sc16_device(
+                          static_cast<const int16_t*>(in[c]), n_in, inverse);
+        x = d_expanded_ptr.data();
+    } else if (sc16_in) {
         // The call's inputs expanded in host memory, then the complex float path.
         d_expanded.resize(d_channels);
         d_expanded_ptr.resize(d_channels);

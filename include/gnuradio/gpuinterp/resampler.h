@@ -37,11 +37,11 @@ namespace gpuinterp {
  *
  * Input format (complex samples): "fc32" or "sc16", I and Q as int16 (4-byte items: gr-uhd's
  * usrp_source with cpu_format sc16, or a file of radio samples), each component times
- * full_scale / 32767. Each work() call's inputs are expanded to complex float in host memory and
- * resampled as such: the outputs equal the fc32 block fed the expanded samples, bit for bit. On
- * CUDA the expansion is the host staging step (the inputs cross the bus as complex float), so
- * sc16 input with device buffers is refused on CUDA (std::invalid_argument naming
- * input_format); the CPU backend takes both.
+ * full_scale / 32767. Each work() call's inputs are expanded to complex float and resampled as
+ * such: the outputs equal the fc32 block fed the expanded samples, bit for bit. With host
+ * buffers the expansion is in host memory (on CUDA the staging step: the inputs cross the bus as
+ * complex float); with CUDA device buffers it is a device pass ahead of the kernels (the inputs
+ * cross the bus, and GNU Radio's buffers, as sc16).
  */
 template <class T>
 class GPUINTERP_API resampler : virtual public gr::block

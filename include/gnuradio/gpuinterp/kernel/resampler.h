@@ -86,11 +86,12 @@ class resamp_channels_engine;
  *
  * Input format (complex samples): a resampler made with `input_format` sc16 reads I/Q int16
  * pairs (resample_items()), each component times full_scale / 32767 (kernel/sample_format.h).
- * The inputs of a call are expanded to complex float in host memory and the complex float
- * resampler runs on them, so the outputs equal the fc32 resampler's fed the expanded samples,
- * bit for bit, on either backend. On CUDA this is the staging step of host buffers (the inputs
- * cross the bus as complex float); device pointers are refused (std::invalid_argument naming
- * `input_format`): the front end keeps the history in complex float.
+ * The inputs of a call are expanded to complex float and the complex float resampler runs on
+ * them, so the outputs equal the fc32 resampler's fed the expanded samples, bit for bit, on
+ * either backend: in host memory for host pointers (on CUDA the staging step of host buffers,
+ * the inputs then cross the bus as complex float) and, for CUDA device pointers, in device
+ * memory by the engine, ahead of its kernels on its stream (the front end and the engines keep
+ * the history in complex float).
  */
 template <typename T>
 class resampler
