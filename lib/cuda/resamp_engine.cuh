@@ -216,16 +216,10 @@ public:
 
     const H* expand_sc16_device(const int16_t* in, size_t n, float inverse) override
     {
-        if constexpr (!std::is_same_v<D, float2>) {
-            (void)in;
-            (void)n;
-            (void)inverse;
+        if (!std::is_same_v<D, float2>) // the front end refuses sc16 for real samples
             throw std::logic_error("resampler engine: sc16 needs complex samples");
-        } else {
-            device_guard g(d_device);
-            return reinterpret_cast<const H*>(
-                d_sc16_in.run(in, n, inverse, d_stream->get()));
-        }
+        device_guard g(d_device);
+        return reinterpret_cast<const H*>(d_sc16_in.run(in, n, inverse, d_stream->get()));
     }
 
     void pull_history(kernel::stream_history<H>& hist) override
