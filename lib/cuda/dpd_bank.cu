@@ -253,8 +253,7 @@ private:
 
     void fetch_counts(cudaStream_t st)
     {
-        // Not a device-to-host copy: it would wait behind the device buffers' bulk copies
-        // (host_publish.cuh).
+        // A kernel's stores, not a device-to-host copy (host_publish.cuh says why).
         if (d_sc16)
             publish_to_host(d_counts.get(), d_pinned_counts.get(), int(2 * d_N), st);
         GPUINTERP_CUDA_CHECK(cudaStreamSynchronize(st));

@@ -7,12 +7,14 @@
 #define INCLUDED_GPUINTERP_GPU_HOST_PUBLISH_CUH
 
 // A few device words (the sc16 counters) to pinned host memory with the stores of a one-block
-// kernel instead of a device-to-host cudaMemcpyAsync. The GPU moves device-to-host copies
-// through one copy engine in submission order, so a small copy queued behind the bulk copies of
-// GNU Radio's device buffers (a chain's output leaving for a host block, megabytes per call)
-// waits for all of them: each work() call would end only when the previous call's output had
-// crossed the bus, and kernels and transfers stop overlapping. A kernel's stores to host memory
-// do not use the copy engines. Pinned memory from cudaHostAlloc is addressable from the device
+// kernel instead of a device-to-host cudaMemcpyAsync. The reason was the transmit chain ending
+// in sc16 on the H200: with a 16-byte copy per call its device-buffer rows ran well below the
+// fc32 ones, and with these stores they did not (docs/performance.md, "The call after the
+// counters moved off the copy engine"). The suspected mechanism, the small copy queueing behind
+// the device buffers' bulk copies in the copy engine, is not confirmed: a later probe of the two
+// in isolation, with bulk copies queued on other streams, found neither waiting for them (same
+// file, "What the sc16 chain's extra work() time is not"). A kernel's stores to host memory do
+// not use the copy engines. Pinned memory from cudaHostAlloc is addressable from the device
 // under unified addressing (every 64-bit platform CUDA supports), so the host pointer is passed
 // as it is; after the stream is synchronised the host reads the values.
 

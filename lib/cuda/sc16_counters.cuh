@@ -43,8 +43,7 @@ public:
     //! counters grew by to counts[c].
     void read(kernel::sc16_counts* counts, cudaStream_t st)
     {
-        // Not a device-to-host copy: it would wait behind the device buffers' bulk copies
-        // (host_publish.cuh).
+        // A kernel's stores, not a device-to-host copy (host_publish.cuh says why).
         publish_to_host(d_dev.get(), d_pinned.get(), int(2 * d_N), st);
         GPUINTERP_CUDA_CHECK(cudaStreamSynchronize(st));
         for (unsigned c = 0; c < d_N; c++) {
