@@ -102,15 +102,18 @@ TEST_P(FgChannels, FirEachChannelEqualsASingleChannelBlock)
                 return interp_fir_ccf::make(
                     int(L), h, GetParam(), 0, 0, dev, fmt, 0.8f, channels);
             };
-            auto b = interp_fir_ccf::make(int(L), h, GetParam(), 0, 0, dev, fmt, 0.8f, int(N));
+            auto b =
+                interp_fir_ccf::make(int(L), h, GetParam(), 0, 0, dev, fmt, 0.8f, int(N));
             ASSERT_EQ(b->channels(), N);
             const std::string what = "fir " + fmt + (dev ? " device buffers" : "");
             const bool exact = GetParam() == "cpu";
             if (fmt == "sc16") {
-                compare<short>(b, [&] { return make(1); }, x, 2, exact, 0, what);
+                compare<short>(
+                    b, [&] { return make(1); }, x, 2, exact, 0, what);
                 EXPECT_GT(b->saturated(N - 1), 0u) << what;
             } else {
-                compare<cf>(b, [&] { return make(1); }, x, 1, exact, 2e-5, what);
+                compare<cf>(
+                    b, [&] { return make(1); }, x, 1, exact, 2e-5, what);
             }
         }
 }
@@ -118,8 +121,15 @@ TEST_P(FgChannels, FirEachChannelEqualsASingleChannelBlock)
 TEST_P(FgChannels, FirTagsStayOnTheirChannelScaledByL)
 {
     const unsigned N = 4, L = 3;
-    auto b = interp_fir_ccf::make(
-        int(L), { 0.5f, 1.0f, 0.25f, 0.1f }, GetParam(), 0, 0, false, "fc32", 1.0f, int(N));
+    auto b = interp_fir_ccf::make(int(L),
+                                  { 0.5f, 1.0f, 0.25f, 0.1f },
+                                  GetParam(),
+                                  0,
+                                  0,
+                                  false,
+                                  "fc32",
+                                  1.0f,
+                                  int(N));
     auto s = run<cf>(b, channel_inputs(N, 5000, 40), 1, 0);
     for (unsigned c = 0; c < N; c++) {
         const auto tags = s[c]->tags();
@@ -137,19 +147,31 @@ TEST_P(FgChannels, ResamplerEachChannelEqualsASingleChannelBlock)
         for (bool dev : { false, true })
             for (std::string fmt : { "fc32", "sc16" }) {
                 auto make = [&](int channels) -> gr::block_sptr {
-                    return resampler_cc::make(
-                        1.37, method, 32, 32, 80.0, GetParam(), 0, dev, fmt, 0.8f, channels);
+                    return resampler_cc::make(1.37,
+                                              method,
+                                              32,
+                                              32,
+                                              80.0,
+                                              GetParam(),
+                                              0,
+                                              dev,
+                                              fmt,
+                                              0.8f,
+                                              channels);
                 };
                 auto b = resampler_cc::make(
                     1.37, method, 32, 32, 80.0, GetParam(), 0, dev, fmt, 0.8f, int(N));
                 ASSERT_EQ(b->channels(), N);
-                const std::string what = method + " " + fmt + (dev ? " device buffers" : "");
+                const std::string what =
+                    method + " " + fmt + (dev ? " device buffers" : "");
                 const bool exact = GetParam() == "cpu";
                 if (fmt == "sc16") {
-                    compare<short>(b, [&] { return make(1); }, x, 2, exact, 0, what);
+                    compare<short>(
+                        b, [&] { return make(1); }, x, 2, exact, 0, what);
                     EXPECT_GT(b->saturated(N - 1), 0u) << what;
                 } else {
-                    compare<cf>(b, [&] { return make(1); }, x, 1, exact, 3e-4, what);
+                    compare<cf>(
+                        b, [&] { return make(1); }, x, 1, exact, 3e-4, what);
                 }
             }
 }
@@ -162,7 +184,8 @@ TEST(FgChannelsParams, BadChannelCountsNameChannels)
         for (int which = 0; which < 2; which++) {
             try {
                 if (which == 0)
-                    interp_fir_ccf::make(2, { 1.0f }, "cpu", 0, 0, false, "fc32", 1.0f, N);
+                    interp_fir_ccf::make(
+                        2, { 1.0f }, "cpu", 0, 0, false, "fc32", 1.0f, N);
                 else
                     resampler_cc::make(
                         1.5, "linear", 32, 32, 80.0, "cpu", 0, false, "fc32", 1.0f, N);

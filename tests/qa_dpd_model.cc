@@ -6,8 +6,8 @@
 // of the memory-polynomial families, against a naive double-precision reference written from the
 // equations of dpd_model.h, on the CPU and, when a device is present, on CUDA (host and
 // device-resident entry points).
-#include "device/device_ops.h"
 #include "cpu/cpu_engines.h"
+#include "device/device_ops.h"
 #ifdef GPUINTERP_HAVE_CUDA
 #include "cuda/gmp_launch.h"
 #endif
@@ -29,12 +29,16 @@ namespace {
 
 TEST(DpdModel, CanonicalPrintingAndRoundTrip)
 {
-    EXPECT_EQ(dpd_model::parse("ph:P=5,Q=3,Lp=4,Lq=2").to_string(), "ph:P=5,Q=3,Lp=4,Lq=2");
-    EXPECT_EQ(dpd_model::parse(" ph : Lq = 2 , Lp=4,Q=3,P=5 ").to_string(), "ph:P=5,Q=3,Lp=4,Lq=2");
+    EXPECT_EQ(dpd_model::parse("ph:P=5,Q=3,Lp=4,Lq=2").to_string(),
+              "ph:P=5,Q=3,Lp=4,Lq=2");
+    EXPECT_EQ(dpd_model::parse(" ph : Lq = 2 , Lp=4,Q=3,P=5 ").to_string(),
+              "ph:P=5,Q=3,Lp=4,Lq=2");
     EXPECT_EQ(dpd_model::parse("mp:M=20,K=9").to_string(), "mp:K=9,M=20");
-    EXPECT_EQ(dpd_model::parse("gmp:Ka=5,La=30").to_string(), "gmp:Ka=5,La=30,Kb=0,Lb=0,Mb=0,Kc=0,Lc=0,Mc=0");
-    EXPECT_EQ(dpd_model::parse("gmp:Mc=5,Lc=30,Kc=4,Mb=5,Lb=30,Kb=4,La=30,Ka=5").to_string(),
-              "gmp:Ka=5,La=30,Kb=4,Lb=30,Mb=5,Kc=4,Lc=30,Mc=5");
+    EXPECT_EQ(dpd_model::parse("gmp:Ka=5,La=30").to_string(),
+              "gmp:Ka=5,La=30,Kb=0,Lb=0,Mb=0,Kc=0,Lc=0,Mc=0");
+    EXPECT_EQ(
+        dpd_model::parse("gmp:Mc=5,Lc=30,Kc=4,Mb=5,Lb=30,Kb=4,La=30,Ka=5").to_string(),
+        "gmp:Ka=5,La=30,Kb=4,Lb=30,Mb=5,Kc=4,Lc=30,Mc=5");
     EXPECT_EQ(dpd_model::parse(" mp : K = 9 ,\tM=20\n").to_string(), "mp:K=9,M=20");
     EXPECT_EQ(dpd_model::parse("mp:K=09,M=20").to_string(), "mp:K=9,M=20");
     EXPECT_EQ(dpd_model::parse("\tgmp:\nKa=1,La=1,Kc=2,Lc=3,Mc=1").to_string(),
@@ -42,7 +46,10 @@ TEST(DpdModel, CanonicalPrintingAndRoundTrip)
     // Empty items are skipped.
     EXPECT_EQ(dpd_model::parse("mp:K=3,M=2,"), dpd_model::make_mp(3, 2));
     EXPECT_EQ(dpd_model::parse("mp:K=3,,M=2"), dpd_model::make_mp(3, 2));
-    for (const char* s : { "ph:P=1,Q=0,Lp=1,Lq=1", "ph:P=15,Q=15,Lp=256,Lq=255", "mp:K=1,M=1", "mp:K=15,M=273",
+    for (const char* s : { "ph:P=1,Q=0,Lp=1,Lq=1",
+                           "ph:P=15,Q=15,Lp=256,Lq=255",
+                           "mp:K=1,M=1",
+                           "mp:K=15,M=273",
                            "gmp:Ka=5,La=6,Kb=0,Lb=0,Mb=0,Kc=0,Lc=0,Mc=0",
                            "gmp:Ka=5,La=10,Kb=3,Lb=5,Mb=2,Kc=3,Lc=5,Mc=1",
                            "gmp:Ka=1,La=3,Kb=1,Lb=1,Mb=1024,Kc=0,Lc=0,Mc=0" }) {
@@ -68,12 +75,15 @@ TEST(DpdModel, SizesLookaheadAndHistory)
     EXPECT_EQ(mp.num_coefficients(), 180u);
     EXPECT_EQ(mp.lookahead(), 0u);
     EXPECT_EQ(mp.history(), 19u);
-    const dpd_model g = dpd_model::parse("gmp:Ka=5,La=30,Kb=4,Lb=30,Mb=5,Kc=4,Lc=30,Mc=5");
+    const dpd_model g =
+        dpd_model::parse("gmp:Ka=5,La=30,Kb=4,Lb=30,Mb=5,Kc=4,Lc=30,Mc=5");
     EXPECT_EQ(g.num_coefficients(), 5u * 30 + 4u * 30 * 5 + 4u * 30 * 5);
     EXPECT_EQ(g.lookahead(), 5u);
     // deepest read: lagging envelope x[n - 29 - 5], plus the 5-sample delay
     EXPECT_EQ(g.history(), 5u + 34);
-    EXPECT_EQ(dpd_model::parse("gmp:Ka=5,La=10,Kb=3,Lb=5,Mb=2,Kc=3,Lc=5,Mc=1").num_coefficients(), 95u);
+    EXPECT_EQ(dpd_model::parse("gmp:Ka=5,La=10,Kb=3,Lb=5,Mb=2,Kc=3,Lc=5,Mc=1")
+                  .num_coefficients(),
+              95u);
     // A group with a zero size is absent: no look-ahead without leading terms.
     EXPECT_EQ(dpd_model::parse("gmp:Ka=2,La=2,Kc=0,Lc=5,Mc=3").lookahead(), 0u);
     EXPECT_EQ(dpd_model::parse("gmp:Ka=2,La=2,Kc=1,Lc=5,Mc=3").lookahead(), 3u);
@@ -91,14 +101,14 @@ TEST(DpdModel, TermsFollowTheDocumentedLayout)
     for (unsigned p = 1; p <= 5; p += 2)
         for (unsigned k = 0; k < 4; k++) {
             const auto& t = tp[dpd_predistorter::main_index(5, 4, p, k)];
-            EXPECT_TRUE(t.signal_lag == k && t.envelope_lag == int(k) && t.power == p - 1 &&
-                        !t.conjugate);
+            EXPECT_TRUE(t.signal_lag == k && t.envelope_lag == int(k) &&
+                        t.power == p - 1 && !t.conjugate);
         }
     for (unsigned q = 1; q <= 3; q += 2)
         for (unsigned k = 0; k < 2; k++) {
             const auto& t = tp[dpd_predistorter::conj_index(5, 4, 2, q, k)];
-            EXPECT_TRUE(t.signal_lag == k && t.envelope_lag == int(k) && t.power == q - 1 &&
-                        t.conjugate);
+            EXPECT_TRUE(t.signal_lag == k && t.envelope_lag == int(k) &&
+                        t.power == q - 1 && t.conjugate);
         }
     // gmp: a[k,l] at k*La + l; b[k,l,m] at Na + ((k-1)*Lb + l)*Mb + m-1; c likewise after b.
     const auto g = dpd_model::parse("gmp:Ka=3,La=4,Kb=2,Lb=3,Mb=2,Kc=2,Lc=2,Mc=3");
@@ -128,52 +138,55 @@ TEST(DpdModel, ErrorsStartWithModelAndNameTheKey)
         const char* spec;
         const char* key;
     };
-    for (const bad& b : std::vector<bad>{
-             { "", "family" },
-             { "volterra:K=3", "family" },
-             { "MP:K=3,M=2", "family" },
-             { "mp:K=3,M=2,Q=1", "Q" },
-             { "mp:K=3,M=2,k=1", "k" },
-             { "mp:K=3,K=4,M=2", "K" },
-             { "mp:K=3", "M" },
-             { "mp:M=3", "K" },
-             { "gmp:La=3", "Ka" },
-             { "gmp:Ka=3", "La" },
-             { "ph:P=5,Q=3,Lp=4", "Lq" },
-             { "mp:K=2.5,M=2", "K" },
-             { "mp:K=-1,M=2", "K" },
-             { "mp:K=,M=2", "K" },
-             { "mp:K=x,M=2", "K" },
-             { "mp:K=1 0,M=2", "K" },
-             { "mp:K=+3,M=2", "K" },
-             { "m p:K=3,M=2", "family" },
-             { "mp:K=99999999999,M=2", "K" },
-             { "mp:K,M=2", "K" },
-             { "mp:K=16,M=2", "K" },
-             { "mp:K=0,M=2", "K" },
-             { "mp:K=1,M=1025", "M" },
-             { "mp:K=1,M=0", "M" },
-             { "gmp:Ka=1,La=1,Kb=16", "Kb" },
-             { "gmp:Ka=1,La=1,Lc=1025", "Lc" },
-             { "gmp:Ka=1,La=1,Mb=1025", "Mb" },
-             { "ph:P=4,Q=3,Lp=4,Lq=2", "P" },
-             { "ph:P=5,Q=2,Lp=4,Lq=2", "Q" },
-             { "ph:P=17,Q=3,Lp=4,Lq=2", "P" },
-             { "ph:P=5,Q=3,Lp=0,Lq=2", "Lp" },
-             { "ph:P=5,Q=3,Lp=1,Lq=0", "Lq" },
-             { "gmp:Ka=0,La=5", "Ka" },
-             { "gmp:Ka=2,La=0,Kc=1,Lc=1,Mc=1", "La" },
-             { "ph:P=15,Q=15,Lp=1024,Lq=7", "coefficients" },
-             { "gmp:Ka=15,La=1024", "coefficients" },
-             { "mp:K=5,M=820", "coefficients" } }) {
-        const std::string msg = invalid_argument_message([&] { dpd_model::parse(b.spec); });
+    for (const bad& b : std::vector<bad>{ { "", "family" },
+                                          { "volterra:K=3", "family" },
+                                          { "MP:K=3,M=2", "family" },
+                                          { "mp:K=3,M=2,Q=1", "Q" },
+                                          { "mp:K=3,M=2,k=1", "k" },
+                                          { "mp:K=3,K=4,M=2", "K" },
+                                          { "mp:K=3", "M" },
+                                          { "mp:M=3", "K" },
+                                          { "gmp:La=3", "Ka" },
+                                          { "gmp:Ka=3", "La" },
+                                          { "ph:P=5,Q=3,Lp=4", "Lq" },
+                                          { "mp:K=2.5,M=2", "K" },
+                                          { "mp:K=-1,M=2", "K" },
+                                          { "mp:K=,M=2", "K" },
+                                          { "mp:K=x,M=2", "K" },
+                                          { "mp:K=1 0,M=2", "K" },
+                                          { "mp:K=+3,M=2", "K" },
+                                          { "m p:K=3,M=2", "family" },
+                                          { "mp:K=99999999999,M=2", "K" },
+                                          { "mp:K,M=2", "K" },
+                                          { "mp:K=16,M=2", "K" },
+                                          { "mp:K=0,M=2", "K" },
+                                          { "mp:K=1,M=1025", "M" },
+                                          { "mp:K=1,M=0", "M" },
+                                          { "gmp:Ka=1,La=1,Kb=16", "Kb" },
+                                          { "gmp:Ka=1,La=1,Lc=1025", "Lc" },
+                                          { "gmp:Ka=1,La=1,Mb=1025", "Mb" },
+                                          { "ph:P=4,Q=3,Lp=4,Lq=2", "P" },
+                                          { "ph:P=5,Q=2,Lp=4,Lq=2", "Q" },
+                                          { "ph:P=17,Q=3,Lp=4,Lq=2", "P" },
+                                          { "ph:P=5,Q=3,Lp=0,Lq=2", "Lp" },
+                                          { "ph:P=5,Q=3,Lp=1,Lq=0", "Lq" },
+                                          { "gmp:Ka=0,La=5", "Ka" },
+                                          { "gmp:Ka=2,La=0,Kc=1,Lc=1,Mc=1", "La" },
+                                          { "ph:P=15,Q=15,Lp=1024,Lq=7", "coefficients" },
+                                          { "gmp:Ka=15,La=1024", "coefficients" },
+                                          { "mp:K=5,M=820", "coefficients" } }) {
+        const std::string msg =
+            invalid_argument_message([&] { dpd_model::parse(b.spec); });
         EXPECT_EQ(msg.rfind("model: ", 0), 0u) << b.spec << " -> " << msg;
         EXPECT_NE(msg.find(b.key), std::string::npos) << b.spec << " -> " << msg;
     }
     // At the bound: accepted.
     EXPECT_NO_THROW(dpd_model::parse("mp:K=4,M=1024"));
     EXPECT_NO_THROW(dpd_model::parse("mp:K=15,M=1"));
-    EXPECT_EQ(invalid_argument_message([] { dpd_model::make_gmp(16, 1); }).rfind("model: Ka", 0), 0u);
+    EXPECT_EQ(invalid_argument_message([] {
+                  dpd_model::make_gmp(16, 1);
+              }).rfind("model: Ka", 0),
+              0u);
 }
 
 // ---- the predistorter ----
@@ -203,7 +216,9 @@ reference_out reference(const model_set& s, const std::vector<cf>& x)
 {
     const dpd_model& m = s.m;
     const long D = long(m.lookahead());
-    auto X = [&](long n) { return (n < 0 || n >= long(x.size())) ? cd(0) : to_d(x[size_t(n)]); };
+    auto X = [&](long n) {
+        return (n < 0 || n >= long(x.size())) ? cd(0) : to_d(x[size_t(n)]);
+    };
     reference_out r;
     r.z.assign(x.size(), to_d(s.c));
     r.S.assign(x.size(), std::abs(to_d(s.c)));
@@ -218,10 +233,16 @@ reference_out reference(const model_set& s, const std::vector<cf>& x)
             const unsigned Rp = (m.P + 1) / 2;
             for (unsigned p = 1; p <= m.P; p += 2)
                 for (unsigned k = 0; k < m.Lp; k++)
-                    add(s.co[(p - 1) / 2 * m.Lp + k], X(n - k), std::abs(X(n - k)), p - 1);
+                    add(s.co[(p - 1) / 2 * m.Lp + k],
+                        X(n - k),
+                        std::abs(X(n - k)),
+                        p - 1);
             for (unsigned q = 1; m.Q && q <= m.Q; q += 2)
                 for (unsigned k = 0; k < m.Lq; k++)
-                    add(s.co[Rp * m.Lp + (q - 1) / 2 * m.Lq + k], std::conj(X(n - k)), std::abs(X(n - k)), q - 1);
+                    add(s.co[Rp * m.Lp + (q - 1) / 2 * m.Lq + k],
+                        std::conj(X(n - k)),
+                        std::abs(X(n - k)),
+                        q - 1);
         } else if (m.family == dpd_model::family_t::mp) {
             for (unsigned k = 1; k <= m.K; k++)
                 for (unsigned mm = 0; mm < m.M; mm++)
@@ -250,20 +271,24 @@ reference_out reference(const model_set& s, const std::vector<cf>& x)
  * lags accumulated, |x| with 2 roundings), the factor 4 covering the complex components. A wrong
  * coefficient, lag or power moves z by a whole term, far above it.
  */
-::testing::AssertionResult matches(const std::vector<cf>& got, const reference_out& want, const dpd_model& m)
+::testing::AssertionResult
+matches(const std::vector<cf>& got, const reference_out& want, const dpd_model& m)
 {
     if (got.size() != want.z.size())
-        return ::testing::AssertionFailure() << "size " << got.size() << " != " << want.z.size();
+        return ::testing::AssertionFailure()
+               << "size " << got.size() << " != " << want.z.size();
     const dpd_model g = m.as_gmp();
-    const double chain = m.family == dpd_model::family_t::ph
-                             ? 3.0 * (std::max(m.P, m.Q) + 1) / 2 + 4 + m.num_coefficients()
-                             : 2.0 * 16 + 1 + g.Mb + g.Mc + std::max({ g.La, g.Lb, g.Lc }) + 8;
+    const double chain =
+        m.family == dpd_model::family_t::ph
+            ? 3.0 * (std::max(m.P, m.Q) + 1) / 2 + 4 + m.num_coefficients()
+            : 2.0 * 16 + 1 + g.Mb + g.Mc + std::max({ g.La, g.Lb, g.Lc }) + 8;
     const double tol_rel = 4 * chain * std::ldexp(1.0, -24);
     for (size_t i = 0; i < got.size(); i++) {
         const double err = std::abs(to_d(got[i]) - want.z[i]);
         if (!(err <= tol_rel * want.S[i] + 1e-30))
-            return ::testing::AssertionFailure() << "output " << i << ": got " << got[i] << " want " << want.z[i]
-                                                 << " err " << err << " > " << tol_rel * want.S[i];
+            return ::testing::AssertionFailure()
+                   << "output " << i << ": got " << got[i] << " want " << want.z[i]
+                   << " err " << err << " > " << tol_rel * want.S[i];
     }
     return ::testing::AssertionSuccess();
 }
@@ -274,8 +299,8 @@ const std::vector<std::string> specs = {
     "gmp:Ka=5,La=6",
     "gmp:Ka=5,La=10,Kb=3,Lb=5,Mb=2,Kc=3,Lc=5,Mc=1",
     "gmp:Ka=4,La=3,Kb=2,Lb=4,Mb=3,Kc=3,Lc=2,Mc=4",
-    "gmp:Ka=1,La=1,Kc=2,Lc=3,Mc=2",         // mostly leading terms
-    "gmp:Ka=1,La=1,Kb=4,Lb=2,Mb=6",         // lagging terms only, history deeper than La
+    "gmp:Ka=1,La=1,Kc=2,Lc=3,Mc=2", // mostly leading terms
+    "gmp:Ka=1,La=1,Kb=4,Lb=2,Mb=6", // lagging terms only, history deeper than La
     "gmp:Ka=3,La=40,Kb=2,Lb=3,Mb=33,Kc=2,Lc=2,Mc=20", // long lags: halo over several warps
 };
 
@@ -293,13 +318,15 @@ protected:
 
     std::unique_ptr<dpd_predistorter> make(const model_set& s, size_t batch = 0)
     {
-        auto k = std::make_unique<dpd_predistorter>(s.m, s.co, s.c, GetParam().b, 0, batch, GetParam().mapped);
+        auto k = std::make_unique<dpd_predistorter>(
+            s.m, s.co, s.c, GetParam().b, 0, batch, GetParam().mapped);
         k->set_cuda_variant(GetParam().variant);
         return k;
     }
 
     //! x through a fresh kernel in random chunks (0 included) into a NaN-poisoned output.
-    std::vector<cf> run(const model_set& s, const std::vector<cf>& x, size_t max_chunk, size_t batch = 0)
+    std::vector<cf>
+    run(const model_set& s, const std::vector<cf>& x, size_t max_chunk, size_t batch = 0)
     {
         auto k = make(s, batch);
         std::vector<cf> y(x.size());
@@ -319,7 +346,8 @@ TEST_P(GmpKernel, MatchesReferenceInRandomChunks)
         const model_set s = random_set(spec);
         const auto x = random_vector<cf>(3000, 1.0f);
         EXPECT_TRUE(matches(run(s, x, 300, 256), reference(s, x), s.m)) << spec;
-        EXPECT_TRUE(matches(run(s, x, 5), reference(s, x), s.m)) << spec << " (tiny chunks)";
+        EXPECT_TRUE(matches(run(s, x, 5), reference(s, x), s.m))
+            << spec << " (tiny chunks)";
     }
 }
 
@@ -330,7 +358,8 @@ TEST_P(GmpKernel, OneCallEqualsAnyChunkingBitForBit)
     auto k = make(s);
     const auto whole = k->process(x);
     EXPECT_EQ(run(s, x, 4000, 3000), whole);
-    EXPECT_EQ(run(s, x, 3), std::vector<cf>(whole.begin(), whole.end())) << "chunks shorter than the history";
+    EXPECT_EQ(run(s, x, 3), std::vector<cf>(whole.begin(), whole.end()))
+        << "chunks shorter than the history";
 }
 
 TEST_P(GmpKernel, CoefficientSwitchAtAnExactSample)
@@ -346,7 +375,8 @@ TEST_P(GmpKernel, CoefficientSwitchAtAnExactSample)
         const auto ra = reference(a, x);
         EXPECT_TRUE(matches(y, spliced_at(ra, reference(b, x), n0), b.m)) << "n0=" << n0;
         if (n0 < x.size())
-            EXPECT_GT(std::abs(to_d(y[n0]) - ra.z[n0]), 1e-3) << "the old set must differ at n0";
+            EXPECT_GT(std::abs(to_d(y[n0]) - ra.z[n0]), 1e-3)
+                << "the old set must differ at n0";
     }
 }
 
@@ -410,7 +440,8 @@ TEST_P(GmpKernel, ModelsAtTheBounds)
 {
     // 4095 coefficients at order 15; 4096 coefficients with a 1024-sample look-ahead and a history of
     // 2049 samples (the largest shared-memory need of the CUDA kernel, ~150 KiB per block).
-    for (const char* spec : { "gmp:Ka=15,La=273", "gmp:Ka=1,La=1024,Kb=1,Lb=1024,Mb=2,Kc=1,Lc=1,Mc=1024" }) {
+    for (const char* spec :
+         { "gmp:Ka=15,La=273", "gmp:Ka=1,La=1024,Kb=1,Lb=1024,Mb=2,Kc=1,Lc=1,Mc=1024" }) {
         const model_set s = random_set(spec, 0.02f);
         ASSERT_LE(s.m.num_coefficients(), dpd_model::max_coefficients);
         const auto x = random_vector<cf>(3000, 1.0f);
@@ -442,26 +473,32 @@ TEST_P(GmpKernel, ResetAndEmptyInput)
 TEST_P(GmpKernel, DeviceEntryPointMatchesHost)
 {
     const cfg c = GetParam();
-    const gi::device_binding bind =
-        c.b == backend::cuda ? gi::device_binding{ gi::memory_kind::cuda, 0 } : gi::device_binding{};
+    const gi::device_binding bind = c.b == backend::cuda
+                                        ? gi::device_binding{ gi::memory_kind::cuda, 0 }
+                                        : gi::device_binding{};
     auto ops = gi::device::make_device_ops(bind);
     const model_set s = random_set("gmp:Ka=4,La=3,Kb=2,Lb=4,Mb=3,Kc=3,Lc=2,Mc=4");
     const size_t total = 60000;
     const auto x = random_vector<cf>(total, 1.0f);
     auto* din = static_cast<cf*>(ops->alloc_device(total * sizeof(cf)));
     auto* dout = static_cast<cf*>(ops->alloc_device(total * sizeof(cf)));
-    ops->copy_async(din, x.data(), total * sizeof(cf), gi::device::copy_dir::host_to_device);
+    ops->copy_async(
+        din, x.data(), total * sizeof(cf), gi::device::copy_dir::host_to_device);
     ops->wait();
     auto k = make(s);
     std::vector<cf> got(total, cf(std::nanf(""), 0));
     size_t pos = 0;
     for (int it = 0; pos < total; it++) {
-        const size_t n = std::min(total - pos, it % 3 == 0 ? random_size(1, 9) : random_size(1, 9000));
+        const size_t n =
+            std::min(total - pos, it % 3 == 0 ? random_size(1, 9) : random_size(1, 9000));
         if (it % 5 == 4) {
             k->process(got.data() + pos, x.data() + pos, n);
         } else {
             k->process_device(dout + pos, din + pos, n);
-            ops->copy_async(got.data() + pos, dout + pos, n * sizeof(cf), gi::device::copy_dir::device_to_host);
+            ops->copy_async(got.data() + pos,
+                            dout + pos,
+                            n * sizeof(cf),
+                            gi::device::copy_dir::device_to_host);
             ops->wait();
         }
         pos += n;
@@ -474,12 +511,14 @@ TEST_P(GmpKernel, DeviceEntryPointMatchesHost)
 TEST_P(GmpKernel, LargeCallWithPartialLastTile)
 {
     const model_set s = random_set("gmp:Ka=5,La=6,Kb=2,Lb=3,Mb=2,Kc=2,Lc=3,Mc=2");
-    const auto x = random_vector<cf>((size_t(1) << 20) + 2 * random_size(0, 700) + 1, 1.0f);
+    const auto x =
+        random_vector<cf>((size_t(1) << 20) + 2 * random_size(0, 700) + 1, 1.0f);
     const auto y = run(s, x, size_t(1) << 21, size_t(1) << 22);
     // Reference on the first and last 20000 outputs (every tile position of the GPU kernel is in
     // them); every output must have been written (NaN poison).
     const std::vector<cf> head(x.begin(), x.begin() + 20000);
-    EXPECT_TRUE(matches(std::vector<cf>(y.begin(), y.begin() + 20000), reference(s, head), s.m));
+    EXPECT_TRUE(
+        matches(std::vector<cf>(y.begin(), y.begin() + 20000), reference(s, head), s.m));
     size_t non_finite = 0;
     for (const cf& v : y)
         non_finite += !(std::isfinite(v.real()) && std::isfinite(v.imag()));
@@ -507,7 +546,8 @@ TEST_P(GmpKernel, RunsTheKernelItAsksFor)
         return;
     }
 #ifdef GPUINTERP_HAVE_CUDA
-    const auto want = GetParam().variant == dpd_cuda_variant::interpreted || !gi::gpu::gmp_jit_available()
+    const auto want = GetParam().variant == dpd_cuda_variant::interpreted ||
+                              !gi::gpu::gmp_jit_available()
                           ? dpd_cuda_variant::interpreted
                           : dpd_cuda_variant::compiled;
     EXPECT_EQ(k->active_cuda_variant(), want);
@@ -518,13 +558,15 @@ TEST_P(GmpKernel, RunsTheKernelItAsksFor)
         EXPECT_EQ(longer->active_cuda_variant(), dpd_cuda_variant::interpreted);
     longer->set_cuda_variant(dpd_cuda_variant::compiled);
     EXPECT_EQ(longer->active_cuda_variant(),
-              gi::gpu::gmp_jit_available() ? dpd_cuda_variant::compiled : dpd_cuda_variant::interpreted);
+              gi::gpu::gmp_jit_available() ? dpd_cuda_variant::compiled
+                                           : dpd_cuda_variant::interpreted);
 #endif
     k->set_cuda_variant(dpd_cuda_variant::tiled); // ph only: ignored
     EXPECT_EQ(k->cuda_variant(), dpd_cuda_variant::tiled);
     // Switching kernels mid-stream keeps the stream: both halves match the reference.
-    k->set_cuda_variant(GetParam().variant == dpd_cuda_variant::interpreted ? dpd_cuda_variant::compiled
-                                                                             : dpd_cuda_variant::interpreted);
+    k->set_cuda_variant(GetParam().variant == dpd_cuda_variant::interpreted
+                            ? dpd_cuda_variant::compiled
+                            : dpd_cuda_variant::interpreted);
     const auto y1 = k->process(x);
     std::vector<cf> xx(x), yy(y0);
     xx.insert(xx.end(), x.begin(), x.end());
@@ -532,14 +574,15 @@ TEST_P(GmpKernel, RunsTheKernelItAsksFor)
     EXPECT_TRUE(matches(yy, reference(s, xx), s.m));
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends,
-                         GmpKernel,
-                         ::testing::Values(cfg{ backend::cpu, false, "cpu" },
-                                           cfg{ backend::cuda, false, "cuda" },
-                                           cfg{ backend::cuda, true, "cuda_mapped" },
-                                           cfg{ backend::cuda, false, "cuda_interpreted",
-                                                dpd_cuda_variant::interpreted }),
-                         [](const testing::TestParamInfo<cfg>& i) { return std::string(i.param.name); });
+INSTANTIATE_TEST_SUITE_P(
+    Backends,
+    GmpKernel,
+    ::testing::Values(
+        cfg{ backend::cpu, false, "cpu" },
+        cfg{ backend::cuda, false, "cuda" },
+        cfg{ backend::cuda, true, "cuda_mapped" },
+        cfg{ backend::cuda, false, "cuda_interpreted", dpd_cuda_variant::interpreted }),
+    [](const testing::TestParamInfo<cfg>& i) { return std::string(i.param.name); });
 
 #ifdef GPUINTERP_HAVE_CUDA
 // No device needed: the source generated for every test model compiles (NVRTC) for the H200's
@@ -555,25 +598,31 @@ TEST(GmpJit, GeneratedSourceCompilesForEveryTestModel)
         for (int V : { 1, 2, 4 })
             for (bool shared : { false, true }) {
                 const auto* cubin = gi::gpu::gmp_jit_cubin(b, 90, { V, shared }, &why);
-                ASSERT_NE(cubin, nullptr) << spec << " V=" << V << " shared=" << shared << ": " << why;
+                ASSERT_NE(cubin, nullptr)
+                    << spec << " V=" << V << " shared=" << shared << ": " << why;
                 EXPECT_GT(cubin->size(), 1000u) << spec;
             }
         // The shared-memory form reads no coefficient from the constant bank inside its loop.
         const std::string src = gi::gpu::gmp_jit_source(b, { 2, true });
         EXPECT_EQ(src.find("C.c[", src.find("for (int q")), std::string::npos) << spec;
         if (b.ne > 0)
-            EXPECT_NE(gi::gpu::gmp_jit_source(b, { 2, false }).find("C.c["), std::string::npos)
+            EXPECT_NE(gi::gpu::gmp_jit_source(b, { 2, false }).find("C.c["),
+                      std::string::npos)
                 << spec;
     }
-    EXPECT_THROW(gi::gpu::gmp_jit_source(gi::gpu::flatten(gi::kernel::make_gmp_program(
-                                             random_set(specs[0]).m, random_set(specs[0]).co, cf())),
-                                         { 3, false }),
+    EXPECT_THROW(gi::gpu::gmp_jit_source(
+                     gi::gpu::flatten(gi::kernel::make_gmp_program(
+                         random_set(specs[0]).m, random_set(specs[0]).co, cf())),
+                     { 3, false }),
                  std::invalid_argument);
     const model_set big = random_set("gmp:Ka=15,La=273", 0.02f);
     std::string why;
-    EXPECT_EQ(
-        gi::gpu::gmp_jit_cubin(gi::gpu::flatten(gi::kernel::make_gmp_program(big.m, big.co, big.c)), 90, { 1, false }, &why),
-        nullptr);
+    EXPECT_EQ(gi::gpu::gmp_jit_cubin(
+                  gi::gpu::flatten(gi::kernel::make_gmp_program(big.m, big.co, big.c)),
+                  90,
+                  { 1, false },
+                  &why),
+              nullptr);
     EXPECT_NE(why.find("parameter"), std::string::npos) << why;
 }
 
@@ -589,7 +638,8 @@ TEST(GmpJit, ShapeFollowsTheTuningRow)
         const model_set s = random_set(spec);
         return gi::gpu::flatten(gi::kernel::make_gmp_program(s.m, s.co, s.c));
     };
-    const auto small = gi::gpu::gmp_jit_shape_for(blob("gmp:Ka=5,La=6"), row); // 248 bytes
+    const auto small =
+        gi::gpu::gmp_jit_shape_for(blob("gmp:Ka=5,La=6"), row); // 248 bytes
     const auto large = gi::gpu::gmp_jit_shape_for(
         blob("gmp:Ka=10,La=20,Kb=5,Lb=10,Mb=3,Kc=5,Lc=10,Mc=3"), row); // 4008 bytes
     // 24 KB of coefficients do not fit beside the 27 KB tile.
@@ -625,31 +675,40 @@ TEST(GmpJit, EveryOutputsPerThreadFormIsBitExact)
         void *dx = nullptr, *dy = nullptr;
         ASSERT_EQ(cudaMalloc(&dx, x.size() * sizeof(cf)), cudaSuccess);
         ASSERT_EQ(cudaMalloc(&dy, (n + 2) * sizeof(cf)), cudaSuccess);
-        ASSERT_EQ(cudaMemcpy(dx, x.data(), x.size() * sizeof(cf), cudaMemcpyHostToDevice), cudaSuccess);
+        ASSERT_EQ(cudaMemcpy(dx, x.data(), x.size() * sizeof(cf), cudaMemcpyHostToDevice),
+                  cudaSuccess);
         std::vector<cf> ref;
         // Every shape does the same FMAs in the same order, so all agree bit for bit.
         for (int V : { 1, 2, 4 })
             for (bool shared : { false, true })
-            for (size_t shift : { 0, 1 }) {
-                std::string why;
-                auto k = gi::gpu::compile_gmp_jit(b, 0, { V, shared, shared ? 7 : 0 }, &why);
-                ASSERT_NE(k.fn, nullptr) << spec << " V=" << V << " shared=" << shared << ": " << why;
-                ASSERT_EQ(cudaMemset(dy, 0xff, (n + 2) * sizeof(cf)), cudaSuccess);
-                float2* y = static_cast<float2*>(dy) + shift;
-                gi::gpu::launch_gmp_jit(k, params, static_cast<const float2*>(dx), y, n, nullptr);
-                std::vector<cf> out(n + 1);
-                ASSERT_EQ(cudaMemcpy(out.data(), y, (n + 1) * sizeof(cf), cudaMemcpyDeviceToHost), cudaSuccess);
-                gi::gpu::release_gmp_jit(k);
-                EXPECT_TRUE(std::isnan(out[n].real())) << spec << " V=" << V << ": wrote past n";
-                out.resize(n);
-                if (ref.empty()) {
-                    ref = out;
-                    // The one-output form against the double-precision reference.
-                    EXPECT_TRUE(matches(out, reference(s, sig), s.m)) << spec;
-                } else
-                    EXPECT_EQ(std::memcmp(out.data(), ref.data(), n * sizeof(cf)), 0)
-                        << spec << " V=" << V << " shared=" << shared << " y offset " << shift;
-            }
+                for (size_t shift : { 0, 1 }) {
+                    std::string why;
+                    auto k = gi::gpu::compile_gmp_jit(
+                        b, 0, { V, shared, shared ? 7 : 0 }, &why);
+                    ASSERT_NE(k.fn, nullptr)
+                        << spec << " V=" << V << " shared=" << shared << ": " << why;
+                    ASSERT_EQ(cudaMemset(dy, 0xff, (n + 2) * sizeof(cf)), cudaSuccess);
+                    float2* y = static_cast<float2*>(dy) + shift;
+                    gi::gpu::launch_gmp_jit(
+                        k, params, static_cast<const float2*>(dx), y, n, nullptr);
+                    std::vector<cf> out(n + 1);
+                    ASSERT_EQ(
+                        cudaMemcpy(
+                            out.data(), y, (n + 1) * sizeof(cf), cudaMemcpyDeviceToHost),
+                        cudaSuccess);
+                    gi::gpu::release_gmp_jit(k);
+                    EXPECT_TRUE(std::isnan(out[n].real()))
+                        << spec << " V=" << V << ": wrote past n";
+                    out.resize(n);
+                    if (ref.empty()) {
+                        ref = out;
+                        // The one-output form against the double-precision reference.
+                        EXPECT_TRUE(matches(out, reference(s, sig), s.m)) << spec;
+                    } else
+                        EXPECT_EQ(std::memcmp(out.data(), ref.data(), n * sizeof(cf)), 0)
+                            << spec << " V=" << V << " shared=" << shared << " y offset "
+                            << shift;
+                }
         cudaFree(dx);
         cudaFree(dy);
     }
@@ -677,7 +736,10 @@ TEST(GmpParams, LegacyConstructorKeepsItsWiderPhBounds)
     const auto x = random_vector<cf>(50, 1.0f);
     EXPECT_EQ(k.process(x), x);
     EXPECT_EQ(k.model().to_string(), "ph:P=15,Q=15,Lp=600,Lq=600");
-    EXPECT_EQ(invalid_argument_message([&] { dpd_model::parse(k.model().to_string()); }).rfind("model: coefficients", 0), 0u);
+    EXPECT_EQ(invalid_argument_message([&] {
+                  dpd_model::parse(k.model().to_string());
+              }).rfind("model: coefficients", 0),
+              0u);
 }
 
 TEST(GmpParams, CoefficientErrors)
@@ -685,11 +747,20 @@ TEST(GmpParams, CoefficientErrors)
     const model_set s = random_set("gmp:Ka=2,La=2,Kb=1,Lb=1,Mb=1");
     auto co = s.co;
     co.pop_back();
-    EXPECT_EQ(invalid_argument_message([&] { dpd_predistorter(s.m, co, 0); }).rfind("coefficients: expected 5 values for gmp:", 0), 0u);
+    EXPECT_EQ(invalid_argument_message([&] {
+                  dpd_predistorter(s.m, co, 0);
+              }).rfind("coefficients: expected 5 values for gmp:", 0),
+              0u);
     co = s.co;
     co[4] = cf(std::nanf(""), 0);
-    EXPECT_EQ(invalid_argument_message([&] { dpd_predistorter(s.m, co, 0); }).rfind("coefficients:", 0), 0u);
-    EXPECT_EQ(invalid_argument_message([&] { dpd_predistorter(s.m, s.co, cf(INFINITY, 0)); }).rfind("lo_leakage:", 0), 0u);
+    EXPECT_EQ(invalid_argument_message([&] {
+                  dpd_predistorter(s.m, co, 0);
+              }).rfind("coefficients:", 0),
+              0u);
+    EXPECT_EQ(invalid_argument_message([&] {
+                  dpd_predistorter(s.m, s.co, cf(INFINITY, 0));
+              }).rfind("lo_leakage:", 0),
+              0u);
     dpd_predistorter k(s.m, s.co, 0);
     const auto x = random_vector<cf>(100, 1.0f);
     const auto before = k.process(x);
@@ -699,7 +770,10 @@ TEST(GmpParams, CoefficientErrors)
     EXPECT_EQ(k.process(x), before);
     dpd_model bad = s.m;
     bad.Kb = 99;
-    EXPECT_EQ(invalid_argument_message([&] { dpd_predistorter(bad, s.co, 0); }).rfind("model: Kb", 0), 0u);
+    EXPECT_EQ(invalid_argument_message([&] {
+                  dpd_predistorter(bad, s.co, 0);
+              }).rfind("model: Kb", 0),
+              0u);
 }
 
 TEST(GmpProgram, LayoutOfTheCoefficients)
@@ -730,11 +804,13 @@ TEST(GmpProgram, LayoutOfTheCoefficients)
     for (unsigned k = 1; k <= 2; k++)
         for (unsigned l = 0; l < 2; l++)
             for (unsigned mm = 1; mm <= 3; mm++)
-                EXPECT_EQ(find(D + l, D + l + mm, k), float(6 + ((k - 1) * 2 + l) * 3 + mm - 1));
+                EXPECT_EQ(find(D + l, D + l + mm, k),
+                          float(6 + ((k - 1) * 2 + l) * 3 + mm - 1));
     for (unsigned k = 1; k <= 3; k++)
         for (unsigned l = 0; l < 2; l++)
             for (unsigned mm = 1; mm <= 2; mm++)
-                EXPECT_EQ(find(D + l, D + l - mm, k), float(18 + ((k - 1) * 2 + l) * 2 + mm - 1));
+                EXPECT_EQ(find(D + l, D + l - mm, k),
+                          float(18 + ((k - 1) * 2 + l) * 2 + mm - 1));
 }
 
 } // namespace

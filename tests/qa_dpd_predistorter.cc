@@ -7,9 +7,9 @@
 //     psi_p(x) = x |x|^(p-1), zero history,
 // on the CPU and, when a device is present, on every CUDA kernel variant of the library, the default and
 // the mapped pipeline, and on the lab's variants (bench/dpd_ph_lab.h) launched without an engine.
-#include "test_util.h"
 #include "common/parallel.h"
 #include "cpu/cpu_engines.h"
+#include "test_util.h"
 #include <gnuradio/gpuinterp/kernel/dpd_predistorter.h>
 #include <array>
 #include <functional>
@@ -36,7 +36,8 @@ struct reference_out {
 };
 
 //! The reference at the outputs `at` only (in that order); all outputs when `at` is empty.
-reference_out reference(const model& m, const std::vector<cf>& x, const std::vector<size_t>& at = {})
+reference_out
+reference(const model& m, const std::vector<cf>& x, const std::vector<size_t>& at = {})
 {
     reference_out r;
     const size_t count = at.empty() ? x.size() : at.size();
@@ -78,14 +79,19 @@ reference_out reference(const model& m, const std::vector<cf>& x, const std::vec
  * delay changes z by a whole term, orders of magnitude above this bound (the identity/delay tests
  * below check exact placement on top).
  */
-::testing::AssertionResult matches(const std::vector<cf>& got, const reference_out& want, const model& m, size_t from = 0)
+::testing::AssertionResult matches(const std::vector<cf>& got,
+                                   const reference_out& want,
+                                   const model& m,
+                                   size_t from = 0)
 {
     if (got.size() != want.z.size())
-        return ::testing::AssertionFailure() << "size " << got.size() << " != " << want.z.size();
+        return ::testing::AssertionFailure()
+               << "size " << got.size() << " != " << want.z.size();
     const unsigned M = (std::max(m.P, m.Q) + 1) / 2;
     unsigned T = 0;
     for (unsigned o = 0; o < M; o++)
-        T += std::max(o < (m.P + 1) / 2 ? m.Lp : 0u, m.Q && o < (m.Q + 1) / 2 ? m.Lq : 0u);
+        T +=
+            std::max(o < (m.P + 1) / 2 ? m.Lp : 0u, m.Q && o < (m.Q + 1) / 2 ? m.Lq : 0u);
     const double u = std::ldexp(1.0, -24);
     const double gamma = 2.0 * (3 * M + 3 + 2 * T) * u;
     double sum2 = 0;
@@ -94,17 +100,20 @@ reference_out reference(const model& m, const std::vector<cf>& x, const std::vec
         const double tol = gamma * want.S[i] + 1e-30;
         if (!(err <= tol))
             return ::testing::AssertionFailure()
-                   << "P=" << m.P << " Q=" << m.Q << " Lp=" << m.Lp << " Lq=" << m.Lq << " index " << i
-                   << ": got " << got[i] << " want " << want.z[i] << " err " << err << " > tol " << tol;
+                   << "P=" << m.P << " Q=" << m.Q << " Lp=" << m.Lp << " Lq=" << m.Lq
+                   << " index " << i << ": got " << got[i] << " want " << want.z[i]
+                   << " err " << err << " > tol " << tol;
         sum2 += (err / (want.S[i] + 1e-30)) * (err / (want.S[i] + 1e-30));
     }
     // The worst-case bound above is loose (measured worst cases are 3-6 u S); rounding errors
     // average out, and the RMS of err/S is about 1 u. 16 u on the RMS keeps a wide margin while a
     // misplaced or missing term anywhere in the signal pushes it far above.
-    const double rms = got.size() > from ? std::sqrt(sum2 / double(got.size() - from)) : 0;
+    const double rms =
+        got.size() > from ? std::sqrt(sum2 / double(got.size() - from)) : 0;
     if (!(rms <= 16 * u))
-        return ::testing::AssertionFailure() << "P=" << m.P << " Q=" << m.Q << " Lp=" << m.Lp << " Lq=" << m.Lq
-                                             << ": rms(err/S) = " << rms / u << " u > 16 u";
+        return ::testing::AssertionFailure()
+               << "P=" << m.P << " Q=" << m.Q << " Lp=" << m.Lp << " Lq=" << m.Lq
+               << ": rms(err/S) = " << rms / u << " u > 16 u";
     return ::testing::AssertionSuccess();
 }
 
@@ -116,7 +125,10 @@ model random_model(unsigned P, unsigned Q, unsigned Lp, unsigned Lq)
 }
 
 //! Samples with |x| <= peak (components uniform in +-peak/sqrt2, never zero).
-std::vector<cf> random_signal(size_t n, float peak) { return random_vector<cf>(n, peak / std::sqrt(2.f)); }
+std::vector<cf> random_signal(size_t n, float peak)
+{
+    return random_vector<cf>(n, peak / std::sqrt(2.f));
+}
 
 template <typename V>
 V pick(std::initializer_list<V> v)
@@ -158,11 +170,13 @@ protected:
 
     static size_t chunk(const model& m, size_t left, bool chunked)
     {
-        return chunked ? std::min(left, random_size(0, 3 * std::max(m.Lp, m.Lq) + 40)) : left;
+        return chunked ? std::min(left, random_size(0, 3 * std::max(m.Lp, m.Lq) + 40))
+                       : left;
     }
 
     //! Run x through a fresh kernel, in random chunks when `chunked`, into a NaN-poisoned output.
-    std::vector<cf> run(const model& m, const std::vector<cf>& x, bool chunked, size_t batch = 0)
+    std::vector<cf>
+    run(const model& m, const std::vector<cf>& x, bool chunked, size_t batch = 0)
     {
         if (GetParam().lab)
             return run_lab(m, x, chunked);
@@ -216,23 +230,37 @@ TEST_P(Dpd, RandomConfigurationsMatchReference)
     // The grid the bound was asked for: P in {1..9}, Q in {0,1,3,5}, L in {1,2,5,8,33}, peak |x| up to 4.
     for (int trial = 0; trial < 60; trial++) {
         const unsigned P = pick({ 1u, 3u, 5u, 7u, 9u }), Q = pick({ 0u, 1u, 3u, 5u });
-        const unsigned Lp = pick({ 1u, 2u, 5u, 8u, 33u }), Lq = pick({ 1u, 2u, 5u, 8u, 33u });
+        const unsigned Lp = pick({ 1u, 2u, 5u, 8u, 33u }),
+                       Lq = pick({ 1u, 2u, 5u, 8u, 33u });
         const float peak = pick({ 0.5f, 1.0f, 4.0f });
         const model m = random_model(P, Q, Lp, Lq);
         const auto x = random_signal(random_size(1, 2500), peak);
-        EXPECT_TRUE(matches(run(m, x, trial % 2 == 1), reference(m, x), m)) << "peak " << peak;
+        EXPECT_TRUE(matches(run(m, x, trial % 2 == 1), reference(m, x), m))
+            << "peak " << peak;
     }
 }
 
 TEST_P(Dpd, CornerConfigurations)
 {
     for (auto [P, Q, Lp, Lq] : std::vector<std::array<unsigned, 4>>{
-             { 1, 0, 1, 1 }, { 9, 5, 33, 33 }, { 9, 5, 33, 1 }, { 1, 5, 1, 33 }, { 15, 15, 32, 32 },
-             { 5, 3, 5, 5 }, { 7, 7, 8, 8 }, { 9, 5, 16, 16 }, { 3, 9, 2, 7 }, { 1, 1, 100, 100 },
-             { 3, 1, 300, 300 } }) { // the last: H >= 256, the tiled variants fall back to smem
+             { 1, 0, 1, 1 },
+             { 9, 5, 33, 33 },
+             { 9, 5, 33, 1 },
+             { 1, 5, 1, 33 },
+             { 15, 15, 32, 32 },
+             { 5, 3, 5, 5 },
+             { 7, 7, 8, 8 },
+             { 9, 5, 16, 16 },
+             { 3, 9, 2, 7 },
+             { 1, 1, 100, 100 },
+             { 3,
+               1,
+               300,
+               300 } }) { // the last: H >= 256, the tiled variants fall back to smem
         const model m = random_model(P, Q, Lp, Lq);
         for (float peak : { 1.0f, 4.0f }) {
-            if (std::max(P, Q) > 9 && peak > 1) // |x|^14 at |x| = 4 is 2.7e8: still finite, but pointless
+            if (std::max(P, Q) > 9 &&
+                peak > 1) // |x|^14 at |x| = 4 is 2.7e8: still finite, but pointless
                 continue;
             const auto x = random_signal(5000, peak);
             EXPECT_TRUE(matches(run(m, x, false), reference(m, x), m)) << "peak " << peak;
@@ -243,7 +271,10 @@ TEST_P(Dpd, CornerConfigurations)
 TEST_P(Dpd, RandomChunkingEqualsOneCall)
 {
     for (int trial = 0; trial < 10; trial++) {
-        const model m = random_model(pick({ 1u, 5u, 9u }), pick({ 0u, 3u }), pick({ 1u, 5u, 33u }), pick({ 2u, 8u }));
+        const model m = random_model(pick({ 1u, 5u, 9u }),
+                                     pick({ 0u, 3u }),
+                                     pick({ 1u, 5u, 33u }),
+                                     pick({ 2u, 8u }));
         const auto x = random_signal(random_size(100, 4000), 1.5f);
         const auto one = run(m, x, false), chunked = run(m, x, true);
         const auto ref = reference(m, x);
@@ -257,27 +288,39 @@ TEST_P(Dpd, ExactPlacementOfTapsAndBranches)
     // h_{1,3} = 1: a pure delay of 3; g_{1,2} = 1: conj(x[n-2]); h_{3,0} = 1: x|x|^2. With a single
     // non-zero map entry equal to +-1, the float result is exact.
     const auto x = random_signal(300, 2.0f);
-    auto one_hot = [&](unsigned P, unsigned Q, unsigned Lp, unsigned Lq, size_t idx, cf c) {
-        model m{ P, Q, Lp, Lq, std::vector<cf>(dpd_predistorter::num_coefficients(P, Q, Lp, Lq), cf(0)), c };
-        m.co[idx] = 1;
-        return run(m, x, true);
-    };
+    auto one_hot =
+        [&](unsigned P, unsigned Q, unsigned Lp, unsigned Lq, size_t idx, cf c) {
+            model m{
+                P,
+                Q,
+                Lp,
+                Lq,
+                std::vector<cf>(dpd_predistorter::num_coefficients(P, Q, Lp, Lq), cf(0)),
+                c
+            };
+            m.co[idx] = 1;
+            return run(m, x, true);
+        };
     auto delay = one_hot(3, 1, 5, 4, dpd_predistorter::main_index(3, 5, 1, 3), 0);
     auto conj = one_hot(3, 1, 5, 4, dpd_predistorter::conj_index(3, 5, 4, 1, 2), 0);
-    auto cubic = one_hot(3, 0, 1, 1, dpd_predistorter::main_index(3, 1, 3, 0), cf(0.25f, -0.5f));
+    auto cubic =
+        one_hot(3, 0, 1, 1, dpd_predistorter::main_index(3, 1, 3, 0), cf(0.25f, -0.5f));
     for (size_t n = 0; n < x.size(); n++) {
         EXPECT_EQ(delay[n], n >= 3 ? x[n - 3] : cf(0)) << n;
         EXPECT_EQ(conj[n], n >= 2 ? std::conj(x[n - 2]) : cf(0)) << n;
         const float a2 = std::norm(x[n]);
-        EXPECT_NEAR(cubic[n].real(), x[n].real() * a2 + 0.25f, 4e-6f * (a2 * 2.f + 1)) << n;
-        EXPECT_NEAR(cubic[n].imag(), x[n].imag() * a2 - 0.5f, 4e-6f * (a2 * 2.f + 1)) << n;
+        EXPECT_NEAR(cubic[n].real(), x[n].real() * a2 + 0.25f, 4e-6f * (a2 * 2.f + 1))
+            << n;
+        EXPECT_NEAR(cubic[n].imag(), x[n].imag() * a2 - 0.5f, 4e-6f * (a2 * 2.f + 1))
+            << n;
     }
 }
 
 TEST_P(Dpd, CoefficientChangeAtAnExactSample)
 {
     if (in_lab())
-        GTEST_SKIP() << "state across calls is the engine's; the lab launches without one";
+        GTEST_SKIP()
+            << "state across calls is the engine's; the lab launches without one";
     for (size_t n0 : { size_t(0), size_t(1), size_t(37), size_t(1000), size_t(2047) }) {
         const model a = random_model(5, 3, 5, 4);
         model b = random_model(5, 3, 5, 4);
@@ -308,10 +351,14 @@ TEST_P(Dpd, LargeCallsLoopOverTilesWithPartialLastTile)
     // leaves a last tile with an odd number of outputs (the float4 pair stores' scalar tail).
     // The benchmark rows (unrolled tap loops), one with Lp != Lq (orders with fewer taps than
     // the longest) and one with a length that is not unrolled.
-    for (auto [P, Q, Lp, Lq] : std::vector<std::array<unsigned, 4>>{
-             { 5, 3, 5, 5 }, { 7, 7, 8, 8 }, { 9, 5, 16, 16 }, { 7, 3, 8, 3 }, { 5, 1, 11, 11 } }) {
+    for (auto [P, Q, Lp, Lq] : std::vector<std::array<unsigned, 4>>{ { 5, 3, 5, 5 },
+                                                                     { 7, 7, 8, 8 },
+                                                                     { 9, 5, 16, 16 },
+                                                                     { 7, 3, 8, 3 },
+                                                                     { 5, 1, 11, 11 } }) {
         const model m = random_model(P, Q, Lp, Lq);
-        const auto x = random_signal((size_t(1) << 20) + 2 * random_size(0, 700) + 1, 1.0f);
+        const auto x =
+            random_signal((size_t(1) << 20) + 2 * random_size(0, 700) + 1, 1.0f);
         const auto y = run(m, x, false, size_t(1) << 22); // one launch
         // The double reference at every output would take a minute per configuration: check every
         // 61st output (61 is prime to every tile size, so each tile and thread position is hit) and
@@ -333,7 +380,8 @@ TEST_P(Dpd, LargeCallsLoopOverTilesWithPartialLastTile)
 TEST_P(Dpd, ResetRestartsFromZeroHistory)
 {
     if (in_lab())
-        GTEST_SKIP() << "state across calls is the engine's; the lab launches without one";
+        GTEST_SKIP()
+            << "state across calls is the engine's; the lab launches without one";
     const model m = random_model(5, 3, 8, 8);
     const auto x = random_signal(500, 1.f);
     auto k = make(m);
@@ -348,7 +396,8 @@ TEST_P(Dpd, ResetRestartsFromZeroHistory)
 TEST_P(Dpd, EmptyInputIsANoOp)
 {
     if (in_lab())
-        GTEST_SKIP() << "state across calls is the engine's; the lab launches without one";
+        GTEST_SKIP()
+            << "state across calls is the engine's; the lab launches without one";
     const model m = random_model(3, 1, 4, 4);
     auto k = make(m);
     k->process(nullptr, nullptr, 0);
@@ -364,28 +413,31 @@ TEST_P(Dpd, NonFiniteSamplesStayLocal)
     auto y = run(m, x, false);
     for (size_t n = 0; n < y.size(); n++) {
         const bool touched = n >= 40 && n < 44;
-        EXPECT_EQ(std::isfinite(y[n].real()) && std::isfinite(y[n].imag()), !touched) << n;
+        EXPECT_EQ(std::isfinite(y[n].real()) && std::isfinite(y[n].imag()), !touched)
+            << n;
     }
 }
 
 INSTANTIATE_TEST_SUITE_P(
     Backends,
     Dpd,
-    ::testing::Values(config{ backend::cpu, dpd_cuda_variant::automatic, false, "cpu" },
-                      config{ backend::cuda, dpd_cuda_variant::automatic, false, "cuda_shuffle", 1 },
-                      config{ backend::cuda, dpd_cuda_variant::smem, false, "cuda_smem" },
-                      config{ backend::cuda, dpd_cuda_variant::automatic, false, "cuda_shuffle_x", 3 },
-                      config{ backend::cuda, dpd_cuda_variant::tiled, false, "cuda_tiled" },
-                      config{ backend::cuda, dpd_cuda_variant::automatic, false, "cuda_tiled8", 5 },
-                      config{ backend::cuda, dpd_cuda_variant::automatic, false, "cuda_default" },
-                      config{ backend::cuda, dpd_cuda_variant::automatic, true, "cuda_mapped" }),
+    ::testing::Values(
+        config{ backend::cpu, dpd_cuda_variant::automatic, false, "cpu" },
+        config{ backend::cuda, dpd_cuda_variant::automatic, false, "cuda_shuffle", 1 },
+        config{ backend::cuda, dpd_cuda_variant::smem, false, "cuda_smem" },
+        config{ backend::cuda, dpd_cuda_variant::automatic, false, "cuda_shuffle_x", 3 },
+        config{ backend::cuda, dpd_cuda_variant::tiled, false, "cuda_tiled" },
+        config{ backend::cuda, dpd_cuda_variant::automatic, false, "cuda_tiled8", 5 },
+        config{ backend::cuda, dpd_cuda_variant::automatic, false, "cuda_default" },
+        config{ backend::cuda, dpd_cuda_variant::automatic, true, "cuda_mapped" }),
     [](const ::testing::TestParamInfo<config>& i) { return std::string(i.param.name); });
 
 TEST(DpdCpu, PortablePathMatchesReference)
 {
     // The non-AVX2 code path (what CPUs without AVX2/FMA run), forced through the test hook.
     gr::gpuinterp::kernel::set_dpd_cpu_simd(false);
-    for (auto [P, Q, Lp, Lq] : std::vector<std::array<unsigned, 4>>{ { 5, 3, 5, 5 }, { 9, 5, 33, 2 }, { 1, 0, 1, 1 }, { 3, 1, 8, 8 } }) {
+    for (auto [P, Q, Lp, Lq] : std::vector<std::array<unsigned, 4>>{
+             { 5, 3, 5, 5 }, { 9, 5, 33, 2 }, { 1, 0, 1, 1 }, { 3, 1, 8, 8 } }) {
         const model m = random_model(P, Q, Lp, Lq);
         const auto x = random_signal(20000, 2.0f);
         dpd_predistorter k(P, Q, Lp, Lq, m.co, m.c);
@@ -407,8 +459,13 @@ TEST(DpdCpu, LabVariantNamesAreUnknown)
     // library no longer knows their names.
     using gr::gpuinterp::kernel::dpd_cuda_variant_from_string;
     for (const std::string name : { "shuffle", "shuffle_x", "tiled8" }) {
-        const std::string e = invalid_argument_message([&] { dpd_cuda_variant_from_string(name); });
-        EXPECT_EQ(e.rfind("variant: unknown value '" + name + "' (expected 'automatic', 'smem', 'tiled'", 0), 0u) << e;
+        const std::string e =
+            invalid_argument_message([&] { dpd_cuda_variant_from_string(name); });
+        EXPECT_EQ(e.rfind("variant: unknown value '" + name +
+                              "' (expected 'automatic', 'smem', 'tiled'",
+                          0),
+                  0u)
+            << e;
     }
 }
 
@@ -419,7 +476,11 @@ TEST(DpdCuda, LabVariantNumbersAreRefused)
         GTEST_SKIP() << "no usable CUDA device";
     dpd_predistorter k(1, 0, 1, 1, { cf(1) }, 0, backend::cuda);
     for (int v : { 1, 3, 5 }) {
-        EXPECT_EQ(invalid_argument_message([&] { k.set_cuda_variant(dpd_cuda_variant(v)); }).rfind("variant:", 0), 0u) << v;
+        EXPECT_EQ(invalid_argument_message([&] {
+                      k.set_cuda_variant(dpd_cuda_variant(v));
+                  }).rfind("variant:", 0),
+                  0u)
+            << v;
         EXPECT_EQ(k.cuda_variant(), dpd_cuda_variant::automatic);
     }
     EXPECT_NO_THROW(k.set_cuda_variant(dpd_cuda_variant::smem));
@@ -445,7 +506,8 @@ TEST(DpdParams, LayoutMatchesTheDocumentedExample)
     EXPECT_EQ(dpd_predistorter::main_index(3, 2, 3, 0), 2u);
     EXPECT_EQ(dpd_predistorter::conj_index(3, 2, 3, 1, 0), 4u);
     EXPECT_EQ(dpd_predistorter::conj_index(3, 2, 3, 1, 2), 6u);
-    EXPECT_EQ(dpd_predistorter::num_coefficients(5, 0, 4, 9), 12u); // Q = 0: no conjugate taps
+    EXPECT_EQ(dpd_predistorter::num_coefficients(5, 0, 4, 9),
+              12u); // Q = 0: no conjugate taps
     EXPECT_EQ(dpd_predistorter::num_coefficients(5, 3, 5, 5), 25u);
     dpd_predistorter k(5, 0, 4, 9, std::vector<cf>(12, cf(0.1f)));
     EXPECT_EQ(k.history(), 3u); // Lq does not count without conjugate branches
@@ -456,10 +518,16 @@ TEST(DpdParams, LayoutMatchesTheDocumentedExample)
 TEST(DpdParams, BadParametersThrowNamingTheParameter)
 {
     const std::vector<cf> ok(dpd_predistorter::num_coefficients(3, 1, 2, 2), cf(0.5f));
-    auto make = [&](unsigned P, unsigned Q, unsigned Lp, unsigned Lq, std::vector<cf> co, cf c = 0) {
+    auto make = [&](unsigned P,
+                    unsigned Q,
+                    unsigned Lp,
+                    unsigned Lq,
+                    std::vector<cf> co,
+                    cf c = 0) {
         return invalid_argument_message([=] { dpd_predistorter(P, Q, Lp, Lq, co, c); });
     };
-    EXPECT_EQ(make(4, 1, 2, 2, ok).rfind("P: must be odd", 0), 0u) << make(4, 1, 2, 2, ok);
+    EXPECT_EQ(make(4, 1, 2, 2, ok).rfind("P: must be odd", 0), 0u)
+        << make(4, 1, 2, 2, ok);
     EXPECT_EQ(make(0, 1, 2, 2, ok).rfind("P:", 0), 0u);
     EXPECT_EQ(make(17, 1, 2, 2, ok).rfind("P:", 0), 0u);
     EXPECT_EQ(make(3, 2, 2, 2, ok).rfind("Q:", 0), 0u);
@@ -475,12 +543,24 @@ TEST(DpdParams, BadParametersThrowNamingTheParameter)
     bad[3] = cf(std::numeric_limits<float>::quiet_NaN(), 0);
     EXPECT_EQ(make(3, 1, 2, 2, bad).rfind("coefficients:", 0), 0u);
     EXPECT_EQ(make(3, 1, 2, 2, ok, cf(NAN, 0)).rfind("lo_leakage:", 0), 0u);
-    EXPECT_EQ(invalid_argument_message([&] { dpd_predistorter(3, 1, 2, 2, ok, 0, backend::cpu, -1); }).rfind("device:", 0), 0u);
-    EXPECT_EQ(invalid_argument_message([] { gr::gpuinterp::kernel::dpd_cuda_variant_from_string("fast"); }).rfind("variant:", 0), 0u);
+    EXPECT_EQ(invalid_argument_message([&] {
+                  dpd_predistorter(3, 1, 2, 2, ok, 0, backend::cpu, -1);
+              }).rfind("device:", 0),
+              0u);
+    EXPECT_EQ(invalid_argument_message([] {
+                  gr::gpuinterp::kernel::dpd_cuda_variant_from_string("fast");
+              }).rfind("variant:", 0),
+              0u);
 
     dpd_predistorter k(3, 1, 2, 2, ok, cf(0.1f));
-    EXPECT_EQ(invalid_argument_message([&] { k.set_coefficients(std::vector<cf>(7), 0); }).rfind("coefficients: expected 6", 0), 0u);
-    EXPECT_EQ(invalid_argument_message([&] { k.set_coefficients(ok, cf(INFINITY, 0)); }).rfind("lo_leakage:", 0), 0u);
+    EXPECT_EQ(invalid_argument_message([&] {
+                  k.set_coefficients(std::vector<cf>(7), 0);
+              }).rfind("coefficients: expected 6", 0),
+              0u);
+    EXPECT_EQ(invalid_argument_message([&] {
+                  k.set_coefficients(ok, cf(INFINITY, 0));
+              }).rfind("lo_leakage:", 0),
+              0u);
     EXPECT_EQ(k.coefficients(), ok); // unchanged after refused updates
     EXPECT_EQ(k.lo_leakage(), cf(0.1f));
     EXPECT_EQ(invalid_argument_message([&] { k.set_batch(0); }).rfind("batch:", 0), 0u);
@@ -490,7 +570,10 @@ TEST(DpdParams, CudaWithoutDeviceFailsClearly)
 {
     const std::vector<cf> co(5, cf(0.1f));
     if (gr::gpuinterp::cuda_device_count() > 0) {
-        EXPECT_EQ(invalid_argument_message([&] { dpd_predistorter(9, 0, 1, 1, co, 0, backend::cuda, 1000); }).rfind("device:", 0), 0u);
+        EXPECT_EQ(invalid_argument_message([&] {
+                      dpd_predistorter(9, 0, 1, 1, co, 0, backend::cuda, 1000);
+                  }).rfind("device:", 0),
+                  0u);
         return;
     }
     EXPECT_THROW(dpd_predistorter(9, 0, 1, 1, co, 0, backend::cuda), std::runtime_error);

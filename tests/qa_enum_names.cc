@@ -19,9 +19,10 @@ using gpuinterp_test::invalid_argument_message;
 
 namespace {
 enum class color { red, green, blue };
-constexpr enum_name<color> colors[] = {
-    { color::red, "red" }, { color::green, "green" }, { color::blue, "blue" }, { color::red, "r" }
-};
+constexpr enum_name<color> colors[] = { { color::red, "red" },
+                                        { color::green, "green" },
+                                        { color::blue, "blue" },
+                                        { color::red, "r" } };
 
 } // namespace
 
@@ -33,7 +34,8 @@ TEST(EnumNames, TableParsesNamesAndAliasesAndListsNamesOnError)
     EXPECT_EQ(invalid_argument_message([] { enum_from_string("color", "Red", colors); }),
               "color: unknown value 'Red' (expected 'red', 'green' or 'blue')");
     constexpr enum_name<color> one[] = { { color::red, "red" } };
-    EXPECT_EQ(invalid_argument_message([&] { enum_from_string("c", "x", one); }), "c: unknown value 'x' (expected 'red')");
+    EXPECT_EQ(invalid_argument_message([&] { enum_from_string("c", "x", one); }),
+              "c: unknown value 'x' (expected 'red')");
 }
 
 TEST(EnumNames, EveryOptionRoundTrips)
@@ -45,10 +47,16 @@ TEST(EnumNames, EveryOptionRoundTrips)
               "backend: unknown value 'gpu' (expected 'automatic', 'cpu' or 'cuda')");
 
     using namespace gr::gpuinterp::kernel;
-    for (auto m : { resamp_method::nearest, resamp_method::linear, resamp_method::texture,
-                    resamp_method::cubic, resamp_method::polyphase })
+    for (auto m : { resamp_method::nearest,
+                    resamp_method::linear,
+                    resamp_method::texture,
+                    resamp_method::cubic,
+                    resamp_method::polyphase })
         EXPECT_EQ(method_from_string(to_string(m)), m);
-    EXPECT_EQ(invalid_argument_message([] { method_from_string("sinc"); }).rfind("method: unknown value 'sinc'", 0), 0u);
+    EXPECT_EQ(invalid_argument_message([] {
+                  method_from_string("sinc");
+              }).rfind("method: unknown value 'sinc'", 0),
+              0u);
 
     for (auto f : { filter_mode::point, filter_mode::linear })
         EXPECT_EQ(filter_from_string(to_string(f)), f);
@@ -59,16 +67,22 @@ TEST(EnumNames, EveryOptionRoundTrips)
     EXPECT_EQ(invalid_argument_message([] { address_from_string("wrap"); }),
               "address: unknown value 'wrap' (expected 'clamp' or 'border')");
 
-    for (auto m : { resize_method::nearest, resize_method::bilinear, resize_method::bicubic })
+    for (auto m :
+         { resize_method::nearest, resize_method::bilinear, resize_method::bicubic })
         EXPECT_EQ(resize_method_from_string(to_string(m)), m);
     EXPECT_EQ(resize_method_from_string("linear"), resize_method::bilinear);
     EXPECT_EQ(resize_method_from_string("cubic"), resize_method::bicubic);
-    for (auto c : { resize_coord::half_pixel, resize_coord::align_corners, resize_coord::asymmetric })
+    for (auto c : { resize_coord::half_pixel,
+                    resize_coord::align_corners,
+                    resize_coord::asymmetric })
         EXPECT_EQ(resize_coord_from_string(to_string(c)), c);
-    for (auto b : { resize_border::replicate, resize_border::reflect, resize_border::reflect_101,
+    for (auto b : { resize_border::replicate,
+                    resize_border::reflect,
+                    resize_border::reflect_101,
                     resize_border::constant })
         EXPECT_EQ(resize_border_from_string(to_string(b)), b);
-    EXPECT_EQ(invalid_argument_message([] { resize_border_from_string("wrap"); }),
-              "border: unknown value 'wrap' (expected 'replicate', 'reflect', 'reflect_101' or "
-              "'constant')");
+    EXPECT_EQ(
+        invalid_argument_message([] { resize_border_from_string("wrap"); }),
+        "border: unknown value 'wrap' (expected 'replicate', 'reflect', 'reflect_101' or "
+        "'constant')");
 }

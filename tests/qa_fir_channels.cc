@@ -29,7 +29,8 @@ reference(const std::vector<T>& x, const std::vector<TAP>& h, unsigned L)
         for (unsigned p = 0; p < L; p++) {
             std::complex<double> acc = 0;
             for (size_t k = 0; p + k * L < h.size() && k <= n; k++)
-                acc += std::complex<double>(to_d(h[p + k * L])) * std::complex<double>(to_d(x[n - k]));
+                acc += std::complex<double>(to_d(h[p + k * L])) *
+                       std::complex<double>(to_d(x[n - k]));
             y[n * L + p] = acc;
         }
     return y;
@@ -64,17 +65,20 @@ struct channels_case {
     std::vector<std::vector<T>> x = [&] {
         std::vector<std::vector<T>> v;
         for (unsigned c = 0; c < N; c++)
-            v.push_back(random_vector<T>(n, 0.5f + 0.2f * c)); // different data per channel
+            v.push_back(
+                random_vector<T>(n, 0.5f + 0.2f * c)); // different data per channel
         return v;
     }();
     size_t out_per_sample() const { return sc16 ? 2 * sizeof(int16_t) : sizeof(T); }
 
     //! The multi-channel kernel's outputs (bytes per channel); `dev`: through device memory.
-    std::vector<std::vector<uint8_t>> multi(bool dev, std::vector<gr::gpuinterp::kernel::sc16_counts>* k)
+    std::vector<std::vector<uint8_t>>
+    multi(bool dev, std::vector<gr::gpuinterp::kernel::sc16_counts>* k)
     {
         polyphase_interpolator<T, TAP> f(L, h, b, 0, 0, N);
         EXPECT_EQ(f.channels(), N);
-        std::vector<std::vector<uint8_t>> y(N, std::vector<uint8_t>(n * L * out_per_sample(), 0xA5));
+        std::vector<std::vector<uint8_t>> y(
+            N, std::vector<uint8_t>(n * L * out_per_sample(), 0xA5));
         std::vector<const T*> in(N);
         std::vector<void*> out(N);
 #ifdef GPUINTERP_HAVE_CUDA
@@ -83,9 +87,11 @@ struct channels_case {
         if (dev) // channel c at an offset of c % 3 samples, as separate GNU Radio buffers are
             for (unsigned c = 0; c < N; c++) {
                 EXPECT_EQ(cudaMalloc(&din[c], (n + 3) * sizeof(T)), cudaSuccess);
-                EXPECT_EQ(cudaMalloc(&dout[c], (n + 3) * L * out_per_sample()), cudaSuccess);
+                EXPECT_EQ(cudaMalloc(&dout[c], (n + 3) * L * out_per_sample()),
+                          cudaSuccess);
                 cudaMemset(dout[c], 0xA5, (n + 3) * L * out_per_sample());
-                cudaMemcpy(din[c] + c % 3, x[c].data(), n * sizeof(T), cudaMemcpyHostToDevice);
+                cudaMemcpy(
+                    din[c] + c % 3, x[c].data(), n * sizeof(T), cudaMemcpyHostToDevice);
             }
 #endif
         feed(n, [&](size_t pos, size_t m, bool retap) {
@@ -105,7 +111,8 @@ struct channels_case {
             if (sc16)
                 call_sc16(f, out, in, m, dev);
             else
-                f.filter_channels(reinterpret_cast<T* const*>(out.data()), in.data(), m, dev);
+                f.filter_channels(
+                    reinterpret_cast<T* const*>(out.data()), in.data(), m, dev);
         });
 #ifdef GPUINTERP_HAVE_CUDA
         if (dev)
@@ -125,7 +132,8 @@ struct channels_case {
     }
 
     //! Channel c through a single-channel kernel on backend `sb`, with the same calls.
-    std::vector<uint8_t> single(unsigned c, backend sb, gr::gpuinterp::kernel::sc16_counts* k)
+    std::vector<uint8_t>
+    single(unsigned c, backend sb, gr::gpuinterp::kernel::sc16_counts* k)
     {
         polyphase_interpolator<T, TAP> f(L, h, sb);
         std::vector<uint8_t> y(n * L * out_per_sample(), 0x5A);
@@ -196,7 +204,8 @@ TEST(FirChannelsCpu, EachChannelEqualsASingleChannelKernelExactly)
                 for (unsigned c = 0; c < N; c++) {
                     gr::gpuinterp::kernel::sc16_counts k1;
                     EXPECT_EQ(got[c], t.single(c, backend::cpu, &k1))
-                        << "N=" << N << " L=" << L << " sc16=" << sc16 << " channel " << c;
+                        << "N=" << N << " L=" << L << " sc16=" << sc16 << " channel "
+                        << c;
                     EXPECT_EQ(k[c].saturated, k1.saturated);
                     EXPECT_EQ(k[c].invalid, k1.invalid);
                     if (sc16 && c == N - 1 && N > 1)
@@ -252,18 +261,21 @@ TEST(FirChannelsCuda, EachChannelMatchesTheCpuAndTheSingleChannelKernel)
         for (unsigned L : { 3u, 8u, 40u })
             for (bool sc16 : { false, true })
                 for (bool dev : { false, true }) {
-                    channels_case<cf, float> t{ L, N, 7 * L + 5, N == 64 ? 3001 : 12000, sc16, backend::cuda };
+                    channels_case<cf, float> t{ L,         N,
+                                                7 * L + 5, N == 64 ? 3001 : 12000,
+                                                sc16,      backend::cuda };
                     std::vector<gr::gpuinterp::kernel::sc16_counts> k;
                     const auto got = t.multi(dev, &k);
                     for (unsigned c = 0; c < N; c++) {
                         gr::gpuinterp::kernel::sc16_counts k1;
                         EXPECT_EQ(got[c], t.single(c, backend::cuda, &k1))
-                            << "N=" << N << " L=" << L << " sc16=" << sc16 << " dev=" << dev
-                            << " channel " << c;
+                            << "N=" << N << " L=" << L << " sc16=" << sc16
+                            << " dev=" << dev << " channel " << c;
                         EXPECT_EQ(k[c].saturated, k1.saturated) << c;
                         if (!sc16)
                             EXPECT_TRUE(all_close(as<cf>(got[c]), t.ref(c), 2e-5, 1e-6))
-                                << "N=" << N << " L=" << L << " dev=" << dev << " channel " << c;
+                                << "N=" << N << " L=" << L << " dev=" << dev
+                                << " channel " << c;
                     }
                 }
     for (unsigned N : { 3u, 4u }) {

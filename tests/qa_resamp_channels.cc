@@ -33,8 +33,8 @@ struct call_t {
     size_t n_in;
     int share_pct;
 };
-const std::vector<call_t> calls = { { 1, 100 }, { 57, 100 }, { 3000, 40 }, { 2, 100 },
-                                    { 5000, 100 }, { 9000, 70 } };
+const std::vector<call_t> calls = { { 1, 100 }, { 57, 100 },   { 3000, 40 },
+                                    { 2, 100 }, { 5000, 100 }, { 9000, 70 } };
 
 //! Drives `k` with the calls above (then everything left) over the channels' inputs x (equal
 //! lengths), the rate changed to r2 before the fourth call; out_per: bytes per output.
@@ -57,7 +57,8 @@ std::vector<std::vector<uint8_t>> drive(resampler<cf>& k,
         const size_t possible = k.outputs_possible(n_in);
         const size_t max_out =
             i < calls.size() ? possible * size_t(calls[i].share_pct) / 100 : possible;
-        std::vector<std::vector<uint8_t>> o(N, std::vector<uint8_t>(max_out * out_per, 0xA5));
+        std::vector<std::vector<uint8_t>> o(
+            N, std::vector<uint8_t>(max_out * out_per, 0xA5));
         std::vector<void*> op(N);
         std::vector<const cf*> ip(N);
         for (size_t c = 0; c < N; c++) {
@@ -86,7 +87,8 @@ struct resamp_case {
     std::vector<std::vector<cf>> x = [&] {
         std::vector<std::vector<cf>> v;
         for (unsigned c = 0; c < N; c++)
-            v.push_back(seeded_signal(n, 0.3f + 0.3f * c, 100 + c)); // louder channels clip at fs
+            v.push_back(
+                seeded_signal(n, 0.3f + 0.3f * c, 100 + c)); // louder channels clip at fs
         return v;
     }();
     size_t out_per() const { return sc16 ? 4 : sizeof(cf); }
@@ -97,9 +99,13 @@ struct resamp_case {
     {
         resampler<cf> k(r1, m, b, 0, {}, 0, N);
         EXPECT_EQ(k.channels(), N);
-        auto y = drive(k, x, r2, out_per(), [&](auto& op, size_t mo, auto& ip, size_t n_in, size_t& used) {
-            return run(k, op, mo, ip, n_in, used, dev);
-        });
+        auto y = drive(k,
+                       x,
+                       r2,
+                       out_per(),
+                       [&](auto& op, size_t mo, auto& ip, size_t n_in, size_t& used) {
+                           return run(k, op, mo, ip, n_in, used, dev);
+                       });
         if (k_out)
             for (unsigned c = 0; c < N; c++)
                 k_out->push_back(k.counts(c));
@@ -112,11 +118,17 @@ struct resamp_case {
     std::vector<uint8_t> single(unsigned c, sc16_counts* k_out)
     {
         resampler<cf> k(r1, m, backend::cpu);
-        auto y = drive(k, { x[c] }, r2, out_per(), [&](auto& op, size_t mo, auto& ip, size_t n_in, size_t& used) {
-            if (sc16)
-                return k.resample_sc16(static_cast<int16_t*>(op[0]), mo, ip[0], n_in, used, fs);
-            return k.resample(static_cast<cf*>(op[0]), mo, ip[0], n_in, used);
-        });
+        auto y =
+            drive(k,
+                  { x[c] },
+                  r2,
+                  out_per(),
+                  [&](auto& op, size_t mo, auto& ip, size_t n_in, size_t& used) {
+                      if (sc16)
+                          return k.resample_sc16(
+                              static_cast<int16_t*>(op[0]), mo, ip[0], n_in, used, fs);
+                      return k.resample(static_cast<cf*>(op[0]), mo, ip[0], n_in, used);
+                  });
         if (k_out)
             *k_out = k.counts();
         return y[0];
@@ -139,7 +151,8 @@ struct resamp_case {
             for (unsigned c = 0; c < N; c++) {
                 cudaMalloc(&din[c], (n_in + 3) * sizeof(cf));
                 cudaMalloc(&dout[c], (mo + 3) * out_per());
-                cudaMemcpy(din[c] + c % 3, ip[c], n_in * sizeof(cf), cudaMemcpyHostToDevice);
+                cudaMemcpy(
+                    din[c] + c % 3, ip[c], n_in * sizeof(cf), cudaMemcpyHostToDevice);
                 dip[c] = din[c] + c % 3;
                 dop[c] = dout[c] + c % 3 * out_per();
             }
@@ -204,8 +217,8 @@ TEST(ResampChannelsCpu, EachChannelEqualsASingleChannelKernelExactly)
                     sc16_counts k1;
                     const auto want = t.single(c, &k1);
                     EXPECT_GT(want.size() / t.out_per(), 30000u);
-                    EXPECT_EQ(got[c], want) << to_string(m) << " N=" << N << " sc16=" << sc16
-                                            << " channel " << c;
+                    EXPECT_EQ(got[c], want) << to_string(m) << " N=" << N
+                                            << " sc16=" << sc16 << " channel " << c;
                     EXPECT_EQ(k[c].saturated, k1.saturated);
                     EXPECT_EQ(k[c].invalid, k1.invalid);
                     if (sc16 && N > 1 && c == N - 1)
@@ -271,10 +284,10 @@ TEST(ResampChannelsCuda, EachChannelMatchesTheCpu)
                     for (unsigned c = 0; c < N; c += (N == 64 ? 9 : 1)) {
                         sc16_counts k1;
                         const auto want = t.single(c, &k1);
-                        const std::string what = to_string(m) + " N=" + std::to_string(N) +
-                                                 (sc16 ? " sc16" : " fc32") +
-                                                 (dev ? " device" : " host") + " channel " +
-                                                 std::to_string(c);
+                        const std::string what =
+                            to_string(m) + " N=" + std::to_string(N) +
+                            (sc16 ? " sc16" : " fc32") + (dev ? " device" : " host") +
+                            " channel " + std::to_string(c);
                         ASSERT_EQ(got[c].size(), want.size()) << what;
                         if (sc16) {
                             const auto g = as<int16_t>(got[c]), w = as<int16_t>(want);
@@ -282,7 +295,10 @@ TEST(ResampChannelsCuda, EachChannelMatchesTheCpu)
                             for (size_t i = 0; i < g.size(); i++)
                                 worst = std::max(worst, std::abs(int(g[i]) - int(w[i])));
                             EXPECT_LE(worst, 1) << what;
-                            EXPECT_NEAR(double(k[c].saturated), double(k1.saturated), 0.01 * double(k1.saturated) + 2) << what;
+                            EXPECT_NEAR(double(k[c].saturated),
+                                        double(k1.saturated),
+                                        0.01 * double(k1.saturated) + 2)
+                                << what;
                         } else {
                             const auto g = as<cf>(got[c]), w = as<cf>(want);
                             std::vector<std::complex<double>> wd(w.begin(), w.end());
