@@ -24,7 +24,9 @@
 // BM_fg_dpd_format's copy rows): the device-buffer chain's own rate.
 // busy0, busy1, ...: the share of the run each chain block spent inside work() (GNU Radio's
 // performance counters; with GR_CONF_PERFCOUNTERS_ON=True and GR_CONF_PERFCOUNTERS_CLOCK=monotonic
-// they are wall time, else absent): the block near 1 is the one the chain waits for.
+// they are wall time, else absent): the block near 1 is the one the chain waits for; calls0, ...
+// and us_per_call0, ...: its work() calls and their mean time. With GPUINTERP_CUPTI_TRACE=<dir>
+// each row's first run writes its GPU timeline there (cupti_trace.h).
 // items_per_second counts INPUT samples; out_Msps the chain's output. N = 2^28 inputs for
 // the GPU rows (GPUINTERP_BENCH_LOG2N), 2^min(log2n, GPUINTERP_BENCH_CPU_LOG2N=22) for
 // the CPU rows (the rate is what is compared). BM_bus_ceiling measures pinned copy
@@ -32,6 +34,7 @@
 // B * output/input)) input samples per second.
 #include "../lib/device/device_ops.h"
 #include "bench_util.h"
+#include "cupti_trace.h"
 #include <gnuradio/blocks/head.h>
 #include <gnuradio/blocks/null_sink.h>
 #include <gnuradio/blocks/null_source.h>
@@ -109,6 +112,10 @@ void BM_fg_chain(benchmark::State& st)
     if (gpuinterp_bench::skip_without_cuda(st, gpu))
         return;
     const double out_per_in = 8 * (stages == 3 ? resamp_rate : 1.0);
+    const std::string row = "chain_impl" + std::to_string(which) + "_stages" +
+                            std::to_string(stages) + "_log2buf" +
+                            std::to_string(log2buf) + (sc16 ? "_sc16" : "_fc32") +
+                            (counted ? "_count" : "_head");
     for (auto _ : st) {
         st.PauseTiming();
         auto tb = gr::make_top_block("chain");
@@ -162,14 +169,26 @@ void BM_fg_chain(benchmark::State& st)
         tb->connect(prev, 0, snk, 0);
         st.ResumeTiming();
         const auto t0 = std::chrono::steady_clock::now();
-        tb->run();
+        {
+            gpuinterp_bench::cupti_trace trace(
+                st.iterations() == 0 ? gpuinterp_bench::cupti_trace_path(row) : "");
+            tb->run();
+        }
         const double wall_ns = std::chrono::duration<double, std::nano>(
                                    std::chrono::steady_clock::now() - t0)
                                    .count();
-        for (size_t i = 0; i < chain.size(); i++)
-            if (chain[i]->pc_work_time_total() > 0)
-                st.counters["busy" + std::to_string(i)] =
-                    chain[i]->pc_work_time_total() / wall_ns;
+        for (size_t i = 0; i < chain.size(); i++) {
+            const double work_ns = chain[i]->pc_work_time_total();
+            if (work_ns <= 0)
+                continue;
+            // calls: the items it wrote over its average items per call.
+            const double calls =
+                double(chain[i]->nitems_written(0)) / chain[i]->pc_nproduced();
+            const std::string k = std::to_string(i);
+            st.counters["busy" + k] = work_ns / wall_ns;
+            st.counters["calls" + k] = calls;
+            st.counters["us_per_call" + k] = work_ns / calls / 1e3;
+        }
     }
     st.SetItemsProcessed(int64_t(st.iterations()) * int64_t(n));
     st.counters["out_Msps"] =
