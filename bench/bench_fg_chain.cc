@@ -24,9 +24,10 @@
 // BM_fg_dpd_format's copy rows): the device-buffer chain's own rate.
 // busy0, busy1, ...: the share of the run each chain block spent inside work() (GNU Radio's
 // performance counters; with GR_CONF_PERFCOUNTERS_ON=True and GR_CONF_PERFCOUNTERS_CLOCK=monotonic
-// they are wall time, else absent): the block near 1 is the one the chain waits for; calls0, ...
-// and us_per_call0, ...: its work() calls and their mean time. With GPUINTERP_CUPTI_TRACE=<dir>
-// each row's first run writes its GPU timeline there (cupti_trace.h).
+// they are wall time, else absent): the block near 1 is the one the chain waits for. (GNU Radio's
+// items-per-call counters are moving averages, not means, so calls are counted from the
+// timeline.) With GPUINTERP_CUPTI_TRACE=<dir> each row's first run writes its GPU timeline there
+// (cupti_trace.h, bench/cupti_timeline.py).
 // items_per_second counts INPUT samples; out_Msps the chain's output. N = 2^28 inputs for
 // the GPU rows (GPUINTERP_BENCH_LOG2N), 2^min(log2n, GPUINTERP_BENCH_CPU_LOG2N=22) for
 // the CPU rows (the rate is what is compared). BM_bus_ceiling measures pinned copy
@@ -177,18 +178,10 @@ void BM_fg_chain(benchmark::State& st)
         const double wall_ns = std::chrono::duration<double, std::nano>(
                                    std::chrono::steady_clock::now() - t0)
                                    .count();
-        for (size_t i = 0; i < chain.size(); i++) {
-            const double work_ns = chain[i]->pc_work_time_total();
-            if (work_ns <= 0)
-                continue;
-            // calls: the items it wrote over its average items per call.
-            const double calls =
-                double(chain[i]->nitems_written(0)) / chain[i]->pc_nproduced();
-            const std::string k = std::to_string(i);
-            st.counters["busy" + k] = work_ns / wall_ns;
-            st.counters["calls" + k] = calls;
-            st.counters["us_per_call" + k] = work_ns / calls / 1e3;
-        }
+        for (size_t i = 0; i < chain.size(); i++)
+            if (chain[i]->pc_work_time_total() > 0)
+                st.counters["busy" + std::to_string(i)] =
+                    chain[i]->pc_work_time_total() / wall_ns;
     }
     st.SetItemsProcessed(int64_t(st.iterations()) * int64_t(n));
     st.counters["out_Msps"] =

@@ -142,8 +142,17 @@ public:
 
     void forecast(int noutput_items, gr_vector_int& ninput_items_required) override
     {
+        (void)noutput_items;
         std::lock_guard<std::mutex> lock(d_mutex);
-        const size_t need = d_kernel->inputs_needed(size_t(noutput_items));
+        // What the next output needs, whatever noutput_items is: general_work() makes as many
+        // outputs as the inputs it is handed allow (up to noutput_items), as a sync block
+        // does. A forecast of what noutput_items outputs need would make GNU Radio halve
+        // noutput_items until it fits the inputs there, so a resampler that keeps up with its
+        // producer would drain each batch of input in a geometric tail of ever smaller calls
+        // (about log2 of the batch), each paying a call's fixed cost: on the H200 that tail
+        // held the 3-stage device chain ending in sc16 near the fc32 chain's rate
+        // (docs/performance.md, "The sc16 chain's lost time: the resampler's forecast").
+        const size_t need = d_kernel->inputs_needed(1);
         // inputs_needed() >= 1 always (see the kernel's consumption rule), plus GNU
         // Radio's history.
         // Every channel runs on the one clock: each needs the same inputs.

@@ -118,6 +118,25 @@ TEST_P(FgResamp, DeviceBuffersEqualHostBuffersBitForBit)
     }
 }
 
+// The forecast asks for what the next output needs, whatever noutput_items is: general_work()
+// makes as many outputs as its inputs allow, so GNU Radio never halves noutput_items to fit the
+// inputs (a geometric tail of ever smaller calls for a resampler that keeps up with its producer).
+TEST(FgResampForecast, AsksOnlyForTheNextOutput)
+{
+    for (const char* m : { "nearest", "linear", "cubic", "polyphase" }) {
+        for (double r : { 1.37, 0.73, 1.25 }) {
+            auto blk = gr::gpuinterp::resampler_cc::make(r, m, 32, 32, 80.0, "cpu");
+            gr_vector_int one(1), many(1);
+            blk->forecast(1, one);
+            blk->forecast(1 << 20, many);
+            EXPECT_GE(one[0], 1) << m << " r=" << r;
+            EXPECT_EQ(many[0], one[0]) << m << " r=" << r;
+            // 2^20 outputs themselves would need about 2^20 / r inputs.
+            EXPECT_LT(double(many[0]), 0.01 * double(1 << 20) / r) << m << " r=" << r;
+        }
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, FgResamp, ::testing::Values("cpu", "cuda"));
 
 } // namespace
