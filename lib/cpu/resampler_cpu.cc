@@ -54,19 +54,15 @@ public:
                        [&](size_t lo, size_t hi) { outputs(out + lo, w, plan, lo, hi); });
     }
 
-    void run_sc16(int16_t* out,
-                  const T* w,
+    // The parameters are unused where the samples are real.
+    void run_sc16([[maybe_unused]] int16_t* out,
+                  [[maybe_unused]] const T* w,
                   size_t,
-                  const resamp_plan& plan,
-                  float scale,
-                  sc16_counts& counts) override
+                  [[maybe_unused]] const resamp_plan& plan,
+                  [[maybe_unused]] float scale,
+                  [[maybe_unused]] sc16_counts& counts) override
     {
         if constexpr (!cplx) {
-            (void)out;
-            (void)w;
-            (void)plan;
-            (void)scale;
-            (void)counts;
             throw std::logic_error("resampler engine: sc16 needs complex samples");
         } else {
             // Each block's outputs are converted while they are in cache (a block is 32 KB of

@@ -16,6 +16,7 @@
 #include "device_history.cuh"
 #include <gnuradio/gpuinterp/kernel/channels.h>
 #include <gnuradio/gpuinterp/kernel/stream_history.h>
+#include <type_traits>
 #include <algorithm>
 #include <vector>
 
@@ -92,6 +93,51 @@ void stage_channel_windows(HT* w0,
         hist[c].window(w, in[c], pos, 0);
         cpu::parallel_copy(w + H, in[c] + pos, cnt * sizeof(HT));
     }
+}
+
+/*!
+ * Host buffers: one call over every channel's n host inputs through `pipe` (host_pipeline.cuh),
+ * `chunk` items to a launch, an item being one input of every channel and `per` outputs of
+ * each. Each chunk's windows are staged channel-major (stage_channel_windows); launch(p, cnt,
+ * st) runs the chunk with p.x[c] at channel c's window and p.y[c] at its cnt * per outputs;
+ * the outputs are scattered to out[c] (arrays of the pipeline's output type) and the
+ * histories advanced past the n inputs.
+ */
+template <typename Pipe, typename HT, typename Launch>
+void run_channels_host(Pipe& pipe,
+                       std::vector<kernel::stream_history<HT>>& hist,
+                       const HT* const* in,
+                       void* const* out,
+                       size_t n,
+                       size_t chunk,
+                       size_t per,
+                       Launch&& launch)
+{
+    const size_t N = hist.size(), H = hist[0].size();
+    pipe.run_to(
+        n,
+        chunk,
+        { N * H, N, N * per },
+        [&](auto* pinned, size_t pos, size_t cnt) {
+            stage_channel_windows(reinterpret_cast<HT*>(pinned), hist, in, pos, cnt);
+        },
+        [&](const auto* x, auto* y, size_t cnt, cudaStream_t st) {
+            channel_pointers p{};
+            for (size_t c = 0; c < N; c++) {
+                p.x[c] = x + c * (H + cnt);
+                p.y[c] = y + c * cnt * per;
+            }
+            launch(p, cnt, st);
+        },
+        [&](const auto* staged, size_t pos, size_t cnt) {
+            using Out = std::remove_const_t<std::remove_pointer_t<decltype(staged)>>;
+            for (size_t c = 0; c < N; c++)
+                cpu::parallel_copy(static_cast<Out*>(out[c]) + pos * per,
+                                   staged + c * cnt * per,
+                                   cnt * per * sizeof(Out));
+        });
+    for (size_t c = 0; c < N; c++)
+        hist[c].advance(in[c], n);
 }
 
 } // namespace gpu

@@ -158,6 +158,25 @@ private:
     unique_handle<cudaStream_t, cudaError_t, cudaStreamDestroy> d_s;
 };
 
+//! An engine's stream: made on `device`, and waited for when it goes. Declared as the engine's
+//! last member, so it is destroyed first: the buffers and textures that queued work may still use
+//! are freed only after that work is done.
+class engine_stream : public stream
+{
+public:
+    explicit engine_stream(int device) : stream(made_on(device)) {}
+    ~engine_stream() { cudaStreamSynchronize(get()); }
+    engine_stream(const engine_stream&) = delete;
+    engine_stream& operator=(const engine_stream&) = delete;
+
+private:
+    static stream made_on(int device)
+    {
+        device_guard g(device);
+        return stream();
+    }
+};
+
 class event
 {
 public:

@@ -106,34 +106,19 @@ public:
         // The pipeline's second stream does not wait for stream0: a new set must have landed.
         if (sync_coefficients(d_pipe.stream0()))
             GPUINTERP_CUDA_CHECK(cudaStreamSynchronize(d_pipe.stream0()));
-        const size_t H = d_H, N = d_N, units = d_sc16 ? 1 : 2;
-        const size_t bytes = units * sizeof(uint32_t);
         // Items of the pipeline are "one sample of every channel": N window values in, N outputs
         // (units words each) out, channel-major within a chunk.
-        d_pipe.run_to(
-            n,
-            std::max<size_t>(1, d_batch / N),
-            { N * H, N, N * units },
-            [&](In* pinned, size_t pos, size_t cnt) {
-                stage_channel_windows(
-                    reinterpret_cast<HIn*>(pinned), d_hist, in, pos, cnt);
-            },
-            [&](const In* x, uint32_t* y, size_t cnt, cudaStream_t st) {
-                channel_pointers p{};
-                for (unsigned c = 0; c < d_N; c++) {
-                    p.x[c] = x + c * (H + cnt);
-                    p.y[c] = y + c * cnt * units;
-                }
-                launch(p, cnt, st);
-            },
-            [&](const uint32_t* staged, size_t pos, size_t cnt) {
-                for (unsigned c = 0; c < d_N; c++)
-                    cpu::parallel_copy(static_cast<char*>(out[c]) + pos * bytes,
-                                       staged + c * cnt * units,
-                                       cnt * bytes);
-            });
-        for (unsigned c = 0; c < d_N; c++)
-            d_hist[c].advance(in[c], n);
+        const size_t units = d_sc16 ? 1 : 2;
+        run_channels_host(d_pipe,
+                          d_hist,
+                          in,
+                          out,
+                          n,
+                          std::max<size_t>(1, d_batch / d_N),
+                          units,
+                          [&](const channel_pointers& p, size_t cnt, cudaStream_t st) {
+                              launch(p, cnt, st);
+                          });
         fetch_counts(d_pipe.stream0());
     }
 

@@ -368,28 +368,24 @@ public:
         device_buffer<cuDoubleComplex> dA(K * K);
         device_buffer<double> dW(K);
         device_buffer<int> dInfo(1);
+        // The workspace query and the solve take the same leading arguments.
+        auto zheevd = [&](auto fn, auto... rest) {
+            return fn(d_solver.get(),
+                      CUSOLVER_EIG_MODE_VECTOR,
+                      CUBLAS_FILL_MODE_UPPER,
+                      int(K),
+                      dA.get(),
+                      int(K),
+                      dW.get(),
+                      rest...);
+        };
         int lwork = 0;
-        GPUINTERP_CUSOLVER_CHECK(cusolverDnZheevd_bufferSize(d_solver.get(),
-                                                             CUSOLVER_EIG_MODE_VECTOR,
-                                                             CUBLAS_FILL_MODE_UPPER,
-                                                             int(K),
-                                                             dA.get(),
-                                                             int(K),
-                                                             dW.get(),
-                                                             &lwork));
+        GPUINTERP_CUSOLVER_CHECK(zheevd(cusolverDnZheevd_bufferSize, &lwork));
         device_buffer<cuDoubleComplex> work(size_t(std::max(lwork, 1)));
         GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(
             dA.get(), a.data(), K * K * sizeof(cd), cudaMemcpyHostToDevice, s));
-        GPUINTERP_CUSOLVER_CHECK(cusolverDnZheevd(d_solver.get(),
-                                                  CUSOLVER_EIG_MODE_VECTOR,
-                                                  CUBLAS_FILL_MODE_UPPER,
-                                                  int(K),
-                                                  dA.get(),
-                                                  int(K),
-                                                  dW.get(),
-                                                  work.get(),
-                                                  lwork,
-                                                  dInfo.get()));
+        GPUINTERP_CUSOLVER_CHECK(
+            zheevd(cusolverDnZheevd, work.get(), lwork, dInfo.get()));
         std::vector<double> w(K);
         int info = 0;
         GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(

@@ -164,7 +164,7 @@ private:
         if (n == 0)
             return;
         device_guard guard(d_device);
-        const size_t L = size_t(d_plan.g.L), H = d_hist[0].size(), N = d_N;
+        const size_t L = size_t(d_plan.g.L), N = d_N;
         const X* const* in = reinterpret_cast<const X* const*>(in_h);
         auto y = [&](unsigned c, size_t pos) {
             return static_cast<Out*>(out[c]) + pos * L;
@@ -193,29 +193,7 @@ private:
         // at 4 Mi values (all channels) so pinned staging is bounded for large L and N.
         const size_t chunk =
             std::max<size_t>(1, std::min(d_batch, (size_t(1) << 22) / L) / N);
-        pipe.run_to(
-            n,
-            chunk,
-            { N * H, N, N * L },
-            [&](X* pinned, size_t pos, size_t cnt) {
-                stage_channel_windows(
-                    reinterpret_cast<HX*>(pinned), d_hist, in_h, pos, cnt);
-            },
-            [&](const X* x, Out* yd, size_t cnt, cudaStream_t st) {
-                channel_pointers p{};
-                for (unsigned c = 0; c < d_N; c++) {
-                    p.x[c] = x + c * (H + cnt);
-                    p.y[c] = yd + c * cnt * L;
-                }
-                launch(p, cnt, st);
-            },
-            [&](const Out* staged, size_t pos, size_t cnt) {
-                for (unsigned c = 0; c < d_N; c++)
-                    cpu::parallel_copy(
-                        y(c, pos), staged + c * cnt * L, cnt * L * sizeof(Out));
-            });
-        for (unsigned c = 0; c < d_N; c++)
-            d_hist[c].advance(in_h[c], n);
+        run_channels_host(pipe, d_hist, in_h, out, n, chunk, L, launch);
     }
 
     int d_device;

@@ -37,28 +37,20 @@ public:
           d_N(channels),
           d_tuning(resamp_tuning_for(compute_capability(device))),
           d_dev_hist(channels),
-          d_sc16_in(channels)
+          d_sc16_in(channels),
+          d_stream(device)
     {
         if (channels < 1 || channels > unsigned(MAX_CHANNELS))
             throw std::invalid_argument("channels: the CUDA resampler takes 1 to " +
                                         std::to_string(MAX_CHANNELS));
-        device_guard g(d_device);
-        d_stream = std::make_unique<stream>();
         d_sms = device_attribute(cudaDevAttrMultiProcessorCount, device);
         d_smem_optin = device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
-    }
-    ~cuda_resamp_channels_engine() override
-    {
-        if (d_stream)
-            cudaStreamSynchronize(d_stream->get());
     }
 
     void set_prototype(const std::vector<float>& table, unsigned K, unsigned P) override
     {
         device_guard g(d_device);
-        upload_prototype(table, K, P, d_arms, d_cols);
-        d_K = int(K);
-        d_P = int(P);
+        d_proto.set(table, K, P);
     }
     void set_cuda_variant(kernel::resamp_cuda_variant v) override
     {
@@ -101,7 +93,7 @@ public:
             throw std::logic_error("resampler engine: sc16 needs complex samples");
         } else {
             device_guard g(d_device);
-            const cudaStream_t st = d_stream->get();
+            const cudaStream_t st = d_stream.get();
             d_counts.ensure(d_N, st);
             run_to(reinterpret_cast<void* const*>(out),
                    in,
@@ -126,7 +118,7 @@ public:
                 "resampler channels engine: sc16 needs complex samples");
         device_guard g(d_device);
         return reinterpret_cast<const H*>(
-            d_sc16_in[c].run(in, n, inverse, d_stream->get()));
+            d_sc16_in[c].run(in, n, inverse, d_stream.get()));
     }
 
     void pull_history(std::vector<kernel::stream_history<H>>& hist) override
@@ -159,7 +151,7 @@ private:
                 pinned_buffer<out_t<Store>>& hout)
     {
         using O = out_t<Store>;
-        const cudaStream_t st = d_stream->get();
+        const cudaStream_t st = d_stream.get();
         const size_t Hn = hist[0].size(), N = d_N;
         const D* const* in = reinterpret_cast<const D* const*>(in_h);
         auto y = [&](unsigned c, size_t k) { return static_cast<O*>(out[c]) + k; };
@@ -194,7 +186,7 @@ private:
                                   });
             for (unsigned c = 0; c < d_N; c++)
                 d_dev_hist[c].save(in[c], used, st);
-            d_stream->synchronize(); // GNU Radio reads the outputs when work() returns
+            d_stream.synchronize(); // GNU Radio reads the outputs when work() returns
             return;
         }
         for_each_resamp_batch(
@@ -227,7 +219,7 @@ private:
                                                      N * cnt * sizeof(O),
                                                      cudaMemcpyDeviceToHost,
                                                      st));
-                d_stream->synchronize();
+                d_stream.synchronize();
                 for (unsigned c = 0; c < d_N; c++)
                     std::memcpy(static_cast<void*>(y(c, k0)),
                                 hout.get() + c * cnt,
@@ -265,7 +257,7 @@ private:
             return;
         if (plan.method == resamp_method::texture)
             throw std::logic_error("resampler: the texture method runs per channel");
-        poly_args pa{ d_arms.get(), d_K, d_P, plan.half_span };
+        const poly_args pa = d_proto.untiled(plan.half_span);
         const int threads = d_tuning.threads;
         const dim3 grid = channels_grid((long long)plan.n_out,
                                         threads,
@@ -290,37 +282,14 @@ private:
                       const Store& proto,
                       cudaStream_t st)
     {
-        constexpr int si = std::is_same_v<Store, D*> ? 0 : 1;
-        constexpr int threads = resamp_build.tiled_threads;
+        auto* kern = poly_tiled_channels_kernel<D, Store>;
         const tiled_shape sh =
-            pick_tiled_shape<D>(plan, d_K, d_P, d_tuning, d_smem_optin);
+            d_tiled.prepare<D, Store>(kern, plan, d_proto, d_tuning, d_smem_optin);
         if (sh.tile == 0)
             return false;
-        auto* kern = poly_tiled_channels_kernel<D, Store>;
-        // Set before every launch, as the single-channel engine does: the attribute is the
-        // kernel's, shared by every engine.
-        GPUINTERP_CUDA_CHECK(cudaFuncSetAttribute(
-            kern, cudaFuncAttributeMaxDynamicSharedMemorySize, d_smem_optin));
-        if (sh.bytes != d_tiled_bytes[si]) {
-            GPUINTERP_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                &d_tiled_occ[si], kern, threads, sh.bytes));
-            d_tiled_bytes[si] = sh.bytes;
-        }
-        const dim3 grid = channels_grid((long long)plan.n_out,
-                                        (long long)sh.tile,
-                                        (long long)d_sms * std::max(1, d_tiled_occ[si]),
-                                        d_N);
-        kern<<<grid, threads, sh.bytes, st>>>(p,
-                                              proto,
-                                              plan.n_out,
-                                              plan.pos0,
-                                              plan.step,
-                                              d_cols.get(),
-                                              d_K,
-                                              d_P,
-                                              plan.half_span,
-                                              unsigned(sh.tile),
-                                              unsigned(sh.cap));
+        const dim3 grid = channels_grid(
+            (long long)plan.n_out, (long long)sh.tile, (long long)d_sms * sh.occ, d_N);
+        launch_poly_tiled(kern, grid, sh, plan, d_proto, st, p, proto);
         GPUINTERP_CUDA_CHECK_LAUNCH(st);
         return true;
     }
@@ -330,12 +299,9 @@ private:
     unsigned d_N;
     const resamp_tuning& d_tuning;
     int d_sms = 1, d_smem_optin = 48 * 1024;
-    int d_K = 0, d_P = 0;
+    resamp_prototype d_proto;
     bool d_untiled = false;
-    int d_tiled_occ[2] = { 1, 1 };
-    size_t d_tiled_bytes[2] = { 0, 0 };
-    std::unique_ptr<stream> d_stream;
-    device_buffer<float> d_arms, d_cols;
+    tiled_setup d_tiled;
     device_buffer<D> d_dwin, d_dout;
     pinned_buffer<D> d_hwin, d_hout;
     device_buffer<short2> d_dout16;
@@ -343,6 +309,7 @@ private:
     sc16_counters d_counts; //!< sc16
     std::vector<device_history<D, H>> d_dev_hist;
     std::vector<device_sc16_expansion> d_sc16_in; // sc16 input in device buffers
+    engine_stream d_stream;                       // last: destroyed (waited for) first
 };
 
 } // namespace

@@ -31,24 +31,30 @@ namespace {
 
 // Shared by this engine and the one-launch channels engine (resamp_channels.cu).
 
-//! The prototype as the kernels read it: (P+1) reversed arms of K taps (untiled) and the arm
-//! columns (tiled), uploaded.
-inline void upload_prototype(const std::vector<float>& table,
-                             unsigned K,
-                             unsigned P,
-                             device_buffer<float>& arms_d,
-                             device_buffer<float>& cols_d)
-{
-    std::vector<float> arms(size_t(P + 1) * K);
-    for (unsigned p = 0; p <= P; p++)
-        for (unsigned m = 0; m < K; m++)
-            arms[size_t(p) * K + m] = table[size_t(K - 1 - m) * P + p];
-    arms_d.reserve(arms.size());
-    upload(arms_d.get(), arms.data(), arms.size());
-    const std::vector<float> cols = kernel::poly_arm_columns(table, K, P);
-    cols_d.reserve(cols.size());
-    upload(cols_d.get(), cols.data(), cols.size());
-}
+//! The prototype as the kernels read it, on the device: (P+1) reversed arms of K taps
+//! (untiled) and the arm columns (tiled).
+struct resamp_prototype {
+    device_buffer<float> arms, cols;
+    int K = 0, P = 0;
+
+    //! Uploads `table` (K taps of P phases, kernel/resampler.h); the caller's device is current.
+    void set(const std::vector<float>& table, unsigned taps, unsigned phases)
+    {
+        std::vector<float> a(size_t(phases + 1) * taps);
+        for (unsigned p = 0; p <= phases; p++)
+            for (unsigned m = 0; m < taps; m++)
+                a[size_t(p) * taps + m] = table[size_t(taps - 1 - m) * phases + p];
+        arms.reserve(a.size());
+        upload(arms.get(), a.data(), a.size());
+        const std::vector<float> c = kernel::poly_arm_columns(table, taps, phases);
+        cols.reserve(c.size());
+        upload(cols.get(), c.data(), c.size());
+        K = int(taps);
+        P = int(phases);
+    }
+    //! The untiled kernel's arms for a plan of half span `half`.
+    poly_args untiled(int half) const { return { arms.get(), K, P, half }; }
+};
 
 //! Split the plan's outputs into launches of at most `batch` outputs; each gets the part
 //! [lo, lo + n) of the window (length n_win) it reads and its plan relative to that part:
@@ -105,9 +111,11 @@ seam_outputs(const kernel::resamp_plan& plan, size_t H, kernel::resamp_plan& res
 }
 
 //! The tiled polyphase kernel's tile for the plan: the first of the tuning's sizes whose arm
-//! table and span fit in shared memory; tile 0 when none does.
+//! table and span fit in shared memory; tile 0 when none does. occ: the kernel's resident blocks
+//! per SM at that size (at least 1).
 struct tiled_shape {
     size_t tile = 0, cap = 0, bytes = 0;
+    int occ = 1;
 };
 template <typename D>
 tiled_shape pick_tiled_shape(
@@ -125,6 +133,66 @@ tiled_shape pick_tiled_shape(
     return {};
 }
 
+//! An engine's set-up of its tiled polyphase kernels, one per store (the sc16 kernel has its
+//! own registers, so its own occupancy), remembering each one's occupancy at the last size.
+class tiled_setup
+{
+public:
+    //! The shape of the plan for `kern` (tile 0: it does not fit; launch nothing). The
+    //! shared-memory attribute belongs to the kernel, not to this engine: another engine (other
+    //! rate) may have lowered it since, so it is set before every launch, to the device limit
+    //! (it only permits; the launch asks for `bytes`).
+    template <typename D, typename Store, typename Kernel>
+    tiled_shape prepare(Kernel* kern,
+                        const kernel::resamp_plan& plan,
+                        const resamp_prototype& proto,
+                        const resamp_tuning& t,
+                        int smem_optin)
+    {
+        constexpr int si = std::is_same_v<Store, D*> ? 0 : 1;
+        tiled_shape sh = pick_tiled_shape<D>(plan, proto.K, proto.P, t, smem_optin);
+        if (sh.tile == 0)
+            return sh;
+        GPUINTERP_CUDA_CHECK(cudaFuncSetAttribute(
+            kern, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_optin));
+        if (sh.bytes != d_bytes[si]) {
+            GPUINTERP_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                &d_occ[si], kern, resamp_build.tiled_threads, sh.bytes));
+            d_bytes[si] = sh.bytes;
+        }
+        sh.occ = std::max(1, d_occ[si]);
+        return sh;
+    }
+
+private:
+    int d_occ[2] = { 1, 1 };
+    size_t d_bytes[2] = { 0, 0 };
+};
+
+//! Queues tiled polyphase kernel `kern` on `grid` for the plan; `head`: its leading arguments
+//! (the window and store of the single-channel kernel, the pointers and store prototype of the
+//! channels kernel).
+template <typename Kernel, typename... Head>
+void launch_poly_tiled(Kernel* kern,
+                       dim3 grid,
+                       const tiled_shape& sh,
+                       const kernel::resamp_plan& plan,
+                       const resamp_prototype& proto,
+                       cudaStream_t st,
+                       const Head&... head)
+{
+    kern<<<grid, resamp_build.tiled_threads, sh.bytes, st>>>(head...,
+                                                             plan.n_out,
+                                                             plan.pos0,
+                                                             plan.step,
+                                                             proto.cols.get(),
+                                                             proto.K,
+                                                             proto.P,
+                                                             plan.half_span,
+                                                             unsigned(sh.tile),
+                                                             unsigned(sh.cap));
+}
+
 template <typename D, typename H>
 class cuda_resamp_engine final : public kernel::resamp_engine<H>
 {
@@ -132,33 +200,20 @@ public:
     cuda_resamp_engine(int device, size_t batch)
         : d_device(device),
           d_batch(batch),
-          d_tuning(resamp_tuning_for(compute_capability(device)))
+          d_tuning(resamp_tuning_for(compute_capability(device))),
+          d_stream(device)
     {
-        device_guard g(d_device);
-        d_stream = std::make_unique<stream>();
-        GPUINTERP_CUDA_CHECK(
-            cudaDeviceGetAttribute(&d_sms, cudaDevAttrMultiProcessorCount, device));
-        GPUINTERP_CUDA_CHECK(cudaDeviceGetAttribute(
-            &d_pitch_align, cudaDevAttrTexturePitchAlignment, device));
-        GPUINTERP_CUDA_CHECK(cudaDeviceGetAttribute(
-            &d_max_rows, cudaDevAttrMaxTexture2DLinearHeight, device));
-        GPUINTERP_CUDA_CHECK(
-            cudaDeviceGetAttribute(&d_tex_align, cudaDevAttrTextureAlignment, device));
-        GPUINTERP_CUDA_CHECK(cudaDeviceGetAttribute(
-            &d_smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-    }
-    ~cuda_resamp_engine() override
-    {
-        if (d_stream)
-            cudaStreamSynchronize(d_stream->get());
+        d_sms = device_attribute(cudaDevAttrMultiProcessorCount, device);
+        d_pitch_align = device_attribute(cudaDevAttrTexturePitchAlignment, device);
+        d_max_rows = device_attribute(cudaDevAttrMaxTexture2DLinearHeight, device);
+        d_tex_align = device_attribute(cudaDevAttrTextureAlignment, device);
+        d_smem_optin = device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
     }
 
     void set_prototype(const std::vector<float>& table, unsigned K, unsigned P) override
     {
         device_guard g(d_device);
-        upload_prototype(table, K, P, d_arms, d_cols);
-        d_K = int(K);
-        d_P = int(P);
+        d_proto.set(table, K, P);
     }
 
     void set_cuda_variant(kernel::resamp_cuda_variant v) override
@@ -197,7 +252,7 @@ public:
     {
         device_guard g(d_device);
         run_device_to(reinterpret_cast<D*>(out), in, n_in, hist, used, plan);
-        d_stream->synchronize();
+        d_stream.synchronize();
     }
 
     void run_device_sc16(int16_t* out,
@@ -219,7 +274,7 @@ public:
         if (!std::is_same_v<D, float2>) // the front end refuses sc16 for real samples
             throw std::logic_error("resampler engine: sc16 needs complex samples");
         device_guard g(d_device);
-        return reinterpret_cast<const H*>(d_sc16_in.run(in, n, inverse, d_stream->get()));
+        return reinterpret_cast<const H*>(d_sc16_in.run(in, n, inverse, d_stream.get()));
     }
 
     void pull_history(kernel::stream_history<H>& hist) override
@@ -253,7 +308,7 @@ private:
                 pinned_buffer<O>& hout)
     {
         device_guard g(d_device);
-        cudaStream_t st = d_stream->get();
+        cudaStream_t st = d_stream.get();
         for_each_batch(
             plan,
             n_win,
@@ -275,7 +330,7 @@ private:
                 launch_to(d_dwin.get(), n, dout.get(), sub, st);
                 GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(
                     hout.get(), dout.get(), cnt * sizeof(O), cudaMemcpyDeviceToHost, st));
-                d_stream->synchronize();
+                d_stream.synchronize();
                 std::memcpy(static_cast<void*>(out + k0), hout.get(), cnt * sizeof(O));
             });
     }
@@ -289,7 +344,7 @@ private:
                        size_t used,
                        const kernel::resamp_plan& plan)
     {
-        cudaStream_t st = d_stream->get();
+        cudaStream_t st = d_stream.get();
         const D* in = reinterpret_cast<const D*>(in_h);
         const size_t Hn = hist.size();
         const D* seam = d_dev_hist.seam(hist, in, n_in, st);
@@ -335,7 +390,7 @@ private:
         cudaTextureObject_t tex = 0;
         if (plan.method == resamp_method::texture)
             tex = to_pitch2d(dwin, n_win, st);
-        poly_args pa{ d_arms.get(), d_K, d_P, plan.half_span };
+        const poly_args pa = d_proto.untiled(plan.half_span);
         const int threads = d_tuning.threads;
         const int blocks = int(
             std::max<size_t>(1,
@@ -361,25 +416,25 @@ private:
     void begin_sc16(float scale)
     {
         d_sc16_scale = scale;
-        d_counts.ensure(1, d_stream->get());
+        d_counts.ensure(1, d_stream.get());
     }
 
     //! After an sc16 call's launches: wait for the stream, add what the counters grew by.
     void read_counts(kernel::sc16_counts& counts)
     {
-        d_counts.read(&counts, d_stream->get());
+        d_counts.read(&counts, d_stream.get());
     }
 
     //! One sc16 call: run(y) launches into the short2 outputs y, between the counters' set-up
     //! and their read-back. Complex samples only: the front end refuses sc16 for real ones.
+    //! The parameters are unused where the samples are real.
     template <typename Run>
-    void with_sc16(int16_t* out, float scale, kernel::sc16_counts& counts, Run&& run)
+    void with_sc16([[maybe_unused]] int16_t* out,
+                   [[maybe_unused]] float scale,
+                   [[maybe_unused]] kernel::sc16_counts& counts,
+                   [[maybe_unused]] Run&& run)
     {
         if constexpr (!std::is_same_v<D, float2>) {
-            (void)out;
-            (void)scale;
-            (void)counts;
-            (void)run;
             throw std::logic_error("resampler engine: sc16 needs complex samples");
         } else {
             device_guard g(d_device);
@@ -401,41 +456,17 @@ private:
     launch_tiled(const D* dwin, O* dout, const kernel::resamp_plan& plan, cudaStream_t st)
     {
         using Store = decltype(store_for(dout));
-        // The occupancy of the last size, per store (the sc16 kernel has its own registers).
-        constexpr int si = std::is_same_v<Store, D*> ? 0 : 1;
         if (plan.n_out == 0)
             return true;
-        constexpr int threads = resamp_build.tiled_threads;
+        auto* kern = poly_tiled_kernel<D, Store>;
         const tiled_shape sh =
-            pick_tiled_shape<D>(plan, d_K, d_P, d_tuning, d_smem_optin);
+            d_tiled.prepare<D, Store>(kern, plan, d_proto, d_tuning, d_smem_optin);
         if (sh.tile == 0)
             return false;
-        const size_t tile = sh.tile, cap = sh.cap, bytes = sh.bytes;
-        auto* kern = poly_tiled_kernel<D, Store>;
-        // The attribute belongs to the kernel, not to this engine: another engine (other
-        // rate) may have lowered it since, so set it before every launch, to the device
-        // limit (it only permits; the launch asks for `bytes`).
-        GPUINTERP_CUDA_CHECK(cudaFuncSetAttribute(
-            kern, cudaFuncAttributeMaxDynamicSharedMemorySize, d_smem_optin));
-        if (bytes != d_tiled_bytes[si]) {
-            GPUINTERP_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                &d_tiled_occ[si], kern, threads, bytes));
-            d_tiled_bytes[si] = bytes;
-        }
-        const size_t n_tiles = (plan.n_out + tile - 1) / tile;
-        const int blocks = int(std::max<size_t>(
-            1, std::min<size_t>(n_tiles, size_t(d_sms) * std::max(1, d_tiled_occ[si]))));
-        kern<<<blocks, threads, bytes, st>>>(dwin,
-                                             store_for(dout),
-                                             plan.n_out,
-                                             plan.pos0,
-                                             plan.step,
-                                             d_cols.get(),
-                                             d_K,
-                                             d_P,
-                                             plan.half_span,
-                                             unsigned(tile),
-                                             unsigned(cap));
+        const size_t n_tiles = (plan.n_out + sh.tile - 1) / sh.tile;
+        const int blocks =
+            int(std::max<size_t>(1, std::min<size_t>(n_tiles, size_t(d_sms) * sh.occ)));
+        launch_poly_tiled(kern, blocks, sh, plan, d_proto, st, dwin, store_for(dout));
         return true;
     }
 
@@ -516,12 +547,9 @@ private:
     size_t d_batch;
     const resamp_tuning& d_tuning; // the device's row, chosen once
     int d_sms = 1, d_pitch_align = 32, d_max_rows = 65000;
-    int d_K = 0, d_P = 0;
-    std::unique_ptr<stream> d_stream;
-    device_buffer<float> d_arms;
-    device_buffer<float> d_cols;
-    int d_smem_optin = 48 * 1024, d_tiled_occ[2] = { 1, 1 };
-    size_t d_tiled_bytes[2] = { 0, 0 };
+    resamp_prototype d_proto;
+    int d_smem_optin = 48 * 1024;
+    tiled_setup d_tiled;
     bool d_untiled = false;
     device_buffer<D> d_dwin, d_dout;
     pinned_buffer<D> d_hwin, d_hout;
@@ -537,6 +565,7 @@ private:
     int d_tex_align = 512;
     size_t d_rows_cap = 0;
     texture_object d_tex;
+    engine_stream d_stream; // last: destroyed (waited for) first
 };
 
 } // namespace

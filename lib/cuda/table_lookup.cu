@@ -97,17 +97,12 @@ public:
     cuda_lookup_engine(int device, size_t batch)
         : d_device(device),
           d_batch(batch),
-          d_tuning(table_lookup_tuning_for(compute_capability(device)))
+          d_tuning(table_lookup_tuning_for(compute_capability(device))),
+          d_stream(device)
     {
         device_guard g(d_device);
-        d_stream = std::make_unique<stream>();
         d_max_width = device_attribute(cudaDevAttrMaxTexture1DWidth, device);
         d_sms = device_attribute(cudaDevAttrMultiProcessorCount, device);
-    }
-    ~cuda_lookup_engine() override
-    {
-        if (d_stream)
-            cudaStreamSynchronize(d_stream->get());
     }
 
     void set_table(const std::vector<H>& table, const kernel::lookup_config& cfg) override
@@ -160,7 +155,7 @@ public:
         d_hy.reserve(chunk);
         d_dx.reserve(chunk);
         d_dy.reserve(chunk);
-        cudaStream_t st = d_stream->get();
+        cudaStream_t st = d_stream.get();
         for (size_t pos = 0; pos < n; pos += chunk) {
             const size_t c = std::min(chunk, n - pos);
             std::memcpy(d_hx.get(), x + pos, c * sizeof(float));
@@ -169,7 +164,7 @@ public:
             launch(d_dx.get(), d_dy.get(), c, st);
             GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(
                 d_hy.get(), d_dy.get(), c * sizeof(D), cudaMemcpyDeviceToHost, st));
-            d_stream->synchronize();
+            d_stream.synchronize();
             std::memcpy(static_cast<void*>(out + pos), d_hy.get(), c * sizeof(D));
         }
     }
@@ -179,13 +174,13 @@ public:
     void lookup_device(H* out, const float* x, size_t n) override
     {
         device_guard g(d_device);
-        cudaStream_t st = d_stream->get();
+        cudaStream_t st = d_stream.get();
         for (size_t pos = 0; pos < n; pos += (size_t(1) << 30))
             launch(x + pos,
                    reinterpret_cast<D*>(out) + pos,
                    std::min(n - pos, size_t(1) << 30),
                    st);
-        d_stream->synchronize();
+        d_stream.synchronize();
     }
 
     void set_batch(size_t b) override { d_batch = b; }
@@ -217,13 +212,13 @@ private:
     int d_max_width = 0, d_sms = 1;
     size_t d_n = 0;
     kernel::lookup_config d_cfg;
-    std::unique_ptr<stream> d_stream;
     cuda_array d_array;
     texture_object d_tex;
     device_buffer<D> d_linear, d_dy;
     device_buffer<float> d_dx;
     pinned_buffer<float> d_hx;
     pinned_buffer<D> d_hy;
+    engine_stream d_stream; // last: destroyed (waited for) first
 };
 
 } // namespace
