@@ -211,6 +211,9 @@ BENCHMARK(BM_fg_chain)
     ->Args({ 2, 2, 0, 0, 1 })
     ->Args({ 2, 3, 0, 0, 1 })
     ->Args({ 2, 3, 0, 1, 1 })
+    // and with 2^24-item buffers
+    ->Args({ 2, 3, 24, 0, 1 })
+    ->Args({ 2, 3, 24, 1, 1 })
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
     ->Iterations(2);
