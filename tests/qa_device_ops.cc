@@ -195,25 +195,28 @@ TEST_P(DeviceOps, ResamplerDeviceMatchesHost)
             std::vector<cf> got(cap, cf(std::nanf(""), 0)), want(cap), want_cpu(cap);
             size_t pos = 0, produced = 0;
             for (int call = 0; pos < total; call++) {
-                const size_t n = std::min(total - pos,
-                                          call % 3 == 0 ? random_size(0, 12) : random_size(1, 9000));
+                const size_t n =
+                    std::min(total - pos,
+                             call % 3 == 0 ? random_size(0, 12) : random_size(1, 9000));
                 const size_t max_out = random_size(0, on_dev.outputs_possible(n) + 3);
                 size_t used = 0, used_same = 0, used_cpu = 0;
                 size_t got_n;
                 if (call % 5 == 4) {
-                    got_n = on_dev.resample(got.data() + produced, max_out, x.data() + pos, n, used);
+                    got_n = on_dev.resample(
+                        got.data() + produced, max_out, x.data() + pos, n, used);
                 } else {
-                    got_n = on_dev.resample_device(dout + produced, max_out, din + pos, n, used);
+                    got_n = on_dev.resample_device(
+                        dout + produced, max_out, din + pos, n, used);
                     ops->copy_async(got.data() + produced,
                                     dout + produced,
                                     got_n * sizeof(cf),
                                     dev::copy_dir::device_to_host);
                     ops->wait();
                 }
-                const size_t want_n =
-                    same.resample(want.data() + produced, max_out, x.data() + pos, n, used_same);
-                const size_t cpu_n =
-                    cpu.resample(want_cpu.data() + produced, max_out, x.data() + pos, n, used_cpu);
+                const size_t want_n = same.resample(
+                    want.data() + produced, max_out, x.data() + pos, n, used_same);
+                const size_t cpu_n = cpu.resample(
+                    want_cpu.data() + produced, max_out, x.data() + pos, n, used_cpu);
                 ASSERT_EQ(got_n, want_n) << m << " r=" << r << " call " << call;
                 ASSERT_EQ(cpu_n, want_n);
                 ASSERT_EQ(used, used_same);
@@ -244,9 +247,6 @@ TEST_P(DeviceOps, ResamplerDeviceMatchesHost)
     ops->free_device(din);
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends,
-                         DeviceOps,
-                         ::testing::Values(backend::cpu, backend::cuda),
-                         backend_name);
+GPUINTERP_BACKEND_SUITE(DeviceOps);
 
 } // namespace

@@ -89,9 +89,7 @@ run_bank(dpd_bank& b, const std::vector<std::vector<cf>>& x, size_t per_sample)
     return y;
 }
 
-class DpdBank : public ::testing::TestWithParam<backend>
-{
-};
+using DpdBank = gpuinterp_test::backend_param;
 
 } // namespace
 
@@ -196,8 +194,7 @@ TEST_P(DpdBank, Sc16IsTheConversionOfTheFloatOutputWithCounts)
 
 TEST(DpdBankCuda, GmpSc16IsRefusedByName)
 {
-    if (gr::gpuinterp::cuda_device_count() == 0)
-        GTEST_SKIP() << "no usable CUDA device";
+    GPUINTERP_SKIP_WITHOUT_CUDA();
     EXPECT_TRUE(throws_naming(
         [] {
             dpd_bank b(gmp,
@@ -219,8 +216,7 @@ TEST(DpdBankCuda, GmpSc16IsRefusedByName)
 // and fc32, against the host path of the same bank configuration.
 TEST(DpdBankCuda, DevicePathEqualsHostPathAtAnyOffset)
 {
-    if (gr::gpuinterp::cuda_device_count() == 0)
-        GTEST_SKIP() << "no usable CUDA device";
+    GPUINTERP_SKIP_WITHOUT_CUDA();
     for (sample_format fmt : { sample_format::fc32, sample_format::sc16 }) {
         const unsigned N = 64;
         const size_t n = 9001, bytes = fmt == sample_format::sc16 ? 4 : 8;
@@ -250,7 +246,4 @@ TEST(DpdBankCuda, DevicePathEqualsHostPathAtAnyOffset)
 }
 #endif
 
-INSTANTIATE_TEST_SUITE_P(Backends,
-                         DpdBank,
-                         ::testing::Values(backend::cpu, backend::cuda),
-                         backend_name);
+GPUINTERP_BACKEND_SUITE(DpdBank);

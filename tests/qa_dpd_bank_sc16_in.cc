@@ -83,9 +83,7 @@ std::vector<T> as(const std::vector<uint8_t>& bytes)
     return v;
 }
 
-class DpdBankSc16In : public ::testing::TestWithParam<backend>
-{
-};
+using DpdBankSc16In = gpuinterp_test::backend_param;
 
 } // namespace
 
@@ -192,8 +190,7 @@ TEST_P(DpdBankSc16In, VectorConveniencesCheckTheFormats)
 
 TEST(DpdBankSc16InCuda, GmpSc16InputIsRefusedByName)
 {
-    if (gr::gpuinterp::cuda_device_count() == 0)
-        GTEST_SKIP() << "no usable CUDA device";
+    GPUINTERP_SKIP_WITHOUT_CUDA();
     EXPECT_TRUE(throws_naming(
         [] {
             dpd_bank b(gmp,
@@ -216,8 +213,7 @@ TEST(DpdBankSc16InCuda, GmpSc16InputIsRefusedByName)
 // path of the same bank configuration.
 TEST(DpdBankSc16InCuda, DevicePathEqualsHostPathAtAnyOffset)
 {
-    if (gr::gpuinterp::cuda_device_count() == 0)
-        GTEST_SKIP() << "no usable CUDA device";
+    GPUINTERP_SKIP_WITHOUT_CUDA();
     for (sample_format out : { sample_format::fc32, sample_format::sc16 }) {
         const unsigned N = 64;
         const size_t n = 9001, ob = gr::gpuinterp::kernel::sample_bytes(out);
@@ -254,7 +250,4 @@ TEST(DpdBankSc16InCuda, DevicePathEqualsHostPathAtAnyOffset)
 }
 #endif
 
-INSTANTIATE_TEST_SUITE_P(Backends,
-                         DpdBankSc16In,
-                         ::testing::Values(backend::cpu, backend::cuda),
-                         backend_name);
+GPUINTERP_BACKEND_SUITE(DpdBankSc16In);

@@ -96,9 +96,7 @@ double max_diff(const std::vector<cd>& a, const std::vector<cd>& b)
     return m;
 }
 
-class DpdCapture : public ::testing::TestWithParam<backend>
-{
-};
+using DpdCapture = gpuinterp_test::backend_param;
 
 TEST_P(DpdCapture, FindsTheImpairmentsPutIn)
 {
@@ -139,7 +137,8 @@ TEST_P(DpdCapture, RefusesWithTheEstimatorsMessages)
     std::vector<cd> noise(x.size());
     for (auto& v : noise)
         v = cd(nd(g), nd(g));
-    auto message = [&](const std::vector<cd>& yy, const dpd_capture_options& o) -> std::string {
+    auto message = [&](const std::vector<cd>& yy,
+                       const dpd_capture_options& o) -> std::string {
         try {
             k.align(x.data(), yy.data(), x.size(), o);
         } catch (const dpd_capture_error& e) {
@@ -160,10 +159,7 @@ TEST_P(DpdCapture, RefusesWithTheEstimatorsMessages)
     EXPECT_EQ(message(y, fs).rfind("full_scale:", 0), 0u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends,
-                         DpdCapture,
-                         ::testing::Values(backend::cpu, backend::cuda),
-                         gpuinterp_test::backend_name);
+GPUINTERP_BACKEND_SUITE(DpdCapture);
 
 // The CUDA backend against the CPU backend on the hardware example's setting scaled down
 // (delay near 3/4 of the search range, glitches, a clipped peak, a delay hint that holds
@@ -171,8 +167,7 @@ INSTANTIATE_TEST_SUITE_P(Backends,
 // offset).
 TEST(DpdCaptureCuda, EqualsTheCpuBackend)
 {
-    if (cuda_device_count() == 0)
-        GTEST_SKIP() << "no usable CUDA device";
+    GPUINTERP_SKIP_WITHOUT_CUDA();
     loop_params p;
     p.delay = 15000.4;
     p.glitches = 4;
@@ -189,12 +184,11 @@ TEST(DpdCaptureCuda, EqualsTheCpuBackend)
         bool rx, track, hint;
         double hint_value;
     };
-    const variant vs[] = { { 0, true, true, false, 0 },
-                           { peak / 0.99 * 0.999, true, true, false, 0 },
-                           { 0, true, true, true, 15000 },
-                           { 0, true, true, true, 300 },
-                           { 0, false, true, false, 0 },
-                           { 0, true, false, false, 0 } };
+    const variant vs[] = {
+        { 0, true, true, false, 0 },    { peak / 0.99 * 0.999, true, true, false, 0 },
+        { 0, true, true, true, 15000 }, { 0, true, true, true, 300 },
+        { 0, false, true, false, 0 },   { 0, true, false, false, 0 }
+    };
     dpd_capture c(backend::cpu), g(backend::cuda);
     for (const auto& v : vs) {
         dpd_capture_options o;
@@ -204,9 +198,9 @@ TEST(DpdCaptureCuda, EqualsTheCpuBackend)
         o.track_frequency = v.track;
         o.has_delay_hint = v.hint;
         o.delay_hint = v.hint_value;
-        SCOPED_TRACE(testing::Message() << "full scale " << v.full_scale << " rx " << v.rx
-                                        << " track " << v.track << " hint " << v.hint << " "
-                                        << v.hint_value);
+        SCOPED_TRACE(testing::Message()
+                     << "full scale " << v.full_scale << " rx " << v.rx << " track "
+                     << v.track << " hint " << v.hint << " " << v.hint_value);
         const auto& xx = v.track ? x : xl;
         const auto& yy = v.track ? y : yl;
         const auto a = c.align(xx.data(), yy.data(), xx.size(), o);
@@ -231,8 +225,7 @@ TEST(DpdCaptureCuda, EqualsTheCpuBackend)
 // The alignment alone (options.condition false, dpd.estimate's search): CUDA against CPU.
 TEST(DpdCaptureCuda, AlignmentAloneEqualsTheCpuBackend)
 {
-    if (cuda_device_count() == 0)
-        GTEST_SKIP() << "no usable CUDA device";
+    GPUINTERP_SKIP_WITHOUT_CUDA();
     loop_params p;
     p.freq = p.drift = 0;
     p.dc = p.image = 0;
@@ -261,8 +254,7 @@ TEST(DpdCaptureCuda, AlignmentAloneEqualsTheCpuBackend)
 // sizes and the CPU backend (calloc: the host pages are never touched).
 TEST(DpdCaptureCuda, ACaptureTooLargeForTheDeviceIsAClearError)
 {
-    if (cuda_device_count() == 0)
-        GTEST_SKIP() << "no usable CUDA device";
+    GPUINTERP_SKIP_WITHOUT_CUDA();
     const size_t n = size_t(1) << 29; // about 175 GiB of device buffers
     cd* x = static_cast<cd*>(std::calloc(n, sizeof(cd)));
     cd* y = static_cast<cd*>(std::calloc(n, sizeof(cd)));
@@ -276,7 +268,8 @@ TEST(DpdCaptureCuda, ACaptureTooLargeForTheDeviceIsAClearError)
     }
     std::free(x);
     std::free(y);
-    if (what.rfind("dpd_capture: a capture of", 0) != 0 && what.find("no lag") != std::string::npos)
+    if (what.rfind("dpd_capture: a capture of", 0) != 0 &&
+        what.find("no lag") != std::string::npos)
         GTEST_SKIP() << "this device holds a capture of 2^29 samples";
     EXPECT_NE(what.find("dpd_capture: a capture of 536870912 samples needs about"),
               std::string::npos)

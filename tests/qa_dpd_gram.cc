@@ -288,6 +288,18 @@ target_for(const dpd_model& m, bool lo, const std::vector<cd>& y, double noise)
     return x;
 }
 
+//! One spec's problem: its model, n random inputs y and a target x for them (target_for()).
+struct problem {
+    dpd_model m;
+    std::vector<cd> y, x;
+};
+problem problem_for(const char* spec, bool lo, size_t n, double noise)
+{
+    problem p{ dpd_model::parse(spec), random_signal(n), {} };
+    p.x = target_for(p.m, lo, p.y, noise);
+    return p;
+}
+
 const char* specs[] = {
     "ph:P=5,Q=3,Lp=3,Lq=2",
     "ph:P=3,Q=0,Lp=4,Lq=1",
@@ -313,9 +325,7 @@ TEST_P(DpdGram, SumsAndFixedLambdaMatchNaiveForEveryFamily)
     for (const char* spec : specs) {
         for (bool lo : { false, true }) {
             SCOPED_TRACE(std::string(spec) + (lo ? " lo" : ""));
-            const dpd_model m = dpd_model::parse(spec);
-            const auto y = random_signal(700);
-            const auto x = target_for(m, lo, y, 0.01);
+            const auto [m, y, x] = problem_for(spec, lo, 700, 0.01);
             // Small chunks: rows cross several accumulate() calls.
             gk::set_gram_chunk_rows(97);
             dpd_gram g(m, lo, GetParam());
@@ -360,9 +370,7 @@ TEST_P(DpdGram, ChunkedAddEqualsOneAdd)
 {
     for (const char* spec : specs) {
         SCOPED_TRACE(spec);
-        const dpd_model m = dpd_model::parse(spec);
-        const auto y = random_signal(1500);
-        const auto x = target_for(m, true, y, 0.05);
+        const auto [m, y, x] = problem_for(spec, true, 1500, 0.05);
         dpd_gram one(m, true, GetParam());
         one.add(y.data(), y.size(), x.data());
         dpd_gram parts(m, true, GetParam());
@@ -397,9 +405,7 @@ TEST_P(DpdGram, MasksSelectFitAndHeldOutRows)
 {
     for (const char* spec : specs) {
         SCOPED_TRACE(spec);
-        const dpd_model m = dpd_model::parse(spec);
-        const auto y = random_signal(900);
-        const auto x = target_for(m, false, y, 0.05);
+        const auto [m, y, x] = problem_for(spec, false, 900, 0.05);
         std::vector<uint8_t> fit(y.size()), val(y.size());
         for (size_t i = 0; i < y.size(); i++) {
             fit[i] = gpuinterp_test::random_size(0, 3) != 0;
@@ -428,9 +434,7 @@ TEST_P(DpdGram, MasksSelectFitAndHeldOutRows)
 // the sums of adding those rows again, and the naive sums of both sets together.
 TEST_P(DpdGram, FoldingTheHeldOutRowsEqualsAddingThemAgain)
 {
-    const dpd_model m = dpd_model::parse("ph:P=5,Q=3,Lp=3,Lq=2");
-    const auto y = random_signal(1200);
-    const auto x = target_for(m, true, y, 0.05);
+    const auto [m, y, x] = problem_for("ph:P=5,Q=3,Lp=3,Lq=2", true, 1200, 0.05);
     std::vector<uint8_t> fit(y.size(), 0), val(y.size(), 0), all(y.size(), 1);
     for (size_t i = 0; i < y.size(); i++)
         (i < 900 ? fit : val)[i] = 1;
@@ -623,20 +627,15 @@ TEST_P(DpdGram, BadArgumentsAreRefused)
     EXPECT_THROW(dpd_gram(bad, false, GetParam()), std::invalid_argument);
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends,
-                         DpdGram,
-                         ::testing::Values(backend::cpu, backend::cuda),
-                         gpuinterp_test::backend_name);
+GPUINTERP_BACKEND_SUITE(DpdGram);
 
 // A larger random problem: both backends against each other, and the cpu backend against
 // the naive solution, with the default chunk size of the engine.
 TEST(DpdGramCuda, MatchesCpuOnALargerModel)
 {
-    if (gr::gpuinterp::cuda_device_count() == 0)
-        GTEST_SKIP() << "no usable CUDA device";
-    const dpd_model m = dpd_model::parse("gmp:Ka=5,La=8,Kb=3,Lb=4,Mb=2,Kc=2,Lc=4,Mc=2");
-    const auto y = random_signal(20000);
-    const auto x = target_for(m, true, y, 0.02);
+    GPUINTERP_SKIP_WITHOUT_CUDA();
+    const auto [m, y, x] =
+        problem_for("gmp:Ka=5,La=8,Kb=3,Lb=4,Mb=2,Kc=2,Lc=4,Mc=2", true, 20000, 0.02);
     std::vector<uint8_t> val(y.size(), 0);
     for (size_t i = 15000; i < y.size(); i++)
         val[i] = 1;
@@ -666,8 +665,7 @@ TEST(DpdGramCuda, MatchesCpuOnALargerModel)
 // product) instead of one Zherk; with and without a tail of rows beyond the slices.
 TEST(DpdGramCuda, SmallModelOnLongChunksMatchesCpuAndNaive)
 {
-    if (gr::gpuinterp::cuda_device_count() == 0)
-        GTEST_SKIP() << "no usable CUDA device";
+    GPUINTERP_SKIP_WITHOUT_CUDA();
     gk::set_gram_chunk_rows(0);
     const dpd_model m = dpd_model::parse("ph:P=7,Q=0,Lp=4,Lq=1");
     for (size_t n : { size_t(20000), size_t(30001) }) {

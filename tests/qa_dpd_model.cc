@@ -658,8 +658,7 @@ TEST(GmpJit, ShapeFollowsTheTuningRow)
 
 TEST(GmpJit, EveryOutputsPerThreadFormIsBitExact)
 {
-    if (gi::cuda_device_count() == 0)
-        GTEST_SKIP() << "no CUDA device";
+    GPUINTERP_SKIP_WITHOUT_CUDA();
     if (!gi::gpu::gmp_jit_available())
         GTEST_SKIP() << "NVRTC not found";
     const size_t n = 3 * 2048 + 37;

@@ -472,8 +472,7 @@ TEST(DpdCpu, LabVariantNamesAreUnknown)
 TEST(DpdCuda, LabVariantNumbersAreRefused)
 {
     // Their old numbers, cast into the enum, are refused rather than planned as something else.
-    if (gr::gpuinterp::cuda_device_count() == 0)
-        GTEST_SKIP() << "no usable CUDA device";
+    GPUINTERP_SKIP_WITHOUT_CUDA();
     dpd_predistorter k(1, 0, 1, 1, { cf(1) }, 0, backend::cuda);
     for (int v : { 1, 3, 5 }) {
         EXPECT_EQ(invalid_argument_message([&] {

@@ -190,6 +190,27 @@ std::vector<T> as(const std::vector<uint8_t>& b)
     return v;
 }
 
+//! The fff and ccc tap variants on `b` (`device`: the fff one through device memory), N = 3
+//! and 4: every channel against the naive double reference, so no two kernels can agree on a
+//! wrong value; on the CPU also bit for bit against the single-channel kernel.
+void check_tap_variants(backend b, bool device)
+{
+    for (unsigned N : { 3u, 4u }) {
+        channels_case<float, float> r{ 4, N, 23, 5000, false, b };
+        channels_case<cf, cf> z{ 5, N, 31, 5000, false, b };
+        const auto gr = r.multi(device, nullptr);
+        const auto gz = z.multi(false, nullptr);
+        for (unsigned c = 0; c < N; c++) {
+            if (b == backend::cpu) {
+                EXPECT_EQ(gr[c], r.single(c, b, nullptr)) << "fff channel " << c;
+                EXPECT_EQ(gz[c], z.single(c, b, nullptr)) << "ccc channel " << c;
+            }
+            EXPECT_TRUE(all_close(as<float>(gr[c]), r.ref(c), 2e-5, 1e-6)) << c;
+            EXPECT_TRUE(all_close(as<cf>(gz[c]), z.ref(c), 2e-5, 1e-6)) << c;
+        }
+    }
+}
+
 } // namespace
 
 // The CPU: channel c is bit for bit a single-channel kernel on channel c's input.
@@ -216,19 +237,7 @@ TEST(FirChannelsCpu, EachChannelEqualsASingleChannelKernelExactly)
 
 TEST(FirChannelsCpu, RealAndComplexTapVariants)
 {
-    for (unsigned N : { 3u, 4u }) {
-        channels_case<float, float> r{ 4, N, 23, 5000, false, backend::cpu };
-        channels_case<cf, cf> z{ 5, N, 31, 5000, false, backend::cpu };
-        const auto gr = r.multi(false, nullptr);
-        const auto gz = z.multi(false, nullptr);
-        for (unsigned c = 0; c < N; c++) {
-            EXPECT_EQ(gr[c], r.single(c, backend::cpu, nullptr)) << "fff channel " << c;
-            EXPECT_EQ(gz[c], z.single(c, backend::cpu, nullptr)) << "ccc channel " << c;
-            // and against the naive double reference, so the pair cannot agree on a wrong value
-            EXPECT_TRUE(all_close(as<float>(gr[c]), r.ref(c), 2e-5, 1e-6)) << c;
-            EXPECT_TRUE(all_close(as<cf>(gz[c]), z.ref(c), 2e-5, 1e-6)) << c;
-        }
-    }
+    check_tap_variants(backend::cpu, false);
 }
 
 TEST(FirChannelsParams, ChannelCountOutOfRangeNamesChannels)
@@ -255,8 +264,7 @@ TEST(FirChannelsParams, ChannelCountOutOfRangeNamesChannels)
 // bit for bit the single-channel CUDA kernel (the same kernel body, one launch for all channels).
 TEST(FirChannelsCuda, EachChannelMatchesTheCpuAndTheSingleChannelKernel)
 {
-    if (gr::gpuinterp::cuda_device_count() == 0)
-        GTEST_SKIP() << "no usable CUDA device";
+    GPUINTERP_SKIP_WITHOUT_CUDA();
     for (unsigned N : { 1u, 3u, 4u, 64u })
         for (unsigned L : { 3u, 8u, 40u })
             for (bool sc16 : { false, true })
@@ -278,15 +286,6 @@ TEST(FirChannelsCuda, EachChannelMatchesTheCpuAndTheSingleChannelKernel)
                                 << " channel " << c;
                     }
                 }
-    for (unsigned N : { 3u, 4u }) {
-        channels_case<float, float> r{ 4, N, 23, 5000, false, backend::cuda };
-        channels_case<cf, cf> z{ 5, N, 31, 5000, false, backend::cuda };
-        const auto gr = r.multi(true, nullptr);
-        const auto gz = z.multi(false, nullptr);
-        for (unsigned c = 0; c < N; c++) {
-            EXPECT_TRUE(all_close(as<float>(gr[c]), r.ref(c), 2e-5, 1e-6)) << c;
-            EXPECT_TRUE(all_close(as<cf>(gz[c]), z.ref(c), 2e-5, 1e-6)) << c;
-        }
-    }
+    check_tap_variants(backend::cuda, true);
 }
 #endif

@@ -18,9 +18,7 @@ using gr::gpuinterp::kernel::polyphase_interpolator_fff;
 
 namespace {
 
-class FirSc16 : public ::testing::TestWithParam<backend>
-{
-};
+using FirSc16 = gpuinterp_test::backend_param;
 
 } // namespace
 
@@ -90,8 +88,7 @@ TEST(FirSc16Params, RefusesRealSamplesAndBadFullScale)
 #ifdef GPUINTERP_HAVE_CUDA
 TEST(FirSc16Cuda, DeviceEntryPointEqualsHostAtAnOddOffset)
 {
-    if (gr::gpuinterp::cuda_device_count() == 0)
-        GTEST_SKIP() << "no usable CUDA device";
+    GPUINTERP_SKIP_WITHOUT_CUDA();
     const unsigned L = 8;
     const auto taps = random_vector<float>(128, 0.5f);
     polyphase_interpolator_ccf host(L, taps, backend::cuda), dev(L, taps, backend::cuda);
@@ -116,7 +113,4 @@ TEST(FirSc16Cuda, DeviceEntryPointEqualsHostAtAnOddOffset)
 }
 #endif
 
-INSTANTIATE_TEST_SUITE_P(Backends,
-                         FirSc16,
-                         ::testing::Values(backend::cpu, backend::cuda),
-                         backend_name);
+GPUINTERP_BACKEND_SUITE(FirSc16);

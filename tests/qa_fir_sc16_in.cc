@@ -82,9 +82,7 @@ std::vector<TAP> taps_for(unsigned L)
     return h;
 }
 
-class FirSc16In : public ::testing::TestWithParam<backend>
-{
-};
+using FirSc16In = gpuinterp_test::backend_param;
 
 template <typename TAP>
 void reads_the_float_its_samples_stand_for(backend b)
@@ -211,8 +209,7 @@ TEST_P(FirSc16In, FormatsAreCheckedByName)
 // the host path of the same configuration, with calls shorter than the history.
 TEST(FirSc16InCuda, DevicePathEqualsHostPathAtAnyOffset)
 {
-    if (gr::gpuinterp::cuda_device_count() == 0)
-        GTEST_SKIP() << "no usable CUDA device";
+    GPUINTERP_SKIP_WITHOUT_CUDA();
     const unsigned L = 5;
     const float fs = 0.8f;
     const size_t n = 9001;
@@ -265,7 +262,4 @@ TEST(FirSc16InCuda, DevicePathEqualsHostPathAtAnyOffset)
 }
 #endif
 
-INSTANTIATE_TEST_SUITE_P(Backends,
-                         FirSc16In,
-                         ::testing::Values(backend::cpu, backend::cuda),
-                         backend_name);
+GPUINTERP_BACKEND_SUITE(FirSc16In);

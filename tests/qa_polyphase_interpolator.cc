@@ -174,10 +174,7 @@ TEST_P(Interp, NonFiniteSamplesPassThrough)
     EXPECT_TRUE(std::isfinite(y[79]));  // and leaves after 3 taps per arm
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends,
-                         Interp,
-                         ::testing::Values(backend::cpu, backend::cuda),
-                         backend_name);
+GPUINTERP_BACKEND_SUITE(Interp);
 
 TEST(InterpParams, BadParametersThrowNamingTheParameter)
 {

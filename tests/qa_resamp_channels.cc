@@ -272,8 +272,7 @@ TEST(ResampChannelsParams, ChannelCountOutOfRangeNamesChannels)
 // float rounding moves across full scale).
 TEST(ResampChannelsCuda, EachChannelMatchesTheCpu)
 {
-    if (gr::gpuinterp::cuda_device_count() == 0)
-        GTEST_SKIP() << "no usable CUDA device";
+    GPUINTERP_SKIP_WITHOUT_CUDA();
     for (resamp_method m : methods)
         for (unsigned N : { 1u, 3u, 4u, 64u })
             for (bool sc16 : { false, true })

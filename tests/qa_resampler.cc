@@ -402,17 +402,13 @@ TEST_P(Resampler, AccuracyTableOnBandLimitedMultitone)
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends,
-                         Resampler,
-                         ::testing::Values(backend::cpu, backend::cuda),
-                         backend_name);
+GPUINTERP_BACKEND_SUITE(Resampler);
 
 // GPU host only: the texture method on the GPU's texture unit equals the CPU emulation
 // bit for bit.
 TEST(TextureBitExact, ResamplerCpuEqualsGpu)
 {
-    if (gr::gpuinterp::cuda_device_count() == 0)
-        GTEST_SKIP() << "no usable CUDA device";
+    GPUINTERP_SKIP_WITHOUT_CUDA();
     for (double r : { 1.37, 0.73, 7.0, 0.01 }) {
         auto x = random_vector<cf>(300000, 5.f); // > 65536 samples: several texture rows
         resampler<cf> c(r, resamp_method::texture, backend::cpu),
@@ -608,8 +604,7 @@ TEST(PolyTiles, EmulatedTiledKernelEqualsCpuEngine)
 // kernel.
 TEST(PolyTiles, GpuTiledKernelEqualsUntiledKernelAndCpu)
 {
-    if (gr::gpuinterp::cuda_device_count() == 0)
-        GTEST_SKIP() << "no usable CUDA device";
+    GPUINTERP_SKIP_WITHOUT_CUDA();
     auto run = [](auto x, double r, backend b, bool untiled) {
         using T = typename decltype(x)::value_type;
         resampler<T> k(r, resamp_method::polyphase, b);
@@ -644,8 +639,7 @@ TEST(PolyTiles, GpuTiledKernelEqualsUntiledKernelAndCpu)
 // (the kernel's shared-memory limit is a per-kernel attribute both engines set).
 TEST(PolyTiles, GpuEnginesWithDifferentSharedMemoryTakeTurns)
 {
-    if (gr::gpuinterp::cuda_device_count() == 0)
-        GTEST_SKIP() << "no usable CUDA device";
+    GPUINTERP_SKIP_WITHOUT_CUDA();
     const auto x = random_vector<cf>(100000, 2.f);
     resampler<cf> big(0.05, resamp_method::polyphase, backend::cuda),
         small(1.37, resamp_method::polyphase, backend::cuda);

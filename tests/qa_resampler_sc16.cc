@@ -58,9 +58,7 @@ const resamp_method methods[] = { resamp_method::nearest,
                                   resamp_method::cubic,
                                   resamp_method::polyphase };
 
-class ResamplerSc16 : public ::testing::TestWithParam<backend>
-{
-};
+using ResamplerSc16 = gpuinterp_test::backend_param;
 
 } // namespace
 
@@ -197,8 +195,7 @@ TEST(ResamplerSc16Params, RefusesRealSamplesAndBadFullScale)
 // also reaches outputs of the row above, and the rows start elsewhere in the two entry points.
 TEST(ResamplerSc16Cuda, DeviceEntryPointEqualsHostAtAnOddOffset)
 {
-    if (gr::gpuinterp::cuda_device_count() == 0)
-        GTEST_SKIP() << "no usable CUDA device";
+    GPUINTERP_SKIP_WITHOUT_CUDA();
     const float fs = 1.0f;
     for (resamp_method m : methods) {
         for (double r : { 1.25, 0.37 }) {
@@ -260,8 +257,7 @@ TEST(ResamplerSc16Cuda, DeviceEntryPointEqualsHostAtAnOddOffset)
 // NaN to the row above; see the test before).
 TEST(ResamplerSc16Cuda, CudaAgreesWithCpu)
 {
-    if (gr::gpuinterp::cuda_device_count() == 0)
-        GTEST_SKIP() << "no usable CUDA device";
+    GPUINTERP_SKIP_WITHOUT_CUDA();
     const float fs = 0.8f;
     for (resamp_method m : methods) {
         for (double r : { 1.25, 0.73, 0.05 }) {
@@ -295,7 +291,4 @@ TEST(ResamplerSc16Cuda, CudaAgreesWithCpu)
 }
 #endif
 
-INSTANTIATE_TEST_SUITE_P(Backends,
-                         ResamplerSc16,
-                         ::testing::Values(backend::cpu, backend::cuda),
-                         backend_name);
+GPUINTERP_BACKEND_SUITE(ResamplerSc16);

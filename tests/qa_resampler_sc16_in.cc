@@ -64,9 +64,7 @@ std::vector<std::vector<uint8_t>> stream(resampler_cc& k,
     return y;
 }
 
-class ResamplerSc16In : public ::testing::TestWithParam<backend>
-{
-};
+using ResamplerSc16In = gpuinterp_test::backend_param;
 
 } // namespace
 
@@ -150,8 +148,7 @@ TEST_P(ResamplerSc16In, FormatsAreCheckedByName)
 // equal to the host-pointer fc32 resampler fed the expanded values.
 TEST(ResamplerSc16InCuda, DevicePointersReadTheFloatItsSamplesStandFor)
 {
-    if (gr::gpuinterp::cuda_device_count() == 0)
-        GTEST_SKIP() << "no CUDA device";
+    GPUINTERP_SKIP_WITHOUT_CUDA();
     const float fs = 0.85f;
     const size_t n = 9000;
     for (resamp_method m : { resamp_method::polyphase,
@@ -221,7 +218,4 @@ TEST(ResamplerSc16InCuda, DevicePointersReadTheFloatItsSamplesStandFor)
 }
 #endif
 
-INSTANTIATE_TEST_SUITE_P(Backends,
-                         ResamplerSc16In,
-                         ::testing::Values(backend::cpu, backend::cuda),
-                         backend_name);
+GPUINTERP_BACKEND_SUITE(ResamplerSc16In);

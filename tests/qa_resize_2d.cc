@@ -5,8 +5,8 @@
 // Kernel tests of resize_2d against a naive double-precision reference written here from
 // the definitions (coordinate maps, Keys' cubic with a = -0.75, periodic border folding,
 // transform), on the CPU and, when present, the GPU.
-#include "cuda/resize_launch.h"
 #include "common/float16.h"
+#include "cuda/resize_launch.h"
 #ifdef GPUINTERP_RESIZE_LAB
 #include "../bench/resize_lab.h" // the lab engine: every variant, bench/resize_lab.cu
 #endif
@@ -357,8 +357,7 @@ TEST_P(Resize, HalfOutputWithinRelativeTolerance)
             // conversion (F16C or the portable one): the half is exactly the float
             // rounded to nearest even.
             if (GetParam() == backend::cpu)
-                ASSERT_EQ(yh[i], gr::gpuinterp::float_to_half(yf[i]))
-                    << "index " << i;
+                ASSERT_EQ(yh[i], gr::gpuinterp::float_to_half(yf[i])) << "index " << i;
         }
     }
 }
@@ -390,12 +389,13 @@ int expected_variant(int v, const spec& s)
 std::vector<spec> variant_specs()
 {
     std::vector<spec> specs;
-    specs.push_back(spec{ 30, 50, 61, 100, 1, "bilinear" });      // RW 100: vec4
-    specs.push_back(spec{ 30, 50, 61, 98, 1, "bilinear" });       // RW 98: tile fallback
-    specs.push_back(spec{ 97, 131, 19, 21, 3, "bilinear" });      // shrink, RW 63
+    specs.push_back(spec{ 30, 50, 61, 100, 1, "bilinear" }); // RW 100: vec4
+    specs.push_back(spec{ 30, 50, 61, 98, 1, "bilinear" });  // RW 98: tile fallback
+    specs.push_back(spec{ 97, 131, 19, 21, 3, "bilinear" }); // shrink, RW 63
     specs.push_back(spec{ 23, 17, 37, 20, 3, "bicubic", "half_pixel", "reflect" });
     specs.push_back(spec{ 9, 8, 16, 12, 2, "nearest", "asymmetric", "constant", -0.5 });
-    specs.push_back(spec{ 40, 40, 81, 264, 4, "bicubic", "align_corners", "constant", 2 });
+    specs.push_back(
+        spec{ 40, 40, 81, 264, 4, "bicubic", "align_corners", "constant", 2 });
     specs[3].mean = { 0.485, 0.456, 0.406 };
     specs[3].stdv = { 0.229, 0.224, 0.225 };
     specs[3].clip = true;
@@ -408,7 +408,8 @@ std::vector<spec> variant_specs()
     specs.push_back(spec{ 35, 132, 70, 264, 1, "bilinear" });
     specs.push_back(spec{ 35, 66, 70, 132, 2, "bicubic", "half_pixel", "reflect_101" });
     specs.push_back(spec{ 35, 33, 105, 132, 4, "nearest" }); // 3x: 3 rows per source row
-    specs.push_back(spec{ 18, 20, 37, 40, 1, "bilinear", "align_corners", "constant", 0.25 });
+    specs.push_back(
+        spec{ 18, 20, 37, 40, 1, "bilinear", "align_corners", "constant", 0.25 });
     specs.push_back(spec{ 20, 30, 41, 60, 2, "bilinear", "half_pixel", "reflect" });
     specs.back().mean = { 0.2, -0.1 };
     specs.back().stdv = { 0.5, 2.0 };
@@ -494,15 +495,15 @@ void check_variants()
                     if (a != b && diff++ == 0)
                         first = i;
                 }
-                EXPECT_EQ(diff, 0u) << what << ": float32 output differs from tile, first at "
-                                    << first << " (" << y[first] << " vs " << tile[first]
-                                    << ")";
+                EXPECT_EQ(diff, 0u)
+                    << what << ": float32 output differs from tile, first at " << first
+                    << " (" << y[first] << " vs " << tile[first] << ")";
                 diff = 0;
                 for (size_t i = 0; i < yh.size(); i++)
                     if (yh[i] != tile_h[i] && diff++ == 0)
                         first = i;
-                EXPECT_EQ(diff, 0u) << what << ": binary16 output differs from tile, first at "
-                                    << first;
+                EXPECT_EQ(diff, 0u)
+                    << what << ": binary16 output differs from tile, first at " << first;
             }
             for (size_t i = 0; i < yh.size(); i++) {
                 const float h = gr::gpuinterp::half_to_float(yh[i]);
@@ -520,8 +521,9 @@ TEST_P(Resize, EveryKernelVariant)
         GTEST_SKIP() << "CUDA kernel variants";
 #ifdef GPUINTERP_RESIZE_LAB
     check_variants<float>();
-    EXPECT_THROW(make_lab<float>(variant_specs()[0], 1)->set_variant(gpu::resize_variant_count),
-                 std::invalid_argument);
+    EXPECT_THROW(
+        make_lab<float>(variant_specs()[0], 1)->set_variant(gpu::resize_variant_count),
+        std::invalid_argument);
 #else
     GTEST_SKIP() << "the lab engine (bench/resize_lab.cu) is not linked";
 #endif
@@ -624,10 +626,7 @@ TEST_P(Resize, EmptyCallWritesNothing)
         EXPECT_EQ(v, 42.0f);
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends,
-                         Resize,
-                         ::testing::Values(backend::cpu, backend::cuda),
-                         backend_name);
+GPUINTERP_BACKEND_SUITE(Resize);
 
 // --- backend-independent checks ---
 

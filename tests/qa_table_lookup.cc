@@ -159,10 +159,7 @@ TEST_P(TableLookup, NormalisedCoordinatesAndSetTable)
     k.lookup(nullptr, nullptr, 0); // empty input is a no-op
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends,
-                         TableLookup,
-                         ::testing::Values(backend::cpu, backend::cuda),
-                         backend_name);
+GPUINTERP_BACKEND_SUITE(TableLookup);
 
 // GPU host only: the CPU emulation (texture_emulation.h, hardware_model) equals the
 // texture unit bit for bit. On a mismatch, every candidate model's match rate is printed
@@ -271,8 +268,7 @@ static void texture_bit_exact(bool normalized)
 // the H200 (2026-11-30) once the emulation rounds ties away from zero and flushes denormals.
 TEST(TextureBitExact, CpuEmulationEqualsGpuTexture)
 {
-    if (gr::gpuinterp::cuda_device_count() == 0)
-        GTEST_SKIP() << "no usable CUDA device";
+    GPUINTERP_SKIP_WITHOUT_CUDA();
     texture_bit_exact(false);
 }
 
@@ -280,7 +276,6 @@ TEST(TextureBitExact, CpuEmulationEqualsGpuTexture)
 // fractional bits by table width (measured on the H200 2026-11-30, texture_emulation.h).
 TEST(TextureBitExact, NormalizedCoordinatesCpuEmulationEqualsGpuTexture)
 {
-    if (gr::gpuinterp::cuda_device_count() == 0)
-        GTEST_SKIP() << "no usable CUDA device";
+    GPUINTERP_SKIP_WITHOUT_CUDA();
     texture_bit_exact(true);
 }

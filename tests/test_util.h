@@ -325,6 +325,19 @@ inline int16_t sc16_ref(float v, float fs, uint64_t& sat, uint64_t& bad)
             ::gr::gpuinterp::cuda_device_count() == 0) \
             GTEST_SKIP() << "no usable CUDA device";   \
     } while (0)
+//! Skip a CUDA-only test when no device is usable.
+#define GPUINTERP_SKIP_WITHOUT_CUDA() \
+    GPUINTERP_SKIP_WITHOUT_DEVICE(::gr::gpuinterp::backend::cuda)
+
+//! A suite parametrised by the backend; GPUINTERP_BACKEND_SUITE instantiates it for cpu and
+//! cuda, each case named by its backend.
+using backend_param = ::testing::TestWithParam<backend>;
+#define GPUINTERP_BACKEND_SUITE(suite)                                          \
+    INSTANTIATE_TEST_SUITE_P(Backends,                                          \
+                             suite,                                             \
+                             ::testing::Values(::gr::gpuinterp::backend::cpu,   \
+                                               ::gr::gpuinterp::backend::cuda), \
+                             ::gpuinterp_test::backend_name)
 
 //! max |got - want| <= atol + rtol * max|want| over the vector, reported with the worst index.
 template <typename G, typename W>

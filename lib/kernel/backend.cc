@@ -3,7 +3,6 @@
  * Copyright 2026 gr-gpuinterp authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-#include "../common/enum_names.h"
 #include "../common/env.h"
 #include "device_query.h"
 #include <gnuradio/gpuinterp/kernel/backend.h>
@@ -11,17 +10,6 @@
 
 namespace gr {
 namespace gpuinterp {
-
-namespace {
-constexpr enum_name<backend> backends[] = {
-    { backend::automatic, "automatic" },
-    { backend::cpu, "cpu" },
-    { backend::cuda, "cuda" },
-    { backend::automatic, "auto" },
-};
-} // namespace
-
-GPUINTERP_ENUM_STRINGS(backend, backend_from_string, "backend", backends)
 
 bool built_with_cuda() { return gpu::built_with_cuda(); }
 int cuda_device_count() { return gpu::device_count(); }

@@ -3,7 +3,6 @@
  * Copyright 2026 gr-gpuinterp authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-#include "../common/enum_names.h"
 #include "engine_factory.h"
 #include <gnuradio/gpuinterp/kernel/dpd_predistorter.h>
 #include <gnuradio/gpuinterp/kernel/validate.h>
@@ -44,22 +43,6 @@ void check_structure(unsigned P, unsigned Q, unsigned Lp, unsigned Lq)
                               std::to_string(Lq));
 }
 } // namespace
-
-namespace {
-constexpr enum_name<dpd_cuda_variant> dpd_cuda_variants[] = {
-    { dpd_cuda_variant::automatic, "automatic" },
-    { dpd_cuda_variant::smem, "smem" },
-    { dpd_cuda_variant::tiled, "tiled" },
-    { dpd_cuda_variant::compiled, "compiled" },
-    { dpd_cuda_variant::interpreted, "interpreted" },
-    { dpd_cuda_variant::automatic, "auto" },
-};
-} // namespace
-
-GPUINTERP_ENUM_STRINGS(dpd_cuda_variant,
-                       dpd_cuda_variant_from_string,
-                       "variant",
-                       dpd_cuda_variants)
 
 size_t
 dpd_predistorter::num_coefficients(unsigned P, unsigned Q, unsigned Lp, unsigned Lq)

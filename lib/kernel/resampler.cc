@@ -6,7 +6,6 @@
 // Resampler front end: validation, the fixed-point output clock, history and the
 // consume/produce bookkeeping that makes chunking irrelevant. The engines only compute
 // outputs.
-#include "../common/enum_names.h"
 #include "../common/sc16.h"
 #include "engine_factory.h"
 #include "fixed_phase.h"
@@ -19,33 +18,6 @@
 namespace gr {
 namespace gpuinterp {
 namespace kernel {
-
-namespace {
-constexpr enum_name<resamp_method> resamp_methods[] = {
-    { resamp_method::nearest, "nearest" },     { resamp_method::linear, "linear" },
-    { resamp_method::texture, "texture" },     { resamp_method::cubic, "cubic" },
-    { resamp_method::polyphase, "polyphase" },
-};
-constexpr enum_name<resamp_cuda_variant> resamp_cuda_variants[] = {
-    { resamp_cuda_variant::automatic, "automatic" },
-    { resamp_cuda_variant::untiled, "untiled" },
-    { resamp_cuda_variant::automatic, "auto" },
-};
-} // namespace
-
-resamp_method method_from_string(const std::string& s)
-{
-    return enum_from_string("method", s, resamp_methods);
-}
-std::string to_string(resamp_method m) { return enum_to_string(m, resamp_methods); }
-resamp_cuda_variant resamp_cuda_variant_from_string(const std::string& s)
-{
-    return enum_from_string("variant", s, resamp_cuda_variants);
-}
-std::string to_string(resamp_cuda_variant v)
-{
-    return enum_to_string(v, resamp_cuda_variants);
-}
 
 namespace {
 

@@ -3,7 +3,6 @@
  * Copyright 2026 gr-gpuinterp authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-#include "../common/enum_names.h"
 #include "engine_factory.h"
 #include <gnuradio/gpuinterp/kernel/resize_2d.h>
 #include <gnuradio/gpuinterp/kernel/validate.h>
@@ -15,29 +14,6 @@
 namespace gr {
 namespace gpuinterp {
 namespace kernel {
-
-namespace {
-constexpr enum_name<resize_method> resize_methods[] = {
-    { resize_method::nearest, "nearest" }, { resize_method::bilinear, "bilinear" },
-    { resize_method::bicubic, "bicubic" }, { resize_method::bilinear, "linear" },
-    { resize_method::bicubic, "cubic" },
-};
-constexpr enum_name<resize_coord> resize_coords[] = {
-    { resize_coord::half_pixel, "half_pixel" },
-    { resize_coord::align_corners, "align_corners" },
-    { resize_coord::asymmetric, "asymmetric" },
-};
-constexpr enum_name<resize_border> resize_borders[] = {
-    { resize_border::replicate, "replicate" },
-    { resize_border::reflect, "reflect" },
-    { resize_border::reflect_101, "reflect_101" },
-    { resize_border::constant, "constant" },
-};
-} // namespace
-
-GPUINTERP_ENUM_STRINGS(resize_method, resize_method_from_string, "method", resize_methods)
-GPUINTERP_ENUM_STRINGS(resize_coord, resize_coord_from_string, "coord", resize_coords)
-GPUINTERP_ENUM_STRINGS(resize_border, resize_border_from_string, "border", resize_borders)
 
 int resize_border_index(int p, int n, resize_border border)
 {

@@ -4,7 +4,6 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 // Table lookup front end: validation and the user-visible state; the engines compute.
-#include "../common/enum_names.h"
 #include "engine_factory.h"
 #include <gnuradio/gpuinterp/kernel/table_lookup.h>
 #include <gnuradio/gpuinterp/kernel/validate.h>
@@ -13,21 +12,6 @@
 namespace gr {
 namespace gpuinterp {
 namespace kernel {
-
-namespace {
-constexpr enum_name<filter_mode> filter_modes[] = { { filter_mode::point, "point" },
-                                                    { filter_mode::linear, "linear" } };
-constexpr enum_name<texemu::address> addresses[] = {
-    { texemu::address::clamp, "clamp" }, { texemu::address::border, "border" }
-};
-constexpr enum_name<lookup_precision> precisions[] = {
-    { lookup_precision::exact, "exact" }, { lookup_precision::texture, "texture" }
-};
-} // namespace
-
-GPUINTERP_ENUM_STRINGS(filter_mode, filter_from_string, "filter", filter_modes)
-GPUINTERP_ENUM_STRINGS(texemu::address, address_from_string, "address", addresses)
-GPUINTERP_ENUM_STRINGS(lookup_precision, precision_from_string, "precision", precisions)
 
 template <typename T>
 table_lookup<T>::table_lookup(const std::vector<T>& table,
