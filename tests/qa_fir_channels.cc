@@ -269,9 +269,11 @@ TEST(FirChannelsCuda, EachChannelMatchesTheCpuAndTheSingleChannelKernel)
         for (unsigned L : { 3u, 8u, 40u })
             for (bool sc16 : { false, true })
                 for (bool dev : { false, true }) {
-                    channels_case<cf, float> t{ L,         N,
-                                                7 * L + 5, N == 64 ? 3001 : 12000,
-                                                sc16,      backend::cuda };
+                    channels_case<cf, float> t{
+                        L,         N,
+                        7 * L + 5, N == 64 ? size_t(3001) : size_t(12000),
+                        sc16,      backend::cuda
+                    };
                     std::vector<gr::gpuinterp::kernel::sc16_counts> k;
                     const auto got = t.multi(dev, &k);
                     for (unsigned c = 0; c < N; c++) {
