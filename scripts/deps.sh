@@ -9,6 +9,7 @@ GPUINTERP_DEBS=(
   libfftw3-dev  # dpd_capture: the delay search and frequency line on the CPU
   python3-numpy python3-scipy python3-matplotlib python3-opencv
   file xvfb xauth  # CPack's dpkg-shlibdeps step needs file; grc_layout draws flowgraphs under Xvfb
+  gir1.2-gtk-3.0 python3-gi-cairo  # GRC's canvas (grc_layout, and gnuradio-companion itself)
 )
 
 gpuinterp_apt_install() {

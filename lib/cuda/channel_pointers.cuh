@@ -46,7 +46,7 @@ channels_grid(long long n, long long per_block, long long resident, unsigned cha
  * channel's first min(n, H) items read its seam [history, in[0 ..)] (device_history.cuh), the
  * rest read `in` in place; launch(p, count) runs the items of one span of every channel, p.x[c]
  * pointing H samples before channel c's first item of the span and p.y[c] at out(c, first).
- * The new histories are saved on `st`; nothing is synchronised.
+ * The new histories are saved on `st` (by the seams' launches); nothing is synchronised.
  */
 template <typename D, typename HD, typename Out, typename Launch>
 void launch_channels_device(std::vector<device_history<D, HD>>& dev,
@@ -61,7 +61,7 @@ void launch_channels_device(std::vector<device_history<D, HD>>& dev,
     const size_t H = hist[0].size(), s = std::min(n, H);
     channel_pointers p{};
     for (unsigned c = 0; c < N; c++) {
-        p.x[c] = dev[c].seam(hist[c], in[c], n, st);
+        p.x[c] = dev[c].seam(hist[c], in[c], n, n, st);
         p.y[c] = out(c, size_t(0));
     }
     if (s > 0)
@@ -74,8 +74,6 @@ void launch_channels_device(std::vector<device_history<D, HD>>& dev,
         }
         launch(p, std::min(max_launch, n - pos));
     }
-    for (unsigned c = 0; c < N; c++)
-        dev[c].save(in[c], n, st);
 }
 
 //! Host buffers: items [pos, pos + cnt) of every channel staged channel-major at `w0`, channel

@@ -160,7 +160,7 @@ private:
         channel_pointers p{};
         if (device) {
             for (unsigned c = 0; c < d_N; c++) {
-                p.x[c] = d_dev_hist[c].seam(hist[c], in[c], n_in, st);
+                p.x[c] = d_dev_hist[c].seam(hist[c], in[c], n_in, used, st);
                 p.y[c] = y(c, 0);
             }
             kernel::resamp_plan rest;
@@ -184,8 +184,6 @@ private:
                                       }
                                       launch(p, sub, proto, st);
                                   });
-            for (unsigned c = 0; c < d_N; c++)
-                d_dev_hist[c].save(in[c], used, st);
             d_stream.synchronize(); // GNU Radio reads the outputs when work() returns
             return;
         }

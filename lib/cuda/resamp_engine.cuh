@@ -139,9 +139,9 @@ class tiled_setup
 {
 public:
     //! The shape of the plan for `kern` (tile 0: it does not fit; launch nothing). The
-    //! shared-memory attribute belongs to the kernel, not to this engine: another engine (other
-    //! rate) may have lowered it since, so it is set before every launch, to the device limit
-    //! (it only permits; the launch asks for `bytes`).
+    //! shared-memory attribute belongs to the kernel, not to this engine; every engine sets it
+    //! to the device limit (it only permits; the launch asks for `bytes`) and nothing lowers it,
+    //! so each engine sets it once, at its first launch of the kernel, rather than per call.
     template <typename D, typename Store, typename Kernel>
     tiled_shape prepare(Kernel* kern,
                         const kernel::resamp_plan& plan,
@@ -153,8 +153,11 @@ public:
         tiled_shape sh = pick_tiled_shape<D>(plan, proto.K, proto.P, t, smem_optin);
         if (sh.tile == 0)
             return sh;
-        GPUINTERP_CUDA_CHECK(cudaFuncSetAttribute(
-            kern, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_optin));
+        if (!d_allowed[si]) {
+            GPUINTERP_CUDA_CHECK(cudaFuncSetAttribute(
+                kern, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_optin));
+            d_allowed[si] = true;
+        }
         if (sh.bytes != d_bytes[si]) {
             GPUINTERP_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
                 &d_occ[si], kern, resamp_build.tiled_threads, sh.bytes));
@@ -167,6 +170,7 @@ public:
 private:
     int d_occ[2] = { 1, 1 };
     size_t d_bytes[2] = { 0, 0 };
+    bool d_allowed[2] = { false, false };
 };
 
 //! Queues tiled polyphase kernel `kern` on `grid` for the plan; `head`: its leading arguments
@@ -241,7 +245,7 @@ public:
     // Device-buffer entry point. The window [history, in] is never assembled: the outputs
     // whose reach goes back into the history (the first few) read the seam array
     // [history, in[0 .. H)] of device_history.cuh, all later ones read `in` in place, so the
-    // call costs two small device copies on top of the kernel. Ends with a synchronise of
+    // call costs one small launch (the seam and the new history) on top of the kernel. Ends with a synchronise of
     // this engine's stream (GNU Radio treats output as readable when work() returns).
     void run_device(H* out,
                     const H* in,
@@ -347,7 +351,7 @@ private:
         cudaStream_t st = d_stream.get();
         const D* in = reinterpret_cast<const D*>(in_h);
         const size_t Hn = hist.size();
-        const D* seam = d_dev_hist.seam(hist, in, n_in, st);
+        const D* seam = d_dev_hist.seam(hist, in, n_in, used, st);
         kernel::resamp_plan rest;
         const size_t n_seam = seam_outputs(plan, Hn, rest);
         if (n_seam > 0) {
@@ -367,7 +371,6 @@ private:
                                launch_to(in + lo, n, out + n_seam + k0, sub, st);
                            });
         }
-        d_dev_hist.save(in, used, st);
     }
 
     //! The kernel's store for an output array: plain, or the sc16 conversion with the scale and
