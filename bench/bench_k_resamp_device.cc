@@ -11,10 +11,13 @@
 // synchronise), complex64 out, a 4096-entry table, 2^24 inputs, exact and texture (9-bit
 // weights), next to the memory floor of its 12 bytes per item (a float in, a complex float out)
 // at the device copy rate of the GMP rows' floor (4169 GB/s): the GPU figure behind
-// table_lookup_tuning.h's row.
+// table_lookup_tuning.h's row. BM_tuning_lookup: the same call on an engine built from another
+// row, threads and blocks_per_sm varied (a sweep of bench_k_tuning.cc's, kept here to share the
+// loop).
 #ifdef GPUINTERP_HAVE_CUDA
 #include "../lib/device/device_ops.h"
 #include "bench_util.h"
+#include "cuda/cuda_engines.h"
 #include "device_channels.h"
 #include <gnuradio/gpuinterp/kernel/resampler.h>
 #include <gnuradio/gpuinterp/kernel/table_lookup.h>
@@ -61,17 +64,21 @@ void off_and_on(benchmark::internal::Benchmark* b)
 }
 BENCHMARK(BM_resamp_cuda_device)->ArgName("sc16")->Apply(off_and_on);
 
-void BM_table_lookup_cuda_device(benchmark::State& st)
+// The lookup of these rows: normalized coordinates, exact or texture precision.
+kernel::lookup_config lookup_rows_config(bool texture)
 {
-    if (gpuinterp_bench::skip_without_cuda(st))
-        return;
-    const bool texture = st.range(0) != 0;
-    const size_t n = size_t(1) << gpuinterp_bench::log2n(24);
     kernel::lookup_config c;
     c.normalized = true;
     c.precision =
         texture ? kernel::lookup_precision::texture : kernel::lookup_precision::exact;
-    kernel::table_lookup_fc k(gpuinterp_bench::data<cf>(4096), c, backend::cuda);
+    return c;
+}
+
+// One row of lookup_device() calls on `k` (the front end, or an engine), its table set.
+template <typename Lookup>
+void lookup_device_row(benchmark::State& st, Lookup& k, bool texture)
+{
+    const size_t n = size_t(1) << gpuinterp_bench::log2n(24);
     auto ops = device::make_device_ops(device_binding{ memory_kind::cuda, 0 });
     std::vector<float> x(n);
     for (size_t i = 0; i < n; i++)
@@ -90,7 +97,37 @@ void BM_table_lookup_cuda_device(benchmark::State& st)
     ops->free_device(in);
     ops->free_device(out);
 }
+
+void BM_table_lookup_cuda_device(benchmark::State& st)
+{
+    if (gpuinterp_bench::skip_without_cuda(st))
+        return;
+    const bool texture = st.range(0) != 0;
+    kernel::table_lookup_fc k(
+        gpuinterp_bench::data<cf>(4096), lookup_rows_config(texture), backend::cuda);
+    lookup_device_row(st, k, texture);
+}
 BENCHMARK(BM_table_lookup_cuda_device)->ArgName("texture")->Apply(off_and_on);
+
+// The sm_90 row (the one measured) with threads and blocks_per_sm of the row's arguments.
+void BM_tuning_lookup(benchmark::State& st)
+{
+    if (gpuinterp_bench::skip_without_cuda(st))
+        return;
+    const bool texture = st.range(0) != 0;
+    gpu::table_lookup_tuning t = gpu::table_lookup_tuning_for(90);
+    t.threads = int(st.range(1));
+    t.blocks_per_sm = int(st.range(2));
+    auto k =
+        gpu::make_cuda_lookup_engine<cf>(0, kernel::table_lookup_fc::default_batch, t);
+    k->set_table(gpuinterp_bench::data<cf>(4096), lookup_rows_config(texture));
+    lookup_device_row(st, *k, texture);
+}
+BENCHMARK(BM_tuning_lookup)
+    ->ArgNames({ "texture", "threads", "bps" })
+    ->ArgsProduct({ { 0, 1 }, { 128, 256, 512 }, { 8, 16, 32 } })
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 } // namespace
 #endif

@@ -61,25 +61,25 @@ double time_gmp_kernel_ms(int device,
     });
 }
 
-double time_resampler_kernel_ms(int device,
-                                kernel::resamp_method m,
-                                double rate,
-                                size_t n_in,
-                                int iters,
-                                bool untiled)
+resamp_tuned_timing time_resampler_kernel_tuned(int device,
+                                                kernel::resamp_method m,
+                                                double rate,
+                                                size_t n_in,
+                                                int iters,
+                                                const resamp_tuning& t,
+                                                bool untiled)
 {
     using H = std::complex<float>;
     using kernel::resamp_method;
     kernel::resampler<H> front(
         rate, m, backend::cpu); // only for the reach and the prototype
-    cuda_resamp_engine<float2, H> e(device, n_in);
+    cuda_resamp_engine<float2, H> e(device, n_in, t);
     e.set_cuda_variant(untiled ? kernel::resamp_cuda_variant::untiled
                                : kernel::resamp_cuda_variant::automatic);
     kernel::polyphase_params pp;
+    const unsigned K = unsigned(kernel::polyphase_taps(pp, std::min(1.0, rate)));
     if (m == resamp_method::polyphase)
-        e.set_prototype(front.prototype(),
-                        unsigned(kernel::polyphase_taps(pp, std::min(1.0, rate))),
-                        pp.nfilts);
+        e.set_prototype(front.prototype(), K, pp.nfilts);
     device_guard g(device);
     const size_t H0 = front.reach_back() + 1;
     const size_t n_win = n_in + H0 + front.lookahead();
@@ -103,13 +103,52 @@ double time_resampler_kernel_ms(int device,
     plan.ahead = front.lookahead();
     device_buffer<float2> y(plan.n_out);
     stream s;
-    return median_launch_ms(
+    resamp_tuned_timing r;
+    r.ms = median_launch_ms(
         s.get(), iters, [&] { e.launch(x.get(), n_win, y.get(), plan, s.get()); });
+    // The engine's own choice of tile (launch_tiled()), from the same row and limit.
+    if (m == resamp_method::polyphase && !untiled) {
+        const int optin =
+            device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+        r.tile =
+            int(pick_tiled_shape<float2>(plan, int(K), int(pp.nfilts), t, optin).tile);
+    }
+    return r;
+}
+
+double time_resampler_kernel_ms(int device,
+                                kernel::resamp_method m,
+                                double rate,
+                                size_t n_in,
+                                int iters,
+                                bool untiled)
+{
+    return time_resampler_kernel_tuned(device,
+                                       m,
+                                       rate,
+                                       n_in,
+                                       iters,
+                                       resamp_tuning_for(compute_capability(device)),
+                                       untiled)
+        .ms;
 }
 
 template <typename T, typename TAP>
 double time_fir_kernel_ms(
     int device, unsigned L, const std::vector<TAP>& taps, size_t n_in, int iters)
+{
+    return time_fir_kernel_tuned<T, TAP>(
+               device, L, taps, n_in, iters, fir_tuning_for(compute_capability(device)))
+        .ms;
+}
+
+template <typename T, typename TAP>
+fir_tuned_timing time_fir_kernel_tuned(int device,
+                                       unsigned L,
+                                       const std::vector<TAP>& taps,
+                                       size_t n_in,
+                                       int iters,
+                                       const fir_tuning& t)
 {
     using DT = std::conditional_t<std::is_same_v<T, float>, float, float2>;
     using DTAP = std::conditional_t<std::is_same_v<TAP, float>, float, float2>;
@@ -117,7 +156,7 @@ double time_fir_kernel_ms(
     const size_t M = (taps.size() + L - 1) / L;
     std::vector<TAP> padded(M * L, TAP(0));
     std::copy(taps.begin(), taps.end(), padded.begin());
-    const fir_plan plan = plan_fir<DT, DTAP>(device, L, M);
+    const fir_plan plan = plan_fir<DT, DTAP>(device, L, M, t);
     device_buffer<DTAP> d_taps(padded.size());
     upload(d_taps.get(), padded.data(), padded.size());
     // M - 1 samples of history ahead of the n_in inputs, deterministic.
@@ -127,15 +166,21 @@ double time_fir_kernel_ms(
     device_buffer<DT> x(hx.size()), y(n_in * L);
     upload(x.get(), hx.data(), hx.size());
     stream s;
-    return median_launch_ms(s.get(), iters, [&] {
+    fir_tuned_timing r;
+    r.ms = median_launch_ms(s.get(), iters, [&] {
         launch_fir(plan, x.get(), y.get(), d_taps.get(), int(n_in), s.get());
     });
+    r.TI = plan.g.TI;
+    r.stage = plan.g.stage;
+    return r;
 }
 
 template double time_fir_kernel_ms<std::complex<float>, float>(
     int, unsigned, const std::vector<float>&, size_t, int);
 template double
 time_fir_kernel_ms<float, float>(int, unsigned, const std::vector<float>&, size_t, int);
+template fir_tuned_timing time_fir_kernel_tuned<std::complex<float>, float>(
+    int, unsigned, const std::vector<float>&, size_t, int, const fir_tuning&);
 
 } // namespace gpu
 } // namespace gpuinterp

@@ -12,6 +12,8 @@
 // parallel-Hammerstein kernels are timed by their lab (dpd_ph_lab.h), which runs the library's
 // variants and the ones that lost side by side.
 
+#include "cuda/fir_tuning.h"
+#include "cuda/resamp_tuning.h"
 #include "kernel/dpd_engine.h"
 #include "kernel/gmp_engine.h"
 #include <gnuradio/gpuinterp/kernel/resampler.h>
@@ -31,6 +33,21 @@ double time_resampler_kernel_ms(int device,
                                 size_t n_in,
                                 int iters,
                                 bool untiled = false);
+
+//! time_resampler_kernel_ms() with the tuning row `t` instead of the device's, for the BM_tuning
+//! sweeps; tile: the outputs per tile of the tiled polyphase kernel that ran (0: an untiled
+//! kernel ran).
+struct resamp_tuned_timing {
+    double ms = 0;
+    int tile = 0;
+};
+resamp_tuned_timing time_resampler_kernel_tuned(int device,
+                                                kernel::resamp_method m,
+                                                double rate,
+                                                size_t n_in,
+                                                int iters,
+                                                const resamp_tuning& t,
+                                                bool untiled = false);
 
 //! Which mp/gmp kernel to time: the interpreted one, or the one compiled for the model's structure
 //! as the engine builds it (V = 0) or with V outputs per thread and the coefficients in shared
@@ -56,6 +73,22 @@ double time_gmp_kernel_ms(int device,
 template <typename T, typename TAP>
 double time_fir_kernel_ms(
     int device, unsigned L, const std::vector<TAP>& taps, size_t n_in, int iters);
+
+//! time_fir_kernel_ms() with the tuning row `t` instead of the device's, for the BM_tuning
+//! sweeps, and what the plan made of the row: its inputs per tile and whether it stages the
+//! outputs in shared memory.
+struct fir_tuned_timing {
+    double ms = 0;
+    int TI = 0;
+    bool stage = false;
+};
+template <typename T, typename TAP>
+fir_tuned_timing time_fir_kernel_tuned(int device,
+                                       unsigned L,
+                                       const std::vector<TAP>& taps,
+                                       size_t n_in,
+                                       int iters,
+                                       const fir_tuning& t);
 
 } // namespace gpu
 } // namespace gpuinterp

@@ -17,6 +17,7 @@
 #include "../kernel/gram_engine.h"
 #include "../kernel/resamp_engines.h"
 #include "../kernel/resize_engine.h"
+#include "table_lookup_tuning.h"
 #include <cstddef>
 #include <memory>
 
@@ -35,6 +36,10 @@ make_cuda_fir_channels_engine(int device, size_t batch, unsigned channels, bool 
 template <typename T>
 std::unique_ptr<kernel::lookup_engine<T>> make_cuda_lookup_engine(int device,
                                                                   size_t batch);
+//! With the tuning row `t` instead of the device's (the benchmark's sweeps).
+template <typename T>
+std::unique_ptr<kernel::lookup_engine<T>>
+make_cuda_lookup_engine(int device, size_t batch, const table_lookup_tuning& t);
 template <typename T>
 std::unique_ptr<kernel::resamp_engine<T>> make_cuda_resamp_engine(int device,
                                                                   size_t batch);

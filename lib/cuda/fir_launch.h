@@ -10,6 +10,7 @@
 // and by the benchmark's kernel timing (bench/kernel_timing.cu). Only .cu files include it.
 
 #include "channel_pointers.cuh"
+#include "fir_tuning.h"
 #include "host_pipeline.cuh"
 #include "sc16_counters.cuh"
 #include <cuda_runtime.h>
@@ -37,9 +38,12 @@ struct fir_plan {
 };
 
 //! T: float2 or float; TAP: float or float2 (complex taps with complex samples only). Throws
-//! std::invalid_argument ("taps: ...") when M taps per arm do not fit the device.
+//! std::invalid_argument ("taps: ...") when M taps per arm do not fit the device. The tuning is
+//! the device's row (fir_tuning_for()); the benchmark's sweeps pass rows of their own.
 template <typename T, typename TAP>
 fir_plan plan_fir(int device, unsigned L, size_t M);
+template <typename T, typename TAP>
+fir_plan plan_fir(int device, unsigned L, size_t M, const fir_tuning& t);
 
 //! x: M - 1 history inputs then n new ones (device memory); y: n * L outputs; taps: the prototype
 //! zero-padded to M * L, tap k of arm p at k * L + p (device memory).

@@ -41,13 +41,18 @@ namespace gpu {
 template <typename T, typename TAP>
 fir_plan plan_fir(int device, unsigned L, size_t M)
 {
+    return plan_fir<T, TAP>(device, L, M, fir_tuning_for(compute_capability(device)));
+}
+
+template <typename T, typename TAP>
+fir_plan plan_fir(int device, unsigned L, size_t M, const fir_tuning& t)
+{
     device_guard guard(device);
     int sms = 1, optin = 48 * 1024;
     GPUINTERP_CUDA_CHECK(
         cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     GPUINTERP_CUDA_CHECK(
         cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-    const fir_tuning& t = fir_tuning_for(compute_capability(device));
     tile_geometry g{};
     g.L = int(L);
     g.M = int(M);
@@ -113,9 +118,13 @@ GPUINTERP_FIR_CHANNELS(short2, float2, float)
 GPUINTERP_FIR_CHANNELS(short2, float2, float2)
 #undef GPUINTERP_FIR_CHANNELS
 
-template fir_plan plan_fir<float2, float>(int, unsigned, size_t);
-template fir_plan plan_fir<float, float>(int, unsigned, size_t);
-template fir_plan plan_fir<float2, float2>(int, unsigned, size_t);
+#define GPUINTERP_PLAN_FIR(T, TAP)                             \
+    template fir_plan plan_fir<T, TAP>(int, unsigned, size_t); \
+    template fir_plan plan_fir<T, TAP>(int, unsigned, size_t, const fir_tuning&);
+GPUINTERP_PLAN_FIR(float2, float)
+GPUINTERP_PLAN_FIR(float, float)
+GPUINTERP_PLAN_FIR(float2, float2)
+#undef GPUINTERP_PLAN_FIR
 template void launch_fir<float2, float>(
     const fir_plan&, const float2*, float2*, const float*, int, cudaStream_t);
 template void launch_fir<float, float>(

@@ -202,10 +202,12 @@ class cuda_resamp_engine final : public kernel::resamp_engine<H>
 {
 public:
     cuda_resamp_engine(int device, size_t batch)
-        : d_device(device),
-          d_batch(batch),
-          d_tuning(resamp_tuning_for(compute_capability(device))),
-          d_stream(device)
+        : cuda_resamp_engine(device, batch, resamp_tuning_for(compute_capability(device)))
+    {
+    }
+    //! With the tuning row `t` instead of the device's (the benchmark's sweeps).
+    cuda_resamp_engine(int device, size_t batch, const resamp_tuning& t)
+        : d_device(device), d_batch(batch), d_tuning(t), d_stream(device)
     {
         d_sms = device_attribute(cudaDevAttrMultiProcessorCount, device);
         d_pitch_align = device_attribute(cudaDevAttrTexturePitchAlignment, device);
@@ -548,7 +550,7 @@ private:
 
     int d_device;
     size_t d_batch;
-    const resamp_tuning& d_tuning; // the device's row, chosen once
+    const resamp_tuning d_tuning; // the device's row or a benchmark's (a copy)
     int d_sms = 1, d_pitch_align = 32, d_max_rows = 65000;
     resamp_prototype d_proto;
     int d_smem_optin = 48 * 1024;

@@ -94,11 +94,8 @@ template <typename D, typename H>
 class cuda_lookup_engine final : public kernel::lookup_engine<H>
 {
 public:
-    cuda_lookup_engine(int device, size_t batch)
-        : d_device(device),
-          d_batch(batch),
-          d_tuning(table_lookup_tuning_for(compute_capability(device))),
-          d_stream(device)
+    cuda_lookup_engine(int device, size_t batch, const table_lookup_tuning& t)
+        : d_device(device), d_batch(batch), d_tuning(t), d_stream(device)
     {
         device_guard g(d_device);
         d_max_width = device_attribute(cudaDevAttrMaxTexture1DWidth, device);
@@ -208,7 +205,7 @@ private:
 
     int d_device;
     size_t d_batch;
-    const table_lookup_tuning& d_tuning; // the device's row, chosen once
+    const table_lookup_tuning d_tuning; // the device's row or a benchmark's (a copy)
     int d_max_width = 0, d_sms = 1;
     size_t d_n = 0;
     kernel::lookup_config d_cfg;
@@ -224,16 +221,28 @@ private:
 } // namespace
 
 template <typename T>
+std::unique_ptr<kernel::lookup_engine<T>>
+make_cuda_lookup_engine(int device, size_t batch, const table_lookup_tuning& t)
+{
+    return std::make_unique<cuda_lookup_engine<device_t<T>, T>>(device, batch, t);
+}
+
+template <typename T>
 std::unique_ptr<kernel::lookup_engine<T>> make_cuda_lookup_engine(int device,
                                                                   size_t batch)
 {
-    return std::make_unique<cuda_lookup_engine<device_t<T>, T>>(device, batch);
+    return make_cuda_lookup_engine<T>(
+        device, batch, table_lookup_tuning_for(compute_capability(device)));
 }
 
 template std::unique_ptr<kernel::lookup_engine<float>>
 make_cuda_lookup_engine<float>(int, size_t);
 template std::unique_ptr<kernel::lookup_engine<std::complex<float>>>
 make_cuda_lookup_engine<std::complex<float>>(int, size_t);
+template std::unique_ptr<kernel::lookup_engine<float>>
+make_cuda_lookup_engine<float>(int, size_t, const table_lookup_tuning&);
+template std::unique_ptr<kernel::lookup_engine<std::complex<float>>>
+make_cuda_lookup_engine<std::complex<float>>(int, size_t, const table_lookup_tuning&);
 
 } // namespace gpu
 } // namespace gpuinterp
