@@ -274,7 +274,11 @@ class qa_resize_2d(gr_unittest.TestCase):
             x = self.rand(1, 6, 8).repeat(n, axis=0)
             blk = gpuinterp.resize_2d_ff(6, 8, 5, 5, 1, "bilinear", mean=[0.0], std=[1.0], backend=b)
             tb, snk = start_throttled(blk, x, 20000, vlen_in=48, vlen_out=25)
-            time.sleep(0.03)
+            # Set once frames flow (a fixed sleep lost the race on a loaded machine: the change
+            # then landed before the first frame).
+            deadline = time.monotonic() + 10
+            while len(snk.data()) < 10 * 25 and time.monotonic() < deadline:
+                time.sleep(0.002)
             blk.set_normalization([1.0], [0.5])
             blk.set_border_value(2.0)  # replicate border: no effect on values, must not disturb
             tb.wait()
