@@ -80,7 +80,6 @@ using DpdBankSc16In = gpuinterp_test::backend_param;
 
 TEST_P(DpdBankSc16In, ReadsTheFloatItsSamplesStandFor)
 {
-    GPUINTERP_SKIP_WITHOUT_DEVICE(GetParam());
     const float fs = 1.25f;
     const size_t n = 20000;
     for (const dpd_model* m : { &ph, &gmp }) {
@@ -155,7 +154,6 @@ TEST_P(DpdBankSc16In, ReadsTheFloatItsSamplesStandFor)
 
 TEST_P(DpdBankSc16In, VectorConveniencesCheckTheFormats)
 {
-    GPUINTERP_SKIP_WITHOUT_DEVICE(GetParam());
     dpd_bank s(ph,
                2,
                coefficients_of(ph, 0),

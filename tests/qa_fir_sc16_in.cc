@@ -154,19 +154,16 @@ void reads_the_float_its_samples_stand_for(backend b)
 
 TEST_P(FirSc16In, RealTapsReadTheFloatItsSamplesStandFor)
 {
-    GPUINTERP_SKIP_WITHOUT_DEVICE(GetParam());
     reads_the_float_its_samples_stand_for<float>(GetParam());
 }
 
 TEST_P(FirSc16In, ComplexTapsReadTheFloatItsSamplesStandFor)
 {
-    GPUINTERP_SKIP_WITHOUT_DEVICE(GetParam());
     reads_the_float_its_samples_stand_for<cf>(GetParam());
 }
 
 TEST_P(FirSc16In, FormatsAreCheckedByName)
 {
-    GPUINTERP_SKIP_WITHOUT_DEVICE(GetParam());
     const std::vector<float> h{ 1.0f, 0.5f, 0.25f };
     EXPECT_TRUE(throws_naming(
         [&] {

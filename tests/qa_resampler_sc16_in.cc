@@ -100,7 +100,6 @@ using ResamplerSc16In = gpuinterp_test::backend_param;
 
 TEST_P(ResamplerSc16In, ReadsTheFloatItsSamplesStandFor)
 {
-    GPUINTERP_SKIP_WITHOUT_DEVICE(GetParam());
     const float fs = 0.85f;
     const size_t n = 7000;
     for_each_case(GetParam(),
@@ -130,7 +129,6 @@ TEST_P(ResamplerSc16In, ReadsTheFloatItsSamplesStandFor)
 
 TEST_P(ResamplerSc16In, FormatsAreCheckedByName)
 {
-    GPUINTERP_SKIP_WITHOUT_DEVICE(GetParam());
     EXPECT_TRUE(throws_naming(
         [&] {
             resampler_ff k(

@@ -329,9 +329,14 @@ inline int16_t sc16_ref(float v, float fs, uint64_t& sat, uint64_t& bad)
 #define GPUINTERP_SKIP_WITHOUT_CUDA() \
     GPUINTERP_SKIP_WITHOUT_DEVICE(::gr::gpuinterp::backend::cuda)
 
-//! A suite parametrised by the backend; GPUINTERP_BACKEND_SUITE instantiates it for cpu and
-//! cuda, each case named by its backend.
-using backend_param = ::testing::TestWithParam<backend>;
+//! A suite parametrised by the backend, whose cases skip in SetUp() where the backend is CUDA and
+//! no device is usable; GPUINTERP_BACKEND_SUITE instantiates it for cpu and cuda, each case
+//! named by its backend.
+class backend_param : public ::testing::TestWithParam<backend>
+{
+protected:
+    void SetUp() override { GPUINTERP_SKIP_WITHOUT_DEVICE(GetParam()); }
+};
 #define GPUINTERP_BACKEND_SUITE(suite)                                          \
     INSTANTIATE_TEST_SUITE_P(Backends,                                          \
                              suite,                                             \
