@@ -89,7 +89,7 @@ void BM_dpd_cpu(benchmark::State& st)
         P, Q, L, L, coeffs(P, Q, L), cf(0.01f, -0.02f), backend::cpu);
     run_process(st, k, n);
 }
-BENCHMARK(BM_dpd_cpu)->Apply(rows_cpu)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_dpd_cpu)->Apply(rows_cpu)->Apply(gpuinterp_bench::wall_timed);
 
 //! The equation as written, one sample at a time (complex<float>, pow-free powers): the baseline.
 void BM_dpd_cpu_scalar(benchmark::State& st)
@@ -125,8 +125,7 @@ void BM_dpd_cpu_scalar(benchmark::State& st)
 BENCHMARK(BM_dpd_cpu_scalar)
     ->ArgNames({ "P", "Q", "L" })
     ->Args({ 5, 3, 5 })
-    ->Unit(benchmark::kMillisecond)
-    ->UseRealTime();
+    ->Apply(gpuinterp_bench::wall_timed);
 
 const char* const gmp_rows[] = {
     "gmp:Ka=5,La=6",                                   // 30: aligned terms only
@@ -144,6 +143,12 @@ std::vector<cf> gmp_coeffs(const kernel::dpd_model& m)
     return c;
 }
 
+//! One run per model of gmp_rows, the argument "row".
+void each_gmp_row(benchmark::internal::Benchmark* b)
+{
+    b->ArgName("row")->DenseRange(0, 3);
+}
+
 void BM_gmp_cpu(benchmark::State& st)
 {
     const auto m = kernel::dpd_model::parse(gmp_rows[st.range(0)]);
@@ -153,11 +158,7 @@ void BM_gmp_cpu(benchmark::State& st)
     st.counters["coefficients"] = double(m.num_coefficients());
     st.SetLabel(m.to_string());
 }
-BENCHMARK(BM_gmp_cpu)
-    ->ArgName("row")
-    ->DenseRange(0, 3)
-    ->Unit(benchmark::kMillisecond)
-    ->UseRealTime();
+BENCHMARK(BM_gmp_cpu)->Apply(each_gmp_row)->Apply(gpuinterp_bench::wall_timed);
 
 #ifdef GPUINTERP_HAVE_CUDA
 // kernel: 0 as the engine picks (gmp_jit_shape_for and the tuning row's grid), 1 interpreted,
@@ -238,11 +239,7 @@ void BM_gmp_cuda_device(benchmark::State& st)
     st.SetItemsProcessed(int64_t(st.iterations()) * n);
     st.SetLabel(m.to_string());
 }
-BENCHMARK(BM_gmp_cuda_device)
-    ->ArgName("row")
-    ->DenseRange(0, 3)
-    ->Unit(benchmark::kMillisecond)
-    ->UseRealTime();
+BENCHMARK(BM_gmp_cuda_device)->Apply(each_gmp_row)->Apply(gpuinterp_bench::wall_timed);
 
 void rows_gpu(benchmark::internal::Benchmark* b)
 {
@@ -307,8 +304,7 @@ void BM_dpd_cuda_host(benchmark::State& st)
 BENCHMARK(BM_dpd_cuda_host)
     ->ArgNames({ "batch", "mapped" })
     ->ArgsProduct({ { 1 << 16, 1 << 18, 1 << 20, 1 << 22 }, { 0, 1 } })
-    ->Unit(benchmark::kMillisecond)
-    ->UseRealTime();
+    ->Apply(gpuinterp_bench::wall_timed);
 
 // The predistorter bank (kernel/dpd_bank.h) on device buffers: N channels of ph (5,3,5), each
 // with its own coefficients, 2^22 samples per channel, fc32 or sc16 out; process_device() as the
@@ -343,8 +339,7 @@ void BM_dpd_bank_cuda_device(benchmark::State& st)
 BENCHMARK(BM_dpd_bank_cuda_device)
     ->ArgNames({ "channels", "sc16" })
     ->ArgsProduct({ { 1, 4, 16, 64 }, { 0, 1 } })
-    ->Unit(benchmark::kMillisecond)
-    ->UseRealTime();
+    ->Apply(gpuinterp_bench::wall_timed);
 #endif
 
 } // namespace

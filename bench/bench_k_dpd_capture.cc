@@ -171,16 +171,12 @@ BENCHMARK_CAPTURE(dpd_update, cpu, backend::cpu)
     ->Arg(1)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(dpd_fit, cpu, backend::cpu)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(dpd_fit, cuda, backend::cuda)
-    ->Unit(benchmark::kMillisecond)
-    ->UseRealTime();
+BENCHMARK_CAPTURE(dpd_fit, cuda, backend::cuda)->Apply(gpuinterp_bench::wall_timed);
 BENCHMARK_CAPTURE(dpd_align, cuda, backend::cuda)
     ->Arg(0)
     ->Arg(1)
-    ->Unit(benchmark::kMillisecond)
-    ->UseRealTime();
+    ->Apply(gpuinterp_bench::wall_timed);
 BENCHMARK_CAPTURE(dpd_update, cuda, backend::cuda)
     ->Arg(0)
     ->Arg(1)
-    ->Unit(benchmark::kMillisecond)
-    ->UseRealTime();
+    ->Apply(gpuinterp_bench::wall_timed);

@@ -131,12 +131,6 @@ BENCHMARK_CAPTURE(gram_solve, cpu, backend::cpu)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(gram_fit, cpu, backend::cpu)
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
-BENCHMARK_CAPTURE(gram_add, cuda, backend::cuda)
-    ->Unit(benchmark::kMillisecond)
-    ->UseRealTime();
-BENCHMARK_CAPTURE(gram_solve, cuda, backend::cuda)
-    ->Unit(benchmark::kMillisecond)
-    ->UseRealTime();
-BENCHMARK_CAPTURE(gram_fit, cuda, backend::cuda)
-    ->Unit(benchmark::kMillisecond)
-    ->UseRealTime();
+BENCHMARK_CAPTURE(gram_add, cuda, backend::cuda)->Apply(gpuinterp_bench::wall_timed);
+BENCHMARK_CAPTURE(gram_solve, cuda, backend::cuda)->Apply(gpuinterp_bench::wall_timed);
+BENCHMARK_CAPTURE(gram_fit, cuda, backend::cuda)->Apply(gpuinterp_bench::wall_timed);

@@ -53,6 +53,14 @@ inline void device_timed(benchmark::internal::Benchmark* b)
     b->Unit(benchmark::kMillisecond)->UseManualTime()->Iterations(1);
 }
 
+//! The registration of a benchmark timed by the host's wall clock (->Apply(wall_timed)), in ms:
+//! what a caller waits for, work on the device or on other threads included, which the CPU time
+//! of the benchmark's thread would miss.
+inline void wall_timed(benchmark::internal::Benchmark* b)
+{
+    b->Unit(benchmark::kMillisecond)->UseRealTime();
+}
+
 //! Deterministic non-zero test data.
 template <typename T>
 std::vector<T> data(size_t n)

@@ -118,12 +118,11 @@ TEST_P(FgChannels, FirEachChannelEqualsASingleChannelBlock)
     const auto x = channel_inputs(N, 20011, 11);
     for (bool dev : { false, true })
         for (std::string fmt : { "fc32", "sc16" }) {
-            auto make = [&](int channels) -> gr::block_sptr {
+            auto make = [&](int channels) {
                 return interp_fir_ccf::make(
                     int(L), h, GetParam(), 0, 0, dev, fmt, 0.8f, channels);
             };
-            auto b =
-                interp_fir_ccf::make(int(L), h, GetParam(), 0, 0, dev, fmt, 0.8f, int(N));
+            auto b = make(int(N));
             ASSERT_EQ(b->channels(), N);
             const std::string what = "fir " + fmt + (dev ? " device buffers" : "");
             compare_format(
@@ -159,7 +158,7 @@ TEST_P(FgChannels, ResamplerEachChannelEqualsASingleChannelBlock)
     for (std::string method : { "polyphase", "linear", "texture" })
         for (bool dev : { false, true })
             for (std::string fmt : { "fc32", "sc16" }) {
-                auto make = [&](int channels) -> gr::block_sptr {
+                auto make = [&](int channels) {
                     return resampler_cc::make(1.37,
                                               method,
                                               32,
@@ -172,8 +171,7 @@ TEST_P(FgChannels, ResamplerEachChannelEqualsASingleChannelBlock)
                                               0.8f,
                                               channels);
                 };
-                auto b = resampler_cc::make(
-                    1.37, method, 32, 32, 80.0, GetParam(), 0, dev, fmt, 0.8f, int(N));
+                auto b = make(int(N));
                 ASSERT_EQ(b->channels(), N);
                 const std::string what =
                     method + " " + fmt + (dev ? " device buffers" : "");

@@ -130,7 +130,6 @@ TEST(DpdBankParams, RefusesBadChannelsFullScaleAndChannel)
 
 TEST_P(DpdBank, EveryChannelIsItsOwnPredistorter)
 {
-    GPUINTERP_SKIP_WITHOUT_DEVICE(GetParam());
     for (const dpd_model* m : { &ph, &gmp }) {
         for (unsigned N : { 1u, 3u, 16u }) {
             const size_t n = 20000;
@@ -162,7 +161,6 @@ TEST_P(DpdBank, EveryChannelIsItsOwnPredistorter)
 
 TEST_P(DpdBank, Sc16IsTheConversionOfTheFloatOutputWithCounts)
 {
-    GPUINTERP_SKIP_WITHOUT_DEVICE(GetParam());
     const unsigned N = 4;
     const size_t n = 30000;
     const float fs = 0.8f;

@@ -47,15 +47,6 @@ std::vector<int16_t> random_iq(size_t n, unsigned seed, int peak)
     return v;
 }
 
-std::vector<cf> reference_float(const std::vector<int16_t>& iq, float full_scale)
-{
-    const double inv = double(full_scale / 32767.0f);
-    std::vector<cf> z(iq.size() / 2);
-    for (size_t i = 0; i < z.size(); i++)
-        z[i] = cf(float(double(iq[2 * i]) * inv), float(double(iq[2 * i + 1]) * inv));
-    return z;
-}
-
 // Runs `b` over per-channel inputs of `in_bytes` per sample in uneven calls (host pointers).
 std::vector<std::vector<uint8_t>> run(dpd_bank& b,
                                       const std::vector<const uint8_t*>& x,
@@ -89,7 +80,6 @@ using DpdBankSc16In = gpuinterp_test::backend_param;
 
 TEST_P(DpdBankSc16In, ReadsTheFloatItsSamplesStandFor)
 {
-    GPUINTERP_SKIP_WITHOUT_DEVICE(GetParam());
     const float fs = 1.25f;
     const size_t n = 20000;
     for (const dpd_model* m : { &ph, &gmp }) {
@@ -121,21 +111,17 @@ TEST_P(DpdBankSc16In, ReadsTheFloatItsSamplesStandFor)
                            out,
                            fs);
                 ASSERT_EQ(s.input_format(), sample_format::sc16);
-                std::vector<std::vector<int16_t>> iq(N);
-                std::vector<std::vector<cf>> z(N);
-                std::vector<const uint8_t*> xi(N), xf(N);
                 for (unsigned c = 0; c < N; c++) {
                     const auto h = coefficients_of(*m, c);
                     s.set_coefficients(c, h, cf(0.002f * c, 0));
                     f.set_coefficients(c, h, cf(0.002f * c, 0));
-                    // Channel 2 drives sc16 outputs past full scale.
-                    iq[c] = random_iq(n, 7 + c, c == 2 ? 32767 : 20000);
-                    z[c] = reference_float(iq[c], fs);
-                    xi[c] = reinterpret_cast<const uint8_t*>(iq[c].data());
-                    xf[c] = reinterpret_cast<const uint8_t*>(z[c].data());
                 }
-                const auto got = run(s, xi, n, 4, ob);
-                const auto want = run(f, xf, n, 8, ob);
+                // Channel 2 drives sc16 outputs past full scale.
+                const sc16_channels x(N, fs, [&](unsigned c) {
+                    return random_iq(n, 7 + c, c == 2 ? 32767 : 20000);
+                });
+                const auto got = run(s, x.xi, n, 4, ob);
+                const auto want = run(f, x.xf, n, 8, ob);
                 for (unsigned c = 0; c < N; c++) {
                     const std::string what = m->to_string() + " N=" + std::to_string(N) +
                                              " " + to_string(out) + " channel " +
@@ -168,7 +154,6 @@ TEST_P(DpdBankSc16In, ReadsTheFloatItsSamplesStandFor)
 
 TEST_P(DpdBankSc16In, VectorConveniencesCheckTheFormats)
 {
-    GPUINTERP_SKIP_WITHOUT_DEVICE(GetParam());
     dpd_bank s(ph,
                2,
                coefficients_of(ph, 0),

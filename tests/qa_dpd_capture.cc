@@ -100,7 +100,6 @@ using DpdCapture = gpuinterp_test::backend_param;
 
 TEST_P(DpdCapture, FindsTheImpairmentsPutIn)
 {
-    GPUINTERP_SKIP_WITHOUT_DEVICE(GetParam());
     loop_params p;
     p.delay = -123.37;
     std::vector<cd> x, y;
@@ -128,7 +127,6 @@ TEST_P(DpdCapture, FindsTheImpairmentsPutIn)
 
 TEST_P(DpdCapture, RefusesWithTheEstimatorsMessages)
 {
-    GPUINTERP_SKIP_WITHOUT_DEVICE(GetParam());
     std::vector<cd> x, y;
     loopback(1 << 13, {}, x, y);
     dpd_capture k(GetParam());

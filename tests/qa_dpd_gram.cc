@@ -269,6 +269,16 @@ close(const std::vector<cd>& got, const std::vector<cd>& want, double rtol)
     return ::testing::AssertionSuccess();
 }
 
+// g's Gram matrices and right-hand sides of both row sets, the fit set (0) and the held-out set
+// (1), against the naive sums of those rows.
+void expect_sums_of_both_sets(const dpd_gram& g, const sums& fit, const sums& held_out)
+{
+    EXPECT_TRUE(close(g.gram(0), fit.G, 1e-12));
+    EXPECT_TRUE(close(g.rhs(0), fit.b, 1e-12));
+    EXPECT_TRUE(close(g.gram(1), held_out.G, 1e-12));
+    EXPECT_TRUE(close(g.rhs(1), held_out.b, 1e-12));
+}
+
 // A target the model can almost explain: a random model's output plus a little noise.
 std::vector<cd>
 target_for(const dpd_model& m, bool lo, const std::vector<cd>& y, double noise)
@@ -422,10 +432,7 @@ TEST_P(DpdGram, MasksSelectFitAndHeldOutRows)
                    sv = naive_sums(m, false, y, x, &v5, 5);
         EXPECT_EQ(g.fit_rows(), sf.n);
         EXPECT_EQ(g.validation_rows(), sv.n);
-        EXPECT_TRUE(close(g.gram(0), sf.G, 1e-12));
-        EXPECT_TRUE(close(g.rhs(0), sf.b, 1e-12));
-        EXPECT_TRUE(close(g.gram(1), sv.G, 1e-12));
-        EXPECT_TRUE(close(g.rhs(1), sv.b, 1e-12));
+        expect_sums_of_both_sets(g, sf, sv);
         EXPECT_NEAR(g.target_energy(1), sv.tt, 1e-12 * sv.tt);
     }
 }
@@ -486,10 +493,7 @@ TEST_P(DpdGram, ForgettingScalesEverySum)
     const sums f = mix(a0, b0), v = mix(a1, b1);
     EXPECT_DOUBLE_EQ(g.fit_rows(), f.n);
     EXPECT_DOUBLE_EQ(g.validation_rows(), v.n);
-    EXPECT_TRUE(close(g.gram(0), f.G, 1e-12));
-    EXPECT_TRUE(close(g.rhs(0), f.b, 1e-12));
-    EXPECT_TRUE(close(g.gram(1), v.G, 1e-12));
-    EXPECT_TRUE(close(g.rhs(1), v.b, 1e-12));
+    expect_sums_of_both_sets(g, f, v);
     EXPECT_NEAR(g.target_energy(0), f.tt, 1e-12 * f.tt);
     g.forget(1.0); // no-op
     EXPECT_DOUBLE_EQ(g.fit_rows(), f.n);

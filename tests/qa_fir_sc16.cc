@@ -24,7 +24,6 @@ using FirSc16 = gpuinterp_test::backend_param;
 
 TEST_P(FirSc16, ConvertsItsOwnFloatOutputAndCounts)
 {
-    GPUINTERP_SKIP_WITHOUT_DEVICE(GetParam());
     for (unsigned L : { 2u, 8u, 33u }) {
         const float fs = 0.7f;
         auto taps = random_vector<float>(4 * L + 3, 1.0f);

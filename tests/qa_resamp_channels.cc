@@ -142,6 +142,23 @@ struct resamp_case {
                size_t& used,
                bool dev)
     {
+        // One call of the kernel on outputs o and inputs i: host memory, or device memory with
+        // `device`.
+        auto call = [&](const std::vector<void*>& o,
+                        const std::vector<const cf*>& i,
+                        bool device) -> size_t {
+            if (sc16)
+                return k.resample_channels_sc16(
+                    reinterpret_cast<int16_t* const*>(o.data()),
+                    mo,
+                    i.data(),
+                    n_in,
+                    used,
+                    fs,
+                    device);
+            return k.resample_channels(
+                reinterpret_cast<cf* const*>(o.data()), mo, i.data(), n_in, used, device);
+        };
 #ifdef GPUINTERP_HAVE_CUDA
         if (dev) { // each channel's call in device memory, at an offset of c % 3 samples
             std::vector<void*> dop(N);
@@ -156,7 +173,7 @@ struct resamp_case {
                 dip[c] = din[c] + c % 3;
                 dop[c] = dout[c] + c % 3 * out_per();
             }
-            const size_t got = call(k, dop, mo, dip, n_in, used, true);
+            const size_t got = call(dop, dip, true);
             for (unsigned c = 0; c < N; c++) {
                 cudaMemcpy(op[c], dop[c], got * out_per(), cudaMemcpyDeviceToHost);
                 cudaFree(din[c]);
@@ -165,27 +182,7 @@ struct resamp_case {
             return got;
         }
 #endif
-        return call(k, op, mo, ip, n_in, used, false);
-    }
-
-    size_t call(resampler<cf>& k,
-                const std::vector<void*>& op,
-                size_t mo,
-                const std::vector<const cf*>& ip,
-                size_t n_in,
-                size_t& used,
-                bool dev)
-    {
-        if (sc16)
-            return k.resample_channels_sc16(reinterpret_cast<int16_t* const*>(op.data()),
-                                            mo,
-                                            ip.data(),
-                                            n_in,
-                                            used,
-                                            fs,
-                                            dev);
-        return k.resample_channels(
-            reinterpret_cast<cf* const*>(op.data()), mo, ip.data(), n_in, used, dev);
+        return call(op, ip, false);
     }
 };
 

@@ -47,24 +47,31 @@ resize_plan enumerate(resize_variant req,
                             if (p.variant == resize_variant::tile) {
                                 const auto q = resize_tile_pos(
                                     bx, tx, p.tiles_x, p.row_groups, p.rows);
-                                for (int oy = q.oy0;
-                                     oy < std::min(out_h, q.oy0 + p.rows);
+                                for (int oy = q.oy0; oy < std::min(out_h, q.oy0 + p.rows);
                                      oy++)
                                     for (int v = 0; v < resize_tile_v; v++) {
                                         const int e = q.e0 + v * resize_tile_tx;
                                         if (e < RW)
                                             mark(f0 + q.f, oy, e);
                                     }
-                            } else if (resize_is_strided(p.variant)) {
+                            } else if (resize_is_vec4(p.variant) ||
+                                       resize_is_strided(p.variant)) {
+                                // One kernel: four elements of each row, adjacent (vec4,
+                                // one 16-byte store: the plan requires RW % 4 == 0) or
+                                // resize_vec_bx apart (strided, each guarded by e < RW).
+                                const bool strided = resize_is_strided(p.variant);
                                 const auto q =
-                                    resize_strided_pos(bx, by, bz, tx, ty, p.rows);
+                                    strided
+                                        ? resize_strided_pos(bx, by, bz, tx, ty, p.rows)
+                                        : resize_vec4_pos(bx, by, bz, tx, ty, p.rows);
+                                const int step = strided ? resize_vec_bx : 1;
                                 if (q.e0 >= RW || q.oy0 >= out_h)
                                     continue;
                                 for (int r = 0; r < p.rows; r++)
                                     if (q.oy0 + r < out_h)
                                         for (int v = 0; v < 4; v++) {
-                                            const int e = q.e0 + v * resize_vec_bx;
-                                            if (e < RW)
+                                            const int e = q.e0 + v * step;
+                                            if (!strided || e < RW)
                                                 mark(f0 + q.f, q.oy0 + r, e);
                                         }
                             } else if (resize_is_rowcache(p.variant)) {
@@ -82,14 +89,6 @@ resize_plan enumerate(resize_variant req,
                                                 for (int v = 0; v < 4; v++)
                                                     mark(f0 + q.f, q.oy0 + r, e + v);
                                         }
-                            } else if (resize_is_vec4(p.variant)) {
-                                const auto q = resize_vec4_pos(bx, by, bz, tx, ty, p.rows);
-                                if (q.e0 >= RW || q.oy0 >= out_h)
-                                    continue;
-                                for (int r = 0; r < p.rows; r++)
-                                    if (q.oy0 + r < out_h)
-                                        for (int v = 0; v < 4; v++)
-                                            mark(f0 + q.f, q.oy0 + r, q.e0 + v);
                             } else {
                                 const auto q = resize_point_pos(
                                     bx, by, bz, tx, ty, p.frames_per_thread);
@@ -121,12 +120,12 @@ struct shape {
 TEST(ResizeLaunchPlan, EveryVariantWritesEachOutputOnce)
 {
     const shape shapes[] = {
-        { 1, 1, 1, true },      { 4, 1, 1, true },       { 20, 37, 9, true },
-        { 21, 37, 9, false },   { 256, 9, 3, true },     { 260, 17, 5, true },
-        { 1028, 3, 2, true },   { 300, 64, 1, false },   { 12, 5, 7, false },
-        { 672, 33, 4, true }, // 224 px x 3 channels
-        { 516, 70, 2, true },   // rowcache: partial 256/512-element and 32/64-row blocks
-        { 1024, 64, 2, true },  // whole blocks
+        { 1, 1, 1, true },     { 4, 1, 1, true },     { 20, 37, 9, true },
+        { 21, 37, 9, false },  { 256, 9, 3, true },   { 260, 17, 5, true },
+        { 1028, 3, 2, true },  { 300, 64, 1, false }, { 12, 5, 7, false },
+        { 672, 33, 4, true },  // 224 px x 3 channels
+        { 516, 70, 2, true },  // rowcache: partial 256/512-element and 32/64-row blocks
+        { 1024, 64, 2, true }, // whole blocks
         { 264, 65, 3, true },
     };
     for (int taps : { 1, 2, 4 })
@@ -164,61 +163,57 @@ TEST(ResizeLaunchPlan, FramesBeyondOneGridAreSliced)
     }
 }
 
+// The variant resize_plan_launch() runs for the request on a device of 132 SMs (an H200).
+resize_variant plan_variant(resize_variant req,
+                            int RW,
+                            int out_h,
+                            size_t frames,
+                            bool vec_ok,
+                            int taps = 2,
+                            bool upscale_y = false)
+{
+    return resize_plan_launch(req, RW, out_h, frames, 132, vec_ok, taps, upscale_y)
+        .variant;
+}
+
 TEST(ResizeLaunchPlan, AutomaticChoiceAndFallbacks)
 {
     using V = resize_variant;
     // 4 x 1080p -> 4K (output rows reuse source rows): bilinear and bicubic walk 32 rows per
     // thread reusing source rows, nearest keeps vec4_r4 (the sm_90 tuning row).
-    EXPECT_EQ(resize_plan_launch(V::automatic, 3840, 2160, 4, 132, true, 2, true).variant,
-              V::rowcache_r32);
-    EXPECT_EQ(resize_plan_launch(V::automatic, 3840, 2160, 4, 132, true, 4, true).variant,
-              V::rowcache_r32);
-    EXPECT_EQ(resize_plan_launch(V::automatic, 3840, 2160, 4, 132, true, 1, true).variant,
-              V::vec4_r4);
+    EXPECT_EQ(plan_variant(V::automatic, 3840, 2160, 4, true, 2, true), V::rowcache_r32);
+    EXPECT_EQ(plan_variant(V::automatic, 3840, 2160, 4, true, 4, true), V::rowcache_r32);
+    EXPECT_EQ(plan_variant(V::automatic, 3840, 2160, 4, true, 1, true), V::vec4_r4);
     // Large outputs without row reuse (vertical shrink): 16-byte stores, 4 rows per thread;
     // bicubic on tile (vec4 would need ~160 registers per thread).
-    EXPECT_EQ(resize_plan_launch(V::automatic, 3840, 2160, 4, 132, true).variant,
-              V::vec4_r4);
-    EXPECT_EQ(resize_plan_launch(V::automatic, 3840, 2160, 4, 132, true, 4).variant,
-              V::tile);
-    EXPECT_EQ(resize_plan_launch(V::automatic, 3840, 2160, 4, 132, true, 1).variant,
-              V::vec4_r4);
+    EXPECT_EQ(plan_variant(V::automatic, 3840, 2160, 4, true), V::vec4_r4);
+    EXPECT_EQ(plan_variant(V::automatic, 3840, 2160, 4, true, 4), V::tile);
+    EXPECT_EQ(plan_variant(V::automatic, 3840, 2160, 4, true, 1), V::vec4_r4);
     // rowcache needs the aligned 16-byte stores too.
-    EXPECT_EQ(resize_plan_launch(V::automatic, 3842, 2160, 4, 132, false, 2, true).variant,
-              V::tile);
+    EXPECT_EQ(plan_variant(V::automatic, 3842, 2160, 4, false, 2, true), V::tile);
     // Same without alignment: the original kernel.
-    EXPECT_EQ(resize_plan_launch(V::automatic, 3842, 2160, 4, 132, false).variant,
-              V::tile);
+    EXPECT_EQ(plan_variant(V::automatic, 3842, 2160, 4, false), V::tile);
     // 16 x 4K -> 224x224: small, latency-bound: one element of 4 frames per thread.
     const auto p = resize_plan_launch(V::automatic, 224, 224, 16, 132, true);
     EXPECT_EQ(p.variant, V::point_f4);
     EXPECT_EQ(p.gx * p.gy * p.gz, 7u * 28u * 4u);
-    EXPECT_EQ(resize_plan_launch(V::automatic, 224, 224, 1, 132, true).variant,
-              V::point);
+    EXPECT_EQ(plan_variant(V::automatic, 224, 224, 1, true), V::point);
     // strided takes any row width.
-    EXPECT_EQ(resize_plan_launch(V::strided_r4, 10, 8, 1, 132, false).variant,
-              V::strided_r4);
+    EXPECT_EQ(plan_variant(V::strided_r4, 10, 8, 1, false), V::strided_r4);
     // Requested vec4 on a shape it cannot take falls back to tile.
-    EXPECT_EQ(resize_plan_launch(V::vec4_r4, 10, 8, 1, 132, true).variant, V::tile);
-    EXPECT_EQ(resize_plan_launch(V::vec4_r1, 12, 8, 1, 132, false).variant, V::tile);
+    EXPECT_EQ(plan_variant(V::vec4_r4, 10, 8, 1, true), V::tile);
+    EXPECT_EQ(plan_variant(V::vec4_r1, 12, 8, 1, false), V::tile);
     // Rows beyond gridDim.y: vec4 and point fall back to tile.
-    EXPECT_EQ(resize_plan_launch(V::vec4_r1, 4, 4 * 65535 + 1, 1, 132, true).variant,
-              V::tile);
-    EXPECT_EQ(resize_plan_launch(V::point, 4, 8 * 65535 + 1, 1, 132, true).variant,
-              V::tile);
-    EXPECT_EQ(resize_plan_launch(V::vec4_r1, 4, 4 * 65535, 1, 132, true).variant,
-              V::vec4_r1);
+    EXPECT_EQ(plan_variant(V::vec4_r1, 4, 4 * 65535 + 1, 1, true), V::tile);
+    EXPECT_EQ(plan_variant(V::point, 4, 8 * 65535 + 1, 1, true), V::tile);
+    EXPECT_EQ(plan_variant(V::vec4_r1, 4, 4 * 65535, 1, true), V::vec4_r1);
     // rowcache: 16-byte stores like vec4, so the same alignment rule; two chunks only for
     // nearest/bilinear (bicubic runs one chunk); rows beyond gridDim.y fall back to tile.
-    EXPECT_EQ(resize_plan_launch(V::rowcache_r8, 3840, 2160, 4, 132, true).variant,
-              V::rowcache_r8);
-    EXPECT_EQ(resize_plan_launch(V::rowcache_r16, 3842, 2160, 4, 132, false).variant,
-              V::tile);
-    EXPECT_EQ(resize_plan_launch(V::rowcache_w8, 3840, 2160, 4, 132, true, 4).variant,
-              V::rowcache_r8);
-    EXPECT_EQ(resize_plan_launch(V::rowcache_w8, 3840, 2160, 4, 132, true, 1).variant,
-              V::rowcache_w8);
-    EXPECT_EQ(resize_plan_launch(V::rowcache_w8, 10, 8, 1, 132, true, 4).variant, V::tile);
+    EXPECT_EQ(plan_variant(V::rowcache_r8, 3840, 2160, 4, true), V::rowcache_r8);
+    EXPECT_EQ(plan_variant(V::rowcache_r16, 3842, 2160, 4, false), V::tile);
+    EXPECT_EQ(plan_variant(V::rowcache_w8, 3840, 2160, 4, true, 4), V::rowcache_r8);
+    EXPECT_EQ(plan_variant(V::rowcache_w8, 3840, 2160, 4, true, 1), V::rowcache_w8);
+    EXPECT_EQ(plan_variant(V::rowcache_w8, 10, 8, 1, true, 4), V::tile);
     {
         const auto p = resize_plan_launch(V::rowcache_r16, 3840, 2160, 4, 132, true);
         EXPECT_EQ(p.gx, 15u); // 3840 / 256
@@ -228,16 +223,12 @@ TEST(ResizeLaunchPlan, AutomaticChoiceAndFallbacks)
         EXPECT_EQ(w.gx, 8u);  // ceil(3840 / 512)
         EXPECT_EQ(w.gy, 68u); // ceil(2160 / 32)
     }
-    EXPECT_EQ(resize_plan_launch(V::rowcache_r8, 4, 32 * 65535 + 1, 1, 132, true).variant,
-              V::tile);
+    EXPECT_EQ(plan_variant(V::rowcache_r8, 4, 32 * 65535 + 1, 1, true), V::tile);
     // staged: rowcache's geometry, one chunk, every method.
-    EXPECT_EQ(resize_plan_launch(V::staged_r8, 3840, 2160, 4, 132, true, 4).variant,
-              V::staged_r8);
+    EXPECT_EQ(plan_variant(V::staged_r8, 3840, 2160, 4, true, 4), V::staged_r8);
     EXPECT_EQ(resize_plan_launch(V::staged_r16, 3840, 2160, 4, 132, true).gy, 34u);
-    EXPECT_EQ(resize_plan_launch(V::staged_r16, 3842, 2160, 4, 132, false).variant,
-              V::tile);
-    EXPECT_EQ(resize_plan_launch(V::rowcache_r8, 4, 32 * 65535, 1, 132, true).variant,
-              V::rowcache_r8);
+    EXPECT_EQ(plan_variant(V::staged_r16, 3842, 2160, 4, false), V::tile);
+    EXPECT_EQ(plan_variant(V::rowcache_r8, 4, 32 * 65535, 1, true), V::rowcache_r8);
 }
 
 } // namespace
@@ -249,13 +240,16 @@ TEST(ResizeLaunchPlan, TuningTable)
     using V = resize_variant;
     for (int sm : { 0, 50, 75, 80, 89, 90, 100, 120 }) {
         const resize_tuning& t = resize_tuning_for(sm);
-        EXPECT_EQ(resize_plan_launch(V::automatic, 3840, 2160, 4, 132, true, 2, true, sm).variant,
+        EXPECT_EQ(resize_plan_launch(V::automatic, 3840, 2160, 4, 132, true, 2, true, sm)
+                      .variant,
                   t.upscale)
             << sm;
-        EXPECT_EQ(resize_plan_launch(V::automatic, 3840, 2160, 4, 132, true, 2, false, sm).variant,
+        EXPECT_EQ(resize_plan_launch(V::automatic, 3840, 2160, 4, 132, true, 2, false, sm)
+                      .variant,
                   t.wide)
             << sm;
-        EXPECT_EQ(resize_plan_launch(V::automatic, 224, 224, 1, 132, true, 2, false, sm).variant,
+        EXPECT_EQ(resize_plan_launch(V::automatic, 224, 224, 1, 132, true, 2, false, sm)
+                      .variant,
                   V::point)
             << sm;
     }

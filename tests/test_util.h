@@ -329,9 +329,14 @@ inline int16_t sc16_ref(float v, float fs, uint64_t& sat, uint64_t& bad)
 #define GPUINTERP_SKIP_WITHOUT_CUDA() \
     GPUINTERP_SKIP_WITHOUT_DEVICE(::gr::gpuinterp::backend::cuda)
 
-//! A suite parametrised by the backend; GPUINTERP_BACKEND_SUITE instantiates it for cpu and
-//! cuda, each case named by its backend.
-using backend_param = ::testing::TestWithParam<backend>;
+//! A suite parametrised by the backend, whose cases skip in SetUp() where the backend is CUDA and
+//! no device is usable; GPUINTERP_BACKEND_SUITE instantiates it for cpu and cuda, each case
+//! named by its backend.
+class backend_param : public ::testing::TestWithParam<backend>
+{
+protected:
+    void SetUp() override { GPUINTERP_SKIP_WITHOUT_DEVICE(GetParam()); }
+};
 #define GPUINTERP_BACKEND_SUITE(suite)                                          \
     INSTANTIATE_TEST_SUITE_P(Backends,                                          \
                              suite,                                             \
@@ -386,6 +391,29 @@ inline std::vector<cf> sc16_values(const std::vector<int16_t>& iq, float full_sc
         z[i] = sc16_value(&iq[2 * i], double(full_scale / 32767.0f));
     return z;
 }
+
+//! The inputs of an sc16-input test on N channels: channel c's I/Q int16 pairs iq[c] = draw(c),
+//! the complex floats z[c] they stand for at full_scale (sc16_values), and both as the byte
+//! pointers the kernels' item entry points take (xi[c] to iq[c], xf[c] to z[c]).
+struct sc16_channels {
+    std::vector<std::vector<int16_t>> iq;
+    std::vector<std::vector<cf>> z;
+    std::vector<const uint8_t*> xi, xf;
+
+    template <typename Draw>
+    sc16_channels(unsigned N, float full_scale, Draw&& draw) : iq(N), z(N), xi(N), xf(N)
+    {
+        for (unsigned c = 0; c < N; c++) {
+            iq[c] = draw(c);
+            z[c] = sc16_values(iq[c], full_scale);
+            xi[c] = reinterpret_cast<const uint8_t*>(iq[c].data());
+            xf[c] = reinterpret_cast<const uint8_t*>(z[c].data());
+        }
+    }
+    // xi and xf point into iq and z: a copy would point into the original.
+    sc16_channels(const sc16_channels&) = delete;
+    sc16_channels& operator=(const sc16_channels&) = delete;
+};
 
 } // namespace gpuinterp_test
 

@@ -85,6 +85,16 @@ def make_tag(offset, key, value):
     return t
 
 
+def switch_case(P, Q, L, n, lo_b):
+    """A coefficient switch on n random samples x: sets a (no leakage) and b (leakage lo_b),
+    memory L on both branches, with the model's (z, S) of x through each."""
+    a, b = random_coeffs(P, Q, L, L), random_coeffs(P, Q, L, L)
+    x = crandn(n)
+    za, Sa = dpd_numpy(x, P, Q, L, L, a, 0)
+    zb, Sb = dpd_numpy(x, P, Q, L, L, b, lo_b)
+    return a, b, x, za, Sa, zb, Sb
+
+
 class qa_dpd_predistorter(gr_unittest.TestCase):
 
     def assertModel(self, got, want, S, tol, msg=""):
@@ -178,10 +188,7 @@ class qa_dpd_predistorter(gr_unittest.TestCase):
 
     def test_005_message_port(self):
         P, Q, L = 3, 1, 4
-        a, b = random_coeffs(P, Q, L, L), random_coeffs(P, Q, L, L)
-        x = crandn(6000)
-        za, Sa = dpd_numpy(x, P, Q, L, L, a, 0)
-        zb, Sb = dpd_numpy(x, P, Q, L, L, b, 0.25)
+        a, b, x, za, Sa, zb, Sb = switch_case(P, Q, L, 6000, 0.25)
         tol = tolerance(P, Q, L, L)
         for backend in BACKENDS:
             for msg, z, S in [(pmt.cons(pmt.to_pmt(b), pmt.from_complex(0.25)), zb, Sb),      # pair
@@ -234,10 +241,7 @@ class qa_dpd_predistorter(gr_unittest.TestCase):
 
     def test_006_setter_while_running(self):
         P, Q, L = 5, 3, 5
-        a, b = random_coeffs(P, Q, L, L), random_coeffs(P, Q, L, L)
-        x = crandn(5000)
-        za, Sa = dpd_numpy(x, P, Q, L, L, a, 0)
-        zb, Sb = dpd_numpy(x, P, Q, L, L, b, 0)
+        a, b, x, za, Sa, zb, Sb = switch_case(P, Q, L, 5000, 0)
         for backend in BACKENDS:
             blk = gpuinterp.dpd_predistorter_cc(P, Q, L, L, a, 0, backend)
             tb, snk = start_throttled(blk, np.tile(x, 60), 3e6)

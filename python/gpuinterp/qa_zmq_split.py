@@ -87,10 +87,15 @@ class qa_zmq_split(gr_unittest.TestCase):
             self.fail(f"process hung: {out}")
         return p.returncode, out
 
-    def check_received_stream(self):
+    def received_and_reference(self):
+        """The stream the receiver wrote and the chain's reference output."""
         y = np.fromfile(self.rx_out, dtype=np.complex64)
         x, h1, w = chain_design(SYMBOLS)
         _, ref = chain_reference(x, h1, w, split.RATE)
+        return y, ref
+
+    def check_received_stream(self):
+        y, ref = self.received_and_reference()
         self.assertEqual(y.size, ref.size)
         self.assertEqual(y.size, split.expected_outputs(SYMBOLS))
         self.assertLess(np.max(np.abs(y - ref)) / np.max(np.abs(ref)), 1e-4)
@@ -99,6 +104,19 @@ class qa_zmq_split(gr_unittest.TestCase):
         lines = [ln for ln in out.splitlines() if "FAIL" in ln]
         self.assertEqual(len(lines), 1, out)
         return lines[0]
+
+    def kill_mid_stream(self, victim, tx_timeout, rx_timeout, after):
+        """Starts a 4 s stream, kills `victim` ("tx" or "rx") `after` seconds into it, and
+        returns the output of the other one, which must end with exit status 1."""
+        tx = self.start("tx", tx_timeout, "--throttle", "4000")
+        rx = self.start_rx(rx_timeout)
+        self.wait_ready(rx)
+        time.sleep(after)
+        killed, survivor = (tx, rx) if victim == "tx" else (rx, tx)
+        killed.kill()
+        rc, out = self.finish(survivor)
+        self.assertEqual(rc, 1, out)
+        return out
 
     # ------------------------------------------------------------------------------------------
     def test_late_receiver_gets_everything(self):
@@ -146,13 +164,7 @@ class qa_zmq_split(gr_unittest.TestCase):
         self.assertIsNotNone(m, line)
 
     def test_killed_receiver(self):
-        tx = self.start("tx", 2, "--throttle", "4000")  # a 4 s stream
-        rx = self.start_rx(30)
-        self.wait_ready(rx)
-        time.sleep(0.5)
-        rx.kill()
-        rc, out = self.finish(tx)
-        self.assertEqual(rc, 1, out)
+        out = self.kill_mid_stream("rx", tx_timeout=2, rx_timeout=30, after=0.5)
         line = self.fail_line(out)
         m = re.search(r"(\d+) of (\d+) samples sent, (\d+) not sent", line)
         if m:
@@ -164,13 +176,7 @@ class qa_zmq_split(gr_unittest.TestCase):
             self.assertIn(f"{SAMPLES} samples sent but the receiver confirmed none", line)
 
     def test_killed_sender(self):
-        tx = self.start("tx", 30, "--throttle", "4000")  # a 4 s stream
-        rx = self.start_rx(1.5)
-        self.wait_ready(rx)
-        time.sleep(0.7)
-        tx.kill()
-        rc, out = self.finish(rx)
-        self.assertEqual(rc, 1, out)
+        out = self.kill_mid_stream("tx", tx_timeout=30, rx_timeout=1.5, after=0.7)
         m = re.search(r"received (\d+) of (\d+) samples, (\d+) missing", self.fail_line(out))
         self.assertIsNotNone(m, out)
         got, total, missing = map(int, m.groups())
@@ -179,9 +185,7 @@ class qa_zmq_split(gr_unittest.TestCase):
         self.assertGreater(got, 0)
         self.assertGreater(missing, 0)
         # What did arrive is the start of the stream, intact: the file holds a prefix of the reference.
-        y = np.fromfile(self.rx_out, dtype=np.complex64)
-        x, h1, w = chain_design(SYMBOLS)
-        _, ref = chain_reference(x, h1, w, split.RATE)
+        y, ref = self.received_and_reference()
         self.assertLess(y.size, ref.size)
         if y.size:
             self.assertLess(np.max(np.abs(y - ref[:y.size])) / np.max(np.abs(ref)), 1e-4)

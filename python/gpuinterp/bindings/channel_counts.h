@@ -4,6 +4,7 @@
  */
 #ifndef INCLUDED_GPUINTERP_CHANNEL_COUNTS_H
 #define INCLUDED_GPUINTERP_CHANNEL_COUNTS_H
+// The queries of blocks with sc16 ports: output_format(), input_format() and full_scale(); and
 // saturated(channel=0) and invalid(channel=0) of a block with per-channel sc16 counts and a
 // channels() method, the channel checked with a ValueError naming it.
 #include "int_arg.h"
@@ -12,6 +13,17 @@
 namespace gr {
 namespace gpuinterp {
 namespace pyutil {
+
+//! output_format(), input_format() ('fc32' or 'sc16') and full_scale() (the magnitude that maps
+//! to 32767 on the sc16 ports).
+template <class Cls>
+void def_sample_formats(Cls& cls)
+{
+    using B = typename Cls::type;
+    cls.def("output_format", &B::output_format, "'fc32' or 'sc16'.")
+        .def("input_format", &B::input_format, "'fc32' or 'sc16'.")
+        .def("full_scale", &B::full_scale);
+}
 
 template <class Cls>
 void def_channel_counts(Cls& cls)

@@ -3,6 +3,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 // The `coeffs` message codec, so Python blocks decode and encode exactly what the C++ blocks do.
+#include "numpy_util.h"
 #include <gnuradio/gpuinterp/coeffs_message.h>
 #include <pybind11/complex.h>
 #include <pybind11/numpy.h>
@@ -23,8 +24,7 @@ void bind_coeffs_message(py::module& m)
             } catch (const std::invalid_argument& e) {
                 throw py::value_error(e.what());
             }
-            py::array_t<std::complex<float>> w(u.coefficients.size());
-            std::copy(u.coefficients.begin(), u.coefficients.end(), w.mutable_data());
+            auto w = pyutil::to_array<std::complex<float>>(u.coefficients);
             py::object c = py::none();
             if (u.has_lo_leakage)
                 c = py::cast(std::complex<double>(u.lo_leakage));

@@ -87,13 +87,6 @@ void bind_dpd_capture(py::module& m)
                 const cd* yp = ya.data();
                 kernel::dpd_aligned_capture r =
                     g.run([&](K& k) { return k.align(xp, yp, n, o); });
-                auto vec = [](const std::vector<cd>& v) {
-                    py::array_t<cd> a(py::ssize_t(v.size()));
-                    std::copy(v.begin(), v.end(), a.mutable_data());
-                    return a;
-                };
-                py::array_t<bool> bad(py::ssize_t(r.bad.size()));
-                std::copy(r.bad.begin(), r.bad.end(), bad.mutable_data());
                 const auto& p = r.report;
                 py::dict rep;
                 rep["rx_peak_dbfs"] = p.rx_peak_dbfs;
@@ -107,7 +100,12 @@ void bind_dpd_capture(py::module& m)
                 rep["rx_dc"] = p.rx_dc;
                 rep["rx_image_db"] = p.rx_image_db;
                 rep["correlation"] = p.correlation;
-                return py::make_tuple(vec(r.xa), vec(r.yn), r.delay, r.gain, bad, rep);
+                return py::make_tuple(pyutil::to_array<cd>(r.xa),
+                                      pyutil::to_array<cd>(r.yn),
+                                      r.delay,
+                                      r.gain,
+                                      pyutil::to_array<bool>(r.bad),
+                                      rep);
             },
             py::arg("x"),
             py::arg("y"),

@@ -56,10 +56,8 @@ marr mask_arg(const py::object& m, size_t n, const char* name)
 
 py::dict to_dict(const kernel::dpd_gram_solution& s)
 {
-    py::array_t<cd> w(static_cast<py::ssize_t>(s.w.size()));
-    std::copy(s.w.begin(), s.w.end(), w.mutable_data());
     py::dict d;
-    d["w"] = w;
+    d["w"] = pyutil::to_array<cd>(s.w);
     d["regularization"] = s.lambda;
     d["condition"] = s.condition;
     d["rank"] = s.rank;
@@ -200,10 +198,7 @@ void bind_dpd_gram(py::module& m)
         .def(
             "rhs",
             [](G& g, int set) {
-                std::vector<cd> v = g.run([&](K& k) { return k.rhs(set); });
-                py::array_t<cd> a(py::ssize_t(v.size()));
-                std::copy(v.begin(), v.end(), a.mutable_data());
-                return a;
+                return pyutil::to_array<cd>(g.run([&](K& k) { return k.rhs(set); }));
             },
             py::arg("set") = 0,
             "Phi^H x of the fit set (0) or held-out set (1).")

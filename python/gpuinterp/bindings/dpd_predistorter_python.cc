@@ -80,13 +80,6 @@ keeps the current c). Invalid parameters raise ValueError with the parameter's n
            std::string(pyutil::thread_safety_doc());
 }
 
-py::array_t<cf> to_array(const std::vector<cf>& v)
-{
-    py::array_t<cf> a(static_cast<py::ssize_t>(v.size()));
-    std::copy(v.begin(), v.end(), a.mutable_data());
-    return a;
-}
-
 // Index helpers: the structure and the branch/tap are checked here because the C++ helpers are
 // plain arithmetic (q = 0 would wrap around to an index near 2^32).
 unsigned order_arg(const int_arg& v, const char* name, unsigned hi)
@@ -285,7 +278,7 @@ void bind_dpd_predistorter(py::module& m)
         .def("coefficients",
              [](G& g) {
                  const std::vector<cf> co = g.run([](K& k) { return k.coefficients(); });
-                 return to_array(co);
+                 return pyutil::to_array<cf>(co);
              })
         .def("lo_leakage", pyutil::method<K>(&K::lo_leakage))
         .def("reset",
@@ -367,12 +360,8 @@ void bind_dpd_predistorter(py::module& m)
                 return g.run(
                     [](K& k) { return kernel::to_string(k.active_cuda_variant()); });
             },
-            "The CUDA kernel that runs now ('automatic' on the CPU).")
-        .def("active_backend",
-             [](G& g) {
-                 return g.run([](K& k) { return to_string(k.active_backend()); });
-             })
-        .def("backend_note", pyutil::method<K>(&K::backend_note));
+            "The CUDA kernel that runs now ('automatic' on the CPU).");
+    pyutil::def_backend_queries(cls);
 
     using B = dpd_predistorter_cc;
     static const std::string bdoc = block_doc();
@@ -451,7 +440,7 @@ void bind_dpd_predistorter(py::module& m)
             py::arg("lo_leakage") = py::none(),
             "Replace the coefficient set between two work() calls (lo_leakage None keeps "
             "c).")
-        .def("coefficients", [](const B& b) { return to_array(b.coefficients()); })
+        .def("coefficients", [](const B& b) { return pyutil::to_array<cf>(b.coefficients()); })
         .def(
             "set_channel_coefficients",
             [](B& b,
@@ -469,7 +458,7 @@ void bind_dpd_predistorter(py::module& m)
         .def(
             "channel_coefficients",
             [](const B& b, int_arg ch) {
-                return to_array(b.channel_coefficients(channel_arg(b, ch)));
+                return pyutil::to_array<cf>(b.channel_coefficients(channel_arg(b, ch)));
             },
             py::arg("channel"))
         .def(

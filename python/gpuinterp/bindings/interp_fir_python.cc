@@ -89,9 +89,6 @@ void bind_block(py::module& m, const char* name)
                         py::arg("channels") = 1,
                         py::arg("input_format") = "fc32",
                         block_doc)
-                   .def("output_format", &blk::output_format, "'fc32' or 'sc16'.")
-                   .def("input_format", &blk::input_format, "'fc32' or 'sc16'.")
-                   .def("full_scale", &blk::full_scale)
                    .def("set_taps",
                         &blk::set_taps,
                         py::arg("taps"),
@@ -110,6 +107,7 @@ void bind_block(py::module& m, const char* name)
                    .def("device_buffers",
                         &blk::device_buffers,
                         "Whether the ports use device buffers.");
+    pyutil::def_sample_formats(cls);
     pyutil::def_channel_counts(cls);
 }
 
@@ -129,27 +127,27 @@ void bind_kernel(py::module& m, const char* name)
             "history, "
             "all with the same taps.") +
         pyutil::thread_safety_doc();
-    py::class_<G>(m, name, doc.c_str())
-        .def(py::init([](int_arg L,
-                         const std::vector<TAP>& taps,
-                         const std::string& b,
-                         int_arg device,
-                         int_arg batch,
-                         int_arg channels) {
-                 return pyutil::make_guarded<K>(
-                     L.get<unsigned>("interpolation", 1, pyutil::max_interpolation),
-                     taps,
-                     backend_from_string(b),
-                     device.get<int>("device", 0),
-                     batch.get<size_t>("batch", 0, pyutil::max_batch),
-                     channels.get<unsigned>("channels", 1, kernel::max_channels));
-             }),
-             py::arg("interpolation"),
-             py::arg("taps"),
-             py::arg("backend") = "cpu",
-             py::arg("device") = 0,
-             py::arg("batch") = 0,
-             py::arg("channels") = 1)
+    py::class_<G> cls(m, name, doc.c_str());
+    cls.def(py::init([](int_arg L,
+                        const std::vector<TAP>& taps,
+                        const std::string& b,
+                        int_arg device,
+                        int_arg batch,
+                        int_arg channels) {
+                return pyutil::make_guarded<K>(
+                    L.get<unsigned>("interpolation", 1, pyutil::max_interpolation),
+                    taps,
+                    backend_from_string(b),
+                    device.get<int>("device", 0),
+                    batch.get<size_t>("batch", 0, pyutil::max_batch),
+                    channels.get<unsigned>("channels", 1, kernel::max_channels));
+            }),
+            py::arg("interpolation"),
+            py::arg("taps"),
+            py::arg("backend") = "cpu",
+            py::arg("device") = 0,
+            py::arg("batch") = 0,
+            py::arg("channels") = 1)
         .def(
             "filter",
             [](G& g, const py::object& x_in) {
@@ -173,12 +171,8 @@ void bind_kernel(py::module& m, const char* name)
         .def("taps", pyutil::method<K>(&K::taps))
         .def("reset", pyutil::method<K>(&K::reset))
         .def("interpolation", pyutil::method<K>(&K::interpolation))
-        .def("taps_per_arm", pyutil::method<K>(&K::taps_per_arm))
-        .def("active_backend",
-             [](G& g) {
-                 return g.run([](K& k) { return to_string(k.active_backend()); });
-             })
-        .def("backend_note", pyutil::method<K>(&K::backend_note));
+        .def("taps_per_arm", pyutil::method<K>(&K::taps_per_arm));
+    pyutil::def_backend_queries(cls);
 }
 
 } // namespace

@@ -17,6 +17,7 @@
 // while the mutex is held. A thread waiting for the mutex therefore never holds the GIL that the
 // thread inside the kernel could need, so the two locks cannot deadlock.
 
+#include <gnuradio/gpuinterp/kernel/backend.h>
 #include <pybind11/pybind11.h>
 #include <memory>
 #include <mutex>
@@ -73,6 +74,18 @@ template <typename K, typename... A>
 std::unique_ptr<guarded<K>> make_guarded(A&&... a)
 {
     return std::make_unique<guarded<K>>(std::make_unique<K>(std::forward<A>(a)...));
+}
+
+//! active_backend() ('cpu' or 'cuda') and backend_note() (why `automatic` chose the CPU), which
+//! the kernel classes that fall back from CUDA to the CPU share.
+template <typename K, typename... Options>
+void def_backend_queries(py::class_<guarded<K>, Options...>& cls)
+{
+    cls.def("active_backend",
+            [](guarded<K>& g) {
+                return g.run([](K& k) { return to_string(k.active_backend()); });
+            })
+        .def("backend_note", method<K>(&K::backend_note));
 }
 
 //! Docstring sentence shared by every kernel class.

@@ -11,8 +11,10 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <type_traits>
+#include <algorithm>
 #include <complex>
 #include <string>
+#include <vector>
 
 namespace gr {
 namespace gpuinterp {
@@ -110,6 +112,15 @@ py::array_t<T> channel_array(size_t N, size_t m)
     if (N == 1)
         return py::array_t<T>(py::ssize_t(m));
     return py::array_t<T>({ py::ssize_t(N), py::ssize_t(m) });
+}
+
+//! A one-dimensional array of T holding a copy of v (whose values convert to T).
+template <typename T, typename V>
+py::array_t<T> to_array(const std::vector<V>& v)
+{
+    py::array_t<T> a(static_cast<py::ssize_t>(v.size()));
+    std::copy(v.begin(), v.end(), a.mutable_data());
+    return a;
 }
 
 } // namespace pyutil

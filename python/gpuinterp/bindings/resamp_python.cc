@@ -76,6 +76,19 @@ Args:
     device: CUDA device index
     device_buffers: keep the stream in device memory (docs/device_buffers.md))doc";
 
+//! The polyphase design of the kernel and polyphase_prototype() from their Python arguments, the
+//! arm count and length checked against the kernel's bounds.
+kernel::polyphase_params
+polyphase_arg(const int_arg& nfilts, const int_arg& taps_per_arm, double attenuation_db)
+{
+    kernel::polyphase_params p;
+    p.nfilts = nfilts.get<unsigned>("nfilts", pyutil::min_nfilts, pyutil::max_nfilts);
+    p.taps_per_arm = taps_per_arm.get<unsigned>(
+        "taps_per_arm", pyutil::min_taps_per_arm, pyutil::max_taps_per_arm);
+    p.attenuation_db = attenuation_db;
+    return p;
+}
+
 template <class T>
 void bind_resampler_block(py::module& m, const char* name)
 {
@@ -136,13 +149,11 @@ void bind_resampler_block(py::module& m, const char* name)
                         "shared memory) or 'untiled' "
                         "(for comparison); ignored on the CPU and by the other methods.")
                    .def("method", &blk::method)
-                   .def("output_format", &blk::output_format, "'fc32' or 'sc16'.")
-                   .def("input_format", &blk::input_format, "'fc32' or 'sc16'.")
-                   .def("full_scale", &blk::full_scale)
                    .def("device_buffers",
                         &blk::device_buffers,
                         "True when the ports use device buffers.")
                    .def("active_backend", &blk::active_backend);
+    pyutil::def_sample_formats(cls);
     pyutil::def_channel_counts(cls);
 }
 
@@ -203,40 +214,35 @@ void bind_resampler_kernel(py::module& m, const char* name)
                     "history, all "
                     "at the same rate.") +
         pyutil::thread_safety_doc();
-    py::class_<G>(m, name, doc.c_str())
-        .def(py::init([](double rate,
-                         const std::string& method,
-                         int_arg nfilts,
-                         int_arg K_,
-                         double att,
-                         const std::string& b,
-                         int_arg device,
-                         int_arg batch,
-                         int_arg channels) {
-                 kernel::polyphase_params p;
-                 p.nfilts = nfilts.get<unsigned>(
-                     "nfilts", pyutil::min_nfilts, pyutil::max_nfilts);
-                 p.taps_per_arm = K_.get<unsigned>(
-                     "taps_per_arm", pyutil::min_taps_per_arm, pyutil::max_taps_per_arm);
-                 p.attenuation_db = att;
-                 return pyutil::make_guarded<K>(
-                     rate,
-                     kernel::method_from_string(method),
-                     backend_from_string(b),
-                     device.get<int>("device", 0),
-                     p,
-                     batch.get<size_t>("batch", 0, pyutil::max_batch),
-                     channels.get<unsigned>("channels", 1, kernel::max_channels));
-             }),
-             py::arg("rate"),
-             py::arg("method") = "polyphase",
-             py::arg("nfilts") = 32,
-             py::arg("taps_per_arm") = 32,
-             py::arg("attenuation_db") = 80.0,
-             py::arg("backend") = "cpu",
-             py::arg("device") = 0,
-             py::arg("batch") = 0,
-             py::arg("channels") = 1)
+    py::class_<G> cls(m, name, doc.c_str());
+    cls.def(py::init([](double rate,
+                        const std::string& method,
+                        int_arg nfilts,
+                        int_arg K_,
+                        double att,
+                        const std::string& b,
+                        int_arg device,
+                        int_arg batch,
+                        int_arg channels) {
+                const kernel::polyphase_params p = polyphase_arg(nfilts, K_, att);
+                return pyutil::make_guarded<K>(
+                    rate,
+                    kernel::method_from_string(method),
+                    backend_from_string(b),
+                    device.get<int>("device", 0),
+                    p,
+                    batch.get<size_t>("batch", 0, pyutil::max_batch),
+                    channels.get<unsigned>("channels", 1, kernel::max_channels));
+            }),
+            py::arg("rate"),
+            py::arg("method") = "polyphase",
+            py::arg("nfilts") = 32,
+            py::arg("taps_per_arm") = 32,
+            py::arg("attenuation_db") = 80.0,
+            py::arg("backend") = "cpu",
+            py::arg("device") = 0,
+            py::arg("batch") = 0,
+            py::arg("channels") = 1)
         .def(
             "resample",
             [](G& g, const py::object& x_in) {
@@ -290,12 +296,8 @@ void bind_resampler_kernel(py::module& m, const char* name)
                 return g.run([&](K& k2) { return k2.output_time(k); });
             },
             py::arg("k"))
-        .def("prototype", pyutil::method<K>(&K::prototype))
-        .def("active_backend",
-             [](G& g) {
-                 return g.run([](K& k) { return to_string(k.active_backend()); });
-             })
-        .def("backend_note", pyutil::method<K>(&K::backend_note));
+        .def("prototype", pyutil::method<K>(&K::prototype));
+    pyutil::def_backend_queries(cls);
 }
 
 template <class T>
@@ -366,13 +368,7 @@ void bind_resamp(py::module& m)
     m.def(
         "polyphase_prototype",
         [](int_arg nfilts, int_arg K, double att) {
-            kernel::polyphase_params p;
-            p.nfilts =
-                nfilts.get<unsigned>("nfilts", pyutil::min_nfilts, pyutil::max_nfilts);
-            p.taps_per_arm = K.get<unsigned>(
-                "taps_per_arm", pyutil::min_taps_per_arm, pyutil::max_taps_per_arm);
-            p.attenuation_db = att;
-            return kernel::polyphase_prototype(p);
+            return kernel::polyphase_prototype(polyphase_arg(nfilts, K, att));
         },
         py::arg("nfilts") = 32,
         py::arg("taps_per_arm") = 32,

@@ -333,12 +333,8 @@ void bind_kernel(py::module& m, const char* name)
         .def("coord", pyutil::method<K>(&K::coord))
         .def("border", pyutil::method<K>(&K::border))
         .def("mean", pyutil::method<K>(&K::mean))
-        .def("std", pyutil::method<K>(&K::std))
-        .def("active_backend",
-             [](G& g) {
-                 return g.run([](K& k) { return to_string(k.active_backend()); });
-             })
-        .def("backend_note", pyutil::method<K>(&K::backend_note));
+        .def("std", pyutil::method<K>(&K::std));
+    pyutil::def_backend_queries(cls);
 }
 
 } // namespace
