@@ -40,9 +40,7 @@ public:
           d_sc16_in(channels),
           d_stream(device)
     {
-        if (channels < 1 || channels > unsigned(MAX_CHANNELS))
-            throw std::invalid_argument("channels: the CUDA resampler takes 1 to " +
-                                        std::to_string(MAX_CHANNELS));
+        check_engine_channels(channels, "the CUDA resampler");
         d_sms = device_attribute(cudaDevAttrMultiProcessorCount, device);
         d_smem_optin = device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
     }
