@@ -18,6 +18,7 @@
 #include "channel_pointers.cuh"
 #include "cuda_engines.h"
 #include "resamp_engine.cuh"
+#include "resamp_engine_base.cuh"
 #include "sc16_counters.cuh"
 #include <vector>
 
@@ -28,33 +29,19 @@ namespace gpu {
 namespace {
 
 template <typename D, typename H>
-class cuda_resamp_channels_engine final : public kernel::resamp_channels_engine<H>
+class cuda_resamp_channels_engine final
+    : public resamp_engine_base<kernel::resamp_channels_engine<H>, resamp_prototype>
 {
 public:
     cuda_resamp_channels_engine(int device, size_t batch, unsigned channels)
-        : d_device(device),
-          d_batch(batch),
+        : base(device, batch),
           d_N(channels),
-          d_tuning(resamp_tuning_for(compute_capability(device))),
           d_dev_hist(channels),
           d_sc16_in(channels),
           d_stream(device)
     {
         check_engine_channels(channels, "the CUDA resampler");
-        d_sms = device_attribute(cudaDevAttrMultiProcessorCount, device);
-        d_smem_optin = device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
     }
-
-    void set_prototype(const std::vector<float>& table, unsigned K, unsigned P) override
-    {
-        device_guard g(d_device);
-        d_proto.set(table, K, P);
-    }
-    void set_cuda_variant(kernel::resamp_cuda_variant v) override
-    {
-        d_untiled = v == kernel::resamp_cuda_variant::untiled;
-    }
-    void set_batch(size_t b) override { d_batch = b; }
 
     void run(H* const* out,
              const H* const* in,
@@ -292,13 +279,11 @@ private:
         return true;
     }
 
-    int d_device;
-    size_t d_batch;
+    using base = resamp_engine_base<kernel::resamp_channels_engine<H>, resamp_prototype>;
+    using base::d_batch, base::d_device, base::d_proto, base::d_sms, base::d_smem_optin,
+        base::d_tuning, base::d_untiled;
+
     unsigned d_N;
-    const resamp_tuning& d_tuning;
-    int d_sms = 1, d_smem_optin = 48 * 1024;
-    resamp_prototype d_proto;
-    bool d_untiled = false;
     tiled_setup d_tiled;
     device_buffer<D> d_dwin, d_dout;
     pinned_buffer<D> d_hwin, d_hout;
