@@ -43,34 +43,18 @@ public:
         check_engine_channels(channels, "the CUDA resampler");
     }
 
-    void run(H* const* out,
-             const H* const* in,
-             size_t n_in,
-             std::vector<kernel::stream_history<H>>& hist,
-             size_t used,
-             const kernel::resamp_plan& plan,
-             bool device) override
+    void run(H* const* out, const kernel::resamp_channels_call<H>& call) override
     {
         device_guard g(d_device);
         run_to(reinterpret_cast<void* const*>(out),
-               in,
-               n_in,
-               hist,
-               used,
-               plan,
-               device,
+               call,
                static_cast<D*>(nullptr),
                d_dout,
                d_hout);
     }
 
     void run_sc16(int16_t* const* out,
-                  const H* const* in,
-                  size_t n_in,
-                  std::vector<kernel::stream_history<H>>& hist,
-                  size_t used,
-                  const kernel::resamp_plan& plan,
-                  bool device,
+                  const kernel::resamp_channels_call<H>& call,
                   float scale,
                   kernel::sc16_counts* counts) override
     {
@@ -81,12 +65,7 @@ public:
             const cudaStream_t st = d_stream.get();
             d_counts.ensure(d_N, st);
             run_to(reinterpret_cast<void* const*>(out),
-                   in,
-                   n_in,
-                   hist,
-                   used,
-                   plan,
-                   device,
+                   call,
                    resamp_store_sc16{ nullptr, scale, d_counts.get() },
                    d_dout16,
                    d_hout16);
@@ -125,25 +104,23 @@ private:
 
     template <typename Store>
     void run_to(void* const* out,
-                const H* const* in_h,
-                size_t n_in,
-                std::vector<kernel::stream_history<H>>& hist,
-                size_t used,
-                const kernel::resamp_plan& plan,
-                bool device,
+                const kernel::resamp_channels_call<H>& call,
                 const Store& proto,
                 device_buffer<out_t<Store>>& dout,
                 pinned_buffer<out_t<Store>>& hout)
     {
         using O = out_t<Store>;
+        const size_t n_in = call.n_in, used = call.used;
+        std::vector<kernel::stream_history<H>>& hist = call.hist;
+        const kernel::resamp_plan& plan = call.plan;
         const cudaStream_t st = d_stream.get();
         const size_t Hn = hist[0].size(), N = d_N;
-        const D* const* in = reinterpret_cast<const D* const*>(in_h);
+        const D* const* in = reinterpret_cast<const D* const*>(call.in);
         auto y = [&](unsigned c, size_t k) { return static_cast<O*>(out[c]) + k; };
         // One launch's outputs, all channels together, stay at the batch.
         const size_t per = std::max<size_t>(1, d_batch / N);
         channel_pointers p{};
-        if (device) {
+        if (call.device) {
             for (unsigned c = 0; c < d_N; c++) {
                 p.x[c] = d_dev_hist[c].seam(hist[c], in[c], n_in, st);
                 p.y[c] = y(c, 0);
@@ -211,7 +188,7 @@ private:
                                 cnt * sizeof(O));
             });
         for (unsigned c = 0; c < d_N; c++)
-            hist[c].advance(in_h[c], used);
+            hist[c].advance(call.in[c], used);
     }
 
     //! Samples [lo, lo + n) of the window [hist, in] to dst.
