@@ -89,8 +89,6 @@ log_backend(const gr::logger_ptr& log, backend active, const std::string& note)
         log->trace("{}", note);
 }
 
-//! Run the body of a work() call; a failure (CUDA fault, ...) is logged and ends the stream
-//! cleanly with WORK_DONE instead of corrupting output or throwing into the scheduler.
 //! The saturation warning of a block with sc16 output: one line when outputs were clipped or NaN
 //! since the last line, at most one a second, so a clipping chain is reported without flooding.
 class sc16_warning
@@ -121,6 +119,8 @@ private:
     std::chrono::steady_clock::time_point d_last{};
 };
 
+//! Run the body of a work() call; a failure (CUDA fault, ...) is logged and ends the stream
+//! cleanly with WORK_DONE instead of corrupting output or throwing into the scheduler.
 template <typename F>
 int guarded_work(const gr::logger_ptr& log, F&& body)
 {

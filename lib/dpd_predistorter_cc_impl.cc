@@ -88,11 +88,10 @@ dpd_predistorter_cc_impl::dpd_predistorter_cc_impl(
                                   kernel->channels(),
                                   kernel->channels(),
                                   kernel::sample_bytes(kernel->output_format()))),
-      d_kernel(std::move(kernel)),
+      kernel_block(std::move(kernel), device, device_buffers),
       d_tag_key(pmt::intern(tag_name)),
       d_switch_key(pmt::intern(switch_tag_name)),
       d_switched(d_kernel->channels(), 0),
-      d_device_buffers(device_buffers),
       d_pending(d_kernel->channels()),
       d_warnings(d_kernel->channels()),
       d_port_out(d_kernel->channels()),
@@ -100,14 +99,12 @@ dpd_predistorter_cc_impl::dpd_predistorter_cc_impl(
       d_port_in(d_kernel->channels()),
       d_span_in(d_kernel->channels())
 {
-    log_backend(d_logger, d_kernel->active_backend(), d_kernel->backend_note());
     // Delayed output: tags move with it (work() re-adds them at offset + delay). Channels: a
     // tag stays on its own channel.
     if (d_kernel->delay() > 0)
         set_tag_propagation_policy(TPP_DONT);
     else if (d_kernel->channels() > 1)
         set_tag_propagation_policy(TPP_ONE_TO_ONE);
-    d_io.attach(*this, d_kernel->active_backend(), device, device_buffers);
     message_port_register_in(pmt::mp(port_name));
     set_msg_handler(pmt::mp(port_name),
                     [this](const pmt::pmt_t& msg) { handle_message(msg); });
@@ -183,11 +180,6 @@ void dpd_predistorter_cc_impl::set_cuda_variant(const std::string& variant)
     const auto v = kernel::dpd_cuda_variant_from_string(variant);
     std::lock_guard<std::mutex> lock(d_mutex);
     d_kernel->set_cuda_variant(v);
-}
-
-std::string dpd_predistorter_cc_impl::active_backend() const
-{
-    return to_string(d_kernel->active_backend());
 }
 
 bool dpd_predistorter_cc_impl::apply_locked(const pmt::pmt_t& v,

@@ -6,10 +6,8 @@
 #ifndef INCLUDED_GPUINTERP_DPD_PREDISTORTER_CC_IMPL_H
 #define INCLUDED_GPUINTERP_DPD_PREDISTORTER_CC_IMPL_H
 
-#include "block_util.h"
-#include "device_io.h"
+#include "kernel_block.h"
 #include <gnuradio/gpuinterp/coeffs_message.h>
-#include <gnuradio/gpuinterp/cuda_buffer.h>
 #include <gnuradio/gpuinterp/dpd_predistorter_cc.h>
 #include <gnuradio/gpuinterp/kernel/dpd_bank.h>
 #include <pmt/pmt.h>
@@ -20,7 +18,8 @@
 namespace gr {
 namespace gpuinterp {
 
-class dpd_predistorter_cc_impl : public dpd_predistorter_cc, public device_buffer_client
+class dpd_predistorter_cc_impl
+    : public kernel_block<dpd_predistorter_cc, kernel::dpd_bank>
 {
 public:
     //! `kernel`: built by make() from its arguments.
@@ -58,9 +57,6 @@ public:
     void set_batch(int batch) override;
     int batch() const override;
     void set_cuda_variant(const std::string& variant) override;
-    std::string active_backend() const override;
-    bool device_buffers() const override { return d_device_buffers; }
-    device_binding buffer_binding() const override { return d_io.binding(); }
 
     int work(int noutput_items,
              gr_vector_const_void_star& input_items,
@@ -79,15 +75,12 @@ private:
     //! Process outputs [from, to) of every channel of the current work() call.
     void process_span(size_t from, size_t to);
 
-    mutable std::mutex d_mutex; // setters and messages land between two work() calls
-    std::unique_ptr<kernel::dpd_bank> d_kernel;
+    // d_mutex (kernel_block): messages land between two work() calls too.
     const pmt::pmt_t d_tag_key;
     const pmt::pmt_t d_switch_key;
     //! Per channel: a set arrived by message or setter, so the next work() tags the channel's
     //! first output `dpd_switch`.
     std::vector<char> d_switched;
-    const bool d_device_buffers;
-    device_io d_io;
     std::vector<gr::tag_t> d_tags;
     //! `dpd_coeffs` switches waiting for their output (tag offset + delay), per channel, in
     //! output order.

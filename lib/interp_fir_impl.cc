@@ -65,19 +65,12 @@ interp_fir_impl<T, TAP>::interp_fir_impl(std::unique_ptr<kernel_type> kernel,
                                   kernel->channels(),
                                   output_item_size<T>(output_format, full_scale)),
           kernel->interpolation()),
-      d_kernel(std::move(kernel)),
-      d_device_buffers(device_buffers),
-      d_ports(d_kernel->channels(),
-              input_item_size<T>(d_kernel->input_format()),
-              output_format,
-              full_scale)
+      base(std::move(kernel), device, device_buffers, output_format, full_scale)
 {
     // A tag stays on its own channel (GNU Radio's default copies every input's tags to every
     // output); offsets still scale by L.
     if (d_kernel->channels() > 1)
         this->set_tag_propagation_policy(gr::block::TPP_ONE_TO_ONE);
-    log_backend(this->d_logger, d_kernel->active_backend(), d_kernel->backend_note());
-    d_io.attach(*this, d_kernel->active_backend(), device, device_buffers);
 }
 
 template <class T, class TAP>
@@ -110,32 +103,11 @@ int interp_fir_impl<T, TAP>::batch() const
 }
 
 template <class T, class TAP>
-uint64_t interp_fir_impl<T, TAP>::saturated(unsigned channel) const
-{
-    std::lock_guard<std::mutex> lock(d_mutex);
-    return d_kernel->counts(channel).saturated;
-}
-
-template <class T, class TAP>
-uint64_t interp_fir_impl<T, TAP>::invalid(unsigned channel) const
-{
-    std::lock_guard<std::mutex> lock(d_mutex);
-    return d_kernel->counts(channel).invalid;
-}
-
-template <class T, class TAP>
-std::string interp_fir_impl<T, TAP>::active_backend() const
-{
-    return to_string(d_kernel->active_backend());
-}
-
-template <class T, class TAP>
 int interp_fir_impl<T, TAP>::work(int noutput_items,
                                   gr_vector_const_void_star& input_items,
                                   gr_vector_void_star& output_items)
 {
-    return guarded_work(this->d_logger, [&] {
-        std::lock_guard<std::mutex> lock(d_mutex);
+    return this->locked_work([&] {
         const unsigned L = d_kernel->interpolation();
         const size_t n_in = size_t(noutput_items) / L;
         d_ports.point(*this, d_io, d_device_buffers, input_items, output_items, 0, n_in);

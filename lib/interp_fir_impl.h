@@ -6,10 +6,7 @@
 #ifndef INCLUDED_GPUINTERP_INTERP_FIR_IMPL_H
 #define INCLUDED_GPUINTERP_INTERP_FIR_IMPL_H
 
-#include "block_util.h"
-#include "channel_ports.h"
-#include "device_io.h"
-#include <gnuradio/gpuinterp/cuda_buffer.h>
+#include "kernel_block.h"
 #include <gnuradio/gpuinterp/interp_fir.h>
 #include <gnuradio/gpuinterp/kernel/polyphase_interpolator.h>
 #include <memory>
@@ -19,7 +16,8 @@ namespace gr {
 namespace gpuinterp {
 
 template <class T, class TAP>
-class interp_fir_impl : public interp_fir<T, TAP>, public device_buffer_client
+class interp_fir_impl
+    : public channel_block<interp_fir<T, TAP>, kernel::polyphase_interpolator<T, TAP>, T>
 {
 public:
     using kernel_type = kernel::polyphase_interpolator<T, TAP>;
@@ -35,32 +33,16 @@ public:
     std::vector<TAP> taps() const override;
     void set_batch(int batch) override;
     int batch() const override;
-    std::string active_backend() const override;
-    bool device_buffers() const override { return d_device_buffers; }
-    device_binding buffer_binding() const override { return d_io.binding(); }
-    std::string output_format() const override
-    {
-        return kernel::to_string(d_ports.output);
-    }
-    std::string input_format() const override
-    {
-        return kernel::to_string(d_kernel->input_format());
-    }
-    float full_scale() const override { return d_ports.full_scale; }
-    uint64_t saturated(unsigned channel) const override;
-    uint64_t invalid(unsigned channel) const override;
-    unsigned channels() const override { return d_kernel->channels(); }
 
     int work(int noutput_items,
              gr_vector_const_void_star& input_items,
              gr_vector_void_star& output_items) override;
 
 private:
-    mutable std::mutex d_mutex; // setters land between two work() calls
-    std::unique_ptr<kernel_type> d_kernel;
-    const bool d_device_buffers;
-    device_io d_io;
-    channel_ports d_ports;
+    using base =
+        channel_block<interp_fir<T, TAP>, kernel::polyphase_interpolator<T, TAP>, T>;
+    using base::d_device_buffers, base::d_io, base::d_kernel, base::d_mutex,
+        base::d_ports;
 };
 
 } // namespace gpuinterp

@@ -83,8 +83,7 @@ int resampler_impl<T>::general_work(int noutput_items,
                                     gr_vector_const_void_star& input_items,
                                     gr_vector_void_star& output_items)
 {
-    return guarded_work(this->d_logger, [&] {
-        std::lock_guard<std::mutex> lock(d_mutex);
+    return this->locked_work([&] {
         if (d_rate_changed) {
             resampler_detail::set_hint_rate(*this, d_kernel->rate());
             d_rate_changed = false;

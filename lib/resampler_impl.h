@@ -6,9 +6,7 @@
 #ifndef INCLUDED_GPUINTERP_RESAMPLER_IMPL_H
 #define INCLUDED_GPUINTERP_RESAMPLER_IMPL_H
 
-#include "block_util.h"
-#include "channel_ports.h"
-#include "device_io.h"
+#include "kernel_block.h"
 #include <gnuradio/block_detail.h>
 #include <gnuradio/buffer_reader.h>
 #include <gnuradio/gpuinterp/kernel/resampler.h>
@@ -28,7 +26,7 @@ void set_hint_rate(gr::block& b, double r);
 } // namespace resampler_detail
 
 template <class T>
-class resampler_impl : public resampler<T>, public device_buffer_client
+class resampler_impl : public channel_block<resampler<T>, kernel::resampler<T>, T>
 {
 public:
     //! `kernel`: built by make() from its arguments.
@@ -47,15 +45,8 @@ public:
                                             int(kernel->channels()),
                                             int(kernel->channels()),
                                             output_item_size<T>(format, full_scale))),
-          d_kernel(std::move(kernel)),
-          d_device_buffers(device_buffers),
-          d_ports(d_kernel->channels(),
-                  input_item_size<T>(d_kernel->input_format()),
-                  format,
-                  full_scale)
+          base(std::move(kernel), device, device_buffers, format, full_scale)
     {
-        log_backend(this->d_logger, d_kernel->active_backend(), d_kernel->backend_note());
-        d_io.attach(*this, d_kernel->active_backend(), device, device_buffers);
         const double rate = d_kernel->rate();
         resampler_detail::set_hint_rate(*this, rate);
         // The kernel keeps its own history; the declared history only makes GNU Radio
@@ -113,32 +104,6 @@ public:
         d_kernel->set_cuda_variant(v);
     }
     std::string method() const override { return kernel::to_string(d_kernel->method()); }
-    std::string active_backend() const override
-    {
-        return to_string(d_kernel->active_backend());
-    }
-    bool device_buffers() const override { return d_device_buffers; }
-    device_binding buffer_binding() const override { return d_io.binding(); }
-    std::string output_format() const override
-    {
-        return kernel::to_string(d_ports.output);
-    }
-    std::string input_format() const override
-    {
-        return kernel::to_string(d_kernel->input_format());
-    }
-    float full_scale() const override { return d_ports.full_scale; }
-    uint64_t saturated(unsigned channel) const override
-    {
-        std::lock_guard<std::mutex> lock(d_mutex);
-        return d_kernel->counts(channel).saturated;
-    }
-    uint64_t invalid(unsigned channel) const override
-    {
-        std::lock_guard<std::mutex> lock(d_mutex);
-        return d_kernel->counts(channel).invalid;
-    }
-    unsigned channels() const override { return d_kernel->channels(); }
 
     void forecast(int noutput_items, gr_vector_int& ninput_items_required) override
     {
@@ -189,13 +154,12 @@ private:
         }
     }
 
-    mutable std::mutex d_mutex; // set_rate lands between two work() calls
-    std::unique_ptr<kernel::resampler<T>> d_kernel;
+    using base = channel_block<resampler<T>, kernel::resampler<T>, T>;
+    using base::d_device_buffers, base::d_io, base::d_kernel, base::d_mutex,
+        base::d_ports;
+
     bool d_rate_changed = false;
-    size_t d_skip = 0; // GNU Radio history items in front of the new input
-    const bool d_device_buffers;
-    device_io d_io;
-    channel_ports d_ports;
+    size_t d_skip = 0;             // GNU Radio history items in front of the new input
     std::vector<gr::tag_t> d_tags; // reused across calls
 };
 

@@ -71,13 +71,11 @@ resize_2d_impl<T>::resize_2d_impl(const kernel::resize_config& c)
               c.device_buffers, 1, 1, frame_bytes(c, false, sizeof(T))),
           device_buffer_signature(
               c.device_buffers, 1, 1, frame_bytes(c, true, c.half_output ? 2 : 4))),
-      d_kernel(std::make_unique<kernel::resize_2d<T>>(c)),
-      d_half(c.half_output),
-      d_device_buffers(c.device_buffers)
+      // Items are whole frames: GNU Radio's default buffer already holds several, so no
+      // minimum output buffer (min_items 0).
+      base(std::make_unique<kernel::resize_2d<T>>(c), int(c.device), c.device_buffers, 0),
+      d_half(c.half_output)
 {
-    log_backend(this->d_logger, d_kernel->active_backend(), d_kernel->backend_note());
-    // Items are whole frames: GNU Radio's default buffer already holds several.
-    d_io.attach(*this, d_kernel->active_backend(), int(c.device), c.device_buffers, 0);
 }
 
 template <class T>
@@ -98,18 +96,13 @@ int resize_2d_impl<T>::work(int noutput_items,
                             gr_vector_const_void_star& input_items,
                             gr_vector_void_star& output_items)
 {
-    return guarded_work(this->d_logger, [&] {
-        std::lock_guard<std::mutex> lock(d_mutex);
-        if (d_device_buffers) { // device pointers (host memory on the CPU backend)
-            const size_t in_bytes =
-                size_t(noutput_items) * this->input_signature()->sizeof_stream_item(0);
-            const T* in =
-                static_cast<const T*>(d_io.input(*this, 0, input_items[0], in_bytes));
+    return this->locked_work([&] {
+        const T* in = static_cast<const T*>(this->port_input(
+            input_items,
+            size_t(noutput_items) * this->input_signature()->sizeof_stream_item(0)));
+        if (d_device_buffers)
             d_kernel->resize_device(output_items[0], d_half, in, size_t(noutput_items));
-            return noutput_items;
-        }
-        const T* in = static_cast<const T*>(input_items[0]);
-        if (d_half)
+        else if (d_half)
             d_kernel->resize_half(
                 static_cast<std::uint16_t*>(output_items[0]), in, size_t(noutput_items));
         else

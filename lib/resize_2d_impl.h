@@ -6,8 +6,7 @@
 #ifndef INCLUDED_GPUINTERP_RESIZE_2D_IMPL_H
 #define INCLUDED_GPUINTERP_RESIZE_2D_IMPL_H
 
-#include "device_io.h"
-#include <gnuradio/gpuinterp/cuda_buffer.h>
+#include "kernel_block.h"
 #include <gnuradio/gpuinterp/kernel/resize_2d.h>
 #include <gnuradio/gpuinterp/resize_2d.h>
 #include <mutex>
@@ -16,7 +15,7 @@ namespace gr {
 namespace gpuinterp {
 
 template <class T>
-class resize_2d_impl : public resize_2d<T>, public device_buffer_client
+class resize_2d_impl : public kernel_block<resize_2d<T>, kernel::resize_2d<T>>
 {
 public:
     explicit resize_2d_impl(const kernel::resize_config& config);
@@ -104,12 +103,6 @@ public:
         return locked([&] { return static_cast<int>(d_kernel->batch()); });
     }
     bool half_output() const override { return d_half; }
-    bool device_buffers() const override { return d_device_buffers; }
-    device_binding buffer_binding() const override { return d_io.binding(); }
-    std::string active_backend() const override
-    {
-        return to_string(d_kernel->active_backend());
-    }
 
     int work(int noutput_items,
              gr_vector_const_void_star& input_items,
@@ -123,11 +116,10 @@ private:
         return f();
     }
 
-    mutable std::mutex d_mutex; // setters land between two work() calls
-    std::unique_ptr<kernel::resize_2d<T>> d_kernel;
+    using base = kernel_block<resize_2d<T>, kernel::resize_2d<T>>;
+    using base::d_device_buffers, base::d_io, base::d_kernel, base::d_mutex;
+
     const bool d_half;
-    const bool d_device_buffers;
-    device_io d_io;
 };
 
 } // namespace gpuinterp

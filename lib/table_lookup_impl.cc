@@ -30,18 +30,15 @@ int table_lookup_impl<T>::work(int noutput_items,
                                gr_vector_const_void_star& input_items,
                                gr_vector_void_star& output_items)
 {
-    return guarded_work(this->d_logger, [&] {
-        std::lock_guard<std::mutex> lock(d_mutex);
-        if (d_device_buffers) { // device pointers (host memory on the CPU backend)
-            const auto* x = static_cast<const float*>(d_io.input(
-                *this, 0, input_items[0], size_t(noutput_items) * sizeof(float)));
-            d_kernel->lookup_device(
-                static_cast<T*>(output_items[0]), x, size_t(noutput_items));
-            return noutput_items;
-        }
-        d_kernel->lookup(static_cast<T*>(output_items[0]),
-                         static_cast<const float*>(input_items[0]),
-                         static_cast<size_t>(noutput_items));
+    return this->locked_work([&] {
+        const size_t n = size_t(noutput_items);
+        const auto* x =
+            static_cast<const float*>(this->port_input(input_items, n * sizeof(float)));
+        T* y = static_cast<T*>(output_items[0]);
+        if (d_device_buffers)
+            d_kernel->lookup_device(y, x, n);
+        else
+            d_kernel->lookup(y, x, n);
         return noutput_items;
     });
 }

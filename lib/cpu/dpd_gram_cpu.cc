@@ -45,14 +45,9 @@ public:
     }
     size_t chunk_rows() const override { return d_chunk; }
 
-    void accumulate(int set,
-                    const cd* yw,
-                    int64_t w0,
-                    size_t wn,
-                    const int64_t* rows,
-                    const cd* t,
-                    size_t R) override
+    void accumulate(int set, const gram_rows& in) override
     {
+        const auto& [yw, w0, wn, rows, t, R] = in;
         if (!R)
             return;
         const size_t K = d_K;
@@ -143,12 +138,7 @@ public:
     {
         const size_t K = d_K;
         G = d_G[set];
-        // zherk wrote the upper triangle (i <= j); mirror it, real diagonal.
-        for (size_t j = 0; j < K; j++) {
-            G[j * K + j] = cd(G[j * K + j].real(), 0);
-            for (size_t i = j + 1; i < K; i++)
-                G[j * K + i] = std::conj(G[i * K + j]);
-        }
+        hermitian_from_upper(G, K); // zherk wrote the upper triangle
         b = d_b[set];
     }
     std::vector<double> eigh(std::vector<cd>& a, size_t K) const override
@@ -162,10 +152,7 @@ public:
                            reinterpret_cast<lapack_complex_double*>(a.data()),
                            lapack_int(K),
                            w.data());
-        if (info != 0)
-            throw std::runtime_error("dpd_gram: LAPACKE_zheevd failed (info " +
-                                     std::to_string(info) + ", K = " + std::to_string(K) +
-                                     ")");
+        check_eigh("LAPACKE_zheevd", info, K);
         return w;
     }
 

@@ -18,6 +18,8 @@
 #include <gnuradio/gpuinterp/kernel/stream_history.h>
 #include <type_traits>
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace gr {
@@ -25,6 +27,15 @@ namespace gpuinterp {
 namespace gpu {
 
 constexpr int MAX_CHANNELS = int(kernel::max_channels);
+
+//! The channel count a channels engine's constructor accepts; `engine` names it in the
+//! message ("the CUDA resampler").
+inline void check_engine_channels(unsigned channels, const char* engine)
+{
+    if (channels < 1 || channels > unsigned(MAX_CHANNELS))
+        throw std::invalid_argument(std::string("channels: ") + engine + " takes 1 to " +
+                                    std::to_string(MAX_CHANNELS));
+}
 
 struct channel_pointers {
     const void* x[MAX_CHANNELS]; //!< window start: the history, then the inputs

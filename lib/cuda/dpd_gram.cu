@@ -188,14 +188,9 @@ public:
 
     size_t chunk_rows() const override { return d_chunk; }
 
-    void accumulate(int set,
-                    const cd* yw,
-                    int64_t w0,
-                    size_t wn,
-                    const int64_t* rows,
-                    const cd* t,
-                    size_t R) override
+    void accumulate(int set, const kernel::gram_rows& in) override
     {
+        const auto& [yw, w0, wn, rows, t, R] = in;
         if (!R)
             return;
         if (R > d_chunk)
@@ -353,11 +348,7 @@ public:
                                              cudaMemcpyDeviceToHost,
                                              d_stream->get()));
         d_stream->synchronize();
-        for (size_t j = 0; j < K; j++) {
-            G[j * K + j] = cd(G[j * K + j].real(), 0);
-            for (size_t i = j + 1; i < K; i++)
-                G[j * K + i] = std::conj(G[i * K + j]);
-        }
+        kernel::hermitian_from_upper(G, K);
     }
 
     std::vector<double> eigh(std::vector<cd>& a, size_t K) const override
@@ -395,10 +386,7 @@ public:
         GPUINTERP_CUDA_CHECK(
             cudaMemcpyAsync(&info, dInfo.get(), sizeof(int), cudaMemcpyDeviceToHost, s));
         d_stream->synchronize();
-        if (info != 0)
-            throw std::runtime_error("dpd_gram: cusolverDnZheevd failed (info " +
-                                     std::to_string(info) + ", K = " + std::to_string(K) +
-                                     ")");
+        kernel::check_eigh("cusolverDnZheevd", info, K);
         return w;
     }
 

@@ -54,9 +54,7 @@ public:
           d_dev_hist(channels),
           d_pipe(device)
     {
-        if (channels < 1 || channels > unsigned(MAX_CHANNELS))
-            throw std::invalid_argument("channels: the CUDA interpolator takes 1 to " +
-                                        std::to_string(MAX_CHANNELS));
+        check_engine_channels(channels, "the CUDA interpolator");
     }
 
     void set_taps(const std::vector<HTAP>& padded, unsigned L, size_t M) override

@@ -288,40 +288,26 @@ auto pick(const tile_geometry& g, Instance&& instance)
     return g.stage ? instance(no{}, yes{}) : instance(no{}, no{});
 }
 
-// X: the stored input (T, or short2 for sc16 input).
-template <typename X, typename T, typename TAP, typename Store = fir_store<T>>
+// X: the stored input (T, or short2 for sc16 input); CHANNELS: the kernels that run every
+// channel in one launch.
+template <typename X,
+          typename T,
+          typename TAP,
+          typename Store = fir_store<T>,
+          bool CHANNELS = false>
 auto pick_kernel(const tile_geometry& g)
 {
     return pick(g, [](auto smem, auto stage) {
-        if constexpr (std::is_same_v<X, T>)
-            return interp_kernel<T,
-                                 TAP,
-                                 decltype(smem)::value,
-                                 decltype(stage)::value,
-                                 Store>;
+        constexpr bool S = decltype(smem)::value, G = decltype(stage)::value;
+        constexpr bool sc16_in = !std::is_same_v<X, T>;
+        if constexpr (CHANNELS && sc16_in)
+            return interp_channels_kernel_sc16_in<TAP, S, G, Store>;
+        else if constexpr (CHANNELS)
+            return interp_channels_kernel<T, TAP, S, G, Store>;
+        else if constexpr (sc16_in)
+            return interp_kernel_sc16_in<TAP, S, G, Store>;
         else
-            return interp_kernel_sc16_in<TAP,
-                                         decltype(smem)::value,
-                                         decltype(stage)::value,
-                                         Store>;
-    });
-}
-
-template <typename X, typename T, typename TAP, typename Store>
-auto pick_channels_kernel(const tile_geometry& g)
-{
-    return pick(g, [](auto smem, auto stage) {
-        if constexpr (std::is_same_v<X, T>)
-            return interp_channels_kernel<T,
-                                          TAP,
-                                          decltype(smem)::value,
-                                          decltype(stage)::value,
-                                          Store>;
-        else
-            return interp_channels_kernel_sc16_in<TAP,
-                                                  decltype(smem)::value,
-                                                  decltype(stage)::value,
-                                                  Store>;
+            return interp_kernel<T, TAP, S, G, Store>;
     });
 }
 
@@ -373,8 +359,7 @@ void launch_channels(const fir_call<TAP>& c,
 {
     const tile_geometry& g = c.plan.g;
     const dim3 grid = channels_grid(c.n, g.TI, c.plan.max_blocks, channels);
-    launch_kernel<X, T, TAP>(
-        c, pick_channels_kernel<X, T, TAP, Store>(g), grid, p, proto);
+    launch_kernel<X, T, TAP>(c, pick_kernel<X, T, TAP, Store, true>(g), grid, p, proto);
 }
 
 // f's store for T (fir_store, or with f.counts fir_store_sc16) writing y, handed to go(store).

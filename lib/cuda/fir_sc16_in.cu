@@ -18,8 +18,8 @@ void allow_fir_sc16_in(const tile_geometry& g, int optin)
 {
     allow_smem(pick_kernel<short2, float2, TAP, fir_store<float2>>(g), optin);
     allow_smem(pick_kernel<short2, float2, TAP, fir_store_sc16>(g), optin);
-    allow_smem(pick_channels_kernel<short2, float2, TAP, fir_store<float2>>(g), optin);
-    allow_smem(pick_channels_kernel<short2, float2, TAP, fir_store_sc16>(g), optin);
+    allow_smem(pick_kernel<short2, float2, TAP, fir_store<float2>, true>(g), optin);
+    allow_smem(pick_kernel<short2, float2, TAP, fir_store_sc16, true>(g), optin);
 }
 
 template <typename TAP>

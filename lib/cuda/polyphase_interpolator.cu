@@ -72,10 +72,10 @@ fir_plan plan_fir(int device, unsigned L, size_t M, const fir_tuning& t)
     // sc16 input. The window in shared memory is T whatever the stored input: one geometry.
     const auto k = pick_kernel<T, T, TAP>(g);
     allow_smem(k, optin);
-    allow_smem(pick_channels_kernel<T, T, TAP, fir_store<T>>(g), optin);
+    allow_smem(pick_kernel<T, T, TAP, fir_store<T>, true>(g), optin);
     if constexpr (std::is_same_v<T, float2>) {
         allow_smem(pick_kernel<T, T, TAP, fir_store_sc16>(g), optin);
-        allow_smem(pick_channels_kernel<T, T, TAP, fir_store_sc16>(g), optin);
+        allow_smem(pick_kernel<T, T, TAP, fir_store_sc16, true>(g), optin);
         allow_fir_sc16_in<TAP>(g, optin);
     }
     fir_plan pl;

@@ -18,6 +18,7 @@
 #include "channel_pointers.cuh"
 #include "cuda_engines.h"
 #include "resamp_engine.cuh"
+#include "resamp_engine_base.cuh"
 #include "sc16_counters.cuh"
 #include <vector>
 
@@ -28,64 +29,32 @@ namespace gpu {
 namespace {
 
 template <typename D, typename H>
-class cuda_resamp_channels_engine final : public kernel::resamp_channels_engine<H>
+class cuda_resamp_channels_engine final
+    : public resamp_engine_base<kernel::resamp_channels_engine<H>, resamp_prototype>
 {
 public:
     cuda_resamp_channels_engine(int device, size_t batch, unsigned channels)
-        : d_device(device),
-          d_batch(batch),
+        : base(device, batch),
           d_N(channels),
-          d_tuning(resamp_tuning_for(compute_capability(device))),
           d_dev_hist(channels),
           d_sc16_in(channels),
           d_stream(device)
     {
-        if (channels < 1 || channels > unsigned(MAX_CHANNELS))
-            throw std::invalid_argument("channels: the CUDA resampler takes 1 to " +
-                                        std::to_string(MAX_CHANNELS));
-        d_sms = device_attribute(cudaDevAttrMultiProcessorCount, device);
-        d_smem_optin = device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+        check_engine_channels(channels, "the CUDA resampler");
     }
 
-    void set_prototype(const std::vector<float>& table, unsigned K, unsigned P) override
-    {
-        device_guard g(d_device);
-        d_proto.set(table, K, P);
-    }
-    void set_cuda_variant(kernel::resamp_cuda_variant v) override
-    {
-        d_untiled = v == kernel::resamp_cuda_variant::untiled;
-    }
-    void set_batch(size_t b) override { d_batch = b; }
-
-    void run(H* const* out,
-             const H* const* in,
-             size_t n_in,
-             std::vector<kernel::stream_history<H>>& hist,
-             size_t used,
-             const kernel::resamp_plan& plan,
-             bool device) override
+    void run(H* const* out, const kernel::resamp_channels_call<H>& call) override
     {
         device_guard g(d_device);
         run_to(reinterpret_cast<void* const*>(out),
-               in,
-               n_in,
-               hist,
-               used,
-               plan,
-               device,
+               call,
                static_cast<D*>(nullptr),
                d_dout,
                d_hout);
     }
 
     void run_sc16(int16_t* const* out,
-                  const H* const* in,
-                  size_t n_in,
-                  std::vector<kernel::stream_history<H>>& hist,
-                  size_t used,
-                  const kernel::resamp_plan& plan,
-                  bool device,
+                  const kernel::resamp_channels_call<H>& call,
                   float scale,
                   kernel::sc16_counts* counts) override
     {
@@ -96,12 +65,7 @@ public:
             const cudaStream_t st = d_stream.get();
             d_counts.ensure(d_N, st);
             run_to(reinterpret_cast<void* const*>(out),
-                   in,
-                   n_in,
-                   hist,
-                   used,
-                   plan,
-                   device,
+                   call,
                    resamp_store_sc16{ nullptr, scale, d_counts.get() },
                    d_dout16,
                    d_hout16);
@@ -140,25 +104,23 @@ private:
 
     template <typename Store>
     void run_to(void* const* out,
-                const H* const* in_h,
-                size_t n_in,
-                std::vector<kernel::stream_history<H>>& hist,
-                size_t used,
-                const kernel::resamp_plan& plan,
-                bool device,
+                const kernel::resamp_channels_call<H>& call,
                 const Store& proto,
                 device_buffer<out_t<Store>>& dout,
                 pinned_buffer<out_t<Store>>& hout)
     {
         using O = out_t<Store>;
+        const size_t n_in = call.n_in, used = call.used;
+        std::vector<kernel::stream_history<H>>& hist = call.hist;
+        const kernel::resamp_plan& plan = call.plan;
         const cudaStream_t st = d_stream.get();
         const size_t Hn = hist[0].size(), N = d_N;
-        const D* const* in = reinterpret_cast<const D* const*>(in_h);
+        const D* const* in = reinterpret_cast<const D* const*>(call.in);
         auto y = [&](unsigned c, size_t k) { return static_cast<O*>(out[c]) + k; };
         // One launch's outputs, all channels together, stay at the batch.
         const size_t per = std::max<size_t>(1, d_batch / N);
         channel_pointers p{};
-        if (device) {
+        if (call.device) {
             for (unsigned c = 0; c < d_N; c++) {
                 p.x[c] = d_dev_hist[c].seam(hist[c], in[c], n_in, used, st);
                 p.y[c] = y(c, 0);
@@ -224,7 +186,7 @@ private:
                                 cnt * sizeof(O));
             });
         for (unsigned c = 0; c < d_N; c++)
-            hist[c].advance(in_h[c], used);
+            hist[c].advance(call.in[c], used);
     }
 
     //! Samples [lo, lo + n) of the window [hist, in] to dst.
@@ -292,13 +254,11 @@ private:
         return true;
     }
 
-    int d_device;
-    size_t d_batch;
+    using base = resamp_engine_base<kernel::resamp_channels_engine<H>, resamp_prototype>;
+    using base::d_batch, base::d_device, base::d_proto, base::d_sms, base::d_smem_optin,
+        base::d_tuning, base::d_untiled;
+
     unsigned d_N;
-    const resamp_tuning& d_tuning;
-    int d_sms = 1, d_smem_optin = 48 * 1024;
-    resamp_prototype d_proto;
-    bool d_untiled = false;
     tiled_setup d_tiled;
     device_buffer<D> d_dwin, d_dout;
     pinned_buffer<D> d_hwin, d_hout;

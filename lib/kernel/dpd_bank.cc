@@ -101,20 +101,26 @@ void dpd_bank::check_channel(unsigned channel) const
                               std::to_string(d_channels) + " channel(s))");
 }
 
-template <typename Process>
 void dpd_bank::run_channels(void* const* out,
                             const void* const* in,
                             size_t n,
-                            Process&& p)
+                            bool device)
 {
+    if (n == 0)
+        return;
+    if (d_engine)
+        return device ? d_engine->process_device(out, in, n)
+                      : d_engine->process(out, in, n);
     const bool sc16_in = d_in_format == sample_format::sc16;
     const bool sc16_out = d_format == sample_format::sc16;
     for (unsigned c = 0; c < d_channels; c++) {
         if (!sc16_in && !sc16_out) {
-            p(*d_each[c],
-              static_cast<complex*>(out[c]),
-              static_cast<const complex*>(in[c]),
-              n);
+            auto* o = static_cast<complex*>(out[c]);
+            auto* i = static_cast<const complex*>(in[c]);
+            if (device)
+                d_each[c]->process_device(o, i, n);
+            else
+                d_each[c]->process(o, i, n);
             continue;
         }
         // sc16 runs on the CPU only (the constructor refuses CUDA): host pointers either way.
@@ -146,36 +152,28 @@ void dpd_bank::run_channels(void* const* out,
 
 void dpd_bank::process(void* const* out, const void* const* in, size_t n)
 {
-    if (n == 0)
-        return;
-    if (d_engine)
-        return d_engine->process(out, in, n);
-    run_channels(
-        out, in, n, [](dpd_predistorter& d, complex* o, const complex* i, size_t m) {
-            d.process(o, i, m);
-        });
+    run_channels(out, in, n, false);
 }
 
 void dpd_bank::process_device(void* const* out, const void* const* in, size_t n)
 {
-    if (n == 0)
-        return;
-    if (d_engine)
-        return d_engine->process_device(out, in, n);
-    run_channels(
-        out, in, n, [](dpd_predistorter& d, complex* o, const complex* i, size_t m) {
-            d.process_device(o, i, m);
-        });
+    run_channels(out, in, n, true);
 }
 
 namespace {
 // The vector conveniences: channel-major in, channel-major out; a sample is one In (complex) or
-// two (int16 I, Q), one Out or two likewise.
+// two (int16 I, Q), one Out or two likewise. Out also names the call (process() returns
+// complex float, process_sc16() int16 pairs), so its output format is checked here too.
 template <typename Out, typename In>
 std::vector<Out> channel_major(dpd_bank& b, const std::vector<In>& in)
 {
     constexpr size_t in_per = std::is_same<In, int16_t>::value ? 2 : 1;
     constexpr size_t out_per = std::is_same<Out, int16_t>::value ? 2 : 1;
+    if (b.output_format() != (out_per == 2 ? sample_format::sc16 : sample_format::fc32))
+        invalid_parameter("output_format",
+                          out_per == 1
+                              ? "process() returns complex float: use process_sc16()"
+                              : "process_sc16() needs an sc16 bank");
     const sample_format want = in_per == 2 ? sample_format::sc16 : sample_format::fc32;
     if (b.input_format() != want)
         invalid_parameter("input_format",
@@ -195,38 +193,25 @@ std::vector<Out> channel_major(dpd_bank& b, const std::vector<In>& in)
     b.process(o.data(), i.data(), n);
     return out;
 }
-
-void check_output(const dpd_bank& b, sample_format want)
-{
-    if (b.output_format() != want)
-        invalid_parameter("output_format",
-                          want == sample_format::fc32
-                              ? "process() returns complex float: use process_sc16()"
-                              : "process_sc16() needs an sc16 bank");
-}
 } // namespace
 
 std::vector<dpd_bank::complex> dpd_bank::process(const std::vector<complex>& in)
 {
-    check_output(*this, sample_format::fc32);
     return channel_major<complex>(*this, in);
 }
 
 std::vector<int16_t> dpd_bank::process_sc16(const std::vector<complex>& in)
 {
-    check_output(*this, sample_format::sc16);
     return channel_major<int16_t>(*this, in);
 }
 
 std::vector<dpd_bank::complex> dpd_bank::process(const std::vector<int16_t>& in)
 {
-    check_output(*this, sample_format::fc32);
     return channel_major<complex>(*this, in);
 }
 
 std::vector<int16_t> dpd_bank::process_sc16(const std::vector<int16_t>& in)
 {
-    check_output(*this, sample_format::sc16);
     return channel_major<int16_t>(*this, in);
 }
 

@@ -169,7 +169,7 @@ void dpd_gram::add(const cd* y,
         const int64_t w0 = std::max<int64_t>(0, r.front() - int64_t(back));
         const int64_t w1 = std::min<int64_t>(int64_t(n), r.back() + int64_t(ahead) + 1);
         d_engine->accumulate(
-            set, y + w0, w0, size_t(w1 - w0), r.data(), tgt[set].data(), r.size());
+            set, { y + w0, w0, size_t(w1 - w0), r.data(), tgt[set].data(), r.size() });
         for (const cd& t : tgt[set])
             d_tt[set] += std::norm(t);
         d_rows[set] += double(r.size());

@@ -15,6 +15,8 @@
 #include <complex>
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace gr {
@@ -31,6 +33,43 @@ struct gram_term {
     bool ones = false;
 };
 
+/*!
+ * One accumulate() call's rows: the basis rows `rows[0..R)` (ascending sample indices) with
+ * targets t[0..R). yw holds samples w0 .. w0+wn-1 of the capture and covers every sample the
+ * rows read at a non-negative index; samples at negative indices are zero. R <= chunk_rows()
+ * and rows[R-1] - rows[0] < 4 chunk_rows(), so wn < 4 chunk_rows() + the model's history() +
+ * lookahead() + 1. The arrays may be reused once the call returns.
+ */
+struct gram_rows {
+    const std::complex<double>* yw;
+    int64_t w0;
+    size_t wn;
+    const int64_t* rows;
+    const std::complex<double>* t;
+    size_t R;
+};
+
+//! Make the K x K column-major G, of which the upper triangle (i <= j) holds the Gram,
+//! the full Hermitian matrix read() hands back: the lower triangle mirrored, the diagonal
+//! real.
+inline void hermitian_from_upper(std::vector<std::complex<double>>& G, size_t K)
+{
+    for (size_t j = 0; j < K; j++) {
+        G[j * K + j] = std::complex<double>(G[j * K + j].real(), 0);
+        for (size_t i = j + 1; i < K; i++)
+            G[j * K + i] = std::conj(G[i * K + j]);
+    }
+}
+
+//! eigh()'s check of its solver's status: `solver` returned `info` for a K x K matrix.
+inline void check_eigh(const char* solver, long info, size_t K)
+{
+    if (info != 0)
+        throw std::runtime_error(std::string("dpd_gram: ") + solver + " failed (info " +
+                                 std::to_string(info) + ", K = " + std::to_string(K) +
+                                 ")");
+}
+
 class gram_engine
 {
 public:
@@ -40,21 +79,8 @@ public:
     virtual void init(const std::vector<gram_term>& terms) = 0;
     //! The most rows accumulate() takes per call (what bounds the basis chunk's memory).
     virtual size_t chunk_rows() const = 0;
-    /*!
-     * Add the basis rows `rows[0..R)` (ascending sample indices) with targets t[0..R) to
-     * set `set` (0 fit, 1 held out). yw holds samples w0 .. w0+wn-1 of the capture and
-     * covers every sample the rows read at a non-negative index; samples at negative
-     * indices are zero. R <= chunk_rows() and rows[R-1] - rows[0] < 4 chunk_rows(), so wn
-     * < 4 chunk_rows() + the model's history() + lookahead() + 1. The arrays may be
-     * reused once the call returns.
-     */
-    virtual void accumulate(int set,
-                            const cd* yw,
-                            int64_t w0,
-                            size_t wn,
-                            const int64_t* rows,
-                            const cd* t,
-                            size_t R) = 0;
+    //! Add the rows `r` (see gram_rows) to set `set` (0 fit, 1 held out).
+    virtual void accumulate(int set, const gram_rows& r) = 0;
     virtual void scale(double factor) = 0;
     //! Set 0 += set 1 (G and b): the held-out rows joined to the fit rows.
     virtual void fold() = 0;

@@ -142,20 +142,14 @@ template <typename T, typename TAP>
 void polyphase_interpolator<T, TAP>::filter(T* out, const T* in, size_t n_in)
 {
     check_one_channel("filter()");
-    check_fc32_input("filter()");
-    if (n_in == 0)
-        return;
-    d_engines[0]->filter(out, in, n_in);
+    filter_channels(&out, &in, n_in, false);
 }
 
 template <typename T, typename TAP>
 void polyphase_interpolator<T, TAP>::filter_device(T* out, const T* in, size_t n_in)
 {
     check_one_channel("filter_device()");
-    check_fc32_input("filter_device()");
-    if (n_in == 0)
-        return;
-    d_engines[0]->filter_device(out, in, n_in);
+    filter_channels(&out, &in, n_in, true);
 }
 
 template <typename T, typename TAP>

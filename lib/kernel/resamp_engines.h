@@ -163,12 +163,26 @@ private:
 };
 
 /*!
+ * What one call of a resamp_channels_engine runs on: in[c] holds channel c's n_in new inputs,
+ * and afterwards hist[c] holds the newest samples of [hist[c], in[c][0 .. used)]. `device`:
+ * pointers in the backend's memory, the history kept there (pull_history() brings it back), as
+ * resamp_engine::run_device().
+ */
+template <typename T>
+struct resamp_channels_call {
+    const T* const* in;
+    size_t n_in;
+    std::vector<stream_history<T>>& hist;
+    size_t used;
+    const resamp_plan& plan;
+    bool device;
+};
+
+/*!
  * Every channel of a multi-channel resampler in one launch per kernel (CUDA). The channels share
- * the rate, hence the plan; each has its own history hist[c]. out[c] receives channel c's
- * plan.n_out outputs (T, or with run_sc16() 2 x int16 each, channel c's counts added to
- * counts[c]); in[c] holds its n_in new inputs, and afterwards hist[c] holds the newest samples
- * of [hist[c], in[c][0 .. used)]. `device`: pointers in the backend's memory, the history kept
- * there (pull_history() brings it back), as resamp_engine::run_device().
+ * the rate, hence the plan; each has its own history hist[c] (resamp_channels_call). out[c]
+ * receives channel c's plan.n_out outputs (T, or with run_sc16() 2 x int16 each, channel c's
+ * counts added to counts[c]).
  */
 template <typename T>
 class resamp_channels_engine
@@ -177,20 +191,9 @@ public:
     virtual ~resamp_channels_engine() = default;
     virtual void
     set_prototype(const std::vector<float>& table, unsigned K, unsigned nfilts) = 0;
-    virtual void run(T* const* out,
-                     const T* const* in,
-                     size_t n_in,
-                     std::vector<stream_history<T>>& hist,
-                     size_t used,
-                     const resamp_plan& plan,
-                     bool device) = 0;
+    virtual void run(T* const* out, const resamp_channels_call<T>& call) = 0;
     virtual void run_sc16(int16_t* const* out,
-                          const T* const* in,
-                          size_t n_in,
-                          std::vector<stream_history<T>>& hist,
-                          size_t used,
-                          const resamp_plan& plan,
-                          bool device,
+                          const resamp_channels_call<T>& call,
                           float scale,
                           sc16_counts* counts) = 0;
     virtual void pull_history(std::vector<stream_history<T>>& hist) = 0;

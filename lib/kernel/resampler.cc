@@ -456,18 +456,11 @@ size_t resampler<T>::resample_items(void* const* out,
         pull_histories();
     return step(max_out, n_in, consumed, [&](const resamp_plan& plan, size_t used) {
         if (d_channels_engine) {
+            const resamp_channels_call<T> call{ x, n_in, d_hist, used, plan, device };
             if (sc16_out)
-                return d_channels_engine->run_sc16(reinterpret_cast<int16_t* const*>(out),
-                                                   x,
-                                                   n_in,
-                                                   d_hist,
-                                                   used,
-                                                   plan,
-                                                   device,
-                                                   scale,
-                                                   d_counts.data());
-            return d_channels_engine->run(
-                reinterpret_cast<T* const*>(out), x, n_in, d_hist, used, plan, device);
+                return d_channels_engine->run_sc16(
+                    reinterpret_cast<int16_t* const*>(out), call, scale, d_counts.data());
+            return d_channels_engine->run(reinterpret_cast<T* const*>(out), call);
         }
         for (unsigned c = 0; c < d_channels; c++) {
             resamp_engine<T>& e = *d_engines[c];

@@ -126,8 +126,8 @@ public:
 
 private:
     void check_channel(unsigned channel) const;
-    template <typename Process>
-    void run_channels(void* const* out, const void* const* in, size_t n, Process&& p);
+    //! process() (device false) and process_device() (device true).
+    void run_channels(void* const* out, const void* const* in, size_t n, bool device);
 
     dpd_model d_model;
     unsigned d_channels;

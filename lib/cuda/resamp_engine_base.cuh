@@ -1,0 +1,64 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-gpuinterp authors.
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#ifndef INCLUDED_GPUINTERP_GPU_RESAMP_ENGINE_BASE_CUH
+#define INCLUDED_GPUINTERP_GPU_RESAMP_ENGINE_BASE_CUH
+
+// What the single-channel and the every-channel CUDA resampler engines (resamp_engine.cuh,
+// resamp_channels.cu) hold alike: the device, the batch, the device's tuning row and the
+// limits the launch plans read, read once; the polyphase prototype and the kernel choice;
+// and the setters of those.
+
+#include "../kernel/resamp_engines.h"
+#include "cuda_common.cuh"
+#include "resamp_tuning.h"
+#include <cstddef>
+#include <vector>
+
+namespace gr {
+namespace gpuinterp {
+namespace gpu {
+
+//! `Interface`: the engine interface (kernel::resamp_engine<H>, resamp_channels_engine<H>).
+//! `Proto`: the prototype table on the device (resamp_prototype), set through its set().
+template <typename Interface, typename Proto>
+class resamp_engine_base : public Interface
+{
+public:
+    void set_prototype(const std::vector<float>& table, unsigned K, unsigned P) override
+    {
+        device_guard g(d_device);
+        d_proto.set(table, K, P);
+    }
+    void set_cuda_variant(kernel::resamp_cuda_variant v) override
+    {
+        d_untiled = v == kernel::resamp_cuda_variant::untiled;
+    }
+    void set_batch(size_t b) override { d_batch = b; }
+
+protected:
+    resamp_engine_base(int device, size_t batch)
+        : d_device(device),
+          d_batch(batch),
+          d_tuning(resamp_tuning_for(compute_capability(device))),
+          d_sms(device_attribute(cudaDevAttrMultiProcessorCount, device)),
+          d_smem_optin(device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin, device))
+    {
+    }
+
+    int d_device;
+    size_t d_batch;
+    const resamp_tuning& d_tuning; // the device's row, chosen once
+    int d_sms;
+    int d_smem_optin;
+    Proto d_proto;
+    bool d_untiled = false;
+};
+
+} // namespace gpu
+} // namespace gpuinterp
+} // namespace gr
+
+#endif
