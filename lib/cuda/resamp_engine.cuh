@@ -14,6 +14,7 @@
 #include "../kernel/resamp_engines.h"
 #include "cuda_common.cuh"
 #include "device_history.cuh"
+#include "resamp_engine_base.cuh"
 #include "resamp_kernels.cuh"
 #include "sc16_counters.cuh"
 #include "sc16_expand.cuh"
@@ -198,8 +199,13 @@ void launch_poly_tiled(Kernel* kern,
 }
 
 template <typename D, typename H>
-class cuda_resamp_engine final : public kernel::resamp_engine<H>
+class cuda_resamp_engine final
+    : public resamp_engine_base<kernel::resamp_engine<H>, resamp_prototype>
 {
+    using base = resamp_engine_base<kernel::resamp_engine<H>, resamp_prototype>;
+    using base::d_batch, base::d_device, base::d_proto, base::d_sms, base::d_smem_optin,
+        base::d_tuning, base::d_untiled;
+
 public:
     cuda_resamp_engine(int device, size_t batch)
         : cuda_resamp_engine(device, batch, resamp_tuning_for(compute_capability(device)))
@@ -207,24 +213,11 @@ public:
     }
     //! With the tuning row `t` instead of the device's (the benchmark's sweeps).
     cuda_resamp_engine(int device, size_t batch, const resamp_tuning& t)
-        : d_device(device), d_batch(batch), d_tuning(t), d_stream(device)
+        : base(device, batch, t), d_stream(device)
     {
-        d_sms = device_attribute(cudaDevAttrMultiProcessorCount, device);
         d_pitch_align = device_attribute(cudaDevAttrTexturePitchAlignment, device);
         d_max_rows = device_attribute(cudaDevAttrMaxTexture2DLinearHeight, device);
         d_tex_align = device_attribute(cudaDevAttrTextureAlignment, device);
-        d_smem_optin = device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
-    }
-
-    void set_prototype(const std::vector<float>& table, unsigned K, unsigned P) override
-    {
-        device_guard g(d_device);
-        d_proto.set(table, K, P);
-    }
-
-    void set_cuda_variant(kernel::resamp_cuda_variant v) override
-    {
-        d_untiled = v == kernel::resamp_cuda_variant::untiled;
     }
 
     void run(H* out, const H* win, size_t n_win, const kernel::resamp_plan& plan) override
@@ -290,7 +283,6 @@ public:
     }
     void forget_history() override { d_dev_hist.invalidate(); }
 
-    void set_batch(size_t b) override { d_batch = b; }
 
     //! Device-resident: relayout (texture) + kernel on data already on the device.
     void launch(const D* dwin,
@@ -548,14 +540,8 @@ private:
         return d_tex.get();
     }
 
-    int d_device;
-    size_t d_batch;
-    const resamp_tuning d_tuning; // the device's row or a benchmark's (a copy)
-    int d_sms = 1, d_pitch_align = 32, d_max_rows = 65000;
-    resamp_prototype d_proto;
-    int d_smem_optin = 48 * 1024;
+    int d_pitch_align = 32, d_max_rows = 65000;
     tiled_setup d_tiled;
-    bool d_untiled = false;
     device_buffer<D> d_dwin, d_dout;
     pinned_buffer<D> d_hwin, d_hout;
     // sc16 output: its staging, the scale of the call, the counters (sc16_counters.cuh).

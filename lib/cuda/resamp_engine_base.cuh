@@ -39,10 +39,15 @@ public:
     void set_batch(size_t b) override { d_batch = b; }
 
 protected:
+    //! With the device's tuning row, or `t` (the benchmark's sweeps).
     resamp_engine_base(int device, size_t batch)
+        : resamp_engine_base(device, batch, resamp_tuning_for(compute_capability(device)))
+    {
+    }
+    resamp_engine_base(int device, size_t batch, const resamp_tuning& t)
         : d_device(device),
           d_batch(batch),
-          d_tuning(resamp_tuning_for(compute_capability(device))),
+          d_tuning(t),
           d_sms(device_attribute(cudaDevAttrMultiProcessorCount, device)),
           d_smem_optin(device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin, device))
     {
@@ -50,7 +55,7 @@ protected:
 
     int d_device;
     size_t d_batch;
-    const resamp_tuning& d_tuning; // the device's row, chosen once
+    const resamp_tuning d_tuning; // the device's row or a benchmark's (a copy)
     int d_sms;
     int d_smem_optin;
     Proto d_proto;
