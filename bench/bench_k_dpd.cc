@@ -165,7 +165,8 @@ BENCHMARK(BM_gmp_cpu)->Apply(each_gmp_row)->Apply(gpuinterp_bench::wall_timed);
 // then compiled: 2..4 V = 1, 2, 4 with the coefficients in the constant bank; 5, 6 V = 2, 4 with
 // all of them in shared memory; V = 2 with the grid of 1 (7 constant bank, 8 shared) or 4 (9, 10)
 // device-fulls of blocks or of one tile per block (11, shared); 12 V = 2 with the first 256
-// coefficients from the constant bank and the rest from shared memory.
+// coefficients from the constant bank and the rest from shared memory, 13..15 the same after 64,
+// 96, 192; 16 after 128 (the sm_90 row's) on 8 device-fulls of blocks.
 const gpu::gmp_kernel_choice kernel_arg[] = {
     {},
     { false },
@@ -180,6 +181,10 @@ const gpu::gmp_kernel_choice kernel_arg[] = {
     { true, 2, true, 4 },
     { true, 2, true, 1 << 20 },
     { true, 2, true, 0, 256 },
+    { true, 2, true, 0, 64 },
+    { true, 2, true, 0, 96 },
+    { true, 2, true, 0, 192 },
+    { true, 2, true, 8, 128 },
 };
 const char* const kernel_name[] = { "compiled",
                                     "interpreted",
@@ -193,7 +198,11 @@ const char* const kernel_name[] = { "compiled",
                                     "compiled V=2, 4 waves",
                                     "compiled V=2 shared, 4 waves",
                                     "compiled V=2 shared, a tile per block",
-                                    "compiled V=2 shared after 256 constant" };
+                                    "compiled V=2 shared after 256 constant",
+                                    "compiled V=2 shared after 64 constant",
+                                    "compiled V=2 shared after 96 constant",
+                                    "compiled V=2 shared after 192 constant",
+                                    "compiled V=2 shared after 128 constant, 8 waves" };
 
 void BM_gmp_cuda_kernel(benchmark::State& st)
 {
@@ -220,7 +229,8 @@ void BM_gmp_cuda_kernel(benchmark::State& st)
 }
 BENCHMARK(BM_gmp_cuda_kernel)
     ->ArgNames({ "row", "kernel" })
-    ->ArgsProduct({ { 0, 1, 2, 3 }, { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 } })
+    ->ArgsProduct({ { 0, 1, 2, 3 },
+                    { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 } })
     ->Apply(gpuinterp_bench::device_timed);
 
 void BM_gmp_cuda_device(benchmark::State& st)
