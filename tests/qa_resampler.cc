@@ -566,7 +566,7 @@ TEST(PolyTiles, EmulatedTiledKernelEqualsCpuEngine)
         auto cpu = make_cpu_resamp_engine<cf>();
         cpu->set_prototype(table, unsigned(K), unsigned(P));
         std::vector<cf> want(plan.n_out);
-        cpu->run(want.data(), w.data(), n_win, plan);
+        cpu->run_window(want.data(), w.data(), n_win, plan);
 
         const auto cols = poly_arm_columns(table, unsigned(K), unsigned(P));
         const size_t tile = 1024, cap = poly_tile_cap(plan.step, tile, K);

@@ -48,19 +48,19 @@ public:
         }
     }
 
-    void run(T* out, const T* w, size_t, const resamp_plan& plan) override
+    void run_window(T* out, const T* w, size_t, const resamp_plan& plan) override
     {
         for_each_block(plan,
                        [&](size_t lo, size_t hi) { outputs(out + lo, w, plan, lo, hi); });
     }
 
     // The parameters are unused where the samples are real.
-    void run_sc16([[maybe_unused]] int16_t* out,
-                  [[maybe_unused]] const T* w,
-                  size_t,
-                  [[maybe_unused]] const resamp_plan& plan,
-                  [[maybe_unused]] float scale,
-                  [[maybe_unused]] sc16_counts& counts) override
+    void run_window_sc16([[maybe_unused]] int16_t* out,
+                         [[maybe_unused]] const T* w,
+                         size_t,
+                         [[maybe_unused]] const resamp_plan& plan,
+                         [[maybe_unused]] float scale,
+                         [[maybe_unused]] sc16_counts& counts) override
     {
         if constexpr (!cplx) {
             throw std::logic_error("resampler engine: sc16 needs complex samples");

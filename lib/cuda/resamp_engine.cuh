@@ -220,17 +220,20 @@ public:
         d_tex_align = device_attribute(cudaDevAttrTextureAlignment, device);
     }
 
-    void run(H* out, const H* win, size_t n_win, const kernel::resamp_plan& plan) override
+    void run_window(H* out,
+                    const H* win,
+                    size_t n_win,
+                    const kernel::resamp_plan& plan) override
     {
         run_to(reinterpret_cast<D*>(out), win, n_win, plan, d_dout, d_hout);
     }
 
-    void run_sc16(int16_t* out,
-                  const H* win,
-                  size_t n_win,
-                  const kernel::resamp_plan& plan,
-                  float scale,
-                  kernel::sc16_counts& counts) override
+    void run_window_sc16(int16_t* out,
+                         const H* win,
+                         size_t n_win,
+                         const kernel::resamp_plan& plan,
+                         float scale,
+                         kernel::sc16_counts& counts) override
     {
         with_sc16(out, scale, counts, [&](auto* y) {
             run_to(y, win, n_win, plan, d_dout16, d_hout16);
@@ -242,30 +245,19 @@ public:
     // [history, in[0 .. H)] of device_history.cuh, all later ones read `in` in place, so the
     // call costs one small launch (the seam and the new history) on top of the kernel. Ends with a synchronise of
     // this engine's stream (GNU Radio treats output as readable when work() returns).
-    void run_device(H* out,
-                    const H* in,
-                    size_t n_in,
-                    kernel::stream_history<H>& hist,
-                    size_t used,
-                    const kernel::resamp_plan& plan) override
+    void run_device(H* out, const kernel::resamp_call<H>& call) override
     {
         device_guard g(d_device);
-        run_device_to(reinterpret_cast<D*>(out), in, n_in, hist, used, plan);
+        run_device_to(reinterpret_cast<D*>(out), call);
         d_stream.synchronize();
     }
 
     void run_device_sc16(int16_t* out,
-                         const H* in,
-                         size_t n_in,
-                         kernel::stream_history<H>& hist,
-                         size_t used,
-                         const kernel::resamp_plan& plan,
+                         const kernel::resamp_call<H>& call,
                          float scale,
                          kernel::sc16_counts& counts) override
     {
-        with_sc16(out, scale, counts, [&](auto* y) {
-            run_device_to(y, in, n_in, hist, used, plan);
-        });
+        with_sc16(out, scale, counts, [&](auto* y) { run_device_to(y, call); });
     }
 
     const H* expand_sc16_device(const int16_t* in, size_t n, float inverse) override
@@ -335,17 +327,13 @@ private:
 
     // Device buffers: the launches of run_device(), queued on the stream (the caller waits).
     template <typename O>
-    void run_device_to(O* out,
-                       const H* in_h,
-                       size_t n_in,
-                       kernel::stream_history<H>& hist,
-                       size_t used,
-                       const kernel::resamp_plan& plan)
+    void run_device_to(O* out, const kernel::resamp_call<H>& call)
     {
         cudaStream_t st = d_stream.get();
-        const D* in = reinterpret_cast<const D*>(in_h);
-        const size_t Hn = hist.size();
-        const D* seam = d_dev_hist.seam(hist, in, n_in, used, st);
+        const D* in = reinterpret_cast<const D*>(call.in);
+        const size_t n_in = call.n_in, Hn = call.hist.size();
+        const kernel::resamp_plan& plan = call.plan;
+        const D* seam = d_dev_hist.seam(call.hist, in, n_in, call.used, st);
         kernel::resamp_plan rest;
         const size_t n_seam = seam_outputs(plan, Hn, rest);
         if (n_seam > 0) {

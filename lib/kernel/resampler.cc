@@ -463,19 +463,12 @@ size_t resampler<T>::resample_items(void* const* out,
             return d_channels_engine->run(reinterpret_cast<T* const*>(out), call);
         }
         for (unsigned c = 0; c < d_channels; c++) {
-            resamp_engine<T>& e = *d_engines[c];
-            sc16_counts& k = d_counts[c];
-            if (sc16_out) {
-                auto* o = static_cast<int16_t*>(out[c]);
-                if (device)
-                    e.run_device_sc16(o, x[c], n_in, d_hist[c], used, plan, scale, k);
-                else
-                    e.run_host_sc16(o, x[c], n_in, d_hist[c], used, plan, scale, k);
-            } else if (device) {
-                e.run_device(static_cast<T*>(out[c]), x[c], n_in, d_hist[c], used, plan);
-            } else {
-                e.run_host(static_cast<T*>(out[c]), x[c], n_in, d_hist[c], used, plan);
-            }
+            const resamp_call<T> call{ x[c], n_in, d_hist[c], used, plan, device };
+            if (sc16_out)
+                d_engines[c]->run_sc16(
+                    static_cast<int16_t*>(out[c]), call, scale, d_counts[c]);
+            else
+                d_engines[c]->run(static_cast<T*>(out[c]), call);
         }
     });
 }
