@@ -239,7 +239,7 @@ struct lab_setup {
     {
         const float4* c = coef.get();
         if (!plan.warp) {
-            launch_ph(plan.ph, md, x, y, c, hcoef, n, st);
+            launch_ph(plan.ph, md, c, hcoef, { x, y, n, st });
             return;
         }
         const long long nn = (long long)n;

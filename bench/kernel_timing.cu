@@ -57,7 +57,7 @@ double time_gmp_kernel_ms(int device,
     device_buffer<int4> blob(b.words.size() / 4);
     upload(reinterpret_cast<int*>(blob.get()), b.words.data(), b.words.size());
     return median_launch_ms(s.get(), iters, [&] {
-        launch_gmp(plan, b, blob.get(), x.get(), y.get(), n, s.get());
+        launch_gmp(plan, b, blob.get(), { x.get(), y.get(), n, s.get() });
     });
 }
 

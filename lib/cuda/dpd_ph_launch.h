@@ -11,6 +11,7 @@
 // library's variants through it and plans its own in the same form. Only .cu files include it.
 
 #include "../kernel/dpd_engine.h"
+#include "dpd_io.h"
 #include "dpd_ph_kernels.cuh"
 #include <cuda_runtime.h>
 #include <cstddef>
@@ -45,17 +46,14 @@ struct ph_plan {
 ph_plan
 plan_ph(const dev_model& md, int M, int device, kernel::dpd_cuda_variant requested);
 
-//! x: md.H history samples then n new ones; y: n outputs (device memory; the tiled kernels need
-//! both 16-byte aligned). coef: the packed maps on the device; hcoef: the same on the host (the
+//! One launch over io (its x starts with md.H history samples; the tiled kernels need x and y
+//! 16-byte aligned). coef: the packed maps on the device; hcoef: the same on the host (the
 //! unrolled tiled kernels take them as a kernel parameter).
 void launch_ph(const ph_plan& plan,
                const dev_model& md,
-               const float2* x,
-               float2* y,
                const float4* coef,
                const float* hcoef,
-               size_t n,
-               cudaStream_t st);
+               const dpd_io& io);
 
 } // namespace gpu
 } // namespace gpuinterp

@@ -200,14 +200,13 @@ ph_plan plan_ph(const dev_model& md, int M, int device, dpd_cuda_variant request
 
 void launch_ph(const ph_plan& pl,
                const dev_model& md,
-               const float2* x,
-               float2* y,
                const float4* coef,
                const float* hcoef,
-               size_t n,
-               cudaStream_t st)
+               const dpd_io& io)
 {
-    const long long nn = (long long)n;
+    const float2* x = io.x;
+    float2* y = io.y;
+    const long long nn = (long long)io.n;
     const int grid = capped_grid(nn, pl.tile, pl.max_blocks);
     if (pl.tiled()) {
         // Unrolled kernels take the maps by value (the launch copies hcoef, so a later model
@@ -217,9 +216,9 @@ void launch_ph(const ph_plan& pl,
                          pl.param ? const_cast<float*>(hcoef) : static_cast<void*>(&coef),
                          const_cast<dev_model*>(&md),
                          const_cast<long long*>(&nn) };
-        GPUINTERP_CUDA_CHECK(
-            cudaLaunchKernel(pl.kernel, dim3(grid), dim3(pl.threads), args, pl.smem, st));
-        GPUINTERP_CUDA_CHECK_LAUNCH(st);
+        GPUINTERP_CUDA_CHECK(cudaLaunchKernel(
+            pl.kernel, dim3(grid), dim3(pl.threads), args, pl.smem, io.st));
+        GPUINTERP_CUDA_CHECK_LAUNCH(io.st);
         return;
     }
     int T = pl.tile;
@@ -227,50 +226,39 @@ void launch_ph(const ph_plan& pl,
         &x, &y, &coef, const_cast<dev_model*>(&md), const_cast<long long*>(&nn), &T
     };
     GPUINTERP_CUDA_CHECK(
-        cudaLaunchKernel(pl.kernel, dim3(grid), dim3(THREADS), args, pl.smem, st));
-    GPUINTERP_CUDA_CHECK_LAUNCH(st);
+        cudaLaunchKernel(pl.kernel, dim3(grid), dim3(THREADS), args, pl.smem, io.st));
+    GPUINTERP_CUDA_CHECK_LAUNCH(io.st);
 }
 
 namespace {
 
 class cuda_dpd_engine final
-    : public dpd_stream_entry_points<kernel::dpd_engine, cuda_dpd_engine>
+    : public dpd_stream_engine<kernel::dpd_engine, cuda_dpd_engine, float4>
 {
 public:
     cuda_dpd_engine(int device, size_t batch, bool mapped)
-        : d_device(device), d_stream(device, batch, mapped) // staging mapped or not
+        : dpd_stream_engine(device, batch, mapped) // staging mapped or not
     {
     }
 
     void set_model(const kernel::dpd_packed& m) override
     {
         device_guard guard(d_device);
-        const dev_model md = make_dev_model(m); // checks the order
-        const bool first = d_coef.capacity() == 0;
-        d_coef.reserve(m.abcd.size() / 4);
-        // process() drains both slots before it returns, so no kernel reads it now; upload() lands
-        // it before the next one.
-        upload(reinterpret_cast<float*>(d_coef.get()), m.abcd.data(), m.abcd.size());
-        d_hcoef = m.abcd;
-        d_md = md;
+        d_md = make_dev_model(m); // checks the order
         d_M = int(m.M);
-        if (first) {
-            d_stream.set_history(m.H);
-            configure();
-        }
+        d_hcoef = m.abcd;
+        store_model(m.abcd.data(), m.abcd.size(), m.H);
     }
 
     void set_variant(dpd_cuda_variant v) override
     {
         check_variant(v);
-        d_requested = v;
-        if (d_coef.capacity())
-            configure();
+        dpd_stream_engine::set_variant(v);
     }
 
     dpd_cuda_variant active_variant() const override { return d_plan.variant; }
 
-    dpd_stream& stream() { return d_stream; }
+    // What dpd_stream_engine calls: the launch, and its resolution for d_requested.
     auto launcher()
     {
         return [this](const float2* x, float2* y, size_t cnt, cudaStream_t st) {
@@ -281,16 +269,11 @@ public:
                 (reinterpret_cast<uintptr_t>(x) | reinterpret_cast<uintptr_t>(y)) & 15;
             launch_ph(d_plan.tiled() && misaligned ? d_fallback : d_plan,
                       d_md,
-                      x,
-                      y,
-                      d_coef.get(),
+                      d_model.get(),
                       d_hcoef.data(),
-                      cnt,
-                      st);
+                      { x, y, cnt, st });
         };
     }
-
-private:
     void configure()
     {
         d_plan = plan_ph(d_md, d_M, d_device, d_requested);
@@ -298,17 +281,12 @@ private:
             d_fallback = plan_ph(d_md, d_M, d_device, dpd_cuda_variant::smem);
     }
 
-    int d_device;
+private:
     int d_M = 1;
     ph_plan d_plan{},
         d_fallback{}; //!< the fallback: smem, for misaligned pointers (tiled only)
     std::vector<float> d_hcoef; //!< host copy of the maps for the unrolled tiled kernels
     dev_model d_md{};
-    dpd_cuda_variant d_requested = dpd_cuda_variant::automatic;
-    device_buffer<float4> d_coef;
-    // Last member, so destroyed first: its pipeline waits for both streams before the members
-    // above free memory that queued work may still use.
-    dpd_stream d_stream;
 };
 
 } // namespace

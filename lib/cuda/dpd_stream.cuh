@@ -10,10 +10,10 @@
 // gmp_engine.cu): the input history on the host and, in device-buffer mode, on the device; the
 // two-slot host pipeline; and the device-resident timing of a kernel. An engine supplies only its
 // launch, `launch(x, y, n, st)`: n outputs y from x, which holds the H history samples, then the
-// n inputs. The engine keeps its dpd_stream as its last member, so the pipeline waits for both
-// streams before the engine's device buffers are freed.
+// n inputs. dpd_stream_engine below holds it, and whatever else the engines share, for both.
 
 #include "../common/parallel.h"
+#include "../kernel/dpd_engine.h"
 #include "cuda_common.cuh"
 #include "device_history.cuh"
 #include "host_pipeline.cuh"
@@ -109,28 +109,70 @@ private:
 };
 
 /*!
- * The stream entry points of an engine `Engine` (deriving from this with `Base` its interface,
- * kernel::dpd_engine or kernel::gmp_engine), all handed to its dpd_stream with its launch:
- * Engine provides `dpd_stream& stream()` and `launcher()`.
+ * What the two engines share around their launch: the device, the requested variant, the
+ * model's copy on the device (`Word`s: the ph maps as float4, the mp/gmp program as int4), the
+ * dpd_stream and the stream entry points, all handed to that stream. `Engine` derives from this
+ * with `Base` its interface (kernel::dpd_engine or kernel::gmp_engine) and provides
+ * `launcher()`, its launch, and `configure()`, which resolves it for d_requested once a model
+ * is loaded.
  */
-template <typename Base, typename Engine>
-class dpd_stream_entry_points : public Base
+template <typename Base, typename Engine, typename Word>
+class dpd_stream_engine : public Base
 {
 public:
     using cf = std::complex<float>;
     void process(cf* out, const cf* in, size_t n) override
     {
-        self().stream().process(out, in, n, self().launcher());
+        d_stream.process(out, in, n, self().launcher());
     }
     void process_device(cf* out, const cf* in, size_t n) override
     {
-        self().stream().process_device(out, in, n, self().launcher());
+        d_stream.process_device(out, in, n, self().launcher());
     }
-    void reset() override { self().stream().reset(); }
-    void set_batch(size_t b) override { self().stream().set_batch(b); }
+    void reset() override { d_stream.reset(); }
+    void set_batch(size_t b) override { d_stream.set_batch(b); }
+    void set_variant(kernel::dpd_cuda_variant v) override
+    {
+        d_requested = v;
+        if (loaded())
+            self().configure();
+    }
+
+protected:
+    dpd_stream_engine(int device, size_t batch, bool mapped)
+        : d_device(device), d_stream(device, batch, mapped)
+    {
+    }
+
+    bool loaded() const { return d_model.capacity() != 0; }
+
+    //! Copies a model's `count` words (floats or ints, four to a Word) to the device, the
+    //! engine's own state for it already set; the first model also sizes the history to its H
+    //! samples and configures the engine. The entry points drain their work before they return,
+    //! so no kernel reads the copy being replaced; upload() lands it before the next one.
+    template <typename T>
+    void store_model(const T* words, size_t count, size_t H)
+    {
+        static_assert(sizeof(Word) == 4 * sizeof(T), "four words to a Word");
+        const bool first = !loaded();
+        d_model.reserve(count / 4);
+        upload(reinterpret_cast<T*>(d_model.get()), words, count);
+        if (first) {
+            d_stream.set_history(H);
+            self().configure();
+        }
+    }
+
+    const int d_device;
+    kernel::dpd_cuda_variant d_requested = kernel::dpd_cuda_variant::automatic;
+    device_buffer<Word> d_model;
 
 private:
     Engine& self() { return static_cast<Engine&>(*this); }
+
+    // Last member, so destroyed first: its pipeline waits for both streams before d_model and
+    // the engine's own members free memory that queued work may still use.
+    dpd_stream d_stream;
 };
 
 } // namespace gpu

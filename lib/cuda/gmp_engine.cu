@@ -28,13 +28,12 @@ namespace {
 using cf = std::complex<float>;
 
 class cuda_gmp_engine final
-    : public dpd_stream_entry_points<kernel::gmp_engine, cuda_gmp_engine>
+    : public dpd_stream_engine<kernel::gmp_engine, cuda_gmp_engine, int4>
 {
 public:
     cuda_gmp_engine(int device, size_t batch, bool mapped)
-        : d_device(device),
-          d_tuning(gmp_tuning_for(compute_capability(device))),
-          d_stream(device, batch, mapped)
+        : dpd_stream_engine(device, batch, mapped),
+          d_tuning(gmp_tuning_for(compute_capability(device)))
     {
     }
     // Every entry point returns after its work has finished, so nothing can still use the kernel.
@@ -44,27 +43,15 @@ public:
     {
         device_guard guard(d_device);
         gmp_blob b = flatten(p);
-        const bool first = d_blob_dev.capacity() == 0;
-        if (first)
+        if (!loaded())
             d_plan = plan_gmp(b, d_device);
-        d_blob_dev.reserve(b.words.size() / 4);
-        upload(reinterpret_cast<int*>(d_blob_dev.get()), b.words.data(), b.words.size());
         // The compiled kernel's coefficients travel as its launch parameters: each launch copies
         // d_params, so an update cannot reach a kernel already queued.
         gmp_jit_params(b, d_params);
         d_blob = std::move(b);
-        if (first) {
-            d_stream.set_history(p.H);
-            choose();
-        }
+        store_model(d_blob.words.data(), d_blob.words.size(), p.H);
     }
 
-    void set_variant(kernel::dpd_cuda_variant v) override
-    {
-        d_requested = v;
-        if (d_blob_dev.capacity())
-            choose();
-    }
     kernel::dpd_cuda_variant active_variant() const override
     {
         return d_jit.fn ? kernel::dpd_cuda_variant::compiled
@@ -77,19 +64,17 @@ public:
                    : "mp/gmp: the interpreted CUDA kernel runs (" + d_jit_note + ")";
     }
 
-    dpd_stream& stream() { return d_stream; }
+    // What dpd_stream_engine calls: the launch, and its resolution for d_requested.
     auto launcher()
     {
         return [this](const float2* x, float2* y, size_t cnt, cudaStream_t st) {
             if (d_jit.fn)
                 launch_gmp_jit(d_jit, d_params, x, y, cnt, st);
             else
-                launch_gmp(d_plan, d_blob, d_blob_dev.get(), x, y, cnt, st);
+                launch_gmp(d_plan, d_blob, d_model.get(), { x, y, cnt, st });
         };
     }
-
-private:
-    void choose()
+    void configure()
     {
         const bool want = d_requested == kernel::dpd_cuda_variant::compiled ||
                           (d_requested != kernel::dpd_cuda_variant::interpreted &&
@@ -103,17 +88,13 @@ private:
                 d_jit); // no launch of it is queued: the entry points are synchronous
     }
 
-    int d_device;
+private:
     const gmp_tuning& d_tuning; // the device's row, chosen once
     gmp_plan d_plan;
     gmp_blob d_blob;
     gmp_jit_kernel d_jit;
     std::string d_jit_note;
     std::vector<char> d_params;
-    kernel::dpd_cuda_variant d_requested = kernel::dpd_cuda_variant::automatic;
-    device_buffer<int4> d_blob_dev;
-    // Last member: its pipeline waits for both streams before d_blob_dev is freed.
-    dpd_stream d_stream;
 };
 
 } // namespace

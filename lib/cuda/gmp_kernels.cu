@@ -288,17 +288,15 @@ gmp_plan plan_gmp(const gmp_blob& b, int device)
 void launch_gmp(const gmp_plan& plan,
                 const gmp_blob& b,
                 const int4* blob,
-                const float2* x,
-                float2* y,
-                size_t n,
-                cudaStream_t st)
+                const dpd_io& io)
 {
-    if (n == 0)
+    if (io.n == 0)
         return;
-    const int grid = capped_grid((long long)n, T, plan.max_blocks);
-    gmp_kernel<<<grid, NT, plan.smem, st>>>(
-        x, y, blob, int(b.words.size() / 4), b.nl, b.ne, b.H, b.cr, b.ci, (long long)n);
-    GPUINTERP_CUDA_CHECK_LAUNCH(st);
+    const long long n = (long long)io.n;
+    const int grid = capped_grid(n, T, plan.max_blocks);
+    gmp_kernel<<<grid, NT, plan.smem, io.st>>>(
+        io.x, io.y, blob, int(b.words.size() / 4), b.nl, b.ne, b.H, b.cr, b.ci, n);
+    GPUINTERP_CUDA_CHECK_LAUNCH(io.st);
 }
 
 } // namespace gpu

@@ -10,6 +10,7 @@
 // (gmp_engine.cu) and benchmark hook. Only .cu files include it.
 
 #include "../kernel/gmp_engine.h"
+#include "dpd_io.h"
 #include "gmp_tuning.h"
 #include <cuda_runtime.h>
 #include <cstddef>
@@ -43,13 +44,11 @@ struct gmp_plan {
 //! Throws std::invalid_argument ("model: ...") if the program's shared memory does not fit.
 gmp_plan plan_gmp(const gmp_blob& b, int device);
 
+//! One launch over io (its x starts with b.H history samples); blob: b.words on the device.
 void launch_gmp(const gmp_plan& plan,
                 const gmp_blob& b,
                 const int4* blob,
-                const float2* x,
-                float2* y,
-                size_t n,
-                cudaStream_t st);
+                const dpd_io& io);
 
 //! The structure-compiled kernel (gmp_jit.cu). Empty (fn == nullptr) when it cannot be built.
 struct gmp_jit_kernel {
