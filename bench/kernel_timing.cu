@@ -48,7 +48,7 @@ double time_gmp_kernel_ms(int device,
         std::vector<char> params;
         gmp_jit_params(b, params);
         const double ms = median_launch_ms(s.get(), iters, [&] {
-            launch_gmp_jit(k, params, x.get(), y.get(), n, s.get());
+            launch_gmp_jit(k, params, { x.get(), y.get(), n, s.get() });
         });
         release_gmp_jit(k);
         return ms;

@@ -689,7 +689,7 @@ TEST(GmpJit, EveryOutputsPerThreadFormIsBitExact)
                     ASSERT_EQ(cudaMemset(dy, 0xff, (n + 2) * sizeof(cf)), cudaSuccess);
                     float2* y = static_cast<float2*>(dy) + shift;
                     gi::gpu::launch_gmp_jit(
-                        k, params, static_cast<const float2*>(dx), y, n, nullptr);
+                        k, params, { static_cast<const float2*>(dx), y, n, nullptr });
                     std::vector<cf> out(n + 1);
                     ASSERT_EQ(
                         cudaMemcpy(

@@ -69,7 +69,7 @@ public:
     {
         return [this](const float2* x, float2* y, size_t cnt, cudaStream_t st) {
             if (d_jit.fn)
-                launch_gmp_jit(d_jit, d_params, x, y, cnt, st);
+                launch_gmp_jit(d_jit, d_params, { x, y, cnt, st });
             else
                 launch_gmp(d_plan, d_blob, d_model.get(), { x, y, cnt, st });
         };

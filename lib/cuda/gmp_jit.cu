@@ -455,18 +455,18 @@ void gmp_jit_params(const gmp_blob& b, std::vector<char>& out)
 
 void launch_gmp_jit(const gmp_jit_kernel& k,
                     const std::vector<char>& params,
-                    const float2* x,
-                    float2* y,
-                    size_t n,
-                    cudaStream_t st)
+                    const dpd_io& io)
 {
-    if (n == 0)
+    if (io.n == 0)
         return;
-    long long nn = (long long)n;
+    const float2* x = io.x;
+    float2* y = io.y;
+    long long nn = (long long)io.n;
     const int grid = capped_grid(nn, JIT_T, k.max_blocks);
     void* args[] = { &x, &y, &nn, const_cast<char*>(params.data()) };
-    GPUINTERP_CUDA_CHECK(cudaLaunchKernel(k.fn, dim3(grid), dim3(JIT_NT), args, 0, st));
-    GPUINTERP_CUDA_CHECK_LAUNCH(st);
+    GPUINTERP_CUDA_CHECK(
+        cudaLaunchKernel(k.fn, dim3(grid), dim3(JIT_NT), args, 0, io.st));
+    GPUINTERP_CUDA_CHECK_LAUNCH(io.st);
 }
 
 } // namespace gpu

@@ -95,13 +95,10 @@ gmp_jit_kernel compile_gmp_jit(const gmp_blob& b,
 void release_gmp_jit(gmp_jit_kernel& k);
 //! The kernel's parameter block for the blob's values (LO leakage, lag constants, coefficients).
 void gmp_jit_params(const gmp_blob& b, std::vector<char>& out);
-//! x: H history samples then n new ones; y: n outputs (device memory).
+//! The compiled kernel on io (dpd_io.h).
 void launch_gmp_jit(const gmp_jit_kernel& k,
                     const std::vector<char>& params,
-                    const float2* x,
-                    float2* y,
-                    size_t n,
-                    cudaStream_t st);
+                    const dpd_io& io);
 
 } // namespace gpu
 } // namespace gpuinterp
