@@ -6,6 +6,7 @@
 #include "gmp_engine.h"
 #include <algorithm>
 #include <map>
+#include <stdexcept>
 
 namespace gr {
 namespace gpuinterp {
@@ -15,53 +16,37 @@ gmp_program make_gmp_program(const dpd_model& model,
                              const std::vector<std::complex<float>>& co,
                              std::complex<float> c)
 {
-    const dpd_model g = model.as_gmp();
-    const int D = int(g.lookahead());
-    // Per signal lag, its entries with the user-order indices of their coefficients (ascending power).
-    struct pending {
-        int e, k0;
-        std::vector<size_t> idx;
-    };
-    std::map<int, std::vector<pending>> by_lag;
-    if (g.Ka && g.La)
-        for (unsigned l = 0; l < g.La; l++) {
-            pending p{ D + int(l), 0, {} };
-            for (unsigned k = 0; k < g.Ka; k++)
-                p.idx.push_back(size_t(k) * g.La + l);
-            by_lag[D + int(l)].push_back(std::move(p));
-        }
-    const size_t off_b = size_t(g.Ka) * g.La;
-    if (g.Kb && g.Lb && g.Mb)
-        for (unsigned l = 0; l < g.Lb; l++)
-            for (unsigned m = 1; m <= g.Mb; m++) {
-                pending p{ D + int(l) + int(m), 1, {} };
-                for (unsigned k = 1; k <= g.Kb; k++)
-                    p.idx.push_back(off_b + (size_t(k - 1) * g.Lb + l) * g.Mb + (m - 1));
-                by_lag[D + int(l)].push_back(std::move(p));
-            }
-    const size_t off_c = off_b + size_t(g.Kb) * g.Lb * g.Mb;
-    if (g.Kc && g.Lc && g.Mc)
-        for (unsigned l = 0; l < g.Lc; l++)
-            for (unsigned m = 1; m <= g.Mc; m++) {
-                pending p{ D + int(l) - int(m), 1, {} };
-                for (unsigned k = 1; k <= g.Kc; k++)
-                    p.idx.push_back(off_c + (size_t(k - 1) * g.Lc + l) * g.Mc + (m - 1));
-                by_lag[D + int(l)].push_back(std::move(p));
-            }
+    // Built from the model's terms (dpd_model::terms(), the one description of the coefficient
+    // layout), so a model key that yields mp/gmp-shaped terms needs nothing here. An entry is one
+    // (signal lag, envelope lag) pair with its consecutive powers; lags count behind the output,
+    // so the lookahead D shifts them all.
+    const int D = int(model.lookahead());
+    std::map<int, std::map<int, std::vector<std::pair<unsigned, size_t>>>> by_lag;
+    const std::vector<dpd_model::term> terms = model.terms();
+    for (size_t i = 0; i < terms.size(); i++) {
+        const dpd_model::term& t = terms[i];
+        if (t.conjugate)
+            throw std::logic_error(
+                "make_gmp_program: conjugate terms are not mp/gmp terms");
+        by_lag[D + int(t.signal_lag)][D + t.envelope_lag].emplace_back(t.power, i);
+    }
 
     gmp_program prog;
-    prog.H = g.history();
-    for (auto& [s, list] : by_lag) {
-        // Entries in envelope-lag order: neighbouring entries read neighbouring shared-memory words.
-        std::sort(list.begin(), list.end(), [](const pending& a, const pending& b) {
-            return a.e < b.e;
-        });
+    prog.H = model.history();
+    for (auto& [s, entries] : by_lag) {
+        // Entries in envelope-lag order (the map's): neighbouring entries read neighbouring
+        // shared-memory words.
         gmp_program::lag L{ s, int(prog.entries.size()), 0 };
-        for (const auto& p : list) {
-            prog.entries.push_back(
-                { p.e, p.k0, int(p.idx.size()), int(prog.coef.size()) });
-            for (size_t i : p.idx)
-                prog.coef.push_back(co[i]);
+        for (auto& [e, powers] : entries) {
+            std::sort(powers.begin(), powers.end());
+            const int k0 = int(powers.front().first);
+            for (size_t j = 0; j < powers.size(); j++)
+                if (powers[j].first != unsigned(k0) + j)
+                    throw std::logic_error("make_gmp_program: an entry's powers must be "
+                                           "consecutive");
+            prog.entries.push_back({ e, k0, int(powers.size()), int(prog.coef.size()) });
+            for (const auto& pw : powers)
+                prog.coef.push_back(co[pw.second]);
         }
         L.end = int(prog.entries.size());
         prog.lags.push_back(L);
