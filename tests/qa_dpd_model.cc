@@ -34,15 +34,18 @@ TEST(DpdModel, CanonicalPrintingAndRoundTrip)
     EXPECT_EQ(dpd_model::parse(" ph : Lq = 2 , Lp=4,Q=3,P=5 ").to_string(),
               "ph:P=5,Q=3,Lp=4,Lq=2");
     EXPECT_EQ(dpd_model::parse("mp:M=20,K=9").to_string(), "mp:K=9,M=20");
-    EXPECT_EQ(dpd_model::parse("gmp:Ka=5,La=30").to_string(),
-              "gmp:Ka=5,La=30,Kb=0,Lb=0,Mb=0,Kc=0,Lc=0,Mc=0");
+    // Optional keys at their default are left out, given or not.
+    EXPECT_EQ(dpd_model::parse("gmp:Ka=5,La=30").to_string(), "gmp:Ka=5,La=30");
+    EXPECT_EQ(
+        dpd_model::parse("gmp:Ka=5,La=30,Kb=0,Lb=0,Mb=0,Kc=0,Lc=0,Mc=0").to_string(),
+        "gmp:Ka=5,La=30");
     EXPECT_EQ(
         dpd_model::parse("gmp:Mc=5,Lc=30,Kc=4,Mb=5,Lb=30,Kb=4,La=30,Ka=5").to_string(),
         "gmp:Ka=5,La=30,Kb=4,Lb=30,Mb=5,Kc=4,Lc=30,Mc=5");
     EXPECT_EQ(dpd_model::parse(" mp : K = 9 ,\tM=20\n").to_string(), "mp:K=9,M=20");
     EXPECT_EQ(dpd_model::parse("mp:K=09,M=20").to_string(), "mp:K=9,M=20");
     EXPECT_EQ(dpd_model::parse("\tgmp:\nKa=1,La=1,Kc=2,Lc=3,Mc=1").to_string(),
-              "gmp:Ka=1,La=1,Kb=0,Lb=0,Mb=0,Kc=2,Lc=3,Mc=1");
+              "gmp:Ka=1,La=1,Kc=2,Lc=3,Mc=1");
     // Empty items are skipped.
     EXPECT_EQ(dpd_model::parse("mp:K=3,M=2,"), dpd_model::make_mp(3, 2));
     EXPECT_EQ(dpd_model::parse("mp:K=3,,M=2"), dpd_model::make_mp(3, 2));
@@ -50,9 +53,10 @@ TEST(DpdModel, CanonicalPrintingAndRoundTrip)
                            "ph:P=15,Q=15,Lp=256,Lq=255",
                            "mp:K=1,M=1",
                            "mp:K=15,M=273",
-                           "gmp:Ka=5,La=6,Kb=0,Lb=0,Mb=0,Kc=0,Lc=0,Mc=0",
+                           "gmp:Ka=5,La=6",
                            "gmp:Ka=5,La=10,Kb=3,Lb=5,Mb=2,Kc=3,Lc=5,Mc=1",
-                           "gmp:Ka=1,La=3,Kb=1,Lb=1,Mb=1024,Kc=0,Lc=0,Mc=0" }) {
+                           "gmp:Ka=1,La=3,Kb=1,Lb=1,Mb=1024",
+                           "gmp:Ka=2,La=2,Lb=4" }) {
         const dpd_model m = dpd_model::parse(s);
         EXPECT_EQ(m.to_string(), s);
         EXPECT_EQ(dpd_model::parse(m.to_string()), m);

@@ -181,9 +181,14 @@ dpd_model dpd_model::parse(const std::string& spec)
 
 std::string dpd_model::to_string() const
 {
+    // An optional key at its default is left out, so that adding one with a default that keeps
+    // the old models changes no model's spelling.
+    const dpd_model defaults;
     std::string s = kernel::to_string(family) + ":";
     bool first = true;
     for (const auto& k : keys_of(family)) {
+        if (!k.required && this->*(k.field) == defaults.*(k.field))
+            continue;
         s += (first ? "" : ",") + std::string(k.name) + "=" +
              std::to_string(this->*(k.field));
         first = false;

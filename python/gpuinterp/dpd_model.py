@@ -58,6 +58,7 @@ class ModelSpec:
     family: str
     params: tuple  # values in the family's key order
     keys: tuple = ()  # the family's key names, same order
+    text: str = ""  # the C++ class's canonical spelling
 
     def __getattr__(self, key):
         keys = object.__getattribute__(self, "keys")
@@ -66,19 +67,11 @@ class ModelSpec:
         raise AttributeError(key)
 
     def __str__(self):
-        return self.family + ":" + ",".join(f"{k}={v}" for k, v in zip(self.keys, self.params))
+        return self.text
 
     @property
     def name(self):
         return str(self)
-
-    def as_gmp(self):
-        """(Ka, La, Kb, Lb, Mb, Kc, Lc, Mc) for mp and gmp."""
-        if self.family == "mp":
-            return (self.K, self.M, 0, 0, 0, 0, 0, 0)
-        if self.family == "gmp":
-            return self.params
-        raise ModelError(f"model: {self} is not a memory-polynomial family")
 
     @property
     def lookahead(self):
@@ -109,7 +102,7 @@ def parse(spec):
     except ValueError as e:
         raise ModelError(str(e)) from None
     kv = c.keys()
-    return ModelSpec(c.family(), tuple(int(v) for _, v in kv), tuple(k for k, _ in kv))
+    return ModelSpec(c.family(), tuple(int(v) for _, v in kv), tuple(k for k, _ in kv), c.to_string())
 
 
 def term_list(m):

@@ -81,7 +81,8 @@ struct dpd_model {
                               unsigned Lc = 0,
                               unsigned Mc = 0);
 
-    //! Canonical spec: every key of the family, in the order above. parse(to_string()) == *this.
+    //! Canonical spec: the family's required keys and the optional ones that differ from their
+    //! default, in the order above. parse(to_string()) == *this.
     std::string to_string() const;
     //! Throws std::invalid_argument("model: <key>: ...") when a size is out of range.
     void validate() const;
