@@ -6,7 +6,8 @@
 //  - dpd_cpu:          the CPU fast path (AVX2 + OpenMP), 2^20 samples by default;
 //  - dpd_cpu_scalar:   a plain scalar loop over the equation (what the fast path is measured against);
 //  - dpd_cuda_kernel:  the fused CUDA kernel alone on device-resident data, 2^26 samples, per variant
-//                      (1 = shuffle, 2 = smem halo, 3 = shuffle_x, 4 = tiled, 5 = tiled8, 0 = automatic; the
+//                      (1 = shuffle, 2 = smem halo, 3 = shuffle_x, 4 = tiled, 5 = tiled8, 0 = automatic,
+//                      6 / 7 = tiled on 128 / 512 threads, 8 = tiled with 8 outputs on 256 threads; the
 //                      label names the kernel that ran), through the lab (bench/dpd_ph_lab.h: 1, 3 and 5
 //                      lost the measurements and are not in the library), with the memory floor
 //                      (16 B/sample at 4169 GB/s);
@@ -254,8 +255,8 @@ BENCHMARK(BM_gmp_cuda_device)->Apply(each_gmp_row)->Apply(gpuinterp_bench::wall_
 void rows_gpu(benchmark::internal::Benchmark* b)
 {
     b->ArgNames({ "P", "Q", "L", "variant" });
-    for (int64_t v :
-         { 1, 2, 3, 4, 5, 0 }) // shuffle, smem, shuffle_x, tiled, tiled8, automatic
+    // shuffle, smem, shuffle_x, tiled, tiled8, automatic, tiled_nt128, tiled_nt512, tiled8_nt256
+    for (int64_t v : { 1, 2, 3, 4, 5, 0, 6, 7, 8 })
         for (auto r : std::vector<std::array<int64_t, 3>>{
                  { 5, 3, 5 }, { 7, 7, 8 }, { 9, 5, 16 } })
             b->Args({ r[0], r[1], r[2], v });

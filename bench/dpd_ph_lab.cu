@@ -11,7 +11,8 @@
 //  - shuffle: a thread takes its neighbours' basis values from the registers of lane - k
 //    (__shfl_up_sync); warps overlap by H = L-1 samples, so a warp yields 33-L outputs (L <= 32).
 //  - shuffle_x: the same layout, lanes shuffle the samples and recompute their basis per tap.
-//  - tiled8: the tiled kernel template with R = 8 and 128 threads per block.
+//  - tiled8: the tiled kernel template with R = 8 and 128 threads per block; tiled_nt128,
+//    tiled_nt512 and tiled8_nt256 change one of the library's (R = 5, 256 threads) at a time.
 // Why they lost, by the issue model: per (order, tap), `shuffle` issues 2 shuffles and a
 // coefficient load per 33-L outputs of a warp, while the library's `smem` with 5 outputs per
 // thread issues a plane load and a coefficient load per 160 outputs and is left FMA-bound, so
@@ -113,9 +114,6 @@ const void* shuffle_kernel(int M)
 }
 
 
-//! (outputs per thread, threads per block) of tiled8.
-constexpr int TILED8_R = 8, TILED8_NT = 128;
-
 using kernel::dpd_cuda_variant;
 
 //! A lab variant resolved: the library's plan, or one the lab built in the same form.
@@ -151,6 +149,38 @@ lab_plan library_plan(const dev_model& md, int M, int device, dpd_cuda_variant v
     return p;
 }
 
+//! The tiled kernel template with R outputs per thread and NT threads per block, planned as
+//! plan_ph() plans the library's (R = 5, NT = 256); smem where it does not fit.
+template <int R, int NT>
+lab_plan tiled_lab(const dev_model& md, int M, int device, dpd_lab_variant v)
+{
+    const size_t coef_bytes = size_t(M) * md.Lmax * sizeof(float4);
+    int optin = 48 * 1024;
+    GPUINTERP_CUDA_CHECK(
+        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    const tiled_choice tc = tiled_for<R, NT>(M, md.Lmax);
+    const int T = R * NT;
+    const size_t need =
+        (tc.param ? 0 : coef_bytes) +
+        (size_t(M) * padded<R>(T + md.H) + size_t(padded<R>(T))) * sizeof(float2);
+    // One halo value per thread, as for tiled; longer filters (or no room) take smem.
+    if (md.H >= NT || need > size_t(optin))
+        return library_plan(md, M, device, dpd_cuda_variant::smem);
+    lab_plan p;
+    p.variant = v;
+    // The tiled kernels share one launch (tile, threads, maps by value or from the device):
+    // marked tiled, launch_ph() runs this kernel with the plan's own tile and block size.
+    p.ph.variant = dpd_cuda_variant::tiled;
+    p.ph.M = M;
+    p.ph.kernel = tc.fn;
+    p.ph.param = tc.param;
+    p.ph.tile = T;
+    p.ph.threads = NT;
+    p.ph.smem = need;
+    p.ph = finish(p.ph, device);
+    return p;
+}
+
 lab_plan plan_lab(const dev_model& md, int M, int device, dpd_lab_variant v)
 {
     const size_t coef_bytes = size_t(M) * md.Lmax * sizeof(float4);
@@ -176,38 +206,19 @@ lab_plan plan_lab(const dev_model& md, int M, int device, dpd_lab_variant v)
         p.ph = finish(p.ph, device);
         return p;
     }
-    case dpd_lab_variant::tiled8: {
-        int optin = 48 * 1024;
-        GPUINTERP_CUDA_CHECK(cudaDeviceGetAttribute(
-            &optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-        const tiled_choice tc = tiled_for<TILED8_R, TILED8_NT>(M, md.Lmax);
-        const int T = TILED8_R * TILED8_NT;
-        const size_t need =
-            (tc.param ? 0 : coef_bytes) +
-            (size_t(M) * padded<TILED8_R>(T + md.H) + size_t(padded<TILED8_R>(T))) *
-                sizeof(float2);
-        // One halo value per thread, as for tiled; longer filters (or no room) take smem.
-        if (md.H >= TILED8_NT || need > size_t(optin))
-            return library_plan(md, M, device, dpd_cuda_variant::smem);
-        lab_plan p;
-        p.variant = v;
-        // The tiled kernels share one launch (tile, threads, maps by value or from the device):
-        // marked tiled, launch_ph() runs this kernel with the plan's own tile and block size.
-        p.ph.variant = dpd_cuda_variant::tiled;
-        p.ph.M = M;
-        p.ph.kernel = tc.fn;
-        p.ph.param = tc.param;
-        p.ph.tile = T;
-        p.ph.threads = TILED8_NT;
-        p.ph.smem = need;
-        p.ph = finish(p.ph, device);
-        return p;
-    }
+    case dpd_lab_variant::tiled8:
+        return tiled_lab<8, 128>(md, M, device, v);
+    case dpd_lab_variant::tiled_nt128:
+        return tiled_lab<5, 128>(md, M, device, v);
+    case dpd_lab_variant::tiled_nt512:
+        return tiled_lab<5, 512>(md, M, device, v);
+    case dpd_lab_variant::tiled8_nt256:
+        return tiled_lab<8, 256>(md, M, device, v);
     }
     throw std::invalid_argument(
         "variant: unknown parallel-Hammerstein lab variant " + std::to_string(int(v)) +
-        ", expected 0 .. 5 (automatic, shuffle, smem, shuffle_x, tiled, "
-        "tiled8)");
+        ", expected 0 .. 8 (automatic, shuffle, smem, shuffle_x, tiled, "
+        "tiled8, tiled_nt128, tiled_nt512, tiled8_nt256)");
 }
 
 //! One variant set up for launches on `device` (the caller's device_guard current): the model in
@@ -273,6 +284,12 @@ std::string to_string(dpd_lab_variant v)
         return "tiled";
     case dpd_lab_variant::tiled8:
         return "tiled8";
+    case dpd_lab_variant::tiled_nt128:
+        return "tiled_nt128";
+    case dpd_lab_variant::tiled_nt512:
+        return "tiled_nt512";
+    case dpd_lab_variant::tiled8_nt256:
+        return "tiled8_nt256";
     }
     return "unknown (" + std::to_string(int(v)) + ")";
 }

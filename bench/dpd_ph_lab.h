@@ -32,6 +32,11 @@ enum class dpd_lab_variant {
         3, //!< warp shuffles of the samples, basis recomputed per tap (L <= 32, else smem)
     tiled = 4,  //!< the library's tiled kernel (R = 5, 256 threads)
     tiled8 = 5, //!< tiled with 8 outputs per thread, 128 threads per block (else smem)
+    //! The tiled kernel with one of its build constants changed (else smem): 5 outputs per
+    //! thread on 128 or 512 threads per block, or 8 outputs per thread on 256.
+    tiled_nt128 = 6,
+    tiled_nt512 = 7,
+    tiled8_nt256 = 8,
 };
 
 //! The variant's name, as kernel::to_string names the library's ("automatic", "smem", ..).

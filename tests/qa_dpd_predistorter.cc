@@ -428,6 +428,12 @@ INSTANTIATE_TEST_SUITE_P(
         config{ backend::cuda, dpd_cuda_variant::automatic, false, "cuda_shuffle_x", 3 },
         config{ backend::cuda, dpd_cuda_variant::tiled, false, "cuda_tiled" },
         config{ backend::cuda, dpd_cuda_variant::automatic, false, "cuda_tiled8", 5 },
+        config{
+            backend::cuda, dpd_cuda_variant::automatic, false, "cuda_tiled_nt128", 6 },
+        config{
+            backend::cuda, dpd_cuda_variant::automatic, false, "cuda_tiled_nt512", 7 },
+        config{
+            backend::cuda, dpd_cuda_variant::automatic, false, "cuda_tiled8_nt256", 8 },
         config{ backend::cuda, dpd_cuda_variant::automatic, false, "cuda_default" },
         config{ backend::cuda, dpd_cuda_variant::automatic, true, "cuda_mapped" }),
     [](const ::testing::TestParamInfo<config>& i) { return std::string(i.param.name); });
