@@ -31,10 +31,11 @@ void bind_coeffs_message(py::module& m)
             return py::make_tuple(w, c);
         },
         py::arg("msg"),
-        "Decode a `coeffs` message: (coefficients as a complex64 array, LO leakage c or None when "
-        "the message leaves c unchanged). Accepts a c32/c64/f32 vector or a PMT vector of numbers, "
-        "a pair (vector . c) or a dict {'coefficients'|'coeffs': vector, 'lo_leakage'|'c': c}. "
-        "Raises ValueError on anything else.");
+        "Decode a `coeffs` message: (coefficients as a complex64 array, LO leakage c "
+        "or None when the message leaves c unchanged). Accepts a c32/c64/f32 vector "
+        "or a PMT vector of numbers, a pair (vector . c) or a dict "
+        "{'coefficients'|'coeffs': vector, 'lo_leakage'|'c': c}. Raises ValueError on "
+        "anything else.");
     m.def("encode_coeffs_message",
           &encode_coeffs_message,
           py::arg("coefficients"),

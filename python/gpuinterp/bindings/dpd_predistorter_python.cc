@@ -440,7 +440,8 @@ void bind_dpd_predistorter(py::module& m)
             py::arg("lo_leakage") = py::none(),
             "Replace the coefficient set between two work() calls (lo_leakage None keeps "
             "c).")
-        .def("coefficients", [](const B& b) { return pyutil::to_array<cf>(b.coefficients()); })
+        .def("coefficients",
+             [](const B& b) { return pyutil::to_array<cf>(b.coefficients()); })
         .def(
             "set_channel_coefficients",
             [](B& b,

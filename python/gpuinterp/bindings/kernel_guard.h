@@ -19,9 +19,9 @@
 
 #include <gnuradio/gpuinterp/kernel/backend.h>
 #include <pybind11/pybind11.h>
+#include <type_traits>
 #include <memory>
 #include <mutex>
-#include <type_traits>
 #include <utility>
 
 namespace gr {
@@ -57,7 +57,8 @@ template <typename K, typename C, typename R, typename... A>
 auto method(R (C::*f)(A...))
 {
     return [f](guarded<K>& g, A... a) -> std::decay_t<R> {
-        return g.run([&](K& k) -> std::decay_t<R> { return (k.*f)(std::forward<A>(a)...); });
+        return g.run(
+            [&](K& k) -> std::decay_t<R> { return (k.*f)(std::forward<A>(a)...); });
     };
 }
 
@@ -65,7 +66,8 @@ template <typename K, typename C, typename R, typename... A>
 auto method(R (C::*f)(A...) const)
 {
     return [f](guarded<K>& g, A... a) -> std::decay_t<R> {
-        return g.run([&](K& k) -> std::decay_t<R> { return (k.*f)(std::forward<A>(a)...); });
+        return g.run(
+            [&](K& k) -> std::decay_t<R> { return (k.*f)(std::forward<A>(a)...); });
     };
 }
 
@@ -91,9 +93,12 @@ void def_backend_queries(py::class_<guarded<K>, Options...>& cls)
 //! Docstring sentence shared by every kernel class.
 inline const char* thread_safety_doc()
 {
-    return "\n\nThread safety: an object may be used from several Python threads; its methods "
-           "(compute calls, setters, getters) are serialised by a per-object lock, and each call "
-           "sees the settings of the calls completed before it. Separate objects run in parallel "
+    return "\n\nThread safety: an object may be used from several Python threads; its "
+           "methods "
+           "(compute calls, setters, getters) are serialised by a per-object lock, and "
+           "each call "
+           "sees the settings of the calls completed before it. Separate objects run in "
+           "parallel "
            "(the GIL is released while computing).";
 }
 
