@@ -28,6 +28,7 @@
 #include "../lib/kernel/gmp_engine.h"
 #include "device_channels.h"
 #ifdef GPUINTERP_HAVE_CUDA
+#include "cuda/dpd_ph_tuning.h"
 #include "dpd_ph_lab.h"
 #include "kernel_timing.h"
 #endif
@@ -284,6 +285,58 @@ void BM_dpd_cuda_kernel(benchmark::State& st)
     st.SetLabel(gpu::to_string(used));
 }
 BENCHMARK(BM_dpd_cuda_kernel)->Apply(rows_gpu)->Apply(gpuinterp_bench::device_timed);
+
+// The sweeps of the build and run-time values of the ph tuning table (cuda/dpd_ph_tuning.h) that
+// the variant rows above do not cover, as BM_dpd_cuda_kernel times them (2^26 samples, median
+// launch). variant: a dpd_lab_variant (4 tiled, 9 tiled_generic, 10 tiled_unroll8, 2 smem, 11
+// smem_nt128, 12 smem_nt512, 13 smem_r3, 14 smem_r7); blocking / halo: the row's
+// smem_blocking_above_taps / smem_outputs_per_halo, -1 for the device's. The rows:
+//  - the tiled kernel's unrolled orders (none / up to 5, the library's / up to 8), M = 3 .. 8;
+//  - the smem kernel's block and register blocking, at the tiled rows (where smem runs for
+//    misaligned device buffers) and at filters longer than tiled's halo (where automatic runs it);
+//  - register blocking from L = 5 (the row) against from L = 1 and never, L = 2 .. 8;
+//  - outputs per halo sample 1 .. 16 on the long filters.
+void BM_tuning_ph(benchmark::State& st)
+{
+    if (gpuinterp_bench::skip_without_cuda(st))
+        return;
+    const unsigned P = unsigned(st.range(0)), Q = unsigned(st.range(1)),
+                   L = unsigned(st.range(2));
+    const auto v = gpu::dpd_lab_variant(st.range(3));
+    gpu::ph_tuning row = gpu::ph_tuning_for(90);
+    if (st.range(4) >= 0)
+        row.smem_blocking_above_taps = int(st.range(4));
+    if (st.range(5) >= 0)
+        row.smem_outputs_per_halo = int(st.range(5));
+    const size_t n = size_t(1) << gpuinterp_bench::log2n(26);
+    const auto m = kernel::pack_dpd(P, Q, L, L, coeffs(P, Q, L), cf(0.01f, -0.02f));
+    gpu::dpd_lab_variant used = v;
+    const double ms = gpuinterp_bench::run_device_timed(
+        st, [&] { return gpu::time_dpd_lab_kernel_ms(0, m, n, 20, v, &used, &row); });
+    st.SetItemsProcessed(int64_t(st.iterations()) * n);
+    st.counters["kernel_ms"] = ms;
+    st.SetLabel(gpu::to_string(used));
+}
+void tuning_ph_rows(benchmark::internal::Benchmark* b)
+{
+    b->ArgNames({ "P", "Q", "L", "variant", "blocking", "halo" });
+    using row = std::array<int64_t, 3>;
+    for (auto r : std::vector<row>{
+             { 5, 3, 5 }, { 7, 7, 8 }, { 9, 5, 16 }, { 11, 0, 4 }, { 15, 11, 8 } })
+        for (int64_t v : { 4, 9, 10 })
+            b->Args({ r[0], r[1], r[2], v, -1, -1 });
+    for (auto r :
+         std::vector<row>{ { 5, 3, 5 }, { 9, 5, 16 }, { 3, 1, 300 }, { 5, 3, 700 } })
+        for (int64_t v : { 2, 11, 12, 13, 14 })
+            b->Args({ r[0], r[1], r[2], v, -1, -1 });
+    for (int64_t L : { 2, 3, 4, 5, 8 })
+        for (int64_t blocking : { 0, 1 << 20 })
+            b->Args({ 5, 3, L, 2, blocking, -1 });
+    for (auto r : std::vector<row>{ { 3, 1, 300 }, { 5, 3, 700 }, { 1, 0, 1024 } })
+        for (int64_t halo : { 1, 2, 4, 8, 16 })
+            b->Args({ r[0], r[1], r[2], 2, -1, halo });
+}
+BENCHMARK(BM_tuning_ph)->Apply(tuning_ph_rows)->Apply(gpuinterp_bench::device_timed);
 
 void BM_dpd_cuda_host(benchmark::State& st)
 {

@@ -12,7 +12,12 @@
 //    (__shfl_up_sync); warps overlap by H = L-1 samples, so a warp yields 33-L outputs (L <= 32).
 //  - shuffle_x: the same layout, lanes shuffle the samples and recompute their basis per tap.
 //  - tiled8: the tiled kernel template with R = 8 and 128 threads per block; tiled_nt128,
-//    tiled_nt512 and tiled8_nt256 change one of the library's (R = 5, 256 threads) at a time.
+//    tiled_nt512 and tiled8_nt256 change one of the library's (R = 5, 256 threads) at a time;
+//    tiled_generic and tiled_unroll8 its unrolled orders (none, or up to 8 instead of 5).
+//  - smem_nt128, smem_nt512, smem_r3, smem_r7: the library's smem kernel template with one of
+//    its build constants (256 threads, 5 register-blocked outputs) changed.
+// Every variant plans from a ph_tuning row, the device's unless the caller passes one, so the
+// benchmarks sweep the smem tile's run-time values through the library's own plan.
 // Why they lost, by the issue model: per (order, tap), `shuffle` issues 2 shuffles and a
 // coefficient load per 33-L outputs of a warp, while the library's `smem` with 5 outputs per
 // thread issues a plane load and a coefficient load per 160 outputs and is left FMA-bound, so
@@ -123,78 +128,65 @@ struct lab_plan {
     bool warp = false; //!< shuffle layout: launched here; all others by launch_ph()
 };
 
-//! Shared memory limit and resident blocks, as plan_ph() sets them for the library's kernels.
-ph_plan finish(ph_plan pl, int device)
-{
-    int sms = 1, optin = 48 * 1024;
-    GPUINTERP_CUDA_CHECK(
-        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    GPUINTERP_CUDA_CHECK(
-        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-    GPUINTERP_CUDA_CHECK(cudaFuncSetAttribute(
-        pl.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
-    int per_sm = 0;
-    GPUINTERP_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &per_sm, pl.kernel, pl.threads, pl.smem));
-    pl.max_blocks = std::max(1, per_sm) * sms;
-    return pl;
-}
-
-lab_plan library_plan(const dev_model& md, int M, int device, dpd_cuda_variant v)
+lab_plan library_plan(
+    const dev_model& md, int M, int device, dpd_cuda_variant v, const ph_tuning& row)
 {
     lab_plan p;
-    p.ph = plan_ph(md, M, device, v);
+    p.ph = plan_ph(md, M, device, v, row);
     // The library's variants keep their numbers in the lab's enum.
     p.variant = dpd_lab_variant(int(p.ph.variant));
     return p;
 }
 
-//! The tiled kernel template with R outputs per thread and NT threads per block, planned as
-//! plan_ph() plans the library's (R = 5, NT = 256); smem where it does not fit.
-template <int R, int NT>
-lab_plan tiled_lab(const dev_model& md, int M, int device, dpd_lab_variant v)
+//! The tiled kernel template with R outputs per thread, NT threads per block and the unrolled
+//! kernels up to UNROLL_M orders, planned as plan_ph() plans the library's; smem where it does
+//! not fit.
+template <int R, int NT, int UNROLL_M = TILED_UNROLL_M>
+lab_plan
+tiled_lab(const dev_model& md, int M, int device, dpd_lab_variant v, const ph_tuning& row)
 {
-    const size_t coef_bytes = size_t(M) * md.Lmax * sizeof(float4);
-    int optin = 48 * 1024;
-    GPUINTERP_CUDA_CHECK(
-        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-    const tiled_choice tc = tiled_for<R, NT>(M, md.Lmax);
-    const int T = R * NT;
-    const size_t need =
-        (tc.param ? 0 : coef_bytes) +
-        (size_t(M) * padded<R>(T + md.H) + size_t(padded<R>(T))) * sizeof(float2);
-    // One halo value per thread, as for tiled; longer filters (or no room) take smem.
-    if (md.H >= NT || need > size_t(optin))
-        return library_plan(md, M, device, dpd_cuda_variant::smem);
     lab_plan p;
-    p.variant = v;
+    if (!plan_tiled_tile(
+            p.ph, md, M, device, tiled_for<R, NT, UNROLL_M>(M, md.Lmax), R, NT)) {
+        p.ph = plan_ph(md, M, device, dpd_cuda_variant::smem, row);
+        return p;
+    }
     // The tiled kernels share one launch (tile, threads, maps by value or from the device):
     // marked tiled, launch_ph() runs this kernel with the plan's own tile and block size.
-    p.ph.variant = dpd_cuda_variant::tiled;
-    p.ph.M = M;
-    p.ph.kernel = tc.fn;
-    p.ph.param = tc.param;
-    p.ph.tile = T;
-    p.ph.threads = NT;
-    p.ph.smem = need;
-    p.ph = finish(p.ph, device);
+    p.variant = v;
+    finish_ph_plan(p.ph, device);
     return p;
 }
 
-lab_plan plan_lab(const dev_model& md, int M, int device, dpd_lab_variant v)
+//! The smem kernel template on NT threads with RB register-blocked outputs, planned as
+//! plan_ph() plans the library's (NT = 256, RB = 5).
+template <int NT, int RB>
+lab_plan
+smem_lab(const dev_model& md, int M, int device, dpd_lab_variant v, const ph_tuning& row)
+{
+    lab_plan p;
+    p.variant = v;
+    plan_smem_tile(p.ph, md, M, device, row, NT, RB);
+    p.ph.kernel = smem_kernel_for<NT, RB>(M, p.ph.R);
+    finish_ph_plan(p.ph, device);
+    return p;
+}
+
+lab_plan
+plan_lab(const dev_model& md, int M, int device, dpd_lab_variant v, const ph_tuning& row)
 {
     const size_t coef_bytes = size_t(M) * md.Lmax * sizeof(float4);
     switch (v) {
     case dpd_lab_variant::automatic:
-        return library_plan(md, M, device, dpd_cuda_variant::automatic);
+        return library_plan(md, M, device, dpd_cuda_variant::automatic, row);
     case dpd_lab_variant::smem:
-        return library_plan(md, M, device, dpd_cuda_variant::smem);
+        return library_plan(md, M, device, dpd_cuda_variant::smem, row);
     case dpd_lab_variant::tiled:
-        return library_plan(md, M, device, dpd_cuda_variant::tiled);
+        return library_plan(md, M, device, dpd_cuda_variant::tiled, row);
     case dpd_lab_variant::shuffle:
     case dpd_lab_variant::shuffle_x: {
         if (md.H > 31) // a warp cannot cover more than 32 taps
-            return library_plan(md, M, device, dpd_cuda_variant::smem);
+            return library_plan(md, M, device, dpd_cuda_variant::smem, row);
         lab_plan p;
         p.variant = v;
         p.warp = true;
@@ -203,22 +195,35 @@ lab_plan plan_lab(const dev_model& md, int M, int device, dpd_lab_variant v)
                                                     : shuffle_kernel<true>(M);
         p.ph.threads = THREADS;
         p.ph.smem = coef_bytes;
-        p.ph = finish(p.ph, device);
+        finish_ph_plan(p.ph, device);
         return p;
     }
     case dpd_lab_variant::tiled8:
-        return tiled_lab<8, 128>(md, M, device, v);
+        return tiled_lab<8, 128>(md, M, device, v, row);
     case dpd_lab_variant::tiled_nt128:
-        return tiled_lab<5, 128>(md, M, device, v);
+        return tiled_lab<5, 128>(md, M, device, v, row);
     case dpd_lab_variant::tiled_nt512:
-        return tiled_lab<5, 512>(md, M, device, v);
+        return tiled_lab<5, 512>(md, M, device, v, row);
     case dpd_lab_variant::tiled8_nt256:
-        return tiled_lab<8, 256>(md, M, device, v);
+        return tiled_lab<8, 256>(md, M, device, v, row);
+    case dpd_lab_variant::tiled_generic:
+        return tiled_lab<TILED_R, TILED_NT, 0>(md, M, device, v, row);
+    case dpd_lab_variant::tiled_unroll8:
+        return tiled_lab<TILED_R, TILED_NT, PH_MAX_M>(md, M, device, v, row);
+    case dpd_lab_variant::smem_nt128:
+        return smem_lab<128, SMEM_R>(md, M, device, v, row);
+    case dpd_lab_variant::smem_nt512:
+        return smem_lab<512, SMEM_R>(md, M, device, v, row);
+    case dpd_lab_variant::smem_r3:
+        return smem_lab<THREADS, 3>(md, M, device, v, row);
+    case dpd_lab_variant::smem_r7:
+        return smem_lab<THREADS, 7>(md, M, device, v, row);
     }
     throw std::invalid_argument(
         "variant: unknown parallel-Hammerstein lab variant " + std::to_string(int(v)) +
-        ", expected 0 .. 8 (automatic, shuffle, smem, shuffle_x, tiled, "
-        "tiled8, tiled_nt128, tiled_nt512, tiled8_nt256)");
+        ", expected 0 .. 14 (automatic, shuffle, smem, shuffle_x, tiled, "
+        "tiled8, tiled_nt128, tiled_nt512, tiled8_nt256, tiled_generic, tiled_unroll8, "
+        "smem_nt128, smem_nt512, smem_r3, smem_r7)");
 }
 
 //! One variant set up for launches on `device` (the caller's device_guard current): the model in
@@ -233,9 +238,14 @@ struct lab_setup {
     lab_setup(int device,
               const kernel::dpd_packed& model,
               dpd_lab_variant v,
+              const ph_tuning* row,
               dpd_lab_variant* ran)
         : md(make_dev_model(model)),
-          plan(plan_lab(md, int(model.M), device, v)),
+          plan(plan_lab(md,
+                        int(model.M),
+                        device,
+                        v,
+                        row ? *row : ph_tuning_for(compute_capability(device)))),
           hcoef(model.abcd.data()),
           coef(model.abcd.size() / 4)
     {
@@ -290,6 +300,18 @@ std::string to_string(dpd_lab_variant v)
         return "tiled_nt512";
     case dpd_lab_variant::tiled8_nt256:
         return "tiled8_nt256";
+    case dpd_lab_variant::tiled_generic:
+        return "tiled_generic";
+    case dpd_lab_variant::tiled_unroll8:
+        return "tiled_unroll8";
+    case dpd_lab_variant::smem_nt128:
+        return "smem_nt128";
+    case dpd_lab_variant::smem_nt512:
+        return "smem_nt512";
+    case dpd_lab_variant::smem_r3:
+        return "smem_r3";
+    case dpd_lab_variant::smem_r7:
+        return "smem_r7";
     }
     return "unknown (" + std::to_string(int(v)) + ")";
 }
@@ -300,10 +322,11 @@ void run_dpd_lab(int device,
                  std::complex<float>* y,
                  size_t n,
                  dpd_lab_variant v,
-                 dpd_lab_variant* ran)
+                 dpd_lab_variant* ran,
+                 const ph_tuning* row)
 {
     device_guard guard(device);
-    const lab_setup lab(device, model, v, ran);
+    const lab_setup lab(device, model, v, row, ran);
     if (n == 0)
         return;
     device_buffer<float2> dx(model.H + n), dy(n);
@@ -320,10 +343,11 @@ double time_dpd_lab_kernel_ms(int device,
                               size_t n,
                               int iters,
                               dpd_lab_variant v,
-                              dpd_lab_variant* ran)
+                              dpd_lab_variant* ran,
+                              const ph_tuning* row)
 {
     device_guard guard(device);
-    const lab_setup lab(device, model, v, ran);
+    const lab_setup lab(device, model, v, row, ran);
     device_buffer<float2> x = test_signal(n + model.H), y(n);
     stream s;
     return median_launch_ms(

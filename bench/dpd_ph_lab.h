@@ -37,14 +37,26 @@ enum class dpd_lab_variant {
     tiled_nt128 = 6,
     tiled_nt512 = 7,
     tiled8_nt256 = 8,
+    //! The tiled kernel with the unrolled kernels for no orders (always the generic one) or for
+    //! up to 8 (the library's: up to 5); else smem.
+    tiled_generic = 9,
+    tiled_unroll8 = 10,
+    //! The smem kernel with one of its build constants changed: 128 or 512 threads per block (5
+    //! register-blocked outputs), or 3 or 7 register-blocked outputs (256 threads).
+    smem_nt128 = 11,
+    smem_nt512 = 12,
+    smem_r3 = 13,
+    smem_r7 = 14,
 };
+
+struct ph_tuning; // cuda/dpd_ph_tuning.h
 
 //! The variant's name, as kernel::to_string names the library's ("automatic", "smem", ..).
 std::string to_string(dpd_lab_variant v);
 
 //! One launch of `v`, synchronously, staged through device buffers: x (host memory) holds
 //! model.H history samples, then the n new ones (x[0 .. H+n)); y receives the n outputs. `ran`
-//! receives the variant that ran.
+//! receives the variant that ran. `row`: the tuning row to plan from (null: the device's).
 //! Throws std::invalid_argument ("variant: ...") for a value outside dpd_lab_variant.
 void run_dpd_lab(int device,
                  const kernel::dpd_packed& model,
@@ -52,7 +64,8 @@ void run_dpd_lab(int device,
                  std::complex<float>* y,
                  size_t n,
                  dpd_lab_variant v,
-                 dpd_lab_variant* ran = nullptr);
+                 dpd_lab_variant* ran = nullptr,
+                 const ph_tuning* row = nullptr);
 
 //! The kernel of `v` alone on n device-resident samples: milliseconds per launch (CUDA events,
 //! median of `iters` after one warm-up). `ran` receives the variant that ran.
@@ -61,7 +74,8 @@ double time_dpd_lab_kernel_ms(int device,
                               size_t n,
                               int iters,
                               dpd_lab_variant v,
-                              dpd_lab_variant* ran = nullptr);
+                              dpd_lab_variant* ran = nullptr,
+                              const ph_tuning* row = nullptr);
 
 } // namespace gpu
 } // namespace gpuinterp

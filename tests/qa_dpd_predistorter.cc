@@ -14,7 +14,8 @@
 #include <array>
 #include <functional>
 #ifdef GPUINTERP_DPD_LAB
-#include "../bench/dpd_ph_lab.h" // shuffle, shuffle_x, tiled8: bench/dpd_ph_lab.cu
+#include "../bench/dpd_ph_lab.h" // the lab's variants: bench/dpd_ph_lab.cu
+#include "cuda/dpd_ph_tuning.h"
 #endif
 
 using namespace gpuinterp_test;
@@ -248,6 +249,7 @@ TEST_P(Dpd, CornerConfigurations)
              { 9, 5, 33, 1 },
              { 1, 5, 1, 33 },
              { 15, 15, 32, 32 },
+             { 15, 11, 8, 8 }, // 8 orders, unrolled taps: tiled_unroll8's own kernel
              { 5, 3, 5, 5 },
              { 7, 7, 8, 8 },
              { 9, 5, 16, 16 },
@@ -434,6 +436,16 @@ INSTANTIATE_TEST_SUITE_P(
             backend::cuda, dpd_cuda_variant::automatic, false, "cuda_tiled_nt512", 7 },
         config{
             backend::cuda, dpd_cuda_variant::automatic, false, "cuda_tiled8_nt256", 8 },
+        config{
+            backend::cuda, dpd_cuda_variant::automatic, false, "cuda_tiled_generic", 9 },
+        config{
+            backend::cuda, dpd_cuda_variant::automatic, false, "cuda_tiled_unroll8", 10 },
+        config{
+            backend::cuda, dpd_cuda_variant::automatic, false, "cuda_smem_nt128", 11 },
+        config{
+            backend::cuda, dpd_cuda_variant::automatic, false, "cuda_smem_nt512", 12 },
+        config{ backend::cuda, dpd_cuda_variant::automatic, false, "cuda_smem_r3", 13 },
+        config{ backend::cuda, dpd_cuda_variant::automatic, false, "cuda_smem_r7", 14 },
         config{ backend::cuda, dpd_cuda_variant::automatic, false, "cuda_default" },
         config{ backend::cuda, dpd_cuda_variant::automatic, true, "cuda_mapped" }),
     [](const ::testing::TestParamInfo<config>& i) { return std::string(i.param.name); });
@@ -492,6 +504,44 @@ TEST(DpdCuda, LabVariantNumbersAreRefused)
     const std::vector<cf> x = random_vector<cf>(100, 1.0f);
     EXPECT_EQ(k.process(x), x);
 }
+
+#ifdef GPUINTERP_DPD_LAB
+TEST(DpdLabCuda, SmemPlansFromOtherRowsMatchReference)
+{
+    // The smem kernel planned from rows other than the device's, as the benchmarks' sweeps plan
+    // it: register blocking from every tap count or from none, and tiles of 1 to 16 outputs per
+    // halo sample. Each row changes the tile and R only, so every result must still match.
+    GPUINTERP_SKIP_WITHOUT_CUDA();
+    namespace gpu = gr::gpuinterp::gpu;
+    for (auto [P, Q, L] : std::vector<std::array<unsigned, 3>>{
+             { 5, 3, 2 }, { 5, 3, 8 }, { 3, 1, 300 }, { 5, 0, 700 } })
+        for (int blocking : { 0, 1 << 20 })
+            for (int halo : { 1, 16 }) {
+                gpu::ph_tuning row = gpu::ph_tuning_for(90);
+                row.smem_blocking_above_taps = blocking;
+                row.smem_outputs_per_halo = halo;
+                const model m = random_model(P, Q, L, L);
+                const auto p = gr::gpuinterp::kernel::pack_dpd(P, Q, L, L, m.co, m.c);
+                const auto x = random_signal(20000, 1.0f);
+                std::vector<cf> window(p.H + x.size(), cf(0)), y(x.size());
+                std::copy(x.begin(), x.end(), window.begin() + p.H);
+                poison(y);
+                gpu::dpd_lab_variant ran = gpu::dpd_lab_variant::smem;
+                gpu::run_dpd_lab(0,
+                                 p,
+                                 window.data(),
+                                 y.data(),
+                                 x.size(),
+                                 gpu::dpd_lab_variant::smem,
+                                 &ran,
+                                 &row);
+                EXPECT_EQ(gpu::to_string(ran), "smem");
+                EXPECT_TRUE(matches(y, reference(m, x), m))
+                    << "blocking above " << blocking << ", " << halo
+                    << " outputs per halo";
+            }
+}
+#endif
 
 TEST(CpuUtil, ParallelCopyCopiesEveryByte)
 {

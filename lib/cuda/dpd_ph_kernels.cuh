@@ -35,6 +35,13 @@ struct dev_model {
     float cr, ci;
 };
 
+//! A tiled kernel instantiation (tiled_for()), as the plans take it across files.
+struct tiled_choice {
+    const void* fn = nullptr;
+    bool param =
+        false; //!< maps as a kernel parameter (unrolled) or in shared memory (generic)
+};
+
 namespace {
 
 constexpr int MAX_M = PH_MAX_M;
@@ -88,14 +95,13 @@ load_coefficients(float4* dst, const float4* __restrict__ src, int count)
 //! FMAs instead of 4 (the kernel becomes FMA-bound rather than shared-memory-bound for long
 //! filters); odd R keeps the R-strided plane loads free of bank conflicts, and the outputs are
 //! staged in shared memory so the global stores stay coalesced.
-template <int M, int R>
-__global__ void __launch_bounds__(THREADS)
-    dpd_smem_kernel(const float2* __restrict__ x,
-                    float2* __restrict__ y,
-                    const float4* __restrict__ coef_g,
-                    dev_model md,
-                    long long n,
-                    int T)
+template <int M, int R, int NT = THREADS>
+__global__ void __launch_bounds__(NT) dpd_smem_kernel(const float2* __restrict__ x,
+                                                      float2* __restrict__ y,
+                                                      const float4* __restrict__ coef_g,
+                                                      dev_model md,
+                                                      long long n,
+                                                      int T)
 {
     extern __shared__ float4 coef[];
     const int W = T + md.H;                                      // window per tile
@@ -440,17 +446,12 @@ constexpr int TILED_R = ph_build.tiled_r, TILED_NT = ph_build.tiled_threads;
 //! Orders up to this many get the unrolled kernels (P, Q <= 9); more use the generic one.
 constexpr int TILED_UNROLL_M = ph_build.tiled_unroll_m;
 
-struct tiled_choice {
-    const void* fn = nullptr;
-    bool param =
-        false; //!< maps as a kernel parameter (unrolled) or in shared memory (generic)
-};
 
-template <int M, int R, int NT>
+template <int M, int R, int NT, int UNROLL_M>
 tiled_choice tiled_pick(int Lmax)
 {
     tiled_choice c;
-    if constexpr (M <= TILED_UNROLL_M)
+    if constexpr (M <= UNROLL_M)
         if (with_int_constant<1, 2, 3, 4, 5, 6, 7, 8, 16>(Lmax, [&](auto lt) {
                 c = { reinterpret_cast<const void*>(
                           dpd_tiled_kernel<M, R, NT, decltype(lt)::value>),
@@ -460,12 +461,15 @@ tiled_choice tiled_pick(int Lmax)
     return { reinterpret_cast<const void*>(dpd_tiled_generic_kernel<M, R, NT>), false };
 }
 
-template <int R, int NT>
+//! The tiled kernel of M orders and Lmax taps: unrolled (maps as a parameter) for orders up to
+//! UNROLL_M and the unrolled tap counts, else the generic one.
+template <int R, int NT, int UNROLL_M = TILED_UNROLL_M>
 tiled_choice tiled_for(int M, int Lmax)
 {
     tiled_choice c;
-    if (!with_int_constant<1, 2, 3, 4, 5, 6, 7, 8>(
-            M, [&](auto m) { c = tiled_pick<decltype(m)::value, R, NT>(Lmax); }))
+    if (!with_int_constant<1, 2, 3, 4, 5, 6, 7, 8>(M, [&](auto m) {
+            c = tiled_pick<decltype(m)::value, R, NT, UNROLL_M>(Lmax);
+        }))
         throw std::invalid_argument(
             "P: orders above 15 are not supported by the CUDA backend");
     return c;
@@ -473,6 +477,21 @@ tiled_choice tiled_for(int M, int Lmax)
 
 //! Outputs per thread of the register-blocked smem kernel (odd: bank-conflict-free plane loads).
 constexpr int SMEM_R = ph_build.smem_r;
+
+//! The smem kernel of M orders on NT threads: one output per thread (R = 1) or RB register-blocked.
+template <int NT, int RB>
+const void* smem_kernel_for(int M, int R)
+{
+    const void* fn = nullptr;
+    if (!with_int_constant<1, 2, 3, 4, 5, 6, 7, 8>(M, [&](auto m) {
+            constexpr int MM = decltype(m)::value;
+            fn = R == 1 ? reinterpret_cast<const void*>(dpd_smem_kernel<MM, 1, NT>)
+                        : reinterpret_cast<const void*>(dpd_smem_kernel<MM, RB, NT>);
+        }))
+        throw std::invalid_argument(
+            "P: orders above 15 are not supported by the CUDA backend");
+    return fn;
+}
 
 } // namespace
 } // namespace gpu

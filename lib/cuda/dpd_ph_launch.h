@@ -46,6 +46,43 @@ struct ph_plan {
 ph_plan
 plan_ph(const dev_model& md, int M, int device, kernel::dpd_cuda_variant requested);
 
+//! The same from the tuning row `row` instead of the device's (the benchmarks' sweeps).
+ph_plan plan_ph(const dev_model& md,
+                int M,
+                int device,
+                kernel::dpd_cuda_variant requested,
+                const ph_tuning& row);
+
+//! Sets the shared-memory limit of pl.kernel (the device's, for every engine alike) and
+//! pl.max_blocks (resident blocks on the device at pl.threads and pl.smem): the last step of
+//! every plan, the lab's included.
+void finish_ph_plan(ph_plan& pl, int device);
+
+//! The tiled kernel `tc` (R outputs per thread, blocks of `threads`) planned where it fits: its
+//! tile needs one halo value per thread and its planes within the device's shared memory.
+//! Sets pl.variant (tiled), M, kernel, param, tile, threads and smem and returns true, or returns
+//! false and leaves pl as it was. plan_ph() plans the library's kernel with it, the lab its
+//! other instantiations.
+bool plan_tiled_tile(ph_plan& pl,
+                     const dev_model& md,
+                     int M,
+                     int device,
+                     const tiled_choice& tc,
+                     int R,
+                     int threads);
+
+//! The smem kernel's tile for blocks of `threads` and `blocked_r` register-blocked outputs per
+//! thread, from `row`: sets pl.variant (smem), M, threads, R (blocked_r or 1), tile and smem.
+//! plan_ph() plans the library's kernel (ph_build) with it, the lab its other instantiations.
+//! Throws std::invalid_argument naming `Lp` when not even R = 1 fits.
+void plan_smem_tile(ph_plan& pl,
+                    const dev_model& md,
+                    int M,
+                    int device,
+                    const ph_tuning& row,
+                    int threads,
+                    int blocked_r);
+
 //! One launch over io (its x starts with md.H history samples; the tiled kernels need x and y
 //! 16-byte aligned). coef: the packed maps on the device; hcoef: the same on the host (the
 //! unrolled tiled kernels take them as a kernel parameter).

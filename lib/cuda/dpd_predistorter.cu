@@ -77,33 +77,6 @@ void check_variant(dpd_cuda_variant v)
             std::to_string(int(v)) + " (expected 'automatic', 'smem' or 'tiled')");
 }
 
-using kernel_fn = const void*;
-
-template <int M>
-kernel_fn pick(int R)
-{
-    return R == 1 ? reinterpret_cast<kernel_fn>(dpd_smem_kernel<M, 1>)
-                  : reinterpret_cast<kernel_fn>(dpd_smem_kernel<M, SMEM_R>);
-}
-
-// pick<M> for M = 1..MAX_M, indexed by M - 1: one entry per branch count the kernels are
-// instantiated for.
-template <int... I>
-constexpr std::array<kernel_fn (*)(int), sizeof...(I)>
-picks(std::integer_sequence<int, I...>)
-{
-    return { pick<I + 1>... };
-}
-
-kernel_fn kernel_for(int M, int R)
-{
-    static constexpr auto table = picks(std::make_integer_sequence<int, MAX_M>());
-    if (M < 1 || M > MAX_M)
-        throw std::invalid_argument(
-            "P: orders above 15 are not supported by the CUDA backend");
-    return table[M - 1](R);
-}
-
 } // namespace
 
 dev_model make_dev_model(const kernel::dpd_packed& m)
@@ -121,81 +94,119 @@ dev_model make_dev_model(const kernel::dpd_packed& m)
     return md;
 }
 
+void plan_smem_tile(ph_plan& pl,
+                    const dev_model& md,
+                    int M,
+                    int device,
+                    const ph_tuning& t,
+                    int threads,
+                    int blocked_r)
+{
+    const int optin = device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+    const int H = md.H, Lmax = md.Lmax;
+    const size_t coef_bytes = size_t(M) * Lmax * sizeof(float4);
+    // Register blocking pays where the taps dominate (Lmax above smem_blocking_above_taps);
+    // with R = 1 a tile needs no staging. Tiles hold at least smem_outputs_per_halo outputs
+    // per halo sample, which bounds the halo's extra basis work, fewer when shared memory
+    // runs out; R = 1 is the last resort.
+    auto need = [&](int t, int r) {
+        return coef_bytes + size_t(M) * (t + H) * sizeof(float2) +
+               (r > 1 ? size_t(t) * sizeof(float2) : 0);
+    };
+    int T = 0;
+    for (int r : { Lmax > t.smem_blocking_above_taps ? blocked_r : 1, 1 }) {
+        const int unit = threads * r;
+        T = unit * std::max(1, (t.smem_outputs_per_halo * H + unit - 1) / unit);
+        while (T > unit && need(T, r) > size_t(optin))
+            T -= unit;
+        pl.R = r;
+        if (need(T, r) <= size_t(optin))
+            break;
+    }
+    if (need(T, pl.R) > size_t(optin))
+        throw std::invalid_argument("Lp: " + std::to_string(Lmax) + " taps with " +
+                                    std::to_string(M) +
+                                    " orders exceed the device's shared memory");
+    pl.variant = dpd_cuda_variant::smem;
+    pl.M = M;
+    pl.threads = threads;
+    pl.tile = T;
+    pl.smem = need(T, pl.R);
+}
+
+bool plan_tiled_tile(ph_plan& pl,
+                     const dev_model& md,
+                     int M,
+                     int device,
+                     const tiled_choice& tc,
+                     int R,
+                     int threads)
+{
+    const int optin = device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+    const int T = R * threads;
+    // padded<R>: even R pads the planes by one value per R (dpd_ph_kernels.cuh).
+    auto pad = [&](int c) { return (R & 1) ? c : c + (c - 1) / R + 1; };
+    const size_t coef_bytes = size_t(M) * md.Lmax * sizeof(float4);
+    const size_t need = (tc.param ? 0 : coef_bytes) +
+                        (size_t(M) * pad(T + md.H) + size_t(pad(T))) * sizeof(float2);
+    // One halo value per thread.
+    if (md.H >= threads || need > size_t(optin))
+        return false;
+    pl.variant = dpd_cuda_variant::tiled;
+    pl.M = M;
+    pl.kernel = tc.fn;
+    pl.param = tc.param;
+    pl.tile = T;
+    pl.threads = threads;
+    pl.smem = need;
+    return true;
+}
+
 ph_plan plan_ph(const dev_model& md, int M, int device, dpd_cuda_variant requested)
+{
+    return plan_ph(md, M, device, requested, ph_tuning_for(compute_capability(device)));
+}
+
+ph_plan plan_ph(const dev_model& md,
+                int M,
+                int device,
+                dpd_cuda_variant requested,
+                const ph_tuning& t)
 {
     check_variant(requested);
     device_guard guard(device);
-    const int sms = device_attribute(cudaDevAttrMultiProcessorCount, device);
-    const int optin = device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
-    const ph_tuning& t = ph_tuning_for(compute_capability(device));
-    const int H = md.H, Lmax = md.Lmax;
-    dpd_cuda_variant v = requested;
-    if (v == dpd_cuda_variant::automatic)
-        v = t.automatic;
-    const size_t coef_bytes = size_t(M) * Lmax * sizeof(float4);
+    const dpd_cuda_variant v =
+        requested == dpd_cuda_variant::automatic ? t.automatic : requested;
     ph_plan pl;
-    pl.M = M;
-    pl.threads = THREADS;
-    pl.smem = coef_bytes;
-    auto finish = [&] {
-        // Per-kernel attribute shared by all engines: the device limit, so no engine lowers it
-        // under another's need (see polyphase_interpolator.cu).
-        GPUINTERP_CUDA_CHECK(cudaFuncSetAttribute(
-            pl.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
-        int per_sm = 0;
-        GPUINTERP_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &per_sm, pl.kernel, pl.threads, pl.smem));
-        pl.max_blocks = std::max(1, per_sm) * sms;
-        return pl;
-    };
-    if (v == dpd_cuda_variant::tiled) {
-        const int R = TILED_R, NT = TILED_NT;
-        const tiled_choice tc = tiled_for<TILED_R, TILED_NT>(M, Lmax);
-        const int T = R * NT;
-        auto pad = [&](int c) { return (R & 1) ? c : c + (c - 1) / R + 1; }; // padded<R>
-        const size_t need = (tc.param ? 0 : coef_bytes) +
-                            (size_t(M) * pad(T + H) + size_t(pad(T))) * sizeof(float2);
-        // One halo value per thread; longer filters (or no room) take the smem kernel.
-        if (H < NT && need <= size_t(optin)) {
-            pl.variant = v;
-            pl.kernel = tc.fn;
-            pl.param = tc.param;
-            pl.tile = T;
-            pl.threads = NT;
-            pl.smem = need;
-            return finish();
-        }
-        v = dpd_cuda_variant::smem;
+    // Longer filters than the tiled kernel's halo (or no room) take the smem kernel.
+    if (!(v == dpd_cuda_variant::tiled &&
+          plan_tiled_tile(pl,
+                          md,
+                          M,
+                          device,
+                          tiled_for<TILED_R, TILED_NT>(M, md.Lmax),
+                          TILED_R,
+                          TILED_NT))) {
+        plan_smem_tile(pl, md, M, device, t, THREADS, SMEM_R);
+        pl.kernel = smem_kernel_for<THREADS, SMEM_R>(M, pl.R);
     }
-    if (v == dpd_cuda_variant::smem) {
-        // Register blocking pays where the taps dominate (Lmax above smem_blocking_above_taps);
-        // with R = 1 a tile needs no staging. Tiles hold at least smem_outputs_per_halo outputs
-        // per halo sample, which bounds the halo's extra basis work, fewer when shared memory
-        // runs out; R = 1 is the last resort.
-        auto need = [&](int t, int r) {
-            return coef_bytes + size_t(M) * (t + H) * sizeof(float2) +
-                   (r > 1 ? size_t(t) * sizeof(float2) : 0);
-        };
-        int T = 0;
-        for (int r : { Lmax > t.smem_blocking_above_taps ? SMEM_R : 1, 1 }) {
-            const int unit = THREADS * r;
-            T = unit * std::max(1, (t.smem_outputs_per_halo * H + unit - 1) / unit);
-            while (T > unit && need(T, r) > size_t(optin))
-                T -= unit;
-            pl.R = r;
-            if (need(T, r) <= size_t(optin))
-                break;
-        }
-        if (need(T, pl.R) > size_t(optin))
-            throw std::invalid_argument("Lp: " + std::to_string(Lmax) + " taps with " +
-                                        std::to_string(M) +
-                                        " orders exceed the device's shared memory");
-        pl.tile = T;
-        pl.smem = need(T, pl.R);
-    }
-    pl.variant = v;
-    pl.kernel = kernel_for(M, pl.R);
-    return finish();
+    finish_ph_plan(pl, device);
+    return pl;
+}
+
+void finish_ph_plan(ph_plan& pl, int device)
+{
+    // Per-kernel attribute shared by all engines: the device limit, so no engine lowers it
+    // under another's need (see polyphase_interpolator.cu).
+    GPUINTERP_CUDA_CHECK(cudaFuncSetAttribute(
+        pl.kernel,
+        cudaFuncAttributeMaxDynamicSharedMemorySize,
+        device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin, device)));
+    int per_sm = 0;
+    GPUINTERP_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &per_sm, pl.kernel, pl.threads, pl.smem));
+    pl.max_blocks =
+        std::max(1, per_sm) * device_attribute(cudaDevAttrMultiProcessorCount, device);
 }
 
 void launch_ph(const ph_plan& pl,
@@ -226,7 +237,7 @@ void launch_ph(const ph_plan& pl,
         &x, &y, &coef, const_cast<dev_model*>(&md), const_cast<long long*>(&nn), &T
     };
     GPUINTERP_CUDA_CHECK(
-        cudaLaunchKernel(pl.kernel, dim3(grid), dim3(THREADS), args, pl.smem, io.st));
+        cudaLaunchKernel(pl.kernel, dim3(grid), dim3(pl.threads), args, pl.smem, io.st));
     GPUINTERP_CUDA_CHECK_LAUNCH(io.st);
 }
 
