@@ -3,9 +3,13 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 // Kernel tests of the polyphase interpolator against a naive double-precision reference:
-// y[n*L + p] = sum_k h[p + k*L] x[n - k] (zero history), on the CPU and, when present, the GPU.
+// y[n*L + p] = sum_k h[p + k*L] x[n - k] (zero history), on the CPU and, when present, the GPU,
+// and on the lab's build constants (bench/fir_lab.h) launched without an engine.
 #include "test_util.h"
 #include <gnuradio/gpuinterp/kernel/polyphase_interpolator.h>
+#ifdef GPUINTERP_FIR_LAB
+#include "../bench/fir_lab.h" // the kernel with other (R, threads): bench/fir_lab.cu
+#endif
 
 using namespace gpuinterp_test;
 using gr::gpuinterp::kernel::polyphase_interpolator;
@@ -175,6 +179,98 @@ TEST_P(Interp, NonFiniteSamplesPassThrough)
 }
 
 GPUINTERP_BACKEND_SUITE(Interp);
+
+#ifdef GPUINTERP_FIR_LAB
+namespace gpu = gr::gpuinterp::gpu;
+
+// The complex float, float taps kernel compiled with one of the lab's (R, threads) pairs, one
+// launch per chunk with the chunk's M - 1 history inputs in front (zeros before the stream), as
+// the engine's pipeline stages it. The library's pair runs the library's plan and launch.
+class InterpLab : public ::testing::TestWithParam<gpu::fir_lab_shape>
+{
+protected:
+    void SetUp() override { GPUINTERP_SKIP_WITHOUT_DEVICE(backend::cuda); }
+
+    void check(unsigned L, size_t ntaps, size_t n, bool chunked)
+    {
+        const auto h = random_vector<float>(ntaps);
+        const auto x = random_vector<cf>(n);
+        const size_t H = (ntaps + L - 1) / L - 1; // history: taps per arm - 1
+        std::vector<cf> y(n * L), window;
+        poison(y);
+        size_t pos = 0;
+        while (pos < n) {
+            const size_t c =
+                chunked ? std::min(n - pos, random_size(1, 3 * ntaps / L + 5)) : n;
+            window.assign(H + c, cf(0));
+            for (size_t i = 0; i < window.size(); i++)
+                if (pos + i >= H)
+                    window[i] = x[pos + i - H];
+            gpu::run_fir_lab(0, GetParam(), L, h, window.data(), y.data() + pos * L, c);
+            pos += c;
+        }
+        EXPECT_TRUE(all_close(y, reference(x, h, L), rtol, atol))
+            << gpu::to_string(GetParam()) << " L=" << L << " ntaps=" << ntaps
+            << " n=" << n;
+    }
+};
+
+TEST_P(InterpLab, TapCountsAroundL)
+{
+    // 16 arms: the first that writes unstaged (fir_tuning::stage_below_arms).
+    for (unsigned L : { 1u, 2u, 3u, 7u, 16u, 64u })
+        for (size_t nt : { size_t(1),
+                           size_t(L > 1 ? L - 1 : 1),
+                           size_t(L),
+                           size_t(L + 1),
+                           size_t(3 * L + 2),
+                           size_t(23 * L + 5) })
+            check(L, nt, 300, nt % 2 == 1);
+}
+
+TEST_P(InterpLab, ProductionShapes)
+{
+    // The benchmark's (L, taps), over several tiles.
+    for (auto [L, nt] : std::vector<std::pair<unsigned, size_t>>{
+             { 2, 12 }, { 4, 64 }, { 8, 128 }, { 16, 256 } })
+        check(L, nt, 20000, false);
+}
+
+TEST_P(InterpLab, RandomChunking)
+{
+    for (int trial = 0; trial < 10; trial++)
+        check(unsigned(random_size(1, 20)),
+              random_size(1, 200),
+              random_size(1, 3000),
+              true);
+}
+
+TEST_P(InterpLab, LargeL) { check(1024, 4096, 100, true); }
+
+TEST_P(InterpLab, TapsOutsideSharedMemory)
+{
+    // Too many taps for shared memory, so they are read from global memory: 16384 on one arm
+    // (outputs staged, but in the larger tile of 512 threads) and 4096 on each of 16 arms.
+    check(1, 16384, 20000, false);
+    check(16, 16 * 4096, 3000, true);
+}
+
+INSTANTIATE_TEST_SUITE_P(Lab,
+                         InterpLab,
+                         ::testing::ValuesIn(gpu::fir_lab_shapes()),
+                         [](const ::testing::TestParamInfo<gpu::fir_lab_shape>& i) {
+                             return gpu::to_string(i.param);
+                         });
+
+TEST(InterpLabShapes, PairOutsideTheLabIsRefused)
+{
+    const std::vector<float> h(8, 1.f);
+    const std::string e = invalid_argument_message([&] {
+        gpu::run_fir_lab(0, { 3, 64 }, 2, h, nullptr, nullptr, 0);
+    });
+    EXPECT_EQ(e.rfind("shape:", 0), 0u) << e;
+}
+#endif
 
 TEST(InterpParams, BadParametersThrowNamingTheParameter)
 {

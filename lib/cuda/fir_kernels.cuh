@@ -10,7 +10,8 @@
 // launches. In an anonymous namespace: each .cu file that includes this instantiates its own.
 // polyphase_interpolator.cu instantiates the complex float and float inputs, fir_sc16_in.cu the
 // sc16 ones, so adding the latter leaves the former's translation unit, and so its machine code,
-// as it was.
+// as it was. The kernels and their plan (plan_fir_shape()) take the build constants as a
+// template parameter (fir_shape); the library instantiates fir_build's only.
 
 #include "../common/sc16.h"
 #include "channel_pointers.cuh"
@@ -20,6 +21,8 @@
 #include "fir_tuning.h"
 #include <type_traits>
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 
 namespace gr {
 namespace gpuinterp {
@@ -27,10 +30,18 @@ namespace gpu {
 
 namespace {
 
-constexpr int R = fir_build.outputs_per_item; // outputs per work item
-constexpr int THREADS = fir_build.threads;    // threads per block
+// The build constants of one instantiation of the kernels: R outputs of one arm per work item,
+// THREADS threads per block. The library compiles fir_build's (fir_build_shape); the template
+// parameter lets the benchmarks' lab (bench/fir_lab.cu) compile the same kernels and plan with
+// other values.
+template <int R_, int THREADS_>
+struct fir_shape {
+    static constexpr int R = R_;
+    static constexpr int THREADS = THREADS_;
+};
+using fir_build_shape = fir_shape<fir_build.outputs_per_item, fir_build.threads>;
 
-template <typename T, typename TAP>
+template <typename T, typename TAP, int R>
 __host__ __device__ inline size_t smem_bytes(const tile_geometry& g)
 {
     size_t b = 0;
@@ -48,7 +59,7 @@ __host__ __device__ inline size_t smem_bytes(const tile_geometry& g)
 // base go to win[0..R) (win[R..2R) holds those from base up), then the R x R
 // multiply-accumulates. TAIL is the last, partial block, which skips taps from M on.
 // Force-inlined, so acc and win stay in registers.
-template <bool TAIL, typename T, typename TAP>
+template <bool TAIL, int R, typename T, typename TAP>
 __device__ __forceinline__ void tap_block(T (&acc)[R],
                                           T (&win)[2 * R],
                                           const T* xs,
@@ -137,7 +148,8 @@ struct fir_store_sc16 {
 // The kernel body, shared by the single-channel kernel and the channel kernel (gridDim.y =
 // channel); force-inlined, so each kernel compiles to what it would as one function. X: the
 // stored input, T or (complex samples) short2, expanded times in_scale in the window load.
-template <typename T,
+template <int R,
+          typename T,
           typename TAP,
           bool TAPS_SMEM,
           bool STAGE,
@@ -218,24 +230,25 @@ interp_body(const X* __restrict__ x, // n_in + M - 1 values: history, then the c
     out.finish();
 }
 
-template <typename T,
+template <typename Shape,
+          typename T,
           typename TAP,
           bool TAPS_SMEM,
           bool STAGE,
           typename Store = fir_store<T>>
-__global__ void __launch_bounds__(THREADS)
+__global__ void __launch_bounds__(Shape::THREADS)
     interp_kernel(const T* __restrict__ x, // n_in + M - 1 values: history, then the chunk
                   Store out,               // n_in * L outputs
                   const TAP* __restrict__ taps_g, // M*L padded taps, tap (p,k) at k*L + p
                   int n_in,
                   tile_geometry g)
 {
-    interp_body<T, TAP, TAPS_SMEM, STAGE>(x, out, taps_g, n_in, g);
+    interp_body<Shape::R, T, TAP, TAPS_SMEM, STAGE>(x, out, taps_g, n_in, g);
 }
 
 // sc16 input (complex samples): the same body, the window widened times in_scale as it loads.
-template <typename TAP, bool TAPS_SMEM, bool STAGE, typename Store>
-__global__ void __launch_bounds__(THREADS)
+template <typename Shape, typename TAP, bool TAPS_SMEM, bool STAGE, typename Store>
+__global__ void __launch_bounds__(Shape::THREADS)
     interp_kernel_sc16_in(const short2* __restrict__ x,
                           Store out,
                           const TAP* __restrict__ taps_g,
@@ -243,13 +256,19 @@ __global__ void __launch_bounds__(THREADS)
                           tile_geometry g,
                           float in_scale)
 {
-    interp_body<float2, TAP, TAPS_SMEM, STAGE>(x, out, taps_g, n_in, g, in_scale);
+    interp_body<Shape::R, float2, TAP, TAPS_SMEM, STAGE>(
+        x, out, taps_g, n_in, g, in_scale);
 }
 
 // Every channel in one launch: block (bx, c) walks channel c's tiles with a stride of gridDim.x,
 // reading p.x[c] (its window: history, then the chunk) and writing p.y[c]. The taps are shared.
-template <typename T, typename TAP, bool TAPS_SMEM, bool STAGE, typename Store>
-__global__ void __launch_bounds__(THREADS)
+template <typename Shape,
+          typename T,
+          typename TAP,
+          bool TAPS_SMEM,
+          bool STAGE,
+          typename Store>
+__global__ void __launch_bounds__(Shape::THREADS)
     interp_channels_kernel(const __grid_constant__ channel_pointers p,
                            Store proto, // the store of every channel, its pointer unset
                            const TAP* __restrict__ taps_g,
@@ -258,12 +277,12 @@ __global__ void __launch_bounds__(THREADS)
 {
     const unsigned c = blockIdx.y;
     Store out = proto.for_channel(p.y[c], c);
-    interp_body<T, TAP, TAPS_SMEM, STAGE>(
+    interp_body<Shape::R, T, TAP, TAPS_SMEM, STAGE>(
         static_cast<const T*>(p.x[c]), out, taps_g, n_in, g);
 }
 
-template <typename TAP, bool TAPS_SMEM, bool STAGE, typename Store>
-__global__ void __launch_bounds__(THREADS)
+template <typename Shape, typename TAP, bool TAPS_SMEM, bool STAGE, typename Store>
+__global__ void __launch_bounds__(Shape::THREADS)
     interp_channels_kernel_sc16_in(const __grid_constant__ channel_pointers p,
                                    Store proto,
                                    const TAP* __restrict__ taps_g,
@@ -273,7 +292,7 @@ __global__ void __launch_bounds__(THREADS)
 {
     const unsigned c = blockIdx.y;
     Store out = proto.for_channel(p.y[c], c);
-    interp_body<float2, TAP, TAPS_SMEM, STAGE>(
+    interp_body<Shape::R, float2, TAP, TAPS_SMEM, STAGE>(
         static_cast<const short2*>(p.x[c]), out, taps_g, n_in, g, in_scale);
 }
 
@@ -289,25 +308,26 @@ auto pick(const tile_geometry& g, Instance&& instance)
 }
 
 // X: the stored input (T, or short2 for sc16 input); CHANNELS: the kernels that run every
-// channel in one launch.
+// channel in one launch; Shape: the build constants (fir_shape).
 template <typename X,
           typename T,
           typename TAP,
           typename Store = fir_store<T>,
-          bool CHANNELS = false>
+          bool CHANNELS = false,
+          typename Shape = fir_build_shape>
 auto pick_kernel(const tile_geometry& g)
 {
     return pick(g, [](auto smem, auto stage) {
         constexpr bool S = decltype(smem)::value, G = decltype(stage)::value;
         constexpr bool sc16_in = !std::is_same_v<X, T>;
         if constexpr (CHANNELS && sc16_in)
-            return interp_channels_kernel_sc16_in<TAP, S, G, Store>;
+            return interp_channels_kernel_sc16_in<Shape, TAP, S, G, Store>;
         else if constexpr (CHANNELS)
-            return interp_channels_kernel<T, TAP, S, G, Store>;
+            return interp_channels_kernel<Shape, T, TAP, S, G, Store>;
         else if constexpr (sc16_in)
-            return interp_kernel_sc16_in<TAP, S, G, Store>;
+            return interp_kernel_sc16_in<Shape, TAP, S, G, Store>;
         else
-            return interp_kernel<T, TAP, S, G, Store>;
+            return interp_kernel<Shape, T, TAP, S, G, Store>;
     });
 }
 
@@ -321,11 +341,56 @@ void allow_smem(Kernel k, int optin)
                                               optin));
 }
 
+// The plan of Shape's kernels for L arms of M taps with the tuning row t (plan_fir() is
+// fir_build_shape's): allow(g, optin) permits the shared memory of every kernel the caller may
+// launch with the geometry g; the grid cap is the single-channel kernel's occupancy.
+template <typename Shape, typename T, typename TAP, typename Allow>
+fir_plan
+plan_fir_shape(int device, unsigned L, size_t M, const fir_tuning& t, Allow&& allow)
+{
+    constexpr int R = Shape::R, THREADS = Shape::THREADS;
+    device_guard guard(device);
+    int sms = 1, optin = 48 * 1024;
+    GPUINTERP_CUDA_CHECK(
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    GPUINTERP_CUDA_CHECK(
+        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    tile_geometry g{};
+    g.L = int(L);
+    g.M = int(M);
+    // items_per_thread work items per thread and tile (at least one group of R inputs).
+    const int groups = std::max(1, (t.items_per_thread * THREADS + int(L) - 1) / int(L));
+    g.TI = groups * R;
+    g.stage = int(L) < t.stage_below_arms;
+    g.taps_smem = true;
+    if (smem_bytes<T, TAP, R>(g) > size_t(optin))
+        g.taps_smem = false;
+    if (smem_bytes<T, TAP, R>(g) > size_t(optin))
+        g.stage = false;
+    if (smem_bytes<T, TAP, R>(g) > size_t(optin))
+        throw std::invalid_argument("taps: " + std::to_string(M) +
+                                    " taps per arm exceed the device's shared memory");
+    allow(g, optin);
+    fir_plan pl;
+    pl.g = g;
+    pl.smem = smem_bytes<T, TAP, R>(g);
+    int per_sm = 0;
+    GPUINTERP_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &per_sm,
+        pick_kernel<T, T, TAP, fir_store<T>, false, Shape>(g),
+        THREADS,
+        pl.smem));
+    pl.max_blocks = std::max(1, per_sm) * sms;
+    return pl;
+}
 
-// One launch of `k` on `grid`: first is the window (one channel) or the channel pointers.
+
+// One launch of `k` (a kernel of Shape) on `grid`: first is the window (one channel) or the
+// channel pointers.
 template <typename X,
           typename T,
           typename TAP,
+          typename Shape,
           typename Kernel,
           typename First,
           typename Store>
@@ -334,20 +399,26 @@ void launch_kernel(
 {
     const fir_plan& pl = c.plan;
     if constexpr (std::is_same_v<X, T>)
-        k<<<grid, THREADS, pl.smem, c.st>>>(first, out, c.taps, c.n, pl.g);
+        k<<<grid, Shape::THREADS, pl.smem, c.st>>>(first, out, c.taps, c.n, pl.g);
     else
-        k<<<grid, THREADS, pl.smem, c.st>>>(
+        k<<<grid, Shape::THREADS, pl.smem, c.st>>>(
             first, out, c.taps, c.n, pl.g, c.formats.in_scale);
     GPUINTERP_CUDA_CHECK_LAUNCH(c.st);
 }
 
-// The single-channel kernel over c.n inputs at x (history in front).
-template <typename X, typename T, typename TAP, typename Store>
+// The single-channel kernel over c.n inputs at x (history in front); c.plan is Shape's
+// (plan_fir_shape()).
+template <typename X,
+          typename T,
+          typename TAP,
+          typename Shape = fir_build_shape,
+          typename Store>
 void launch_one(const fir_call<TAP>& c, const X* x, const Store& out)
 {
     const tile_geometry& g = c.plan.g;
     const int blocks = std::min((c.n + g.TI - 1) / g.TI, c.plan.max_blocks);
-    launch_kernel<X, T, TAP>(c, pick_kernel<X, T, TAP, Store>(g), dim3(blocks), x, out);
+    launch_kernel<X, T, TAP, Shape>(
+        c, pick_kernel<X, T, TAP, Store, false, Shape>(g), dim3(blocks), x, out);
 }
 
 // The channel kernel: every channel's window and outputs in p, `proto` the store of each.
@@ -359,7 +430,8 @@ void launch_channels(const fir_call<TAP>& c,
 {
     const tile_geometry& g = c.plan.g;
     const dim3 grid = channels_grid(c.n, g.TI, c.plan.max_blocks, channels);
-    launch_kernel<X, T, TAP>(c, pick_kernel<X, T, TAP, Store, true>(g), grid, p, proto);
+    launch_kernel<X, T, TAP, fir_build_shape>(
+        c, pick_kernel<X, T, TAP, Store, true>(g), grid, p, proto);
 }
 
 // f's store for T (fir_store, or with f.counts fir_store_sc16) writing y, handed to go(store).

@@ -16,7 +16,8 @@ namespace gr {
 namespace gpuinterp {
 namespace gpu {
 
-//! Compiled into the kernel.
+//! Compiled into the kernel (fir_kernels.cuh's fir_build_shape); the benchmarks' lab
+//! (bench/fir_lab.h) compiles the same kernel and plan with other pairs for comparison.
 struct fir_build_tuning {
     int outputs_per_item; //!< R: outputs of one arm per work item (odd: conflict-free window loads)
     int threads; //!< per block (__launch_bounds__)

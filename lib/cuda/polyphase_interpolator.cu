@@ -47,45 +47,18 @@ fir_plan plan_fir(int device, unsigned L, size_t M)
 template <typename T, typename TAP>
 fir_plan plan_fir(int device, unsigned L, size_t M, const fir_tuning& t)
 {
-    device_guard guard(device);
-    int sms = 1, optin = 48 * 1024;
-    GPUINTERP_CUDA_CHECK(
-        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    GPUINTERP_CUDA_CHECK(
-        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-    tile_geometry g{};
-    g.L = int(L);
-    g.M = int(M);
-    // items_per_thread work items per thread and tile (at least one group of R inputs).
-    const int groups = std::max(1, (t.items_per_thread * THREADS + int(L) - 1) / int(L));
-    g.TI = groups * R;
-    g.stage = int(L) < t.stage_below_arms;
-    g.taps_smem = true;
-    if (smem_bytes<T, TAP>(g) > size_t(optin))
-        g.taps_smem = false;
-    if (smem_bytes<T, TAP>(g) > size_t(optin))
-        g.stage = false;
-    if (smem_bytes<T, TAP>(g) > size_t(optin))
-        throw std::invalid_argument("taps: " + std::to_string(M) +
-                                    " taps per arm exceed the device's shared memory");
     // Every kernel the plan may launch: one channel or all, both stores, and (complex samples)
     // sc16 input. The window in shared memory is T whatever the stored input: one geometry.
-    const auto k = pick_kernel<T, T, TAP>(g);
-    allow_smem(k, optin);
-    allow_smem(pick_kernel<T, T, TAP, fir_store<T>, true>(g), optin);
-    if constexpr (std::is_same_v<T, float2>) {
-        allow_smem(pick_kernel<T, T, TAP, fir_store_sc16>(g), optin);
-        allow_smem(pick_kernel<T, T, TAP, fir_store_sc16, true>(g), optin);
-        allow_fir_sc16_in<TAP>(g, optin);
-    }
-    fir_plan pl;
-    pl.g = g;
-    pl.smem = smem_bytes<T, TAP>(g);
-    int per_sm = 0;
-    GPUINTERP_CUDA_CHECK(
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, THREADS, pl.smem));
-    pl.max_blocks = std::max(1, per_sm) * sms;
-    return pl;
+    const auto allow = [](const tile_geometry& g, int optin) {
+        allow_smem(pick_kernel<T, T, TAP>(g), optin);
+        allow_smem(pick_kernel<T, T, TAP, fir_store<T>, true>(g), optin);
+        if constexpr (std::is_same_v<T, float2>) {
+            allow_smem(pick_kernel<T, T, TAP, fir_store_sc16>(g), optin);
+            allow_smem(pick_kernel<T, T, TAP, fir_store_sc16, true>(g), optin);
+            allow_fir_sc16_in<TAP>(g, optin);
+        }
+    };
+    return plan_fir_shape<fir_build_shape, T, TAP>(device, L, M, t, allow);
 }
 
 template <typename T, typename TAP>
