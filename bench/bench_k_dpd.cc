@@ -22,6 +22,8 @@
 //                      memory (16 B/sample at 4169 GB/s, the measured D2D copy) and FMA (the
 //                      program's fused multiply-adds per sample at 30e12 FMA/s = 60 TFLOP/s FP32);
 //                      `of_bound` is the binding floor over the measured time;
+//  - tuning_gmp_build: the compiled kernel as kernel:0 with other blocks and tiles (threads x
+//                      outputs per thread, gmp_build's 256 x 8 among them), 2^24 samples;
 //  - gmp_cuda_device:  process_device() on device buffers (history seam included), 2^24 samples.
 // items_per_second counts samples. GPUINTERP_BENCH_LOG2N overrides the problem size.
 #include "../lib/device/device_ops.h"
@@ -206,16 +208,19 @@ const char* const kernel_name[] = { "compiled",
                                     "compiled V=2 shared after 192 constant",
                                     "compiled V=2 shared after 128 constant, 8 waves" };
 
-void BM_gmp_cuda_kernel(benchmark::State& st)
+//! One row of the compiled/interpreted kernel comparisons: `choice` on gmp_rows[row].
+void time_gmp_row(benchmark::State& st,
+                  int row,
+                  const gpu::gmp_kernel_choice& choice,
+                  const std::string& name)
 {
     if (gpuinterp_bench::skip_without_cuda(st))
         return;
-    const auto m = kernel::dpd_model::parse(gmp_rows[st.range(0)]);
+    const auto m = kernel::dpd_model::parse(gmp_rows[row]);
     const auto prog = kernel::make_gmp_program(m, gmp_coeffs(m), cf(0.01f, -0.02f));
     const size_t n = size_t(1) << gpuinterp_bench::log2n(24);
-    const double ms = gpuinterp_bench::run_device_timed(st, [&] {
-        return gpu::time_gmp_kernel_ms(0, prog, n, 20, kernel_arg[st.range(1)]);
-    });
+    const double ms = gpuinterp_bench::run_device_timed(
+        st, [&] { return gpu::time_gmp_kernel_ms(0, prog, n, 20, choice); });
     st.SetItemsProcessed(int64_t(st.iterations()) * n);
     const double mem_ms = double(n) * 16 / 4169e9 * 1e3;
     const double fma_ms = double(n) * double(prog.fmas_per_sample()) / 30e12 * 1e3;
@@ -227,12 +232,40 @@ void BM_gmp_cuda_kernel(benchmark::State& st)
     st.counters["Gsps"] = double(n) / (ms * 1e-3) / 1e9;
     st.counters["of_bound"] = std::max(mem_ms, fma_ms) / ms;
     st.SetLabel(std::string(mem_ms >= fma_ms ? "memory-bound" : "FMA-bound") + " " +
-                kernel_name[st.range(1)]);
+                name);
+}
+
+void BM_gmp_cuda_kernel(benchmark::State& st)
+{
+    time_gmp_row(st, int(st.range(0)), kernel_arg[st.range(1)], kernel_name[st.range(1)]);
 }
 BENCHMARK(BM_gmp_cuda_kernel)
     ->ArgNames({ "row", "kernel" })
     ->ArgsProduct({ { 0, 1, 2, 3 },
                     { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 } })
+    ->Apply(gpuinterp_bench::device_timed);
+
+// The compiled kernel's block and tile (gmp_build.jit_threads x jit_outputs) in the shape the
+// engine picks for the row (kernel:0 above), for each of gmp_lab_blocks (kernel_timing.h), the
+// library's 256 x 8 first.
+void BM_tuning_gmp_build(benchmark::State& st)
+{
+    gpu::gmp_kernel_choice c;
+    c.threads = int(st.range(1));
+    c.outputs = int(st.range(2));
+    time_gmp_row(st,
+                 int(st.range(0)),
+                 c,
+                 "compiled, " + std::to_string(c.threads) + " threads x " +
+                     std::to_string(c.outputs) + " outputs");
+}
+BENCHMARK(BM_tuning_gmp_build)
+    ->ArgNames({ "row", "threads", "outputs" })
+    ->Apply([](benchmark::internal::Benchmark* b) {
+        for (int64_t row : { 0, 1, 2, 3 })
+            for (const auto& p : gpu::gmp_lab_blocks)
+                b->Args({ row, p.threads, p.outputs });
+    })
     ->Apply(gpuinterp_bench::device_timed);
 
 void BM_gmp_cuda_device(benchmark::State& st)

@@ -13,6 +13,8 @@
 #include <type_traits>
 #include <cmath>
 #include <complex>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace gr {
@@ -37,6 +39,10 @@ double time_gmp_kernel_ms(int device,
             shape.shared = choice.shared;
             shape.constant_count = choice.constant_count;
         }
+        if (choice.threads)
+            shape.threads = choice.threads;
+        if (choice.outputs)
+            shape.outputs = choice.outputs;
         std::string why;
         gmp_jit_kernel k = compile_gmp_jit(b, device, shape, &why);
         if (!k.fn)
@@ -61,19 +67,23 @@ double time_gmp_kernel_ms(int device,
     });
 }
 
-resamp_tuned_timing time_resampler_kernel_tuned(int device,
-                                                kernel::resamp_method m,
-                                                double rate,
-                                                size_t n_in,
-                                                int iters,
-                                                const resamp_tuning& t,
-                                                bool untiled)
+namespace {
+
+// NT: the tiled polyphase kernel's block (the engine's template argument).
+template <int NT>
+resamp_tuned_timing time_resampler_kernel_nt(int device,
+                                             kernel::resamp_method m,
+                                             double rate,
+                                             size_t n_in,
+                                             int iters,
+                                             const resamp_tuning& t,
+                                             bool untiled)
 {
     using H = std::complex<float>;
     using kernel::resamp_method;
     kernel::resampler<H> front(
         rate, m, backend::cpu); // only for the reach and the prototype
-    cuda_resamp_engine<float2, H> e(device, n_in, t);
+    cuda_resamp_engine<float2, H, NT> e(device, n_in, t);
     e.set_cuda_variant(untiled ? kernel::resamp_cuda_variant::untiled
                                : kernel::resamp_cuda_variant::automatic);
     kernel::polyphase_params pp;
@@ -114,6 +124,31 @@ resamp_tuned_timing time_resampler_kernel_tuned(int device,
             int(pick_tiled_shape<float2>(plan, int(K), int(pp.nfilts), t, optin).tile);
     }
     return r;
+}
+
+} // namespace
+
+resamp_tuned_timing time_resampler_kernel_tuned(int device,
+                                                kernel::resamp_method m,
+                                                double rate,
+                                                size_t n_in,
+                                                int iters,
+                                                const resamp_tuning& t,
+                                                bool untiled,
+                                                int tiled_threads)
+{
+    switch (tiled_threads) {
+    case 128:
+        return time_resampler_kernel_nt<128>(device, m, rate, n_in, iters, t, untiled);
+    case 256:
+        return time_resampler_kernel_nt<256>(device, m, rate, n_in, iters, t, untiled);
+    case 512:
+        return time_resampler_kernel_nt<512>(device, m, rate, n_in, iters, t, untiled);
+    default:
+        throw std::invalid_argument(
+            "tiled_threads: the lab builds 128, 256 or 512, not " +
+            std::to_string(tiled_threads));
+    }
 }
 
 double time_resampler_kernel_ms(int device,

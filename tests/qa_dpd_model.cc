@@ -9,6 +9,7 @@
 #include "cpu/cpu_engines.h"
 #include "device/device_ops.h"
 #ifdef GPUINTERP_HAVE_CUDA
+#include "../bench/kernel_timing.h" // gmp_lab_blocks: the blocks and tiles the benchmark builds
 #include "cuda/gmp_launch.h"
 #endif
 #include "test_util.h"
@@ -606,6 +607,13 @@ TEST(GmpJit, GeneratedSourceCompilesForEveryTestModel)
                     << spec << " V=" << V << " shared=" << shared << ": " << why;
                 EXPECT_GT(cubin->size(), 1000u) << spec;
             }
+        // The lab's other blocks and tiles (bench/kernel_timing.h) compile too.
+        for (const auto& blk : gi::gpu::gmp_lab_blocks) {
+            const gi::gpu::gmp_jit_shape shape{ 2, false, 0, blk.threads, blk.outputs };
+            ASSERT_NE(gi::gpu::gmp_jit_cubin(b, 90, shape, &why), nullptr)
+                << spec << " block " << blk.threads << " x " << blk.outputs << ": "
+                << why;
+        }
         // The shared-memory form reads no coefficient from the constant bank inside its loop.
         const std::string src = gi::gpu::gmp_jit_source(b, { 2, true });
         EXPECT_EQ(src.find("C.c[", src.find("for (int q")), std::string::npos) << spec;
@@ -628,11 +636,31 @@ TEST(GmpJit, GeneratedSourceCompilesForEveryTestModel)
                   &why),
               nullptr);
     EXPECT_NE(why.find("parameter"), std::string::npos) << why;
+    // The history bound is what the tile leaves (gmp_jit_max_history): the library's tile of 2048
+    // outputs leaves 2046 samples, whose tile fills the 48 KiB exactly (the limit NVRTC holds the
+    // kernel to); one more is refused, and a tile of 512 x 8 outputs leaves none.
+    auto program = [](const char* spec) {
+        const model_set m = random_set(spec);
+        return gi::gpu::flatten(gi::kernel::make_gmp_program(m.m, m.co, m.c));
+    };
+    const auto edge = program("gmp:Ka=1,La=1024,Kc=1,Lc=1,Mc=1023");
+    ASSERT_EQ(edge.H, gi::gpu::gmp_jit_max_history(256, 8));
+    EXPECT_EQ(gi::gpu::gmp_jit_shared_bytes(edge, { 2, false }), 48u * 1024);
+    const auto db = program("gmp:Ka=1,La=1024,Kc=1,Lc=1,Mc=1024");
+    ASSERT_EQ(db.H, gi::gpu::gmp_jit_max_history(256, 8) + 1);
+    EXPECT_EQ(gi::gpu::gmp_jit_cubin(db, 90, { 2, false }, &why), nullptr);
+    EXPECT_NE(why.find("history"), std::string::npos) << why;
+    const model_set shallow = random_set(specs[0]);
+    const auto sb =
+        gi::gpu::flatten(gi::kernel::make_gmp_program(shallow.m, shallow.co, shallow.c));
+    EXPECT_EQ(gi::gpu::gmp_jit_cubin(sb, 90, { 2, false, 0, 512, 8 }, &why), nullptr);
+    EXPECT_NE(why.find("history"), std::string::npos) << why;
+    // The block must be whole warps.
+    EXPECT_THROW(gi::gpu::gmp_jit_source(db, { 2, false, 0, 100, 8 }),
+                 std::invalid_argument);
 }
 
-// On the device: the compiled kernel with 2 or 4 adjacent outputs per thread gives the outputs of
-// the one-output form bit for bit (each output's FMAs run in the same order), whether y is 16-byte
-// aligned or not, over three tiles and a part, and writes nothing past n.
+
 // The engine's shape follows the tuning row: the coefficients move to shared memory once the
 // parameter block passes jit_shared_above, unless they would not fit beside the tile.
 TEST(GmpJit, ShapeFollowsTheTuningRow)
@@ -660,6 +688,11 @@ TEST(GmpJit, ShapeFollowsTheTuningRow)
     EXPECT_LE(gi::gpu::gmp_jit_shared_bytes(hb, { 2, false }), 48u * 1024);
 }
 
+// On the device: the compiled kernel with 2 or 4 adjacent outputs per thread, and the lab's other
+// blocks and tiles (gmp_lab_blocks) with 2, gives the outputs of the one-output form bit for bit
+// (each output's FMAs run in the same order, whichever thread and tile computes it), which match
+// the double-precision reference, whether y is 16-byte aligned or not, over three tiles and a
+// part (more of the smaller tiles), and writes nothing past n.
 TEST(GmpJit, EveryOutputsPerThreadFormIsBitExact)
 {
     GPUINTERP_SKIP_WITHOUT_CUDA();
@@ -682,36 +715,45 @@ TEST(GmpJit, EveryOutputsPerThreadFormIsBitExact)
                   cudaSuccess);
         std::vector<cf> ref;
         // Every shape does the same FMAs in the same order, so all agree bit for bit.
+        std::vector<gi::gpu::gmp_jit_shape> shapes;
         for (int V : { 1, 2, 4 })
             for (bool shared : { false, true })
-                for (size_t shift : { 0, 1 }) {
-                    std::string why;
-                    auto k = gi::gpu::compile_gmp_jit(
-                        b, 0, { V, shared, shared ? 7 : 0 }, &why);
-                    ASSERT_NE(k.fn, nullptr)
-                        << spec << " V=" << V << " shared=" << shared << ": " << why;
-                    ASSERT_EQ(cudaMemset(dy, 0xff, (n + 2) * sizeof(cf)), cudaSuccess);
-                    float2* y = static_cast<float2*>(dy) + shift;
-                    gi::gpu::launch_gmp_jit(
-                        k, params, { static_cast<const float2*>(dx), y, n, nullptr });
-                    std::vector<cf> out(n + 1);
-                    ASSERT_EQ(
-                        cudaMemcpy(
-                            out.data(), y, (n + 1) * sizeof(cf), cudaMemcpyDeviceToHost),
-                        cudaSuccess);
-                    gi::gpu::release_gmp_jit(k);
-                    EXPECT_TRUE(std::isnan(out[n].real()))
-                        << spec << " V=" << V << ": wrote past n";
-                    out.resize(n);
-                    if (ref.empty()) {
-                        ref = out;
-                        // The one-output form against the double-precision reference.
-                        EXPECT_TRUE(matches(out, reference(s, sig), s.m)) << spec;
-                    } else
-                        EXPECT_EQ(std::memcmp(out.data(), ref.data(), n * sizeof(cf)), 0)
-                            << spec << " V=" << V << " shared=" << shared << " y offset "
-                            << shift;
-                }
+                shapes.push_back({ V, shared, shared ? 7 : 0 });
+        for (const auto& blk : gi::gpu::gmp_lab_blocks)
+            for (bool shared : { false, true })
+                shapes.push_back({ 2, shared, shared ? 7 : 0, blk.threads, blk.outputs });
+        for (const auto& shape : shapes)
+            for (size_t shift : { 0, 1 }) {
+                const int V = shape.V;
+                const bool shared = shape.shared;
+                std::string why;
+                auto k = gi::gpu::compile_gmp_jit(b, 0, shape, &why);
+                ASSERT_NE(k.fn, nullptr)
+                    << spec << " V=" << V << " shared=" << shared << " block "
+                    << shape.threads << " x " << shape.outputs << ": " << why;
+                ASSERT_EQ(cudaMemset(dy, 0xff, (n + 2) * sizeof(cf)), cudaSuccess);
+                float2* y = static_cast<float2*>(dy) + shift;
+                gi::gpu::launch_gmp_jit(
+                    k, params, { static_cast<const float2*>(dx), y, n, nullptr });
+                std::vector<cf> out(n + 1);
+                ASSERT_EQ(
+                    cudaMemcpy(
+                        out.data(), y, (n + 1) * sizeof(cf), cudaMemcpyDeviceToHost),
+                    cudaSuccess);
+                gi::gpu::release_gmp_jit(k);
+                EXPECT_TRUE(std::isnan(out[n].real()))
+                    << spec << " V=" << V << ": wrote past n";
+                out.resize(n);
+                if (ref.empty()) {
+                    ref = out;
+                    // The one-output form against the double-precision reference.
+                    EXPECT_TRUE(matches(out, reference(s, sig), s.m)) << spec;
+                } else
+                    EXPECT_EQ(std::memcmp(out.data(), ref.data(), n * sizeof(cf)), 0)
+                        << spec << " V=" << V << " shared=" << shared << " block "
+                        << shape.threads << " x " << shape.outputs << " y offset "
+                        << shift;
+            }
         cudaFree(dx);
         cudaFree(dy);
     }

@@ -8,6 +8,10 @@
 // GPU host) CUDA.
 #include "../lib/cpu/cpu_engines.h"
 #include "../lib/kernel/poly_tiles.h"
+#ifdef GPUINTERP_RESAMP_LAB
+#include "../bench/resamp_lab.h" // the tiled kernel on other blocks: bench/resamp_lab.cu
+#include "../lib/cuda/cuda_engines.h"
+#endif
 #include "test_util.h"
 #include <gnuradio/gpuinterp/kernel/resampler.h>
 #include <gnuradio/gpuinterp/kernel/texture_emulation.h>
@@ -633,6 +637,79 @@ TEST(PolyTiles, GpuTiledKernelEqualsUntiledKernelAndCpu)
             << "r=" << r;
     }
 }
+
+#ifdef GPUINTERP_RESAMP_LAB
+// GPU host only: the tiled polyphase kernel compiled for each block of the lab
+// (resamp_lab_tiled_threads, the library's resamp_build.tiled_threads among them) equals the CPU
+// engine, as the library's tiled kernel does above, and the library's CUDA engine, on windows of
+// many tiles and persistent-block iterations, complex and real, for rates that use 1024- and
+// 256-output tiles and one (r = 0.01) that falls back to the untiled kernel.
+class PolyTilesLab : public ::testing::TestWithParam<int>
+{
+};
+
+TEST_P(PolyTilesLab, TiledKernelOnEveryBlockEqualsCpuEngineAndLibrary)
+{
+    GPUINTERP_SKIP_WITHOUT_CUDA();
+    auto run = [](auto x, double r, auto&& engine) {
+        using T = typename decltype(x)::value_type;
+        const polyphase_params pp;
+        const double scale = std::min(1.0, r);
+        const int K = int(polyphase_taps(pp, scale)), P = int(pp.nfilts), half = K / 2;
+        engine->set_prototype(polyphase_prototype(pp, scale), unsigned(K), unsigned(P));
+        resamp_plan plan;
+        plan.method = resamp_method::polyphase;
+        plan.step = step_of(r);
+        plan.pos0 = { half + 3, 0x9e3779b97f4a7c15ull };
+        plan.hist = size_t(half);
+        plan.scale = scale;
+        plan.half_span = half;
+        plan.nfilts = P;
+        plan.back = size_t(half - 1);
+        plan.ahead = size_t(half);
+        plan.n_out = size_t(double(x.size() - 2 * K - 8) * r);
+        std::vector<T> y(plan.n_out, T(NAN));
+        engine->run_window(y.data(), x.data(), x.size(), plan);
+        return y;
+    };
+    const int threads = GetParam();
+    for (double r : { 1.37, 0.73, 1.25, 3.1, 0.2, 0.01 }) {
+        const size_t n = r < 0.1 ? 200000 : 1 << 21;
+        const auto xc = random_vector<cf>(n, 2.f);
+        const auto yl =
+            run(xc, r, gr::gpuinterp::gpu::make_resamp_lab_engine<cf>(0, n, threads));
+        const auto yp = run(xc, r, gr::gpuinterp::gpu::make_cuda_resamp_engine<cf>(0, n));
+        const auto yc = run(xc, r, make_cpu_resamp_engine<cf>());
+        ASSERT_EQ(yl.size(), yc.size());
+        size_t same = 0;
+        for (size_t i = 0; i < yl.size(); i++)
+            same += std::memcmp(&yl[i], &yp[i], sizeof(cf)) == 0;
+        std::cout << "[ tiled kernel on " << threads
+                  << " threads vs the library's, r=" << r << " ] " << same << " of "
+                  << yl.size() << " outputs bit-identical\n";
+        EXPECT_TRUE(all_close(yl, widen(yp), 1e-6, 1e-7)) << "r=" << r;
+        EXPECT_TRUE(all_close(yl, widen(yc), 1e-5, 1e-6)) << "r=" << r;
+        const auto xf = random_vector<float>(n / 2, 2.f);
+        const auto fl =
+            run(xf, r, gr::gpuinterp::gpu::make_resamp_lab_engine<float>(0, n, threads));
+        EXPECT_TRUE(all_close(
+            fl,
+            widen(run(xf, r, gr::gpuinterp::gpu::make_cuda_resamp_engine<float>(0, n))),
+            1e-6,
+            1e-7))
+            << "r=" << r;
+        EXPECT_TRUE(
+            all_close(fl, widen(run(xf, r, make_cpu_resamp_engine<float>())), 1e-5, 1e-6))
+            << "r=" << r;
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    TiledThreads,
+    PolyTilesLab,
+    ::testing::ValuesIn(gr::gpuinterp::gpu::resamp_lab_tiled_threads),
+    [](const testing::TestParamInfo<int>& i) { return "nt" + std::to_string(i.param); });
+#endif
 
 // GPU host only: two live CUDA resamplers whose tiled kernels need different shared memory
 // (r = 0.05: 640-tap arms, ~130 KB; r = 1.37: ~10 KB) take turns; each still equals the CPU

@@ -68,8 +68,12 @@ TEST(TuningTables, BuildConstants)
     EXPECT_EQ(ph_build.smem_r % 2, 1);
     EXPECT_EQ(gmp_build.threads % 32, 0);
     EXPECT_EQ(gmp_build.jit_threads % 32, 0);
-    // The compiled mp/gmp kernel's static tile, (T + H + 2) float2 + float per sample, fits 48 KiB.
-    EXPECT_LE((gmp_build.jit_threads * gmp_build.jit_outputs + gmp_build.jit_max_history + 2) * 12,
-              48 * 1024);
+    // The compiled mp/gmp kernel's deepest history is what its static tile leaves: (T + H + 2)
+    // float2 + float per sample fill the 48 KiB exactly, so T = 256 x 8 leaves H = 2046.
+    const int T = gmp_build.jit_threads * gmp_build.jit_outputs;
+    const int H = gmp_jit_max_history(gmp_build.jit_threads, gmp_build.jit_outputs);
+    EXPECT_EQ((T + H + 2) * 12, 48 * 1024);
+    EXPECT_EQ(H, 2046);
+    EXPECT_LT(gmp_jit_max_history(256, 16), 0); // T = 4096: the tile alone passes 48 KiB
     EXPECT_EQ(resize_build.vec_bx * resize_build.vec_by % 32, 0);
 }

@@ -24,8 +24,10 @@
 // uniform-register loads cost another fifth of the issue slots). From shared memory two complex
 // coefficients come in one 16-byte load that V outputs share.
 //
-// Layout: blocks of 256 threads walk tiles of T = 8 * 256 outputs (grid-stride); a tile's T + H
-// inputs and their |x| are staged in shared memory. Each thread then computes V adjacent outputs
+// Layout: blocks of 256 threads walk tiles of T = 8 * 256 outputs (grid-stride; gmp_build, the
+// defaults of gmp_jit_shape, whose threads and outputs both the source and the launch read); a
+// tile's T + H inputs and their |x| are staged in shared memory, which bounds H
+// (gmp_jit_max_history()). Each thread then computes V adjacent outputs
 // at a time (V = 2 in production, gmp_jit_shape_for(); 1 and 4 are built for the
 // benchmark that chose it) with the generated straight-line code: the V Horner chains of an entry
 // run side by side, and each staged value the V outputs read is loaded once, as an aligned pair.
@@ -54,15 +56,10 @@ namespace gpu {
 
 namespace {
 
-constexpr int JIT_NT = gmp_build.jit_threads; // threads per block
-constexpr int JIT_S = gmp_build.jit_outputs;  // outputs per thread (a loop)
-constexpr int JIT_T = JIT_NT * JIT_S;
 // Kernel parameters: 32764 bytes from CUDA 12.1 / sm_70.
 constexpr size_t MAX_PARAM_BYTES = 32000;
-// Deepest history: the static tile, (T + H) * 12 bytes, within 48 KiB.
-constexpr int MAX_JIT_H = gmp_build.jit_max_history;
 // Static shared memory of one block.
-constexpr size_t MAX_STATIC_SMEM = 48 * 1024;
+constexpr size_t MAX_STATIC_SMEM = gmp_jit_static_smem;
 
 // The NVRTC entry points used, resolved from the shared library.
 struct nvrtc_api {
@@ -124,7 +121,8 @@ struct view {
 
 size_t gmp_jit_shared_bytes(const gmp_blob& b, const gmp_jit_shape& shape)
 {
-    const size_t tile = size_t(JIT_T + b.H + 2) * (sizeof(float2) + sizeof(float));
+    const size_t tile = size_t(shape.threads * shape.outputs + b.H + 2) *
+                        (sizeof(float2) + sizeof(float));
     return tile + (shape.shared ? 16 * size_t(b.nc / 2 + 1) : 0);
 }
 
@@ -134,6 +132,10 @@ std::string gmp_jit_source(const gmp_blob& b, const gmp_jit_shape& shape)
     if (V != 1 && V != 2 && V != 4)
         throw std::invalid_argument(
             "gmp_jit_source: outputs per thread must be 1, 2 or 4");
+    // T = threads x outputs is then a multiple of V: the tile is whole V-output steps.
+    if (shape.threads <= 0 || shape.threads % 32 != 0 || shape.outputs <= 0)
+        throw std::invalid_argument("gmp_jit_source: the block must be whole warps and "
+                                    "each thread take at least one output");
     const view v{ b };
     // Outputs o0 .. o0+V-1 of a thread are adjacent, so a sample or envelope value read by one
     // output at lag k is the one its neighbour reads at lag k+1: each value of the window is
@@ -187,10 +189,10 @@ std::string gmp_jit_source(const gmp_blob& b, const gmp_jit_shape& shape)
     std::ostringstream s;
     s << "struct gmp_coefs { float cr, ci; float2 lc[" << std::max(1, b.nl)
       << "]; float2 c[" << std::max(1, b.nc) << "]; };\n"
-      << "extern \"C\" __global__ void __launch_bounds__(" << JIT_NT
+      << "extern \"C\" __global__ void __launch_bounds__(" << shape.threads
       << ") gmp_jit(const float2* __restrict__ x, "
       << "float2* __restrict__ y, long long n, const __grid_constant__ gmp_coefs C)\n{\n"
-      << "  constexpr int NT = " << JIT_NT << ", S = " << JIT_S
+      << "  constexpr int NT = " << shape.threads << ", S = " << shape.outputs
       << ", T = NT * S, H = " << b.H << ", V = " << V
       << ";\n"
       // +2: the aligned pair holding the last output's newest value may reach one place past T + H
@@ -342,7 +344,7 @@ gmp_jit_cubin(const gmp_blob& b, int cc, const gmp_jit_shape& shape, std::string
         return no("NVRTC (libnvrtc) not found");
     if (gmp_jit_param_bytes(b) > MAX_PARAM_BYTES)
         return no("the coefficients exceed the kernel-parameter space");
-    if (b.H > MAX_JIT_H)
+    if (b.H > gmp_jit_max_history(shape.threads, shape.outputs))
         return no("the history is deeper than the compiled kernel's tile");
     if (gmp_jit_shared_bytes(b, shape) > MAX_STATIC_SMEM)
         return no("the coefficients do not fit in shared memory beside the tile");
@@ -408,6 +410,8 @@ gmp_jit_kernel compile_gmp_jit(const gmp_blob& b,
     k.lib = lib;
     k.fn = reinterpret_cast<const void*>(kern);
     k.param_bytes = gmp_jit_param_bytes(b);
+    k.threads = shape.threads;
+    k.tile = shape.threads * shape.outputs;
     // A launch of no samples proves the handle launches on this driver before any stream relies
     // on it; any failure leaves the interpreted kernel in charge.
     std::vector<char> params;
@@ -419,10 +423,10 @@ gmp_jit_kernel compile_gmp_jit(const gmp_blob& b,
     int per_sm = 0;
     stream
         probe; // its own stream: the other engines' work on the device is not waited for
-    if (cudaLaunchKernel(k.fn, dim3(1), dim3(JIT_NT), args, 0, probe.get()) !=
+    if (cudaLaunchKernel(k.fn, dim3(1), dim3(k.threads), args, 0, probe.get()) !=
             cudaSuccess ||
         cudaStreamSynchronize(probe.get()) != cudaSuccess ||
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k.fn, JIT_NT, 0) !=
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k.fn, k.threads, 0) !=
             cudaSuccess) {
         const std::string err = cudaGetErrorString(cudaGetLastError());
         release_gmp_jit(k);
@@ -462,10 +466,10 @@ void launch_gmp_jit(const gmp_jit_kernel& k,
     const float2* x = io.x;
     float2* y = io.y;
     long long nn = (long long)io.n;
-    const int grid = capped_grid(nn, JIT_T, k.max_blocks);
+    const int grid = capped_grid(nn, k.tile, k.max_blocks);
     void* args[] = { &x, &y, &nn, const_cast<char*>(params.data()) };
     GPUINTERP_CUDA_CHECK(
-        cudaLaunchKernel(k.fn, dim3(grid), dim3(JIT_NT), args, 0, io.st));
+        cudaLaunchKernel(k.fn, dim3(grid), dim3(k.threads), args, 0, io.st));
     GPUINTERP_CUDA_CHECK_LAUNCH(io.st);
 }
 

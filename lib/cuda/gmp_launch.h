@@ -56,6 +56,8 @@ struct gmp_jit_kernel {
     const void* fn = nullptr; //!< cudaKernel_t, launched through cudaLaunchKernel
     int max_blocks = 1;
     size_t param_bytes = 0;
+    int threads = 0; //!< per block, as compiled (its shape's)
+    int tile = 0;    //!< outputs per tile: threads x the shape's outputs per thread
 };
 
 //! What a compiled kernel is built as (gmp_jit.cu says why each choice exists).
@@ -66,6 +68,11 @@ struct gmp_jit_shape {
                //!< from the constant bank
     int constant_count =
         0; //!< with shared: the first this many still from the constant bank
+    //! The block and tile: threads per block (whole warps) and outputs per thread and tile (a
+    //! loop), T = threads x outputs. Build constants (gmp_build) that the engine never changes;
+    //! other values build kernels only the benchmark lab runs.
+    int threads = gmp_build.jit_threads;
+    int outputs = gmp_build.jit_outputs;
 };
 //! The CUDA source generated for a flattened program (its structure; coefficients are parameters).
 std::string gmp_jit_source(const gmp_blob& b, const gmp_jit_shape& shape);

@@ -10,8 +10,8 @@
 // structure-compiled one (gmp_jit.cu), plan in gmp_launch.h. arch_tuning.h says how build
 // constants and run-time rows differ; docs/performance.md ("Tuning tables") gives the measurement
 // behind each value. The compiled kernel's block and tile are build constants too although its
-// source is generated at run time: its launch and the generated source read the same values, and
-// its history bound is derived from its tile.
+// source is generated at run time: they are the defaults of its shape (gmp_jit_shape), which both
+// the generated source and its launch read, and its history bound is derived from its tile.
 
 #include "arch_tuning.h"
 
@@ -25,10 +25,20 @@ struct gmp_build_tuning {
     int threads;            //!< interpreted kernel: threads per block
     int jit_threads;        //!< compiled kernel: threads per block
     int jit_outputs;        //!< compiled kernel: outputs per thread and tile (a loop)
-    int jit_max_history; //!< compiled kernel: deepest H; its static tile of (T + H) * 12 bytes
-                         //!< stays within 48 KiB
 };
-constexpr gmp_build_tuning gmp_build{ 16, 128, 256, 8, 1500 };
+constexpr gmp_build_tuning gmp_build{ 16, 128, 256, 8 };
+
+//! Static shared memory one block may have, the compiled kernel's limit (it has no dynamic part).
+constexpr int gmp_jit_static_smem = 48 * 1024;
+//! The compiled kernel's deepest history H for a block of `threads` x `outputs` = T outputs: not a
+//! choice but what the static tile leaves, T + H + 2 staged samples (float2) and their |x| (float)
+//! within gmp_jit_static_smem. Negative: the tile alone does not fit.
+constexpr int gmp_jit_max_history(int threads, int outputs)
+{
+    return gmp_jit_static_smem / 12 - threads * outputs - 2;
+}
+static_assert(gmp_jit_max_history(gmp_build.jit_threads, gmp_build.jit_outputs) > 0,
+              "the compiled mp/gmp kernel's tile leaves no shared memory for a history");
 
 //! Chosen per device when the engine is built.
 struct gmp_tuning {

@@ -243,13 +243,14 @@ private:
                       cudaStream_t st)
     {
         auto* kern = poly_tiled_channels_kernel<D, Store>;
-        const tiled_shape sh =
-            d_tiled.prepare<D, Store>(kern, plan, d_proto, d_tuning, d_smem_optin);
+        const tiled_shape sh = d_tiled.prepare<D, Store>(
+            kern, resamp_build.tiled_threads, plan, d_proto, d_tuning, d_smem_optin);
         if (sh.tile == 0)
             return false;
         const dim3 grid = channels_grid(
             (long long)plan.n_out, (long long)sh.tile, (long long)d_sms * sh.occ, d_N);
-        launch_poly_tiled(kern, grid, sh, plan, d_proto, st, p, proto);
+        launch_poly_tiled(
+            kern, grid, resamp_build.tiled_threads, sh, plan, d_proto, st, p, proto);
         GPUINTERP_CUDA_CHECK_LAUNCH(st);
         return true;
     }

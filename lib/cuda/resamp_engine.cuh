@@ -135,7 +135,8 @@ tiled_shape pick_tiled_shape(
 }
 
 //! An engine's set-up of its tiled polyphase kernels, one per store (the sc16 kernel has its
-//! own registers, so its own occupancy), remembering each one's occupancy at the last size.
+//! own registers, so its own occupancy), remembering each one's occupancy at the last size;
+//! `threads`: the block the kernel is compiled for and launched with.
 class tiled_setup
 {
 public:
@@ -145,6 +146,7 @@ public:
     //! so each engine sets it once, at its first launch of the kernel, rather than per call.
     template <typename D, typename Store, typename Kernel>
     tiled_shape prepare(Kernel* kern,
+                        int threads,
                         const kernel::resamp_plan& plan,
                         const resamp_prototype& proto,
                         const resamp_tuning& t,
@@ -161,7 +163,7 @@ public:
         }
         if (sh.bytes != d_bytes[si]) {
             GPUINTERP_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                &d_occ[si], kern, resamp_build.tiled_threads, sh.bytes));
+                &d_occ[si], kern, threads, sh.bytes));
             d_bytes[si] = sh.bytes;
         }
         sh.occ = std::max(1, d_occ[si]);
@@ -174,31 +176,33 @@ private:
     bool d_allowed[2] = { false, false };
 };
 
-//! Queues tiled polyphase kernel `kern` on `grid` for the plan; `head`: its leading arguments
-//! (the window and store of the single-channel kernel, the pointers and store prototype of the
-//! channels kernel).
+//! Queues tiled polyphase kernel `kern` on `grid` for the plan, in blocks of `threads` (the block
+//! it is compiled for); `head`: its leading arguments (the window and store of the single-channel
+//! kernel, the pointers and store prototype of the channels kernel).
 template <typename Kernel, typename... Head>
 void launch_poly_tiled(Kernel* kern,
                        dim3 grid,
+                       int threads,
                        const tiled_shape& sh,
                        const kernel::resamp_plan& plan,
                        const resamp_prototype& proto,
                        cudaStream_t st,
                        const Head&... head)
 {
-    kern<<<grid, resamp_build.tiled_threads, sh.bytes, st>>>(head...,
-                                                             plan.n_out,
-                                                             plan.pos0,
-                                                             plan.step,
-                                                             proto.cols.get(),
-                                                             proto.K,
-                                                             proto.P,
-                                                             plan.half_span,
-                                                             unsigned(sh.tile),
-                                                             unsigned(sh.cap));
+    kern<<<grid, threads, sh.bytes, st>>>(head...,
+                                          plan.n_out,
+                                          plan.pos0,
+                                          plan.step,
+                                          proto.cols.get(),
+                                          proto.K,
+                                          proto.P,
+                                          plan.half_span,
+                                          unsigned(sh.tile),
+                                          unsigned(sh.cap));
 }
 
-template <typename D, typename H>
+//! NT: the tiled polyphase kernel's block, resamp_build's (the benchmark lab builds others).
+template <typename D, typename H, int NT = resamp_build.tiled_threads>
 class cuda_resamp_engine final
     : public resamp_engine_base<kernel::resamp_engine<H>, resamp_prototype>
 {
@@ -443,15 +447,15 @@ private:
         using Store = decltype(store_for(dout));
         if (plan.n_out == 0)
             return true;
-        auto* kern = poly_tiled_kernel<D, Store>;
+        auto* kern = poly_tiled_kernel<D, Store, NT>;
         const tiled_shape sh =
-            d_tiled.prepare<D, Store>(kern, plan, d_proto, d_tuning, d_smem_optin);
+            d_tiled.prepare<D, Store>(kern, NT, plan, d_proto, d_tuning, d_smem_optin);
         if (sh.tile == 0)
             return false;
         const size_t n_tiles = (plan.n_out + sh.tile - 1) / sh.tile;
         const int blocks =
             int(std::max<size_t>(1, std::min<size_t>(n_tiles, size_t(d_sms) * sh.occ)));
-        launch_poly_tiled(kern, blocks, sh, plan, d_proto, st, dwin, store_for(dout));
+        launch_poly_tiled(kern, blocks, NT, sh, plan, d_proto, st, dwin, store_for(dout));
         return true;
     }
 

@@ -261,19 +261,20 @@ __device__ __forceinline__ void poly_tiled_body(const D* __restrict__ w,
     finish(y);
 }
 
-template <typename D, typename Store = D*>
-__global__ void __launch_bounds__(resamp_build.tiled_threads)
-    poly_tiled_kernel(const D* __restrict__ w,
-                      store_param_t<Store> y,
-                      size_t n_out,
-                      fx_pos pos0,
-                      fx_step step,
-                      const float* __restrict__ cols,
-                      int K,
-                      int P,
-                      int half,
-                      unsigned tile,
-                      unsigned cap)
+//! NT: the block it is compiled for, resamp_build's (the benchmark lab builds others); the body
+//! takes any block size.
+template <typename D, typename Store = D*, int NT = resamp_build.tiled_threads>
+__global__ void __launch_bounds__(NT) poly_tiled_kernel(const D* __restrict__ w,
+                                                        store_param_t<Store> y,
+                                                        size_t n_out,
+                                                        fx_pos pos0,
+                                                        fx_step step,
+                                                        const float* __restrict__ cols,
+                                                        int K,
+                                                        int P,
+                                                        int half,
+                                                        unsigned tile,
+                                                        unsigned cap)
 {
     poly_tiled_body<D, Store>(w, y, n_out, pos0, step, cols, K, P, half, tile, cap);
 }
