@@ -269,7 +269,13 @@ BENCHMARK(BM_resize_cuda_shrink_l2_fetch)
 // (bench/resize_lab.h), each at shapes where `automatic` runs the variants that constant shapes,
 // float32 in and out, fused normalise, median of 50 launches; the library's build (build 0) is a
 // row of every sweep. --benchmark_filter=BM_tuning_resize_ selects them all. Counters:
-// kernel_ms, ran_variant (what the plan ran), build (the index; the label names it and the shape).
+// kernel_ms, ran_variant (what the plan ran), build (the index; the label names it and the shape),
+// rows (output rows per thread of the plan: a tile block of 512 elements halves the blocks that
+// the tile_waves rule counts, so it may take fewer rows than the 256-element ones).
+// Every row is planned with the sm_90 row (the one measured; tile_waves varies it), whatever
+// device runs it.
+constexpr int tuned_sm = 90;
+
 struct sweep_shape {
     const char* name;
     resize_shape s;
@@ -297,12 +303,35 @@ const sweep_shape sweep_shapes[] = {
       { 2160, 3840, 224, 224, 1, kernel::resize_method::bilinear, 1 } },
 };
 
+//! The plan the lab engine makes of shape s on device 0 (its rows per thread: counter rows).
+gpu::resize_plan plan_of(const resize_shape& s,
+                         int variant,
+                         const gpu::resize_build_tuning& b,
+                         const gpu::resize_tuning& t)
+{
+    const int taps = s.method == kernel::resize_method::nearest    ? 1
+                     : s.method == kernel::resize_method::bilinear ? 2
+                                                                   : 4;
+    return gpu::resize_plan_launch(
+        gpu::resize_variant(variant),
+        s.out_w * s.channels,
+        s.out_h,
+        s.n_frames,
+        gpu::make_resize_lab_engine<float>(0, 1)->multiprocessors(),
+        true,
+        taps,
+        s.out_h >= s.in_h,
+        t,
+        b);
+}
+
 void BM_tuning_resize_build(benchmark::State& st)
 {
     if (gpuinterp_bench::skip_without_cuda(st))
         return;
     const sweep_shape& sh = sweep_shapes[st.range(0)];
     const gpu::resize_lab_build& b = gpu::resize_lab_builds[st.range(1)];
+    const gpu::resize_tuning& t = gpu::resize_tuning_for(tuned_sm);
     int ran = -1;
     time_kernel(st,
                 sh.s,
@@ -312,9 +341,11 @@ void BM_tuning_resize_build(benchmark::State& st)
                 int(st.range(2)),
                 0,
                 &ran,
-                &b.build);
+                &b.build,
+                &t);
     st.counters["ran_variant"] = ran;
     st.counters["build"] = double(st.range(1));
+    st.counters["rows"] = plan_of(sh.s, int(st.range(2)), b.build, t).rows;
     st.SetLabel(std::string(sh.name) + " " + b.name);
 }
 //! Rows: every entry of `group` and the library's build, at the shapes, with variant v (-1:
@@ -355,30 +386,20 @@ BENCHMARK(BM_tuning_resize_build)
     ->Apply(gpuinterp_bench::device_timed);
 
 // resize_tuning::tile_waves (4 in the sm_90 row) at the tile shapes: the row of the plan is the
-// sm_90 row with tile_waves = waves. Counter rows: the rows per tile thread the plan chose.
+// sm_90 row with tile_waves = waves. Counter rows: the rows per tile thread the plan chose (at
+// 132 SMs: 4 frames 4, 4, 2, 1 at waves 1, 2, 4, 8; 1 frame 2, 1, 1, 1).
 void BM_tuning_resize_tile_waves(benchmark::State& st)
 {
     if (gpuinterp_bench::skip_without_cuda(st))
         return;
     const sweep_shape& sh = sweep_shapes[st.range(0)];
-    gpu::resize_tuning t = gpu::resize_tuning_for(90);
+    gpu::resize_tuning t = gpu::resize_tuning_for(tuned_sm);
     t.tile_waves = double(st.range(1));
     int ran = -1;
     time_kernel(
         st, sh.s, gpu::resize_bench_mode::fused, false, 50, -1, 0, &ran, nullptr, &t);
     st.counters["ran_variant"] = ran;
-    const int sms = gpu::make_resize_lab_engine<float>(0, 1)->multiprocessors();
-    const auto p =
-        gpu::resize_plan_launch(gpu::resize_variant::automatic,
-                                sh.s.out_w * sh.s.channels,
-                                sh.s.out_h,
-                                sh.s.n_frames,
-                                sms,
-                                true,
-                                sh.s.method == kernel::resize_method::bicubic ? 4 : 2,
-                                sh.s.out_h >= sh.s.in_h,
-                                t);
-    st.counters["rows"] = p.rows;
+    st.counters["rows"] = plan_of(sh.s, -1, gpu::resize_build, t).rows;
     st.SetLabel(sh.name);
 }
 BENCHMARK(BM_tuning_resize_tile_waves)

@@ -69,12 +69,14 @@ constexpr int rb_bn = resize_build.rowcache_blocks_nearest,
               rb_bb = resize_build.rowcache_blocks_bilinear,
               rb_bo = resize_build.rowcache_blocks_other;
 
-// The tile pairs keep 256 (prod) or 512 elements per block at 2-8 elements per thread. The vec
-// blocks keep 256 threads (32x8, 128x2) or halve them (32x4); the rowcache instances of 32x4 keep
-// the threads per SM their register budget is set for, so their blocks per SM double. Point
-// blocks: 256 threads (16x16, 64x4) or 128 (32x4). Rowcache blocks per SM: nearest 2, 3, 6
-// (64 registers at 4), bicubic 1 and 3 (128 at 2). The staged rectangle: half, and the largest
-// that fits 48 KiB of static shared memory beside the kernel's 4 bounding-box words.
+// The tile pairs keep the library's 256 elements per block or take 512, at 2-8 elements per
+// thread. The vec blocks keep 256 threads (32x8, 128x2) or halve them (32x4); the rowcache
+// instances of 32x4 keep the threads per SM their register budget is set for, so their blocks
+// per SM double. Point blocks: 256 threads (16x16, 64x4) or 128 (32x4). Rowcache blocks per SM:
+// nearest 6 (the float32 nearest walk needs 48 registers, below the caps of 2, 3 and 4 blocks,
+// which therefore compile to the same code), bicubic 1 and 3 (128 registers at 2). The staged
+// rectangle: half, and the largest that fits 48 KiB of static shared memory beside the kernel's
+// 4 bounding-box words.
 constexpr resize_lab_build resize_lab_builds[] = {
     { "production", resize_lab_build::production, resize_build },
     { "tile32x8",
@@ -111,14 +113,6 @@ constexpr resize_lab_build resize_lab_builds[] = {
     { "point32x4",
       resize_lab_build::point,
       resize_build_with(rb_tx, rb_v, rb_vx, rb_vy, 32, 4, rb_st, rb_bn, rb_bb, rb_bo) },
-    { "rowcache_nearest2",
-      resize_lab_build::rowcache_nearest,
-      resize_build_with(
-          rb_tx, rb_v, rb_vx, rb_vy, rb_px, rb_py, rb_st, 2, rb_bb, rb_bo) },
-    { "rowcache_nearest3",
-      resize_lab_build::rowcache_nearest,
-      resize_build_with(
-          rb_tx, rb_v, rb_vx, rb_vy, rb_px, rb_py, rb_st, 3, rb_bb, rb_bo) },
     { "rowcache_nearest6",
       resize_lab_build::rowcache_nearest,
       resize_build_with(
