@@ -23,6 +23,8 @@
 #include "resize_lab.h"
 #include <gnuradio/gpuinterp/kernel/resize_2d.h>
 #include <benchmark/benchmark.h>
+#include <initializer_list>
+#include <string>
 
 using namespace gr::gpuinterp;
 
@@ -117,7 +119,9 @@ void time_kernel(benchmark::State& st,
                  int iters,
                  int variant = -1,
                  int l2_fetch_bytes = 0,
-                 int* ran = nullptr)
+                 int* ran = nullptr,
+                 const gpu::resize_build_tuning* build = nullptr,
+                 const gpu::resize_tuning* tuning = nullptr)
 {
     st.counters["kernel_ms"] = gpuinterp_bench::run_device_timed(st, [&] {
         return gpu::time_resize_kernel_ms(0,
@@ -133,7 +137,9 @@ void time_kernel(benchmark::State& st,
                                           iters,
                                           variant,
                                           l2_fetch_bytes,
-                                          ran);
+                                          ran,
+                                          build,
+                                          tuning);
     });
     st.SetItemsProcessed(int64_t(st.iterations()) * s.n_frames * s.out_h * s.out_w);
 }
@@ -256,6 +262,149 @@ void BM_resize_cuda_shrink_l2_fetch(benchmark::State& st)
 BENCHMARK(BM_resize_cuda_shrink_l2_fetch)
     ->ArgNames({ "variant", "l2fetch" })
     ->ArgsProduct({ { -1, 5, 6 }, { 0, 32, 64, 128 } })
+    ->Apply(gpuinterp_bench::device_timed);
+
+// --- Build constants and the tile row value (BM_tuning_resize_*) ------------------------
+// The library's kernel templates with the other build constants of gpu::resize_lab_builds
+// (bench/resize_lab.h), each at shapes where `automatic` runs the variants that constant shapes,
+// float32 in and out, fused normalise, median of 50 launches; the library's build (build 0) is a
+// row of every sweep. --benchmark_filter=BM_tuning_resize_ selects them all. Counters:
+// kernel_ms, ran_variant (what the plan ran), build (the index; the label names it and the shape),
+// rows (output rows per thread of the plan: a tile block of 512 elements halves the blocks that
+// the tile_waves rule counts, so it may take fewer rows than the 256-element ones).
+// Every row is planned with the sm_90 row (the one measured; tile_waves varies it), whatever
+// device runs it.
+constexpr int tuned_sm = 90;
+
+struct sweep_shape {
+    const char* name;
+    resize_shape s;
+};
+const sweep_shape sweep_shapes[] = {
+    // 0, 1: rowcache_r32 (upscales with row reuse, >= 2 taps)
+    { "bilinear_1080p_to_4k_x4",
+      { 1080, 1920, 2160, 3840, 1, kernel::resize_method::bilinear, 4 } },
+    { "bicubic_1080p_to_4k_x4",
+      { 1080, 1920, 2160, 3840, 1, kernel::resize_method::bicubic, 4 } },
+    // 2, 3: vec4_r4 (nearest upscale, bilinear shrink)
+    { "nearest_1080p_to_4k_x4",
+      { 1080, 1920, 2160, 3840, 1, kernel::resize_method::nearest, 4 } },
+    { "bilinear_4k_to_1080p_x4",
+      { 2160, 3840, 1080, 1920, 1, kernel::resize_method::bilinear, 4 } },
+    // 4, 5: tile (bicubic without row reuse); 4 frames keep 4 rows per thread, 1 frame 2
+    { "bicubic_4k_to_1080p_x4",
+      { 2160, 3840, 1080, 1920, 1, kernel::resize_method::bicubic, 4 } },
+    { "bicubic_4k_to_1080p_x1",
+      { 2160, 3840, 1080, 1920, 1, kernel::resize_method::bicubic, 1 } },
+    // 6, 7: point_f4, point (small outputs)
+    { "bilinear_4k_to_224_x16",
+      { 2160, 3840, 224, 224, 1, kernel::resize_method::bilinear, 16 } },
+    { "bilinear_4k_to_224_x1",
+      { 2160, 3840, 224, 224, 1, kernel::resize_method::bilinear, 1 } },
+};
+
+//! The plan the lab engine makes of shape s on device 0 (its rows per thread: counter rows).
+gpu::resize_plan plan_of(const resize_shape& s,
+                         int variant,
+                         const gpu::resize_build_tuning& b,
+                         const gpu::resize_tuning& t)
+{
+    const int taps = s.method == kernel::resize_method::nearest    ? 1
+                     : s.method == kernel::resize_method::bilinear ? 2
+                                                                   : 4;
+    return gpu::resize_plan_launch(
+        gpu::resize_variant(variant),
+        s.out_w * s.channels,
+        s.out_h,
+        s.n_frames,
+        gpu::make_resize_lab_engine<float>(0, 1)->multiprocessors(),
+        true,
+        taps,
+        s.out_h >= s.in_h,
+        t,
+        b);
+}
+
+void BM_tuning_resize_build(benchmark::State& st)
+{
+    if (gpuinterp_bench::skip_without_cuda(st))
+        return;
+    const sweep_shape& sh = sweep_shapes[st.range(0)];
+    const gpu::resize_lab_build& b = gpu::resize_lab_builds[st.range(1)];
+    const gpu::resize_tuning& t = gpu::resize_tuning_for(tuned_sm);
+    int ran = -1;
+    time_kernel(st,
+                sh.s,
+                gpu::resize_bench_mode::fused,
+                false,
+                50,
+                int(st.range(2)),
+                0,
+                &ran,
+                &b.build,
+                &t);
+    st.counters["ran_variant"] = ran;
+    st.counters["build"] = double(st.range(1));
+    st.counters["rows"] = plan_of(sh.s, int(st.range(2)), b.build, t).rows;
+    st.SetLabel(std::string(sh.name) + " " + b.name);
+}
+//! Rows: every entry of `group` and the library's build, at the shapes, with variant v (-1:
+//! automatic).
+void build_rows(benchmark::internal::Benchmark* b,
+                gpu::resize_lab_build::group_t group,
+                std::initializer_list<int> shapes,
+                std::initializer_list<int> variants = { -1 })
+{
+    for (int s : shapes)
+        for (int v : variants)
+            for (int i = 0; i < gpu::resize_lab_build_count; i++)
+                if (i == 0 || gpu::resize_lab_builds[i].group == group)
+                    b->Args({ s, i, v });
+}
+void build_sweep(benchmark::internal::Benchmark* b)
+{
+    using g = gpu::resize_lab_build;
+    constexpr int rowcache_r32 = int(gpu::resize_variant::rowcache_r32);
+    b->ArgNames({ "shape", "build", "variant" });
+    build_rows(b, g::tile, { 4, 5 });
+    build_rows(b, g::vec, { 0, 1, 2, 3 });
+    build_rows(b, g::point, { 6, 7 });
+    // Blocks per SM of rowcache: nearest at the nearest upscale, where `automatic` runs vec4_r4
+    // (its row is the vec sweep's production row at shape 2), so rowcache_r32 is forced: the
+    // library's nearest instance only runs when asked for; bicubic at its upscale.
+    build_rows(b, g::rowcache_nearest, { 2 }, { rowcache_r32 });
+    build_rows(b, g::rowcache_bicubic, { 1 });
+    // The staged variants are the lab's (bench/resize_lab.cu): the rectangle only shapes them.
+    build_rows(
+        b,
+        g::staged,
+        { 0, 1 },
+        { int(gpu::resize_variant::staged_r8), int(gpu::resize_variant::staged_r16) });
+}
+BENCHMARK(BM_tuning_resize_build)
+    ->Apply(build_sweep)
+    ->Apply(gpuinterp_bench::device_timed);
+
+// resize_tuning::tile_waves (4 in the sm_90 row) at the tile shapes: the row of the plan is the
+// sm_90 row with tile_waves = waves. Counter rows: the rows per tile thread the plan chose (at
+// 132 SMs: 4 frames 4, 4, 2, 1 at waves 1, 2, 4, 8; 1 frame 2, 1, 1, 1).
+void BM_tuning_resize_tile_waves(benchmark::State& st)
+{
+    if (gpuinterp_bench::skip_without_cuda(st))
+        return;
+    const sweep_shape& sh = sweep_shapes[st.range(0)];
+    gpu::resize_tuning t = gpu::resize_tuning_for(tuned_sm);
+    t.tile_waves = double(st.range(1));
+    int ran = -1;
+    time_kernel(
+        st, sh.s, gpu::resize_bench_mode::fused, false, 50, -1, 0, &ran, nullptr, &t);
+    st.counters["ran_variant"] = ran;
+    st.counters["rows"] = plan_of(sh.s, -1, gpu::resize_build, t).rows;
+    st.SetLabel(sh.name);
+}
+BENCHMARK(BM_tuning_resize_tile_waves)
+    ->ArgNames({ "shape", "waves" })
+    ->ArgsProduct({ { 4, 5 }, { 1, 2, 4, 8 } })
     ->Apply(gpuinterp_bench::device_timed);
 
 void BM_resize_cuda_kernel_bicubic_f32(benchmark::State& st)

@@ -17,12 +17,18 @@
 // output is bit-identical (Resize.EveryKernelVariant). The engine is the library's recipe
 // (lib/cuda/resize_device.cuh: tables, transform, plan, slices, L2 hint) with the variant chosen
 // by its caller.
+// Besides the variants, the lab instantiates the library's kernel templates with the other build
+// constants of resize_lab_builds (resize_lab.h: tile threads and elements, vec4/rowcache and point
+// blocks, rowcache blocks per SM, the staged rectangle), float32 in and out, for the variants each
+// entry concerns; the engine plans them with the entry's build (set_build()) and, for the tile
+// rows per thread, a tuning row of its caller's (set_tuning()).
 #include "cuda/resize_device.cuh"
 #include "cuda/resize_kernels.cuh"
 #include "resize_lab.h"
 #include <climits>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gr {
@@ -37,7 +43,8 @@ namespace {
 // from shared memory. The rectangle is the bounding box of the block's table entries; where
 // it exceeds the buffer (shrinks, or reflected taps far apart) the block walks the global
 // source like rowcache. The staged values are load_src's floats, so the result is the same.
-template <typename T, typename O, int KY, int KX, int R>
+// STAGE: the rectangle's floats (resize_build.stage_floats; the build lab compares others).
+template <typename T, typename O, int KY, int KX, int R, int STAGE = resize_stage_floats>
 __global__ void __launch_bounds__(resize_vec_bx* resize_vec_by,
                                   resize_rowcache_min_blocks<KY, 1>())
     resize_staged_kernel(const T* __restrict__ in,
@@ -52,7 +59,7 @@ __global__ void __launch_bounds__(resize_vec_bx* resize_vec_by,
     constexpr int NT = resize_vec_bx * resize_vec_by;
     constexpr int block_rows = resize_vec_by * R;
     static_assert(block_rows * KY <= NT, "one thread per row tap of the block");
-    __shared__ float tile[resize_stage_floats];
+    __shared__ float tile[STAGE];
     __shared__ int box[4]; // source rows y0..y1, elements x0..x1 the block reads
     const resize_thread_pos pos = resize_rowcache_pos(
         blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x, threadIdx.y, R, 1);
@@ -107,7 +114,7 @@ __global__ void __launch_bounds__(resize_vec_bx* resize_vec_by,
     const int y0 = box[0], y1 = box[1], x0 = box[2], x1 = box[3];
     const bool any_tap = y1 >= y0 && x1 >= x0; // else every tap is a constant border
     const int pitch = any_tap ? x1 - x0 + 1 : 1, nrows = any_tap ? y1 - y0 + 1 : 1;
-    const bool staged = any_tap && (long long)pitch * nrows <= resize_stage_floats;
+    const bool staged = any_tap && (long long)pitch * nrows <= STAGE;
     const T* fin = in + pos.f * s.in_frame;
     if (staged) {
         const int n = pitch * nrows;
@@ -221,13 +228,182 @@ void launch_lab(
         half ? launch_t<float, unsigned short>(v, K, a) : launch_t<float, float>(v, K, a);
 }
 
+// --- Other build constants ------------------------------------------------------------
+// The library's kernel templates instantiated with the entries of resize_lab_builds
+// (resize_lab.h). Which fields of resize_build_tuning a variant's instance is built with:
+constexpr bool same_tile(const resize_build_tuning& a, const resize_build_tuning& b)
+{
+    return a.tile_threads == b.tile_threads && a.tile_elements == b.tile_elements;
+}
+constexpr bool same_vec(const resize_build_tuning& a, const resize_build_tuning& b)
+{
+    return a.vec_bx == b.vec_bx && a.vec_by == b.vec_by;
+}
+constexpr bool same_point(const resize_build_tuning& a, const resize_build_tuning& b)
+{
+    return a.point_bx == b.point_bx && a.point_by == b.point_by;
+}
+//! resize_rowcache_min_blocks<K, chunks>() of build b.
+constexpr int rowcache_blocks(const resize_build_tuning& b, int K, int chunks)
+{
+    return K == 1 ? b.rowcache_blocks_nearest
+                  : (K == 2 && chunks == 1 ? b.rowcache_blocks_bilinear
+                                           : b.rowcache_blocks_other);
+}
+constexpr bool same_rowcache(const resize_build_tuning& a,
+                             const resize_build_tuning& b,
+                             int K,
+                             int chunks)
+{
+    return same_vec(a, b) &&
+           rowcache_blocks(a, K, chunks) == rowcache_blocks(b, K, chunks);
+}
+constexpr bool
+same_staged(const resize_build_tuning& a, const resize_build_tuning& b, int K)
+{
+    return same_rowcache(a, b, K, 1) && a.stage_floats == b.stage_floats;
+}
+//! Whether variant v with K taps runs the same kernel instance under builds a and b.
+constexpr bool same_instance(resize_variant v,
+                             int K,
+                             const resize_build_tuning& a,
+                             const resize_build_tuning& b)
+{
+    if (v == resize_variant::tile)
+        return same_tile(a, b);
+    if (v == resize_variant::point || v == resize_variant::point_f4)
+        return same_point(a, b);
+    if (v == resize_variant::staged_r8 || v == resize_variant::staged_r16)
+        return same_staged(a, b, K);
+    if (v == resize_variant::rowcache_w8)
+        return same_rowcache(a, b, K, 2);
+    if (resize_is_rowcache(v))
+        return same_rowcache(a, b, K, 1);
+    return same_vec(a, b); // vec4, strided
+}
+
+/*!
+ * Launches variant v (K taps) with the instance of entry I of resize_lab_builds if b is that
+ * entry's build in the fields of v and the entry changes them; returns whether it did. Instances
+ * exist for the library's variants (staged: the lab's) in the groups the entry changes:
+ * tile; vec4_r4 and rowcache_r32; point and point_f4; rowcache_r32 with the K whose blocks per SM
+ * change; staged_r8 and staged_r16.
+ */
+template <int I, int K>
+bool launch_build_entry(resize_variant v,
+                        const resize_build_tuning& b,
+                        const resize_launch_args& a)
+{
+    constexpr resize_build_tuning B = resize_lab_builds[I].build;
+    using T = float;
+    using O = float;
+    switch (v) {
+    case resize_variant::tile:
+        if constexpr (!same_tile(B, resize_build))
+            if (same_tile(B, b)) {
+                launch_variant<T, O>(
+                    resize_kernel<T, O, K, K, B.tile_threads, B.tile_elements>, a);
+                return true;
+            }
+        return false;
+    case resize_variant::vec4_r4:
+        if constexpr (!same_vec(B, resize_build))
+            if (same_vec(B, b)) {
+                launch_variant<T, O>(
+                    resize_vec4_kernel<T, O, K, K, 4, true, false, B.vec_bx, B.vec_by>,
+                    a);
+                return true;
+            }
+        return false;
+    case resize_variant::rowcache_r32:
+        if constexpr (!same_rowcache(B, resize_build, K, 1))
+            if (same_rowcache(B, b, K, 1)) {
+                launch_variant<T, O>(resize_rowcache_kernel<T,
+                                                            O,
+                                                            K,
+                                                            K,
+                                                            32,
+                                                            1,
+                                                            B.vec_bx,
+                                                            B.vec_by,
+                                                            rowcache_blocks(B, K, 1)>,
+                                     a);
+                return true;
+            }
+        return false;
+    case resize_variant::point:
+    case resize_variant::point_f4:
+        if constexpr (!same_point(B, resize_build))
+            if (same_point(B, b)) {
+                if (v == resize_variant::point)
+                    launch_variant<T, O>(
+                        resize_point_kernel<T, O, K, K, 1, B.point_bx, B.point_by>, a);
+                else
+                    launch_variant<T, O>(
+                        resize_point_kernel<T, O, K, K, 4, B.point_bx, B.point_by>, a);
+                return true;
+            }
+        return false;
+    case resize_variant::staged_r8:
+    case resize_variant::staged_r16:
+        // The staged kernel keeps the library's block: only the rectangle changes.
+        if constexpr (same_rowcache(B, resize_build, K, 1) &&
+                      B.stage_floats != resize_build.stage_floats)
+            if (same_staged(B, b, K)) {
+                if (v == resize_variant::staged_r8)
+                    launch_variant<T, O>(
+                        resize_staged_kernel<T, O, K, K, 8, B.stage_floats>, a);
+                else
+                    launch_variant<T, O>(
+                        resize_staged_kernel<T, O, K, K, 16, B.stage_floats>, a);
+                return true;
+            }
+        return false;
+    default:
+        return false;
+    }
+}
+
+template <int K, size_t... I>
+bool launch_build_k(resize_variant v,
+                    const resize_build_tuning& b,
+                    const resize_launch_args& a,
+                    std::index_sequence<I...>)
+{
+    return (launch_build_entry<int(I), K>(v, b, a) || ...);
+}
+
+//! One launch of variant v under build b, which differs from resize_build in v's fields.
+void launch_build(resize_variant v,
+                  const resize_build_tuning& b,
+                  int K,
+                  bool in_u8,
+                  bool half,
+                  const resize_launch_args& a)
+{
+    if (in_u8 || half)
+        throw std::invalid_argument("build: other build constants are instantiated for "
+                                    "float32 input and output only");
+    const auto all = std::make_index_sequence<size_t(resize_lab_build_count)>();
+    const bool ran = K == 1   ? launch_build_k<1>(v, b, a, all)
+                     : K == 2 ? launch_build_k<2>(v, b, a, all)
+                              : launch_build_k<4>(v, b, a, all);
+    if (!ran)
+        throw std::invalid_argument(
+            std::string("build: no instance of '") + resize_variant_name(v) + "' with " +
+            std::to_string(K) + " taps for these build constants (resize_lab_builds)");
+    GPUINTERP_CUDA_CHECK_LAUNCH(a.st);
+}
+
 template <typename T>
 class lab_engine final : public resize_lab_engine<T>
 {
 public:
     explicit lab_engine(int device) : d_device(device)
     {
-        query_resize_device(d_device, d_sms, d_sm);
+        int sm = 90;
+        query_resize_device(d_device, d_sms, sm);
+        d_tuning = resize_tuning_for(sm);
     }
 
     void set_tables(const kernel::resize_geometry& g,
@@ -278,14 +454,19 @@ public:
         if (frames == 0)
             return;
         const size_t osz = half ? sizeof(unsigned short) : sizeof(float);
-        const resize_plan p = d_tab.plan(d_variant, d_out, osz, frames, d_sms, d_sm);
+        const resize_plan p =
+            d_tab.plan(d_variant, d_out, osz, frames, d_sms, d_tuning, d_build);
         d_last = int(p.variant);
         d_l2.note(d_device, p.variant);
+        const int K = d_tab.ky();
+        const bool library_build = same_instance(p.variant, K, d_build, resize_build);
         d_tab.for_each_launch(p, d_tf, d_in, d_out, osz, frames, st, [&](const auto& a) {
-            if (resize_is_production(p.variant))
-                launch_resize(p.variant, d_tab.ky(), sizeof(T) == 1, half, a);
+            if (!library_build)
+                launch_build(p.variant, d_build, K, sizeof(T) == 1, half, a);
+            else if (resize_is_production(p.variant))
+                launch_resize(p.variant, K, sizeof(T) == 1, half, a);
             else
-                launch_lab(p.variant, d_tab.ky(), sizeof(T) == 1, half, a);
+                launch_lab(p.variant, K, sizeof(T) == 1, half, a);
         });
     }
 
@@ -297,13 +478,16 @@ public:
         d_variant = resize_variant(variant);
     }
     int last_variant() const override { return d_last; }
+    void set_build(const resize_build_tuning& b) override { d_build = b; }
+    void set_tuning(const resize_tuning& t) override { d_tuning = t; }
     CUstream_st* stream() const override { return d_st.get(); }
     int multiprocessors() const override { return d_sms; }
 
 private:
     int d_device;
     int d_sms = 1;
-    int d_sm = 90;
+    resize_tuning d_tuning{};
+    resize_build_tuning d_build = resize_build;
     resize_variant d_variant = resize_variant::automatic;
     int d_last = -1;
     resize_device_tables d_tab;

@@ -11,6 +11,7 @@
 // timing hooks of the resize benchmarks (bench/resize_timing.cu). The library itself only runs
 // its own choice. Plain C++, so the tests include it without the CUDA headers.
 
+#include "cuda/resize_tuning.h"
 #include "kernel/resize_engine.h"
 #include <gnuradio/gpuinterp/kernel/resize_2d.h>
 #include <cstddef>
@@ -21,6 +22,120 @@ struct CUstream_st; // cudaStream_t, without the CUDA headers
 namespace gr {
 namespace gpuinterp {
 namespace gpu {
+
+/*!
+ * The build constants (resize_build_tuning, lib/cuda/resize_tuning.h) the lab compares with the
+ * library's: each entry changes one group of resize_build, and bench/resize_lab.cu instantiates
+ * the library's kernel templates with it for the variants that group concerns (float32 input and
+ * output only), so one benchmark call measures the values the library was never compared with.
+ * Entry 0 is the library's build.
+ */
+struct resize_lab_build {
+    const char* name;
+    //! The variants whose instances this entry changes (what it is measured and tested on).
+    enum group_t {
+        production,
+        tile,
+        vec,
+        point,
+        rowcache_nearest,
+        rowcache_bicubic,
+        staged
+    } group;
+    resize_build_tuning build;
+};
+
+//! resize_build with one group of fields replaced (the entries below).
+constexpr resize_build_tuning resize_build_with(int tile_threads,
+                                                int tile_elements,
+                                                int vec_bx,
+                                                int vec_by,
+                                                int point_bx,
+                                                int point_by,
+                                                int stage_floats,
+                                                int blocks_nearest,
+                                                int blocks_bilinear,
+                                                int blocks_other)
+{
+    return { tile_threads, tile_elements, vec_bx,         vec_by,          point_bx,
+             point_by,     stage_floats,  blocks_nearest, blocks_bilinear, blocks_other };
+}
+
+constexpr int rb_tx = resize_build.tile_threads, rb_v = resize_build.tile_elements;
+constexpr int rb_vx = resize_build.vec_bx, rb_vy = resize_build.vec_by;
+constexpr int rb_px = resize_build.point_bx, rb_py = resize_build.point_by;
+constexpr int rb_st = resize_build.stage_floats;
+constexpr int rb_bn = resize_build.rowcache_blocks_nearest,
+              rb_bb = resize_build.rowcache_blocks_bilinear,
+              rb_bo = resize_build.rowcache_blocks_other;
+
+// The tile pairs keep the library's 256 elements per block or take 512, at 2-8 elements per
+// thread. The vec blocks keep 256 threads (32x8, 128x2) or halve them (32x4); the rowcache
+// instances of 32x4 keep the threads per SM their register budget is set for, so their blocks
+// per SM double. Point blocks: 256 threads (16x16, 64x4) or 128 (32x4). Rowcache blocks per SM:
+// nearest 6 (the float32 nearest walk needs 48 registers, below the caps of 2, 3 and 4 blocks,
+// which therefore compile to the same code), bicubic 1 and 3 (128 registers at 2). The staged
+// rectangle: half, and the largest that fits 48 KiB of static shared memory beside the kernel's
+// 4 bounding-box words.
+constexpr resize_lab_build resize_lab_builds[] = {
+    { "production", resize_lab_build::production, resize_build },
+    { "tile32x8",
+      resize_lab_build::tile,
+      resize_build_with(32, 8, rb_vx, rb_vy, rb_px, rb_py, rb_st, rb_bn, rb_bb, rb_bo) },
+    { "tile64x8",
+      resize_lab_build::tile,
+      resize_build_with(64, 8, rb_vx, rb_vy, rb_px, rb_py, rb_st, rb_bn, rb_bb, rb_bo) },
+    { "tile128x2",
+      resize_lab_build::tile,
+      resize_build_with(128, 2, rb_vx, rb_vy, rb_px, rb_py, rb_st, rb_bn, rb_bb, rb_bo) },
+    { "tile128x4",
+      resize_lab_build::tile,
+      resize_build_with(128, 4, rb_vx, rb_vy, rb_px, rb_py, rb_st, rb_bn, rb_bb, rb_bo) },
+    { "tile256x2",
+      resize_lab_build::tile,
+      resize_build_with(256, 2, rb_vx, rb_vy, rb_px, rb_py, rb_st, rb_bn, rb_bb, rb_bo) },
+    { "vec32x8",
+      resize_lab_build::vec,
+      resize_build_with(rb_tx, rb_v, 32, 8, rb_px, rb_py, rb_st, rb_bn, rb_bb, rb_bo) },
+    { "vec128x2",
+      resize_lab_build::vec,
+      resize_build_with(rb_tx, rb_v, 128, 2, rb_px, rb_py, rb_st, rb_bn, rb_bb, rb_bo) },
+    { "vec32x4",
+      resize_lab_build::vec,
+      resize_build_with(
+          rb_tx, rb_v, 32, 4, rb_px, rb_py, rb_st, 2 * rb_bn, 2 * rb_bb, 2 * rb_bo) },
+    { "point16x16",
+      resize_lab_build::point,
+      resize_build_with(rb_tx, rb_v, rb_vx, rb_vy, 16, 16, rb_st, rb_bn, rb_bb, rb_bo) },
+    { "point64x4",
+      resize_lab_build::point,
+      resize_build_with(rb_tx, rb_v, rb_vx, rb_vy, 64, 4, rb_st, rb_bn, rb_bb, rb_bo) },
+    { "point32x4",
+      resize_lab_build::point,
+      resize_build_with(rb_tx, rb_v, rb_vx, rb_vy, 32, 4, rb_st, rb_bn, rb_bb, rb_bo) },
+    { "rowcache_nearest6",
+      resize_lab_build::rowcache_nearest,
+      resize_build_with(
+          rb_tx, rb_v, rb_vx, rb_vy, rb_px, rb_py, rb_st, 6, rb_bb, rb_bo) },
+    { "rowcache_bicubic1",
+      resize_lab_build::rowcache_bicubic,
+      resize_build_with(
+          rb_tx, rb_v, rb_vx, rb_vy, rb_px, rb_py, rb_st, rb_bn, rb_bb, 1) },
+    { "rowcache_bicubic3",
+      resize_lab_build::rowcache_bicubic,
+      resize_build_with(
+          rb_tx, rb_v, rb_vx, rb_vy, rb_px, rb_py, rb_st, rb_bn, rb_bb, 3) },
+    { "stage3072",
+      resize_lab_build::staged,
+      resize_build_with(
+          rb_tx, rb_v, rb_vx, rb_vy, rb_px, rb_py, 3072, rb_bn, rb_bb, rb_bo) },
+    { "stage12284",
+      resize_lab_build::staged,
+      resize_build_with(
+          rb_tx, rb_v, rb_vx, rb_vy, rb_px, rb_py, 12284, rb_bn, rb_bb, rb_bo) },
+};
+constexpr int resize_lab_build_count =
+    int(sizeof(resize_lab_builds) / sizeof(resize_lab_builds[0]));
 
 /*!
  * A CUDA resize engine built from the library's parts (lib/cuda/resize_device.cuh) with a chosen
@@ -38,6 +153,13 @@ public:
     virtual void set_variant(int variant) = 0;
     //! The variant of the most recent launch (-1 before any).
     virtual int last_variant() const = 0;
+    //! The build constants of the kernel instances the next launches plan for and run (default
+    //! resize_build): where they differ from the library's in the fields of the variant that runs,
+    //! an instance of resize_lab_builds (float32 input and output only). Launches throw
+    //! std::invalid_argument ("build: ...") when there is none.
+    virtual void set_build(const resize_build_tuning& b) = 0;
+    //! The tuning row the next launches are planned with (default: the device's).
+    virtual void set_tuning(const resize_tuning& t) = 0;
     //! d_in, d_out in device memory; d_out holds float or binary16 per `half`.
     virtual void
     launch(const T* d_in, void* d_out, bool half, size_t frames, CUstream_st* st) = 0;
@@ -59,7 +181,8 @@ enum class resize_bench_mode {
 //! float32 frames resident on the device, bilinear/half_pixel/replicate unless `method`
 //! says otherwise; normalisation mean 0.5, std 0.25 per channel in the fused and separate
 //! modes. variant: a gpu::resize_variant (lib/cuda/resize_launch.h), -1 = automatic; `ran`
-//! receives the variant that ran. l2_fetch_bytes > 0: an experiment for gather-bound shapes —
+//! receives the variant that ran. build, tuning: the lab engine's set_build() and set_tuning()
+//! (nullptr: the library's build, the device's row). l2_fetch_bytes > 0: an experiment for gather-bound shapes —
 //! the context's cudaLimitMaxL2FetchGranularity (a hint, 0..128 bytes) is set to it for the
 //! timed launches and restored afterwards (a process-wide setting: benchmarks only).
 double time_resize_kernel_ms(int device,
@@ -75,7 +198,9 @@ double time_resize_kernel_ms(int device,
                              int iters,
                              int variant = -1,
                              int l2_fetch_bytes = 0,
-                             int* ran = nullptr);
+                             int* ran = nullptr,
+                             const resize_build_tuning* build = nullptr,
+                             const resize_tuning* tuning = nullptr);
 
 //! Benchmark hook, what a 2x upscale's traffic can reach on this GPU: a gather-free expand
 //! that reads n_frames float32 frames of in_h x in_w once and writes every pixel as a 2x2

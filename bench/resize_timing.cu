@@ -5,9 +5,9 @@
  */
 // The timing hooks of the resize benchmarks (resize_lab.h): the lab engine on device-resident
 // frames, the separate normalise pass it is compared with, and the gather-free expand floors.
+#include "cuda/resize_device.cuh"
 #include "launch_timing.cuh"
 #include "resize_lab.h"
-#include "cuda/resize_device.cuh"
 #include <algorithm>
 #include <random>
 #include <stdexcept>
@@ -33,11 +33,8 @@ __global__ void normalise_kernel(float* y, long long n, int C, dev_transform tf)
 
 // Gather-free 2x2 expands (benchmark floor only, time_resize_expand_floor_ms). Input
 // frames of h rows x w4 float4, output 2h rows x 2*w4 float4.
-__global__ void expand_out_order_kernel(const float2* __restrict__ x,
-                                        float4* __restrict__ y,
-                                        long long n_out4,
-                                        int h,
-                                        int w4)
+__global__ void expand_out_order_kernel(
+    const float2* __restrict__ x, float4* __restrict__ y, long long n_out4, int h, int w4)
 {
     const long long ow4 = 2LL * w4;
     for (long long j = blockIdx.x * (long long)blockDim.x + threadIdx.x; j < n_out4;
@@ -49,7 +46,8 @@ __global__ void expand_out_order_kernel(const float2* __restrict__ x,
     }
 }
 
-__global__ void expand_walk_kernel(const float2* __restrict__ x, float4* __restrict__ y, int h, int w4)
+__global__ void
+expand_walk_kernel(const float2* __restrict__ x, float4* __restrict__ y, int h, int w4)
 {
     constexpr int R = 32;
     const int ow4 = 2 * w4;
@@ -77,7 +75,8 @@ __global__ void expand_pairs_kernel(const float4* __restrict__ x,
          i += (long long)gridDim.x * blockDim.x) {
         const long long row = i / w4, c = i - row * w4;
         const float4 v = __ldcs(x + i);
-        const float4 a = make_float4(v.x, v.x, v.y, v.y), b = make_float4(v.z, v.z, v.w, v.w);
+        const float4 a = make_float4(v.x, v.x, v.y, v.y),
+                     b = make_float4(v.z, v.z, v.w, v.w);
         float4* o = y + 2 * row * (2LL * w4) + 2 * c;
         __stcs(o, a);
         __stcs(o + 1, b);
@@ -109,7 +108,9 @@ double time_resize_kernel_ms(int device,
                              int iters,
                              int variant,
                              int l2_fetch_bytes,
-                             int* ran)
+                             int* ran,
+                             const resize_build_tuning* build,
+                             const resize_tuning* tuning)
 {
     if (half_output && mode == resize_bench_mode::separate)
         throw std::invalid_argument(
@@ -118,6 +119,10 @@ double time_resize_kernel_ms(int device,
     const auto engine = make_resize_lab_engine<float>(device, n_frames);
     resize_lab_engine<float>& e = *engine;
     e.set_variant(variant);
+    if (build)
+        e.set_build(*build);
+    if (tuning)
+        e.set_tuning(*tuning);
     kernel::resize_geometry g;
     g.in_h = in_h;
     g.in_w = in_w;
@@ -163,7 +168,8 @@ double time_resize_kernel_ms(int device,
         {
             if (bytes <= 0)
                 return;
-            GPUINTERP_CUDA_CHECK(cudaDeviceGetLimit(&old, cudaLimitMaxL2FetchGranularity));
+            GPUINTERP_CUDA_CHECK(
+                cudaDeviceGetLimit(&old, cudaLimitMaxL2FetchGranularity));
             GPUINTERP_CUDA_CHECK(
                 cudaDeviceSetLimit(cudaLimitMaxL2FetchGranularity, size_t(bytes)));
             set = true;
@@ -180,8 +186,8 @@ double time_resize_kernel_ms(int device,
         e.launch(x.get(), y.get(), half_output, n_frames, st);
         if (mode == resize_bench_mode::separate) {
             const long long n = (long long)out_n;
-            const int blocks =
-                int(std::min<long long>((n + 255) / 256, (long long)e.multiprocessors() * 16));
+            const int blocks = int(std::min<long long>(
+                (n + 255) / 256, (long long)e.multiprocessors() * 16));
             normalise_kernel<<<blocks, 256, 0, st>>>(
                 reinterpret_cast<float*>(y.get()), n, channels, normalise);
             GPUINTERP_CUDA_CHECK_LAUNCH(st);
@@ -192,11 +198,13 @@ double time_resize_kernel_ms(int device,
     return ms;
 }
 
-double time_resize_expand_floor_ms(int device, int in_h, int in_w, size_t n_frames, int layout, int iters)
+double time_resize_expand_floor_ms(
+    int device, int in_h, int in_w, size_t n_frames, int layout, int iters)
 {
     if (in_w % 4 != 0 || in_h < 1 || n_frames < 1)
-        throw std::invalid_argument("in_w: the expand floor needs a multiple of 4 (and in_h, "
-                                    "n_frames >= 1)");
+        throw std::invalid_argument(
+            "in_w: the expand floor needs a multiple of 4 (and in_h, "
+            "n_frames >= 1)");
     if (layout < 0 || layout > 2)
         throw std::invalid_argument("layout: 0, 1 or 2");
     device_guard guard(device);
@@ -205,7 +213,8 @@ double time_resize_expand_floor_ms(int device, int in_h, int in_w, size_t n_fram
     device_buffer<float> y(out_n);
     GPUINTERP_CUDA_CHECK(cudaMemset(x.get(), 0, in_n * sizeof(float)));
     int sms = 0;
-    GPUINTERP_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    GPUINTERP_CUDA_CHECK(
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     cudaStream_t st = nullptr;
     const int w4 = in_w / 4;
     return median_launch_ms(st, iters, [&] {
@@ -217,14 +226,16 @@ double time_resize_expand_floor_ms(int device, int in_h, int in_w, size_t n_fram
                 in_h,
                 w4);
         else if (layout == 1)
-            expand_walk_kernel<<<dim3(unsigned((2 * w4 + resize_vec_bx - 1) / resize_vec_bx),
-                                      unsigned((2 * in_h + resize_vec_by * 32 - 1) /
-                                               (resize_vec_by * 32)),
-                                      unsigned(n_frames)),
-                                 dim3(resize_vec_bx, resize_vec_by),
-                                 0,
-                                 st>>>(
-                reinterpret_cast<const float2*>(x.get()), reinterpret_cast<float4*>(y.get()), in_h, w4);
+            expand_walk_kernel<<<
+                dim3(unsigned((2 * w4 + resize_vec_bx - 1) / resize_vec_bx),
+                     unsigned((2 * in_h + resize_vec_by * 32 - 1) / (resize_vec_by * 32)),
+                     unsigned(n_frames)),
+                dim3(resize_vec_bx, resize_vec_by),
+                0,
+                st>>>(reinterpret_cast<const float2*>(x.get()),
+                      reinterpret_cast<float4*>(y.get()),
+                      in_h,
+                      w4);
         else
             expand_pairs_kernel<<<unsigned(sms) * 8, 256, 0, st>>>(
                 reinterpret_cast<const float4*>(x.get()),

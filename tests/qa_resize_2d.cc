@@ -563,6 +563,119 @@ TEST_P(Resize, EveryKernelVariantUint8)
 #endif
 }
 
+#ifdef GPUINTERP_RESIZE_LAB
+// The variants whose kernel instances an entry of resize_lab_builds changes (bench/resize_lab.h).
+std::vector<int> build_variants(const gpu::resize_lab_build& b)
+{
+    using v = gpu::resize_variant;
+    switch (b.group) {
+    case gpu::resize_lab_build::tile:
+        return { int(v::tile) };
+    case gpu::resize_lab_build::vec:
+        return { int(v::vec4_r4), int(v::rowcache_r32) };
+    case gpu::resize_lab_build::point:
+        return { int(v::point), int(v::point_f4) };
+    case gpu::resize_lab_build::rowcache_nearest:
+    case gpu::resize_lab_build::rowcache_bicubic:
+        return { int(v::rowcache_r32) };
+    case gpu::resize_lab_build::staged:
+        return { int(v::staged_r8), int(v::staged_r16) };
+    default:
+        return {};
+    }
+}
+#endif
+
+// The library's kernel templates instantiated with the lab's other build constants
+// (resize_lab_builds: tile threads and elements, vec4/rowcache blocks, point blocks, rowcache
+// blocks per SM, the staged rectangle), each forced on every spec above and planned for its
+// build: checked against the reference and bit for bit against the library's tile. float32 in and
+// out: the lab instantiates the other builds for float32 only.
+TEST_P(Resize, EveryLabBuild)
+{
+    if (GetParam() != backend::cuda)
+        GTEST_SKIP() << "CUDA kernel variants";
+#ifdef GPUINTERP_RESIZE_LAB
+    const size_t frames = 5;
+    for (const auto& s : variant_specs()) {
+        const std::vector<float> x =
+            random_frames<float>(frames * size_t(s.ih) * s.iw * s.C);
+        const auto want = reference(s, x, frames);
+        const size_t out_n = frames * size_t(s.oh) * s.ow * s.C;
+        auto k = make_lab<float>(s, frames);
+        std::vector<float> tile(out_n);
+        k->set_variant(int(gpu::resize_variant::tile));
+        k->run(tile.data(), false, x.data(), frames);
+        for (int i = 1; i < gpu::resize_lab_build_count; i++) {
+            const gpu::resize_lab_build& b = gpu::resize_lab_builds[i];
+            k->set_build(b.build);
+            for (int v : build_variants(b)) {
+                const std::string what =
+                    std::string(b.name) + " " +
+                    gpu::resize_variant_name(gpu::resize_variant(v)) + " " + s.method +
+                    " " + s.coord + " " + s.border + " " + std::to_string(s.ih) + "x" +
+                    std::to_string(s.iw) + "->" + std::to_string(s.oh) + "x" +
+                    std::to_string(s.ow) + " C=" + std::to_string(s.C);
+                k->set_variant(v);
+                std::vector<float> y(out_n);
+                poison(y);
+                k->run(y.data(), false, x.data(), frames);
+                EXPECT_EQ(k->last_variant(), expected_variant(v, s)) << what;
+                EXPECT_TRUE(all_close(y, want, rtol, atol)) << what;
+                EXPECT_EQ(std::memcmp(y.data(), tile.data(), out_n * sizeof(float)), 0)
+                    << what << ": float32 output differs from the library's tile";
+            }
+        }
+        // Only float32 is instantiated for the other builds.
+        k->set_build(gpu::resize_lab_builds[1].build);
+        k->set_variant(int(gpu::resize_variant::tile));
+        std::vector<uint16_t> yh(out_n);
+        EXPECT_THROW(k->run(yh.data(), true, x.data(), frames), std::invalid_argument);
+    }
+#else
+    GTEST_SKIP() << "the lab engine (bench/resize_lab.cu) is not linked";
+#endif
+}
+
+// The tile plan with other values of the tuning row's tile_waves (the benchmarks' sweep, and 0:
+// always 4 rows per thread): the rows per thread change, the output does not.
+TEST_P(Resize, TileWavesOfTheRow)
+{
+    if (GetParam() != backend::cuda)
+        GTEST_SKIP() << "CUDA kernel variants";
+#ifdef GPUINTERP_RESIZE_LAB
+    const size_t frames = 5;
+    for (const auto& s : variant_specs()) {
+        const std::vector<float> x =
+            random_frames<float>(frames * size_t(s.ih) * s.iw * s.C);
+        const auto want = reference(s, x, frames);
+        const size_t out_n = frames * size_t(s.oh) * s.ow * s.C;
+        auto k = make_lab<float>(s, frames);
+        k->set_variant(int(gpu::resize_variant::tile));
+        std::vector<float> tile(out_n);
+        k->run(tile.data(), false, x.data(), frames);
+        for (double waves : { 0.0, 1.0, 2.0, 4.0, 8.0 }) {
+            gpu::resize_tuning t = gpu::resize_tuning_for(90);
+            t.tile_waves = waves;
+            k->set_tuning(t);
+            std::vector<float> y(out_n);
+            poison(y);
+            k->run(y.data(), false, x.data(), frames);
+            const std::string what = "tile_waves " + std::to_string(waves) + " " +
+                                     s.method + " " + std::to_string(s.ih) + "x" +
+                                     std::to_string(s.iw) + "->" + std::to_string(s.oh) +
+                                     "x" + std::to_string(s.ow);
+            EXPECT_EQ(k->last_variant(), int(gpu::resize_variant::tile)) << what;
+            EXPECT_TRUE(all_close(y, want, rtol, atol)) << what;
+            EXPECT_EQ(std::memcmp(y.data(), tile.data(), out_n * sizeof(float)), 0)
+                << what;
+        }
+    }
+#else
+    GTEST_SKIP() << "the lab engine (bench/resize_lab.cu) is not linked";
+#endif
+}
+
 // The expected fallbacks above are resize_launch.h's rules restated; this pins them to
 // the plan itself for the variants whose support is partial.
 TEST(ResizeVariants, ExpectedFallbacksMatchThePlan)

@@ -8,7 +8,11 @@
 // once. Runs without a GPU; the kernels' arithmetic is checked on the GPU host by
 // qa_resize_2d (Resize.EveryKernelVariant).
 #include "cuda/resize_launch.h"
+#ifdef GPUINTERP_RESIZE_LAB
+#include "../bench/resize_lab.h" // resize_lab_builds: the benchmarks' other build constants
+#endif
 #include "test_util.h"
+#include <utility>
 #include <vector>
 
 using namespace gr::gpuinterp::gpu;
@@ -16,16 +20,32 @@ using namespace gr::gpuinterp::gpu;
 namespace {
 
 // Writes of each (frame, row, element) by the plan for (req, RW, out_h, frames); returns
-// the plan of the first slice.
+// the plan of the first slice. The block shapes (TX, V, BX, BY, PX, PY) are those of the kernel
+// instances (default: the library's, resize_build); t: the tuning row (default: sm_90's).
+template <int TX = resize_tile_tx,
+          int V = resize_tile_v,
+          int BX = resize_vec_bx,
+          int BY = resize_vec_by,
+          int PX = resize_point_bx,
+          int PY = resize_point_by>
 resize_plan enumerate(resize_variant req,
                       int RW,
                       int out_h,
                       size_t frames,
                       bool vec_ok,
                       std::vector<int>& hits,
-                      int taps = 2)
+                      int taps = 2,
+                      const resize_tuning& t = resize_tuning_for(90))
 {
-    const resize_plan p = resize_plan_launch(req, RW, out_h, frames, 132, vec_ok, taps);
+    resize_build_tuning b = resize_build;
+    b.tile_threads = TX;
+    b.tile_elements = V;
+    b.vec_bx = BX;
+    b.vec_by = BY;
+    b.point_bx = PX;
+    b.point_by = PY;
+    const resize_plan p =
+        resize_plan_launch(req, RW, out_h, frames, 132, vec_ok, taps, false, t, b);
     hits.assign(frames * size_t(out_h) * RW, 0);
     auto mark = [&](long long f, int oy, int e) {
         if (f < 0 || size_t(f) >= frames || oy < 0 || oy >= out_h || e < 0 || e >= RW)
@@ -45,12 +65,12 @@ resize_plan enumerate(resize_variant req,
                     for (unsigned ty = 0; ty < p.by; ty++)
                         for (unsigned tx = 0; tx < p.bx; tx++) {
                             if (p.variant == resize_variant::tile) {
-                                const auto q = resize_tile_pos(
+                                const auto q = resize_tile_pos<TX, V>(
                                     bx, tx, p.tiles_x, p.row_groups, p.rows);
                                 for (int oy = q.oy0; oy < std::min(out_h, q.oy0 + p.rows);
                                      oy++)
-                                    for (int v = 0; v < resize_tile_v; v++) {
-                                        const int e = q.e0 + v * resize_tile_tx;
+                                    for (int v = 0; v < V; v++) {
+                                        const int e = q.e0 + v * TX;
                                         if (e < RW)
                                             mark(f0 + q.f, oy, e);
                                     }
@@ -58,13 +78,13 @@ resize_plan enumerate(resize_variant req,
                                        resize_is_strided(p.variant)) {
                                 // One kernel: four elements of each row, adjacent (vec4,
                                 // one 16-byte store: the plan requires RW % 4 == 0) or
-                                // resize_vec_bx apart (strided, each guarded by e < RW).
+                                // BX apart (strided, each guarded by e < RW).
                                 const bool strided = resize_is_strided(p.variant);
-                                const auto q =
-                                    strided
-                                        ? resize_strided_pos(bx, by, bz, tx, ty, p.rows)
-                                        : resize_vec4_pos(bx, by, bz, tx, ty, p.rows);
-                                const int step = strided ? resize_vec_bx : 1;
+                                const auto q = strided ? resize_strided_pos<BX, BY>(
+                                                             bx, by, bz, tx, ty, p.rows)
+                                                       : resize_vec4_pos<BX, BY>(
+                                                             bx, by, bz, tx, ty, p.rows);
+                                const int step = strided ? BX : 1;
                                 if (q.e0 >= RW || q.oy0 >= out_h)
                                     continue;
                                 for (int r = 0; r < p.rows; r++)
@@ -75,7 +95,7 @@ resize_plan enumerate(resize_variant req,
                                                 mark(f0 + q.f, q.oy0 + r, e);
                                         }
                             } else if (resize_is_rowcache(p.variant)) {
-                                const auto q = resize_rowcache_pos(
+                                const auto q = resize_rowcache_pos<BX, BY>(
                                     bx, by, bz, tx, ty, p.rows, p.chunks);
                                 // The kernel's guard; its chunk guard is e < RW per
                                 // chunk, and a chunk is whole (RW % 4 == 0).
@@ -84,13 +104,13 @@ resize_plan enumerate(resize_variant req,
                                 for (int r = 0; r < p.rows; r++)
                                     if (q.oy0 + r < out_h)
                                         for (int j = 0; j < p.chunks; j++) {
-                                            const int e = q.e0 + j * 4 * resize_vec_bx;
+                                            const int e = q.e0 + j * 4 * BX;
                                             if (e < RW)
                                                 for (int v = 0; v < 4; v++)
                                                     mark(f0 + q.f, q.oy0 + r, e + v);
                                         }
                             } else {
-                                const auto q = resize_point_pos(
+                                const auto q = resize_point_pos<PX, PY>(
                                     bx, by, bz, tx, ty, p.frames_per_thread);
                                 if (q.e0 >= RW || q.oy0 >= out_h)
                                     continue;
@@ -117,20 +137,21 @@ struct shape {
     bool vec_ok;
 };
 
+const shape every_shape[] = {
+    { 1, 1, 1, true },     { 4, 1, 1, true },     { 20, 37, 9, true },
+    { 21, 37, 9, false },  { 256, 9, 3, true },   { 260, 17, 5, true },
+    { 1028, 3, 2, true },  { 300, 64, 1, false }, { 12, 5, 7, false },
+    { 672, 33, 4, true },  // 224 px x 3 channels
+    { 516, 70, 2, true },  // rowcache: partial 256/512-element and 32/64-row blocks
+    { 1024, 64, 2, true }, // whole blocks
+    { 264, 65, 3, true },
+};
+
 TEST(ResizeLaunchPlan, EveryVariantWritesEachOutputOnce)
 {
-    const shape shapes[] = {
-        { 1, 1, 1, true },     { 4, 1, 1, true },     { 20, 37, 9, true },
-        { 21, 37, 9, false },  { 256, 9, 3, true },   { 260, 17, 5, true },
-        { 1028, 3, 2, true },  { 300, 64, 1, false }, { 12, 5, 7, false },
-        { 672, 33, 4, true },  // 224 px x 3 channels
-        { 516, 70, 2, true },  // rowcache: partial 256/512-element and 32/64-row blocks
-        { 1024, 64, 2, true }, // whole blocks
-        { 264, 65, 3, true },
-    };
     for (int taps : { 1, 2, 4 })
         for (int v = -1; v < resize_variant_count; v++)
-            for (const auto& s : shapes) {
+            for (const auto& s : every_shape) {
                 std::vector<int> hits;
                 const auto p = enumerate(
                     resize_variant(v), s.RW, s.out_h, s.frames, s.vec_ok, hits, taps);
@@ -143,6 +164,89 @@ TEST(ResizeLaunchPlan, EveryVariantWritesEachOutputOnce)
                 if (p.variant == resize_variant::rowcache_w8)
                     EXPECT_LE(taps, 2);
             }
+}
+
+
+#ifdef GPUINTERP_RESIZE_LAB
+// The plans and thread positions of the benchmarks' other build constants (resize_lab_builds:
+// the kernel instances of bench/resize_lab.cu) write each output once too, with the build's
+// blocks; and so do the tile plans of other tuning rows (tile_waves, 0: always 4 rows).
+template <size_t I>
+void check_lab_build()
+{
+    constexpr resize_build_tuning B = resize_lab_builds[I].build;
+    for (int taps : { 1, 2, 4 })
+        for (int v = -1; v < resize_variant_count; v++)
+            for (const auto& s : every_shape) {
+                std::vector<int> hits;
+                const auto p = enumerate<B.tile_threads,
+                                         B.tile_elements,
+                                         B.vec_bx,
+                                         B.vec_by,
+                                         B.point_bx,
+                                         B.point_by>(
+                    resize_variant(v), s.RW, s.out_h, s.frames, s.vec_ok, hits, taps);
+                EXPECT_EQ(count_not_once(hits), 0u)
+                    << resize_lab_builds[I].name << " requested "
+                    << resize_variant_name(resize_variant(v)) << " ran "
+                    << resize_variant_name(p.variant) << " RW=" << s.RW
+                    << " out_h=" << s.out_h << " frames=" << s.frames << " taps=" << taps;
+                const bool point = p.variant == resize_variant::point ||
+                                   p.variant == resize_variant::point_f4;
+                const unsigned bx = p.variant == resize_variant::tile
+                                        ? unsigned(B.tile_threads)
+                                        : unsigned(point ? B.point_bx : B.vec_bx);
+                const unsigned by = p.variant == resize_variant::tile
+                                        ? 1u
+                                        : unsigned(point ? B.point_by : B.vec_by);
+                EXPECT_EQ(p.bx, bx) << resize_lab_builds[I].name;
+                EXPECT_EQ(p.by, by) << resize_lab_builds[I].name;
+            }
+}
+
+template <size_t... I>
+void check_lab_builds(std::index_sequence<I...>)
+{
+    (check_lab_build<I>(), ...);
+}
+
+TEST(ResizeLaunchPlan, LabBuildsWriteEachOutputOnce)
+{
+    check_lab_builds(std::make_index_sequence<size_t(resize_lab_build_count)>());
+}
+#endif
+
+TEST(ResizeLaunchPlan, TileWavesOfTheRowWriteEachOutputOnce)
+{
+    for (double waves : { 0.0, 1.0, 2.0, 4.0, 8.0 }) {
+        resize_tuning t = resize_tuning_for(90);
+        t.tile_waves = waves;
+        for (const auto& s : every_shape) {
+            std::vector<int> hits;
+            const auto p = enumerate(
+                resize_variant::tile, s.RW, s.out_h, s.frames, s.vec_ok, hits, 2, t);
+            EXPECT_EQ(count_not_once(hits), 0u)
+                << "tile_waves " << waves << " RW=" << s.RW;
+            if (waves == 0)
+                EXPECT_EQ(p.rows, 4);
+        }
+    }
+    // The benchmarks' tile shapes (4K -> 1080p, 132 SMs, 8 tiles of 256 elements per row):
+    // 4 frames take 4 rows per thread at tile_waves 1 and 2, 2 at 4, 1 at 8; 1 frame 2 at 1.
+    resize_tuning t = resize_tuning_for(90);
+    const int rows4[] = { 4, 4, 2, 1 }, rows1[] = { 2, 1, 1, 1 };
+    const double waves[] = { 1, 2, 4, 8 };
+    for (int i = 0; i < 4; i++) {
+        t.tile_waves = waves[i];
+        EXPECT_EQ(resize_plan_launch(
+                      resize_variant::tile, 1920, 1080, 4, 132, true, 4, false, t)
+                      .rows,
+                  rows4[i]);
+        EXPECT_EQ(resize_plan_launch(
+                      resize_variant::tile, 1920, 1080, 1, 132, true, 4, false, t)
+                      .rows,
+                  rows1[i]);
+    }
 }
 
 TEST(ResizeLaunchPlan, FramesBeyondOneGridAreSliced)

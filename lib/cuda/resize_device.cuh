@@ -77,13 +77,24 @@ public:
                      int sms,
                      int sm) const
     {
+        return plan(req, d_out, osz, frames, sms, resize_tuning_for(sm), resize_build);
+    }
+    //! The same with tuning row t, for kernel instances built with b (resize_plan_launch).
+    resize_plan plan(resize_variant req,
+                     const void* d_out,
+                     size_t osz,
+                     size_t frames,
+                     int sms,
+                     const resize_tuning& t,
+                     const resize_build_tuning& b) const
+    {
         const int RW = d_g.out_w * d_g.channels;
         // Device buffers are 256-byte aligned; with RW % 4 == 0 every row (and every
         // frame) then starts on a 16-byte (float) / 8-byte (binary16) boundary.
         const bool vec_ok =
             RW % 4 == 0 && reinterpret_cast<uintptr_t>(d_out) % (4 * osz) == 0;
         return resize_plan_launch(
-            req, RW, d_g.out_h, frames, sms, vec_ok, d_kx, d_g.out_h >= d_g.in_h, sm);
+            req, RW, d_g.out_h, frames, sms, vec_ok, d_kx, d_g.out_h >= d_g.in_h, t, b);
     }
 
     /*!

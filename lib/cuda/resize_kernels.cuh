@@ -48,9 +48,6 @@ namespace {
         const float *__restrict__ yw, const int *__restrict__ xidx,              \
         const float *__restrict__ xw, launch_shape s, dev_transform tf
 
-constexpr int TX = resize_tile_tx; // threads per block (one row tile)
-constexpr int V = resize_tile_v;   // output elements per thread along x, TX apart
-
 // Streaming (evict-first) stores: the output is written once and not read by this kernel,
 // so it should not push the source rows, which neighbouring blocks re-read, out of L2.
 __device__ __forceinline__ void store_out(float* p, float v) { __stcs(p, v); }
@@ -59,11 +56,20 @@ __device__ __forceinline__ void store_out(unsigned short* p, float v)
     __stcs(p, __half_as_ushort(__float2half_rn(v)));
 }
 
-template <typename T, typename O, int KY, int KX>
+// The block shapes and register budgets (resize_build) are template arguments with the library's
+// values as defaults: the library launches the defaults, the benchmarks other values of the same
+// templates (bench/resize_lab.cu). TX: threads per block (one row tile); V: output elements per
+// thread along x, TX apart.
+template <typename T,
+          typename O,
+          int KY,
+          int KX,
+          int TX = resize_tile_tx,
+          int V = resize_tile_v>
 __global__ void __launch_bounds__(TX) resize_kernel(GPUINTERP_RESIZE_KERNEL_PARAMS(T, O))
 {
     const resize_thread_pos pos =
-        resize_tile_pos(blockIdx.x, threadIdx.x, s.tiles_x, s.row_groups, s.rows);
+        resize_tile_pos<TX, V>(blockIdx.x, threadIdx.x, s.tiles_x, s.row_groups, s.rows);
     const long long f = pos.f;
 
     int xi[V][KX];
@@ -171,18 +177,27 @@ __device__ __forceinline__ void store1(unsigned short* p, float r)
         *p = h;
 }
 
-template <typename T, typename O, int KY, int KX, int R, bool STREAM, bool STRIDED>
-__global__ void __launch_bounds__(resize_vec_bx* resize_vec_by)
+// BX x BY: the block.
+template <typename T,
+          typename O,
+          int KY,
+          int KX,
+          int R,
+          bool STREAM,
+          bool STRIDED,
+          int BX = resize_vec_bx,
+          int BY = resize_vec_by>
+__global__ void __launch_bounds__(BX* BY)
     resize_vec4_kernel(GPUINTERP_RESIZE_KERNEL_PARAMS(T, O))
 {
     const resize_thread_pos pos =
-        STRIDED ? resize_strided_pos(
+        STRIDED ? resize_strided_pos<BX, BY>(
                       blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x, threadIdx.y, R)
-                : resize_vec4_pos(
+                : resize_vec4_pos<BX, BY>(
                       blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x, threadIdx.y, R);
     if (pos.e0 >= s.RW || pos.oy0 >= s.out_h)
         return;
-    constexpr int step = STRIDED ? resize_vec_bx : 1;
+    constexpr int step = STRIDED ? BX : 1;
     int xi[4][KX];
     float xwv[4][KX];
     if constexpr (STRIDED) {
@@ -269,12 +284,19 @@ __global__ void __launch_bounds__(resize_vec_bx* resize_vec_by)
 // independent gathers in flight as possible: 2D blocks over (x, y), grid z over frames,
 // every tap of every frame loaded before any arithmetic (F = 4: 16 bilinear gathers per
 // thread, the tables read once for 4 frames).
-template <typename T, typename O, int KY, int KX, int F>
-__global__ void __launch_bounds__(resize_point_bx* resize_point_by)
+// BX x BY: the block.
+template <typename T,
+          typename O,
+          int KY,
+          int KX,
+          int F,
+          int BX = resize_point_bx,
+          int BY = resize_point_by>
+__global__ void __launch_bounds__(BX* BY)
     resize_point_kernel(GPUINTERP_RESIZE_KERNEL_PARAMS(T, O))
 {
-    const resize_thread_pos pos =
-        resize_point_pos(blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x, threadIdx.y, F);
+    const resize_thread_pos pos = resize_point_pos<BX, BY>(
+        blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x, threadIdx.y, F);
     if (pos.e0 >= s.RW || pos.oy0 >= s.out_h)
         return;
     int xi[KX];
@@ -356,29 +378,37 @@ constexpr int resize_rowcache_min_blocks()
                                           : resize_build.rowcache_blocks_other);
 }
 
-template <typename T, typename O, int KY, int KX, int R, int NCH>
-__global__ void __launch_bounds__(resize_vec_bx* resize_vec_by,
-                                  resize_rowcache_min_blocks<KY, NCH>())
+// BX x BY: the block; MINB: its resident blocks per SM (__launch_bounds__).
+template <typename T,
+          typename O,
+          int KY,
+          int KX,
+          int R,
+          int NCH,
+          int BX = resize_vec_bx,
+          int BY = resize_vec_by,
+          int MINB = resize_rowcache_min_blocks<KY, NCH>()>
+__global__ void __launch_bounds__(BX* BY, MINB)
     resize_rowcache_kernel(GPUINTERP_RESIZE_KERNEL_PARAMS(T, O))
 {
-    // The block's rows of the vertical tables (its resize_vec_by * R output rows and the
-    // one after, which the walk's look-ahead reads) in shared memory: 1-4 KiB.
-    constexpr int block_rows = resize_vec_by * R + 1;
+    // The block's rows of the vertical tables (its BY * R output rows and the one after,
+    // which the walk's look-ahead reads) in shared memory: 1-4 KiB.
+    constexpr int block_rows = BY * R + 1;
     __shared__ int ys_idx[block_rows * KY];
     __shared__ float ys_w[block_rows * KY];
-    const int boy0 = int(blockIdx.y) * resize_vec_by * R;
-    const int tid = threadIdx.y * resize_vec_bx + threadIdx.x;
-    for (int i = tid; i < block_rows * KY; i += resize_vec_bx * resize_vec_by) {
+    const int boy0 = int(blockIdx.y) * BY * R;
+    const int tid = threadIdx.y * BX + threadIdx.x;
+    for (int i = tid; i < block_rows * KY; i += BX * BY) {
         const int oy = min(boy0 + i / KY, s.out_h - 1);
         ys_idx[i] = __ldg(yidx + oy * KY + i % KY);
         ys_w[i] = __ldg(yw + oy * KY + i % KY);
     }
     __syncthreads();
-    const resize_thread_pos pos = resize_rowcache_pos(
+    const resize_thread_pos pos = resize_rowcache_pos<BX, BY>(
         blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x, threadIdx.y, R, NCH);
     if (pos.e0 >= s.RW || pos.oy0 >= s.out_h)
         return;
-    chunk_taps<KX, NCH> t;
+    chunk_taps<KX, NCH, BX> t;
     t.load(xidx, xw, pos.e0, s.RW, s.C, tf);
     rowcache_walk<KY, KX, R, NCH>(
         global_rows<T>{ in + pos.f * s.in_frame, s.in_row, s.in_h },

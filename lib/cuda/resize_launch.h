@@ -82,6 +82,8 @@ inline int resize_vec4_rows(resize_variant v)
  * tuning row of the automatic choice). A requested variant
  * that the shape cannot take falls back to tile, which takes every shape (rowcache_w8 with
  * bicubic taps runs rowcache_r8 instead, which then falls back to tile like the others).
+ * t: the tuning row; b: the build constants of the kernel instances that will run the plan (the
+ * library's are resize_build; the benchmarks plan other instances of the same templates).
  */
 inline resize_plan resize_plan_launch(resize_variant req,
                                       int RW,
@@ -89,15 +91,15 @@ inline resize_plan resize_plan_launch(resize_variant req,
                                       size_t frames,
                                       int sms,
                                       bool vec_ok,
-                                      int taps = 2,
-                                      bool upscale_y = false,
-                                      int sm = 90)
+                                      int taps,
+                                      bool upscale_y,
+                                      const resize_tuning& t,
+                                      const resize_build_tuning& b = resize_build)
 {
     resize_plan p;
     frames = std::max<size_t>(frames, 1);
     vec_ok = vec_ok && RW % 4 == 0;
     const double total = double(RW) * out_h * double(frames);
-    const resize_tuning& t = resize_tuning_for(sm);
     resize_variant v = req;
     if (v == resize_variant::automatic) {
         if (total < t.small_outputs)
@@ -110,16 +112,16 @@ inline resize_plan resize_plan_launch(resize_variant req,
     }
     if (resize_is_vec4(v) || resize_is_strided(v)) {
         const int R = resize_vec4_rows(v);
-        const long long gy = (out_h + resize_vec_by * R - 1) / (resize_vec_by * R);
+        const long long gy = (out_h + b.vec_by * R - 1) / (b.vec_by * R);
         if ((resize_is_vec4(v) && !vec_ok) || gy > resize_grid_yz_max)
             v = resize_variant::tile;
         else {
             p.variant = v;
             p.rows = R;
-            p.bx = resize_vec_bx;
-            p.by = resize_vec_by;
-            // Both cover 4 * resize_vec_bx elements of a row per block.
-            p.gx = unsigned((RW + 4 * resize_vec_bx - 1) / (4 * resize_vec_bx));
+            p.bx = b.vec_bx;
+            p.by = b.vec_by;
+            // Both cover 4 * vec_bx elements of a row per block.
+            p.gx = unsigned((RW + 4 * b.vec_bx - 1) / (4 * b.vec_bx));
             p.gy = unsigned(gy);
             p.frames_per_launch = std::min<size_t>(frames, resize_grid_yz_max);
             p.gz = unsigned(p.frames_per_launch);
@@ -137,15 +139,14 @@ inline resize_plan resize_plan_launch(resize_variant req,
                        ? 16
                        : 8);
         const int chunks = v == resize_variant::rowcache_w8 ? 2 : 1;
-        const long long gy = (out_h + resize_vec_by * R - 1) / (resize_vec_by * R);
+        const long long gy = (out_h + b.vec_by * R - 1) / (b.vec_by * R);
         if (vec_ok && gy <= resize_grid_yz_max) {
             p.variant = v;
             p.rows = R;
             p.chunks = chunks;
-            p.bx = resize_vec_bx;
-            p.by = resize_vec_by;
-            p.gx = unsigned((RW + 4 * resize_vec_bx * chunks - 1) /
-                            (4 * resize_vec_bx * chunks));
+            p.bx = b.vec_bx;
+            p.by = b.vec_by;
+            p.gx = unsigned((RW + 4 * b.vec_bx * chunks - 1) / (4 * b.vec_bx * chunks));
             p.gy = unsigned(gy);
             p.frames_per_launch = std::min<size_t>(frames, resize_grid_yz_max);
             p.gz = unsigned(p.frames_per_launch);
@@ -154,13 +155,13 @@ inline resize_plan resize_plan_launch(resize_variant req,
         v = resize_variant::tile;
     }
     if (v == resize_variant::point || v == resize_variant::point_f4) {
-        const long long gy = (out_h + resize_point_by - 1) / resize_point_by;
+        const long long gy = (out_h + b.point_by - 1) / b.point_by;
         if (gy <= resize_grid_yz_max) {
             p.variant = v;
             p.frames_per_thread = v == resize_variant::point_f4 ? 4 : 1;
-            p.bx = resize_point_bx;
-            p.by = resize_point_by;
-            p.gx = unsigned((RW + resize_point_bx - 1) / resize_point_bx);
+            p.bx = b.point_bx;
+            p.by = b.point_by;
+            p.gx = unsigned((RW + b.point_bx - 1) / b.point_bx);
             p.gy = unsigned(gy);
             p.frames_per_launch = std::min<size_t>(
                 frames, size_t(resize_grid_yz_max) * p.frames_per_thread);
@@ -172,9 +173,9 @@ inline resize_plan resize_plan_launch(resize_variant req,
     // tile: several rows per thread reuse the x taps held in registers; only worth it
     // while the grid still has a few waves of blocks for every SM.
     p.variant = resize_variant::tile;
-    p.bx = resize_tile_tx;
+    p.bx = b.tile_threads;
     p.tiles_x =
-        (RW + resize_tile_tx * resize_tile_v - 1) / (resize_tile_tx * resize_tile_v);
+        (RW + b.tile_threads * b.tile_elements - 1) / (b.tile_threads * b.tile_elements);
     const double blocks1 = double(p.tiles_x) * out_h * double(frames);
     p.rows = blocks1 >= t.tile_waves * 32 * sms * 4
                  ? 4
@@ -186,6 +187,21 @@ inline resize_plan resize_plan_launch(resize_variant req,
         std::min(frames, std::max<size_t>(1, (size_t(1) << 31) / per_frame - 1));
     p.gx = unsigned(per_frame * p.frames_per_launch);
     return p;
+}
+
+//! The plan of the library's kernels (resize_build) with the tuning row of compute capability sm.
+inline resize_plan resize_plan_launch(resize_variant req,
+                                      int RW,
+                                      int out_h,
+                                      size_t frames,
+                                      int sms,
+                                      bool vec_ok,
+                                      int taps = 2,
+                                      bool upscale_y = false,
+                                      int sm = 90)
+{
+    return resize_plan_launch(
+        req, RW, out_h, frames, sms, vec_ok, taps, upscale_y, resize_tuning_for(sm));
 }
 
 //! Grid of the launch that covers `nf` (<= p.frames_per_launch) frames.
@@ -209,43 +225,47 @@ struct resize_thread_pos {
     long long f;
 };
 
+// The position functions take the block shape as template arguments (default: the library's
+// build, resize_build) so that the benchmarks' instances of the kernels with other blocks map
+// threads the same way their plans (resize_plan_launch with their build) assume.
+template <int TX = resize_tile_tx, int V = resize_tile_v>
 GPUINTERP_HD inline resize_thread_pos
 resize_tile_pos(unsigned b, unsigned tx, int tiles_x, int row_groups, int rows)
 {
     const int tile = int(b % unsigned(tiles_x));
     const unsigned rest = b / unsigned(tiles_x);
     const int rg = int(rest % unsigned(row_groups));
-    return { tile * (resize_tile_tx * resize_tile_v) + int(tx),
+    return { tile * (TX * V) + int(tx),
              rg * rows,
              (long long)(rest / unsigned(row_groups)) };
 }
 
+template <int BX = resize_vec_bx, int BY = resize_vec_by>
 GPUINTERP_HD inline resize_thread_pos
 resize_vec4_pos(unsigned bx, unsigned by, unsigned bz, unsigned tx, unsigned ty, int rows)
 {
-    return { int((bx * resize_vec_bx + tx) * 4),
-             int(by * resize_vec_by + ty) * rows,
-             (long long)bz };
+    return { int((bx * BX + tx) * 4), int(by * BY + ty) * rows, (long long)bz };
 }
 
+template <int BX = resize_vec_bx, int BY = resize_vec_by>
 GPUINTERP_HD inline resize_thread_pos resize_strided_pos(
     unsigned bx, unsigned by, unsigned bz, unsigned tx, unsigned ty, int rows)
 {
-    return { int(bx * (resize_vec_bx * 4) + tx),
-             int(by * resize_vec_by + ty) * rows,
-             (long long)bz };
+    return { int(bx * (BX * 4) + tx), int(by * BY + ty) * rows, (long long)bz };
 }
 
 //! rowcache: chunk j (< chunks) of the thread is elements e0 + j*4*resize_vec_bx .. +3
 //! (whole chunks: the plan requires RW % 4 == 0) of rows [oy0, oy0 + rows).
+template <int BX = resize_vec_bx, int BY = resize_vec_by>
 GPUINTERP_HD inline resize_thread_pos resize_rowcache_pos(
     unsigned bx, unsigned by, unsigned bz, unsigned tx, unsigned ty, int rows, int chunks)
 {
-    return { int(bx * (resize_vec_bx * 4 * chunks) + tx * 4),
-             int(by * resize_vec_by + ty) * rows,
+    return { int(bx * (BX * 4 * chunks) + tx * 4),
+             int(by * BY + ty) * rows,
              (long long)bz };
 }
 
+template <int BX = resize_point_bx, int BY = resize_point_by>
 GPUINTERP_HD inline resize_thread_pos resize_point_pos(unsigned bx,
                                                        unsigned by,
                                                        unsigned bz,
@@ -253,9 +273,7 @@ GPUINTERP_HD inline resize_thread_pos resize_point_pos(unsigned bx,
                                                        unsigned ty,
                                                        int frames_per_thread)
 {
-    return { int(bx * resize_point_bx + tx),
-             int(by * resize_point_by + ty),
-             (long long)bz * frames_per_thread };
+    return { int(bx * BX + tx), int(by * BY + ty), (long long)bz * frames_per_thread };
 }
 
 } // namespace gpu

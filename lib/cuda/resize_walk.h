@@ -227,9 +227,9 @@ struct shared_ytab {
 };
 
 // A thread's x taps and per-element transform for NCH chunks of 4 elements starting at e0
-// (chunk j at e0 + j * 4 * resize_vec_bx); a chunk past the row (keep = false) loads
-// chunk 0's, recomputes it and is not stored. e0 itself must be < RW.
-template <int KX, int NCH>
+// (chunk j at e0 + j * 4 * BX, BX: the block's threads along x); a chunk past the row
+// (keep = false) loads chunk 0's, recomputes it and is not stored. e0 itself must be < RW.
+template <int KX, int NCH, int BX = resize_vec_bx>
 struct chunk_taps {
     int xi[4 * NCH][KX];
     float xw[4 * NCH][KX];
@@ -245,7 +245,7 @@ struct chunk_taps {
     {
 #pragma unroll
         for (int j = 0; j < NCH; j++) {
-            const int ej = e0 + j * 4 * resize_vec_bx;
+            const int ej = e0 + j * 4 * BX;
             keep[j] = ej < RW;
             const int el = keep[j] ? ej : e0;
 #pragma unroll
@@ -307,9 +307,9 @@ struct chunk_taps {
 //   the H200, 4 x 1080p -> 4K bilinear: 0.084 ms without, 0.073 ms with it and the
 //   tables in shared memory). A row not read from the prefetch is gathered directly (the
 //   first row, shrinks, taps past the prefetched row).
-template <int KY, int KX, int R, int NCH, typename Src, typename YTab, typename O>
+template <int KY, int KX, int R, int NCH, typename Src, typename YTab, typename O, int BX>
 GPUINTERP_DI void rowcache_walk(const Src& src,
-                                const chunk_taps<KX, NCH>& t,
+                                const chunk_taps<KX, NCH, BX>& t,
                                 O* __restrict__ fout,
                                 int e0,
                                 int oy0,
@@ -318,7 +318,7 @@ GPUINTERP_DI void rowcache_walk(const Src& src,
                                 const dev_transform& tf)
 {
     constexpr int W = 4 * NCH; // elements per thread and row
-    constexpr int chunk_step = 4 * resize_vec_bx;
+    constexpr int chunk_step = 4 * BX;
     constexpr bool PF = Src::prefetch && KY <= 2;
     // Cache: the source rows in use (those of the last row that changed them) and their h.
     // Table indices are >= -1, so INT_MIN never matches.
