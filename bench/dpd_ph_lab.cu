@@ -147,7 +147,7 @@ tiled_lab(const dev_model& md, int M, int device, dpd_lab_variant v, const ph_tu
 {
     lab_plan p;
     if (!plan_tiled_tile(
-            p.ph, md, M, device, tiled_for<R, NT, UNROLL_M>(M, md.Lmax), R, NT)) {
+            p.ph, { md, M, device }, tiled_for<R, NT, UNROLL_M>(M, md.Lmax), { R, NT })) {
         p.ph = plan_ph(md, M, device, dpd_cuda_variant::smem, row);
         return p;
     }
@@ -166,7 +166,7 @@ smem_lab(const dev_model& md, int M, int device, dpd_lab_variant v, const ph_tun
 {
     lab_plan p;
     p.variant = v;
-    plan_smem_tile(p.ph, md, M, device, row, NT, RB);
+    plan_smem_tile(p.ph, { md, M, device }, row, { RB, NT });
     p.ph.kernel = smem_kernel_for<NT, RB>(M, p.ph.R);
     finish_ph_plan(p.ph, device);
     return p;

@@ -53,35 +53,39 @@ ph_plan plan_ph(const dev_model& md,
                 kernel::dpd_cuda_variant requested,
                 const ph_tuning& row);
 
+//! What a plan is for: the model in kernel form, its orders, the device.
+struct ph_target {
+    const dev_model& md;
+    int M;
+    int device;
+};
+
+//! A kernel's build constants as its plan needs them: outputs per thread, threads per block.
+struct ph_block {
+    int R;
+    int threads;
+};
+
 //! Sets the shared-memory limit of pl.kernel (the device's, for every engine alike) and
 //! pl.max_blocks (resident blocks on the device at pl.threads and pl.smem): the last step of
 //! every plan, the lab's included.
 void finish_ph_plan(ph_plan& pl, int device);
 
-//! The tiled kernel `tc` (R outputs per thread, blocks of `threads`) planned where it fits: its
+//! The tiled kernel `tc` (b.R outputs per thread, blocks of b.threads) planned where it fits: its
 //! tile needs one halo value per thread and its planes within the device's shared memory.
 //! Sets pl.variant (tiled), M, kernel, param, tile, threads and smem and returns true, or returns
 //! false and leaves pl as it was. plan_ph() plans the library's kernel with it, the lab its
 //! other instantiations.
 bool plan_tiled_tile(ph_plan& pl,
-                     const dev_model& md,
-                     int M,
-                     int device,
+                     const ph_target& on,
                      const tiled_choice& tc,
-                     int R,
-                     int threads);
+                     ph_block b);
 
-//! The smem kernel's tile for blocks of `threads` and `blocked_r` register-blocked outputs per
-//! thread, from `row`: sets pl.variant (smem), M, threads, R (blocked_r or 1), tile and smem.
+//! The smem kernel's tile for blocks of b.threads and b.R register-blocked outputs per thread,
+//! from `row`: sets pl.variant (smem), M, threads, R (b.R or 1), tile and smem.
 //! plan_ph() plans the library's kernel (ph_build) with it, the lab its other instantiations.
 //! Throws std::invalid_argument naming `Lp` when not even R = 1 fits.
-void plan_smem_tile(ph_plan& pl,
-                    const dev_model& md,
-                    int M,
-                    int device,
-                    const ph_tuning& row,
-                    int threads,
-                    int blocked_r);
+void plan_smem_tile(ph_plan& pl, const ph_target& on, const ph_tuning& row, ph_block b);
 
 //! One launch over io (its x starts with md.H history samples; the tiled kernels need x and y
 //! 16-byte aligned). coef: the packed maps on the device; hcoef: the same on the host (the

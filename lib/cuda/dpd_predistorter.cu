@@ -94,14 +94,10 @@ dev_model make_dev_model(const kernel::dpd_packed& m)
     return md;
 }
 
-void plan_smem_tile(ph_plan& pl,
-                    const dev_model& md,
-                    int M,
-                    int device,
-                    const ph_tuning& t,
-                    int threads,
-                    int blocked_r)
+void plan_smem_tile(ph_plan& pl, const ph_target& on, const ph_tuning& t, ph_block b)
 {
+    const dev_model& md = on.md;
+    const int M = on.M, device = on.device, threads = b.threads, blocked_r = b.R;
     const int optin = device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
     const int H = md.H, Lmax = md.Lmax;
     const size_t coef_bytes = size_t(M) * Lmax * sizeof(float4);
@@ -134,14 +130,10 @@ void plan_smem_tile(ph_plan& pl,
     pl.smem = need(T, pl.R);
 }
 
-bool plan_tiled_tile(ph_plan& pl,
-                     const dev_model& md,
-                     int M,
-                     int device,
-                     const tiled_choice& tc,
-                     int R,
-                     int threads)
+bool plan_tiled_tile(ph_plan& pl, const ph_target& on, const tiled_choice& tc, ph_block b)
 {
+    const dev_model& md = on.md;
+    const int M = on.M, device = on.device, R = b.R, threads = b.threads;
     const int optin = device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
     const int T = R * threads;
     // padded<R>: even R pads the planes by one value per R (dpd_ph_kernels.cuh).
@@ -178,16 +170,12 @@ ph_plan plan_ph(const dev_model& md,
     const dpd_cuda_variant v =
         requested == dpd_cuda_variant::automatic ? t.automatic : requested;
     ph_plan pl;
+    const ph_target on{ md, M, device };
     // Longer filters than the tiled kernel's halo (or no room) take the smem kernel.
     if (!(v == dpd_cuda_variant::tiled &&
-          plan_tiled_tile(pl,
-                          md,
-                          M,
-                          device,
-                          tiled_for<TILED_R, TILED_NT>(M, md.Lmax),
-                          TILED_R,
-                          TILED_NT))) {
-        plan_smem_tile(pl, md, M, device, t, THREADS, SMEM_R);
+          plan_tiled_tile(
+              pl, on, tiled_for<TILED_R, TILED_NT>(M, md.Lmax), { TILED_R, TILED_NT }))) {
+        plan_smem_tile(pl, on, t, { SMEM_R, THREADS });
         pl.kernel = smem_kernel_for<THREADS, SMEM_R>(M, pl.R);
     }
     finish_ph_plan(pl, device);
