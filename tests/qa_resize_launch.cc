@@ -344,15 +344,15 @@ TEST(ResizeLaunchPlan, TuningTable)
     using V = resize_variant;
     for (int sm : { 0, 50, 75, 80, 89, 90, 100, 120 }) {
         const resize_tuning& t = resize_tuning_for(sm);
-        EXPECT_EQ(resize_plan_launch(V::automatic, 3840, 2160, 4, 132, true, 2, true, sm)
+        EXPECT_EQ(resize_plan_launch(V::automatic, 3840, 2160, 4, 132, true, 2, true, t)
                       .variant,
                   t.upscale)
             << sm;
-        EXPECT_EQ(resize_plan_launch(V::automatic, 3840, 2160, 4, 132, true, 2, false, sm)
+        EXPECT_EQ(resize_plan_launch(V::automatic, 3840, 2160, 4, 132, true, 2, false, t)
                       .variant,
                   t.wide)
             << sm;
-        EXPECT_EQ(resize_plan_launch(V::automatic, 224, 224, 1, 132, true, 2, false, sm)
+        EXPECT_EQ(resize_plan_launch(V::automatic, 224, 224, 1, 132, true, 2, false, t)
                       .variant,
                   V::point)
             << sm;

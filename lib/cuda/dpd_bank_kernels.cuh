@@ -150,13 +150,9 @@ const void* bank_kernel_lt(int Lmax, bool sc16, bool sc16_in)
 template <int R, int NT>
 const void* bank_kernel_for(int M, int Lmax, bool sc16, bool sc16_in)
 {
-    const void* fn = nullptr;
-    if (!with_int_constant<1, 2, 3, 4, 5, 6, 7, 8>(M, [&](auto m) {
-            fn = bank_kernel_lt<decltype(m)::value, R, NT>(Lmax, sc16, sc16_in);
-        }))
-        throw std::invalid_argument(
-            "P: orders above 15 are not supported by the CUDA backend");
-    return fn;
+    return for_orders<const void*>(M, [&](auto m) {
+        return bank_kernel_lt<decltype(m)::value, R, NT>(Lmax, sc16, sc16_in);
+    });
 }
 
 } // namespace

@@ -461,18 +461,24 @@ tiled_choice tiled_pick(int Lmax)
     return { reinterpret_cast<const void*>(dpd_tiled_generic_kernel<M, R, NT>), false };
 }
 
+//! What pick(std::integral_constant<int, M>) returns for M = 1..8 orders (P = 2M - 1 <= 15).
+template <typename Result, typename Pick>
+Result for_orders(int M, Pick pick)
+{
+    Result r{};
+    if (!with_int_constant<1, 2, 3, 4, 5, 6, 7, 8>(M, [&](auto m) { r = pick(m); }))
+        throw std::invalid_argument(
+            "P: orders above 15 are not supported by the CUDA backend");
+    return r;
+}
+
 //! The tiled kernel of M orders and Lmax taps: unrolled (maps as a parameter) for orders up to
 //! UNROLL_M and the unrolled tap counts, else the generic one.
 template <int R, int NT, int UNROLL_M = TILED_UNROLL_M>
 tiled_choice tiled_for(int M, int Lmax)
 {
-    tiled_choice c;
-    if (!with_int_constant<1, 2, 3, 4, 5, 6, 7, 8>(M, [&](auto m) {
-            c = tiled_pick<decltype(m)::value, R, NT, UNROLL_M>(Lmax);
-        }))
-        throw std::invalid_argument(
-            "P: orders above 15 are not supported by the CUDA backend");
-    return c;
+    return for_orders<tiled_choice>(
+        M, [&](auto m) { return tiled_pick<decltype(m)::value, R, NT, UNROLL_M>(Lmax); });
 }
 
 //! Outputs per thread of the register-blocked smem kernel (odd: bank-conflict-free plane loads).
@@ -482,15 +488,11 @@ constexpr int SMEM_R = ph_build.smem_r;
 template <int NT, int RB>
 const void* smem_kernel_for(int M, int R)
 {
-    const void* fn = nullptr;
-    if (!with_int_constant<1, 2, 3, 4, 5, 6, 7, 8>(M, [&](auto m) {
-            constexpr int MM = decltype(m)::value;
-            fn = R == 1 ? reinterpret_cast<const void*>(dpd_smem_kernel<MM, 1, NT>)
-                        : reinterpret_cast<const void*>(dpd_smem_kernel<MM, RB, NT>);
-        }))
-        throw std::invalid_argument(
-            "P: orders above 15 are not supported by the CUDA backend");
-    return fn;
+    return for_orders<const void*>(M, [&](auto m) {
+        constexpr int MM = decltype(m)::value;
+        return R == 1 ? reinterpret_cast<const void*>(dpd_smem_kernel<MM, 1, NT>)
+                      : reinterpret_cast<const void*>(dpd_smem_kernel<MM, RB, NT>);
+    });
 }
 
 } // namespace

@@ -78,11 +78,10 @@ inline int resize_vec4_rows(resize_variant v)
  * RW: output elements per row (out_w * channels); vec_ok: the 16-byte (float) / 8-byte
  * (binary16) row stores and the 16-byte table loads are aligned (the output base is;
  * RW % 4 == 0 is checked here); taps: x taps of the method (1, 2, 4); upscale_y: out_h >= in_h
- * (output rows can reuse source rows); sm: compute capability, major * 10 + minor (selects the
- * tuning row of the automatic choice). A requested variant
+ * (output rows can reuse source rows). A requested variant
  * that the shape cannot take falls back to tile, which takes every shape (rowcache_w8 with
  * bicubic taps runs rowcache_r8 instead, which then falls back to tile like the others).
- * t: the tuning row; b: the build constants of the kernel instances that will run the plan (the
+ * t: the tuning row of the automatic choice (resize_tuning_for(sm) of the device); b: the build constants of the kernel instances that will run the plan (the
  * library's are resize_build; the benchmarks plan other instances of the same templates).
  */
 inline resize_plan resize_plan_launch(resize_variant req,
@@ -91,9 +90,9 @@ inline resize_plan resize_plan_launch(resize_variant req,
                                       size_t frames,
                                       int sms,
                                       bool vec_ok,
-                                      int taps,
-                                      bool upscale_y,
-                                      const resize_tuning& t,
+                                      int taps = 2,
+                                      bool upscale_y = false,
+                                      const resize_tuning& t = resize_tuning_for(90),
                                       const resize_build_tuning& b = resize_build)
 {
     resize_plan p;
@@ -187,21 +186,6 @@ inline resize_plan resize_plan_launch(resize_variant req,
         std::min(frames, std::max<size_t>(1, (size_t(1) << 31) / per_frame - 1));
     p.gx = unsigned(per_frame * p.frames_per_launch);
     return p;
-}
-
-//! The plan of the library's kernels (resize_build) with the tuning row of compute capability sm.
-inline resize_plan resize_plan_launch(resize_variant req,
-                                      int RW,
-                                      int out_h,
-                                      size_t frames,
-                                      int sms,
-                                      bool vec_ok,
-                                      int taps = 2,
-                                      bool upscale_y = false,
-                                      int sm = 90)
-{
-    return resize_plan_launch(
-        req, RW, out_h, frames, sms, vec_ok, taps, upscale_y, resize_tuning_for(sm));
 }
 
 //! Grid of the launch that covers `nf` (<= p.frames_per_launch) frames.
