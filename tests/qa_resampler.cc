@@ -475,6 +475,25 @@ fx_step step_of(double rate)
     return { uint64_t(std::floor(d)), uint64_t(std::ldexp(d - std::floor(d), 64)) };
 }
 
+//! A polyphase window plan at rate r over an n_win-sample window (K taps per arm, P arms):
+//! the first output at half + 3 with a fractional start, as many outputs as the window holds.
+resamp_plan polyphase_window_plan(double r, double scale, int K, int P, size_t n_win)
+{
+    const int half = K / 2;
+    resamp_plan plan;
+    plan.method = resamp_method::polyphase;
+    plan.step = step_of(r);
+    plan.pos0 = { half + 3, 0x9e3779b97f4a7c15ull };
+    plan.hist = size_t(half);
+    plan.scale = scale;
+    plan.half_span = half;
+    plan.nfilts = P;
+    plan.back = size_t(half - 1);
+    plan.ahead = size_t(half);
+    plan.n_out = size_t(double(n_win - 2 * K - 8) * r);
+    return plan;
+}
+
 //! all_close wants the reference in double.
 std::vector<double> widen(const std::vector<float>& v) { return { v.begin(), v.end() }; }
 std::vector<std::complex<double>> widen(const std::vector<cf>& v)
@@ -556,17 +575,7 @@ TEST(PolyTiles, EmulatedTiledKernelEqualsCpuEngine)
         const int K = int(polyphase_taps(pp, scale)), P = int(pp.nfilts), half = K / 2;
         const size_t n_win = 40000;
         const auto w = random_vector<cf>(n_win);
-        resamp_plan plan;
-        plan.method = resamp_method::polyphase;
-        plan.step = step_of(r);
-        plan.pos0 = { half + 3, 0x9e3779b97f4a7c15ull };
-        plan.hist = size_t(half);
-        plan.scale = scale;
-        plan.half_span = half;
-        plan.nfilts = P;
-        plan.back = size_t(half - 1);
-        plan.ahead = size_t(half);
-        plan.n_out = size_t(double(n_win - 2 * K - 8) * r);
+        const resamp_plan plan = polyphase_window_plan(r, scale, K, P, n_win);
         auto cpu = make_cpu_resamp_engine<cf>();
         cpu->set_prototype(table, unsigned(K), unsigned(P));
         std::vector<cf> want(plan.n_out);
@@ -655,19 +664,9 @@ TEST_P(PolyTilesLab, TiledKernelOnEveryBlockEqualsCpuEngineAndLibrary)
         using T = typename decltype(x)::value_type;
         const polyphase_params pp;
         const double scale = std::min(1.0, r);
-        const int K = int(polyphase_taps(pp, scale)), P = int(pp.nfilts), half = K / 2;
+        const int K = int(polyphase_taps(pp, scale)), P = int(pp.nfilts);
         engine->set_prototype(polyphase_prototype(pp, scale), unsigned(K), unsigned(P));
-        resamp_plan plan;
-        plan.method = resamp_method::polyphase;
-        plan.step = step_of(r);
-        plan.pos0 = { half + 3, 0x9e3779b97f4a7c15ull };
-        plan.hist = size_t(half);
-        plan.scale = scale;
-        plan.half_span = half;
-        plan.nfilts = P;
-        plan.back = size_t(half - 1);
-        plan.ahead = size_t(half);
-        plan.n_out = size_t(double(x.size() - 2 * K - 8) * r);
+        const resamp_plan plan = polyphase_window_plan(r, scale, K, P, x.size());
         std::vector<T> y(plan.n_out, T(NAN));
         engine->run_window(y.data(), x.data(), x.size(), plan);
         return y;

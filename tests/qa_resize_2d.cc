@@ -586,6 +586,30 @@ std::vector<int> build_variants(const gpu::resize_lab_build& b)
 }
 #endif
 
+// One spec's float32 case for the lab tests below: five random frames, the reference, and the
+// lab engine's output with the library's tile variant (what every other build must equal).
+#ifdef GPUINTERP_RESIZE_LAB
+struct lab_case {
+    static constexpr size_t frames = 5;
+    std::vector<float> x;
+    std::vector<double> want;
+    size_t out_n;
+    std::unique_ptr<gpu::resize_lab_engine<float>> k;
+    std::vector<float> tile;
+
+    explicit lab_case(const spec& s)
+        : x(random_frames<float>(frames * size_t(s.ih) * s.iw * s.C)),
+          want(reference(s, x, frames)),
+          out_n(frames * size_t(s.oh) * s.ow * s.C),
+          k(make_lab<float>(s, frames)),
+          tile(out_n)
+    {
+        k->set_variant(int(gpu::resize_variant::tile));
+        k->run(tile.data(), false, x.data(), frames);
+    }
+};
+#endif
+
 // The library's kernel templates instantiated with the lab's other build constants
 // (resize_lab_builds: tile threads and elements, vec4/rowcache blocks, point blocks, rowcache
 // blocks per SM, the staged rectangle), each forced on every spec above and planned for its
@@ -596,16 +620,9 @@ TEST_P(Resize, EveryLabBuild)
     if (GetParam() != backend::cuda)
         GTEST_SKIP() << "CUDA kernel variants";
 #ifdef GPUINTERP_RESIZE_LAB
-    const size_t frames = 5;
     for (const auto& s : variant_specs()) {
-        const std::vector<float> x =
-            random_frames<float>(frames * size_t(s.ih) * s.iw * s.C);
-        const auto want = reference(s, x, frames);
-        const size_t out_n = frames * size_t(s.oh) * s.ow * s.C;
-        auto k = make_lab<float>(s, frames);
-        std::vector<float> tile(out_n);
-        k->set_variant(int(gpu::resize_variant::tile));
-        k->run(tile.data(), false, x.data(), frames);
+        lab_case c(s);
+        auto& [x, want, out_n, k, tile] = c;
         for (int i = 1; i < gpu::resize_lab_build_count; i++) {
             const gpu::resize_lab_build& b = gpu::resize_lab_builds[i];
             k->set_build(b.build);
@@ -619,7 +636,7 @@ TEST_P(Resize, EveryLabBuild)
                 k->set_variant(v);
                 std::vector<float> y(out_n);
                 poison(y);
-                k->run(y.data(), false, x.data(), frames);
+                k->run(y.data(), false, x.data(), c.frames);
                 EXPECT_EQ(k->last_variant(), expected_variant(v, s)) << what;
                 EXPECT_TRUE(all_close(y, want, rtol, atol)) << what;
                 EXPECT_EQ(std::memcmp(y.data(), tile.data(), out_n * sizeof(float)), 0)
@@ -630,7 +647,7 @@ TEST_P(Resize, EveryLabBuild)
         k->set_build(gpu::resize_lab_builds[1].build);
         k->set_variant(int(gpu::resize_variant::tile));
         std::vector<uint16_t> yh(out_n);
-        EXPECT_THROW(k->run(yh.data(), true, x.data(), frames), std::invalid_argument);
+        EXPECT_THROW(k->run(yh.data(), true, x.data(), c.frames), std::invalid_argument);
     }
 #else
     GTEST_SKIP() << "the lab engine (bench/resize_lab.cu) is not linked";
@@ -644,23 +661,16 @@ TEST_P(Resize, TileWavesOfTheRow)
     if (GetParam() != backend::cuda)
         GTEST_SKIP() << "CUDA kernel variants";
 #ifdef GPUINTERP_RESIZE_LAB
-    const size_t frames = 5;
     for (const auto& s : variant_specs()) {
-        const std::vector<float> x =
-            random_frames<float>(frames * size_t(s.ih) * s.iw * s.C);
-        const auto want = reference(s, x, frames);
-        const size_t out_n = frames * size_t(s.oh) * s.ow * s.C;
-        auto k = make_lab<float>(s, frames);
-        k->set_variant(int(gpu::resize_variant::tile));
-        std::vector<float> tile(out_n);
-        k->run(tile.data(), false, x.data(), frames);
+        lab_case c(s);
+        auto& [x, want, out_n, k, tile] = c;
         for (double waves : { 0.0, 1.0, 2.0, 4.0, 8.0 }) {
             gpu::resize_tuning t = gpu::resize_tuning_for(90);
             t.tile_waves = waves;
             k->set_tuning(t);
             std::vector<float> y(out_n);
             poison(y);
-            k->run(y.data(), false, x.data(), frames);
+            k->run(y.data(), false, x.data(), c.frames);
             const std::string what = "tile_waves " + std::to_string(waves) + " " +
                                      s.method + " " + std::to_string(s.ih) + "x" +
                                      std::to_string(s.iw) + "->" + std::to_string(s.oh) +
