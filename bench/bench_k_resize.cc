@@ -125,21 +125,21 @@ void time_kernel(benchmark::State& st,
 {
     st.counters["kernel_ms"] = gpuinterp_bench::run_device_timed(st, [&] {
         return gpu::time_resize_kernel_ms(0,
-                                          s.in_h,
-                                          s.in_w,
-                                          s.out_h,
-                                          s.out_w,
-                                          s.channels,
-                                          s.method,
-                                          s.n_frames,
-                                          mode,
-                                          half_output,
-                                          iters,
-                                          variant,
-                                          l2_fetch_bytes,
-                                          ran,
-                                          build,
-                                          tuning);
+                                          { s.in_h,
+                                            s.in_w,
+                                            s.out_h,
+                                            s.out_w,
+                                            s.channels,
+                                            s.method,
+                                            s.n_frames,
+                                            mode,
+                                            half_output,
+                                            iters,
+                                            variant,
+                                            l2_fetch_bytes,
+                                            build,
+                                            tuning },
+                                          ran);
     });
     st.SetItemsProcessed(int64_t(st.iterations()) * s.n_frames * s.out_h * s.out_w);
 }

@@ -46,28 +46,44 @@ struct resize_lab_build {
 };
 
 //! resize_build with one group of fields replaced (the entries below).
-constexpr resize_build_tuning resize_build_with(int tile_threads,
-                                                int tile_elements,
-                                                int vec_bx,
-                                                int vec_by,
-                                                int point_bx,
-                                                int point_by,
-                                                int stage_floats,
-                                                int blocks_nearest,
-                                                int blocks_bilinear,
-                                                int blocks_other)
+constexpr resize_build_tuning tile_build(int threads, int elements)
 {
-    return { tile_threads, tile_elements, vec_bx,         vec_by,          point_bx,
-             point_by,     stage_floats,  blocks_nearest, blocks_bilinear, blocks_other };
+    resize_build_tuning b = resize_build;
+    b.tile_threads = threads;
+    b.tile_elements = elements;
+    return b;
 }
-
-constexpr int rb_tx = resize_build.tile_threads, rb_v = resize_build.tile_elements;
-constexpr int rb_vx = resize_build.vec_bx, rb_vy = resize_build.vec_by;
-constexpr int rb_px = resize_build.point_bx, rb_py = resize_build.point_by;
-constexpr int rb_st = resize_build.stage_floats;
-constexpr int rb_bn = resize_build.rowcache_blocks_nearest,
-              rb_bb = resize_build.rowcache_blocks_bilinear,
-              rb_bo = resize_build.rowcache_blocks_other;
+//! The vec/rowcache block; `blocks_scale` multiplies the rowcache blocks per SM.
+constexpr resize_build_tuning vec_build(int bx, int by, int blocks_scale = 1)
+{
+    resize_build_tuning b = resize_build;
+    b.vec_bx = bx;
+    b.vec_by = by;
+    b.rowcache_blocks_nearest *= blocks_scale;
+    b.rowcache_blocks_bilinear *= blocks_scale;
+    b.rowcache_blocks_other *= blocks_scale;
+    return b;
+}
+constexpr resize_build_tuning point_build(int bx, int by)
+{
+    resize_build_tuning b = resize_build;
+    b.point_bx = bx;
+    b.point_by = by;
+    return b;
+}
+//! Rowcache blocks per SM for nearest (`other` false) or for the other 4-tap methods.
+constexpr resize_build_tuning rowcache_build(bool other, int blocks)
+{
+    resize_build_tuning b = resize_build;
+    (other ? b.rowcache_blocks_other : b.rowcache_blocks_nearest) = blocks;
+    return b;
+}
+constexpr resize_build_tuning staged_build(int stage_floats)
+{
+    resize_build_tuning b = resize_build;
+    b.stage_floats = stage_floats;
+    return b;
+}
 
 // The tile pairs keep the library's 256 elements per block or take 512, at 2-8 elements per
 // thread. The vec blocks keep 256 threads (32x8, 128x2) or halve them (32x4); the rowcache
@@ -79,60 +95,22 @@ constexpr int rb_bn = resize_build.rowcache_blocks_nearest,
 // 4 bounding-box words.
 constexpr resize_lab_build resize_lab_builds[] = {
     { "production", resize_lab_build::production, resize_build },
-    { "tile32x8",
-      resize_lab_build::tile,
-      resize_build_with(32, 8, rb_vx, rb_vy, rb_px, rb_py, rb_st, rb_bn, rb_bb, rb_bo) },
-    { "tile64x8",
-      resize_lab_build::tile,
-      resize_build_with(64, 8, rb_vx, rb_vy, rb_px, rb_py, rb_st, rb_bn, rb_bb, rb_bo) },
-    { "tile128x2",
-      resize_lab_build::tile,
-      resize_build_with(128, 2, rb_vx, rb_vy, rb_px, rb_py, rb_st, rb_bn, rb_bb, rb_bo) },
-    { "tile128x4",
-      resize_lab_build::tile,
-      resize_build_with(128, 4, rb_vx, rb_vy, rb_px, rb_py, rb_st, rb_bn, rb_bb, rb_bo) },
-    { "tile256x2",
-      resize_lab_build::tile,
-      resize_build_with(256, 2, rb_vx, rb_vy, rb_px, rb_py, rb_st, rb_bn, rb_bb, rb_bo) },
-    { "vec32x8",
-      resize_lab_build::vec,
-      resize_build_with(rb_tx, rb_v, 32, 8, rb_px, rb_py, rb_st, rb_bn, rb_bb, rb_bo) },
-    { "vec128x2",
-      resize_lab_build::vec,
-      resize_build_with(rb_tx, rb_v, 128, 2, rb_px, rb_py, rb_st, rb_bn, rb_bb, rb_bo) },
-    { "vec32x4",
-      resize_lab_build::vec,
-      resize_build_with(
-          rb_tx, rb_v, 32, 4, rb_px, rb_py, rb_st, 2 * rb_bn, 2 * rb_bb, 2 * rb_bo) },
-    { "point16x16",
-      resize_lab_build::point,
-      resize_build_with(rb_tx, rb_v, rb_vx, rb_vy, 16, 16, rb_st, rb_bn, rb_bb, rb_bo) },
-    { "point64x4",
-      resize_lab_build::point,
-      resize_build_with(rb_tx, rb_v, rb_vx, rb_vy, 64, 4, rb_st, rb_bn, rb_bb, rb_bo) },
-    { "point32x4",
-      resize_lab_build::point,
-      resize_build_with(rb_tx, rb_v, rb_vx, rb_vy, 32, 4, rb_st, rb_bn, rb_bb, rb_bo) },
-    { "rowcache_nearest6",
-      resize_lab_build::rowcache_nearest,
-      resize_build_with(
-          rb_tx, rb_v, rb_vx, rb_vy, rb_px, rb_py, rb_st, 6, rb_bb, rb_bo) },
-    { "rowcache_bicubic1",
-      resize_lab_build::rowcache_bicubic,
-      resize_build_with(
-          rb_tx, rb_v, rb_vx, rb_vy, rb_px, rb_py, rb_st, rb_bn, rb_bb, 1) },
-    { "rowcache_bicubic3",
-      resize_lab_build::rowcache_bicubic,
-      resize_build_with(
-          rb_tx, rb_v, rb_vx, rb_vy, rb_px, rb_py, rb_st, rb_bn, rb_bb, 3) },
-    { "stage3072",
-      resize_lab_build::staged,
-      resize_build_with(
-          rb_tx, rb_v, rb_vx, rb_vy, rb_px, rb_py, 3072, rb_bn, rb_bb, rb_bo) },
-    { "stage12284",
-      resize_lab_build::staged,
-      resize_build_with(
-          rb_tx, rb_v, rb_vx, rb_vy, rb_px, rb_py, 12284, rb_bn, rb_bb, rb_bo) },
+    { "tile32x8", resize_lab_build::tile, tile_build(32, 8) },
+    { "tile64x8", resize_lab_build::tile, tile_build(64, 8) },
+    { "tile128x2", resize_lab_build::tile, tile_build(128, 2) },
+    { "tile128x4", resize_lab_build::tile, tile_build(128, 4) },
+    { "tile256x2", resize_lab_build::tile, tile_build(256, 2) },
+    { "vec32x8", resize_lab_build::vec, vec_build(32, 8) },
+    { "vec128x2", resize_lab_build::vec, vec_build(128, 2) },
+    { "vec32x4", resize_lab_build::vec, vec_build(32, 4, 2) },
+    { "point16x16", resize_lab_build::point, point_build(16, 16) },
+    { "point64x4", resize_lab_build::point, point_build(64, 4) },
+    { "point32x4", resize_lab_build::point, point_build(32, 4) },
+    { "rowcache_nearest6", resize_lab_build::rowcache_nearest, rowcache_build(false, 6) },
+    { "rowcache_bicubic1", resize_lab_build::rowcache_bicubic, rowcache_build(true, 1) },
+    { "rowcache_bicubic3", resize_lab_build::rowcache_bicubic, rowcache_build(true, 3) },
+    { "stage3072", resize_lab_build::staged, staged_build(3072) },
+    { "stage12284", resize_lab_build::staged, staged_build(12284) },
 };
 constexpr int resize_lab_build_count =
     int(sizeof(resize_lab_builds) / sizeof(resize_lab_builds[0]));
@@ -185,22 +163,20 @@ enum class resize_bench_mode {
 //! (nullptr: the library's build, the device's row). l2_fetch_bytes > 0: an experiment for gather-bound shapes —
 //! the context's cudaLimitMaxL2FetchGranularity (a hint, 0..128 bytes) is set to it for the
 //! timed launches and restored afterwards (a process-wide setting: benchmarks only).
-double time_resize_kernel_ms(int device,
-                             int in_h,
-                             int in_w,
-                             int out_h,
-                             int out_w,
-                             int channels,
-                             kernel::resize_method method,
-                             size_t n_frames,
-                             resize_bench_mode mode,
-                             bool half_output,
-                             int iters,
-                             int variant = -1,
-                             int l2_fetch_bytes = 0,
-                             int* ran = nullptr,
-                             const resize_build_tuning* build = nullptr,
-                             const resize_tuning* tuning = nullptr);
+struct resize_timing_request {
+    int in_h, in_w, out_h, out_w, channels;
+    kernel::resize_method method;
+    size_t n_frames;
+    resize_bench_mode mode;
+    bool half_output;
+    int iters;
+    int variant = -1;
+    int l2_fetch_bytes = 0;
+    const resize_build_tuning* build = nullptr;
+    const resize_tuning* tuning = nullptr;
+};
+double
+time_resize_kernel_ms(int device, const resize_timing_request& q, int* ran = nullptr);
 
 //! Benchmark hook, what a 2x upscale's traffic can reach on this GPU: a gather-free expand
 //! that reads n_frames float32 frames of in_h x in_w once and writes every pixel as a 2x2

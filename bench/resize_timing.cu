@@ -95,61 +95,51 @@ int l2_fetch_granularity(int device)
     return int(v);
 }
 
-double time_resize_kernel_ms(int device,
-                             int in_h,
-                             int in_w,
-                             int out_h,
-                             int out_w,
-                             int channels,
-                             kernel::resize_method method,
-                             size_t n_frames,
-                             resize_bench_mode mode,
-                             bool half_output,
-                             int iters,
-                             int variant,
-                             int l2_fetch_bytes,
-                             int* ran,
-                             const resize_build_tuning* build,
-                             const resize_tuning* tuning)
+double time_resize_kernel_ms(int device, const resize_timing_request& q, int* ran)
 {
-    if (half_output && mode == resize_bench_mode::separate)
+    if (q.half_output && q.mode == resize_bench_mode::separate)
         throw std::invalid_argument(
             "half_output: the separate normalise pass works on float32 output");
     device_guard guard(device);
-    const auto engine = make_resize_lab_engine<float>(device, n_frames);
+    const auto engine = make_resize_lab_engine<float>(device, q.n_frames);
     resize_lab_engine<float>& e = *engine;
-    e.set_variant(variant);
-    if (build)
-        e.set_build(*build);
-    if (tuning)
-        e.set_tuning(*tuning);
+    e.set_variant(q.variant);
+    if (q.build)
+        e.set_build(*q.build);
+    if (q.tuning)
+        e.set_tuning(*q.tuning);
     kernel::resize_geometry g;
-    g.in_h = in_h;
-    g.in_w = in_w;
-    g.out_h = out_h;
-    g.out_w = out_w;
-    g.channels = channels;
+    g.in_h = q.in_h;
+    g.in_w = q.in_w;
+    g.out_h = q.out_h;
+    g.out_w = q.out_w;
+    g.channels = q.channels;
     using kernel::resize_border;
     using kernel::resize_coord;
-    e.set_tables(
-        g,
-        kernel::resize_make_axis_table(
-            in_h, out_h, method, resize_coord::half_pixel, resize_border::replicate),
-        kernel::resize_make_axis_table(
-            in_w, out_w, method, resize_coord::half_pixel, resize_border::replicate),
-        0.f);
+    e.set_tables(g,
+                 kernel::resize_make_axis_table(q.in_h,
+                                                q.out_h,
+                                                q.method,
+                                                resize_coord::half_pixel,
+                                                resize_border::replicate),
+                 kernel::resize_make_axis_table(q.in_w,
+                                                q.out_w,
+                                                q.method,
+                                                resize_coord::half_pixel,
+                                                resize_border::replicate),
+                 0.f);
     kernel::resize_transform tf;
     for (int c = 0; c < 4; c++) {
         tf.mean[c] = 0.5f;
         tf.inv_std[c] = 4.0f;
     }
     kernel::resize_transform plain;
-    e.set_transform(mode == resize_bench_mode::fused ? tf : plain);
+    e.set_transform(q.mode == resize_bench_mode::fused ? tf : plain);
 
-    const size_t in_n = n_frames * size_t(in_h) * in_w * channels;
-    const size_t out_n = n_frames * size_t(out_h) * out_w * channels;
+    const size_t in_n = q.n_frames * size_t(q.in_h) * q.in_w * q.channels;
+    const size_t out_n = q.n_frames * size_t(q.out_h) * q.out_w * q.channels;
     device_buffer<float> x(in_n);
-    device_buffer<char> y(out_n * (half_output ? 2 : 4));
+    device_buffer<char> y(out_n * (q.half_output ? 2 : 4));
     {
         std::vector<float> hx(in_n);
         std::mt19937 rng(7);
@@ -179,17 +169,17 @@ double time_resize_kernel_ms(int device,
             if (set)
                 cudaDeviceSetLimit(cudaLimitMaxL2FetchGranularity, old);
         }
-    } l2_scope(l2_fetch_bytes);
+    } l2_scope(q.l2_fetch_bytes);
     // The separate pass applies what the fused mode folds into the resize kernel.
     const dev_transform normalise = resize_dev_transform(tf);
-    const double ms = median_launch_ms(st, iters, [&] {
-        e.launch(x.get(), y.get(), half_output, n_frames, st);
-        if (mode == resize_bench_mode::separate) {
+    const double ms = median_launch_ms(st, q.iters, [&] {
+        e.launch(x.get(), y.get(), q.half_output, q.n_frames, st);
+        if (q.mode == resize_bench_mode::separate) {
             const long long n = (long long)out_n;
             const int blocks = int(std::min<long long>(
                 (n + 255) / 256, (long long)e.multiprocessors() * 16));
             normalise_kernel<<<blocks, 256, 0, st>>>(
-                reinterpret_cast<float*>(y.get()), n, channels, normalise);
+                reinterpret_cast<float*>(y.get()), n, q.channels, normalise);
             GPUINTERP_CUDA_CHECK_LAUNCH(st);
         }
     });
