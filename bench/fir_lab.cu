@@ -106,6 +106,27 @@ device_buffer<float> padded_taps(unsigned L, const std::vector<float>& taps, siz
     return d;
 }
 
+//! The pair's entry, its plan for p and the padded taps on the device, on `device`.
+struct lab_setup {
+    const lab_entry& e;
+    device_guard guard;
+    size_t M = 0;
+    device_buffer<float> taps;
+    fir_plan plan;
+
+    lab_setup(int device, const fir_lab_problem& p)
+        : e(find(p.shape)),
+          guard(device),
+          taps(padded_taps(p.L, p.taps, M)),
+          plan(e.plan(device, p.L, M))
+    {
+    }
+    void launch(const float2* x, float2* y, size_t n, cudaStream_t s) const
+    {
+        e.launch(plan, x, y, taps.get(), int(n), s);
+    }
+};
+
 } // namespace
 
 std::vector<fir_lab_shape> fir_lab_shapes()
@@ -127,47 +148,33 @@ std::string to_string(fir_lab_shape s)
 }
 
 void run_fir_lab(int device,
-                 fir_lab_shape s,
-                 unsigned L,
-                 const std::vector<float>& taps,
+                 const fir_lab_problem& p,
                  const std::complex<float>* x,
                  std::complex<float>* y,
                  size_t n)
 {
-    const lab_entry& e = find(s);
-    device_guard guard(device);
-    size_t M = 0;
-    const device_buffer<float> d_taps = padded_taps(L, taps, M);
-    const fir_plan plan = e.plan(device, L, M);
+    const lab_setup lab(device, p);
     if (n == 0)
         return;
-    device_buffer<float2> dx(n + M - 1), dy(n * L);
-    upload(dx.get(), x, n + M - 1);
+    device_buffer<float2> dx(n + lab.M - 1), dy(n * p.L);
+    upload(dx.get(), x, n + lab.M - 1);
     stream st;
-    e.launch(plan, dx.get(), dy.get(), d_taps.get(), int(n), st.get());
+    lab.launch(dx.get(), dy.get(), n, st.get());
     GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(
-        y, dy.get(), n * L * sizeof(float2), cudaMemcpyDeviceToHost, st.get()));
+        y, dy.get(), n * p.L * sizeof(float2), cudaMemcpyDeviceToHost, st.get()));
     st.synchronize();
 }
 
-fir_lab_timing time_fir_lab_kernel(int device,
-                                   fir_lab_shape s,
-                                   unsigned L,
-                                   const std::vector<float>& taps,
-                                   size_t n_in,
-                                   int iters)
+fir_lab_timing
+time_fir_lab_kernel(int device, const fir_lab_problem& p, size_t n_in, int iters)
 {
-    const lab_entry& e = find(s);
-    device_guard guard(device);
-    size_t M = 0;
-    const device_buffer<float> d_taps = padded_taps(L, taps, M);
-    const fir_plan plan = e.plan(device, L, M);
-    device_buffer<float2> x = test_signal(n_in + M - 1), y(n_in * L);
+    const lab_setup lab(device, p);
+    device_buffer<float2> x = test_signal(n_in + lab.M - 1), y(n_in * p.L);
     stream st;
     fir_lab_timing r;
-    r.ms = median_launch_ms(st.get(), iters, [&] {
-        e.launch(plan, x.get(), y.get(), d_taps.get(), int(n_in), st.get());
-    });
+    r.ms = median_launch_ms(
+        st.get(), iters, [&] { lab.launch(x.get(), y.get(), n_in, st.get()); });
+    const fir_plan& plan = lab.plan;
     r.TI = plan.g.TI;
     r.stage = plan.g.stage;
     r.taps_smem = plan.g.taps_smem;

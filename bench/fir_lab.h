@@ -38,19 +38,24 @@ bool fir_lab_is_library(fir_lab_shape s);
 //! "R9_nt256".
 std::string to_string(fir_lab_shape s);
 
-//! One launch of the kernel of `s`, synchronously, staged through device buffers: x (host memory)
-//! holds M - 1 history inputs (M = taps per arm, ceil(taps.size() / L)), then the n new ones; y
-//! receives the n * L outputs. taps: the prototype (tap p + k*L is tap k of arm p).
+//! What one lab row filters: the pair `shape`, the factor L and the prototype taps (tap p + k*L
+//! is tap k of arm p; M = taps per arm, ceil(taps.size() / L)).
+struct fir_lab_problem {
+    fir_lab_shape shape;
+    unsigned L;
+    std::vector<float> taps;
+};
+
+//! One launch of the kernel of p.shape, synchronously, staged through device buffers: x (host
+//! memory) holds M - 1 history inputs, then the n new ones; y receives the n * L outputs.
 //! Throws std::invalid_argument ("shape: ...") for a pair the lab does not compile.
 void run_fir_lab(int device,
-                 fir_lab_shape s,
-                 unsigned L,
-                 const std::vector<float>& taps,
+                 const fir_lab_problem& p,
                  const std::complex<float>* x,
                  std::complex<float>* y,
                  size_t n);
 
-//! The kernel of `s` alone on n_in device-resident inputs: milliseconds per launch (CUDA events,
+//! The kernel of p.shape alone on n_in device-resident inputs: milliseconds per launch (CUDA events,
 //! median of `iters` after one warm-up), and what the plan made of the shape: inputs per tile,
 //! outputs staged in shared memory, taps in shared memory.
 struct fir_lab_timing {
@@ -59,12 +64,8 @@ struct fir_lab_timing {
     bool stage = false;
     bool taps_smem = false;
 };
-fir_lab_timing time_fir_lab_kernel(int device,
-                                   fir_lab_shape s,
-                                   unsigned L,
-                                   const std::vector<float>& taps,
-                                   size_t n_in,
-                                   int iters);
+fir_lab_timing
+time_fir_lab_kernel(int device, const fir_lab_problem& p, size_t n_in, int iters);
 
 } // namespace gpu
 } // namespace gpuinterp

@@ -194,6 +194,7 @@ protected:
     void check(unsigned L, size_t ntaps, size_t n, bool chunked)
     {
         const auto h = random_vector<float>(ntaps);
+        const gpu::fir_lab_problem lab{ GetParam(), L, h };
         const auto x = random_vector<cf>(n);
         const size_t H = (ntaps + L - 1) / L - 1; // history: taps per arm - 1
         std::vector<cf> y(n * L), window;
@@ -206,7 +207,7 @@ protected:
             for (size_t i = 0; i < window.size(); i++)
                 if (pos + i >= H)
                     window[i] = x[pos + i - H];
-            gpu::run_fir_lab(0, GetParam(), L, h, window.data(), y.data() + pos * L, c);
+            gpu::run_fir_lab(0, lab, window.data(), y.data() + pos * L, c);
             pos += c;
         }
         EXPECT_TRUE(all_close(y, reference(x, h, L), rtol, atol))
@@ -264,10 +265,9 @@ INSTANTIATE_TEST_SUITE_P(Lab,
 
 TEST(InterpLabShapes, PairOutsideTheLabIsRefused)
 {
-    const std::vector<float> h(8, 1.f);
-    const std::string e = invalid_argument_message([&] {
-        gpu::run_fir_lab(0, { 3, 64 }, 2, h, nullptr, nullptr, 0);
-    });
+    const gpu::fir_lab_problem outside{ { 3, 64 }, 2, std::vector<float>(8, 1.f) };
+    const std::string e = invalid_argument_message(
+        [&] { gpu::run_fir_lab(0, outside, nullptr, nullptr, 0); });
     EXPECT_EQ(e.rfind("shape:", 0), 0u) << e;
 }
 #endif
