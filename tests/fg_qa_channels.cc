@@ -159,17 +159,8 @@ TEST_P(FgChannels, ResamplerEachChannelEqualsASingleChannelBlock)
         for (bool dev : { false, true })
             for (std::string fmt : { "fc32", "sc16" }) {
                 auto make = [&](int channels) {
-                    return resampler_cc::make(1.37,
-                                              method,
-                                              32,
-                                              32,
-                                              80.0,
-                                              GetParam(),
-                                              0,
-                                              dev,
-                                              fmt,
-                                              0.8f,
-                                              channels);
+                    return gpuinterp_fg::resampler_default_filter(
+                        1.37, method, GetParam(), dev, fmt, 0.8f, channels);
                 };
                 auto b = make(int(N));
                 ASSERT_EQ(b->channels(), N);

@@ -8,6 +8,7 @@
 // the int16 pairs stand for (converted here in double: exact product, one rounding to float).
 // Everything after the conversion is the complex float arithmetic, so the outputs are equal bit
 // for bit. And a receive-side chain in sc16: resampler (sc16 in, sc16 out) -> FIR (sc16 in).
+#include "fg_util.h"
 #include <gnuradio/blocks/copy.h>
 #include <gnuradio/blocks/vector_sink.h>
 #include <gnuradio/blocks/vector_source.h>
@@ -190,18 +191,8 @@ TEST_P(FgSc16In, ResamplerReadsSc16InDeviceBuffers)
                                          (small ? " tiny buffers" : "");
                 for (const char* method : { "polyphase", "linear" }) {
                     auto make = [&](bool dev, const char* in) {
-                        return gi::resampler_cc::make(1.25,
-                                                      method,
-                                                      32,
-                                                      32,
-                                                      80.0,
-                                                      GetParam(),
-                                                      0,
-                                                      dev,
-                                                      out,
-                                                      fs,
-                                                      N,
-                                                      in);
+                        return gpuinterp_fg::resampler_default_filter(
+                            1.25, method, GetParam(), dev, out, fs, N, in);
                     };
                     auto check = [&](const auto& got, const auto& want) {
                         ASSERT_EQ(got.size(), want.size()) << what;

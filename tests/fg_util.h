@@ -12,6 +12,7 @@
 #include <gnuradio/blocks/vector_sink.h>
 #include <gnuradio/blocks/vector_source.h>
 #include <gnuradio/gpuinterp/kernel/backend.h>
+#include <gnuradio/gpuinterp/resampler.h>
 #include <gnuradio/top_block.h>
 #include <gtest/gtest.h>
 #include <algorithm>
@@ -26,6 +27,32 @@
 #include <vector>
 
 namespace gpuinterp_fg {
+
+//! The resampler block with make()'s filter (32 arms of 32 taps, 80 dB) on device 0: what the
+//! format and channel tests vary is the rest.
+inline gr::gpuinterp::resampler_cc::sptr
+resampler_default_filter(double rate,
+                         const std::string& method,
+                         const std::string& backend,
+                         bool device_buffers,
+                         const std::string& output_format,
+                         float full_scale,
+                         int channels,
+                         const std::string& input_format = "fc32")
+{
+    return gr::gpuinterp::resampler_cc::make(rate,
+                                             method,
+                                             32,
+                                             32,
+                                             80.0,
+                                             backend,
+                                             0,
+                                             device_buffers,
+                                             output_format,
+                                             full_scale,
+                                             channels,
+                                             input_format);
+}
 
 //! Runs `f` (start + wait of a flowgraph) with a deadline: a hang is a failure, not a
 //! stuck ctest.

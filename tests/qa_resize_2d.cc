@@ -584,11 +584,18 @@ std::vector<int> build_variants(const gpu::resize_lab_build& b)
         return {};
     }
 }
-#endif
+
+// "bilinear half_pixel constant 12x10->7x15 C=2".
+std::string shape_name(const spec& s)
+{
+    return std::string(s.method) + " " + s.coord + " " + s.border + " " +
+           std::to_string(s.ih) + "x" + std::to_string(s.iw) + "->" +
+           std::to_string(s.oh) + "x" + std::to_string(s.ow) +
+           " C=" + std::to_string(s.C);
+}
 
 // One spec's float32 case for the lab tests below: five random frames, the reference, and the
 // lab engine's output with the library's tile variant (what every other build must equal).
-#ifdef GPUINTERP_RESIZE_LAB
 struct lab_case {
     static constexpr size_t frames = 5;
     std::vector<float> x;
@@ -607,84 +614,69 @@ struct lab_case {
         k->set_variant(int(gpu::resize_variant::tile));
         k->run(tile.data(), false, x.data(), frames);
     }
+
+    // Variant v forced with the engine's current build and tuning: `ran` ran, and the output
+    // equals the reference and, bit for bit, the library's tile.
+    void expect_forced(int v, int ran, const std::string& what)
+    {
+        k->set_variant(v);
+        std::vector<float> y(out_n);
+        poison(y);
+        k->run(y.data(), false, x.data(), frames);
+        EXPECT_EQ(k->last_variant(), ran) << what;
+        EXPECT_TRUE(all_close(y, want, rtol, atol)) << what;
+        EXPECT_EQ(std::memcmp(y.data(), tile.data(), out_n * sizeof(float)), 0)
+            << what << ": float32 output differs from the library's tile";
+    }
 };
-#endif
 
 // The library's kernel templates instantiated with the lab's other build constants
 // (resize_lab_builds: tile threads and elements, vec4/rowcache blocks, point blocks, rowcache
 // blocks per SM, the staged rectangle), each forced on every spec above and planned for its
 // build: checked against the reference and bit for bit against the library's tile. float32 in and
 // out: the lab instantiates the other builds for float32 only.
-TEST_P(Resize, EveryLabBuild)
+TEST(ResizeLab, EveryLabBuild)
 {
-    if (GetParam() != backend::cuda)
-        GTEST_SKIP() << "CUDA kernel variants";
-#ifdef GPUINTERP_RESIZE_LAB
+    GPUINTERP_SKIP_WITHOUT_DEVICE(backend::cuda);
     for (const auto& s : variant_specs()) {
         lab_case c(s);
-        auto& [x, want, out_n, k, tile] = c;
         for (int i = 1; i < gpu::resize_lab_build_count; i++) {
             const gpu::resize_lab_build& b = gpu::resize_lab_builds[i];
-            k->set_build(b.build);
-            for (int v : build_variants(b)) {
-                const std::string what =
-                    std::string(b.name) + " " +
-                    gpu::resize_variant_name(gpu::resize_variant(v)) + " " + s.method +
-                    " " + s.coord + " " + s.border + " " + std::to_string(s.ih) + "x" +
-                    std::to_string(s.iw) + "->" + std::to_string(s.oh) + "x" +
-                    std::to_string(s.ow) + " C=" + std::to_string(s.C);
-                k->set_variant(v);
-                std::vector<float> y(out_n);
-                poison(y);
-                k->run(y.data(), false, x.data(), c.frames);
-                EXPECT_EQ(k->last_variant(), expected_variant(v, s)) << what;
-                EXPECT_TRUE(all_close(y, want, rtol, atol)) << what;
-                EXPECT_EQ(std::memcmp(y.data(), tile.data(), out_n * sizeof(float)), 0)
-                    << what << ": float32 output differs from the library's tile";
-            }
+            c.k->set_build(b.build);
+            for (int v : build_variants(b))
+                c.expect_forced(v,
+                                expected_variant(v, s),
+                                std::string(b.name) + " " +
+                                    gpu::resize_variant_name(gpu::resize_variant(v)) +
+                                    " " + shape_name(s));
         }
         // Only float32 is instantiated for the other builds.
-        k->set_build(gpu::resize_lab_builds[1].build);
-        k->set_variant(int(gpu::resize_variant::tile));
-        std::vector<uint16_t> yh(out_n);
-        EXPECT_THROW(k->run(yh.data(), true, x.data(), c.frames), std::invalid_argument);
+        c.k->set_build(gpu::resize_lab_builds[1].build);
+        c.k->set_variant(int(gpu::resize_variant::tile));
+        std::vector<uint16_t> yh(c.out_n);
+        EXPECT_THROW(c.k->run(yh.data(), true, c.x.data(), c.frames),
+                     std::invalid_argument);
     }
-#else
-    GTEST_SKIP() << "the lab engine (bench/resize_lab.cu) is not linked";
-#endif
 }
 
 // The tile plan with other values of the tuning row's tile_waves (the benchmarks' sweep, and 0:
 // always 4 rows per thread): the rows per thread change, the output does not.
-TEST_P(Resize, TileWavesOfTheRow)
+TEST(ResizeLab, TileWavesOfTheRow)
 {
-    if (GetParam() != backend::cuda)
-        GTEST_SKIP() << "CUDA kernel variants";
-#ifdef GPUINTERP_RESIZE_LAB
+    GPUINTERP_SKIP_WITHOUT_DEVICE(backend::cuda);
+    const int tile = int(gpu::resize_variant::tile);
     for (const auto& s : variant_specs()) {
         lab_case c(s);
-        auto& [x, want, out_n, k, tile] = c;
         for (double waves : { 0.0, 1.0, 2.0, 4.0, 8.0 }) {
             gpu::resize_tuning t = gpu::resize_tuning_for(90);
             t.tile_waves = waves;
-            k->set_tuning(t);
-            std::vector<float> y(out_n);
-            poison(y);
-            k->run(y.data(), false, x.data(), c.frames);
-            const std::string what = "tile_waves " + std::to_string(waves) + " " +
-                                     s.method + " " + std::to_string(s.ih) + "x" +
-                                     std::to_string(s.iw) + "->" + std::to_string(s.oh) +
-                                     "x" + std::to_string(s.ow);
-            EXPECT_EQ(k->last_variant(), int(gpu::resize_variant::tile)) << what;
-            EXPECT_TRUE(all_close(y, want, rtol, atol)) << what;
-            EXPECT_EQ(std::memcmp(y.data(), tile.data(), out_n * sizeof(float)), 0)
-                << what;
+            c.k->set_tuning(t);
+            c.expect_forced(
+                tile, tile, "tile_waves " + std::to_string(waves) + " " + shape_name(s));
         }
     }
-#else
-    GTEST_SKIP() << "the lab engine (bench/resize_lab.cu) is not linked";
-#endif
 }
+#endif
 
 // The expected fallbacks above are resize_launch.h's rules restated; this pins them to
 // the plan itself for the variants whose support is partial.
