@@ -108,26 +108,13 @@ double time_resize_kernel_ms(int device, const resize_timing_request& q, int* ra
         e.set_build(*q.build);
     if (q.tuning)
         e.set_tuning(*q.tuning);
-    kernel::resize_geometry g;
-    g.in_h = q.in_h;
-    g.in_w = q.in_w;
-    g.out_h = q.out_h;
-    g.out_w = q.out_w;
-    g.channels = q.channels;
-    using kernel::resize_border;
-    using kernel::resize_coord;
-    e.set_tables(g,
-                 kernel::resize_make_axis_table(q.in_h,
-                                                q.out_h,
-                                                q.method,
-                                                resize_coord::half_pixel,
-                                                resize_border::replicate),
-                 kernel::resize_make_axis_table(q.in_w,
-                                                q.out_w,
-                                                q.method,
-                                                resize_coord::half_pixel,
-                                                resize_border::replicate),
-                 0.f);
+    const kernel::resize_geometry g{ q.in_h, q.in_w, q.out_h, q.out_w, q.channels };
+    kernel::set_resize_tables(e,
+                              g,
+                              q.method,
+                              kernel::resize_coord::half_pixel,
+                              kernel::resize_border::replicate,
+                              0.f);
     kernel::resize_transform tf;
     for (int c = 0; c < 4; c++) {
         tf.mean[c] = 0.5f;

@@ -429,16 +429,8 @@ std::unique_ptr<gpu::resize_lab_engine<T>> make_lab(const spec& s, size_t frames
     const auto m = k::resize_method_from_string(s.method);
     const auto c = k::resize_coord_from_string(s.coord);
     const auto b = k::resize_border_from_string(s.border);
-    k::resize_geometry g;
-    g.in_h = s.ih;
-    g.in_w = s.iw;
-    g.out_h = s.oh;
-    g.out_w = s.ow;
-    g.channels = s.C;
-    e->set_tables(g,
-                  k::resize_make_axis_table(s.ih, s.oh, m, c, b),
-                  k::resize_make_axis_table(s.iw, s.ow, m, c, b),
-                  float(s.bv));
+    const k::resize_geometry g{ s.ih, s.iw, s.oh, s.ow, s.C };
+    k::set_resize_tables(*e, g, m, c, b, float(s.bv));
     k::resize_transform tf;
     for (int ch = 0; ch < 4; ch++) {
         const size_t cc = size_t(std::min(ch, s.C - 1));

@@ -252,11 +252,7 @@ void resize_2d<T>::rebuild_tables()
     g.out_h = out_height();
     g.out_w = out_width();
     g.channels = channels();
-    d_engine->set_tables(
-        g,
-        resize_make_axis_table(g.in_h, g.out_h, d_method, d_coord, d_border),
-        resize_make_axis_table(g.in_w, g.out_w, d_method, d_coord, d_border),
-        d_cfg.border_value);
+    set_resize_tables(*d_engine, g, d_method, d_coord, d_border, d_cfg.border_value);
 }
 
 template <typename T>

@@ -42,6 +42,22 @@ public:
     virtual void set_batch(size_t) {}
 };
 
+//! Gives engine `e` (a resize_engine, or the benchmarks' lab engine) the tables of geometry g
+//! with one method, coordinate rule and border on both axes.
+template <typename Engine>
+void set_resize_tables(Engine& e,
+                       const resize_geometry& g,
+                       resize_method m,
+                       resize_coord c,
+                       resize_border b,
+                       float border_value)
+{
+    e.set_tables(g,
+                 resize_make_axis_table(g.in_h, g.out_h, m, c, b),
+                 resize_make_axis_table(g.in_w, g.out_w, m, c, b),
+                 border_value);
+}
+
 } // namespace kernel
 
 } // namespace gpuinterp
