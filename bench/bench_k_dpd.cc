@@ -306,8 +306,9 @@ void BM_dpd_cuda_kernel(benchmark::State& st)
     const size_t n = size_t(1) << gpuinterp_bench::log2n(26);
     const auto m = kernel::pack_dpd(P, Q, L, L, coeffs(P, Q, L), cf(0.01f, -0.02f));
     gpu::dpd_lab_variant used = v;
-    const double ms = gpuinterp_bench::run_device_timed(
-        st, [&] { return gpu::time_dpd_lab_kernel_ms(0, m, n, 20, v, &used); });
+    const double ms = gpuinterp_bench::run_device_timed(st, [&] {
+        return gpu::time_dpd_lab_kernel_ms(0, { m, v }, n, 20, &used);
+    });
     st.SetItemsProcessed(int64_t(st.iterations()) * n);
     // Memory floor: 8 B read + 8 B written per sample at 4169 GB/s (measured D2D copy on the H200).
     const double floor_ms = double(n) * 16 / 4169e9 * 1e3;
@@ -344,8 +345,9 @@ void BM_tuning_ph(benchmark::State& st)
     const size_t n = size_t(1) << gpuinterp_bench::log2n(26);
     const auto m = kernel::pack_dpd(P, Q, L, L, coeffs(P, Q, L), cf(0.01f, -0.02f));
     gpu::dpd_lab_variant used = v;
-    const double ms = gpuinterp_bench::run_device_timed(
-        st, [&] { return gpu::time_dpd_lab_kernel_ms(0, m, n, 20, v, &used, &row); });
+    const double ms = gpuinterp_bench::run_device_timed(st, [&] {
+        return gpu::time_dpd_lab_kernel_ms(0, { m, v, &row }, n, 20, &used);
+    });
     st.SetItemsProcessed(int64_t(st.iterations()) * n);
     st.counters["kernel_ms"] = ms;
     st.SetLabel(gpu::to_string(used));

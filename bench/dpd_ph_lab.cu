@@ -235,24 +235,19 @@ struct lab_setup {
         hcoef; //!< the maps in host memory (the tiled kernels take them by value)
     device_buffer<float4> coef;
 
-    lab_setup(int device,
-              const kernel::dpd_packed& model,
-              dpd_lab_variant v,
-              const ph_tuning* row,
-              dpd_lab_variant* ran)
-        : md(make_dev_model(model)),
+    lab_setup(int device, const dpd_lab_target& t)
+        : md(make_dev_model(t.model)),
           plan(plan_lab(md,
-                        int(model.M),
+                        int(t.model.M),
                         device,
-                        v,
-                        row ? *row : ph_tuning_for(compute_capability(device)))),
-          hcoef(model.abcd.data()),
-          coef(model.abcd.size() / 4)
+                        t.variant,
+                        t.row ? *t.row : ph_tuning_for(compute_capability(device)))),
+          hcoef(t.model.abcd.data()),
+          coef(t.model.abcd.size() / 4)
     {
-        if (ran)
-            *ran = plan.variant;
-        upload(
-            reinterpret_cast<float*>(coef.get()), model.abcd.data(), model.abcd.size());
+        upload(reinterpret_cast<float*>(coef.get()),
+               t.model.abcd.data(),
+               t.model.abcd.size());
     }
 
     //! One launch over x (H + n samples, history first) into y (n outputs).
@@ -316,39 +311,35 @@ std::string to_string(dpd_lab_variant v)
     return "unknown (" + std::to_string(int(v)) + ")";
 }
 
-void run_dpd_lab(int device,
-                 const kernel::dpd_packed& model,
-                 const std::complex<float>* x,
-                 std::complex<float>* y,
-                 size_t n,
-                 dpd_lab_variant v,
-                 dpd_lab_variant* ran,
-                 const ph_tuning* row)
+dpd_lab_variant run_dpd_lab(int device,
+                            const dpd_lab_target& t,
+                            const std::complex<float>* x,
+                            std::complex<float>* y,
+                            size_t n)
 {
     device_guard guard(device);
-    const lab_setup lab(device, model, v, row, ran);
+    const lab_setup lab(device, t);
     if (n == 0)
-        return;
-    device_buffer<float2> dx(model.H + n), dy(n);
-    upload(dx.get(), x, model.H + n);
+        return lab.plan.variant;
+    const size_t H = t.model.H;
+    device_buffer<float2> dx(H + n), dy(n);
+    upload(dx.get(), x, H + n);
     stream s;
     lab.launch(dx.get(), dy.get(), n, s.get());
     GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(
         y, dy.get(), n * sizeof(float2), cudaMemcpyDeviceToHost, s.get()));
     s.synchronize();
+    return lab.plan.variant;
 }
 
-double time_dpd_lab_kernel_ms(int device,
-                              const kernel::dpd_packed& model,
-                              size_t n,
-                              int iters,
-                              dpd_lab_variant v,
-                              dpd_lab_variant* ran,
-                              const ph_tuning* row)
+double time_dpd_lab_kernel_ms(
+    int device, const dpd_lab_target& t, size_t n, int iters, dpd_lab_variant* ran)
 {
     device_guard guard(device);
-    const lab_setup lab(device, model, v, row, ran);
-    device_buffer<float2> x = test_signal(n + model.H), y(n);
+    const lab_setup lab(device, t);
+    if (ran)
+        *ran = lab.plan.variant;
+    device_buffer<float2> x = test_signal(n + t.model.H), y(n);
     stream s;
     return median_launch_ms(
         s.get(), iters, [&] { lab.launch(x.get(), y.get(), n, s.get()); });

@@ -54,28 +54,31 @@ struct ph_tuning; // cuda/dpd_ph_tuning.h
 //! The variant's name, as kernel::to_string names the library's ("automatic", "smem", ..).
 std::string to_string(dpd_lab_variant v);
 
-//! One launch of `v`, synchronously, staged through device buffers: x (host memory) holds
-//! model.H history samples, then the n new ones (x[0 .. H+n)); y receives the n outputs. `ran`
-//! receives the variant that ran. `row`: the tuning row to plan from (null: the device's).
-//! Throws std::invalid_argument ("variant: ...") for a value outside dpd_lab_variant.
-void run_dpd_lab(int device,
-                 const kernel::dpd_packed& model,
-                 const std::complex<float>* x,
-                 std::complex<float>* y,
-                 size_t n,
-                 dpd_lab_variant v,
-                 dpd_lab_variant* ran = nullptr,
-                 const ph_tuning* row = nullptr);
+//! What the lab runs: the packed model, the variant, and the tuning row to plan from (null: the
+//! device's).
+struct dpd_lab_target {
+    const kernel::dpd_packed& model;
+    dpd_lab_variant variant;
+    const ph_tuning* row = nullptr;
+};
 
-//! The kernel of `v` alone on n device-resident samples: milliseconds per launch (CUDA events,
-//! median of `iters` after one warm-up). `ran` receives the variant that ran.
+//! One launch of t.variant, synchronously, staged through device buffers: x (host memory) holds
+//! model.H history samples, then the n new ones (x[0 .. H+n)); y receives the n outputs.
+//! Returns the variant that ran. Throws std::invalid_argument ("variant: ...") for a value
+//! outside dpd_lab_variant.
+dpd_lab_variant run_dpd_lab(int device,
+                            const dpd_lab_target& t,
+                            const std::complex<float>* x,
+                            std::complex<float>* y,
+                            size_t n);
+
+//! The kernel of t.variant alone on n device-resident samples: milliseconds per launch (CUDA
+//! events, median of `iters` after one warm-up). `ran` receives the variant that ran.
 double time_dpd_lab_kernel_ms(int device,
-                              const kernel::dpd_packed& model,
+                              const dpd_lab_target& t,
                               size_t n,
                               int iters,
-                              dpd_lab_variant v,
-                              dpd_lab_variant* ran = nullptr,
-                              const ph_tuning* row = nullptr);
+                              dpd_lab_variant* ran = nullptr);
 
 } // namespace gpu
 } // namespace gpuinterp

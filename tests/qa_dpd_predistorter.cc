@@ -211,8 +211,8 @@ protected:
             for (size_t i = 0; i < window.size(); i++)
                 if (pos + i >= p.H)
                     window[i] = x[pos + i - p.H];
-            gpu::dpd_lab_variant ran = v;
-            gpu::run_dpd_lab(0, p, window.data(), y.data() + pos, c, v, &ran);
+            const gpu::dpd_lab_variant ran =
+                gpu::run_dpd_lab(0, { p, v }, window.data(), y.data() + pos, c);
             // Short filters must run the lab's kernel itself, not the smem fallback.
             if (p.H <= 31)
                 EXPECT_EQ(gpu::to_string(ran), gpu::to_string(v)) << "H=" << p.H;
@@ -526,15 +526,12 @@ TEST(DpdLabCuda, SmemPlansFromOtherRowsMatchReference)
                 std::vector<cf> window(p.H + x.size(), cf(0)), y(x.size());
                 std::copy(x.begin(), x.end(), window.begin() + p.H);
                 poison(y);
-                gpu::dpd_lab_variant ran = gpu::dpd_lab_variant::smem;
-                gpu::run_dpd_lab(0,
-                                 p,
-                                 window.data(),
-                                 y.data(),
-                                 x.size(),
-                                 gpu::dpd_lab_variant::smem,
-                                 &ran,
-                                 &row);
+                const gpu::dpd_lab_variant ran =
+                    gpu::run_dpd_lab(0,
+                                     { p, gpu::dpd_lab_variant::smem, &row },
+                                     window.data(),
+                                     y.data(),
+                                     x.size());
                 EXPECT_EQ(gpu::to_string(ran), "smem");
                 EXPECT_TRUE(matches(y, reference(m, x), m))
                     << "blocking above " << blocking << ", " << halo
