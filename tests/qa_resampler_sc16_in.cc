@@ -16,11 +16,7 @@
 #include <stdexcept>
 
 using namespace gpuinterp_test;
-using gr::gpuinterp::kernel::resamp_method;
-using gr::gpuinterp::kernel::resampler_cc;
-using gr::gpuinterp::kernel::resampler_ff;
-using gr::gpuinterp::kernel::sample_bytes;
-using gr::gpuinterp::kernel::sample_format;
+using namespace gr::gpuinterp::kernel;
 
 namespace {
 
