@@ -12,7 +12,7 @@
 //  - BM_tuning_fir_build: the polyphase interpolation kernel's (lib/cuda/fir_tuning.h, fir_build)
 //    R outputs of one arm per work item and threads per block against the other pairs of the lab
 //    (bench/fir_lab.h), on BM_interp_cuda_kernel_ccf's shapes (complex64, float taps, 2^24 inputs,
-//    the device's tuning row), the library's pair (R = 9, 256 threads) among them. Counters TI,
+//    the device's tuning row), the library's pair (R = 7, 256 threads) among them. Counters TI,
 //    stage and taps_smem: what the plan made of the pair (the tile holds items_per_thread *
 //    threads work items of R inputs).
 //  - BM_tuning_gmp_build (bench_k_dpd.cc, beside the mp/gmp rows it shares): the compiled mp/gmp

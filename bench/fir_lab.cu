@@ -80,11 +80,12 @@ constexpr lab_entry lab_entries[] = {
       library_plan,
       launch_fir<float2, float> },
     entry<5, 256>(),
-    entry<7, 256>(),
+    entry<9, 256>(),
     entry<11, 256>(),
     entry<8, 256>(),
+    entry<7, 128>(),
+    entry<7, 512>(),
     entry<9, 128>(),
-    entry<9, 512>(),
 };
 
 const lab_entry& find(fir_lab_shape s)

@@ -22,7 +22,7 @@ struct fir_build_tuning {
     int outputs_per_item; //!< R: outputs of one arm per work item (odd: conflict-free window loads)
     int threads; //!< per block (__launch_bounds__)
 };
-constexpr fir_build_tuning fir_build{ 9, 256 };
+constexpr fir_build_tuning fir_build{ 7, 256 };
 
 //! Chosen per device when the plan is made.
 struct fir_tuning {
