@@ -322,8 +322,8 @@ BENCHMARK(BM_dpd_cuda_kernel)->Apply(rows_gpu)->Apply(gpuinterp_bench::device_ti
 
 // The sweeps of the build and run-time values of the ph tuning table (cuda/dpd_ph_tuning.h) that
 // the variant rows above do not cover, as BM_dpd_cuda_kernel times them (2^26 samples, median
-// launch). variant: a dpd_lab_variant (4 tiled, 9 tiled_generic, 10 tiled_unroll8, 2 smem, 11
-// smem_nt128, 12 smem_nt512, 13 smem_r3, 14 smem_r7); blocking / halo: the row's
+// launch). variant: a dpd_lab_variant (4 tiled, 9 tiled_generic, 10 tiled_unroll5, 2 smem, 11
+// smem_nt128, 12 smem_nt512, 13 smem_r3, 14 smem_r5); blocking / halo: the row's
 // smem_blocking_above_taps / smem_outputs_per_halo, -1 for the device's. The rows:
 //  - the tiled kernel's unrolled orders (none / up to 5, the library's / up to 8), M = 3 .. 8;
 //  - the smem kernel's block and register blocking, at the tiled rows (where smem runs for

@@ -13,9 +13,9 @@
 //  - shuffle_x: the same layout, lanes shuffle the samples and recompute their basis per tap.
 //  - tiled8: the tiled kernel template with R = 8 and 128 threads per block; tiled_nt128,
 //    tiled_nt512 and tiled8_nt256 change one of the library's (R = 5, 256 threads) at a time;
-//    tiled_generic and tiled_unroll8 its unrolled orders (none, or up to 8 instead of 5).
-//  - smem_nt128, smem_nt512, smem_r3, smem_r7: the library's smem kernel template with one of
-//    its build constants (256 threads, 5 register-blocked outputs) changed.
+//    tiled_generic and tiled_unroll5 its unrolled orders (none, or up to 5 instead of all 8).
+//  - smem_nt128, smem_nt512, smem_r3, smem_r5: the library's smem kernel template with one of
+//    its build constants (256 threads, 7 register-blocked outputs) changed.
 // Every variant plans from a ph_tuning row, the device's unless the caller passes one, so the
 // benchmarks sweep the smem tile's run-time values through the library's own plan.
 // Why they lost, by the issue model: per (order, tap), `shuffle` issues 2 shuffles and a
@@ -208,22 +208,22 @@ plan_lab(const dev_model& md, int M, int device, dpd_lab_variant v, const ph_tun
         return tiled_lab<8, 256>(md, M, device, v, row);
     case dpd_lab_variant::tiled_generic:
         return tiled_lab<TILED_R, TILED_NT, 0>(md, M, device, v, row);
-    case dpd_lab_variant::tiled_unroll8:
-        return tiled_lab<TILED_R, TILED_NT, PH_MAX_M>(md, M, device, v, row);
+    case dpd_lab_variant::tiled_unroll5:
+        return tiled_lab<TILED_R, TILED_NT, 5>(md, M, device, v, row);
     case dpd_lab_variant::smem_nt128:
         return smem_lab<128, SMEM_R>(md, M, device, v, row);
     case dpd_lab_variant::smem_nt512:
         return smem_lab<512, SMEM_R>(md, M, device, v, row);
     case dpd_lab_variant::smem_r3:
         return smem_lab<THREADS, 3>(md, M, device, v, row);
-    case dpd_lab_variant::smem_r7:
-        return smem_lab<THREADS, 7>(md, M, device, v, row);
+    case dpd_lab_variant::smem_r5:
+        return smem_lab<THREADS, 5>(md, M, device, v, row);
     }
     throw std::invalid_argument(
         "variant: unknown parallel-Hammerstein lab variant " + std::to_string(int(v)) +
         ", expected 0 .. 14 (automatic, shuffle, smem, shuffle_x, tiled, "
-        "tiled8, tiled_nt128, tiled_nt512, tiled8_nt256, tiled_generic, tiled_unroll8, "
-        "smem_nt128, smem_nt512, smem_r3, smem_r7)");
+        "tiled8, tiled_nt128, tiled_nt512, tiled8_nt256, tiled_generic, tiled_unroll5, "
+        "smem_nt128, smem_nt512, smem_r3, smem_r5)");
 }
 
 //! One variant set up for launches on `device` (the caller's device_guard current): the model in
@@ -297,16 +297,16 @@ std::string to_string(dpd_lab_variant v)
         return "tiled8_nt256";
     case dpd_lab_variant::tiled_generic:
         return "tiled_generic";
-    case dpd_lab_variant::tiled_unroll8:
-        return "tiled_unroll8";
+    case dpd_lab_variant::tiled_unroll5:
+        return "tiled_unroll5";
     case dpd_lab_variant::smem_nt128:
         return "smem_nt128";
     case dpd_lab_variant::smem_nt512:
         return "smem_nt512";
     case dpd_lab_variant::smem_r3:
         return "smem_r3";
-    case dpd_lab_variant::smem_r7:
-        return "smem_r7";
+    case dpd_lab_variant::smem_r5:
+        return "smem_r5";
     }
     return "unknown (" + std::to_string(int(v)) + ")";
 }

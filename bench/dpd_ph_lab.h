@@ -38,15 +38,15 @@ enum class dpd_lab_variant {
     tiled_nt512 = 7,
     tiled8_nt256 = 8,
     //! The tiled kernel with the unrolled kernels for no orders (always the generic one) or for
-    //! up to 8 (the library's: up to 5); else smem.
+    //! up to 5 (the library's: all 8); else smem.
     tiled_generic = 9,
-    tiled_unroll8 = 10,
-    //! The smem kernel with one of its build constants changed: 128 or 512 threads per block (5
-    //! register-blocked outputs), or 3 or 7 register-blocked outputs (256 threads).
+    tiled_unroll5 = 10,
+    //! The smem kernel with one of its build constants changed: 128 or 512 threads per block (7
+    //! register-blocked outputs), or 3 or 5 register-blocked outputs (256 threads).
     smem_nt128 = 11,
     smem_nt512 = 12,
     smem_r3 = 13,
-    smem_r7 = 14,
+    smem_r5 = 14,
 };
 
 struct ph_tuning; // cuda/dpd_ph_tuning.h

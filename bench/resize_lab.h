@@ -97,7 +97,7 @@ constexpr resize_lab_build resize_lab_builds[] = {
     { "production", resize_lab_build::production, resize_build },
     { "tile32x8", resize_lab_build::tile, tile_build(32, 8) },
     { "tile64x8", resize_lab_build::tile, tile_build(64, 8) },
-    { "tile128x2", resize_lab_build::tile, tile_build(128, 2) },
+    { "tile64x4", resize_lab_build::tile, tile_build(64, 4) },
     { "tile128x4", resize_lab_build::tile, tile_build(128, 4) },
     { "tile256x2", resize_lab_build::tile, tile_build(256, 2) },
     { "vec32x8", resize_lab_build::vec, vec_build(32, 8) },

@@ -249,7 +249,7 @@ TEST_P(Dpd, CornerConfigurations)
              { 9, 5, 33, 1 },
              { 1, 5, 1, 33 },
              { 15, 15, 32, 32 },
-             { 15, 11, 8, 8 }, // 8 orders, unrolled taps: tiled_unroll8's own kernel
+             { 15, 11, 8, 8 }, // 8 orders: unrolled (tiled_unroll5: generic)
              { 5, 3, 5, 5 },
              { 7, 7, 8, 8 },
              { 9, 5, 16, 16 },
@@ -439,13 +439,13 @@ INSTANTIATE_TEST_SUITE_P(
         config{
             backend::cuda, dpd_cuda_variant::automatic, false, "cuda_tiled_generic", 9 },
         config{
-            backend::cuda, dpd_cuda_variant::automatic, false, "cuda_tiled_unroll8", 10 },
+            backend::cuda, dpd_cuda_variant::automatic, false, "cuda_tiled_unroll5", 10 },
         config{
             backend::cuda, dpd_cuda_variant::automatic, false, "cuda_smem_nt128", 11 },
         config{
             backend::cuda, dpd_cuda_variant::automatic, false, "cuda_smem_nt512", 12 },
         config{ backend::cuda, dpd_cuda_variant::automatic, false, "cuda_smem_r3", 13 },
-        config{ backend::cuda, dpd_cuda_variant::automatic, false, "cuda_smem_r7", 14 },
+        config{ backend::cuda, dpd_cuda_variant::automatic, false, "cuda_smem_r5", 14 },
         config{ backend::cuda, dpd_cuda_variant::automatic, false, "cuda_default" },
         config{ backend::cuda, dpd_cuda_variant::automatic, true, "cuda_mapped" }),
     [](const ::testing::TestParamInfo<config>& i) { return std::string(i.param.name); });

@@ -175,7 +175,7 @@ __global__ void __launch_bounds__(NT) dpd_smem_kernel(const float2* __restrict__
 //    (16-byte float4 loads, 2 samples each, all issued before any is used) while it computes
 //    the current one, so a block keeps R/2 loads in flight per thread across the compute phase
 //    instead of one load per trip of a serial loop;
-//  - for the common filter lengths (L in 1..8 and 16, up to 5 orders) the tap loop is unrolled
+//  - for the common filter lengths (L in 1..8 and 16, up to 8 orders) the tap loop is unrolled
 //    at compile time: the sliding window becomes register renaming (no moves), and the
 //    coefficients travel as a __grid_constant__ kernel parameter, which each launch copies (no
 //    shared __constant__ symbol, so concurrent engines do not race) and the FMAs read straight
@@ -443,7 +443,7 @@ __global__ void __launch_bounds__(NT)
 
 //! (outputs per thread, threads per block) of the library's tiled variant.
 constexpr int TILED_R = ph_build.tiled_r, TILED_NT = ph_build.tiled_threads;
-//! Orders up to this many get the unrolled kernels (P, Q <= 9); more use the generic one.
+//! Orders up to this many get the unrolled kernels (all 8: P, Q <= 15); more use the generic one.
 constexpr int TILED_UNROLL_M = ph_build.tiled_unroll_m;
 
 

@@ -24,9 +24,9 @@ struct ph_build_tuning {
     int smem_r; //!< smem kernel's register-blocked outputs per thread (odd: no conflicts)
     int tiled_r;        //!< tiled kernels: outputs per thread
     int tiled_threads;  //!< tiled kernels: threads per block
-    int tiled_unroll_m; //!< orders up to this get the unrolled tiled kernels (P, Q <= 9)
+    int tiled_unroll_m; //!< orders up to this get the unrolled tiled kernels (P, Q <= 15)
 };
-constexpr ph_build_tuning ph_build{ 256, 5, 5, 256, 5 };
+constexpr ph_build_tuning ph_build{ 256, 7, 5, 256, 8 };
 
 //! Chosen per device when the plan is made.
 struct ph_tuning {
@@ -39,7 +39,7 @@ struct ph_tuning {
 constexpr ph_tuning ph_tuning_table[] = {
     { 90,
       kernel::dpd_cuda_variant::tiled,
-      4,
+      1,
       4 }, // sm_90 (H200); the default of every other
 };
 

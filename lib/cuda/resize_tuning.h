@@ -28,7 +28,7 @@ struct resize_build_tuning {
     //! nearest (1 tap), bilinear with one chunk, and the rest (bicubic, two chunks)
     int rowcache_blocks_nearest, rowcache_blocks_bilinear, rowcache_blocks_other;
 };
-constexpr resize_build_tuning resize_build{ 64, 4, 64, 4, 32, 8, 6144, 4, 3, 2 };
+constexpr resize_build_tuning resize_build{ 128, 2, 64, 4, 32, 8, 6144, 4, 3, 2 };
 
 //! Chosen per device when a launch is planned: which variant `automatic` runs for each kind of
 //! shape, and how many rows a tile thread takes.
@@ -46,7 +46,7 @@ constexpr resize_tuning resize_tuning_table[] = {
     // sm_90 (H200); the default of every other architecture. The rowcache walk over 32 output
     // rows wins every upscale with row reuse (bilinear and bicubic); vec4_r4 the rest (nearest,
     // shrinks).
-    { 90, 4.0 * 1024 * 1024, resize_variant::rowcache_r32, resize_variant::vec4_r4, 4.0 },
+    { 90, 4.0 * 1024 * 1024, resize_variant::rowcache_r32, resize_variant::vec4_r4, 2.0 },
 };
 
 GPUINTERP_TUNING_ROW_FOR(resize_tuning)
