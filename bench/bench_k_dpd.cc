@@ -325,7 +325,7 @@ BENCHMARK(BM_dpd_cuda_kernel)->Apply(rows_gpu)->Apply(gpuinterp_bench::device_ti
 // launch). variant: a dpd_lab_variant (4 tiled, 9 tiled_generic, 10 tiled_unroll5, 2 smem, 11
 // smem_nt128, 12 smem_nt512, 13 smem_r3, 14 smem_r5); blocking / halo: the row's
 // smem_blocking_above_taps / smem_outputs_per_halo, -1 for the device's. The rows:
-//  - the tiled kernel's unrolled orders (none / up to 5, the library's / up to 8), M = 3 .. 8;
+//  - the tiled kernel's unrolled orders (none / up to 5 / all 8, the library's), M = 3 .. 8;
 //  - the smem kernel's block and register blocking, at the tiled rows (where smem runs for
 //    misaligned device buffers) and at filters longer than tiled's halo (where automatic runs it);
 //  - register blocking from L = 5 (the row) against from L = 1 and never, L = 2 .. 8;

@@ -20,8 +20,8 @@ namespace gpu {
 //! they produce bit-identical results; they differ only in how work maps to threads).
 enum class resize_variant : int {
     automatic = -1,
-    tile = 0,          //!< 64-thread blocks, 4 strided elements x up to 4 rows (original)
-    vec4_r2 = 1,       //!< 4 consecutive elements (one 16-byte store) x 2 rows, streaming
+    tile = 0,    //!< row tiles of strided elements x up to 4 rows (block: resize_build)
+    vec4_r2 = 1, //!< 4 consecutive elements (one 16-byte store) x 2 rows, streaming
     vec4_r2_plain = 2, //!< as vec4_r2 with ordinary (write-back) stores
     vec4_r4 = 3,       //!< 4 consecutive elements x 4 rows, streaming stores
     vec4_r1 = 4,       //!< 4 consecutive elements x 1 row, streaming stores
