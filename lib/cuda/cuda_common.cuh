@@ -54,6 +54,21 @@ namespace gr {
 namespace gpuinterp {
 namespace gpu {
 
+//! The sum of `v` over the 32 lanes of a full warp, in every lane. sm_80 has a one-instruction
+//! reduction (__reduce_add_sync); Turing (sm_75, the oldest architecture built) and PTX compiled
+//! for it take the five-step butterfly. Selecting on __CUDA_ARCH__ is right here, unlike for
+//! tuning (arch_tuning.h): both paths give the same sum, only the instruction differs.
+__device__ __forceinline__ unsigned warp_sum(unsigned v)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    return __reduce_add_sync(0xffffffffu, v);
+#else
+    for (int o = 16; o > 0; o >>= 1)
+        v += __shfl_xor_sync(0xffffffffu, v, o);
+    return v;
+#endif
+}
+
 //! Makes `device` current for the lifetime of the guard and restores the previous device after.
 class device_guard
 {

@@ -78,8 +78,8 @@ struct store_sc16 {
     {
         // Every thread of the block reaches here (the tile loop is uniform), so the whole warp
         // takes part in the reductions.
-        const unsigned s = __reduce_add_sync(FULL, sat);
-        const unsigned b = __reduce_add_sync(FULL, bad);
+        const unsigned s = warp_sum(sat);
+        const unsigned b = warp_sum(bad);
         if ((threadIdx.x & 31) == 0) {
             if (s)
                 atomicAdd(counts, (unsigned long long)s);
