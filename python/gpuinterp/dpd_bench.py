@@ -275,8 +275,13 @@ def run(directory, pa_model=DEFAULT_PA_MODEL, dpd_model=DEFAULT_DPD_MODEL, itera
     if contiguous is None:
         contiguous = spec["contiguous"]
 
-    def aclr(v):
-        return metrics.opendpd_aclr(v, fs, bw, nsub, nper)
+    def aclr(v, seg=nper):
+        return metrics.opendpd_aclr(v, fs, bw, nsub, seg)
+
+    nper_val = spec["val_nperseg"]
+    if nper_val != nper:
+        say(f"note: the val split ({xva.size} samples) is shorter than nperseg {nper}: its ACLR (what model "
+            f"choices look at) uses {nper_val}-point Welch segments; test figures use {nper}")
 
     # Every surrogate is fitted the same way (train, lambda chosen on val); they differ in family or
     # size, and the no-probe one in the assumption about out-of-band inputs.
@@ -370,7 +375,7 @@ def run(directory, pa_model=DEFAULT_PA_MODEL, dpd_model=DEFAULT_DPD_MODEL, itera
                 row.update({"aclr_dbc": _aclr_dict(aclr(y_t)),
                             "evm_db": metrics.opendpd_evm_db(y_t, ref, fs, bw, nsub, nper),
                             "nmse_db": metrics.opendpd_nmse_db(y_t, ref, nper),
-                            "val_aclr_dbc": float(aclr(y["val"])[2]) if np.all(np.isfinite(y["val"])) else None,
+                            "val_aclr_dbc": float(aclr(y["val"], nper_val)[2]) if np.all(np.isfinite(y["val"])) else None,
                             "disagreement_dbc": (None if y_first is None or not np.all(np.isfinite(y_first))
                                                  else disagreement_dbc(y_t, y_first, fs, bw, nsub, nper)),
                             "_y": y_t})
@@ -423,6 +428,7 @@ def run(directory, pa_model=DEFAULT_PA_MODEL, dpd_model=DEFAULT_DPD_MODEL, itera
     main_res = results[0]
     report = {
         "dataset": os.path.basename(os.path.normpath(directory)),
+        "val_nperseg": nper_val,
         "pa_model": {"name": str(pam), "coefficients": _pairs(pa.coefficients, pa.lo_leakage),
                      "nmse_db": {k: float(v) for k, v in pa.nmse_db.items()}},
         "measured": {"aclr_dbc": _aclr_dict(aclr_meas), "floor_dbc": floor_dbc(yte, fs, bw, nsub, nper)},

@@ -274,8 +274,28 @@ def load_dataset(directory):
         n = data[s][0].size
         if n < spec["nperseg"]:
             raise BenchError(f"{spec_path}: nperseg: {spec['nperseg']} exceeds the {s} split ({n} samples)")
+    spec["val_nperseg"] = val_nperseg(spec_path, spec, data["val"][0].size)
     check_split_gains(directory, data)
     return spec, data
+
+
+def val_nperseg(spec_path, spec, n):
+    """The Welch segment of the val split's ACLR (what model choices look at). A val split shorter than
+    ``nperseg`` is a legitimate layout (OpenDPD's DPD Arena cuts a 6327-sample val split from a capture
+    whose spec says 19662): it is measured with the largest power of two that gives it at least four
+    half-overlapping segments, as long as its main channel still spans MIN_CHANNEL_BINS bins per
+    sub-channel; a split too short for that is refused here, before any fitting."""
+    nper = spec["nperseg"]
+    if n >= nper:
+        return nper
+    seg = 1 << max(0, int(math.floor(math.log2(max(n, 1) * 2 / 5))))  # 4 segments at 50 % overlap
+    f = np.fft.fftfreq(seg, 1.0 / spec["input_signal_fs"])
+    bins = int(np.sum((f >= -spec["bw"] / 2) & (f <= spec["bw"] / 2))) // spec["n_sub_ch"]
+    if bins < MIN_CHANNEL_BINS:
+        raise BenchError(f"{spec_path}: the val split ({n} samples) is too short to measure: even a {seg}-point "
+                         f"Welch segment (nperseg {nper} exceeds it) leaves {bins} bins per sub-channel, fewer "
+                         f"than {MIN_CHANNEL_BINS}")
+    return seg
 
 
 def _robust_rms(v):

@@ -192,6 +192,9 @@ def _cases():
     add(("val split of one sample",
          lambda ds: (lines("val_input.csv", lambda ls: ls[:2])(ds), lines("val_output.csv", lambda ls: ls[:2])(ds)),
          [], "val_input.csv", "too short"))
+    add(("val split too short for any Welch segment (100 samples: 32-point segments leave 7 bins)",
+         lambda ds: (lines("val_input.csv", lambda ls: ls[:101])(ds), lines("val_output.csv", lambda ls: ls[:101])(ds)),
+         [], "spec.json", "val split (100 samples) is too short"))
     add(("nperseg longer than the test split",
          lambda ds: (lines("test_input.csv", lambda ls: ls[:1001])(ds),
                      lines("test_output.csv", lambda ls: ls[:1001])(ds)), [], "spec.json", "nperseg"))
@@ -354,6 +357,21 @@ class qa_dpd_bench_bad_data(gr_unittest.TestCase):
                 self.assertTrue(os.path.isfile(f), f)
             rep = json.loads(_read(files[0]))
             self.assertLess(rep["pa_model"]["nmse_db"]["test"], -25.0)
+            self.assertIsNotNone(rep["dpd"]["aclr_dbc"])
+
+    def test_val_split_shorter_than_nperseg(self):
+        # A legitimate layout (OpenDPD's DPD Arena: a 6327-sample val split, nperseg 19662): the val
+        # split's ACLR uses shorter Welch segments, and the report says which.
+        with tempfile.TemporaryDirectory() as d:
+            ds = os.path.join(d, "ds")
+            shutil.copytree(SLICE, ds)
+            for side in ("input", "output"):
+                lines(f"val_{side}.csv", lambda ls: ls[:1501])(ds)  # 1500 samples < nperseg 2048
+            rc, out, err = call([ds] + FAST + ["--json", os.path.join(d, "r.json")])
+            self.assertEqual(rc, 0, err)
+            self.assertIn("uses 512-point Welch segments", out)
+            rep = json.loads(_read(os.path.join(d, "r.json")))
+            self.assertEqual(rep["val_nperseg"], 512)  # 2^floor(log2(1500 * 2 / 5)): four segments
             self.assertIsNotNone(rep["dpd"]["aclr_dbc"])
 
     def test_outputs_are_checked_before_the_run(self):
