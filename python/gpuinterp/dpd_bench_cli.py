@@ -18,6 +18,7 @@ from .dpd_bench import (DEFAULT_DPD_MODEL, DEFAULT_ENSEMBLE, DEFAULT_HELD_OUT, D
                         DEFAULT_PA_MODEL, DEFAULT_TRAIN_THROUGH, TRAIN_THROUGH, run)
 from .dpd_bench_data import _NON_FINITE, _NUMBER, MAX_ITERATIONS, BenchError, _show
 from .dpd_bench_report import format_table, plot_psd
+from .arena import ArenaError
 from . import dpd_bench as _bench
 
 _bench_doc = _bench.__doc__  # --help explains the procedure, which dpd_bench documents
@@ -112,7 +113,21 @@ def main(argv=None):
     p.add_argument("--independent-splits", action="store_true",
                    help="start every model from a zero state at each split (default when spec.json has no "
                         "split_ratios, i.e. the splits are not consecutive parts of one capture)")
+    p.add_argument("--protocol", choices=("default", "arena"), default="default",
+                   help="'arena': OpenDPD's DPD Arena v6 on APA_200MHz_b (its split, gain, limit at 1.0, power "
+                        "gate, symbol EVM, worse-side ACLR in the 5x40 plan and the 1x200 plan, Q and FoM); "
+                        "DATASET_DIR is APA_200MHz_b in OpenDPD's layout (default: %(default)s)")
+    p.add_argument("--score-signal", metavar="NPY",
+                   help="with --protocol arena: score this predistorted test input (complex64 .npy, one sample "
+                        "per test-split input sample) through the judges instead of fitting a DPD")
+    p.add_argument("--save-predistorted", metavar="NPY",
+                   help="with --protocol arena: write the scored predistorter output for the test split's input "
+                        "(complex64 .npy, limited as scored)")
     a = p.parse_args(argv)
+    if a.protocol != "arena":
+        for opt in ("score_signal", "save_predistorted"):
+            if getattr(a, opt) is not None:
+                return _fail(f"--{opt.replace('_', '-')}: needs --protocol arena")
 
     if not 1 <= a.iterations <= MAX_ITERATIONS:
         # indirect learning settles within a handful of iterations; thousands are a typo that runs for hours
@@ -128,7 +143,8 @@ def main(argv=None):
         # relative to the largest squared singular value: beyond 1 the ridge term is the whole fit
         if not (math.isfinite(reg) and 0 <= reg <= 1):
             return _fail(f"--regularization: must be in [0, 1] or 'auto', got {a.regularization}")
-    outputs = [(f"--{opt.replace('_', '-')}", getattr(a, opt)) for opt in ("json", "save_pa_model", "psd_plot")
+    outputs = [(f"--{opt.replace('_', '-')}", getattr(a, opt))
+               for opt in ("json", "save_pa_model", "psd_plot", "save_predistorted")
                if getattr(a, opt) is not None]
     try:
         seen = {}
@@ -145,6 +161,8 @@ def main(argv=None):
                 raise BenchError(f"--psd-plot: needs matplotlib ({e})") from None
         # Every figure is checked for finiteness where it matters (the extrapolation guard); numpy's
         # overflow warnings on the way would only add lines to a one-line error.
+        if a.protocol == "arena":
+            return _main_arena(a, reg)
         with np.errstate(all="ignore"):
             rep = run(a.dataset, a.pa_model, a.dpd_model, a.iterations, a.gain, reg,
                       progress=lambda m: print(m, flush=True),
@@ -152,7 +170,7 @@ def main(argv=None):
                       ensemble=a.ensemble, held_out=a.held_out,
                       no_probe="" if a.no_probe_model == "none" else a.no_probe_model,
                       train_through=a.train_through, backend=None if a.backend == "numpy" else a.backend)
-    except (BenchError, dm.ModelError, dpd.DPDError) as e:
+    except (BenchError, dm.ModelError, dpd.DPDError, ArenaError) as e:
         return _fail(e)
     print(format_table(rep))
     sig = rep.pop("_signals")
@@ -170,6 +188,36 @@ def main(argv=None):
     except OSError as e:  # checked before the run; a full disk or a folder removed meanwhile remain
         return _fail(f"cannot write the results: {e}")
     return 0 if rep["dpd"]["aclr_dbc"] is not None else 3
+
+
+def _main_arena(a, reg):
+    """--protocol arena: run, print, write; BenchError and the model errors as in main."""
+    from .dpd_bench_arena import format_arena, run_arena
+
+    if a.psd_plot is not None or a.save_pa_model is not None:
+        raise BenchError("--psd-plot and --save-pa-model: not available with --protocol arena")
+    if a.score_signal is not None and os.path.realpath(a.score_signal) in {
+            os.path.realpath(p) for p in (a.json, a.save_predistorted) if p}:
+        raise BenchError(f"--score-signal: {a.score_signal} is also an output file")
+    with np.errstate(all="ignore"):
+        rep = run_arena(a.dataset, a.pa_model, a.dpd_model, a.iterations, reg,
+                        progress=lambda m: print(m, flush=True), perturbation=a.perturbation,
+                        ensemble=a.ensemble, held_out=a.held_out, train_through=a.train_through,
+                        backend=None if a.backend == "numpy" else a.backend,
+                        score_signal=None if a.score_signal is None else ("--score-signal", a.score_signal))
+    print(format_arena(rep))
+    x_pd = rep.pop("_predistorted")
+    rep.pop("_signals")
+    try:
+        if a.json:
+            with open(a.json, "w") as f:
+                json.dump(rep, f, indent=1)
+        if a.save_predistorted:
+            with open(a.save_predistorted, "wb") as f:  # np.save would append .npy to another name
+                np.save(f, x_pd)
+    except OSError as e:
+        return _fail(f"cannot write the results: {e}")
+    return 0 if rep["arena"]["q"] is not None else 3
 
 
 if __name__ == "__main__":
