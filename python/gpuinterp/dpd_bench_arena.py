@@ -74,6 +74,8 @@ def run_arena(directory, pa_model, dpd_model, iterations, regularization=None, p
     def say(msg):
         progress(f"[{time.time() - t0:7.1f} s] {msg}")
 
+    if score_signal is not None and not os.path.isfile(score_signal[1]):
+        raise BenchError(f"{score_signal[0]}: {score_signal[1]}: file not found")
     perturbation = dpd.DEFAULT_PERTURBATION if perturbation is None else perturbation
     dpm = parse_model("--dpd-model", dpd_model) if score_signal is None else None
     pam = parse_model("--pa-model", pa_model)

@@ -300,6 +300,16 @@ def _cases():
          ".png"))
     add(("--json and --save-pa-model one file", None, ["--json", os.path.join(c_dir, "r.json"), "--save-pa-model",
                                                       os.path.join(c_dir, "r.json")], "--save-pa-model", "also"))
+    # --protocol arena and its options (the slice is not APA_200MHz_b: refused at the split)
+    add(("--protocol arena on another capture", None, ["--protocol", "arena"], "--protocol arena", "98304 samples"))
+    add(("--protocol foo", None, ["--protocol", "foo"], "--protocol", "invalid choice"))
+    for opt in ("--score-signal", "--save-predistorted"):
+        add((f"{opt} without --protocol arena", None, [opt, os.path.join(c_dir, "s.npy")], opt,
+             "needs --protocol arena"))
+    add(("--score-signal missing", None, ["--protocol", "arena", "--score-signal", os.path.join(c_dir, "no.npy")],
+         "--score-signal", "file not found"))
+    add(("--save-predistorted a directory", None, ["--protocol", "arena", "--save-predistorted", c_dir],
+         "--save-predistorted", "is a directory"))
     add(("dataset folder missing", lambda ds: shutil.rmtree(ds), [], "ds", "not a directory"))
     add(("dataset a file", lambda ds: (shutil.rmtree(ds), _write(ds, "")), [], "ds", "not a directory"))
     return c
