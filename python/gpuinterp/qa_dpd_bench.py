@@ -41,7 +41,7 @@ class qa_dpd_bench(gr_unittest.TestCase):
             self.assertEqual(rc, 0)
             rep = json.load(open(out))
             self.assertEqual(set(rep), {"dataset", "pa_model", "measured", "surrogate_no_dpd", "dpd", "surrogates",
-                                        "out_of_band_assumption"})
+                                        "out_of_band_assumption", "val_nperseg"})
             self.assertEqual(set(rep["pa_model"]), {"name", "coefficients", "nmse_db"})
             self.assertEqual(set(rep["pa_model"]["nmse_db"]), {"train", "val", "test"})
             self.assertEqual(set(rep["dpd"]), {"name", "coefficients", "aclr_dbc", "evm_db", "nmse_db", "training",
