@@ -13,7 +13,7 @@
 //                 three modes: fused normalise, resize only, resize then a separate
 //                 normalise kernel; plus binary16 output. floor_ms = frames * 4 B * (in +
 //                 out pixels) / 4169 GB/s (the measured device-to-device copy rate of the
-//                 H200), the same floor as shared/bench/gpu_anchors2.py uses for torch;
+//                 H200), the same floor as bench/resize_torch_peer.py uses for torch;
 //  - cuda_kernel_variant: the same sizes once per CUDA kernel variant (median of 50);
 //  - cuda_host:   the whole host-to-host pipeline (pinned staging, two streams, copies +
 //  kernel).

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-3.0-or-later
 """CPU peers of the predistorter at (P, Q, L) rows: the straightforward numpy implementation (the
-same algorithm as the CuPy peer in shared/bench/gpu_anchors2.py, complex64) and gpuinterp's CPU
+same algorithm as the CuPy peer bench/ph_cupy_peer.py, complex64) and gpuinterp's CPU
 kernel through its Python API, on the same data. Best of `reps` runs, Msample/s.
 
     PYTHONPATH=build/test_modules /usr/bin/python3 bench/dpd_numpy_bench.py [log2n] [reps]

@@ -1,8 +1,12 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""QA for gpuinterp.pa_models: presets against the published characteristics in
-shared/reference/pa_models.md, memory polynomial against the equation, Rapp/Saleh formulas, back-off,
-gain, noise SNR, chunking, and the pa_model_cc block in a flowgraph."""
+"""QA for gpuinterp.pa_models: presets against their published characteristics (ding2004: Ding, Zhou,
+Morgan, Ma, Kenney, Kim, Giardina, "A robust digital baseband predistorter constructed using memory
+polynomials", IEEE Trans. Commun. 52(1), 2004; warp_v3: C. Tarver's WARP v3 PA model, ILA-DPD
+`PowerAmplifier.m`; docs/dpd_loop.md lists both), memory polynomial against the equation, Rapp
+(C. Rapp, 2nd European Conf. on Satellite Communications, 1991) and Saleh (A. A. M. Saleh, IEEE Trans.
+Commun. 29(11), 1981) formulas, back-off, gain, noise SNR, chunking, and the pa_model_cc block in a
+flowgraph."""
 
 import math
 import os
