@@ -257,6 +257,21 @@ def _classes():
                     nn.init.xavier_uniform_(self.skip.weight)
                     nn.init.xavier_uniform_(self.skip_out.weight)
 
+        def identity(self):
+            """Start as a wire (a predistorter's natural start): with C >= 4 the skip path is exactly
+            the identity for |I|, |Q| <= 3, as hardswish(t) - hardswish(-t) = t there; the recurrent
+            path's output starts small."""
+            if self.C < 4:
+                return False
+            with torch.no_grad():
+                self.skip.weight.zero_()
+                self.skip_out.weight.zero_()
+                for ch, (comp, sign) in enumerate(((0, 1.0), (0, -1.0), (1, 1.0), (1, -1.0))):
+                    self.skip.weight[ch, comp, 1] = sign
+                    self.skip_out.weight[comp, ch] = sign
+                self.out.weight.mul_(0.01)
+            return True
+
         def params_in_order(self):
             p = [self.rnn.weight_ih_l0, self.rnn.weight_hh_l0, self.rnn.bias_ih_l0, self.rnn.bias_hh_l0,
                  self.out.weight, self.out.bias]
@@ -738,7 +753,10 @@ def train_dpd(args, log=print):
     else:
         g = complex(np.vdot(x_tr, y_tr) / np.vdot(x_tr, x_tr))
         gsrc = "least-squares linear gain of the PA (train split)"
-    dpd = build(args.model).to(dev)
+    dpd = build(args.model)
+    if dpd.family == "gru" and not dpd.identity():
+        log(f"dpd {dpd.spec}: C < 4 skip channels cannot start as the identity; starting from random weights")
+    dpd = dpd.to(dev)
     la = lookahead(dpd.spec) + lookahead(pa.spec)
     warm = max(args.warmup, history(dpd.spec) + history(pa.spec))
     xt = _iq(x_tr, dev)
