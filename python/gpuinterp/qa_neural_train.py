@@ -133,9 +133,15 @@ PA_COEF[6:9] = [-0.3 + 0.12j, -0.06, 0.03j]               # k = 3: compression, 
 PA_COEF[12:15] = [0.05 - 0.02j, 0.0, 0.0]                  # k = 5
 
 
-def write_dataset(d, n=(4000, 1500, 1500)):
+# A harder PA for the fit: 3.7 dB of compression at the peak, linear-gain NMSE about -15 dB.
+PA_STRONG = PA_COEF.copy()
+PA_STRONG[6:9] = [-0.5 + 0.2j, -0.08, 0.03j]
+PA_STRONG[12:15] = [0.15 - 0.05j, 0.0, 0.0]
+
+
+def write_dataset(d, n=(4000, 1500, 1500), coef=PA_COEF):
     x = test_signal(sum(n), seed=3)
-    y = _pa_fast(x)
+    y = _pa_fast(x, coef)
     os.makedirs(d, exist_ok=True)
     with open(os.path.join(d, "spec.json"), "w") as f:
         json.dump({"input_signal_fs": 1.0, "bw_main_ch": 0.3, "n_sub_ch": 1, "nperseg": 256}, f)
@@ -148,9 +154,9 @@ def write_dataset(d, n=(4000, 1500, 1500)):
     return x, y
 
 
-def _pa_fast(x):
+def _pa_fast(x, coef):
     y = np.zeros(x.size, dtype=np.complex128)
-    for c, (l, j, k, _) in zip(PA_COEF, nt.term_list(PA_SPEC)):
+    for c, (l, j, k, _) in zip(coef, nt.term_list(PA_SPEC)):
         s = np.concatenate([np.zeros(l, dtype=complex), x[:x.size - l]])
         y += c * s * np.abs(s) ** k
     return y
@@ -294,17 +300,22 @@ class qa_neural_train_training(unittest.TestCase):
         cls.tmp.cleanup()
 
     def test_pa_training(self):
+        data = os.path.join(self.tmp.name, "strong")
+        write_dataset(data, coef=PA_STRONG)
         out = os.path.join(self.tmp.name, "pa.json")
-        a = args("pa", data=self.data, model="gru:H=6,C=2,D=2", out=out, epochs=6, stride=8, batch=32, frame=64,
-                 warmup=8, lr=1e-2, threads=1)
+        a = args("pa", data=data, model="gru:H=8,C=2,D=1", out=out, epochs=12, stride=4, batch=32, frame=32,
+                 warmup=8, lr=2e-2, threads=1)
         m, figs, _ = nt.train_pa(a, log=lambda s: None)
-        # Untrained (the same initialisation), the model is far from the PA: about 0 dB. Trained for a
-        # few seconds it must explain the PA to better than -25 dB (measured about -33).
-        m0 = nt.build(a.model)
-        x, y = nt.load_split(self.data)[0]["test"]
-        self.assertGreater(nt.nmse_db(y, nt.run_stream(m0, x)), -10)
-        self.assertLess(figs["test"], -25)
-        doc = json.load(open(out))
+        x, y = nt.load_split(data)[0]["test"]
+        untrained = nt.nmse_db(y, nt.run_stream(nt.build(a.model), x))
+        linear = nt.nmse_db(y, np.vdot(x, y) / np.vdot(x, x) * x)  # the best complex gain: -21 dB
+        # A few seconds of training take the model from about 0 dB to past the best linear model, so it
+        # has learned the compression, not only the gain (measured: about -24 dB, 2.7 dB past linear).
+        self.assertGreater(untrained, -10)
+        self.assertLess(figs["test"], untrained - 15)
+        self.assertLess(figs["test"], linear - 2)
+        with open(out) as f:
+            doc = json.load(f)
         self.assertEqual(doc["training"]["seed"], 0)
         self.assertEqual(doc["training"]["nmse_db"]["test"], round(figs["test"], 3))
         self.assertEqual(len(doc["training"]["data_sha256"]), 6)
@@ -314,18 +325,18 @@ class qa_neural_train_training(unittest.TestCase):
         # loop, not a surrogate's accuracy.
         pa = os.path.join(self.tmp.name, "true_pa.json")
         nt.save_file(pa, PA_SPEC, "pa_model", coefficients=PA_COEF, lo_leakage=0j)
-        x, y = nt.load_split(self.data)[0]["test"]
-        g = 1.0
-        for spec, epochs in (("gmp:Ka=5,La=3,Kb=2,Lb=2,Mb=1", 4), ("tdnn:M=3,H=8,N=1", 4)):
+        # Margins (NMSE to g x, mean ACLR) a few seconds of training must win over the PA without DPD
+        # (-24.2 dB, -35.2 dBc at the least-squares gain); measured: gmp 14 and 10 dB, gru 5.8 and 3.7 dB.
+        for spec, d_nmse, d_aclr in (("gmp:Ka=5,La=3,Kb=2,Lb=2,Mb=1", 10, 6), ("gru:H=6,C=4,D=1", 3, 2)):
             out = os.path.join(self.tmp.name, "dpd.json")
-            a = args("dpd", data=self.data, pa=pa, model=spec, out=out, epochs=epochs, stride=8, batch=32, frame=64,
-                     warmup=8, lr=3e-3, gain=g, threads=1)
+            a = args("dpd", data=self.data, pa=pa, model=spec, out=out, epochs=6, stride=2, batch=32, frame=64,
+                     warmup=8, lr=3e-3, threads=1)
             _, figs, res = nt.train_dpd(a, log=lambda s: None)
-            # Without DPD the PA is about -21 dB from g x; the predistorted PA must be 10 dB closer, and
-            # the mean ACLR 5 dB lower.
-            self.assertLess(figs["test"], res["nmse_db_without_dpd"] - 10, spec)
-            self.assertLess(res["aclr_dbc"]["spec_plan"][2], res["aclr_dbc_without_dpd"]["spec_plan"][2] - 5, spec)
-            doc = json.load(open(out))
+            self.assertLess(figs["test"], res["nmse_db_without_dpd"] - d_nmse, spec)
+            self.assertLess(res["aclr_dbc"]["spec_plan"][2], res["aclr_dbc_without_dpd"]["spec_plan"][2] - d_aclr,
+                            spec)
+            with open(out) as f:
+            doc = json.load(f)
             self.assertEqual(doc["kind"], "predistorter")
             self.assertEqual(doc["model"], nt.parse_spec(spec)[2])
 
