@@ -336,7 +336,7 @@ class qa_neural_train_training(unittest.TestCase):
             self.assertLess(res["aclr_dbc"]["spec_plan"][2], res["aclr_dbc_without_dpd"]["spec_plan"][2] - d_aclr,
                             spec)
             with open(out) as f:
-            doc = json.load(f)
+                doc = json.load(f)
             self.assertEqual(doc["kind"], "predistorter")
             self.assertEqual(doc["model"], nt.parse_spec(spec)[2])
 
