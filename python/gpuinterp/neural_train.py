@@ -96,10 +96,6 @@ def parse_spec(spec):
             raise ValueError(f"{k}: must be {lo} <= {k} <= {hi}, got {vals[k]}")
     if fam == "gru" and vals["C"] == 0:
         vals["D"] = 1  # the dilation of no skip path is meaningless; one spelling for one model
-    if fam == "gmp":
-        for g in "bc":
-            if not (vals["K" + g] and vals["L" + g] and vals["M" + g]):
-                vals["K" + g] = vals["L" + g] = vals["M" + g] = 0
     parts = [f"{k}={vals[k]}" for k, _, _ in keys if not (k in _OPTIONAL and vals[k] == 0)]
     return fam, vals, f"{fam}:" + ",".join(parts)
 

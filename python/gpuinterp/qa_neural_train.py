@@ -176,7 +176,9 @@ class qa_neural_train_spec(unittest.TestCase):
         self.assertEqual(nt.parse_spec("gru:H=23,C=3,D=16")[2], "gru:H=23,C=3,D=16")
         self.assertEqual(nt.parse_spec("gru:H=8")[2], "gru:H=8,C=0,D=1")
         self.assertEqual(nt.parse_spec("gru:H=8,C=0,D=9")[2], "gru:H=8,C=0,D=1")
-        self.assertEqual(nt.parse_spec("gmp:Ka=5,La=3,Kb=0,Lb=2,Mb=1")[2], "gmp:Ka=5,La=3")
+        # as the C++ kernel spells it: optional keys at 0 left out (a partial group has no terms)
+        self.assertEqual(nt.parse_spec("gmp:Ka=5,La=3,Kb=0,Lb=2,Mb=1")[2], "gmp:Ka=5,La=3,Lb=2,Mb=1")
+        self.assertEqual(nt.num_weights("gmp:Ka=5,La=3,Kb=0,Lb=2,Mb=1"), 15)
         for bad in ("gru:H=0", "gru:H=300", "tdnn:M=2,H=3", "gru:H=2,X=1", "lstm:H=3", "tdnn:M=1,H=1,N=9"):
             with self.assertRaises(ValueError):
                 nt.parse_spec(bad)
