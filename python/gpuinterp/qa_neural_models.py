@@ -304,6 +304,29 @@ class qa_neural_models(gr_unittest.TestCase):
             tb.run()
             self.assertLess(rel_err(np.array(snk.data()), delayed(want, 3)), TOL)
 
+    def test_neural_predistorter_block(self):
+        spec = "tdnn:M=4,H=8,N=2"
+        w1, w2, x = random_weights(spec, 95), random_weights(spec, 96), signal(5000, 97)
+        tb = gr.top_block()
+        src = blocks.vector_source_c(x.tolist())
+        blk = gpuinterp.neural_predistorter_cc(spec, w1, backend="cpu")
+        snk = blocks.vector_sink_c()
+        tb.connect(src, blk, snk)
+        tb.run()
+        self.assertEqual((blk.delay(), blk.model()), (0, spec))
+        self.assertLess(rel_err(np.array(snk.data()), numpy_forward(spec, w1, x)), TOL)
+        blk.set_weights(w2)
+        np.testing.assert_array_equal(blk.weights(), w2)
+        with self.assertRaisesRegex(ValueError, "^weights:"):
+            blk.set_weights(w2[1:])
+        with self.assertRaisesRegex(ValueError, "^weights:"):
+            gpuinterp.neural_predistorter_cc(spec)
+        with self.assertRaisesRegex(ValueError, "^model: .* not a neural model"):
+            gpuinterp.neural_predistorter_cc("mp:K=1,M=1", [1.0])
+        # The C++ block keeps the polynomial families and says where a neural model runs.
+        with self.assertRaisesRegex(ValueError, "^model: gru:H=4,C=0,D=1 is a neural model"):
+            gpuinterp.dpd_predistorter_cc(0, 0, 0, 0, [1 + 0j], model="gru:H=4,C=0,D=1", backend="cpu")
+
     def test_bad_model_files(self):
         spec = "tdnn:M=3,H=4,N=2"
         w = random_weights(spec, 90)
