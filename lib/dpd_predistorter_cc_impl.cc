@@ -36,7 +36,16 @@ kernel::dpd_model model_from_params(unsigned P,
         kernel::dpd_predistorter::validate(P, Q, Lp, Lq, coefficients, lo_leakage);
         return kernel::dpd_predistorter::ph_model(P, Q, Lp, Lq);
     }
-    return kernel::dpd_model::parse(spec);
+    kernel::dpd_model m = kernel::dpd_model::parse(spec);
+    // The block's coefficient paths (setter, message, `dpd_coeffs` tags, channels, sc16) are
+    // complex coefficients; a neural model's weights run through the kernel
+    // (kernel::dpd_predistorter) or the Python block gpuinterp.neural_predistorter_cc.
+    if (m.is_neural())
+        throw std::invalid_argument(
+            "model: " + m.to_string() +
+            " is a neural model: dpd_predistorter_cc runs ph, mp and gmp; use "
+            "neural_predistorter_cc (one channel, fc32) with its weights");
+    return m;
 }
 } // namespace
 

@@ -162,6 +162,17 @@ auto kernel::make_gmp_engine(backend selected,
         GPUINTERP_CUDA_ENGINE(gpu::make_cuda_gmp_engine(device, batch, mapped)));
 }
 
+auto kernel::make_neural_engine(backend selected,
+                                [[maybe_unused]] int device,
+                                [[maybe_unused]] size_t batch)
+    -> std::unique_ptr<neural_engine>
+{
+    return make_engine<neural_engine>(
+        selected,
+        [] { return make_cpu_neural_engine(); },
+        GPUINTERP_CUDA_ENGINE(gpu::make_cuda_neural_engine(device, batch)));
+}
+
 auto kernel::make_dpd_bank_engine(backend selected,
                                   [[maybe_unused]] int device,
                                   [[maybe_unused]] unsigned channels,

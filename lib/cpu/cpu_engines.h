@@ -14,6 +14,7 @@
 #include "../kernel/fir_engine.h"
 #include "../kernel/gmp_engine.h"
 #include "../kernel/gram_engine.h"
+#include "../kernel/neural_engine.h"
 #include "../kernel/resamp_engines.h"
 #include "../kernel/resize_engine.h"
 #include <memory>
@@ -32,6 +33,7 @@ template <typename T>
 std::unique_ptr<resize_engine<T>> make_cpu_resize_engine();
 std::unique_ptr<dpd_engine> make_cpu_dpd_engine();
 std::unique_ptr<gmp_engine> make_cpu_gmp_engine();
+std::unique_ptr<neural_engine> make_cpu_neural_engine();
 std::unique_ptr<gram_engine> make_cpu_gram_engine();
 std::unique_ptr<capture_engine> make_cpu_capture_engine();
 

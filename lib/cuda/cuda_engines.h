@@ -15,6 +15,7 @@
 #include "../kernel/fir_engine.h"
 #include "../kernel/gmp_engine.h"
 #include "../kernel/gram_engine.h"
+#include "../kernel/neural_engine.h"
 #include "../kernel/resamp_engines.h"
 #include "../kernel/resize_engine.h"
 #include "table_lookup_tuning.h"
@@ -55,6 +56,8 @@ std::unique_ptr<kernel::dpd_engine>
 make_cuda_dpd_engine(int device, size_t batch, bool mapped);
 std::unique_ptr<kernel::gmp_engine>
 make_cuda_gmp_engine(int device, size_t batch, bool mapped);
+//! gru: chunk-parallel with a warm-up (neural_engine::set_warmup); tdnn: one thread per output.
+std::unique_ptr<kernel::neural_engine> make_cuda_neural_engine(int device, size_t batch);
 std::unique_ptr<kernel::gram_engine> make_cuda_gram_engine(int device);
 std::unique_ptr<kernel::capture_engine> make_cuda_capture_engine(int device);
 //! Every channel of a ph predistorter bank in one launch (dpd_bank.cu).

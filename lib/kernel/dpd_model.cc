@@ -36,6 +36,10 @@ std::vector<key_ref> keys_of(dpd_model::family_t f)
                  { "Lq", &m::Lq, true } };
     case m::family_t::mp:
         return { { "K", &m::K, true }, { "M", &m::M, true } };
+    case m::family_t::gru:
+        return { { "H", &m::H, true }, { "C", &m::C, true }, { "D", &m::D, true } };
+    case m::family_t::tdnn:
+        return { { "M", &m::M, true }, { "H", &m::H, true }, { "N", &m::N, true } };
     default:
         return { { "Ka", &m::Ka, true },  { "La", &m::La, true },
                  { "Kb", &m::Kb, false }, { "Lb", &m::Lb, false },
@@ -62,6 +66,10 @@ std::string to_string(dpd_model::family_t f)
         return "mp";
     case dpd_model::family_t::gmp:
         return "gmp";
+    case dpd_model::family_t::gru:
+        return "gru";
+    case dpd_model::family_t::tdnn:
+        return "tdnn";
     default:
         return "ph";
     }
@@ -107,6 +115,30 @@ dpd_model dpd_model::make_gmp(unsigned Ka,
     return m;
 }
 
+dpd_model dpd_model::make_gru(unsigned H, unsigned C, unsigned D)
+{
+    dpd_model m;
+    m.family = family_t::gru;
+    m.P = m.Q = m.Lp = m.Lq = 0;
+    m.H = H;
+    m.C = C;
+    m.D = C ? D : 1; // the dilation of an absent skip path: one spelling per model
+    m.validate();
+    return m;
+}
+
+dpd_model dpd_model::make_tdnn(unsigned M, unsigned H, unsigned N)
+{
+    dpd_model m;
+    m.family = family_t::tdnn;
+    m.P = m.Q = m.Lp = m.Lq = 0;
+    m.M = M;
+    m.H = H;
+    m.N = N;
+    m.validate();
+    return m;
+}
+
 dpd_model dpd_model::parse(const std::string& spec)
 {
     // Whitespace is allowed around the family, the keys and the values, not inside them.
@@ -130,9 +162,13 @@ dpd_model dpd_model::parse(const std::string& spec)
         m.family = family_t::mp;
     else if (fam == "gmp")
         m.family = family_t::gmp;
+    else if (fam == "gru")
+        m.family = family_t::gru;
+    else if (fam == "tdnn")
+        m.family = family_t::tdnn;
     else
-        fail("family: expected 'ph', 'mp' or 'gmp' before ':', got '" + fam + "' in '" +
-             spec + "'");
+        fail("family: expected 'ph', 'mp', 'gmp', 'gru' or 'tdnn' before ':', got '" +
+             fam + "' in '" + spec + "'");
     // Sizes not given stay 0 (the b and c groups of a gmp); the ph defaults are overwritten.
     m.P = m.Q = m.Lp = m.Lq = 0;
     const std::vector<key_ref> keys = keys_of(m.family);
@@ -175,6 +211,8 @@ dpd_model dpd_model::parse(const std::string& spec)
     for (size_t i = 0; i < keys.size(); i++)
         if (keys[i].required && !seen[i])
             fail(std::string(keys[i].name) + ": missing (a " + fam + " spec needs it)");
+    if (m.family == family_t::gru && m.C == 0)
+        m.D = 1; // ignored without a skip path, and written as 1 (docs/neural_models.md)
     m.validate();
     return m;
 }
@@ -189,8 +227,10 @@ std::string dpd_model::to_string() const
     for (const auto& k : keys_of(family)) {
         if (!k.required && this->*(k.field) == defaults.*(k.field))
             continue;
+        const bool no_skip =
+            family == family_t::gru && C == 0 && k.field == &dpd_model::D;
         s += (first ? "" : ",") + std::string(k.name) + "=" +
-             std::to_string(this->*(k.field));
+             std::to_string(no_skip ? 1u : this->*(k.field));
         first = false;
     }
     return s;
@@ -198,6 +238,19 @@ std::string dpd_model::to_string() const
 
 void dpd_model::validate() const
 {
+    if (family == family_t::gru) {
+        check_range("H", H, 1, max_hidden);
+        check_range("C", C, 0, max_skip);
+        if (C > 0)
+            check_range("D", D, 1, max_dilation);
+        return;
+    }
+    if (family == family_t::tdnn) {
+        check_range("M", M, 1, max_taps);
+        check_range("H", H, 1, max_hidden);
+        check_range("N", N, 1, max_layers);
+        return;
+    }
     for (const auto& k : keys_of(family)) {
         const std::string key = k.name;
         const unsigned v = this->*(k.field);
@@ -230,18 +283,42 @@ size_t dpd_model::num_coefficients() const
         return size_t((P + 1) / 2) * Lp + (Q ? size_t((Q + 1) / 2) * Lq : 0);
     case family_t::mp:
         return size_t(K) * M;
-    default:
+    case family_t::gmp:
         return size_t(Ka) * La + size_t(Kb) * Lb * Mb + size_t(Kc) * Lc * Mc;
+    default:
+        return 0;
+    }
+}
+
+size_t dpd_model::num_weights() const
+{
+    const size_t h = H;
+    switch (family) {
+    case family_t::gru:
+        return 3 * h * 6 + 3 * h * h + 6 * h + 2 * h + 2 + 8 * size_t(C);
+    case family_t::tdnn:
+        return 4 * size_t(M) * h + h + size_t(N - 1) * (h * h + h) + 2 * h + 2;
+    default:
+        return 0;
     }
 }
 
 unsigned dpd_model::lookahead() const
 {
+    if (family == family_t::gru)
+        return C > 0 ? std::max(1u, D) : 1u;
     return (family == family_t::gmp && Kc > 0 && Lc > 0) ? Mc : 0;
 }
 
 size_t dpd_model::history() const
 {
+    // gru: output i is y[i - L] (L = lookahead()), which reads inputs down to i - L - D (skip)
+    // or i - L (features); tdnn reads M - 1 samples back. The gru's hidden state is carried too,
+    // but it is not input history.
+    if (family == family_t::gru)
+        return lookahead() + (C > 0 ? D : 0);
+    if (family == family_t::tdnn)
+        return M - 1;
     if (family == family_t::ph)
         return std::max(Lp, Q ? Lq : 1u) - 1;
     const dpd_model g = as_gmp();
@@ -280,6 +357,8 @@ std::vector<std::pair<std::string, unsigned>> dpd_model::keys() const
 std::vector<dpd_model::term> dpd_model::terms() const
 {
     std::vector<term> t;
+    if (is_neural())
+        return t;
     if (family == family_t::ph) {
         // psi_p(x[n-k]) = x[n-k] |x[n-k]|^(p-1): main branches, then conjugate ones.
         for (unsigned p = 1; p <= P; p += 2)
@@ -312,7 +391,8 @@ bool dpd_model::operator==(const dpd_model& o) const
     if (family != o.family)
         return false;
     for (const auto& k : keys_of(family))
-        if (this->*(k.field) != o.*(k.field))
+        if (this->*(k.field) != o.*(k.field) &&
+            !(family == family_t::gru && C == 0 && k.field == &dpd_model::D))
             return false;
     return true;
 }

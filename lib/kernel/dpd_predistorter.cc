@@ -166,12 +166,71 @@ dpd_predistorter::dpd_predistorter(const dpd_model& model,
         d_note += (d_note.empty() ? "" : "; ") + why;
 }
 
+dpd_predistorter::dpd_predistorter(const dpd_model& model,
+                                   const std::vector<float>& weights,
+                                   backend requested,
+                                   int device,
+                                   size_t batch)
+    : d_model(model),
+      d_P(0),
+      d_Q(0),
+      d_Lp(0),
+      d_Lq(0),
+      d_H(0),
+      d_batch(batch ? batch : default_batch),
+      d_mapped(false),
+      d_c(0)
+{
+    validate_weights(model, weights);
+    d_H = model.history();
+    make_engine(requested, device, false);
+    set_weights(weights);
+}
+
+void dpd_predistorter::validate_weights(const dpd_model& model,
+                                        const std::vector<float>& weights)
+{
+    if (!model.is_neural())
+        invalid_parameter("weights",
+                          "a " + kernel::to_string(model.family) +
+                              " model takes complex coefficients, not weights");
+    model.validate();
+    const size_t want = model.num_weights();
+    if (weights.size() != want)
+        invalid_parameter("weights",
+                          "expected " + std::to_string(want) + " values for " +
+                              model.to_string() + " (got " +
+                              std::to_string(weights.size()) + ")");
+    require_finite("weights", weights);
+}
+
+void dpd_predistorter::set_weights(const std::vector<float>& weights)
+{
+    validate_weights(d_model, weights);
+    d_neural_engine->set_weights(d_model, weights);
+    d_weights = weights;
+}
+
+void dpd_predistorter::set_warmup(size_t samples)
+{
+    if (d_neural_engine)
+        d_neural_engine->set_warmup(samples);
+}
+
+size_t dpd_predistorter::warmup() const
+{
+    return d_neural_engine ? d_neural_engine->warmup() : 0;
+}
+
 void dpd_predistorter::make_engine(backend requested, int device, bool mapped)
 {
     const backend_choice choice = select_backend(requested, device);
     d_backend = choice.selected;
     d_note = choice.reason;
-    if (d_model.family == dpd_model::family_t::ph) {
+    if (d_model.is_neural()) {
+        d_neural_engine = make_neural_engine(d_backend, device, d_batch);
+        d_stream = d_neural_engine.get();
+    } else if (d_model.family == dpd_model::family_t::ph) {
         d_engine = make_dpd_engine(d_backend, device, d_batch, mapped);
         d_stream = d_engine.get();
     } else {
@@ -187,6 +246,10 @@ void dpd_predistorter::validate(const dpd_model& model,
     // ph: the engine's own bounds (the (P, Q, Lp, Lq) constructor's), not the spec's coefficient cap.
     if (model.family == dpd_model::family_t::ph)
         return validate(model.P, model.Q, model.Lp, model.Lq, coefficients, lo_leakage);
+    if (model.is_neural())
+        invalid_parameter("coefficients",
+                          "a " + kernel::to_string(model.family) +
+                              " model takes real weights, not complex coefficients");
     model.validate();
     const size_t want = model.num_coefficients();
     if (coefficients.size() != want)

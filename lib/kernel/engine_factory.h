@@ -16,6 +16,7 @@
 #include "fir_engine.h"
 #include "gmp_engine.h"
 #include "gram_engine.h"
+#include "neural_engine.h"
 #include "resamp_engines.h"
 #include "resize_engine.h"
 #include <gnuradio/gpuinterp/kernel/backend.h>
@@ -56,6 +57,9 @@ std::unique_ptr<dpd_engine>
 make_dpd_engine(backend selected, int device, size_t batch, bool mapped);
 std::unique_ptr<gmp_engine>
 make_gmp_engine(backend selected, int device, size_t batch, bool mapped);
+//! The neural families' engine (gru, tdnn).
+std::unique_ptr<neural_engine>
+make_neural_engine(backend selected, int device, size_t batch);
 //! Every channel of a ph bank in one launch: CUDA only (`selected` must be cuda).
 std::unique_ptr<dpd_bank_engine> make_dpd_bank_engine(backend selected,
                                                       int device,

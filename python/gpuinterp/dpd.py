@@ -22,13 +22,13 @@ from .dpd_estimate import (DEFAULT_PERTURBATION, MAX_OUTLIER_FRACTION, OUTLIER_F
                            EstimateResult, estimate, fit_forward, ls_gain)
 from .dpd_files import load_coefficients, save_coefficients  # noqa: F401
 from .dpd_ph import (DPDError, apply_model, basis_matrix, branch_layout, identity_coefficients,  # noqa: F401
-                     make_engine, make_model_engine, num_coefficients, validate_structure)
+                     make_engine, make_model_engine, make_neural_engine, num_coefficients, validate_structure)
 from .dpd_solve import REGULARIZATION_GRID, Solution, solve_regularized  # noqa: F401
 from .metrics import nmse_db  # noqa: F401
 
 __all__ = [
     "DPDError", "validate_structure", "num_coefficients", "branch_layout", "identity_coefficients",
-    "basis_matrix", "apply_model", "make_engine", "make_model_engine", "align", "estimate_delay",
+    "basis_matrix", "apply_model", "make_engine", "make_model_engine", "make_neural_engine", "align", "estimate_delay",
     "fractional_shift", "estimate", "fit_forward", "solve_regularized", "Solution", "EstimateResult",
     "Adaptation", "StepResult", "nmse_db", "ls_gain", "save_coefficients", "load_coefficients",
 ]

@@ -21,7 +21,13 @@ A model is written as a spec string ``family:key=value,...``, the same grammar t
     Coefficients: all a (k outer, l inner), then all b (k, l, m innermost), then all c (same). Missing
     b/c keys are 0 (no such terms). ``mp:K,M`` is ``gmp:Ka=K,La=M`` with the same coefficient order.
 
-Every family adds a separate complex constant (LO leakage). Leading-envelope terms look ahead by
+``gru:H=8,C=4,D=2`` and ``tdnn:M=4,H=16,N=2``
+    The neural families of docs/neural_models.md: real float32 weights (``num_weights`` of them, in
+    the document's layout) instead of complex coefficients, no LO leakage; model files carry them
+    as ``"weights"``. They run on the C++ kernel (:func:`gnuradio.gpuinterp.dpd.make_neural_engine`);
+    :func:`basis` and :func:`term_list` are for the polynomial families only.
+
+Every polynomial family adds a separate complex constant (LO leakage). Leading-envelope terms look ahead by
 ``lookahead = Mc`` samples; the streaming kernel and the block therefore delay their output by that
 many samples (out[i] = y[i - lookahead]), and :func:`basis` computes the undelayed y[n], with the
 look-ahead samples past the end of x taken as zero unless ``future`` is given.
@@ -45,6 +51,9 @@ _cpp = _gi.dpd_model_spec
 MAX_ORDER = _cpp.MAX_ORDER
 MAX_LAG = _cpp.MAX_LAG
 MAX_COEFFICIENTS = _cpp.MAX_COEFFICIENTS
+
+NEURAL_FAMILIES = ("gru", "tdnn")
+
 
 class ModelError(ValueError):
     """A malformed model spec (the message starts with ``model:`` and names the key) or model file
@@ -86,6 +95,15 @@ class ModelSpec:
     @property
     def num_coefficients(self):
         return _cpp.parse(str(self)).num_coefficients()
+
+    @property
+    def num_weights(self):
+        """Real weights of a neural family (0 for the polynomial ones)."""
+        return _cpp.parse(str(self)).num_weights()
+
+    @property
+    def is_neural(self):
+        return self.family in NEURAL_FAMILIES
 
 
 def parse(spec):
@@ -238,9 +256,26 @@ class ModelFit:
     condition: float = float("nan")
     rank: int = 0
     kind: str = "pa_model"
+    weights: np.ndarray = None  # neural families: the real weights (coefficients then empty)
+    training: dict = None  # neural families: how the weights were trained (the file's "training")
 
     def apply(self, x, history=None, future=None):
-        """The model on x (undelayed, zero initial state unless ``history`` is given), float64."""
+        """The model on x (undelayed, zero initial state unless ``history`` is given), float64 for
+        the polynomial families. A neural model runs on the C++ CPU kernel (float32), from the
+        start of a stream (no ``history``), with ``future`` (or zeros) after x for its look-ahead."""
+        if self.weights is not None:
+            if history is not None:
+                raise ModelError("history: a neural model starts from the start of its stream")
+            from . import dpd_ph
+            eng = dpd_ph.make_neural_engine(self.model, self.weights, backend="cpu")
+            la = int(eng.delay())
+            x = np.asarray(x, dtype=np.complex128).ravel()
+            f = np.zeros(la, dtype=np.complex128)
+            if future is not None and la:
+                fu = np.asarray(future, dtype=np.complex128).ravel()[:la]
+                f[:fu.size] = fu
+            y = eng.process(np.concatenate([x, f]).astype(np.complex64))
+            return np.asarray(y[la:], dtype=np.complex128)
         return apply(x, self.model, self.coefficients, self.lo_leakage, history, future)
 
 
@@ -254,6 +289,21 @@ def save_model(path, fit, **extra):
     def num(v):
         return None if isinstance(v, float) and not _m.isfinite(v) else v
 
+    m = parse(fit.model)
+    if m.is_neural:
+        # docs/neural_models.md: "weights" (float32 values written exactly), no coefficients and
+        # no LO leakage; "training" says how they were made.
+        w = np.asarray(fit.weights if fit.weights is not None else [], dtype=np.float32).ravel()
+        if w.size != m.num_weights or not np.all(np.isfinite(w)):
+            raise ModelError(f"weights: expected {m.num_weights} finite values for {m}, got {w.size}")
+        doc = {"kind": fit.kind, "model": str(m), "weights": [float(v) for v in w]}
+        if fit.training is not None:
+            doc["training"] = fit.training
+        if fit.nmse_db:
+            doc["nmse_db"] = {k: num(float(v)) for k, v in fit.nmse_db.items()}
+        doc.update({k: num(v) for k, v in extra.items()})
+        write_json_lines(path, doc)
+        return
     doc = {"kind": fit.kind, "model": str(parse(fit.model)),
            "coefficients": [[float(v.real), float(v.imag)] for v in np.asarray(fit.coefficients)],
            "lo_leakage": [float(complex(fit.lo_leakage).real), float(complex(fit.lo_leakage).imag)],
@@ -273,6 +323,9 @@ def write_json_lines(path, doc):
     for k, v in doc.items():
         if k == "coefficients":
             lines.append(f' "{k}": [\n  ' + ",\n  ".join(json.dumps(e) for e in v) + "\n ]")
+        elif k == "weights":  # eight to a line
+            rows = [", ".join(json.dumps(e) for e in v[i:i + 8]) for i in range(0, len(v), 8)]
+            lines.append(f' "{k}": [\n  ' + ",\n  ".join(rows) + "\n ]")
         else:
             lines.append(f" {json.dumps(k)}: {json.dumps(v)}")
     with open(path, "w") as f:
@@ -285,7 +338,7 @@ FLOAT32_MAX = float(np.finfo(np.float32).max)
 MODEL_KINDS = ("pa_model", "predistorter")
 NMSE_KEYS = ("train", "val", "test")
 _FILE_FIELDS = ("kind", "model", "coefficients", "lo_leakage", "input_range", "nmse_db", "regularization",
-                "condition", "rank")
+                "condition", "rank", "weights", "training")
 
 
 def _is_number(v):
@@ -372,9 +425,8 @@ def load_model(path):
             near = difflib.get_close_matches(k, _FILE_FIELDS, n=1, cutoff=0.8)
             if near and near[0] not in doc:
                 raise bad(k, f"unknown field; did you mean {near[0]!r}?")
-    for k in ("model", "coefficients"):
-        if k not in doc:
-            raise bad(k, "missing (a model file needs 'model' and 'coefficients')")
+    if "model" not in doc:
+        raise bad("model", "missing (a model file needs 'model' and 'coefficients' or 'weights')")
 
     kind = doc.get("kind", "pa_model")
     if kind not in MODEL_KINDS:
@@ -388,6 +440,13 @@ def load_model(path):
         m = parse(doc["model"])
     except ModelError as e:
         raise ModelError(f"{path}: {e}") from None
+    if m.is_neural:
+        return _load_neural(path, doc, m, kind, bad)
+    if "coefficients" not in doc:
+        raise bad("coefficients", "missing (a model file needs 'model' and 'coefficients')")
+    if "weights" in doc:
+        raise bad("weights", f"only a neural model ({', '.join(NEURAL_FAMILIES)}) has weights; {m} has "
+                             "coefficients")
 
     coeffs = doc["coefficients"]
     if not isinstance(coeffs, list):
@@ -452,3 +511,43 @@ def load_model(path):
                     raise bad("nmse_db", f"{k} must be a finite number or null, got {_show(nm[k])}")
             nmse[k] = math.nan if v is None else v
     return ModelFit(str(m), w, c, nmse, rng, regularization, condition, rank, kind)
+
+
+def _load_neural(path, doc, m, kind, bad):
+    """The neural half of :func:`load_model` (docs/neural_models.md): "weights", a flat list of
+    num_weights finite numbers within float32 range; no "coefficients", no "lo_leakage"."""
+    for k in ("coefficients", "lo_leakage"):
+        if k in doc:
+            raise bad(k, f"a neural model ({m.family}) has weights, not {k}")
+    if "weights" not in doc:
+        raise bad("weights", f"missing (a {m.family} model file needs {m.num_weights} weights)")
+    w = doc["weights"]
+    if not isinstance(w, list):
+        raise bad("weights", f"must be a flat list of numbers, got {_show(w)}")
+    if len(w) != m.num_weights:
+        raise bad("weights", f"expected {m.num_weights} values for {m}, got {len(w)}")
+    out = np.empty(len(w), dtype=np.float64)
+    for i, v in enumerate(w):
+        if not _is_number(v):
+            raise bad("weights", f"element {i}: must be a number, got {_show(v)}")
+        try:
+            f = float(v)
+        except OverflowError:
+            f = math.inf
+        if not math.isfinite(f):
+            raise bad("weights", f"element {i}: must be finite, got {_show(v)}")
+        if abs(f) > FLOAT32_MAX:
+            raise bad("weights", f"element {i}: {_show(v)} is beyond the float32 range of the engine "
+                                 f"(|value| <= {FLOAT32_MAX:.4g})")
+        out[i] = f
+    training = doc.get("training")
+    if training is not None and not isinstance(training, dict):
+        raise bad("training", f"must be an object (command, seed, data hashes, figures), got {_show(training)}")
+    nmse = {}
+    nm = doc.get("nmse_db")
+    if nm is not None:
+        if not isinstance(nm, dict) or any(k not in NMSE_KEYS for k in nm):
+            raise bad("nmse_db", f"must be an object with keys {', '.join(NMSE_KEYS)}, got {_show(nm)}")
+        nmse = {k: (math.nan if v is None else float(v)) for k, v in nm.items()}
+    return ModelFit(str(m), np.zeros(0, dtype=np.complex128), 0j, nmse, kind=kind,
+                    weights=out.astype(np.float32), training=training)

@@ -139,6 +139,24 @@ def make_model_engine(model, coefficients, lo_leakage=0j, backend="cpu"):
     return _gi.dpd_predistorter(str(m), [complex(v) for v in w], complex(lo_leakage), backend=backend)
 
 
+def make_neural_engine(model, weights, backend="cpu"):
+    """A streaming engine for a neural model (``gru``, ``tdnn``; docs/neural_models.md): the C++
+    kernel ``gpuinterp.dpd_predistorter`` with real float32 weights, CPU or CUDA. Its output is
+    delayed by the model's look-ahead (``engine.delay()``); a gru's first ``delay()`` outputs are 0."""
+    from gnuradio import gpuinterp as _gi
+
+    m = _spec.parse(model)
+    if not m.is_neural:
+        raise DPDError(f"model: {m} is not a neural model ({', '.join(_spec.NEURAL_FAMILIES)}); it takes "
+                       "coefficients (make_model_engine)")
+    w = np.asarray(weights, dtype=np.float64).ravel()
+    if w.size != m.num_weights or not np.all(np.isfinite(w)):
+        raise DPDError(f"weights: expected {m.num_weights} finite values for {m}, got {w.size}")
+    if w.size and np.max(np.abs(w)) > _spec.FLOAT32_MAX:
+        raise DPDError(f"weights: beyond the float32 range of the engine (|value| <= {_spec.FLOAT32_MAX:.4g})")
+    return _gi.dpd_predistorter(str(m), weights=w.astype(np.float32), backend=backend)
+
+
 def _model_of(P, Q, Lp, Lq, model):
     """The model spec from either a spec (``model``) or the parallel-Hammerstein P, Q, Lp, Lq."""
     if model is not None:

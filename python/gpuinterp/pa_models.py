@@ -129,8 +129,11 @@ class PAModel:
                     self.fit = dpd_model.load_model(model)
                 except ValueError as e:
                     raise ValueError(f"model: {e}") from None
-            self._engine = dpd.make_model_engine(self.fit.model, self.fit.coefficients, self.fit.lo_leakage,
-                                                 backend=backend)
+            if self.fit.weights is not None:  # a neural model (gru, tdnn): its weights, same kernel
+                self._engine = dpd.make_neural_engine(self.fit.model, self.fit.weights, backend=backend)
+            else:
+                self._engine = dpd.make_model_engine(self.fit.model, self.fit.coefficients,
+                                                     self.fit.lo_leakage, backend=backend)
             self.delay = dpd_model.parse(self.fit.model).lookahead
             model = "fitted"
         elif model not in MODELS:
@@ -239,7 +242,8 @@ class pa_model_cc(gr.sync_block):
             coefficients), "rapp", "saleh", or the path of a PA model fitted from captures (a .json
             file from gpuinterp_dpd_bench --save-pa-model or dpd_model.save_model; any model family,
             run on the predistorter engine; a GMP with leading-envelope terms delays the output by
-            its look-ahead Mc samples).
+            its look-ahead Mc samples, a neural gru by max(1, D if C > 0), its first outputs zero;
+            a neural file carries "weights", docs/neural_models.md).
         coefficients: memory-polynomial coefficients in the predistorter layout
             [a(1,0..M-1), a(3,0..M-1), ...] (model "memory_polynomial" only).
         memory_depth: M, taps per order (model "memory_polynomial" only).

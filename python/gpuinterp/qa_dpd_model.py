@@ -351,5 +351,17 @@ class qa_dpd_model(seeded_case, gr_unittest.TestCase):
         self.assertAlmostEqual(ev, -40.0, delta=1.5)
 
 
+    def test_neural_specs(self):
+        """The neural families in the one spec grammar (the kernels: qa_neural_models.py)."""
+        g = dm.parse("gru:H=8,C=4,D=2")
+        self.assertEqual((str(g), g.lookahead, g.history, g.num_coefficients), ("gru:H=8,C=4,D=2", 2, 4, 0))
+        self.assertEqual(g.num_weights, 3 * 8 * 6 + 3 * 8 * 8 + 6 * 8 + 2 * 8 + 2 + 8 * 4)
+        t = dm.parse("tdnn:H=16,M=4,N=2")
+        self.assertEqual((str(t), t.lookahead, t.history), ("tdnn:M=4,H=16,N=2", 0, 3))
+        self.assertEqual(t.num_weights, 4 * 4 * 16 + 16 + 16 * 16 + 16 + 2 * 16 + 2)
+        with self.assertRaisesRegex(dm.ModelError, "^model: H:"):
+            dm.parse("gru:H=300,C=0,D=1")
+
+
 if __name__ == "__main__":
     gr_unittest.run(qa_dpd_model)

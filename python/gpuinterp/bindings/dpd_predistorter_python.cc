@@ -159,7 +159,11 @@ Structure of a predistorter / PA model, as the spec string "family:key=value,...
   "gmp:Ka=5,La=30,Kb=4,Lb=30,Mb=5,Kc=4,Lc=30,Mc=5"   generalised memory polynomial (Morgan 2006):
       a[k,l] (k=0..Ka-1) at k*La + l, then b[k,l,m] (k=1..Kb, m=1..Mb) at Na + ((k-1)*Lb + l)*Mb + m-1,
       then c[k,l,m] likewise; b and c keys default to 0.
-lookahead() = Mc when the leading group has terms: a streaming predistorter delays its output by it.
+  "gru:H=8,C=4,D=2"   GRU over amplitude features with a dilated convolutional skip (neural)
+  "tdnn:M=4,H=16,N=2" feedforward time-delay network (neural)
+      real float32 weights, num_weights() of them, layout of docs/neural_models.md
+lookahead() = Mc when the gmp's leading group has terms, max(1, D if C > 0) for a gru: a streaming
+predistorter delays its output by it.
 Bad specs raise ValueError("model: <key>: ...").)doc")
         .def_static("parse", &D::parse, py::arg("spec"), "Parse a spec string.")
         // The bounds live here only; Python, GRC and the command lines read them from the class.
@@ -175,7 +179,13 @@ Bad specs raise ValueError("model: <key>: ...").)doc")
         .def("__repr__",
              [](const D& d) { return "dpd_model_spec('" + d.to_string() + "')"; })
         .def("__eq__", [](const D& a, const D& b) { return a == b; })
-        .def("num_coefficients", &D::num_coefficients)
+        .def("num_coefficients",
+             &D::num_coefficients,
+             "Complex coefficients of a polynomial family (0 for gru, tdnn).")
+        .def("num_weights",
+             &D::num_weights,
+             "Real weights of a neural family (0 for ph, mp, gmp).")
+        .def("is_neural", &D::is_neural, "True for gru and tdnn.")
         .def("lookahead",
              &D::lookahead,
              "Output delay of a streaming predistorter (samples).")
@@ -185,7 +195,7 @@ Bad specs raise ValueError("model: <key>: ...").)doc")
         .def(
             "family",
             [](const D& d) { return kernel::to_string(d.family); },
-            "'ph', 'mp' or 'gmp'.")
+            "'ph', 'mp', 'gmp', 'gru' or 'tdnn'.")
         .def("as_gmp", &D::as_gmp, "An mp as the equivalent gmp (others unchanged).")
         .def("keys", &D::keys, "[(key, value)] of the family, in the spec's order.")
         .def(
@@ -212,7 +222,11 @@ Bad specs raise ValueError("model: <key>: ...").)doc")
         .def_readonly("Mb", &D::Mb)
         .def_readonly("Kc", &D::Kc)
         .def_readonly("Lc", &D::Lc)
-        .def_readonly("Mc", &D::Mc);
+        .def_readonly("Mc", &D::Mc)
+        .def_readonly("H", &D::H)
+        .def_readonly("C", &D::C)
+        .def_readonly("D", &D::D)
+        .def_readonly("N", &D::N);
 }
 
 void bind_dpd_predistorter(py::module& m)
@@ -244,6 +258,47 @@ void bind_dpd_predistorter(py::module& m)
         cls,
         +[](const kernel::dpd_model& model) { return std::make_tuple(model); },
         py::arg("model"));
+    // Neural families: real weights instead of coefficients and c. `weights` is a keyword: a
+    // positional second argument stays the coefficients, whose error for a neural model says so.
+    const auto neural_init = [](const kernel::dpd_model& model,
+                                const std::vector<float>& w,
+                                const std::string& b,
+                                const int_arg& device,
+                                const int_arg& batch) {
+        return pyutil::make_guarded<K>(model,
+                                       w,
+                                       backend_from_string(b),
+                                       device.get<int>("device", 0),
+                                       batch.get<size_t>("batch", 0, pyutil::max_batch));
+    };
+    cls.def(py::init([neural_init](const std::string& model,
+                                   const std::vector<float>& w,
+                                   const std::string& b,
+                                   int_arg device,
+                                   int_arg batch) {
+                return neural_init(kernel::dpd_model::parse(model), w, b, device, batch);
+            }),
+            py::arg("model"),
+            py::kw_only(),
+            py::arg("weights"),
+            py::arg("backend") = "cpu",
+            py::arg("device") = 0,
+            py::arg("batch") = 0,
+            "A neural model (gru, tdnn) from its spec and its real weights "
+            "(docs/neural_models.md layout).");
+    cls.def(py::init([neural_init](const kernel::dpd_model& model,
+                                   const std::vector<float>& w,
+                                   const std::string& b,
+                                   int_arg device,
+                                   int_arg batch) {
+                return neural_init(model, w, b, device, batch);
+            }),
+            py::arg("model"),
+            py::kw_only(),
+            py::arg("weights"),
+            py::arg("backend") = "cpu",
+            py::arg("device") = 0,
+            py::arg("batch") = 0);
     cls.def("model",
             pyutil::method<K>(&K::model),
             "The model (a dpd_model_spec; str() gives the canonical spec).")
@@ -281,6 +336,29 @@ void bind_dpd_predistorter(py::module& m)
                  return pyutil::to_array<cf>(co);
              })
         .def("lo_leakage", pyutil::method<K>(&K::lo_leakage))
+        .def(
+            "set_weights",
+            [](G& g, const std::vector<float>& w) {
+                g.run([&](K& k) { k.set_weights(w); });
+            },
+            py::arg("weights"),
+            "Neural models: replace the weights from the next sample on (the state "
+            "stays).")
+        .def("weights",
+             [](G& g) {
+                 const std::vector<float> w = g.run([](K& k) { return k.weights(); });
+                 return pyutil::to_array<float>(w);
+             })
+        .def(
+            "set_warmup",
+            [](G& g, int_arg samples) {
+                const size_t w = samples.get<size_t>("samples", 0, 1u << 30);
+                g.run([&](K& k) { k.set_warmup(w); });
+            },
+            py::arg("samples"),
+            "gru on CUDA: warm-up steps of every chunk after the first (0: one exact "
+            "sequential chunk).")
+        .def("warmup", pyutil::method<K>(&K::warmup))
         .def("reset",
              pyutil::method<K>(&K::reset),
              "Zero the history, as at construction.")

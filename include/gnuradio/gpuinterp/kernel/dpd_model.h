@@ -38,6 +38,11 @@ namespace kernel {
  *    innermost: b_{klm} at Na + ((k-1)*Lb + l)*Mb + m-1), then all c (same, after the b).
  *    Ka, La >= 1 are required; the b and c keys default to 0, and a b or c group with any of its
  *    sizes 0 has no terms. Empty items ("K=3,M=2,") are skipped.
+ *  - `gru:H=8,C=4,D=2` and `tdnn:M=4,H=16,N=2`: the neural families, with real float32 weights
+ *    instead of complex coefficients; their equations, weight layouts and bounds are those of
+ *    docs/neural_models.md (gru: 1 <= H <= 256, 0 <= C <= 64, 1 <= D <= 1024, D ignored and
+ *    written as 1 when C = 0; tdnn: 1 <= M <= 1024, 1 <= H <= 256, 1 <= N <= 8; every key
+ *    required). num_weights() is their weight count; num_coefficients() is 0 and terms() empty.
  *
  * Every model also has the complex LO-leakage constant added to each output; it is not part of
  * the coefficient vector.
@@ -49,24 +54,32 @@ namespace kernel {
  * (dpd_predistorter's (P, Q, Lp, Lq) constructor keeps its own, wider ph bounds: a ph set larger
  * than 4096 coefficients runs there, but its spec does not parse.)
  *
- * Look-ahead: the leading-envelope terms of a gmp need x[n+Mc]. A streaming predistorter
- * therefore delays its output by lookahead() samples: out[i] = y[i - lookahead()], with x[n] = 0
- * for n < 0 (the first lookahead() outputs are the model at negative times).
+ * Look-ahead: the leading-envelope terms of a gmp need x[n+Mc], a gru x[n+1] (its features) and
+ * x[n+D] (its skip, C > 0). A streaming predistorter therefore delays its output by lookahead()
+ * samples: out[i] = y[i - lookahead()], with x[n] = 0 for n < 0 (the first lookahead() outputs
+ * are the model at negative times).
  */
 struct dpd_model {
-    enum class family_t { ph = 0, mp = 1, gmp = 2 };
+    enum class family_t { ph = 0, mp = 1, gmp = 2, gru = 3, tdnn = 4 };
 
     family_t family = family_t::ph;
     // ph
     unsigned P = 1, Q = 0, Lp = 1, Lq = 1;
-    // mp
+    // mp (tdnn: M is its taps)
     unsigned K = 0, M = 0;
     // gmp
     unsigned Ka = 0, La = 0, Kb = 0, Lb = 0, Mb = 0, Kc = 0, Lc = 0, Mc = 0;
+    // gru (H hidden size, C skip channels, D skip dilation), tdnn (M, H width, N hidden layers)
+    unsigned H = 0, C = 0, D = 0, N = 0;
 
     static constexpr unsigned max_order = 15;
     static constexpr unsigned max_lag = 1024;
     static constexpr size_t max_coefficients = 4096;
+    static constexpr unsigned max_hidden = 256;    //!< gru H, tdnn H
+    static constexpr unsigned max_skip = 64;       //!< gru C
+    static constexpr unsigned max_dilation = 1024; //!< gru D
+    static constexpr unsigned max_taps = 1024;     //!< tdnn M
+    static constexpr unsigned max_layers = 8;      //!< tdnn N
 
     //! Parse a spec; throws std::invalid_argument("model: ...") naming the offending key.
     static dpd_model parse(const std::string& spec);
@@ -80,15 +93,24 @@ struct dpd_model {
                               unsigned Kc = 0,
                               unsigned Lc = 0,
                               unsigned Mc = 0);
+    //! D is ignored (stored as 1) when C = 0.
+    static dpd_model make_gru(unsigned H, unsigned C = 0, unsigned D = 1);
+    static dpd_model make_tdnn(unsigned M, unsigned H, unsigned N = 1);
 
     //! Canonical spec: the family's required keys and the optional ones that differ from their
     //! default, in the order above. parse(to_string()) == *this.
     std::string to_string() const;
     //! Throws std::invalid_argument("model: <key>: ...") when a size is out of range.
     void validate() const;
+    //! Complex coefficients of a polynomial family (0 for the neural ones).
     size_t num_coefficients() const;
+    //! True for the neural families (gru, tdnn), which take real weights.
+    bool is_neural() const { return family == family_t::gru || family == family_t::tdnn; }
+    //! Real weights of a neural family in docs/neural_models.md's layout (0 for the polynomial
+    //! ones): gru 3H*6 + 3H*H + 6H + 2H + 2 + 8C, tdnn 4MH + H + (N-1)(H^2 + H) + 2H + 2.
+    size_t num_weights() const;
     //! Samples of look-ahead, i.e. the output delay of a streaming predistorter: Mc when the
-    //! gmp's leading group has terms, else 0.
+    //! gmp's leading group has terms, max(1, D if C > 0) for a gru, else 0.
     unsigned lookahead() const;
     //! Input samples a streaming predistorter carries between calls (the deepest input it reads
     //! behind the current one, look-ahead delay included).
@@ -109,13 +131,14 @@ struct dpd_model {
     };
     //! Every coefficient's term, in the coefficient layout: what an independent reference
     //! implementation (the numpy basis) builds its columns from, so the layout lives here only.
+    //! Empty for the neural families.
     std::vector<term> terms() const;
 
     bool operator==(const dpd_model& o) const;
     bool operator!=(const dpd_model& o) const { return !(*this == o); }
 };
 
-//! "ph" | "mp" | "gmp"
+//! "ph" | "mp" | "gmp" | "gru" | "tdnn"
 std::string to_string(dpd_model::family_t f);
 
 } // namespace kernel

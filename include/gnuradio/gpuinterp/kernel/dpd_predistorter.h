@@ -21,6 +21,7 @@ namespace kernel {
 class dpd_stream_engine;
 class dpd_engine;
 class gmp_engine;
+class neural_engine;
 
 //! Which CUDA kernel runs. Parallel Hammerstein (ph): how the kernel shares the basis values of
 //! neighbouring samples (see docs/dpd_predistorter.md). mp/gmp: compiled runs the kernel compiled
@@ -92,6 +93,18 @@ std::string to_string(dpd_cuda_variant v);
  * structure, gmp_jit.cu, or, where NVRTC is missing, the kernel that walks the model's program,
  * gmp_kernels.cu; see dpd_cuda_variant).
  *
+ * Neural families (gru, tdnn; docs/neural_models.md): the constructor from a dpd_model and real
+ * float32 weights runs them; set_weights() replaces the weights between calls as
+ * set_coefficients() does for the polynomial families (a gru's hidden state and the history stay).
+ * Same streaming contract, out[i] = y[i - delay()], with one difference: a gru's recursion starts
+ * at model time 0 from h[-1] = 0, so its first delay() outputs (model times < 0) are zero.
+ * Precision: float32; against the double-precision forward pass, about 1e-6 relative to the output
+ * scale per layer for a tdnn, and for a gru the rounding of every step decays through the
+ * recursion as the hidden state forgets (the tests bound it at 1e-5 relative to the output RMS).
+ * Backends: `cpu` (gru: one sequential thread; tdnn: OpenMP over sample ranges) and `cuda`
+ * (neural_engine.cu: tdnn one thread per output sample; gru chunk-parallel with a warm-up from a
+ * zero state, set_warmup(), exact for one chunk and within the stated tolerance otherwise).
+ *
  * Backends: `cpu` (basis computed once per sample into an L1-resident tile and reused by every tap,
  * AVX2/FMA through GCC vector code with a portable clone, OpenMP threads over sample ranges for
  * large calls) and `cuda` (one fused kernel, one thread per sample; see dpd_cuda_variant).
@@ -146,6 +159,17 @@ public:
                      int device = 0,
                      size_t batch = 0,
                      bool mapped = false);
+    /*!
+     * \brief A neural predistorter or PA model (gru, tdnn).
+     * \param model a neural model (model.is_neural())
+     * \param weights model.num_weights() finite values in docs/neural_models.md's layout
+     * Other parameters as above (no mapped staging for the neural engines).
+     */
+    dpd_predistorter(const dpd_model& model,
+                     const std::vector<float>& weights,
+                     backend requested = backend::cpu,
+                     int device = 0,
+                     size_t batch = 0);
     ~dpd_predistorter();
     dpd_predistorter(const dpd_predistorter&) = delete;
     dpd_predistorter& operator=(const dpd_predistorter&) = delete;
@@ -165,6 +189,18 @@ public:
     void set_coefficients(const std::vector<complex>& coefficients, complex lo_leakage);
     const std::vector<complex>& coefficients() const { return d_coeffs; }
     complex lo_leakage() const { return d_c; }
+
+    //! Neural families: replace the weights (same model); validated first, unchanged on error.
+    void set_weights(const std::vector<float>& weights);
+    const std::vector<float>& weights() const { return d_weights; }
+    //! Check a weight vector against a neural model (count, finite); throws
+    //! std::invalid_argument naming `weights` (or `model` for a polynomial one).
+    static void validate_weights(const dpd_model& model,
+                                 const std::vector<float>& weights);
+    //! gru on CUDA: warm-up samples of every chunk after the first (0: one sequential chunk, exact);
+    //! see neural_engine.cu. Ignored by the other families and the CPU.
+    void set_warmup(size_t samples);
+    size_t warmup() const;
 
     //! Zero the history, as at construction.
     void reset();
@@ -235,11 +271,13 @@ private:
     dpd_cuda_variant d_variant = dpd_cuda_variant::automatic;
     std::vector<complex> d_coeffs;
     complex d_c;
+    std::vector<float> d_weights;
     backend d_backend;
     std::string d_note;
-    std::unique_ptr<dpd_engine> d_engine;     //!< ph
-    std::unique_ptr<gmp_engine> d_gmp_engine; //!< mp, gmp
-    dpd_stream_engine* d_stream = nullptr;    //!< the one of the two in use
+    std::unique_ptr<dpd_engine> d_engine;           //!< ph
+    std::unique_ptr<gmp_engine> d_gmp_engine;       //!< mp, gmp
+    std::unique_ptr<neural_engine> d_neural_engine; //!< gru, tdnn
+    dpd_stream_engine* d_stream = nullptr;          //!< the one in use
 };
 
 } // namespace kernel
