@@ -74,6 +74,7 @@ DEFAULT_HELD_OUT = ("mp:K=9,M=40",)
 TRAIN_THROUGH = ("ensemble", "single", "both")
 DEFAULT_TRAIN_THROUGH = "ensemble"
 
+from . import dpd_bench_judges as judges_mod
 from .dpd_bench_data import (MAX_PA_FIT_NMSE_DB, SPLITS, BenchError, _show, load_dataset,  # noqa: F401
                               read_iq_csv, read_spec)
 
@@ -143,6 +144,8 @@ _CHUNK = 8192
 def run_model(fit, x):
     """fit over x from a zero state, in chunks (same output as ``fit.apply(x)``)."""
     m = dm.parse(fit.model)
+    if m.is_neural:  # a recursion carries its whole past: one stream, not chunks with overlap
+        return fit.apply(x)
     back, ahead = m.history, m.lookahead
     out = np.empty(x.size, dtype=np.complex128)
     for i in range(0, x.size, _CHUNK):
@@ -231,7 +234,7 @@ def train_dpd(dpm, members, xtr, G, peak, iterations, regularization, say, aclr,
 def run(directory, pa_model=DEFAULT_PA_MODEL, dpd_model=DEFAULT_DPD_MODEL, iterations=DEFAULT_ITERATIONS,
         gain="peak", regularization=None, progress=print, contiguous=None,
         perturbation=dpd.DEFAULT_PERTURBATION, ensemble=None, held_out=None, no_probe=None,
-        train_through=DEFAULT_TRAIN_THROUGH, backend="automatic"):
+        train_through=DEFAULT_TRAIN_THROUGH, backend="automatic", judge_files="auto"):
     """The whole procedure; returns the report dict (the JSON document).
 
     ``backend``: where every fit runs ("automatic", "cpu", "cuda": the estimation engine; None: the
@@ -242,7 +245,9 @@ def run(directory, pa_model=DEFAULT_PA_MODEL, dpd_model=DEFAULT_DPD_MODEL, itera
     it (None: DEFAULT_HELD_OUT); ``no_probe``: a spec fitted without probe rows, to show what the
     probe-noise assumption is worth (None: the first held-out spec; "" for none); ``train_through``:
     "ensemble", "single" (``pa_model`` alone) or "both" (the ensemble DPD is the result, the single
-    one is reported beside it as "dpd_single")."""
+    one is reported beside it as "dpd_single"); ``judge_files``: PA model files that judge the DPD
+    beside the held-out surrogates ("auto": the shipped neural models trained on this very dataset,
+    dpd_bench_judges)."""
     t0 = time.time()
 
     def say(msg):
@@ -300,6 +305,14 @@ def run(directory, pa_model=DEFAULT_PA_MODEL, dpd_model=DEFAULT_DPD_MODEL, itera
             f"{fit.condition:.2e})")
         surrogates.append({"option": option, "spec": s, "role": role, "probe_noise": rho, "fit": fit})
     pa = surrogates[0]["fit"]
+    auto = judge_files == "auto"
+    for path in (judges_mod.auto_judges(directory) if auto else judge_files or []):
+        s, fit = judges_mod.load_judge(path, data, contiguous, shipped=auto)
+        say(f"judge {os.path.basename(path)}: {s} ({judges_mod.family_kind(s)}, trained elsewhere), NMSE train "
+            f"{fit.nmse_db['train']:.2f} dB, val {fit.nmse_db['val']:.2f} dB, test {fit.nmse_db['test']:.2f} dB "
+            "through this module's kernels")
+        surrogates.append({"option": "--judge", "spec": s, "role": "held_out", "probe_noise": None, "fit": fit,
+                           "file": os.path.basename(path)})
 
     def through(fit, x_by_split):
         """fit over the (already predistorted) input of each split: {split: output}, one stream over
@@ -365,14 +378,15 @@ def run(directory, pa_model=DEFAULT_PA_MODEL, dpd_model=DEFAULT_DPD_MODEL, itera
             blown = (diverged is not None or not np.all(np.isfinite(y_t))
                      or np.max(np.abs(y_t)) > 1.5 * out_peak)
             row = {"name": str(s["spec"]), "family": _family(s["spec"]), "role": s["role"],
+                   "judge_kind": judges_mod.family_kind(s["spec"]), "file": s.get("file"),
                    "probe_noise": s["probe_noise"], "trained_through": any(s is m for m in members)}
             if blown:
-                row.update({"aclr_dbc": None, "evm_db": None, "nmse_db": None, "val_aclr_dbc": None,
+                row.update({"aclr_dbc": None, "aclr_plans": None, "evm_db": None, "nmse_db": None, "val_aclr_dbc": None,
                             "disagreement_dbc": None, "_y": None})
                 if y_first is None:
                     y_first = np.full(y_t.size, np.nan)
             else:
-                row.update({"aclr_dbc": _aclr_dict(aclr(y_t)),
+                row.update({"aclr_dbc": _aclr_dict(aclr(y_t)), "aclr_plans": judges_mod.plans(y_t, fs, nper, bw, nsub),
                             "evm_db": metrics.opendpd_evm_db(y_t, ref, fs, bw, nsub, nper),
                             "nmse_db": metrics.opendpd_nmse_db(y_t, ref, nper),
                             "val_aclr_dbc": float(aclr(y["val"], nper_val)[2]) if np.all(np.isfinite(y["val"])) else None,
@@ -395,6 +409,7 @@ def run(directory, pa_model=DEFAULT_PA_MODEL, dpd_model=DEFAULT_DPD_MODEL, itera
         trained = worst(("pa_model", "ensemble"), True)
         nop_row = [r for r in rows if r["role"] == "no_probe"]
         return {"held_out_aclr_dbc": held, "trained_through_aclr_dbc": trained,
+                "held_out_by_kind": judges_mod.held_out_by_kind(rows),
                 "held_out_gap_db": None if held is None or trained is None else held - trained,
                 "no_probe_aclr_dbc": nop_row[0]["aclr_dbc"]["avg"] if nop_row and nop_row[0]["aclr_dbc"] else None}
 
@@ -412,7 +427,8 @@ def run(directory, pa_model=DEFAULT_PA_MODEL, dpd_model=DEFAULT_DPD_MODEL, itera
         for r in rows:
             a = r["aclr_dbc"]
             say(f"  through {r['name']} ({r['role'].replace('_', ' ')}{', trained through' if r['trained_through'] else ''}"
-                f", probe {r['probe_noise']:g}): ACLR "
+                + (f", probe {r['probe_noise']:g}" if r["probe_noise"] is not None else f", {r['judge_kind']} judge")
+                + "): ACLR "
                 + ("n/a (extrapolation)" if a is None else f"{a['avg']:.2f} dBc test, {r['val_aclr_dbc']:.2f} dBc val"))
         results.append((kind, members, dpd_fit, diverged, rows, nlim, sm))
 
@@ -435,8 +451,9 @@ def run(directory, pa_model=DEFAULT_PA_MODEL, dpd_model=DEFAULT_DPD_MODEL, itera
         "surrogate_no_dpd": {"aclr_dbc": _aclr_dict(aclr_sur)},
         "dpd": dpd_section(*main_res),
         "surrogates": [{"name": str(s["spec"]), "family": _family(s["spec"]), "role": s["role"],
+                        "judge_kind": judges_mod.family_kind(s["spec"]), "file": s.get("file"),
                         "probe_noise": s["probe_noise"], "num_coefficients": s["spec"].num_coefficients,
-                        "regularization": float(s["fit"].regularization),
+                        "regularization": judges_mod.finite_or_none(s["fit"].regularization),
                         "nmse_db": {k: float(v) for k, v in s["fit"].nmse_db.items()},
                         "no_dpd_aclr_dbc": _aclr_dict(s["no_dpd_aclr"]),
                         "test_adjacent_error_dbc": s["adjacent_error"]} for s in surrogates],

@@ -113,6 +113,11 @@ def main(argv=None):
     p.add_argument("--independent-splits", action="store_true",
                    help="start every model from a zero state at each split (default when spec.json has no "
                         "split_ratios, i.e. the splits are not consecutive parts of one capture)")
+    p.add_argument("--judge", action="append", metavar="FILE",
+                   help="a PA model file (neural or polynomial; the module's format) that judges the DPD beside the "
+                        "held-out surrogates, never trained through; repeatable. Default 'auto': the neural PA "
+                        "models shipped with the module that were trained on this very dataset (their recorded "
+                        "sha256 of every CSV matches); 'none' for none")
     p.add_argument("--protocol", choices=("default", "arena"), default="default",
                    help="'arena': OpenDPD's DPD Arena v6 on APA_200MHz_b (its split, gain, limit at 1.0, power "
                         "gate, symbol EVM, worse-side ACLR in the 5x40 plan and the 1x200 plan, Q and FoM); "
@@ -169,7 +174,8 @@ def main(argv=None):
                       contiguous=False if a.independent_splits else None, perturbation=a.perturbation,
                       ensemble=a.ensemble, held_out=a.held_out,
                       no_probe="" if a.no_probe_model == "none" else a.no_probe_model,
-                      train_through=a.train_through, backend=None if a.backend == "numpy" else a.backend)
+                      train_through=a.train_through, backend=None if a.backend == "numpy" else a.backend,
+                      judge_files=_judge_files(a.judge))
     except (BenchError, dm.ModelError, dpd.DPDError, ArenaError) as e:
         return _fail(e)
     print(format_table(rep))
@@ -188,6 +194,20 @@ def main(argv=None):
     except OSError as e:  # checked before the run; a full disk or a folder removed meanwhile remain
         return _fail(f"cannot write the results: {e}")
     return 0 if rep["dpd"]["aclr_dbc"] is not None else 3
+
+
+def _judge_files(values):
+    """--judge: "auto" (the default), "none", or files, each refused in one line if missing."""
+    if not values or values == ["auto"]:
+        return "auto"
+    if values == ["none"]:
+        return []
+    for v in values:
+        if v in ("auto", "none"):
+            raise BenchError(f"--judge: '{v}' cannot be combined with files")
+        if not os.path.isfile(v):
+            raise BenchError(f"--judge: {v}: not a file")
+    return list(values)
 
 
 def _main_arena(a, reg):

@@ -6,6 +6,7 @@ import os
 
 import numpy as np
 
+from . import dpd_model as dm
 from . import metrics
 
 _ROLE_LABEL = {"pa_model": "--pa-model", "ensemble": "ensemble", "held_out": "held out", "no_probe": "no probe"}
@@ -31,6 +32,11 @@ def _dpd_lines(d, f):
     lines.append(f"  ACLR through a held-out surrogate (worst) {f(d['held_out_aclr_dbc'], 'dBc')}, through the "
                  f"surrogates trained through (worst) {f(d['trained_through_aclr_dbc'], 'dBc')}, gap "
                  f"{f(d['held_out_gap_db'], 'dB')}")
+    for kind, h in sorted(d.get("held_out_by_kind", {}).items()):
+        plans = ", ".join(f"{a['plan']} plan avg {a['avg']:.2f} (worse side {a['worse']:.2f})"
+                          for a in h["aclr_plans"] or [])
+        lines.append(f"  through the {kind} judge {h['judge']}{' (' + h['file'] + ')' if h.get('file') else ''}, "
+                     f"never trained through: {plans or f(h['aclr_dbc']['avg'], 'dBc')} dBc")
     return lines
 
 
@@ -48,7 +54,9 @@ def format_table(rep):
     for i, s in enumerate(rep["surrogates"], 1):
         label = f"[{i}] {_ROLE_LABEL[s['role']]}"
         nm = s["nmse_db"]
-        lines.append(f"  {label:34s}{s['family']:>7s}{s['num_coefficients']:7d}{s['probe_noise']:7.3g}"
+        probe = f"{s['probe_noise']:7.3g}" if s["probe_noise"] is not None else f"{'file':>7s}"
+        size = s["num_coefficients"] or dm.parse(s["name"]).num_weights
+        lines.append(f"  {label:34s}{s['family']:>7s}{size:7d}{probe}"
                      f"{nm['train']:11.2f}{nm['val']:8.2f}{nm['test']:8.2f}{s['no_dpd_aclr_dbc']['avg']:14.2f}"
                      f"{s['test_adjacent_error_dbc']:12.2f}")
     for i, s in enumerate(rep["surrogates"], 1):

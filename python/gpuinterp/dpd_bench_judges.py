@@ -1,0 +1,171 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The scoreboard's judges read from PA model files (``gpuinterp_dpd_bench --judge FILE``).
+
+A DPD figure is only as good as the PA model it is measured through, and a DPD trained through
+polynomial surrogates flatters itself when a polynomial judges it: the judge the field trusts for a
+measured PA is a neural model trained on it independently. Such a model is trained once, with
+PyTorch (``neural_train``), and read here as a model file that the module's own kernels run.
+
+``--judge auto`` (the default) takes the models shipped with the module (``models/`` beside this
+file, installed from the repository's ``data/models``) that were trained on exactly this dataset:
+their file records the sha256 of every CSV they were trained on, and a dataset whose files hash the
+same gets them as judges. Every shipped file is checked against ``models/SHA256SUMS`` before use, so a
+judge that changed since it was trained and measured is refused instead of quietly giving other
+figures.
+"""
+
+import hashlib
+import json
+import os
+
+import numpy as np
+
+from . import dpd_model as dm
+from .dpd_bench_data import SPLITS, BenchError
+
+NEURAL = ("gru", "tdnn")
+
+
+def shipped_dir():
+    """The shipped models: the installed package's ``models/``; in a source tree, ``data/models``."""
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "models")
+    if os.path.isdir(here):
+        return here
+    src = os.environ.get("GPUINTERP_SOURCE_DIR")
+    return os.path.join(src, "data", "models") if src else here
+
+
+def sha256(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _sums(directory):
+    path = os.path.join(directory, "SHA256SUMS")
+    out = {}
+    if os.path.isfile(path):
+        with open(path) as f:
+            for line in f:
+                parts = line.split()
+                if len(parts) == 2:
+                    out[parts[1].lstrip("*")] = parts[0]
+    return out
+
+
+def verify_shipped(path):
+    """A shipped model file whose bytes are those it was measured with, or BenchError."""
+    d, name = os.path.split(os.path.abspath(path))
+    want = _sums(d).get(name)
+    if want is None:
+        raise BenchError(f"--judge: {path}: not listed in {os.path.join(d, 'SHA256SUMS')}")
+    got = sha256(path)
+    if got != want:
+        raise BenchError(f"--judge: {path}: sha256 {got[:16]}... differs from SHA256SUMS ({want[:16]}...): the "
+                         "file changed since it was trained and measured")
+
+
+def auto_judges(directory, models_dir=None):
+    """Shipped PA models trained on this dataset's own files (every CSV's sha256 as recorded)."""
+    d = shipped_dir() if models_dir is None else models_dir
+    if not os.path.isdir(d):
+        return []
+    have = {}
+    out = []
+    for name in sorted(_sums(d)):
+        p = os.path.join(d, name)
+        if not name.endswith(".json") or not os.path.isfile(p):
+            continue
+        try:
+            with open(p) as f:
+                doc = json.load(f)
+        except (OSError, ValueError):
+            continue
+        rec = (doc.get("training") or {}).get("data_sha256") or {}
+        if doc.get("kind") != "pa_model" or not rec or (doc.get("training") or {}).get("split", "opendpd") != "opendpd":
+            continue
+        ok = True
+        for csv_name, digest in rec.items():
+            q = os.path.join(directory, csv_name)
+            if q not in have:
+                have[q] = sha256(q) if os.path.isfile(q) else None
+            ok = ok and have[q] == digest
+        if ok:
+            out.append(p)
+    return out
+
+
+def run_stream(fit, x):
+    """A neural model over x as one stream from a zero state (its recursion carries no bounded
+    history, so it cannot be cut into chunks with a few samples of overlap as a polynomial can)."""
+    return fit.apply(np.asarray(x, dtype=np.complex128))
+
+
+def load_judge(path, data, contiguous, shipped=False):
+    """A PA model file as a judge: (spec, fit) with ``fit.nmse_db`` on every split, measured here
+    through the module's kernels (not copied from the file), or BenchError naming the file."""
+    if shipped:
+        verify_shipped(path)
+    try:
+        fit = dm.load_model(path)
+    except dm.ModelError as e:
+        raise BenchError(f"--judge: {e}") from None
+    except OSError as e:
+        raise BenchError(f"--judge: {path}: {e.strerror or e}") from None
+    if fit.kind != "pa_model":
+        raise BenchError(f"--judge: {path}: kind: a judge is a PA model, this file holds a {fit.kind}")
+    spec = dm.parse(fit.model)
+    if contiguous:
+        x = np.concatenate([data[s][0] for s in SPLITS])
+        y = run_stream(fit, x) if spec.is_neural else fit.apply(x)
+        i, est = 0, {}
+        for s in SPLITS:
+            est[s] = y[i:i + data[s][0].size]
+            i += data[s][0].size
+    else:
+        est = {s: (run_stream(fit, data[s][0]) if spec.is_neural else fit.apply(data[s][0])) for s in SPLITS}
+    fit.nmse_db = {s: float(10 * np.log10(np.sum(np.abs(est[s] - data[s][1]) ** 2) / np.sum(np.abs(data[s][1]) ** 2)))
+                   for s in SPLITS}
+    if not np.isfinite(fit.nmse_db["test"]) or fit.nmse_db["test"] > -20:
+        raise BenchError(f"--judge: {path}: the model {spec} explains this dataset's test output to only "
+                         f"{fit.nmse_db['test']:.2f} dB NMSE: a model of another PA or capture")
+    return spec, fit
+
+
+def family_kind(spec):
+    """"neural" or "polynomial": what kind of judge a figure is through (a report names it)."""
+    return "neural" if dm.parse(str(spec)).family in NEURAL else "polynomial"
+
+
+def finite_or_none(v):
+    """A float for JSON (NaN and Infinity are not JSON): None where not finite."""
+    v = float(v)
+    return v if np.isfinite(v) else None
+
+
+def plans(y, fs, nperseg, bw, n_sub_ch):
+    """ACLR of y in every band plan the capture supports, each labelled with its plan (arena.PLANS:
+    the dataset's own and OpenDPD's 5 x 40 MHz), or None where the capture is not a 200 MHz signal."""
+    from . import arena
+
+    try:
+        return arena.aclr_all_plans(y, fs, nperseg, arena.plan_from_spec(bw, n_sub_ch))
+    except arena.ArenaError:
+        return None
+
+
+def held_out_by_kind(rows):
+    """The worst (highest) average ACLR among the held-out judges of each kind, with the judge's name:
+    {"polynomial": {...}, "neural": {...}}; a kind without a held-out judge is left out."""
+    out = {}
+    for r in rows:
+        if r["role"] != "held_out" or r["trained_through"] or r["aclr_dbc"] is None:
+            continue
+        k = r["judge_kind"]
+        cur = out.get(k)
+        if cur is None or r["aclr_dbc"]["avg"] > cur["aclr_dbc"]["avg"]:
+            out[k] = {"judge": r["name"], "file": r.get("file"), "aclr_dbc": r["aclr_dbc"],
+                      "aclr_plans": r.get("aclr_plans")}
+    return out

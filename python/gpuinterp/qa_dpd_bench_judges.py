@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""QA for the scoreboard's judges read from PA model files (dpd_bench_judges): the shipped models are
+the bytes their SHA256SUMS name, a neural judge's figures are what the module's kernel gives for the
+same input, a dataset gets the shipped judges trained on its own files and no others, and a bad judge
+file is one named line."""
+
+import contextlib
+import hashlib
+import io
+import json
+import os
+import shutil
+import tempfile
+
+import numpy as np
+from gnuradio import gr_unittest
+
+from gnuradio.gpuinterp import dpd_bench, dpd_bench_judges as judges, dpd_model as dm
+from gnuradio.gpuinterp.dpd_bench_data import load_dataset
+
+SRC = os.environ.get("GPUINTERP_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
+SLICE = os.path.join(SRC, "tests", "data", "APA_200MHz_slice")
+MODELS = os.path.join(SRC, "data", "models")
+FAST = ["--pa-model", "mp:K=3,M=2", "--dpd-model", "mp:K=3,M=2", "--iterations", "1",
+        "--ensemble", "gmp:Ka=3,La=2,Kb=1,Lb=1,Mb=1", "--held-out", "mp:K=3,M=3"]
+
+
+def call(argv):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            rc = dpd_bench.main(argv)
+        except SystemExit as e:
+            rc = e.code
+    return rc, out.getvalue(), err.getvalue()
+
+
+def _pa_files():
+    return sorted(os.path.join(MODELS, n) for n in os.listdir(MODELS) if n.startswith("pa_") and n.endswith(".json"))
+
+
+class qa_dpd_bench_judges(gr_unittest.TestCase):
+    def test_shipped_models_match_their_sums(self):
+        sums = judges._sums(MODELS)
+        shipped = sorted(n for n in os.listdir(MODELS) if n.endswith(".json"))
+        self.assertEqual(sorted(sums), shipped)  # every model listed, nothing listed that is gone
+        for n in shipped:
+            with open(os.path.join(MODELS, n), "rb") as f:
+                self.assertEqual(hashlib.sha256(f.read()).hexdigest(), sums[n], n)
+            judges.verify_shipped(os.path.join(MODELS, n))
+
+    def test_a_neural_judge_is_the_kernel_on_the_same_input(self):
+        # The shipped APA_200MHz surrogate on the repository's slice of the same capture: the judge's
+        # NMSE is the module's kernel over each split from a zero state (the slice's splits are not
+        # consecutive), and it explains this PA to within a few dB of its figure on the full splits.
+        path = _pa_files()[0]
+        spec, data = load_dataset(SLICE)
+        s, fit = judges.load_judge(path, data, contiguous=False)
+        self.assertTrue(s.is_neural)
+        ref = dm.load_model(path)
+        for split in ("train", "test"):
+            x, y = data[split]
+            z = ref.apply(x)
+            want = 10 * np.log10(np.sum(np.abs(z - y) ** 2) / np.sum(np.abs(y) ** 2))
+            self.assertAlmostEqual(fit.nmse_db[split], want, places=9)
+        self.assertLess(fit.nmse_db["test"], -35.0)
+
+    def test_auto_takes_the_models_trained_on_this_dataset_only(self):
+        with tempfile.TemporaryDirectory() as d:
+            shutil.copy(_pa_files()[0], os.path.join(d, "mine.json"))
+            shutil.copy(_pa_files()[0], os.path.join(d, "other.json"))
+            for name, target in (("mine.json", SLICE), ("other.json", None)):
+                p = os.path.join(d, name)
+                with open(p) as f:
+                    doc = json.load(f)
+                rec = doc["training"]["data_sha256"]
+                for csv_name in rec:
+                    rec[csv_name] = judges.sha256(os.path.join(target, csv_name)) if target else "0" * 64
+                with open(p, "w") as f:
+                    json.dump(doc, f)
+            with open(os.path.join(d, "SHA256SUMS"), "w") as f:
+                for n in ("mine.json", "other.json"):
+                    f.write(f"{judges.sha256(os.path.join(d, n))}  {n}\n")
+            self.assertEqual([os.path.basename(p) for p in judges.auto_judges(SLICE, d)], ["mine.json"])
+            # a shipped file edited after its sum was taken is refused, not used
+            with open(os.path.join(d, "mine.json"), "a") as f:
+                f.write(" ")
+            with self.assertRaisesRegex(Exception, "differs from SHA256SUMS"):
+                judges.verify_shipped(os.path.join(d, "mine.json"))
+
+    def test_the_scoreboard_reports_the_neural_judge_by_kind_and_plan(self):
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "r.json")
+            rc, o, err = call([SLICE] + FAST + ["--judge", _pa_files()[0], "--json", out])
+            self.assertEqual(rc, 0, err)
+            with open(out) as f:
+                rep = json.load(f)
+            kinds = rep["dpd"]["held_out_by_kind"]
+            self.assertEqual(sorted(kinds), ["neural", "polynomial"])
+            self.assertEqual(kinds["neural"]["file"], os.path.basename(_pa_files()[0]))
+            plans = {a["plan"] for a in kinds["neural"]["aclr_plans"]}
+            self.assertEqual(plans, {"1x200", "5x40"})
+            self.assertIn("through the neural judge", o)
+
+    def test_bad_judge_files_are_one_line(self):
+        with tempfile.TemporaryDirectory() as d:
+            pre = os.path.join(d, "pre.json")
+            dm.save_model(pre, dm.ModelFit("mp:K=1,M=1", np.ones(1), 0j, {}, kind="predistorter"))
+            for args, text in (([os.path.join(d, "missing.json")], "not a file"),
+                               ([pre], "a judge is a PA model"),
+                               (["auto", pre], "cannot be combined")):
+                argv = [SLICE] + FAST + sum((["--judge", a] for a in args), [])
+                rc, o, err = call(argv)
+                self.assertEqual(rc, 2, (args, err))
+                self.assertEqual(len(err.splitlines()), 1, err)
+                self.assertIn(text, err)
+
+
+if __name__ == "__main__":
+    gr_unittest.run(qa_dpd_bench_judges)
