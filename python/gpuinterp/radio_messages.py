@@ -33,7 +33,8 @@ def message_channel(msg):
     # A dict is a list of (key . value) pairs; pmt.is_dict() is true of any pair, so the pair
     # (coefficients . c) is told apart as decode_coeffs_message() does, by its car.
     if pmt.is_pair(msg) and pmt.is_pair(pmt.car(msg)) and pmt.dict_has_key(msg, pmt.intern("channel")):
-        return int(pmt.to_long(pmt.dict_ref(msg, pmt.intern("channel"), pmt.PMT_NIL)))
+        # a long, a uint64 or an integral double, all of which decode_coeffs_message() accepts
+        return int(pmt.to_python(pmt.dict_ref(msg, pmt.intern("channel"), pmt.PMT_NIL)))
     return None
 
 
