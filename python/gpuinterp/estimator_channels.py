@@ -42,19 +42,74 @@ def channel_file(path, channel, channels):
     return path if channels == 1 else f"{path}.ch{channel}"
 
 
-def load_resume(path, spec):
+# The largest coefficients file read: a model file holds a few numbers per coefficient, so even a
+# model of 10^5 coefficients is a few MB; anything larger is not one (and /dev/zero never ends).
+MAX_COEFFICIENTS_FILE_BYTES = 64 << 20
+
+
+def check_regular_file(param, path, max_bytes=MAX_COEFFICIENTS_FILE_BYTES):
+    """ValueError naming ``param`` unless ``path`` is a regular file of at most ``max_bytes``. Checked
+    with stat(), before open(): opening a FIFO blocks until a writer appears (forever), and reading
+    /dev/zero or /dev/full never ends."""
+    import stat
+
+    try:
+        st = os.stat(path)
+    except OSError as e:
+        raise ValueError(f"{param}: {path}: cannot read ({e.strerror or e})") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise ValueError(f"{param}: {path}: is a directory, not a coefficients file")
+    if not stat.S_ISREG(st.st_mode):
+        what = ("a FIFO" if stat.S_ISFIFO(st.st_mode) else "a device" if stat.S_ISCHR(st.st_mode) or
+                stat.S_ISBLK(st.st_mode) else "a socket" if stat.S_ISSOCK(st.st_mode) else "not a regular file")
+        raise ValueError(f"{param}: {path}: is {what}; only a regular file is read")
+    if st.st_size > max_bytes:
+        raise ValueError(f"{param}: {path}: {st.st_size} bytes is larger than any coefficients file "
+                         f"(at most {max_bytes >> 20} MiB)")
+
+
+def _probe_signal():
+    """A fixed test input for a predistorter read from a file: complex Gaussian at -14 dBFS rms,
+    its envelope clipped at 0.9 of full scale (a PA input's level, with peaks)."""
+    rng = np.random.default_rng(12345)
+    x = (rng.standard_normal(4096) + 1j * rng.standard_normal(4096)) * (0.2 / math.sqrt(2))
+    a = np.abs(x)
+    return np.where(a > 0.9, x * (0.9 / np.maximum(a, 1e-30)), x)
+
+
+def load_resume(path, spec, max_gain_db=10.0):
     """(coefficients, lo_leakage) saved in ``path`` by a previous run, or None when there is none;
-    ValueError naming coefficients_file when it is unreadable or holds another model's."""
-    if not path or not os.path.exists(path):
+    ValueError naming coefficients_file when it is not a regular file, is unreadable, holds another
+    model's set or a PA model instead of a predistorter, or a set whose gain on a test signal
+    exceeds +-``max_gain_db`` (the bound every update of the loop meets): nothing of such a file
+    may reach the predistorter."""
+    if not path or not os.path.lexists(path):
         return None
+    check_regular_file("coefficients_file", path)
     try:
         fit = dm.load_model(path)
     except (ValueError, OSError) as e:
         raise ValueError(f"coefficients_file: {e}") from None
+    if getattr(fit, "kind", "predistorter") != "predistorter":
+        raise ValueError(f"coefficients_file: {path}: kind: holds a {fit.kind!r} (a PA model, the PA's own "
+                         "behaviour), not a 'predistorter'; it must not be sent to the predistorter")
     if dm.parse(fit.model) != spec:
         raise ValueError(f"coefficients_file: {path} holds coefficients of {fit.model}, "
                          f"this estimator fits {spec}")
-    return fit.coefficients.copy(), fit.lo_leakage
+    w, c = np.asarray(fit.coefficients, dtype=np.complex128), complex(fit.lo_leakage)
+    if not (np.all(np.isfinite(w)) and math.isfinite(c.real) and math.isfinite(c.imag)):
+        raise ValueError(f"coefficients_file: {path}: coefficients: not all finite")
+    x = _probe_signal()
+    with np.errstate(all="ignore"):
+        z = dm.apply(x, str(spec), w, c)
+        g = float(np.vdot(z, z).real / np.vdot(x, x).real)
+    g_db = 10 * math.log10(g) if g > 0 else -math.inf
+    if not (math.isfinite(g_db) and abs(g_db) <= max_gain_db):
+        big = int(np.argmax(np.abs(w)))
+        raise ValueError(f"coefficients_file: {path}: coefficients: the predistorter's gain on a -14 dBFS test "
+                         f"signal is {g_db:.1f} dB, beyond +-max_gain_db {max_gain_db:g} dB (largest coefficient "
+                         f"{abs(w[big]):.3g} at index {big}); not a set the loop made, so not sent")
+    return w.copy(), c
 
 
 class Channel:
