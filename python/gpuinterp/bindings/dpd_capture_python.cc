@@ -7,6 +7,7 @@
 #include "numpy_util.h"
 #include <gnuradio/gpuinterp/kernel/dpd_capture.h>
 #include <pybind11/complex.h>
+#include <cmath>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
@@ -67,9 +68,13 @@ void bind_dpd_capture(py::module& m)
                         "x, y: expected two one-dimensional captures of "
                         "equal length");
                 kernel::dpd_capture_options o;
-                o.full_scale = full_scale.is_none() ? 0.0 : full_scale.cast<double>();
-                if (!full_scale.is_none() && !(o.full_scale > 0))
-                    throw py::value_error("full_scale: must be > 0 or None");
+                o.full_scale =
+                    full_scale.is_none()
+                        ? 0.0
+                        : pyutil::float_arg(full_scale, "full_scale", "a number > 0 or None");
+                if (!full_scale.is_none() && !(o.full_scale > 0 && std::isfinite(o.full_scale)))
+                    throw py::value_error("full_scale: must be a number > 0 or None, got " +
+                                          std::to_string(o.full_scale));
                 o.rx_correction = rx_correction;
                 o.track_frequency = track_frequency;
                 if (!max_delay.is_none()) {
@@ -80,7 +85,7 @@ void bind_dpd_capture(py::module& m)
                 o.condition = condition;
                 if (!delay.is_none()) {
                     o.has_delay_hint = true;
-                    o.delay_hint = delay.cast<double>();
+                    o.delay_hint = pyutil::float_arg(delay, "delay", "a number or None");
                 }
                 const size_t n = size_t(xa.shape(0));
                 const cd* xp = xa.data();
