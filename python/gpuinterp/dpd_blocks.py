@@ -50,7 +50,9 @@ class dpd_estimator_cc(gr.basic_block):
 
     While both inputs flow they are consumed together, as a sync block would; when no RX samples
     arrive for ``rx_timeout`` seconds (a receiver unplugged or stalled) that is logged and input 0 is
-    consumed alone, so a dead receiver never stalls the transmit chain feeding it. When the
+    consumed alone, so a dead receiver never stalls the transmit chain feeding it. The time a
+    synchronous step takes does not count (the block reads nothing while it estimates), so a long
+    step is never taken for a receiver that stopped. When the
     receiver's stream *ends* (its source block finishes), that is logged once, the captures its
     samples complete are still taken, and input 0 is consumed alone from then on, whatever
     ``rx_timeout``: the transmit chain runs on until its own stream ends. (To stay running, the block
@@ -80,7 +82,8 @@ class dpd_estimator_cc(gr.basic_block):
     The fit runs on the estimation engine (``gpuinterp.dpd_gram``: ``backend`` "automatic" takes the
     GPU ``device`` when there is one, else the CPU; the Gram is accumulated chunk by chunk, so memory
     does not grow with the capture). The estimate runs on a worker thread (``synchronous=False``) so the transmit chain never waits for
-    it; captures arriving while it is busy are skipped. ``synchronous=True`` runs it inside the work
+    it; captures arriving while it is busy are skipped, counted by the ``skipped_captures`` meter
+    and said once (the steps cannot keep up with ``update_period``). ``synchronous=True`` runs it inside the work
     call, which makes runs reproducible (tests, offline simulation). ``max_updates`` > 0 stops after
     that many steps; the inputs are consumed on and nothing more is kept of them (memory stays
     that of a few captures however long the flowgraph runs).
@@ -197,6 +200,8 @@ class dpd_estimator_cc(gr.basic_block):
         self._malformed_logged = set()  # tag keys whose malformed value was logged
         self._no_rate_logged = False
         self._done_logged = False
+        self._skip_logged = False
+        self._stepping = False  # a synchronous step is running in the block's thread
         self._y_done_seen = False  # the receiver's upstream block has finished
         self._y_held = False  # one y sample read but left unconsumed (after the receiver's stream ended)
         self._rx_ended = False
@@ -225,22 +230,22 @@ class dpd_estimator_cc(gr.basic_block):
     def last_result(self, channel=0):
         """The last :class:`gpuinterp.dpd_adapt.StepResult` of a channel (None before its first step)."""
         ch = self._channel(channel)
-        with self._lock:
+        with ch.lock:
             return ch.last
 
     def history(self, channel=0):
         ch = self._channel(channel)
-        with self._lock:
+        with ch.lock:
             return list(ch.adapt.history)
 
     def coefficients(self, channel=0):
         ch = self._channel(channel)
-        with self._lock:
+        with ch.lock:
             return ch.adapt.coefficients.copy()
 
     def lo_leakage(self, channel=0):
         ch = self._channel(channel)
-        with self._lock:
+        with ch.lock:
             return ch.adapt.lo_leakage
 
     def observed_channel(self):
@@ -249,7 +254,7 @@ class dpd_estimator_cc(gr.basic_block):
 
     def meter(self, name, channel=0):
         """One operator meter (float; nan until measured): one of :data:`METERS`, of ``channel``
-        (overflows, underflows and dropped_captures are the shared receiver's)."""
+        (overflows, underflows, dropped_captures and skipped_captures are the shared receiver's)."""
         if name not in METERS:
             raise ValueError(f"name: must be one of {', '.join(METERS)}, got {name!r}")
         ch = self._channel(channel)
@@ -298,7 +303,7 @@ class dpd_estimator_cc(gr.basic_block):
         while self._running:
             time.sleep(min(0.2, self._timeout / 4))
             last = self._last_rx
-            if (last is not None and not self._stalled and not self._rx_ended and
+            if (last is not None and not self._stalled and not self._rx_ended and not self._stepping and
                     time.monotonic() - last > self._timeout):
                 self._stalled = True
                 # Wake the block's thread (it sleeps until an input or a message arrives) so the
@@ -306,7 +311,7 @@ class dpd_estimator_cc(gr.basic_block):
                 self.to_basic_block()._post(pmt.intern("async"), pmt.PMT_NIL)
                 with self._lock:
                     self._status = f"no RX samples for {self._timeout:g} s"
-                self.logger.warn(f"rx_timeout: no samples on input 1 (y) for {self._timeout:g} s: the "
+                self.logger.warn(f"rx_timeout: no samples on input {self._y} (y) for {self._timeout:g} s: the "
                                  "receiver stopped (unplugged, stalled, or its stream ended); the transmit "
                                  "input keeps flowing and no update is made until it returns")
 
@@ -351,7 +356,10 @@ class dpd_estimator_cc(gr.basic_block):
     def _run_step(self, ch, x, y):
         t0 = time.monotonic()
         who = f"channel {ch.index}: " if self._rr.switched else ""
-        with self._lock:
+        # The channel's lock, not the block's: a step of a large model takes seconds, and the block's
+        # thread (which takes self._lock for drops, overflows and async messages) must not wait
+        # for it, or the receiver's input stops being read and looks stalled.
+        with ch.lock:
             try:
                 r = ch.adapt.step(x, y)
             except Exception as e:  # never let an unexpected failure send coefficients
@@ -567,7 +575,18 @@ class dpd_estimator_cc(gr.basic_block):
             x, y = self._win[0].take(s, N), self._win[1].take(s, N)
             self._next_start = s + self._period
             if self._busy():
-                continue  # skip this capture, try again one period later (the same channel)
+                # skip this capture, try again one period later (the same channel): counted, and
+                # said once, since a loop whose steps cannot keep up updates less often than asked
+                with self._lock:
+                    self._shared["skipped_captures"] += 1
+                if not self._skip_logged:
+                    self._skip_logged = True
+                    period = (f"{self._period} samples" +
+                              (f", {self._period / self._rate:.3g} s" if self._rate > 0 else ""))
+                    self.logger.warn(f"a step takes longer than update_period ({period}): the captures that "
+                                     "arrive while one runs are skipped (meter skipped_captures); raise "
+                                     "update_period or use a smaller model (logged once)")
+                continue
             self._steps += 1
             ch = self._ch[self._rr.current]
             if self._rr.switched:
@@ -577,7 +596,24 @@ class dpd_estimator_cc(gr.basic_block):
                 self._win[0].restart(self._win[0].end)
                 self.message_port_pub(pmt.intern("obs_select"), obs_select_message(self._rr.current))
             if self._sync:
-                self._run_step(ch, x, y)
+                # Nothing is read while the step runs in this thread: the watchdog must not take
+                # that for a receiver that stopped, and its timeout restarts when the step ends.
+                self._stepping = True
+                t0 = time.monotonic()
+                try:
+                    self._run_step(ch, x, y)
+                finally:
+                    self._last_rx = time.monotonic()
+                    self._stepping = False
+                took, budget = self._last_rx - t0, self._period / self._rate if self._rate > 0 else 0
+                if budget and took > budget and not self._skip_logged:
+                    # Nothing is skipped here (the stream waits for the step), but a live receiver
+                    # cannot wait: its buffers overflow while the step runs.
+                    self._skip_logged = True
+                    self.logger.warn(f"a synchronous step took {took:.3g} s, longer than update_period "
+                                     f"({self._period} samples, {budget:.3g} s): a live receiver overflows "
+                                     "while it runs; use synchronous=False or a longer update_period "
+                                     "(logged once)")
             else:
                 self._worker = threading.Thread(target=self._run_step, args=(ch, x, y), daemon=True)
                 self._worker.start()

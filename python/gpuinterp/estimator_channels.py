@@ -10,6 +10,7 @@ result, its meters and its coefficients file."""
 
 import math
 import os
+import threading
 
 import numpy as np
 import pmt
@@ -21,9 +22,10 @@ MAX_CHANNELS = 64  # as the predistorter's channels
 
 METERS = ("rx_peak_dbfs", "rx_clipped", "tx_peak_dbfs", "tx_rms_dbfs", "overflows", "underflows",
           "dropped_captures", "aclr_db", "gain_db", "phase_deg", "freq_offset_hz", "delay", "loop_nmse_db",
-          "updates", "iteration", "step_seconds")
+          "updates", "iteration", "step_seconds", "skipped_captures")
 # Events of the shared receiver and radio, not of one PA: counted once for the block.
-SHARED_METERS = ("overflows", "underflows", "dropped_captures")
+# skipped_captures: captures that arrived while a step was still running (synchronous=False).
+SHARED_METERS = ("overflows", "underflows", "dropped_captures", "skipped_captures")
 _COUNTERS = ("updates", "iteration", "rx_clipped")
 
 
@@ -117,6 +119,9 @@ class Channel:
 
     def __init__(self, index, adapt, path, resume):
         self.index, self.adapt, self.file, self.resume = index, adapt, path, resume
+        # Held while a step runs (seconds, for a large model): the accessors of the adaptation
+        # wait for it, the block's own lock (meters, status, the stream's bookkeeping) does not.
+        self.lock = threading.Lock()
         self.last = None
         self.meters = {k: float("nan") for k in METERS if k not in SHARED_METERS}
         for k in _COUNTERS:
