@@ -17,6 +17,7 @@ import pmt
 
 from . import dpd_capture, metrics
 from . import dpd_model as dm
+from .params import input_file_error
 
 MAX_CHANNELS = 64  # as the predistorter's channels
 
@@ -49,27 +50,6 @@ def channel_file(path, channel, channels):
 MAX_COEFFICIENTS_FILE_BYTES = 64 << 20
 
 
-def check_regular_file(param, path, max_bytes=MAX_COEFFICIENTS_FILE_BYTES):
-    """ValueError naming ``param`` unless ``path`` is a regular file of at most ``max_bytes``. Checked
-    with stat(), before open(): opening a FIFO blocks until a writer appears (forever), and reading
-    /dev/zero or /dev/full never ends."""
-    import stat
-
-    try:
-        st = os.stat(path)
-    except OSError as e:
-        raise ValueError(f"{param}: {path}: cannot read ({e.strerror or e})") from None
-    if stat.S_ISDIR(st.st_mode):
-        raise ValueError(f"{param}: {path}: is a directory, not a coefficients file")
-    if not stat.S_ISREG(st.st_mode):
-        what = ("a FIFO" if stat.S_ISFIFO(st.st_mode) else "a device" if stat.S_ISCHR(st.st_mode) or
-                stat.S_ISBLK(st.st_mode) else "a socket" if stat.S_ISSOCK(st.st_mode) else "not a regular file")
-        raise ValueError(f"{param}: {path}: is {what}; only a regular file is read")
-    if st.st_size > max_bytes:
-        raise ValueError(f"{param}: {path}: {st.st_size} bytes is larger than any coefficients file "
-                         f"(at most {max_bytes >> 20} MiB)")
-
-
 def _probe_signal():
     """A fixed test input for a predistorter read from a file: complex Gaussian at -14 dBFS rms,
     its envelope clipped at 0.9 of full scale (a PA input's level, with peaks)."""
@@ -87,7 +67,9 @@ def load_resume(path, spec, max_gain_db=10.0):
     may reach the predistorter."""
     if not path or not os.path.lexists(path):
         return None
-    check_regular_file("coefficients_file", path)
+    err = input_file_error(path, MAX_COEFFICIENTS_FILE_BYTES)
+    if err:
+        raise ValueError(f"coefficients_file: {path}: {err}")
     try:
         fit = dm.load_model(path)
     except (ValueError, OSError) as e:

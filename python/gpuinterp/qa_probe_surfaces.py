@@ -180,7 +180,7 @@ class qa_probe_surfaces(EstimatorCase):
             os.mkdir(path("folder"))
             cases = [  # (path, words the message must hold)
                 (fifo, "is a FIFO"), ("/dev/full", "is a device"), ("/dev/zero", "is a device"),
-                (path("folder"), "is a directory"), (path("big.json"), "larger than any coefficients file"),
+                (path("folder"), "is a directory"), (path("big.json"), "larger than any such file"),
                 (path("pa.json"), "'pa_model'"), (path("huge.json"), "largest coefficient 1e+30 at index"),
                 (path("loud.json"), "gain on a -14 dBFS test signal is 20.0 dB"),
             ]
@@ -193,6 +193,19 @@ class qa_probe_surfaces(EstimatorCase):
                     self.assertTrue(str(r).startswith(f"coefficients_file: {p}"), str(r))
                     self.assertIn(words, str(r))
             self.assertTrue(stat.S_ISFIFO(os.stat(fifo).st_mode))
+            # every other reader of a model file: a FIFO named .json does not block it either
+            readers = [  # (call, message prefix)
+                (lambda: gpuinterp.pa_model_cc(model=fifo), f"model: {fifo}: is a FIFO"),
+                (lambda: gpuinterp.sdr_loopback_emulator_cc(pa_model=fifo), f"pa_model: model: {fifo}: is a FIFO"),
+                (lambda: dm.load_model(fifo), f"{fifo}: is a FIFO"),
+                (lambda: dm.load_model("/dev/zero"), "/dev/zero: is a device"),
+            ]
+            for i, (call, prefix) in enumerate(readers):
+                with self.subTest(reader=i):
+                    ok, r = in_thread(call, 20)
+                    self.assertTrue(ok, f"reader {i} hangs")
+                    self.assertIsInstance(r, ValueError)
+                    self.assertTrue(str(r).startswith(prefix), str(r))
             # a predistorter the loop could have made is resumed: 1 dB of gain
             good = path("good.json")
             dm.save_model(good, dm.ModelFit(SPEC, 10 ** (1 / 20) * ident, 0.01j, kind="predistorter"))
