@@ -19,7 +19,7 @@ from gnuradio import gr
 from . import dpd_adapt
 from . import dpd_model as dm
 from .dpd_ph import DPDError, validate_structure
-from .params import complex_param, float_param, int_param
+from .params import bool_param, complex_param, float_param, int_param
 from . import radio_messages
 from .gpuinterp_python import input_ended
 from .estimator_memory import (ESTIMATE_BYTES_PER_SAMPLE, _physical_memory, _Window,  # noqa: F401
@@ -28,7 +28,7 @@ from .radio_messages import (_BURST_KEYS, _RX_FREQ, _RX_RATE, _RX_TIME, _SWITCH_
                              SAMPLE_FORMATS, _rx_time_parts, _tag_hz, coefficients_message,
                              parse_coefficients_message, sc16_reader, stats_message)
 from .estimator_channels import (MAX_CHANNELS, METERS, SHARED_METERS, Channel, RoundRobin, channel_file,
-                                 load_resume, obs_select_message, record_step)
+                                 check_predistorter_gain, load_resume, obs_select_message, record_step)
 
 __all__ = ["dpd_estimator_cc", "coefficients_message", "parse_coefficients_message"]
 
@@ -116,6 +116,9 @@ class dpd_estimator_cc(gr.basic_block):
             if value not in SAMPLE_FORMATS:
                 raise ValueError(f"{name}: must be 'fc32' or 'sc16', got {value!r}")
         tx_full_scale = float_param("tx_full_scale", tx_full_scale, 0, lo_open=True)
+        lo_leakage, rx_correction = bool_param("lo_leakage", lo_leakage), bool_param("rx_correction", rx_correction)
+        track_frequency = bool_param("track_frequency", track_frequency)
+        synchronous = bool_param("synchronous", synchronous)
         channels = int_param("channels", channels, 1, MAX_CHANNELS)
         settle = int_param("settle", settle, 0, 1 << 62)
         gr.basic_block.__init__(self, name="dpd_estimator_cc",
@@ -177,6 +180,9 @@ class dpd_estimator_cc(gr.basic_block):
                     track_frequency=bool(track_frequency), backend=backend, device=device)
             except DPDError as e:
                 raise ValueError(str(e)) from None
+            if resume is None and len(w0):  # checked as a resumed file is: it is what the loop starts from
+                check_predistorter_gain("initial_coefficients", adapt.coefficients, adapt.lo_leakage, spec,
+                                        max_gain_db)
             self._ch.append(Channel(c, adapt, path, resume))
         self._rr = RoundRobin(channels, settle)
         self._spec = spec

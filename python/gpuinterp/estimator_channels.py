@@ -83,6 +83,14 @@ def load_resume(path, spec, max_gain_db=10.0):
     w, c = np.asarray(fit.coefficients, dtype=np.complex128), complex(fit.lo_leakage)
     if not (np.all(np.isfinite(w)) and math.isfinite(c.real) and math.isfinite(c.imag)):
         raise ValueError(f"coefficients_file: {path}: coefficients: not all finite")
+    check_predistorter_gain(f"coefficients_file: {path}: coefficients", w, c, spec, max_gain_db)
+    return w.copy(), c
+
+
+def check_predistorter_gain(what, w, c, spec, max_gain_db):
+    """ValueError starting with ``what`` unless the predistorter (w, c) of ``spec`` has a gain within
+    +-``max_gain_db`` on a fixed -14 dBFS test signal: the bound every update of the loop meets, so
+    a set beyond it (a 1e30 coefficient, a set scaled by mistake) is not one the loop made."""
     x = _probe_signal()
     with np.errstate(all="ignore"):
         z = dm.apply(x, str(spec), w, c)
@@ -90,10 +98,9 @@ def load_resume(path, spec, max_gain_db=10.0):
     g_db = 10 * math.log10(g) if g > 0 else -math.inf
     if not (math.isfinite(g_db) and abs(g_db) <= max_gain_db):
         big = int(np.argmax(np.abs(w)))
-        raise ValueError(f"coefficients_file: {path}: coefficients: the predistorter's gain on a -14 dBFS test "
-                         f"signal is {g_db:.1f} dB, beyond +-max_gain_db {max_gain_db:g} dB (largest coefficient "
-                         f"{abs(w[big]):.3g} at index {big}); not a set the loop made, so not sent")
-    return w.copy(), c
+        raise ValueError(f"{what}: the predistorter's gain on a -14 dBFS test signal is {g_db:.1f} dB, beyond "
+                         f"+-max_gain_db {max_gain_db:g} dB (largest coefficient {abs(w[big]):.3g} at index "
+                         f"{big}); not a set the loop could have made, so not used")
 
 
 class Channel:

@@ -12,7 +12,7 @@ import os
 
 import numpy as np
 
-__all__ = ["int_param", "float_param", "complex_param", "output_path_error", "input_file_error"]
+__all__ = ["int_param", "float_param", "complex_param", "bool_param", "output_path_error", "input_file_error"]
 
 
 def int_param(name, value, lo=None, hi=None):
@@ -50,6 +50,14 @@ def float_param(name, value, lo=None, hi=None, lo_open=False, allow_inf=False):
         what = "a finite number" if not allow_inf else "a number (not NaN)"
         raise ValueError(f"{name}: must be {what}{' ' + ' and '.join(rng) if rng else ''}, got {value!r}")
     return v
+
+
+def bool_param(name, value):
+    """value as a bool: True or False (numpy's too). bool(value) would read the string "no" and
+    any list as True, and None as False."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise ValueError(f"{name}: must be True or False, got {value!r}")
 
 
 def complex_param(name, value):

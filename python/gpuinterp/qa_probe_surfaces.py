@@ -56,10 +56,14 @@ class qa_probe_surfaces(EstimatorCase):
             ("tx_gain_db", 200, "tx_gain_db:"), ("tx_gain_db", 1000, "tx_gain_db:"),
             ("tx_gain_db", 40.01, "tx_gain_db:"), ("rx_gain_db", 1000, "rx_gain_db:"),
             ("rx_gain_db", 60.01, "rx_gain_db:"), ("rx_gain_db", -1000, "rx_gain_db:"),
+            ("sample_rate", 1e-300, "sample_rate:"), ("sample_rate", 0.5, "sample_rate:"),
+            ("sample_rate", 1e300, "sample_rate:"), ("center_freq", 1e300, "center_freq:"),
+            ("lo_drift_hz_per_s", 1e300, "lo_drift_hz_per_s:"), ("lo_drift_hz_per_s", -1e13, "lo_drift_hz_per_s:"),
         ]
         for key, value, prefix in cases:
             with self.subTest(key=key, value=value):
-                ok, r = in_thread(lambda: gpuinterp.sdr_loopback_emulator_cc(sample_rate=fs, **{key: value}), 30)
+                ok, r = in_thread(lambda: gpuinterp.sdr_loopback_emulator_cc(**dict({"sample_rate": fs}, **{key: value})),
+                                  30)
                 self.assertTrue(ok, f"{key}={value}: construction hangs")
                 self.assertIsInstance(r, ValueError, f"{key}={value} accepted")
                 self.assertTrue(str(r).startswith(prefix), str(r))
@@ -75,6 +79,30 @@ class qa_probe_surfaces(EstimatorCase):
                     fn(value)
                 self.assertTrue(str(cm.exception).startswith(prefix), str(cm.exception))
         self.assertEqual(emu.latency(), 1e5)  # a refused set_latency changes nothing
+        gpuinterp.sdr_loopback_emulator_cc(sample_rate=fs, lo_phase_deg=1e300)  # any angle is a phase
+
+    def test_estimator_flags_and_initial_coefficients(self):
+        ident = dpd.identity_coefficients(P, Q, Lp, Lq)
+        cases = [  # (keyword, value, message prefix)
+            ("lo_leakage", "no", "lo_leakage: must be True or False"), ("synchronous", "no", "synchronous:"),
+            ("rx_correction", 2, "rx_correction:"), ("track_frequency", None, "track_frequency:"),
+            ("initial_coefficients", "a", "initial_coefficients: must be a sequence of numbers"),
+            ("initial_coefficients", [math.nan] * ident.size,
+             f"initial_coefficients: expected {ident.size} finite values for {SPEC}, got {ident.size}, "
+             f"{ident.size} of them NaN or infinite"),
+            ("initial_coefficients", [1e30] * ident.size, "initial_coefficients: the predistorter's gain"),
+            ("initial_coefficients", 10 * ident, "initial_coefficients: the predistorter's gain on a -14 dBFS test "
+                                                 "signal is 20.0 dB"),
+        ]
+        for key, value, prefix in cases:
+            with self.subTest(key=key, value=value):
+                with self.assertRaises(ValueError) as cm:
+                    gpuinterp.dpd_estimator_cc(P, Q, Lp, Lq, capture_length=N, update_period=N, rx_timeout=0,
+                                               **{key: value})
+                self.assertTrue(str(cm.exception).startswith(prefix), str(cm.exception))
+        est = gpuinterp.dpd_estimator_cc(P, Q, Lp, Lq, capture_length=N, update_period=N, rx_timeout=0,
+                                         initial_coefficients=2 * ident, lo_leakage=np.bool_(False))
+        np.testing.assert_allclose(est.coefficients(), 2 * ident)
 
     def _emulate(self, x, **kw):
         tb = gr.top_block()
@@ -298,6 +326,13 @@ class qa_probe_surfaces(EstimatorCase):
             (lambda: cap.align(x, y, full_scale="x"), "full_scale:"),
             (lambda: cap.align(x, y, full_scale=-1.0), "full_scale:"),
             (lambda: cap.align(x, y, delay="late"), "delay:"),
+            (lambda: gpuinterp.dpd_gram("mp:K=3,M=2", lo_leakage="yes"), "lo_leakage:"),
+            (lambda: gpuinterp.dpd_gram("mp:K=3,M=2", backend=5), "backend:"),
+            (lambda: g.forget("a"), "factor:"), (lambda: g.forget(2), "factor:"),
+            (lambda: g.gram("a"), "set:"), (lambda: g.rhs(2), "set:"),
+            (lambda: gpuinterp.dpd_capture_kernel(backend=5), "backend:"),
+            (lambda: cap.align(x, y, rx_correction="no"), "rx_correction:"),
+            (lambda: cap.align(x, y, condition=None), "condition:"),
         ]
         for i, (call, prefix) in enumerate(cases):
             with self.subTest(case=i, prefix=prefix):

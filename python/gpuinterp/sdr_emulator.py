@@ -60,6 +60,10 @@ RX_GAIN_DB = (-150.0, 60.0)
 # The delay line holds `latency` samples (8 bytes each): 2^24 samples is 128 MiB, 137 ms at 122.88
 # Msample/s; a loopback's FPGA, DMA and host buffering is well under a millisecond.
 MAX_LATENCY = float(1 << 24)
+# Rates, frequencies and drifts beyond any radio's (1 THz): a finite bound keeps the tag times, the
+# rx_freq tag and the LO's frequency accumulator finite over any run (a 1e-300 Hz rate made the
+# first rx_time overflow its uint64 seconds inside the tagger's thread).
+MAX_HZ = 1e12
 
 from .sdr_emulator_blocks import (FD_DELAY, PHASE_NOISE_ALPHA, _adc_cc, _delay_cc,  # noqa: F401
                                   _gr_seed, _lo_cc, _overflow_tagger_cc, fractional_delay_taps,
@@ -109,8 +113,8 @@ class sdr_loopback_emulator_cc(gr.hier_block2):
     docstring for the signal path and what the defaults stand for).
 
     Args:
-        sample_rate: sample rate in Hz (rx_rate tag, frequency offset, drift, tag times).
-        center_freq: RX centre frequency in Hz (rx_freq tag).
+        sample_rate: sample rate in Hz, 1 to 1e12 (rx_rate tag, frequency offset, drift, tag times).
+        center_freq: RX centre frequency in Hz, 0 to 1e12 (rx_freq tag).
         tx_sc16: round the input to the sc16 wire format (16 bit, full scale 1.0, saturating).
         tx_gain_db: gain before the PA (drive level), -150 to +40 dB.
         pa_model: "ding2004", "warp_v3", "rapp", "saleh" (pa_model_cc presets with their default
@@ -159,8 +163,8 @@ class sdr_loopback_emulator_cc(gr.hier_block2):
                                 gr.io_signature(1, 1, gr.sizeof_gr_complex),
                                 gr.io_signature(1, 1, gr.sizeof_gr_complex))
         # Validate everything before connecting anything, so a bad value never leaves half a graph.
-        self._fs = float_param("sample_rate", sample_rate, 0, lo_open=True)
-        center_freq = float_param("center_freq", center_freq, 0)
+        self._fs = float_param("sample_rate", sample_rate, 1.0, MAX_HZ)
+        center_freq = float_param("center_freq", center_freq, 0, MAX_HZ)
         if tx_sc16 not in (True, False):
             raise ValueError(f"tx_sc16: must be True or False, got {tx_sc16!r}")
         tx_gain_db = float_param("tx_gain_db", tx_gain_db, *TX_GAIN_DB)
@@ -168,8 +172,8 @@ class sdr_loopback_emulator_cc(gr.hier_block2):
         latency = float_param("latency", latency, 0, MAX_LATENCY)
         ppm = float_param("clock_offset_ppm", clock_offset_ppm, -1e4, 1e4)
         freq_offset_hz = self._check_freq(freq_offset_hz)
-        lo_phase_deg = float_param("lo_phase_deg", lo_phase_deg)
-        lo_drift_hz_per_s = float_param("lo_drift_hz_per_s", lo_drift_hz_per_s)
+        lo_phase_deg = math.fmod(float_param("lo_phase_deg", lo_phase_deg), 360.0)  # 1e300 deg is a phase too
+        lo_drift_hz_per_s = float_param("lo_drift_hz_per_s", lo_drift_hz_per_s, -MAX_HZ, MAX_HZ)
         phase_noise_deg = float_param("phase_noise_deg", phase_noise_deg, 0, 180)
         noise_dbfs = float_param("noise_dbfs", noise_dbfs, hi=0, allow_inf=True)
         self._check_iq(iq_imbalance_db, iq_imbalance_deg)
@@ -303,13 +307,13 @@ class sdr_loopback_emulator_cc(gr.hier_block2):
         self._rx_gain.set_k(self._db_to_amp(float_param("rx_gain_db", rx_gain_db, *RX_GAIN_DB)))
 
     def set_lo_phase_deg(self, lo_phase_deg):
-        self._lo.set_lo_phase_deg(float_param("lo_phase_deg", lo_phase_deg))
+        self._lo.set_lo_phase_deg(math.fmod(float_param("lo_phase_deg", lo_phase_deg), 360.0))
 
     def set_freq_offset_hz(self, freq_offset_hz):
         self._lo.set_freq_offset_hz(self._check_freq(freq_offset_hz))
 
     def set_lo_drift_hz_per_s(self, lo_drift_hz_per_s):
-        self._lo.set_drift_hz_per_s(float_param("lo_drift_hz_per_s", lo_drift_hz_per_s))
+        self._lo.set_drift_hz_per_s(float_param("lo_drift_hz_per_s", lo_drift_hz_per_s, -MAX_HZ, MAX_HZ))
 
     def set_phase_noise_deg(self, phase_noise_deg):
         self._pn_source.set_amplitude(self._pn_mag(float_param("phase_noise_deg", phase_noise_deg, 0, 180)))

@@ -44,9 +44,11 @@ void bind_dpd_capture(py::module& m)
     using G = pyutil::guarded<K>;
     static const std::string doc = std::string(capture_doc) + pyutil::thread_safety_doc();
     py::class_<G>(m, "dpd_capture_kernel", doc.c_str())
-        .def(py::init([](const std::string& b, int_arg device) {
-                 return pyutil::make_guarded<K>(backend_from_string(b),
-                                                device.get<int>("device", 0));
+        .def(py::init([](const py::object& b, int_arg device) {
+                 return pyutil::make_guarded<K>(
+                     backend_from_string(
+                         pyutil::str_arg(b, "backend", "'automatic', 'cpu' or 'cuda'")),
+                     device.get<int>("device", 0));
              }),
              py::arg("backend") = "cpu",
              py::arg("device") = 0)
@@ -56,11 +58,15 @@ void bind_dpd_capture(py::module& m)
                const py::object& x,
                const py::object& y,
                const py::object& full_scale,
-               bool rx_correction,
-               bool track_frequency,
+               const py::object& rx_correction_arg,
+               const py::object& track_frequency_arg,
                const py::object& max_delay,
                const py::object& delay,
-               bool condition) {
+               const py::object& condition_arg) {
+                const bool rx_correction = pyutil::bool_arg(rx_correction_arg, "rx_correction");
+                const bool track_frequency =
+                    pyutil::bool_arg(track_frequency_arg, "track_frequency");
+                const bool condition = pyutil::bool_arg(condition_arg, "condition");
                 auto xa = pyutil::input_array<cd>(x, "x");
                 auto ya = pyutil::input_array<cd>(y, "y");
                 if (xa.ndim() != 1 || ya.ndim() != 1 || xa.shape(0) != ya.shape(0))

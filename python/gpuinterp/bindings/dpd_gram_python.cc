@@ -85,9 +85,12 @@ void bind_dpd_gram(py::module& m)
     static const std::string doc = std::string(gram_doc) + pyutil::thread_safety_doc();
     py::class_<G>(m, "dpd_gram", doc.c_str())
         .def(py::init([](const py::object& model,
-                         bool lo,
-                         const std::string& b,
+                         const py::object& lo_arg,
+                         const py::object& b_arg,
                          int_arg device) {
+                 const bool lo = pyutil::bool_arg(lo_arg, "lo_leakage");
+                 const std::string b =
+                     pyutil::str_arg(b_arg, "backend", "'automatic', 'cpu' or 'cuda'");
                  if (!py::isinstance<py::str>(model) &&
                      !py::isinstance<kernel::dpd_model>(model))
                      throw py::value_error(
@@ -140,7 +143,10 @@ void bind_dpd_gram(py::module& m)
             py::arg("history") = 0)
         .def(
             "forget",
-            [](G& g, double f) { g.run([&](K& k) { k.forget(f); }); },
+            [](G& g, const py::object& factor) {
+                const double f = pyutil::float_arg(factor, "factor", "a number in (0, 1]");
+                g.run([&](K& k) { k.forget(f); });
+            },
             py::arg("factor"))
         .def("reset", [](G& g) { g.run([](K& k) { k.reset(); }); })
         .def(
@@ -197,7 +203,8 @@ void bind_dpd_gram(py::module& m)
              [](G& g) { return g.run([](K& k) { return k.backend_note(); }); })
         .def(
             "gram",
-            [](G& g, int set) {
+            [](G& g, int_arg set_arg) {
+                const int set = set_arg.get<int>("set", 0, 1);
                 std::vector<cd> v;
                 size_t K_ = 0;
                 g.run([&](K& k) {
@@ -217,7 +224,8 @@ void bind_dpd_gram(py::module& m)
             "K.")
         .def(
             "rhs",
-            [](G& g, int set) {
+            [](G& g, int_arg set_arg) {
+                const int set = set_arg.get<int>("set", 0, 1);
                 return pyutil::to_array<cd>(g.run([&](K& k) { return k.rhs(set); }));
             },
             py::arg("set") = 0,

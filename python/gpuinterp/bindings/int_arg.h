@@ -109,6 +109,37 @@ inline double float_arg(const py::handle& obj, const char* name, const char* wha
     throw py::value_error(std::string(name) + ": must be " + what + ", got " + r);
 }
 
+//! A True/False parameter: bound as bool, pybind11 refuses "no" with "incompatible function
+//! arguments" (naming no parameter) and takes None as False; numpy's bool is accepted.
+inline bool bool_arg(const py::handle& obj, const char* name)
+{
+    if (obj.ptr() == Py_True || obj.ptr() == Py_False)
+        return obj.ptr() == Py_True;
+    if (py::hasattr(obj, "dtype") && py::str(obj.attr("dtype")).cast<std::string>() == "bool")
+        return obj.cast<bool>();
+    std::string r;
+    try {
+        r = py::repr(obj).cast<std::string>();
+    } catch (...) {
+        r = "?";
+    }
+    throw py::value_error(std::string(name) + ": must be True or False, got " + r);
+}
+
+//! A string parameter (a backend name): anything else is a ValueError naming it.
+inline std::string str_arg(const py::handle& obj, const char* name, const char* what)
+{
+    if (py::isinstance<py::str>(obj))
+        return obj.cast<std::string>();
+    std::string r;
+    try {
+        r = py::repr(obj).cast<std::string>();
+    } catch (...) {
+        r = "?";
+    }
+    throw py::value_error(std::string(name) + ": must be " + what + ", got " + r);
+}
+
 //! Bounds the kernels check after conversion (lib/kernel/*.cc), used here too so that a value out
 //! of range gets the same bound whether it fits the C type or not.
 constexpr long long max_interpolation = 65536; // polyphase_interpolator.cc
