@@ -7,7 +7,6 @@
   channels share the receiver in turn (:mod:`gpuinterp.estimator_channels`).
 """
 
-import math
 import os
 import threading
 import time

@@ -12,7 +12,6 @@ import os
 import stat
 import tempfile
 import threading
-import time
 
 import numpy as np
 import pmt
@@ -62,8 +61,8 @@ class qa_probe_surfaces(EstimatorCase):
         ]
         for key, value, prefix in cases:
             with self.subTest(key=key, value=value):
-                ok, r = in_thread(lambda: gpuinterp.sdr_loopback_emulator_cc(**dict({"sample_rate": fs}, **{key: value})),
-                                  30)
+                kw = dict({"sample_rate": fs}, **{key: value})
+                ok, r = in_thread(lambda: gpuinterp.sdr_loopback_emulator_cc(**kw), 30)
                 self.assertTrue(ok, f"{key}={value}: construction hangs")
                 self.assertIsInstance(r, ValueError, f"{key}={value} accepted")
                 self.assertTrue(str(r).startswith(prefix), str(r))
