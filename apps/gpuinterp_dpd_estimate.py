@@ -38,6 +38,11 @@ MAX_ORDER = dm.MAX_ORDER
 MAX_TAPS = dm.MAX_LAG
 
 
+# The largest sample magnitude read: fc32 captures are near 1.0 (full scale), sc16 ones scaled to
+# floats within 32768; 1e15 leaves every scale room, while a model's 9th power of it stays finite.
+MAX_SAMPLE_MAGNITUDE = 1e15
+
+
 class UsageError(Exception):
     """A bad argument or input: reported as one line, exit status 2."""
 
@@ -55,6 +60,17 @@ def read_cf32(name, path, offset, count):
     if offset >= total:
         raise UsageError(f"--offset: {offset} is beyond the end of --{name} ({total} samples)")
     data = np.fromfile(path, dtype=np.complex64, offset=8 * offset, count=count if count > 0 else -1)
+    bad = ~np.isfinite(data)
+    if bad.any():
+        raise UsageError(f"--{name}: {path}: {int(bad.sum())} of {data.size} samples are NaN or infinity (the "
+                         f"first at sample {offset + int(np.argmax(bad))}): not a complex float32 capture")
+    peak = float(np.max(np.abs(data))) if data.size else 0.0
+    if peak > MAX_SAMPLE_MAGNITUDE:
+        # Text or another format read as float32 looks like this (ASCII bytes make exponents up
+        # to 2^125); the model's powers of such values overflow the solver.
+        raise UsageError(f"--{name}: {path}: peak magnitude {peak:.3g} is beyond any receiver's scale "
+                         f"(at most {MAX_SAMPLE_MAGNITUDE:g}): not a complex float32 capture (text, or "
+                         "another sample format?)")
     return data.astype(np.complex128)
 
 
@@ -201,7 +217,9 @@ def run(a):
                          max_delay=a.max_delay, fractional=not a.integer_delay,
                          regularization=reg, lo_leakage=not a.no_lo_leakage,
                          backend=None if a.backend == "numpy" else a.backend, **structure)
-    except dpd.DPDError as e:
+    except (dpd.DPDError, RuntimeError, ValueError) as e:
+        # The estimation engines raise RuntimeError ("x: ..." / "y: ...") for data they cannot fit:
+        # one line naming the input, as for every other refusal, not a traceback.
         raise UsageError(str(e)) from None
     if not r.fit_nmse_db <= a.max_fit_nmse_db:
         print(f"error: fit NMSE {r.fit_nmse_db:.2f} dB is above --max-fit-nmse-db {a.max_fit_nmse_db:g} dB: y does "

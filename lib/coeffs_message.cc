@@ -5,6 +5,8 @@
  */
 #include <gnuradio/gpuinterp/coeffs_message.h>
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -67,6 +69,36 @@ pmt::pmt_t dict_get(const pmt::pmt_t& d, const char* a, const char* b)
     return pmt::PMT_NIL;
 }
 
+// A channel index as senders write it: pmt.from_long, pmt.from_uint64 (what pmt.to_pmt makes of a
+// numpy unsigned integer) or an integral double (what a JSON or GRC round trip makes of 1). The
+// message names the kind of value refused, since "got 1" reads as a contradiction otherwise.
+int to_channel(const pmt::pmt_t& ch)
+{
+    constexpr double top =
+        1 << 30; // far above any receiver's channel count; the block checks
+    double v = -1;
+    const char* kind = nullptr;
+    if (pmt::is_integer(ch))
+        v = double(std::max<long>(-1, std::min<long>(pmt::to_long(ch), long(top))));
+    else if (pmt::is_uint64(ch))
+        v = double(std::min<uint64_t>(pmt::to_uint64(ch), uint64_t(top)));
+    else if (pmt::is_real(ch)) {
+        v = pmt::to_double(ch);
+        if (!std::isfinite(v) || v != std::floor(v))
+            kind = "a non-integral number";
+        v = std::min(v, top);
+    } else
+        kind = pmt::is_complex(ch) ? "a complex number" : "not a number";
+    if (!kind && v < 0)
+        kind = "negative";
+    if (kind)
+        throw std::invalid_argument(
+            std::string("channel: expected an integer >= 0 (a long, uint64 or integral "
+                        "double), got ") +
+            show(ch) + " (" + kind + ")");
+    return int(v);
+}
+
 } // namespace
 
 coeffs_update decode_coeffs_message(const pmt::pmt_t& v)
@@ -87,12 +119,8 @@ coeffs_update decode_coeffs_message(const pmt::pmt_t& v)
             u.has_lo_leakage = true;
         }
         const pmt::pmt_t ch = dict_get(v, "channel", "channel");
-        if (!pmt::is_null(ch)) {
-            if (!pmt::is_integer(ch) || pmt::to_long(ch) < 0)
-                throw std::invalid_argument("channel: expected an integer >= 0, got " +
-                                            show(ch));
-            u.channel = int(std::min<long>(pmt::to_long(ch), 1 << 30));
-        }
+        if (!pmt::is_null(ch))
+            u.channel = to_channel(ch);
     } else if (pmt::is_pair(v)) { // (coefficients . c)
         u.coefficients = to_coefficients(pmt::car(v));
         u.lo_leakage = to_lo_leakage(pmt::cdr(v));

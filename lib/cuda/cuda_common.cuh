@@ -60,7 +60,9 @@ namespace gpu {
 //! The sum of `v` over the 32 lanes of a full warp, in every lane. sm_80 has a one-instruction
 //! reduction (__reduce_add_sync); Turing (sm_75, the oldest architecture built) and PTX compiled
 //! for it take the five-step butterfly. Selecting on __CUDA_ARCH__ is right here, unlike for
-//! tuning (arch_tuning.h): both paths give the same sum, only the instruction differs.
+//! tuning (arch_tuning.h): both paths give the same sum, only the instruction differs. Device code
+//! only: the host pipeline's CPU test compiles this header with a host compiler and a fake runtime.
+#ifdef __CUDACC__
 __device__ __forceinline__ unsigned warp_sum(unsigned v)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800

@@ -318,6 +318,13 @@ dpd_capture::align(const cd* x, const cd* y, size_t n, const dpd_capture_options
         refuse("x: contains NaN or infinity");
     if (nonfinite[1])
         refuse("y: contains NaN or infinity");
+    // Shorter than this, the fractional shift's window (shift_half_length each side) leaves too
+    // little overlap for any correlation to mean something, and a 10-sample capture would be
+    // called "buried in noise" instead of too short.
+    if (n < min_capture_length)
+        refuse("x: capture too short: " + std::to_string(n) +
+               " samples; aligning x and y needs at least " +
+               std::to_string(min_capture_length));
     dpd_aligned_capture out;
     dpd_capture_report& rep = out.report;
     rep.rx_peak_dbfs = std::numeric_limits<double>::quiet_NaN();

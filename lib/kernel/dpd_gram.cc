@@ -151,10 +151,13 @@ void dpd_gram::add(const cd* y,
     const size_t back =
         d_model.history(); // deepest sample read behind a row (look-ahead included)
     const size_t ahead = d_model.lookahead();
+    if (n)
+        d_adds++;
     // Rows history .. n-1-ahead: a row needs its look-ahead inside y.
     if (n <= ahead || history >= n - ahead)
         return;
     const size_t row_end = n - ahead;
+    d_offered += double(row_end - history);
     const size_t chunk = std::max<size_t>(1, d_chunk);
     std::vector<int64_t> rows[2];
     std::vector<cd> tgt[2];
@@ -220,6 +223,8 @@ void dpd_gram::reset()
 {
     d_engine->clear();
     d_tt[0] = d_tt[1] = d_rows[0] = d_rows[1] = 0;
+    d_adds = 0;
+    d_offered = 0;
 }
 
 std::vector<cd> dpd_gram::gram(int set) const
@@ -240,9 +245,26 @@ dpd_gram_solution dpd_gram::solve(const dpd_gram_options& opt) const
 {
     using mode_t = dpd_gram_options::mode_t;
     const size_t K = d_K;
-    if (!(d_rows[0] > 0))
-        throw std::runtime_error(
-            "dpd_gram: no fit rows accumulated (add() a capture first)");
+    if (!(d_rows[0] > 0)) {
+        std::ostringstream os;
+        os << "dpd_gram: no fit rows accumulated: ";
+        if (d_offered > 0)
+            os << "fit_mask selected none of the " << d_offered
+               << " rows added (every flag False); mark the rows to fit";
+        else if (d_adds)
+            os << "y: each capture added is too short for one row of "
+               << d_model.to_string() << " (a row needs " << d_model.lookahead() + 1
+               << " samples from its own on, and rows before `history` are memory only)";
+        else
+            os << "add() a capture first";
+        throw std::runtime_error(os.str());
+    }
+    // The targets enter only b and tt, the basis (y) G: a non-finite tt is x's, never y's.
+    for (int s = 0; s < 2; s++)
+        if (!std::isfinite(d_tt[s]))
+            throw std::runtime_error(
+                std::string("x: the targets of the ") + (s ? "held-out" : "fit") +
+                " rows contain NaN or infinity (or values whose square overflows)");
     if (opt.mode == mode_t::fixed &&
         !(opt.regularization >= 0 && std::isfinite(opt.regularization)))
         throw std::invalid_argument("regularization: must be a finite value >= 0, got " +

@@ -133,8 +133,9 @@ class Adaptation:
             initial_coefficients[0] = 1.0  # the first term of every family is x[n]
         self.coefficients = _as_complex_vector("initial_coefficients", initial_coefficients).copy()
         if self.coefficients.size != K or not np.all(np.isfinite(self.coefficients)):
-            raise DPDError(f"initial_coefficients: expected {K} finite values for {self.model}, "
-                           f"got {self.coefficients.size}")
+            bad = int(np.count_nonzero(~np.isfinite(self.coefficients)))
+            raise DPDError(f"initial_coefficients: expected {K} finite values for {self.model}, got "
+                           f"{self.coefficients.size}" + (f", {bad} of them NaN or infinite" if bad else ""))
         self.lo_leakage = complex(initial_lo_leakage)
         if not np.isfinite(self.lo_leakage):
             raise DPDError(f"initial_lo_leakage: must be finite, got {initial_lo_leakage}")

@@ -7,7 +7,6 @@
   channels share the receiver in turn (:mod:`gpuinterp.estimator_channels`).
 """
 
-import math
 import os
 import threading
 import time
@@ -19,15 +18,16 @@ from gnuradio import gr
 from . import dpd_adapt
 from . import dpd_model as dm
 from .dpd_ph import DPDError, validate_structure
-from .params import complex_param, float_param, int_param
+from .params import bool_param, complex_param, float_param, int_param
 from . import radio_messages
+from .gpuinterp_python import input_ended
 from .estimator_memory import (ESTIMATE_BYTES_PER_SAMPLE, _physical_memory, _Window,  # noqa: F401
                                capture_length_param, check_capture_holds, max_capture_length)
 from .radio_messages import (_BURST_KEYS, _RX_FREQ, _RX_RATE, _RX_TIME, _SWITCH_KEYS,  # noqa: F401
-                             SAMPLE_FORMATS, _rx_time_parts, coefficients_message,
+                             SAMPLE_FORMATS, _rx_time_parts, _tag_hz, coefficients_message,
                              parse_coefficients_message, sc16_reader, stats_message)
 from .estimator_channels import (MAX_CHANNELS, METERS, SHARED_METERS, Channel, RoundRobin, channel_file,
-                                 load_resume, obs_select_message, record_step)
+                                 check_predistorter_gain, load_resume, obs_select_message, record_step)
 
 __all__ = ["dpd_estimator_cc", "coefficients_message", "parse_coefficients_message"]
 
@@ -49,11 +49,21 @@ class dpd_estimator_cc(gr.basic_block):
 
     While both inputs flow they are consumed together, as a sync block would; when no RX samples
     arrive for ``rx_timeout`` seconds (a receiver unplugged or stalled) that is logged and input 0 is
-    consumed alone, so a dead receiver never stalls the transmit chain feeding it.
+    consumed alone, so a dead receiver never stalls the transmit chain feeding it. The time a
+    synchronous step takes does not count (the block reads nothing while it estimates), so a long
+    step is never taken for a receiver that stopped. When the
+    receiver's stream *ends* (its source block finishes), that is logged once, the captures its
+    samples complete are still taken, and input 0 is consumed alone from then on, whatever
+    ``rx_timeout``: the transmit chain runs on until its own stream ends. (To stay running, the block
+    leaves the receiver's last sample unconsumed; a receiver that ends before its first sample
+    still ends the block, as GNU Radio ends any block whose input ends empty.)
     Tags: a capture holding an ``rx_time`` discontinuity (an overflow; a malformed value counts as
-    one), a burst tag (``tx_sob``/``tx_eob``/``rx_sob``/``rx_eob``) or an ``rx_freq`` change is dropped
-    with one log line, and the next capture starts right after it; ``rx_rate`` gives the sample rate
-    when ``sample_rate`` is 0; other tags are ignored. Message ports:
+    one), a burst tag (``tx_sob``/``tx_eob``/``rx_sob``/``rx_eob``), an ``rx_freq`` change or a
+    malformed ``rx_freq`` is dropped with one log line, and the next capture starts right after it;
+    ``rx_rate`` gives the sample rate when ``sample_rate`` is 0 (a malformed one, not a finite rate
+    in (0, 1e12] Hz, is ignored with one warning); with no rate known an ``rx_time`` cannot be set
+    against the sample count, which is said once, and no overflow is inferred. Other tags are
+    ignored. Message ports:
 
     * ``coeffs`` (out): pair (c32vector . c) for the predistorter's ``coeffs`` port, sent after an
       accepted update or a rollback, and at start when ``coefficients_file`` holds a previous run's;
@@ -71,9 +81,11 @@ class dpd_estimator_cc(gr.basic_block):
     The fit runs on the estimation engine (``gpuinterp.dpd_gram``: ``backend`` "automatic" takes the
     GPU ``device`` when there is one, else the CPU; the Gram is accumulated chunk by chunk, so memory
     does not grow with the capture). The estimate runs on a worker thread (``synchronous=False``) so the transmit chain never waits for
-    it; captures arriving while it is busy are skipped. ``synchronous=True`` runs it inside the work
+    it; captures arriving while it is busy are skipped, counted by the ``skipped_captures`` meter
+    and said once (the steps cannot keep up with ``update_period``). ``synchronous=True`` runs it inside the work
     call, which makes runs reproducible (tests, offline simulation). ``max_updates`` > 0 stops after
-    that many steps.
+    that many steps; the inputs are consumed on and nothing more is kept of them (memory stays
+    that of a few captures however long the flowgraph runs).
 
     ``channels`` = N > 1: inputs 0..N-1 are the x of N transmit channels, input N the one y of an
     observation receiver behind an RF switch. The channels are served in turn, one capture every
@@ -83,7 +95,12 @@ class dpd_estimator_cc(gr.basic_block):
     message is a dict with "channel": c (the predistorter with ``channels`` = N updates only that
     channel); ``stats`` carries "channel" always. All x inputs are consumed together, captured or not.
     The accessors take a ``channel`` (default 0); the overflow, underflow and dropped-capture meters
-    are the receiver's, shared. ``coefficients_file`` "f" becomes one file per channel, "f.ch<c>"."""
+    are the receiver's, shared. ``coefficients_file`` "f" becomes one file per channel, "f.ch<c>".
+
+    ``coefficients_file``, when it exists, must be a regular file (a FIFO would block the
+    constructor, a device never end) of a predistorter ("kind": "predistorter", not a PA model) of
+    this model, with finite coefficients whose gain on a -14 dBFS test signal is within
+    +-``max_gain_db``; anything else is refused at construction, before anything is sent."""
 
     def __init__(self, P=5, Q=0, Lp=3, Lq=1, capture_length=32768, update_period=1048576, damping=0.8,
                  target_gain=0j, regularization=None, lo_leakage=True, max_delay=1024,
@@ -98,6 +115,9 @@ class dpd_estimator_cc(gr.basic_block):
             if value not in SAMPLE_FORMATS:
                 raise ValueError(f"{name}: must be 'fc32' or 'sc16', got {value!r}")
         tx_full_scale = float_param("tx_full_scale", tx_full_scale, 0, lo_open=True)
+        lo_leakage, rx_correction = bool_param("lo_leakage", lo_leakage), bool_param("rx_correction", rx_correction)
+        track_frequency = bool_param("track_frequency", track_frequency)
+        synchronous = bool_param("synchronous", synchronous)
         channels = int_param("channels", channels, 1, MAX_CHANNELS)
         settle = int_param("settle", settle, 0, 1 << 62)
         gr.basic_block.__init__(self, name="dpd_estimator_cc",
@@ -146,7 +166,7 @@ class dpd_estimator_cc(gr.basic_block):
         self._ch = []
         for c in range(channels):
             path = channel_file(coefficients_file, c, channels)
-            resume = load_resume(path, spec)
+            resume = load_resume(path, spec, max_gain_db)
             w0, c0 = resume if resume is not None else (initial_coefficients, initial_lo_leakage)
             try:
                 adapt = dpd_adapt.Adaptation(
@@ -159,6 +179,9 @@ class dpd_estimator_cc(gr.basic_block):
                     track_frequency=bool(track_frequency), backend=backend, device=device)
             except DPDError as e:
                 raise ValueError(str(e)) from None
+            if resume is None and len(w0):  # checked as a resumed file is: it is what the loop starts from
+                check_predistorter_gain("initial_coefficients", adapt.coefficients, adapt.lo_leakage, spec,
+                                        max_gain_db)
             self._ch.append(Channel(c, adapt, path, resume))
         self._rr = RoundRobin(channels, settle)
         self._spec = spec
@@ -179,7 +202,14 @@ class dpd_estimator_cc(gr.basic_block):
         self._shift = 0  # stream position of y's sample 0 (moves when the receiver returns from a stall)
         self._resync = False
         self._freq = None
-        self._malformed_logged = False
+        self._malformed_logged = set()  # tag keys whose malformed value was logged
+        self._no_rate_logged = False
+        self._done_logged = False
+        self._skip_logged = False
+        self._stepping = False  # a synchronous step is running in the block's thread
+        self._y_done_seen = False  # the receiver's upstream block has finished
+        self._y_held = False  # one y sample read but left unconsumed (after the receiver's stream ended)
+        self._rx_ended = False
         self._band_checked = False
         self._steps = 0
         self._lock = threading.Lock()
@@ -205,22 +235,22 @@ class dpd_estimator_cc(gr.basic_block):
     def last_result(self, channel=0):
         """The last :class:`gpuinterp.dpd_adapt.StepResult` of a channel (None before its first step)."""
         ch = self._channel(channel)
-        with self._lock:
+        with ch.lock:
             return ch.last
 
     def history(self, channel=0):
         ch = self._channel(channel)
-        with self._lock:
+        with ch.lock:
             return list(ch.adapt.history)
 
     def coefficients(self, channel=0):
         ch = self._channel(channel)
-        with self._lock:
+        with ch.lock:
             return ch.adapt.coefficients.copy()
 
     def lo_leakage(self, channel=0):
         ch = self._channel(channel)
-        with self._lock:
+        with ch.lock:
             return ch.adapt.lo_leakage
 
     def observed_channel(self):
@@ -229,7 +259,7 @@ class dpd_estimator_cc(gr.basic_block):
 
     def meter(self, name, channel=0):
         """One operator meter (float; nan until measured): one of :data:`METERS`, of ``channel``
-        (overflows, underflows and dropped_captures are the shared receiver's)."""
+        (overflows, underflows, dropped_captures and skipped_captures are the shared receiver's)."""
         if name not in METERS:
             raise ValueError(f"name: must be one of {', '.join(METERS)}, got {name!r}")
         ch = self._channel(channel)
@@ -278,14 +308,15 @@ class dpd_estimator_cc(gr.basic_block):
         while self._running:
             time.sleep(min(0.2, self._timeout / 4))
             last = self._last_rx
-            if last is not None and not self._stalled and time.monotonic() - last > self._timeout:
+            if (last is not None and not self._stalled and not self._rx_ended and not self._stepping and
+                    time.monotonic() - last > self._timeout):
                 self._stalled = True
                 # Wake the block's thread (it sleeps until an input or a message arrives) so the
                 # scheduler asks forecast() again and input 0 drains.
                 self.to_basic_block()._post(pmt.intern("async"), pmt.PMT_NIL)
                 with self._lock:
                     self._status = f"no RX samples for {self._timeout:g} s"
-                self.logger.warn(f"rx_timeout: no samples on input 1 (y) for {self._timeout:g} s: the "
+                self.logger.warn(f"rx_timeout: no samples on input {self._y} (y) for {self._timeout:g} s: the "
                                  "receiver stopped (unplugged, stalled, or its stream ended); the transmit "
                                  "input keeps flowing and no update is made until it returns")
 
@@ -330,7 +361,10 @@ class dpd_estimator_cc(gr.basic_block):
     def _run_step(self, ch, x, y):
         t0 = time.monotonic()
         who = f"channel {ch.index}: " if self._rr.switched else ""
-        with self._lock:
+        # The channel's lock, not the block's: a step of a large model takes seconds, and the block's
+        # thread (which takes self._lock for drops, overflows and async messages) must not wait
+        # for it, or the receiver's input stops being read and looks stalled.
+        with ch.lock:
             try:
                 r = ch.adapt.step(x, y)
             except Exception as e:  # never let an unexpected failure send coefficients
@@ -366,43 +400,60 @@ class dpd_estimator_cc(gr.basic_block):
 
     def forecast(self, noutput_items, ninputs):
         # Normally both inputs are needed (consumed in step, so neither runs out first at the end of a
-        # finite stream, which would end the block early); a stalled receiver needs none, so the
-        # transmit input is consumed alone.
-        return [0] * ninputs if self._stalled else [1] * ninputs
+        # finite stream, which would end the block early); y holds back its last sample
+        # (general_work), so a new one means two. A stalled or ended receiver needs none, so the
+        # transmit input is consumed alone. The end is checked here as well as in general_work:
+        # the scheduler ends this block when a required input is short and its upstream is done.
+        if self._stalled or self._rx_ended or (self._y_held and input_ended(self.to_basic_block(), ninputs - 1)):
+            return [1] * (ninputs - 1) + [0]
+        return [1] * (ninputs - 1) + [2 if self._y_held else 1]
 
-    def _read_tags(self, port, n):
+    def _read_tags(self, port, n, start=0):
         base = self.nitems_read(port)
-        for t in self.get_tags_in_window(port, 0, n):
+        for t in self.get_tags_in_window(port, start, start + n):
             y = port == self._y
             key, pos = t.key, t.offset + (self._shift if y else 0)
             if pmt.eq(key, _RX_RATE) and y:
-                if pmt.is_real(t.value) and self._rate == 0:
-                    v = pmt.to_double(t.value)
-                    if math.isfinite(v) and v > 0:
-                        self._rate = v
-                        self._check_band()
+                v = _tag_hz(t.value, positive=True)
+                if v is None:
+                    self._malformed_once("rx_rate", t.value, pos, "ignored (the rate stays "
+                                         + (f"{self._rate:g} Hz)" if self._rate > 0 else "unknown)"))
+                elif self._rate == 0:
+                    self._rate = v
+                    self._check_band()
             elif pmt.eq(key, _RX_TIME) and y:
                 sec = _rx_time_parts(t.value)
                 if sec is None:
-                    if not self._malformed_logged:
-                        self._malformed_logged = True
-                        self.logger.warn(f"rx_time: malformed value {t.value} at sample {pos}; treated as a "
-                                         "discontinuity (logged once)")
+                    self._malformed_once("rx_time", t.value, pos, "treated as a discontinuity")
                     self._cut(pos, "a malformed rx_time tag")
                     self._time_ref = None
                     continue
                 ref = self._time_ref
                 self._time_ref = (pos, sec[0], sec[1])
-                if ref is not None:
+                if ref is not None and not self._rate > 0:
+                    # Without a rate, time cannot be set against samples: reading every rx_time as
+                    # an overflow would drop every capture that holds one, so say once that
+                    # overflows go unseen instead.
+                    if not self._no_rate_logged:
+                        self._no_rate_logged = True
+                        self.logger.warn(f"rx_time at sample {pos}: the sample rate is unknown (sample_rate 0 "
+                                         "and no valid rx_rate tag), so receiver overflows cannot be detected "
+                                         "from rx_time; set sample_rate (logged once)")
+                elif ref is not None:
                     # time elapsed against samples elapsed, in samples (whole seconds exact)
-                    off = (((sec[0] - ref[1]) + (sec[1] - ref[2])) * self._rate - (pos - ref[0])
-                           if self._rate > 0 else None)
-                    if off is None or abs(off) > 0.5:
+                    off = ((sec[0] - ref[1]) + (sec[1] - ref[2])) * self._rate - (pos - ref[0])
+                    if abs(off) > 0.5:
                         with self._lock:
                             self._shared["overflows"] += 1
                         self._cut(pos, "an rx_time discontinuity (receiver overflow)")
             elif pmt.eq(key, _RX_FREQ) and y:
-                f = pmt.to_double(t.value) if pmt.is_real(t.value) else None
+                f = _tag_hz(t.value, positive=False)
+                if f is None:
+                    # The tuning is unknown from here: a discontinuity, as a malformed rx_time is.
+                    # The last valid frequency is kept, so a real retune after it is still seen.
+                    self._malformed_once("rx_freq", t.value, pos, "treated as a discontinuity")
+                    self._cut(pos, "a malformed rx_freq tag")
+                    continue
                 if self._freq is not None and f != self._freq:
                     self._cut(pos, "an rx_freq change (retune)")
                 self._freq = f
@@ -412,41 +463,94 @@ class dpd_estimator_cc(gr.basic_block):
                 self._cut(pos, None)
         return base
 
+    def _malformed_once(self, key, value, pos, what):
+        """One warning per tag key for the run: a radio that sends one malformed tag sends it
+        again with every burst, and the first line says all there is to say."""
+        if key in self._malformed_logged:
+            return
+        self._malformed_logged.add(key)
+        text = pmt.write_string(value)
+        text = text if len(text) <= 60 else text[:57] + "..."
+        self.logger.warn(f"{key}: malformed value {text} at sample {pos}; {what} (logged once)")
+
     def _cut(self, pos, why):
         self._cuts.append((pos, why))
 
     def general_work(self, input_items, output_items):
         Y, cur = self._y, self._rr.current
+        # One y sample is left unconsumed once the receiver's stream has ended (see _end_of_rx): it
+        # was read already, so the fresh samples start after it.
+        h = 1 if self._y_held else 0
         # The x inputs move together (one predistorter's outputs), the observed one into the window:
         # an x not observed now is consumed all the same, so no transmit chain waits for the switch.
-        n = [min(len(input_items[i]) for i in range(Y)), len(input_items[Y])]
+        n = [min(len(input_items[i]) for i in range(Y)), len(input_items[Y]) - h]
+        if not self._rx_ended and not n[1] and self._y_done_seen:
+            self._end_of_rx()
         if n[1] and self._stalled:
             # The receiver is back. Its next sample was received about now, when the transmit input
             # had reached its end: pair it there (the delay search finds the rest), not by count,
             # which the stall put off by its whole length.
             self._stalled = False
-            self._shift = self._win[0].end - self.nitems_read(Y)
-            self._win[1].restart(self.nitems_read(Y) + self._shift)
+            self._shift = self._win[0].end - (self.nitems_read(Y) + h)
+            self._win[1].restart(self._win[0].end)
             self._next_start = max(self._next_start, self._win[1].base)
             self.logger.info("rx_timeout: receiver samples are flowing again")
-        if not self._stalled:
+        if not (self._stalled or self._rx_ended):
             n = [min(n)] * 2
         for k, port in enumerate((cur, Y)):
             if n[k]:
-                self._read_tags(port, n[k])
-                self._win[k].append(self._to_fc32[k](input_items[port][:n[k]]))
-        for port in range(Y + 1):
-            count = n[1] if port == Y else n[0]
-            if count:
-                self.consume(port, count)
+                start = h if port == Y else 0
+                self._read_tags(port, n[k], start)
+                self._win[k].append(self._to_fc32[k](input_items[port][start:start + n[k]]))
+        if n[0]:
+            for port in range(Y):
+                self.consume(port, n[0])
+        read = h + n[1]  # y samples at the front of input_items[Y] now in the window
+        if read == len(input_items[Y]) and read:
+            # GNU Radio ends a block with no outputs as soon as one of its inputs has ended and is
+            # empty, and the transmit chain feeding input 0 then stalls on a buffer nobody drains.
+            # The last y sample read is left unconsumed, so a receiver stream that ends leaves
+            # this block running (see _end_of_rx); it is in the window already.
+            self.consume(Y, read - 1)
+            self._y_held = True
+        elif read:
+            self.consume(Y, read)
+            self._y_held = False
+        if not self._y_done_seen and input_ended(self.to_basic_block(), Y):
+            # Seen after this call's items were taken: every item the receiver wrote is in the
+            # next call's input_items.
+            self._y_done_seen = True
         if n[1]:
             self._last_rx = time.monotonic()
         self._capture()
         return 0
 
+    def _end_of_rx(self):
+        """The receiver's stream has ended (its source finished) and every sample of it is in the
+        window: from here the transmit input is consumed alone, as when the receiver stalls, and
+        the captures it completes are still taken."""
+        self._rx_ended = True
+        with self._lock:
+            self._status = "the receiver stream ended"
+        self.logger.warn(f"input {self._y} (y): the receiver stream ended after {self._win[1].end - self._shift} "
+                         "samples; the transmit input keeps flowing and no update is made after the last "
+                         "complete capture (logged once)")
+
     def _capture(self):
         N = self._cap_len
-        while not (self._max_updates > 0 and self._steps >= self._max_updates):
+        while True:
+            if self._max_updates > 0 and self._steps >= self._max_updates:
+                # No capture is taken any more: keep no samples (the inputs are still consumed, so
+                # the transmit chain never waits), or the windows would grow by every sample that
+                # arrives for as long as the flowgraph runs.
+                for w in self._win:
+                    w.drop_to(w.end)
+                self._cuts = []
+                if not self._done_logged:
+                    self._done_logged = True
+                    self.logger.info(f"max_updates: {self._steps} steps made; the inputs are consumed and "
+                                     "discarded from here on")
+                return
             s = self._next_start
             for w in self._win:  # nothing before the next capture is needed
                 w.drop_to(s)
@@ -456,7 +560,7 @@ class dpd_estimator_cc(gr.basic_block):
                 lead = 0 if ends[0] >= ends[1] else 1
                 if ends[lead] - s <= (_SLACK_CAPTURES + 1) * N:
                     return
-                if self._stalled:  # the stall was logged once: move on quietly
+                if self._stalled or self._rx_ended:  # logged once: move on quietly
                     self._next_start = ends[lead] - N
                 else:
                     self._drop(f"input {1 - lead} is more than {_SLACK_CAPTURES} captures behind input {lead}",
@@ -476,7 +580,18 @@ class dpd_estimator_cc(gr.basic_block):
             x, y = self._win[0].take(s, N), self._win[1].take(s, N)
             self._next_start = s + self._period
             if self._busy():
-                continue  # skip this capture, try again one period later (the same channel)
+                # skip this capture, try again one period later (the same channel): counted, and
+                # said once, since a loop whose steps cannot keep up updates less often than asked
+                with self._lock:
+                    self._shared["skipped_captures"] += 1
+                if not self._skip_logged:
+                    self._skip_logged = True
+                    period = (f"{self._period} samples" +
+                              (f", {self._period / self._rate:.3g} s" if self._rate > 0 else ""))
+                    self.logger.warn(f"a step takes longer than update_period ({period}): the captures that "
+                                     "arrive while one runs are skipped (meter skipped_captures); raise "
+                                     "update_period or use a smaller model (logged once)")
+                continue
             self._steps += 1
             ch = self._ch[self._rr.current]
             if self._rr.switched:
@@ -486,7 +601,24 @@ class dpd_estimator_cc(gr.basic_block):
                 self._win[0].restart(self._win[0].end)
                 self.message_port_pub(pmt.intern("obs_select"), obs_select_message(self._rr.current))
             if self._sync:
-                self._run_step(ch, x, y)
+                # Nothing is read while the step runs in this thread: the watchdog must not take
+                # that for a receiver that stopped, and its timeout restarts when the step ends.
+                self._stepping = True
+                t0 = time.monotonic()
+                try:
+                    self._run_step(ch, x, y)
+                finally:
+                    self._last_rx = time.monotonic()
+                    self._stepping = False
+                took, budget = self._last_rx - t0, self._period / self._rate if self._rate > 0 else 0
+                if budget and took > budget and not self._skip_logged:
+                    # Nothing is skipped here (the stream waits for the step), but a live receiver
+                    # cannot wait: its buffers overflow while the step runs.
+                    self._skip_logged = True
+                    self.logger.warn(f"a synchronous step took {took:.3g} s, longer than update_period "
+                                     f"({self._period} samples, {budget:.3g} s): a live receiver overflows "
+                                     "while it runs; use synchronous=False or a longer update_period "
+                                     "(logged once)")
             else:
                 self._worker = threading.Thread(target=self._run_step, args=(ch, x, y), daemon=True)
                 self._worker.start()

@@ -50,6 +50,10 @@ MIN_ENVELOPE_CORRELATION = 0.5
 # compressed, noisy PA still gives > 0.95).
 MIN_CORRELATION = 0.8
 PHASE_BLOCK = 1024
+# The shortest capture taken (dpd_capture::min_capture_length): the fractional shift's two
+# 24-sample windows and as many samples again. A shorter one would be refused as uncorrelated
+# ("buried in noise") when it is only too short.
+MIN_CAPTURE_LENGTH = 96
 
 
 @dataclass
@@ -160,6 +164,8 @@ def condition(x, y, full_scale=None, rx_correction=True, track_frequency=True, m
     (``report.widened``). Raises :class:`DPDError` naming the real cause for a
     clipped receiver or a capture that is not this x's PA output."""
     n = x.size
+    if n < MIN_CAPTURE_LENGTH:
+        raise DPDError(f"x: capture too short: {n} samples; aligning x and y needs at least {MIN_CAPTURE_LENGTH}")
     rep = CaptureReport()
     bad = np.zeros(n, dtype=bool)
     if full_scale is not None:

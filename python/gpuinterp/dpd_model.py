@@ -367,6 +367,10 @@ def _float32_pair(field, v):
     return complex(re_, im_)
 
 
+# A model file holds a few numbers per coefficient or weight: far below this.
+MAX_MODEL_FILE_BYTES = 256 << 20
+
+
 def _read_json(path):
     import json
 
@@ -381,6 +385,11 @@ def _read_json(path):
 
     if os.path.isdir(path):
         raise ModelError(f"{path}: is a directory, not a model file")
+    from .params import input_file_error
+
+    err = input_file_error(path, MAX_MODEL_FILE_BYTES) if os.path.exists(path) else None
+    if err:  # a FIFO would block open() forever, /dev/zero never end
+        raise ModelError(f"{path}: {err}")
     try:
         with open(path, "rb") as f:
             raw = f.read()

@@ -73,7 +73,12 @@ def _as_complex_vector(name, v, dtype=np.complex128):
         a = a.reshape(1)
     if a.ndim != 1:
         raise DPDError(f"{name}: must be a 1-D sequence, got shape {a.shape}")
-    a = a.astype(dtype, copy=False)
+    try:
+        a = a.astype(dtype, copy=False)
+    except (TypeError, ValueError):  # "complex() arg is a malformed string" names nothing
+        text = repr(v)
+        raise DPDError(f"{name}: must be a sequence of numbers, got "
+                       f"{text if len(text) <= 60 else text[:57] + '...'}") from None
     return a
 
 

@@ -10,20 +10,23 @@ result, its meters and its coefficients file."""
 
 import math
 import os
+import threading
 
 import numpy as np
 import pmt
 
 from . import dpd_capture, metrics
 from . import dpd_model as dm
+from .params import input_file_error
 
 MAX_CHANNELS = 64  # as the predistorter's channels
 
 METERS = ("rx_peak_dbfs", "rx_clipped", "tx_peak_dbfs", "tx_rms_dbfs", "overflows", "underflows",
           "dropped_captures", "aclr_db", "gain_db", "phase_deg", "freq_offset_hz", "delay", "loop_nmse_db",
-          "updates", "iteration", "step_seconds")
+          "updates", "iteration", "step_seconds", "skipped_captures")
 # Events of the shared receiver and radio, not of one PA: counted once for the block.
-SHARED_METERS = ("overflows", "underflows", "dropped_captures")
+# skipped_captures: captures that arrived while a step was still running (synchronous=False).
+SHARED_METERS = ("overflows", "underflows", "dropped_captures", "skipped_captures")
 _COUNTERS = ("updates", "iteration", "rx_clipped")
 
 
@@ -42,19 +45,62 @@ def channel_file(path, channel, channels):
     return path if channels == 1 else f"{path}.ch{channel}"
 
 
-def load_resume(path, spec):
+# The largest coefficients file read: a model file holds a few numbers per coefficient, so even a
+# model of 10^5 coefficients is a few MB; anything larger is not one (and /dev/zero never ends).
+MAX_COEFFICIENTS_FILE_BYTES = 64 << 20
+
+
+def _probe_signal():
+    """A fixed test input for a predistorter read from a file: complex Gaussian at -14 dBFS rms,
+    its envelope clipped at 0.9 of full scale (a PA input's level, with peaks)."""
+    rng = np.random.default_rng(12345)
+    x = (rng.standard_normal(4096) + 1j * rng.standard_normal(4096)) * (0.2 / math.sqrt(2))
+    a = np.abs(x)
+    return np.where(a > 0.9, x * (0.9 / np.maximum(a, 1e-30)), x)
+
+
+def load_resume(path, spec, max_gain_db=10.0):
     """(coefficients, lo_leakage) saved in ``path`` by a previous run, or None when there is none;
-    ValueError naming coefficients_file when it is unreadable or holds another model's."""
-    if not path or not os.path.exists(path):
+    ValueError naming coefficients_file when it is not a regular file, is unreadable, holds another
+    model's set or a PA model instead of a predistorter, or a set whose gain on a test signal
+    exceeds +-``max_gain_db`` (the bound every update of the loop meets): nothing of such a file
+    may reach the predistorter."""
+    if not path or not os.path.lexists(path):
         return None
+    err = input_file_error(path, MAX_COEFFICIENTS_FILE_BYTES)
+    if err:
+        raise ValueError(f"coefficients_file: {path}: {err}")
     try:
         fit = dm.load_model(path)
     except (ValueError, OSError) as e:
         raise ValueError(f"coefficients_file: {e}") from None
+    if getattr(fit, "kind", "predistorter") != "predistorter":
+        raise ValueError(f"coefficients_file: {path}: kind: holds a {fit.kind!r} (a PA model, the PA's own "
+                         "behaviour), not a 'predistorter'; it must not be sent to the predistorter")
     if dm.parse(fit.model) != spec:
         raise ValueError(f"coefficients_file: {path} holds coefficients of {fit.model}, "
                          f"this estimator fits {spec}")
-    return fit.coefficients.copy(), fit.lo_leakage
+    w, c = np.asarray(fit.coefficients, dtype=np.complex128), complex(fit.lo_leakage)
+    if not (np.all(np.isfinite(w)) and math.isfinite(c.real) and math.isfinite(c.imag)):
+        raise ValueError(f"coefficients_file: {path}: coefficients: not all finite")
+    check_predistorter_gain(f"coefficients_file: {path}: coefficients", w, c, spec, max_gain_db)
+    return w.copy(), c
+
+
+def check_predistorter_gain(what, w, c, spec, max_gain_db):
+    """ValueError starting with ``what`` unless the predistorter (w, c) of ``spec`` has a gain within
+    +-``max_gain_db`` on a fixed -14 dBFS test signal: the bound every update of the loop meets, so
+    a set beyond it (a 1e30 coefficient, a set scaled by mistake) is not one the loop made."""
+    x = _probe_signal()
+    with np.errstate(all="ignore"):
+        z = dm.apply(x, str(spec), w, c)
+        g = float(np.vdot(z, z).real / np.vdot(x, x).real)
+    g_db = 10 * math.log10(g) if g > 0 else -math.inf
+    if not (math.isfinite(g_db) and abs(g_db) <= max_gain_db):
+        big = int(np.argmax(np.abs(w)))
+        raise ValueError(f"{what}: the predistorter's gain on a -14 dBFS test signal is {g_db:.1f} dB, beyond "
+                         f"+-max_gain_db {max_gain_db:g} dB (largest coefficient {abs(w[big]):.3g} at index "
+                         f"{big}); not a set the loop could have made, so not used")
 
 
 class Channel:
@@ -62,6 +108,9 @@ class Channel:
 
     def __init__(self, index, adapt, path, resume):
         self.index, self.adapt, self.file, self.resume = index, adapt, path, resume
+        # Held while a step runs (seconds, for a large model): the accessors of the adaptation
+        # wait for it, the block's own lock (meters, status, the stream's bookkeeping) does not.
+        self.lock = threading.Lock()
         self.last = None
         self.meters = {k: float("nan") for k in METERS if k not in SHARED_METERS}
         for k in _COUNTERS:

@@ -12,7 +12,7 @@ import os
 
 import numpy as np
 
-__all__ = ["int_param", "float_param", "complex_param", "output_path_error"]
+__all__ = ["int_param", "float_param", "complex_param", "bool_param", "output_path_error", "input_file_error"]
 
 
 def int_param(name, value, lo=None, hi=None):
@@ -52,6 +52,14 @@ def float_param(name, value, lo=None, hi=None, lo_open=False, allow_inf=False):
     return v
 
 
+def bool_param(name, value):
+    """value as a bool: True or False (numpy's too). bool(value) would read the string "no" and
+    any list as True, and None as False."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise ValueError(f"{name}: must be True or False, got {value!r}")
+
+
 def complex_param(name, value):
     """value as a finite complex number."""
     try:
@@ -76,4 +84,26 @@ def output_path_error(option, path):
         return f"{option}: {path}: folder {folder} does not exist"
     if not os.access(folder, os.W_OK | os.X_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
         return f"{option}: {path}: not writable"
+    return None
+
+
+def input_file_error(path, max_bytes):
+    """Why ``path`` cannot be read as a small data file (a model or coefficients file), as text
+    to follow "<path>: " (None when it can): missing, a directory, a FIFO, a device or a socket,
+    or larger than ``max_bytes``. Checked with stat(), before open(): opening a FIFO blocks until a
+    writer appears (forever, in a constructor), and /dev/zero or /dev/full never end."""
+    import stat
+
+    try:
+        st = os.stat(path)
+    except OSError as e:
+        return f"cannot read ({e.strerror or e})"
+    if stat.S_ISDIR(st.st_mode):
+        return "is a directory, not a file"
+    if not stat.S_ISREG(st.st_mode):
+        what = ("a FIFO" if stat.S_ISFIFO(st.st_mode) else "a device" if stat.S_ISCHR(st.st_mode) or
+                stat.S_ISBLK(st.st_mode) else "a socket" if stat.S_ISSOCK(st.st_mode) else "not a regular file")
+        return f"is {what}; only a regular file is read"
+    if st.st_size > max_bytes:
+        return f"{st.st_size} bytes is larger than any such file (at most {max_bytes >> 20} MiB)"
     return None

@@ -33,7 +33,8 @@ def message_channel(msg):
     # A dict is a list of (key . value) pairs; pmt.is_dict() is true of any pair, so the pair
     # (coefficients . c) is told apart as decode_coeffs_message() does, by its car.
     if pmt.is_pair(msg) and pmt.is_pair(pmt.car(msg)) and pmt.dict_has_key(msg, pmt.intern("channel")):
-        return int(pmt.to_long(pmt.dict_ref(msg, pmt.intern("channel"), pmt.PMT_NIL)))
+        # a long, a uint64 or an integral double, all of which decode_coeffs_message() accepts
+        return int(pmt.to_python(pmt.dict_ref(msg, pmt.intern("channel"), pmt.PMT_NIL)))
     return None
 
 
@@ -62,6 +63,29 @@ _SWITCH_KEYS = (pmt.intern("dpd_switch"), pmt.intern("dpd_coeffs"))
 # UHD's async event codes (uhd::async_metadata_t): underflow between packets, and inside one.
 _UNDERFLOW_CODES = 0x2 | 0x10
 _UNDERFLOW_NAMES = ("underflow", "underflow_in_packet")
+# The largest rx_rate / rx_freq believed: beyond any converter's rate or any radio's tuning range, a
+# value like 1e300 is a corrupted tag, not a rate.
+_MAX_TAG_HZ = 1e12
+
+
+def _tag_hz(value, positive):
+    """An rx_rate (``positive``) or rx_freq tag's value in Hz as a float, or None when it is not a
+    finite number within +-_MAX_TAG_HZ (> 0 for a rate). gr-uhd writes a double; a long or uint64
+    holds the same number and is read as one."""
+    try:
+        if pmt.is_real(value) or pmt.is_integer(value):
+            v = float(pmt.to_double(value)) if pmt.is_real(value) else float(pmt.to_long(value))
+        elif pmt.is_uint64(value):
+            v = float(pmt.to_uint64(value))
+        else:
+            return None
+    except Exception:  # a malformed value is reported by the caller, not a crash
+        return None
+    if not (math.isfinite(v) and abs(v) <= _MAX_TAG_HZ) or (positive and not v > 0):
+        return None
+    return v
+
+
 def _rx_time_parts(value):
     """(whole seconds, fraction) of a gr-uhd rx_time value (tuple of uint64 full seconds, double
     fraction), or None. Kept apart: at a wall-clock time (1.7e9 s) one double resolves only 0.24 us,

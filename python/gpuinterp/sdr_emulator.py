@@ -51,6 +51,20 @@ from .params import complex_param, float_param, int_param
 
 __all__ = ["sdr_loopback_emulator_cc", "fractional_delay_taps", "FD_DELAY", "uhd_time_pmt"]
 
+# Gains the emulated radio accepts, dB. Beyond them the float32 signal path overflows (a PA model's
+# polynomial at 200 dB of drive gives inf, and inf - inf NaN, behind it) instead of saturating as a
+# radio does: +40 dB drives a full-scale input 100 x past the PA's full scale, deep into saturation,
+# and +60 dB of RX gain takes a PA output far below the ADC's floor to full scale.
+TX_GAIN_DB = (-150.0, 40.0)
+RX_GAIN_DB = (-150.0, 60.0)
+# The delay line holds `latency` samples (8 bytes each): 2^24 samples is 128 MiB, 137 ms at 122.88
+# Msample/s; a loopback's FPGA, DMA and host buffering is well under a millisecond.
+MAX_LATENCY = float(1 << 24)
+# Rates, frequencies and drifts beyond any radio's (1 THz): a finite bound keeps the tag times, the
+# rx_freq tag and the LO's frequency accumulator finite over any run (a 1e-300 Hz rate made the
+# first rx_time overflow its uint64 seconds inside the tagger's thread).
+MAX_HZ = 1e12
+
 from .sdr_emulator_blocks import (FD_DELAY, PHASE_NOISE_ALPHA, _adc_cc, _delay_cc,  # noqa: F401
                                   _gr_seed, _lo_cc, _overflow_tagger_cc, fractional_delay_taps,
                                   uhd_time_pmt)
@@ -99,16 +113,16 @@ class sdr_loopback_emulator_cc(gr.hier_block2):
     docstring for the signal path and what the defaults stand for).
 
     Args:
-        sample_rate: sample rate in Hz (rx_rate tag, frequency offset, drift, tag times).
-        center_freq: RX centre frequency in Hz (rx_freq tag).
+        sample_rate: sample rate in Hz, 1 to 1e12 (rx_rate tag, frequency offset, drift, tag times).
+        center_freq: RX centre frequency in Hz, 0 to 1e12 (rx_freq tag).
         tx_sc16: round the input to the sc16 wire format (16 bit, full scale 1.0, saturating).
-        tx_gain_db: gain before the PA (drive level).
+        tx_gain_db: gain before the PA (drive level), -150 to +40 dB.
         pa_model: "ding2004", "warp_v3", "rapp", "saleh" (pa_model_cc presets with their default
             arguments), the path of a fitted PA model (.json), or a dict of pa_model_cc keyword
             arguments (e.g. {"model": "rapp", "rapp_saturation": 0.8}).
         backend: pa_model_cc backend ("automatic", "cpu", "cuda").
-        rx_gain_db: gain from the PA output to the ADC (coupler, attenuator, RX gain).
-        latency: loop delay in samples, >= 0, any fraction. Built with a latency below FD_DELAY (16),
+        rx_gain_db: gain from the PA output to the ADC (coupler, attenuator, RX gain), -150 to +60 dB.
+        latency: loop delay in samples, 0 to 2^24 (MAX_LATENCY), any fraction. Built with a latency below FD_DELAY (16),
             the emulator skips the first FD_DELAY samples of the fractional-delay filter's output, so a
             finite input gives FD_DELAY fewer outputs; min_latency() is then 0, else FD_DELAY.
         clock_offset_ppm: RX sample clock relative to TX (> 0: RX faster, more samples out).
@@ -126,7 +140,7 @@ class sdr_loopback_emulator_cc(gr.hier_block2):
         adc_enob: effective number of bits (0: ideal for adc_bits): noise is added so that a full-scale
             sine has SNR 6.02 enob + 1.76 dB; must not exceed adc_bits.
         drops: [(position, count), ...] samples to drop, in RX sample positions (as if none dropped).
-        start_time: rx_time of the first sample, seconds.
+        start_time: rx_time of the first sample, seconds, 0 to 2^63 / sample_rate.
         seed: seed of every random source (also pa_model_cc's, unless the pa_model dict sets one).
 
     Keep a reference to the block while the flowgraph runs (GRC's generated code does): like every
@@ -135,8 +149,8 @@ class sdr_loopback_emulator_cc(gr.hier_block2):
 
     Runtime setters: set_tx_gain_db, set_rx_gain_db, set_lo_phase_deg, set_freq_offset_hz,
     set_lo_drift_hz_per_s, set_phase_noise_deg, set_noise_dbfs, set_dc_offset, set_iq_imbalance,
-    set_latency, drop_samples. Accessors: clipped(), overflows(), dropped(), latency(), min_latency(),
-    pa() (the pa_model_cc inside, for its own setters).
+    set_latency, drop_samples. Accessors: clipped(), nonfinite(), overflows(), dropped(), latency(),
+    min_latency(), pa() (the pa_model_cc inside, for its own setters).
     """
 
     def __init__(self, sample_rate=122.88e6, center_freq=3.5e9, tx_sc16=True, tx_gain_db=0.0,
@@ -149,17 +163,17 @@ class sdr_loopback_emulator_cc(gr.hier_block2):
                                 gr.io_signature(1, 1, gr.sizeof_gr_complex),
                                 gr.io_signature(1, 1, gr.sizeof_gr_complex))
         # Validate everything before connecting anything, so a bad value never leaves half a graph.
-        self._fs = float_param("sample_rate", sample_rate, 0, lo_open=True)
-        center_freq = float_param("center_freq", center_freq, 0)
+        self._fs = float_param("sample_rate", sample_rate, 1.0, MAX_HZ)
+        center_freq = float_param("center_freq", center_freq, 0, MAX_HZ)
         if tx_sc16 not in (True, False):
             raise ValueError(f"tx_sc16: must be True or False, got {tx_sc16!r}")
-        tx_gain_db = float_param("tx_gain_db", tx_gain_db)
-        rx_gain_db = float_param("rx_gain_db", rx_gain_db)
-        latency = float_param("latency", latency, 0)
+        tx_gain_db = float_param("tx_gain_db", tx_gain_db, *TX_GAIN_DB)
+        rx_gain_db = float_param("rx_gain_db", rx_gain_db, *RX_GAIN_DB)
+        latency = float_param("latency", latency, 0, MAX_LATENCY)
         ppm = float_param("clock_offset_ppm", clock_offset_ppm, -1e4, 1e4)
         freq_offset_hz = self._check_freq(freq_offset_hz)
-        lo_phase_deg = float_param("lo_phase_deg", lo_phase_deg)
-        lo_drift_hz_per_s = float_param("lo_drift_hz_per_s", lo_drift_hz_per_s)
+        lo_phase_deg = math.fmod(float_param("lo_phase_deg", lo_phase_deg), 360.0)  # 1e300 deg is a phase too
+        lo_drift_hz_per_s = float_param("lo_drift_hz_per_s", lo_drift_hz_per_s, -MAX_HZ, MAX_HZ)
         phase_noise_deg = float_param("phase_noise_deg", phase_noise_deg, 0, 180)
         noise_dbfs = float_param("noise_dbfs", noise_dbfs, hi=0, allow_inf=True)
         self._check_iq(iq_imbalance_db, iq_imbalance_deg)
@@ -172,7 +186,10 @@ class sdr_loopback_emulator_cc(gr.hier_block2):
         if 0 < adc_enob < 1:
             raise ValueError(f"adc_enob: must be 0 (ideal) or >= 1, got {adc_enob}")
         drops = _drops_param(drops)
-        start_time = float_param("start_time", start_time, 0)
+        # rx_time's whole seconds are a uint64 and uhd::time_spec_t counts ticks of the rate in 64
+        # bits: beyond 2^63 / sample_rate seconds neither holds the time (pmt.from_uint64 fails
+        # inside the tagger's thread, and the flowgraph never ends).
+        start_time = float_param("start_time", start_time, 0, 2.0 ** 63 / self._fs)
         seed = int_param("seed", seed, 0, 2 ** 28)
         self._seed = seed
 
@@ -284,19 +301,19 @@ class sdr_loopback_emulator_cc(gr.hier_block2):
 
     # --- runtime setters ---
     def set_tx_gain_db(self, tx_gain_db):
-        self._tx_gain.set_k(self._db_to_amp(float_param("tx_gain_db", tx_gain_db)))
+        self._tx_gain.set_k(self._db_to_amp(float_param("tx_gain_db", tx_gain_db, *TX_GAIN_DB)))
 
     def set_rx_gain_db(self, rx_gain_db):
-        self._rx_gain.set_k(self._db_to_amp(float_param("rx_gain_db", rx_gain_db)))
+        self._rx_gain.set_k(self._db_to_amp(float_param("rx_gain_db", rx_gain_db, *RX_GAIN_DB)))
 
     def set_lo_phase_deg(self, lo_phase_deg):
-        self._lo.set_lo_phase_deg(float_param("lo_phase_deg", lo_phase_deg))
+        self._lo.set_lo_phase_deg(math.fmod(float_param("lo_phase_deg", lo_phase_deg), 360.0))
 
     def set_freq_offset_hz(self, freq_offset_hz):
         self._lo.set_freq_offset_hz(self._check_freq(freq_offset_hz))
 
     def set_lo_drift_hz_per_s(self, lo_drift_hz_per_s):
-        self._lo.set_drift_hz_per_s(float_param("lo_drift_hz_per_s", lo_drift_hz_per_s))
+        self._lo.set_drift_hz_per_s(float_param("lo_drift_hz_per_s", lo_drift_hz_per_s, -MAX_HZ, MAX_HZ))
 
     def set_phase_noise_deg(self, phase_noise_deg):
         self._pn_source.set_amplitude(self._pn_mag(float_param("phase_noise_deg", phase_noise_deg, 0, 180)))
@@ -318,7 +335,7 @@ class sdr_loopback_emulator_cc(gr.hier_block2):
         as if built with it; while running, the delay line inserts zeros (longer) or drops held samples
         (shorter) and the FIR takes taps for the new fraction; the two land a few samples apart, so the
         switch is not a clean cut, as it is not on a radio restarting. Not below min_latency()."""
-        latency = float_param("latency", latency, 0)
+        latency = float_param("latency", latency, 0, MAX_LATENCY)
         if latency < self.min_latency():
             raise ValueError(f"latency: must be >= {self.min_latency()} for this instance (built with a "
                              f"latency >= {FD_DELAY}; build one with a shorter latency to go lower), "
@@ -336,6 +353,12 @@ class sdr_loopback_emulator_cc(gr.hier_block2):
     def clipped(self):
         """Samples (complex) whose I or Q exceeded rx_full_scale at the ADC."""
         return self._adc.clipped
+
+    def nonfinite(self):
+        """Samples (complex) that reached the ADC as NaN or infinity (an input sample that is, with
+        tx_sc16=False, spread over the filters' length); the ADC outputs 0 for NaN and full scale
+        for infinity (counted as clipped too), as a converter cannot output either."""
+        return self._adc.nonfinite
 
     def overflows(self):
         """Gaps made so far (each run of dropped samples counts once)."""

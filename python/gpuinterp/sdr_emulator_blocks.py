@@ -170,9 +170,9 @@ class _delay_cc(gr.basic_block):
 
 
 class _adc_cc(gr.sync_block):
-    """ADC: I and Q clipped at +-full_scale (counted), then rounded to a mid-tread two's-complement
-    code of `bits` bits (step full_scale / 2^(bits-1), codes -2^(bits-1) .. 2^(bits-1)-1); bits = 0
-    clips only. A Python block because the clip count is the point: analog.rail_ff saturates but
+    """ADC: I and Q clipped at +-full_scale (counted; NaN reads as 0, counted apart), then rounded to
+    a mid-tread two's-complement code of `bits` bits (step full_scale / 2^(bits-1), codes
+    -2^(bits-1) .. 2^(bits-1)-1); bits = 0 clips only. A Python block because the clip count is the point: analog.rail_ff saturates but
     cannot say how often it did."""
 
     def __init__(self, full_scale, bits):
@@ -180,6 +180,7 @@ class _adc_cc(gr.sync_block):
         self._fs = full_scale
         self._bits = bits
         self.clipped = 0
+        self.nonfinite = 0
 
     def work(self, input_items, output_items):
         n = len(output_items[0])
@@ -187,6 +188,18 @@ class _adc_cc(gr.sync_block):
         i = x.real.astype(np.float64)
         q = x.imag.astype(np.float64)
         fs = self._fs
+        bad = ~(np.isfinite(i) & np.isfinite(q))
+        if bad.any():
+            # A converter outputs a code, never NaN: NaN reads as 0, infinity clips (below). Counted
+            # and logged once, since only a non-finite input (tx_sc16=False) gets here.
+            k = int(np.count_nonzero(bad))
+            if not self.nonfinite:
+                self.logger.warn(f"{k} samples reached the ADC as NaN or infinity (a non-finite input sample "
+                                 "with tx_sc16=False); output as 0 or full scale, counted by nonfinite() "
+                                 "(logged once)")
+            self.nonfinite += k
+            i = np.where(np.isnan(i), 0.0, i)
+            q = np.where(np.isnan(q), 0.0, q)
         over = (np.abs(i) > fs) | (np.abs(q) > fs)
         self.clipped += int(np.count_nonzero(over))
         i = np.clip(i, -fs, fs)

@@ -7,6 +7,7 @@
 #include "numpy_util.h"
 #include <gnuradio/gpuinterp/kernel/dpd_capture.h>
 #include <pybind11/complex.h>
+#include <cmath>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
@@ -43,9 +44,11 @@ void bind_dpd_capture(py::module& m)
     using G = pyutil::guarded<K>;
     static const std::string doc = std::string(capture_doc) + pyutil::thread_safety_doc();
     py::class_<G>(m, "dpd_capture_kernel", doc.c_str())
-        .def(py::init([](const std::string& b, int_arg device) {
-                 return pyutil::make_guarded<K>(backend_from_string(b),
-                                                device.get<int>("device", 0));
+        .def(py::init([](const py::object& b, int_arg device) {
+                 return pyutil::make_guarded<K>(
+                     backend_from_string(
+                         pyutil::str_arg(b, "backend", "'automatic', 'cpu' or 'cuda'")),
+                     device.get<int>("device", 0));
              }),
              py::arg("backend") = "cpu",
              py::arg("device") = 0)
@@ -55,11 +58,15 @@ void bind_dpd_capture(py::module& m)
                const py::object& x,
                const py::object& y,
                const py::object& full_scale,
-               bool rx_correction,
-               bool track_frequency,
+               const py::object& rx_correction_arg,
+               const py::object& track_frequency_arg,
                const py::object& max_delay,
                const py::object& delay,
-               bool condition) {
+               const py::object& condition_arg) {
+                const bool rx_correction = pyutil::bool_arg(rx_correction_arg, "rx_correction");
+                const bool track_frequency =
+                    pyutil::bool_arg(track_frequency_arg, "track_frequency");
+                const bool condition = pyutil::bool_arg(condition_arg, "condition");
                 auto xa = pyutil::input_array<cd>(x, "x");
                 auto ya = pyutil::input_array<cd>(y, "y");
                 if (xa.ndim() != 1 || ya.ndim() != 1 || xa.shape(0) != ya.shape(0))
@@ -67,9 +74,13 @@ void bind_dpd_capture(py::module& m)
                         "x, y: expected two one-dimensional captures of "
                         "equal length");
                 kernel::dpd_capture_options o;
-                o.full_scale = full_scale.is_none() ? 0.0 : full_scale.cast<double>();
-                if (!full_scale.is_none() && !(o.full_scale > 0))
-                    throw py::value_error("full_scale: must be > 0 or None");
+                o.full_scale =
+                    full_scale.is_none()
+                        ? 0.0
+                        : pyutil::float_arg(full_scale, "full_scale", "a number > 0 or None");
+                if (!full_scale.is_none() && !(o.full_scale > 0 && std::isfinite(o.full_scale)))
+                    throw py::value_error("full_scale: must be a number > 0 or None, got " +
+                                          std::to_string(o.full_scale));
                 o.rx_correction = rx_correction;
                 o.track_frequency = track_frequency;
                 if (!max_delay.is_none()) {
@@ -80,7 +91,7 @@ void bind_dpd_capture(py::module& m)
                 o.condition = condition;
                 if (!delay.is_none()) {
                     o.has_delay_hint = true;
-                    o.delay_hint = delay.cast<double>();
+                    o.delay_hint = pyutil::float_arg(delay, "delay", "a number or None");
                 }
                 const size_t n = size_t(xa.shape(0));
                 const cd* xp = xa.data();

@@ -47,7 +47,15 @@ using marr = py::array_t<uint8_t, py::array::c_style | py::array::forcecast>;
 marr mask_arg(const py::object& m, size_t n, const char* name)
 {
     auto np = py::module::import("numpy");
-    marr a = marr::ensure(np.attr("asarray")(m, "bool").attr("astype")("uint8"));
+    // numpy makes a flag of anything (np.asarray(['a'], bool) is [True]): only booleans and
+    // integers are flags, so a list of strings or floats passed by mistake is refused.
+    py::object raw = np.attr("asarray")(m);
+    const std::string kind = py::str(raw.attr("dtype").attr("kind"));
+    if (kind != "b" && kind != "i" && kind != "u")
+        throw py::value_error(std::string(name) + ": expected booleans (or 0/1 integers), one per "
+                              "sample of y, got an array of dtype " +
+                              py::str(raw.attr("dtype")).cast<std::string>());
+    marr a = marr::ensure(raw.attr("astype")("bool").attr("astype")("uint8"));
     if (!a || a.ndim() != 1 || size_t(a.shape(0)) != n)
         throw py::value_error(std::string(name) + ": expected " + std::to_string(n) +
                               " flags (one per sample of y)");
@@ -77,9 +85,18 @@ void bind_dpd_gram(py::module& m)
     static const std::string doc = std::string(gram_doc) + pyutil::thread_safety_doc();
     py::class_<G>(m, "dpd_gram", doc.c_str())
         .def(py::init([](const py::object& model,
-                         bool lo,
-                         const std::string& b,
+                         const py::object& lo_arg,
+                         const py::object& b_arg,
                          int_arg device) {
+                 const bool lo = pyutil::bool_arg(lo_arg, "lo_leakage");
+                 const std::string b =
+                     pyutil::str_arg(b_arg, "backend", "'automatic', 'cpu' or 'cuda'");
+                 if (!py::isinstance<py::str>(model) &&
+                     !py::isinstance<kernel::dpd_model>(model))
+                     throw py::value_error(
+                         "model: must be a spec string like 'mp:K=5,M=8' or a "
+                         "dpd_model_spec, got " +
+                         py::repr(model).cast<std::string>());
                  const kernel::dpd_model spec =
                      py::isinstance<py::str>(model)
                          ? kernel::dpd_model::parse(model.cast<std::string>())
@@ -126,7 +143,10 @@ void bind_dpd_gram(py::module& m)
             py::arg("history") = 0)
         .def(
             "forget",
-            [](G& g, double f) { g.run([&](K& k) { k.forget(f); }); },
+            [](G& g, const py::object& factor) {
+                const double f = pyutil::float_arg(factor, "factor", "a number in (0, 1]");
+                g.run([&](K& k) { k.forget(f); });
+            },
             py::arg("factor"))
         .def("reset", [](G& g) { g.run([](K& k) { k.reset(); }); })
         .def(
@@ -153,10 +173,16 @@ void bind_dpd_gram(py::module& m)
                                               s + "'");
                 } else {
                     o.mode = mode_t::fixed;
-                    o.regularization = reg.cast<double>();
+                    o.regularization = pyutil::float_arg(
+                        reg, "regularization", "None, a number, 'gcv' or 'validation'");
                 }
-                if (!grid.is_none())
-                    o.grid = grid.cast<std::vector<double>>();
+                if (!grid.is_none()) {
+                    if (py::isinstance<py::str>(grid) || !py::hasattr(grid, "__iter__"))
+                        throw py::value_error("grid: must be a list of numbers > 0, got " +
+                                              py::repr(grid).cast<std::string>());
+                    for (const py::handle v : grid)
+                        o.grid.push_back(pyutil::float_arg(v, "grid", "a list of numbers > 0"));
+                }
                 if (!grid.is_none() && o.grid.empty())
                     throw py::value_error("grid: empty");
                 const auto s = g.run([&](K& k) { return k.solve(o); });
@@ -177,7 +203,8 @@ void bind_dpd_gram(py::module& m)
              [](G& g) { return g.run([](K& k) { return k.backend_note(); }); })
         .def(
             "gram",
-            [](G& g, int set) {
+            [](G& g, int_arg set_arg) {
+                const int set = set_arg.get<int>("set", 0, 1);
                 std::vector<cd> v;
                 size_t K_ = 0;
                 g.run([&](K& k) {
@@ -197,7 +224,8 @@ void bind_dpd_gram(py::module& m)
             "K.")
         .def(
             "rhs",
-            [](G& g, int set) {
+            [](G& g, int_arg set_arg) {
+                const int set = set_arg.get<int>("set", 0, 1);
                 return pyutil::to_array<cd>(g.run([&](K& k) { return k.rhs(set); }));
             },
             py::arg("set") = 0,

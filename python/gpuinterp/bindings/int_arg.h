@@ -5,7 +5,7 @@
 #ifndef INCLUDED_GPUINTERP_INT_ARG_H
 #define INCLUDED_GPUINTERP_INT_ARG_H
 
-// Integer parameters from Python. Bound as plain unsigned/int/size_t, an out-of-range value (-1 for
+// Integer (and real) parameters from Python. Bound as plain unsigned/int/size_t, an out-of-range value (-1 for
 // an unsigned, 2**31 for an int, 2**64, NaN) never reaches our checks: pybind11 rejects the whole
 // call with "TypeError: incompatible constructor arguments", which does not say which argument is
 // wrong. Binding int_arg instead accepts any object, and int_arg::get() converts it with a
@@ -86,6 +86,59 @@ struct int_arg {
                    : static_cast<long long>(std::numeric_limits<T>::max());
     }
 };
+
+//! A real-valued parameter: `obj` as a double, or ValueError "<name>: must be <what>, got <repr>".
+//! Bound as double, a list or a string would fail in pybind11's own cast ("Unable to cast Python
+//! instance to C++ type") or as "incompatible function arguments", naming no parameter. bool and
+//! complex values are refused rather than read as 1.0 or their real part.
+inline double float_arg(const py::handle& obj, const char* name, const char* what = "a number")
+{
+    PyObject* o = obj.ptr();
+    if (o && !PyBool_Check(o) && !PyComplex_Check(o) && PyNumber_Check(o)) {
+        const double d = PyFloat_AsDouble(o);
+        if (!(d == -1.0 && PyErr_Occurred()))
+            return d;
+        PyErr_Clear();
+    }
+    std::string r;
+    try {
+        r = py::repr(obj).cast<std::string>();
+    } catch (...) {
+        r = "?";
+    }
+    throw py::value_error(std::string(name) + ": must be " + what + ", got " + r);
+}
+
+//! A True/False parameter: bound as bool, pybind11 refuses "no" with "incompatible function
+//! arguments" (naming no parameter) and takes None as False; numpy's bool is accepted.
+inline bool bool_arg(const py::handle& obj, const char* name)
+{
+    if (obj.ptr() == Py_True || obj.ptr() == Py_False)
+        return obj.ptr() == Py_True;
+    if (py::hasattr(obj, "dtype") && py::str(obj.attr("dtype")).cast<std::string>() == "bool")
+        return obj.cast<bool>();
+    std::string r;
+    try {
+        r = py::repr(obj).cast<std::string>();
+    } catch (...) {
+        r = "?";
+    }
+    throw py::value_error(std::string(name) + ": must be True or False, got " + r);
+}
+
+//! A string parameter (a backend name): anything else is a ValueError naming it.
+inline std::string str_arg(const py::handle& obj, const char* name, const char* what)
+{
+    if (py::isinstance<py::str>(obj))
+        return obj.cast<std::string>();
+    std::string r;
+    try {
+        r = py::repr(obj).cast<std::string>();
+    } catch (...) {
+        r = "?";
+    }
+    throw py::value_error(std::string(name) + ": must be " + what + ", got " + r);
+}
 
 //! Bounds the kernels check after conversion (lib/kernel/*.cc), used here too so that a value out
 //! of range gets the same bound whether it fits the C type or not.

@@ -2,6 +2,9 @@
  * Copyright 2026 gr-gpuinterp authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
+#include <gnuradio/block.h>
+#include <gnuradio/block_detail.h>
+#include <gnuradio/buffer_reader.h>
 #include <gnuradio/gpuinterp/kernel/backend.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -53,6 +56,26 @@ PYBIND11_MODULE(gpuinterp_python, m)
         py::arg("device") = 0,
         "Resolve a backend name: returns (selected, reason). Raises like a block's "
         "constructor would.");
+
+    // GNU Radio's Python bindings leave buffer_reader without done(), so a Python block cannot
+    // tell an input whose upstream has finished from one that is only slow; dpd_estimator_cc
+    // needs to (a receiver stream that ends must not stop its transmit input).
+    m.def(
+        "input_ended",
+        [](const gr::basic_block_sptr& b, int port) {
+            const auto blk = std::dynamic_pointer_cast<gr::block>(b);
+            const gr::block_detail_sptr d = blk ? blk->detail() : nullptr;
+            if (!d)
+                throw py::value_error("block: not running in a flowgraph");
+            if (port < 0 || port >= d->ninputs())
+                throw py::value_error("port: must be in [0, " + std::to_string(d->ninputs()) +
+                                      "), got " + std::to_string(port));
+            return d->input(unsigned(port))->done();
+        },
+        py::arg("block"),
+        py::arg("port"),
+        "True when the upstream block writing input `port` of `block` (a running block, e.g. "
+        "a Python block's to_basic_block()) has finished: no more items will arrive.");
 
     // BINDING_FUNCTION_CALLS(
     bind_coeffs_message(m);

@@ -131,6 +131,8 @@ public:
     static constexpr double outlier_factor = 24.0;
     static constexpr double max_outlier_fraction = 0.01;
     static constexpr int shift_half_length = 24;
+    //! The shortest capture align() takes: the shift's two windows and as many samples again.
+    static constexpr size_t min_capture_length = 4 * shift_half_length;
 
 private:
     backend d_backend;

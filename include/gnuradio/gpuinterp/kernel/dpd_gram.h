@@ -186,6 +186,10 @@ private:
     std::unique_ptr<gram_engine> d_host_eigh;
     double d_tt[2] = { 0, 0 };
     double d_rows[2] = { 0, 0 };
+    //! Since the last reset(): add() calls with samples, and rows they offered before the masks
+    //! (so that solve() can tell "nothing added" from "the fit mask selected nothing").
+    size_t d_adds = 0;
+    double d_offered = 0;
 };
 
 } // namespace kernel
