@@ -54,9 +54,6 @@ namespace gr {
 namespace gpuinterp {
 namespace gpu {
 
-// Device code only: host-only translation units (the host pipeline simulation test) include this
-// header through host_pipeline.cuh and have no __device__.
-#ifdef __CUDACC__
 //! The sum of `v` over the 32 lanes of a full warp, in every lane. sm_80 has a one-instruction
 //! reduction (__reduce_add_sync); Turing (sm_75, the oldest architecture built) and PTX compiled
 //! for it take the five-step butterfly. Selecting on __CUDA_ARCH__ is right here, unlike for
