@@ -234,7 +234,7 @@ def train_dpd(dpm, members, xtr, G, peak, iterations, regularization, say, aclr,
 def run(directory, pa_model=DEFAULT_PA_MODEL, dpd_model=DEFAULT_DPD_MODEL, iterations=DEFAULT_ITERATIONS,
         gain="peak", regularization=None, progress=print, contiguous=None,
         perturbation=dpd.DEFAULT_PERTURBATION, ensemble=None, held_out=None, no_probe=None,
-        train_through=DEFAULT_TRAIN_THROUGH, backend="automatic", judge_files="auto"):
+        train_through=DEFAULT_TRAIN_THROUGH, backend="automatic", judge_files="auto", train_files=()):
     """The whole procedure; returns the report dict (the JSON document).
 
     ``backend``: where every fit runs ("automatic", "cpu", "cuda": the estimation engine; None: the
@@ -245,9 +245,9 @@ def run(directory, pa_model=DEFAULT_PA_MODEL, dpd_model=DEFAULT_DPD_MODEL, itera
     it (None: DEFAULT_HELD_OUT); ``no_probe``: a spec fitted without probe rows, to show what the
     probe-noise assumption is worth (None: the first held-out spec; "" for none); ``train_through``:
     "ensemble", "single" (``pa_model`` alone) or "both" (the ensemble DPD is the result, the single
-    one is reported beside it as "dpd_single"); ``judge_files``: PA model files that judge the DPD
-    beside the held-out surrogates ("auto": the shipped neural models trained on this very dataset,
-    dpd_bench_judges)."""
+    one is reported beside it as "dpd_single"); ``judge_files``, ``train_files``: PA model files that
+    judge the DPD beside the held-out surrogates ("auto": the shipped ones trained on this dataset) or
+    that it is trained through instead of the fitted ones (dpd_bench_judges)."""
     t0 = time.time()
 
     def say(msg):
@@ -305,8 +305,18 @@ def run(directory, pa_model=DEFAULT_PA_MODEL, dpd_model=DEFAULT_DPD_MODEL, itera
             f"{fit.condition:.2e})")
         surrogates.append({"option": option, "spec": s, "role": role, "probe_noise": rho, "fit": fit})
     pa = surrogates[0]["fit"]
+    for path in train_files:
+        s, fit = judges_mod.load_judge(path, data, contiguous, option="--train-file")
+        say(f"trainer {os.path.basename(path)}: {s} ({judges_mod.family_kind(s)}), NMSE test {fit.nmse_db['test']:.2f} dB "
+            "through this module's kernels")
+        surrogates.append({"option": "--train-file", "spec": s, "role": "trainer", "probe_noise": None, "fit": fit,
+                           "file": os.path.basename(path)})
     auto = judge_files == "auto"
+    trained_files = {judges_mod.sha256(p) for p in train_files}
     for path in (judges_mod.auto_judges(directory) if auto else judge_files or []):
+        if judges_mod.sha256(path) in trained_files:  # a trainer judges as a trained-through model, above
+            say(f"judge {os.path.basename(path)}: trained through (--train-file), so not a held-out judge")
+            continue
         s, fit = judges_mod.load_judge(path, data, contiguous, shipped=auto)
         say(f"judge {os.path.basename(path)}: {s} ({judges_mod.family_kind(s)}, trained elsewhere), NMSE train "
             f"{fit.nmse_db['train']:.2f} dB, val {fit.nmse_db['val']:.2f} dB, test {fit.nmse_db['test']:.2f} dB "
@@ -315,8 +325,7 @@ def run(directory, pa_model=DEFAULT_PA_MODEL, dpd_model=DEFAULT_DPD_MODEL, itera
                            "file": os.path.basename(path)})
 
     def through(fit, x_by_split):
-        """fit over the (already predistorted) input of each split: {split: output}, one stream over
-        consecutive splits, each split from a zero state otherwise."""
+        """{split: fit's output} over consecutive splits as one stream, else each from a zero state."""
         if contiguous:
             y = run_model(fit, np.concatenate([x_by_split[s] for s in SPLITS]))
             out, i = {}, 0
@@ -348,7 +357,8 @@ def run(directory, pa_model=DEFAULT_PA_MODEL, dpd_model=DEFAULT_DPD_MODEL, itera
         G *= np.max(np.abs(ytr)) / (abs(G) * np.max(np.abs(xtr)))
     peak = pa.input_range
     out_peak = float(np.max(np.abs(ytr)))
-    trainers = [s for s in surrogates if s["role"] in ("pa_model", "ensemble")]
+    trainers = ([s for s in surrogates if s["role"] == "trainer"]
+                or [s for s in surrogates if s["role"] in ("pa_model", "ensemble")])
     runs = [("ensemble" if len(trainers) > 1 else "single", trainers)]
     if train_through == "both" and len(trainers) > 1:  # without an ensemble the two are one DPD
         runs.append(("single", trainers[:1]))
@@ -406,7 +416,7 @@ def run(directory, pa_model=DEFAULT_PA_MODEL, dpd_model=DEFAULT_DPD_MODEL, itera
                 return None
             return None if None in v else max(v)
         held = worst(("held_out",), False)
-        trained = worst(("pa_model", "ensemble"), True)
+        trained = worst(("pa_model", "ensemble", "trainer"), True)
         nop_row = [r for r in rows if r["role"] == "no_probe"]
         return {"held_out_aclr_dbc": held, "trained_through_aclr_dbc": trained,
                 "held_out_by_kind": judges_mod.held_out_by_kind(rows),

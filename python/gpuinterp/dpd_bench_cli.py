@@ -118,6 +118,9 @@ def main(argv=None):
                         "held-out surrogates, never trained through; repeatable. Default 'auto': the neural PA "
                         "models shipped with the module that were trained on this very dataset (their recorded "
                         "sha256 of every CSV matches); 'none' for none")
+    p.add_argument("--train-file", action="append", default=[], metavar="FILE",
+                   help="train the DPD through this PA model file (e.g. a neural surrogate) instead of the fitted "
+                        "surrogates; repeatable (an ensemble)")
     p.add_argument("--protocol", choices=("default", "arena"), default="default",
                    help="'arena': OpenDPD's DPD Arena v6 on APA_200MHz_b (its split, gain, limit at 1.0, power "
                         "gate, symbol EVM, worse-side ACLR in the 5x40 plan and the 1x200 plan, Q and FoM); "
@@ -175,7 +178,7 @@ def main(argv=None):
                       ensemble=a.ensemble, held_out=a.held_out,
                       no_probe="" if a.no_probe_model == "none" else a.no_probe_model,
                       train_through=a.train_through, backend=None if a.backend == "numpy" else a.backend,
-                      judge_files=_judge_files(a.judge))
+                      judge_files=_judge_files(a.judge), train_files=_files("--train-file", a.train_file))
     except (BenchError, dm.ModelError, dpd.DPDError, ArenaError) as e:
         return _fail(e)
     print(format_table(rep))
@@ -207,6 +210,13 @@ def _judge_files(values):
             raise BenchError(f"--judge: '{v}' cannot be combined with files")
         if not os.path.isfile(v):
             raise BenchError(f"--judge: {v}: not a file")
+    return list(values)
+
+
+def _files(option, values):
+    for v in values:
+        if not os.path.isfile(v):
+            raise BenchError(f"{option}: {v}: not a file")
     return list(values)
 
 

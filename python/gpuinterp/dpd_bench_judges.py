@@ -103,7 +103,7 @@ def run_stream(fit, x):
     return fit.apply(np.asarray(x, dtype=np.complex128))
 
 
-def load_judge(path, data, contiguous, shipped=False):
+def load_judge(path, data, contiguous, shipped=False, option="--judge"):
     """A PA model file as a judge: (spec, fit) with ``fit.nmse_db`` on every split, measured here
     through the module's kernels (not copied from the file), or BenchError naming the file."""
     if shipped:
@@ -111,11 +111,11 @@ def load_judge(path, data, contiguous, shipped=False):
     try:
         fit = dm.load_model(path)
     except dm.ModelError as e:
-        raise BenchError(f"--judge: {e}") from None
+        raise BenchError(f"{option}: {e}") from None
     except OSError as e:
-        raise BenchError(f"--judge: {path}: {e.strerror or e}") from None
+        raise BenchError(f"{option}: {path}: {e.strerror or e}") from None
     if fit.kind != "pa_model":
-        raise BenchError(f"--judge: {path}: kind: a judge is a PA model, this file holds a {fit.kind}")
+        raise BenchError(f"{option}: {path}: kind: a judge or trainer is a PA model, this file holds a {fit.kind}")
     spec = dm.parse(fit.model)
     if contiguous:
         x = np.concatenate([data[s][0] for s in SPLITS])
@@ -129,7 +129,7 @@ def load_judge(path, data, contiguous, shipped=False):
     fit.nmse_db = {s: float(10 * np.log10(np.sum(np.abs(est[s] - data[s][1]) ** 2) / np.sum(np.abs(data[s][1]) ** 2)))
                    for s in SPLITS}
     if not np.isfinite(fit.nmse_db["test"]) or fit.nmse_db["test"] > -20:
-        raise BenchError(f"--judge: {path}: the model {spec} explains this dataset's test output to only "
+        raise BenchError(f"{option}: {path}: the model {spec} explains this dataset's test output to only "
                          f"{fit.nmse_db['test']:.2f} dB NMSE: a model of another PA or capture")
     return spec, fit
 

@@ -9,7 +9,7 @@ import numpy as np
 from . import dpd_model as dm
 from . import metrics
 
-_ROLE_LABEL = {"pa_model": "--pa-model", "ensemble": "ensemble", "held_out": "held out", "no_probe": "no probe"}
+_ROLE_LABEL = {"pa_model": "--pa-model", "ensemble": "ensemble", "held_out": "held out", "no_probe": "no probe", "trainer": "--train-file"}
 
 
 def _dpd_lines(d, f):

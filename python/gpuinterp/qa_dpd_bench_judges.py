@@ -108,7 +108,7 @@ class qa_dpd_bench_judges(gr_unittest.TestCase):
             pre = os.path.join(d, "pre.json")
             dm.save_model(pre, dm.ModelFit("mp:K=1,M=1", np.ones(1), 0j, {}, kind="predistorter"))
             for args, text in (([os.path.join(d, "missing.json")], "not a file"),
-                               ([pre], "a judge is a PA model"),
+                               ([pre], "a judge or trainer is a PA model"),
                                (["auto", pre], "cannot be combined")):
                 argv = [SLICE] + FAST + sum((["--judge", a] for a in args), [])
                 rc, o, err = call(argv)
