@@ -23,9 +23,10 @@ The rule (per output IQ sample, steady state, batch 1, dense, nothing credited f
 MP-250 (K 5, Q 25) gives P 250, OPs 1013 and GMP-500 (Ka 5, La 14, Kb 3, Lb 12, Mb 3, Kc 3, Lc 12,
 Mc 2) P 500, OPs 2043: their published figures (qa_arena checks both).
 
-Neural families are counted by their own ledger: a function ``neural_ops(spec) -> {"params", "mul",
-"add", "ops", "items"}`` registered with :func:`register_ledger` for the family (or, when
-:mod:`.dpd_model` provides ``neural_ops``, found there).
+Neural families are counted by their own ledger: a function ``fn(spec) -> {"params", "mul", "add",
+"ops", "items"}`` registered with :func:`register_ledger` for the family (or, when :mod:`.dpd_model`
+provides ``neural_ops``, found there). ``gru`` and ``tdnn`` are registered by :mod:`.neural_spec`
+(``neural_ledger``, docs/neural_models.md), imported on first need.
 """
 
 __all__ = ["ledger", "polynomial_ledger", "ledger_from_terms", "register_ledger", "LedgerUnavailable",
@@ -90,6 +91,8 @@ def ledger(spec, constant=True):
     family = text.split(":", 1)[0]
     if family in POLYNOMIAL_FAMILIES:
         return polynomial_ledger(text, constant)
+    if family not in _LEDGERS:
+        from . import neural_spec  # noqa: F401  (registers the neural families' rule: gru, tdnn)
     fn = _LEDGERS.get(family) or getattr(dm, "neural_ops", None)
     if fn is None:
         raise LedgerUnavailable(f"{text}: no operation ledger for the family {family!r} (register one with "

@@ -17,9 +17,13 @@ import numpy as np
 
 try:
     from gnuradio.gpuinterp import neural_train as nt
+    from gnuradio.gpuinterp import arena_ledger as al, dpd_model as dm, metrics as mx, neural_spec as ns
 except ImportError:  # run from the source tree without a build: the module needs nothing compiled
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import neural_train as nt
+    import arena_ledger as al
+    import neural_spec as ns
+    dm = mx = None
 
 try:
     import torch
@@ -198,10 +202,20 @@ class qa_neural_train_spec(unittest.TestCase):
         self.assertEqual(nt.neural_ops("gru:H=10"), gru - (21 * C + 2))
         M, H, N = 4, 10, 2
         self.assertEqual(nt.neural_ops("tdnn:M=4,H=10,N=2"), 5 + 8 * M * H + H + (2 * H * H + H) + 4 * H + 2)
-        # mp:K=3,M=2: |x| (4) and |x|^2 (1); 2 terms of power 0 (8 each), 4 of powers 1-2 (10 each); LO 2
-        self.assertEqual(nt.ops("mp:K=3,M=2"), 5 + 16 + 40 + 2)
-        # ph, even powers only: |x|^2 (3), |x|^4 (1); 3 orders x 2 taps; no sqrt
-        self.assertEqual(nt.ops("ph:P=5,Q=0,Lp=2,Lq=0"), 4 + 16 + 40 + 2)
+        # The neural rule is the one arena_ledger uses for these families (registered through its hook).
+        for fam in ("gru", "tdnn"):
+            self.assertIs(al._LEDGERS[fam], ns.neural_ledger)
+        for spec in ("gru:H=10,C=3,D=4", "gru:H=32,C=4,D=16", "tdnn:M=4,H=10,N=2"):
+            led = al.ledger(spec) if dm is not None else ns.neural_ledger(spec)
+            self.assertEqual(led["ops"], nt.neural_ops(spec), spec)
+            self.assertEqual(led["ops"], led["mul"] + led["add"] + led["nonlinear"], spec)
+            self.assertEqual(led["params"], nt.num_weights(spec), spec)
+        # The polynomial rule is arena_ledger's (the Arena's): mp:K=3,M=2 with the LO constant: |x|^2,
+        # sqrt and |x|^2 again as a power (3 MUL, 2 ADD); 2 distinct products (4 MUL); 6 coefficients
+        # (24 MUL, 12 ADD); accumulation and the constant (12 ADD).
+        self.assertEqual(nt.ops("mp:K=3,M=2"), 31 + 26)
+        for spec in ("gmp:Ka=5,La=14,Kb=3,Lb=12,Mb=3,Kc=3,Lc=12,Mc=2", "ph:P=5,Q=0,Lp=2,Lq=1"):
+            self.assertEqual(nt.ops(spec), al.ledger_from_terms(nt.term_list(spec))["ops"], spec)
 
     def test_without_torch(self):
         # The package without torch: the module imports, specs and the ledger work, training says why
@@ -214,6 +228,47 @@ class qa_neural_train_spec(unittest.TestCase):
         self.assertEqual(r.stdout, "")
         self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
         self.assertIn("PyTorch is not installed", r.stderr)
+
+
+@unittest.skipIf(dm is None, "the package is not built: nothing to compare the fallback with")
+class qa_neural_train_fallback(unittest.TestCase):
+    """The copies neural_spec keeps for hosts without the compiled module agree with the package's
+    versions (the C++ parser behind dpd_model, metrics.py), so the two cannot drift."""
+
+    SPECS = ("mp:K=1,M=1", "mp:K=5,M=100", "mp:K=03,M=2", "gmp:Ka=5,La=14,Kb=3,Lb=12,Mb=3,Kc=3,Lc=12,Mc=2",
+             "gmp:Ka=5,La=3,Kb=0,Lb=2,Mb=1", "gmp:Ka=5,La=3,Kb=2", "gmp:Ka=3,La=2,Kb=2,Lb=0,Mb=3",
+             "gmp:La=3,Ka=5", " gmp:Ka=5, La=3", "gmp:Ka=1,La=1,Kc=1,Lc=1,Mc=1", "gmp:Ka=15,La=200,Kc=2,Lc=9,Mc=4",
+             "ph:P=5,Q=3,Lp=4,Lq=2", "ph:P=5,Q=0,Lp=4,Lq=3", "ph:P=15,Q=1,Lp=7,Lq=1")
+    BAD = ("mp:K=16,M=2", "mp:K=3,M=2000", "mp:K=3", "mp:K=3,M=2,M=2", "mp:K=-1,M=2", "gmp:Ka=0,La=2",
+           "gmp:Ka=2,La=2,X=1", "ph:P=4,Q=0,Lp=4,Lq=1", "ph:P=5,Q=2,Lp=4,Lq=2", "ph:P=5,Q=0,Lp=4",
+           "ph:P=15,Q=15,Lp=1024,Lq=1024", "gmp:Ka=15,La=1024,Kb=15,Lb=1024,Mb=1024", "lstm:H=3")
+
+    def test_parser_and_terms(self):
+        self.assertTrue(ns.PACKAGE)
+        for spec in self.SPECS:
+            m = dm.parse(spec)
+            fam, vals, text = ns._parse_here(spec)
+            self.assertEqual(text, str(m), spec)
+            self.assertEqual(ns._terms_here(fam, vals), [tuple(t) for t in dm.term_list(m)], spec)
+            self.assertEqual(ns.term_list(spec), ns._terms_here(fam, vals), spec)
+            self.assertEqual(ns._count_here(fam, vals), m.num_coefficients, spec)
+        for spec in self.BAD:
+            with self.assertRaises(ValueError, msg=spec):
+                dm.parse(spec)
+            with self.assertRaises(ValueError, msg=spec):
+                ns._parse_here(spec)
+
+    def test_metrics(self):
+        x = test_signal(5000, seed=3)
+        y = x + 0.02 * test_signal(5000, seed=4) + 0.01 * x * np.abs(x) ** 2
+        self.assertAlmostEqual(ns._nmse_here(x, y), mx.nmse_db(x, y), places=10)
+        self.assertAlmostEqual(ns.nmse_db(x, y), mx.nmse_db(x, y), places=12)
+        for nper in (1000, 1700, 5000):
+            self.assertAlmostEqual(ns._segment_here(x, y, nper), mx.opendpd_nmse_db(y, x, nper), places=10)
+        for bw, n_sub in ((0.25, 1), (0.25, 5), (0.4, 2)):
+            for nper in (512, 1000):
+                np.testing.assert_allclose(ns._aclr_here(y, 1.0, bw, n_sub, nper),
+                                           mx.opendpd_aclr(y, 1.0, bw, n_sub, nper), rtol=0, atol=1e-9)
 
 
 @unittest.skipIf(torch is None, NO_TORCH)
