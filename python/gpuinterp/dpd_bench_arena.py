@@ -28,6 +28,7 @@ from . import dpd_model as dm
 from .arena_ledger import LedgerUnavailable, ledger
 from .dpd_bench import (DEFAULT_ENSEMBLE, DEFAULT_HELD_OUT, _fit_surrogate, limit, parse_model, run_model,
                         train_dpd)
+from . import dpd_bench_judges as judges_mod
 from .dpd_bench_data import SPLITS, BenchError, load_dataset
 
 POLYNOMIAL = ("ph", "mp", "gmp")
@@ -64,9 +65,12 @@ def _labelled(scores, label):
 
 def run_arena(directory, pa_model, dpd_model, iterations, regularization=None, progress=print,
               perturbation=None, ensemble=None, held_out=None, train_through="ensemble", backend="automatic",
-              score_signal=None, protocol=arena.APA_200MHZ_B):
+              score_signal=None, protocol=arena.APA_200MHZ_B, judge_files=(), dpd_file=None):
     """The Arena procedure; returns the report dict. ``score_signal``: (option, path) of a
-    predistorted test input to score instead of fitting a DPD."""
+    predistorted test input to score instead of fitting a DPD; ``dpd_file``: a predistorter model
+    file (trained elsewhere, e.g. by neural_train through a neural surrogate) to score instead;
+    ``judge_files``: PA model files judging beside the fitted ones. The Arena judges through one
+    neural PA model; with judge files, the ``arena`` block is through the first of them."""
     from . import dpd
 
     t0 = time.time()
@@ -77,7 +81,7 @@ def run_arena(directory, pa_model, dpd_model, iterations, regularization=None, p
     if score_signal is not None and not os.path.isfile(score_signal[1]):
         raise BenchError(f"{score_signal[0]}: {score_signal[1]}: file not found")
     perturbation = dpd.DEFAULT_PERTURBATION if perturbation is None else perturbation
-    dpm = parse_model("--dpd-model", dpd_model) if score_signal is None else None
+    dpm = parse_model("--dpd-model", dpd_model) if score_signal is None and dpd_file is None else None
     pam = parse_model("--pa-model", pa_model)
     ens = [] if train_through == "single" else \
         [parse_model("--ensemble", s) for s in (DEFAULT_ENSEMBLE if ensemble is None else ensemble)]
@@ -116,13 +120,35 @@ def run_arena(directory, pa_model, dpd_model, iterations, regularization=None, p
         say(f"fitting the judge {s} ({role.replace('_', ' ')}) on the Arena train split")
         fit = _fit_surrogate(option, s, fitdata, regularization, nper, False, perturbation, directory, backend)
         say(f"  NMSE train {fit.nmse_db['train']:.2f} dB, val {fit.nmse_db['val']:.2f} dB, test {fit.nmse_db['test']:.2f} dB")
-        judges.append({"spec": s, "role": role, "trained_through": trained and score_signal is None, "fit": fit})
+        judges.append({"spec": s, "role": role, "trained_through": trained and dpm is not None, "fit": fit})
+    for path in judge_files:
+        s, fit = judges_mod.load_judge(path, fitdata, False)
+        say(f"judge {os.path.basename(path)}: {s} ({judges_mod.family_kind(s)}), NMSE train {fit.nmse_db['train']:.2f} "
+            f"dB, val {fit.nmse_db['val']:.2f} dB, test {fit.nmse_db['test']:.2f} dB through this module's kernels")
+        judges.append({"spec": s, "role": "held_out", "trained_through": False, "fit": fit,
+                       "file": os.path.basename(path)})
+    if judge_files:  # the Arena's figure is through its neural judge: ours is the first judge file
+        judges.insert(0, judges.pop(len(judges) - len(judge_files)))
 
     def aclr5(v):
         a = arena.aclr(v, fs, min(nper, v.size), "5x40")
         return a["left"], a["right"], a["avg"]
 
-    if score_signal is None:
+    if dpd_file is not None:
+        try:
+            dfit = dm.load_model(dpd_file)
+        except (dm.ModelError, OSError) as e:
+            raise BenchError(f"--dpd-file: {e}") from None
+        if dfit.kind != "predistorter":
+            raise BenchError(f"--dpd-file: {dpd_file}: kind: a predistorter is needed, this file holds a {dfit.kind}")
+        dspec = dm.parse(dfit.model)
+        x_pd, nlim = limit(run_model(dfit, xte), peak)
+        diverged, name = None, f"{dspec} ({os.path.basename(dpd_file)})"
+        try:
+            cost = ledger(dspec)
+        except LedgerUnavailable:
+            cost = None
+    elif score_signal is None:
         members = [j["fit"] for j in judges if j["role"] in ("pa_model", "ensemble")]
         say(f"DPD {dpm} ({dpm.num_coefficients} coefficients), indirect learning through "
             f"{' + '.join(str(j['spec']) for j in judges if j['trained_through'])}, {iterations} iterations")
@@ -143,7 +169,7 @@ def run_arena(directory, pa_model, dpd_model, iterations, regularization=None, p
     start = protocol["splits"]["test"][0]
     rows = []
     for j in judges:
-        label = _judge_label(j)
+        label = dict(_judge_label(j), file=j.get("file"))
         run = lambda v, f=j["fit"]: run_model(f, v)
         alpha = arena.baseline_drive(run, xtr, G, peak, protocol["baseline_probe"])
         base = arena.score(run(limit(alpha * xte, peak)[0]), xte, start, protocol, spec_plan)

@@ -121,6 +121,9 @@ def main(argv=None):
     p.add_argument("--train-file", action="append", default=[], metavar="FILE",
                    help="train the DPD through this PA model file (e.g. a neural surrogate) instead of the fitted "
                         "surrogates; repeatable (an ensemble)")
+    p.add_argument("--dpd-file", metavar="FILE",
+                   help="with --protocol arena: score this predistorter model file (e.g. one trained by "
+                        "gnuradio.gpuinterp.neural_train through a neural surrogate) instead of fitting a DPD")
     p.add_argument("--protocol", choices=("default", "arena"), default="default",
                    help="'arena': OpenDPD's DPD Arena v6 on APA_200MHz_b (its split, gain, limit at 1.0, power "
                         "gate, symbol EVM, worse-side ACLR in the 5x40 plan and the 1x200 plan, Q and FoM); "
@@ -133,7 +136,7 @@ def main(argv=None):
                         "(complex64 .npy, limited as scored)")
     a = p.parse_args(argv)
     if a.protocol != "arena":
-        for opt in ("score_signal", "save_predistorted"):
+        for opt in ("score_signal", "save_predistorted", "dpd_file"):
             if getattr(a, opt) is not None:
                 return _fail(f"--{opt.replace('_', '-')}: needs --protocol arena")
 
@@ -234,7 +237,9 @@ def _main_arena(a, reg):
                         progress=lambda m: print(m, flush=True), perturbation=a.perturbation,
                         ensemble=a.ensemble, held_out=a.held_out, train_through=a.train_through,
                         backend=None if a.backend == "numpy" else a.backend,
-                        score_signal=None if a.score_signal is None else ("--score-signal", a.score_signal))
+                        score_signal=None if a.score_signal is None else ("--score-signal", a.score_signal),
+                        judge_files=[] if _judge_files(a.judge) == "auto" else _judge_files(a.judge),
+                        dpd_file=_files("--dpd-file", [a.dpd_file])[0] if a.dpd_file else None)
     print(format_arena(rep))
     x_pd = rep.pop("_predistorted")
     rep.pop("_signals")

@@ -46,7 +46,8 @@ class qa_dpd_bench(gr_unittest.TestCase):
             self.assertEqual(set(rep["pa_model"]["nmse_db"]), {"train", "val", "test"})
             self.assertEqual(set(rep["dpd"]), {"name", "coefficients", "aclr_dbc", "evm_db", "nmse_db", "training",
                                                "trained_through", "through", "held_out_aclr_dbc",
-                                               "trained_through_aclr_dbc", "held_out_gap_db", "no_probe_aclr_dbc"})
+                                               "trained_through_aclr_dbc", "held_out_gap_db", "no_probe_aclr_dbc",
+                                               "held_out_by_kind"})
             self.assertEqual([s["role"] for s in rep["surrogates"]], ["pa_model", "ensemble", "held_out", "no_probe"])
             self.assertEqual(rep["dpd"]["trained_through"], [PA, str(dm.parse(ENSEMBLE))])
             for k in ("measured", "surrogate_no_dpd", "dpd"):
