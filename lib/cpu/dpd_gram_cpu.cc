@@ -144,48 +144,14 @@ public:
     std::vector<double> eigh(std::vector<cd>& a, size_t K) const override
     {
         std::vector<double> w(K);
-        auto* A = reinterpret_cast<lapack_complex_double*>(a.data());
-        const lapack_int n = lapack_int(K);
-        // zheevd's workspace query returns its minimum, 2K + K^2, which leaves the
-        // back-transformation (zunmtr, after the K^2 eigenvector block) K elements: zunmql
-        // then falls back to one reflector at a time (zunm2l, BLAS-2, bound by memory
-        // bandwidth), the bulk of a large model's solve. 64 more columns of workspace
-        // (zunmql's largest block, and its 65 x 64 T matrix) let it run blocked (BLAS-3).
-        cd work_q;
-        double rwork_q = 0;
-        lapack_int iwork_q = 0;
-        lapack_int info =
-            LAPACKE_zheevd_work(LAPACK_COL_MAJOR,
-                                'V',
-                                'U',
-                                n,
-                                A,
-                                n,
-                                w.data(),
-                                reinterpret_cast<lapack_complex_double*>(&work_q),
-                                -1,
-                                &rwork_q,
-                                -1,
-                                &iwork_q,
-                                -1);
-        check_eigh("LAPACKE_zheevd (workspace query)", info, K);
-        const size_t lwork = size_t(work_q.real()) + 64 * K + 65 * 64;
-        std::vector<cd> work(lwork);
-        std::vector<double> rwork(std::max<size_t>(1, size_t(rwork_q)));
-        std::vector<lapack_int> iwork(std::max<lapack_int>(1, iwork_q));
-        info = LAPACKE_zheevd_work(LAPACK_COL_MAJOR,
-                                   'V',
-                                   'U',
-                                   n,
-                                   A,
-                                   n,
-                                   w.data(),
-                                   reinterpret_cast<lapack_complex_double*>(work.data()),
-                                   lapack_int(lwork),
-                                   rwork.data(),
-                                   lapack_int(rwork.size()),
-                                   iwork.data(),
-                                   lapack_int(iwork.size()));
+        const lapack_int info =
+            LAPACKE_zheevd(LAPACK_COL_MAJOR,
+                           'V',
+                           'U',
+                           lapack_int(K),
+                           reinterpret_cast<lapack_complex_double*>(a.data()),
+                           lapack_int(K),
+                           w.data());
         check_eigh("LAPACKE_zheevd", info, K);
         return w;
     }
