@@ -14,7 +14,6 @@ judge that changed since it was trained and measured is refused instead of quiet
 figures.
 """
 
-import hashlib
 import json
 import os
 
@@ -22,6 +21,7 @@ import numpy as np
 
 from . import dpd_model as dm
 from .dpd_bench_data import SPLITS, BenchError
+from .neural_train import sha256  # noqa: F401 (the one file hash; torch is not imported by it)
 
 NEURAL = ("gru", "tdnn")
 
@@ -33,14 +33,6 @@ def shipped_dir():
         return here
     src = os.environ.get("GPUINTERP_SOURCE_DIR")
     return os.path.join(src, "data", "models") if src else here
-
-
-def sha256(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def _sums(directory):

@@ -5,8 +5,6 @@ with one thing broken, and bad command-line options. Every one must end with exi
 one line on stderr that names the file and the field (or the option), blaming the right side: the PA
 input or the PA output. The clean slice must still run."""
 
-import contextlib
-import io
 import json
 import os
 import shutil
@@ -15,7 +13,8 @@ import tempfile
 import numpy as np
 from gnuradio import gr_unittest
 
-from gnuradio.gpuinterp import dpd_bench
+from gnuradio.gpuinterp.qa_util import bench_call
+
 
 SRC = os.environ.get("GPUINTERP_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
 SLICE = os.path.join(SRC, "tests", "data", "APA_200MHz_slice")
@@ -26,15 +25,7 @@ FAST = ["--pa-model", "mp:K=3,M=2", "--dpd-model", "mp:K=3,M=2", "--iterations",
 FILES = [f"{s}_{side}.csv" for s in ("train", "val", "test") for side in ("input", "output")] + ["spec.json"]
 
 
-def call(argv):
-    """dpd_bench.main in-process: (exit code, stdout, stderr); argparse's exits count as exit codes."""
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            rc = dpd_bench.main(argv)
-        except SystemExit as e:
-            rc = e.code
-    return rc, out.getvalue(), err.getvalue()
+call = bench_call
 
 
 # --- edits of a copy of the slice (each takes the dataset folder) ---------------------------------

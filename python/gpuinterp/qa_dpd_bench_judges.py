@@ -5,9 +5,7 @@ the bytes their SHA256SUMS name, a neural judge's figures are what the module's 
 same input, a dataset gets the shipped judges trained on its own files and no others, and a bad judge
 file is one named line."""
 
-import contextlib
 import hashlib
-import io
 import json
 import os
 import shutil
@@ -16,8 +14,10 @@ import tempfile
 import numpy as np
 from gnuradio import gr_unittest
 
-from gnuradio.gpuinterp import dpd_bench, dpd_bench_judges as judges, dpd_model as dm
+from gnuradio.gpuinterp import dpd_bench_judges as judges, dpd_model as dm
+from gnuradio.gpuinterp.qa_util import bench_call
 from gnuradio.gpuinterp.dpd_bench_data import load_dataset
+
 
 SRC = os.environ.get("GPUINTERP_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
 SLICE = os.path.join(SRC, "tests", "data", "APA_200MHz_slice")
@@ -26,14 +26,7 @@ FAST = ["--pa-model", "mp:K=3,M=2", "--dpd-model", "mp:K=3,M=2", "--iterations",
         "--ensemble", "gmp:Ka=3,La=2,Kb=1,Lb=1,Mb=1", "--held-out", "mp:K=3,M=3"]
 
 
-def call(argv):
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            rc = dpd_bench.main(argv)
-        except SystemExit as e:
-            rc = e.code
-    return rc, out.getvalue(), err.getvalue()
+call = bench_call
 
 
 def _pa_files():

@@ -1,8 +1,24 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Flowgraph scaffolding shared by the Python QA files (not a test itself, not installed)."""
 
+import contextlib
+import io
+
 import numpy as np
 from gnuradio import blocks, gr
+
+
+def bench_call(argv):
+    """gpuinterp_dpd_bench in-process: (exit code, stdout, stderr); argparse's exits count as exit codes."""
+    from gnuradio.gpuinterp import dpd_bench
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            rc = dpd_bench.main(argv)
+        except SystemExit as e:
+            rc = e.code
+    return rc, out.getvalue(), err.getvalue()
 
 
 def start_throttled(blk, x, rate, vlen_in=1, vlen_out=1):
