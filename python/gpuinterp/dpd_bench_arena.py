@@ -18,6 +18,7 @@ through the first (--pa-model) surrogate, which the DPD is trained through, as t
 trained through the PA that judges them; the held-out judges' figures stand beside it.
 """
 
+import json
 import os
 import time
 
@@ -121,12 +122,21 @@ def run_arena(directory, pa_model, dpd_model, iterations, regularization=None, p
         fit = _fit_surrogate(option, s, fitdata, regularization, nper, False, perturbation, directory, backend)
         say(f"  NMSE train {fit.nmse_db['train']:.2f} dB, val {fit.nmse_db['val']:.2f} dB, test {fit.nmse_db['test']:.2f} dB")
         judges.append({"spec": s, "role": role, "trained_through": trained and dpm is not None, "fit": fit})
+    # A predistorter file records the surrogate it was trained through (neural_train: its sha256).
+    through = None
+    if dpd_file is not None and os.path.isfile(dpd_file):
+        try:
+            with open(dpd_file) as f:
+                through = (json.load(f).get("training") or {}).get("surrogate_sha256")
+        except (OSError, ValueError, AttributeError):
+            through = None
     for path in judge_files:
         s, fit = judges_mod.load_judge(path, fitdata, False)
         say(f"judge {os.path.basename(path)}: {s} ({judges_mod.family_kind(s)}), NMSE train {fit.nmse_db['train']:.2f} "
             f"dB, val {fit.nmse_db['val']:.2f} dB, test {fit.nmse_db['test']:.2f} dB through this module's kernels")
-        judges.append({"spec": s, "role": "held_out", "trained_through": False, "fit": fit,
-                       "file": os.path.basename(path)})
+        trained = through is not None and judges_mod.sha256(path) == through
+        judges.append({"spec": s, "role": "trainer" if trained else "held_out", "trained_through": trained,
+                       "fit": fit, "file": os.path.basename(path)})
     if judge_files:  # the Arena's figure is through its neural judge: ours is the first judge file
         judges.insert(0, judges.pop(len(judges) - len(judge_files)))
 
