@@ -9,7 +9,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/deps.sh
-gpuinterp_apt_install clang-format
+# PyTorch is the independent reference of the neural kernels and trains the small models of the
+# neural QA; the module itself never needs it at run time.
+gpuinterp_apt_install clang-format python3-torch
 bash scripts/check_format.sh
 jobs=$(nproc)
 # Prefix /usr: what a package installs to (the package_deb test packs this tree).
