@@ -323,6 +323,11 @@ class dpd_estimator_cc(gr.basic_block):
     def start(self):
         self._running = True
         self._last_rx = time.monotonic()
+        # A flowgraph started again (a loop that runs it once per iteration, a restart) restarts the
+        # receiver's stream: an end seen in the previous run must not keep the transmit input
+        # unpaired in this one (the windows stay paired by count, as they were when it ended).
+        self._rx_ended = False
+        self._y_done_seen = False
         if self._timeout > 0:
             self._watchdog = threading.Thread(target=self._watch, daemon=True)
             self._watchdog.start()
