@@ -56,7 +56,8 @@ int main(int argc, char** argv)
 {
     const uint64_t n = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 50000000ull;
     const int rows[][2] = { { 2, 12 }, { 4, 64 }, { 8, 128 }, { 16, 256 } };
-    const double tc = seconds([] { return gr::blocks::copy::make(sizeof(gr_complex)); }, n);
+    const double tc =
+        seconds([] { return gr::blocks::copy::make(sizeof(gr_complex)); }, n);
     std::printf("passthrough copy: %.1f Msample/s\n", n / tc / 1e6);
     for (const auto& r : rows) {
         const int L = r[0], ntaps = r[1];

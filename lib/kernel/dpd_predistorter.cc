@@ -42,6 +42,21 @@ void check_structure(unsigned P, unsigned Q, unsigned Lp, unsigned Lq)
                           "must be >= 1 and <= " + std::to_string(max_taps) + ", got " +
                               std::to_string(Lq));
 }
+//! A model's value vector (its coefficients or weights) has the model's count and is finite.
+template <typename T>
+void check_values(const char* name,
+                  const std::vector<T>& v,
+                  const dpd_model& model,
+                  size_t want)
+{
+    if (v.size() != want)
+        invalid_parameter(name,
+                          "expected " + std::to_string(want) + " values for " +
+                              model.to_string() + " (got " + std::to_string(v.size()) +
+                              ")");
+    require_finite(name, v);
+}
+
 } // namespace
 
 size_t
@@ -195,13 +210,7 @@ void dpd_predistorter::validate_weights(const dpd_model& model,
                           "a " + kernel::to_string(model.family) +
                               " model takes complex coefficients, not weights");
     model.validate();
-    const size_t want = model.num_weights();
-    if (weights.size() != want)
-        invalid_parameter("weights",
-                          "expected " + std::to_string(want) + " values for " +
-                              model.to_string() + " (got " +
-                              std::to_string(weights.size()) + ")");
-    require_finite("weights", weights);
+    check_values("weights", weights, model, model.num_weights());
 }
 
 void dpd_predistorter::set_weights(const std::vector<float>& weights)
@@ -251,13 +260,7 @@ void dpd_predistorter::validate(const dpd_model& model,
                           "a " + kernel::to_string(model.family) +
                               " model takes real weights, not complex coefficients");
     model.validate();
-    const size_t want = model.num_coefficients();
-    if (coefficients.size() != want)
-        invalid_parameter("coefficients",
-                          "expected " + std::to_string(want) + " values for " +
-                              model.to_string() + " (got " +
-                              std::to_string(coefficients.size()) + ")");
-    require_finite("coefficients", coefficients);
+    check_values("coefficients", coefficients, model, model.num_coefficients());
     if (!is_finite_value(lo_leakage))
         invalid_parameter("lo_leakage", "is not finite");
 }

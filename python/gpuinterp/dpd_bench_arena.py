@@ -18,7 +18,6 @@ through the first (--pa-model) surrogate, which the DPD is trained through, as t
 trained through the PA that judges them; the held-out judges' figures stand beside it.
 """
 
-import json
 import os
 import time
 
@@ -122,14 +121,16 @@ def run_arena(directory, pa_model, dpd_model, iterations, regularization=None, p
         fit = _fit_surrogate(option, s, fitdata, regularization, nper, False, perturbation, directory, backend)
         say(f"  NMSE train {fit.nmse_db['train']:.2f} dB, val {fit.nmse_db['val']:.2f} dB, test {fit.nmse_db['test']:.2f} dB")
         judges.append({"spec": s, "role": role, "trained_through": trained and dpm is not None, "fit": fit})
-    # A predistorter file records the surrogate it was trained through (neural_train: its sha256).
-    through = None
-    if dpd_file is not None and os.path.isfile(dpd_file):
+    dfit = None
+    if dpd_file is not None:
         try:
-            with open(dpd_file) as f:
-                through = (json.load(f).get("training") or {}).get("surrogate_sha256")
-        except (OSError, ValueError, AttributeError):
-            through = None
+            dfit = dm.load_model(dpd_file)
+        except (dm.ModelError, OSError) as e:
+            raise BenchError(f"--dpd-file: {e}") from None
+        if dfit.kind != "predistorter":
+            raise BenchError(f"--dpd-file: {dpd_file}: kind: a predistorter is needed, this file holds a {dfit.kind}")
+    # A predistorter file records the surrogate it was trained through (neural_train: its sha256).
+    through = (dfit.training or {}).get("surrogate_sha256") if dfit is not None else None
     for path in judge_files:
         s, fit = judges_mod.load_judge(path, fitdata, False)
         say(f"judge {os.path.basename(path)}: {s} ({judges_mod.family_kind(s)}), NMSE train {fit.nmse_db['train']:.2f} "
@@ -144,13 +145,7 @@ def run_arena(directory, pa_model, dpd_model, iterations, regularization=None, p
         a = arena.aclr(v, fs, min(nper, v.size), "5x40")
         return a["left"], a["right"], a["avg"]
 
-    if dpd_file is not None:
-        try:
-            dfit = dm.load_model(dpd_file)
-        except (dm.ModelError, OSError) as e:
-            raise BenchError(f"--dpd-file: {e}") from None
-        if dfit.kind != "predistorter":
-            raise BenchError(f"--dpd-file: {dpd_file}: kind: a predistorter is needed, this file holds a {dfit.kind}")
+    if dfit is not None:
         dspec = dm.parse(dfit.model)
         x_pd, nlim = limit(run_model(dfit, xte), peak)
         diverged, name = None, f"{dspec} ({os.path.basename(dpd_file)})"

@@ -20,6 +20,7 @@ import os
 import numpy as np
 
 from . import dpd_model as dm
+from . import metrics
 from .dpd_bench_data import SPLITS, BenchError
 from .neural_train import sha256  # noqa: F401 (the one file hash; torch is not imported by it)
 
@@ -89,12 +90,6 @@ def auto_judges(directory, models_dir=None):
     return out
 
 
-def run_stream(fit, x):
-    """A neural model over x as one stream from a zero state (its recursion carries no bounded
-    history, so it cannot be cut into chunks with a few samples of overlap as a polynomial can)."""
-    return fit.apply(np.asarray(x, dtype=np.complex128))
-
-
 def load_judge(path, data, contiguous, shipped=False, option="--judge"):
     """A PA model file as a judge: (spec, fit) with ``fit.nmse_db`` on every split, measured here
     through the module's kernels (not copied from the file), or BenchError naming the file."""
@@ -109,17 +104,17 @@ def load_judge(path, data, contiguous, shipped=False, option="--judge"):
     if fit.kind != "pa_model":
         raise BenchError(f"{option}: {path}: kind: a judge or trainer is a PA model, this file holds a {fit.kind}")
     spec = dm.parse(fit.model)
+    # Each split from a zero state, or the splits as one stream (a neural model's recursion carries
+    # its whole past, so it runs over the stream in one call, never in overlapping chunks).
     if contiguous:
-        x = np.concatenate([data[s][0] for s in SPLITS])
-        y = run_stream(fit, x) if spec.is_neural else fit.apply(x)
+        y = fit.apply(np.concatenate([data[s][0] for s in SPLITS]))
         i, est = 0, {}
         for s in SPLITS:
             est[s] = y[i:i + data[s][0].size]
             i += data[s][0].size
     else:
-        est = {s: (run_stream(fit, data[s][0]) if spec.is_neural else fit.apply(data[s][0])) for s in SPLITS}
-    fit.nmse_db = {s: float(10 * np.log10(np.sum(np.abs(est[s] - data[s][1]) ** 2) / np.sum(np.abs(data[s][1]) ** 2)))
-                   for s in SPLITS}
+        est = {s: fit.apply(data[s][0]) for s in SPLITS}
+    fit.nmse_db = {s: float(metrics.nmse_db(data[s][1], est[s])) for s in SPLITS}
     if not np.isfinite(fit.nmse_db["test"]) or fit.nmse_db["test"] > -20:
         raise BenchError(f"{option}: {path}: the model {spec} explains this dataset's test output to only "
                          f"{fit.nmse_db['test']:.2f} dB NMSE: a model of another PA or capture")

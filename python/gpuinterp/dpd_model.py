@@ -257,7 +257,7 @@ class ModelFit:
     rank: int = 0
     kind: str = "pa_model"
     weights: np.ndarray = None  # neural families: the real weights (coefficients then empty)
-    training: dict = None  # neural families: how the weights were trained (the file's "training")
+    training: dict = None  # how the model was made (the file's "training"), any family
 
     def apply(self, x, history=None, future=None):
         """The model on x (undelayed, zero initial state unless ``history`` is given), float64 for
@@ -311,6 +311,8 @@ def save_model(path, fit, **extra):
            "nmse_db": {k: num(float(v)) for k, v in (fit.nmse_db or {}).items()},
            "regularization": num(float(fit.regularization)), "condition": num(float(fit.condition)),
            "rank": int(fit.rank)}
+    if fit.training is not None:
+        doc["training"] = fit.training
     doc.update({k: num(v) for k, v in extra.items()})
     write_json_lines(path, doc)
 
@@ -502,6 +504,14 @@ def load_model(path):
         rank = 0
     if not (isinstance(rank, int) and not isinstance(rank, bool) and 0 <= rank <= rank_max):
         raise bad("rank", f"must be an integer >= 0 and <= {rank_max} (the basis columns), got {_show(rank)}")
+    nmse, training = _figures_and_training(doc, bad)
+    return ModelFit(str(m), w, c, nmse, rng, regularization, condition, rank, kind, training=training)
+
+
+def _figures_and_training(doc, bad):
+    """The fields every family's file may carry: "nmse_db" ({train, val, test}: finite numbers or
+    null) and "training" (an object: how the model was made, e.g. the surrogate a predistorter was
+    trained through)."""
     nm = doc.get("nmse_db")
     nmse = {}
     if nm is not None:
@@ -519,7 +529,10 @@ def load_model(path):
                 if not math.isfinite(v):
                     raise bad("nmse_db", f"{k} must be a finite number or null, got {_show(nm[k])}")
             nmse[k] = math.nan if v is None else v
-    return ModelFit(str(m), w, c, nmse, rng, regularization, condition, rank, kind)
+    training = doc.get("training")
+    if training is not None and not isinstance(training, dict):
+        raise bad("training", f"must be an object (command, seed, data hashes, figures), got {_show(training)}")
+    return nmse, training
 
 
 def _load_neural(path, doc, m, kind, bad):
@@ -549,14 +562,6 @@ def _load_neural(path, doc, m, kind, bad):
             raise bad("weights", f"element {i}: {_show(v)} is beyond the float32 range of the engine "
                                  f"(|value| <= {FLOAT32_MAX:.4g})")
         out[i] = f
-    training = doc.get("training")
-    if training is not None and not isinstance(training, dict):
-        raise bad("training", f"must be an object (command, seed, data hashes, figures), got {_show(training)}")
-    nmse = {}
-    nm = doc.get("nmse_db")
-    if nm is not None:
-        if not isinstance(nm, dict) or any(k not in NMSE_KEYS for k in nm):
-            raise bad("nmse_db", f"must be an object with keys {', '.join(NMSE_KEYS)}, got {_show(nm)}")
-        nmse = {k: (math.nan if v is None else float(v)) for k, v in nm.items()}
+    nmse, training = _figures_and_training(doc, bad)
     return ModelFit(str(m), np.zeros(0, dtype=np.complex128), 0j, nmse, kind=kind,
                     weights=out.astype(np.float32), training=training)

@@ -7,9 +7,9 @@
 #include "numpy_util.h"
 #include <gnuradio/gpuinterp/kernel/dpd_capture.h>
 #include <pybind11/complex.h>
-#include <cmath>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
+#include <cmath>
 
 namespace py = pybind11;
 using namespace gr::gpuinterp;
@@ -63,7 +63,8 @@ void bind_dpd_capture(py::module& m)
                const py::object& max_delay,
                const py::object& delay,
                const py::object& condition_arg) {
-                const bool rx_correction = pyutil::bool_arg(rx_correction_arg, "rx_correction");
+                const bool rx_correction =
+                    pyutil::bool_arg(rx_correction_arg, "rx_correction");
                 const bool track_frequency =
                     pyutil::bool_arg(track_frequency_arg, "track_frequency");
                 const bool condition = pyutil::bool_arg(condition_arg, "condition");
@@ -74,13 +75,16 @@ void bind_dpd_capture(py::module& m)
                         "x, y: expected two one-dimensional captures of "
                         "equal length");
                 kernel::dpd_capture_options o;
-                o.full_scale =
-                    full_scale.is_none()
-                        ? 0.0
-                        : pyutil::float_arg(full_scale, "full_scale", "a number > 0 or None");
-                if (!full_scale.is_none() && !(o.full_scale > 0 && std::isfinite(o.full_scale)))
-                    throw py::value_error("full_scale: must be a number > 0 or None, got " +
-                                          std::to_string(o.full_scale));
+                o.full_scale = full_scale.is_none()
+                                   ? 0.0
+                                   : pyutil::float_arg(full_scale,
+                                                       "full_scale",
+                                                       "a number > 0 or None");
+                if (!full_scale.is_none() &&
+                    !(o.full_scale > 0 && std::isfinite(o.full_scale)))
+                    throw py::value_error(
+                        "full_scale: must be a number > 0 or None, got " +
+                        std::to_string(o.full_scale));
                 o.rx_correction = rx_correction;
                 o.track_frequency = track_frequency;
                 if (!max_delay.is_none()) {

@@ -52,7 +52,8 @@ marr mask_arg(const py::object& m, size_t n, const char* name)
     py::object raw = np.attr("asarray")(m);
     const std::string kind = py::str(raw.attr("dtype").attr("kind"));
     if (kind != "b" && kind != "i" && kind != "u")
-        throw py::value_error(std::string(name) + ": expected booleans (or 0/1 integers), one per "
+        throw py::value_error(std::string(name) +
+                              ": expected booleans (or 0/1 integers), one per "
                               "sample of y, got an array of dtype " +
                               py::str(raw.attr("dtype")).cast<std::string>());
     marr a = marr::ensure(raw.attr("astype")("bool").attr("astype")("uint8"));
@@ -144,7 +145,8 @@ void bind_dpd_gram(py::module& m)
         .def(
             "forget",
             [](G& g, const py::object& factor) {
-                const double f = pyutil::float_arg(factor, "factor", "a number in (0, 1]");
+                const double f =
+                    pyutil::float_arg(factor, "factor", "a number in (0, 1]");
                 g.run([&](K& k) { k.forget(f); });
             },
             py::arg("factor"))
@@ -178,10 +180,12 @@ void bind_dpd_gram(py::module& m)
                 }
                 if (!grid.is_none()) {
                     if (py::isinstance<py::str>(grid) || !py::hasattr(grid, "__iter__"))
-                        throw py::value_error("grid: must be a list of numbers > 0, got " +
-                                              py::repr(grid).cast<std::string>());
+                        throw py::value_error(
+                            "grid: must be a list of numbers > 0, got " +
+                            py::repr(grid).cast<std::string>());
                     for (const py::handle v : grid)
-                        o.grid.push_back(pyutil::float_arg(v, "grid", "a list of numbers > 0"));
+                        o.grid.push_back(
+                            pyutil::float_arg(v, "grid", "a list of numbers > 0"));
                 }
                 if (!grid.is_none() && o.grid.empty())
                     throw py::value_error("grid: empty");

@@ -47,7 +47,8 @@ struct int_arg {
             // Callers pass the semantic bounds where the kernel has them, so this is the range
             // the later checks accept, not just the C type's.
             throw py::value_error(std::string(name) + ": must be an integer in [" +
-                                  std::to_string(lo) + ", " + std::to_string(hi) + "], got " + r);
+                                  std::to_string(lo) + ", " + std::to_string(hi) +
+                                  "], got " + r);
         };
         PyObject* o = obj.ptr();
         if (!o || PyBool_Check(o))
@@ -91,7 +92,8 @@ struct int_arg {
 //! Bound as double, a list or a string would fail in pybind11's own cast ("Unable to cast Python
 //! instance to C++ type") or as "incompatible function arguments", naming no parameter. bool and
 //! complex values are refused rather than read as 1.0 or their real part.
-inline double float_arg(const py::handle& obj, const char* name, const char* what = "a number")
+inline double
+float_arg(const py::handle& obj, const char* name, const char* what = "a number")
 {
     PyObject* o = obj.ptr();
     if (o && !PyBool_Check(o) && !PyComplex_Check(o) && PyNumber_Check(o)) {
@@ -115,7 +117,8 @@ inline bool bool_arg(const py::handle& obj, const char* name)
 {
     if (obj.ptr() == Py_True || obj.ptr() == Py_False)
         return obj.ptr() == Py_True;
-    if (py::hasattr(obj, "dtype") && py::str(obj.attr("dtype")).cast<std::string>() == "bool")
+    if (py::hasattr(obj, "dtype") &&
+        py::str(obj.attr("dtype")).cast<std::string>() == "bool")
         return obj.cast<bool>();
     std::string r;
     try {
@@ -142,10 +145,10 @@ inline std::string str_arg(const py::handle& obj, const char* name, const char* 
 
 //! Bounds the kernels check after conversion (lib/kernel/*.cc), used here too so that a value out
 //! of range gets the same bound whether it fits the C type or not.
-constexpr long long max_interpolation = 65536; // polyphase_interpolator.cc
+constexpr long long max_interpolation = 65536;         // polyphase_interpolator.cc
 constexpr long long min_nfilts = 2, max_nfilts = 4096; // resampler.cc check_params
 constexpr long long min_taps_per_arm = 4, max_taps_per_arm = 512;
-constexpr long long max_order = 15;   // dpd_model.h: P, Q
+constexpr long long max_order = 15;      // dpd_model.h: P, Q
 constexpr long long max_dpd_taps = 1024; // dpd_predistorter.cc: Lp, Lq
 constexpr long long max_device = std::numeric_limits<int>::max();
 
@@ -176,7 +179,8 @@ struct type_caster<gr::gpuinterp::pyutil::int_arg> {
         return true;
     }
 
-    static handle cast(const gr::gpuinterp::pyutil::int_arg& v, return_value_policy, handle)
+    static handle
+    cast(const gr::gpuinterp::pyutil::int_arg& v, return_value_policy, handle)
     {
         return v.obj.inc_ref();
     }

@@ -68,13 +68,15 @@ PYBIND11_MODULE(gpuinterp_python, m)
             if (!d)
                 throw py::value_error("block: not running in a flowgraph");
             if (port < 0 || port >= d->ninputs())
-                throw py::value_error("port: must be in [0, " + std::to_string(d->ninputs()) +
-                                      "), got " + std::to_string(port));
+                throw py::value_error("port: must be in [0, " +
+                                      std::to_string(d->ninputs()) + "), got " +
+                                      std::to_string(port));
             return d->input(unsigned(port))->done();
         },
         py::arg("block"),
         py::arg("port"),
-        "True when the upstream block writing input `port` of `block` (a running block, e.g. "
+        "True when the upstream block writing input `port` of `block` (a running block, "
+        "e.g. "
         "a Python block's to_basic_block()) has finished: no more items will arrive.");
 
     // BINDING_FUNCTION_CALLS(
