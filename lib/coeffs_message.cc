@@ -51,6 +51,30 @@ std::vector<gr_complex> to_coefficients(const pmt::pmt_t& v)
         "coefficients: expected a complex vector (c32vector), got " + show(v));
 }
 
+std::vector<float> to_weights(const pmt::pmt_t& v)
+{
+    if (pmt::is_f32vector(v))
+        return pmt::f32vector_elements(v);
+    std::vector<float> out;
+    if (pmt::is_f64vector(v)) {
+        for (double d : pmt::f64vector_elements(v))
+            out.push_back(float(d));
+        return out;
+    }
+    if (pmt::is_vector(v)) {
+        for (size_t i = 0; i < pmt::length(v); i++) {
+            const pmt::pmt_t e = pmt::vector_ref(v, i);
+            if (!pmt::is_real(e) && !pmt::is_integer(e))
+                throw std::invalid_argument("weights: element " + std::to_string(i) +
+                                            " is not a real number: " + show(e));
+            out.push_back(float(pmt::to_double(e)));
+        }
+        return out;
+    }
+    throw std::invalid_argument("weights: expected a real vector (f32vector), got " +
+                                show(v));
+}
+
 gr_complex to_lo_leakage(const pmt::pmt_t& v)
 {
     if (!pmt::is_number(v))
@@ -109,10 +133,17 @@ coeffs_update decode_coeffs_message(const pmt::pmt_t& v)
     } else if (pmt::is_pair(v) &&
                pmt::is_pair(pmt::car(v))) { // a dict: a list of (key . value)
         const pmt::pmt_t co = dict_get(v, "coefficients", "coeffs");
-        if (pmt::is_null(co))
+        const pmt::pmt_t w = dict_get(v, "weights", "weights");
+        if (pmt::is_null(co) && pmt::is_null(w))
             throw std::invalid_argument(
-                "coefficients: the dict has no 'coefficients' entry");
-        u.coefficients = to_coefficients(co);
+                "coefficients: the dict has no 'coefficients' (or 'weights') entry");
+        if (!pmt::is_null(co) && !pmt::is_null(w))
+            throw std::invalid_argument("weights: the dict has both 'coefficients' and "
+                                        "'weights'; a model takes one of them");
+        if (!pmt::is_null(co))
+            u.coefficients = to_coefficients(co);
+        else
+            u.weights = to_weights(w);
         const pmt::pmt_t c = dict_get(v, "lo_leakage", "c");
         if (!pmt::is_null(c)) {
             u.lo_leakage = to_lo_leakage(c);
@@ -131,6 +162,25 @@ coeffs_update decode_coeffs_message(const pmt::pmt_t& v)
             show(v));
     }
     return u;
+}
+
+std::vector<float> weights_of(const coeffs_update& u)
+{
+    if (u.has_lo_leakage)
+        throw std::invalid_argument("lo_leakage: a neural model has no LO-leakage "
+                                    "constant; send its weights alone");
+    if (!u.weights.empty())
+        return u.weights;
+    std::vector<float> w;
+    w.reserve(u.coefficients.size());
+    for (size_t i = 0; i < u.coefficients.size(); i++) {
+        if (u.coefficients[i].imag() != 0.f)
+            throw std::invalid_argument(
+                "weights: a neural model takes real weights; value " + std::to_string(i) +
+                " of the update is complex (send {\"weights\": f32vector})");
+        w.push_back(u.coefficients[i].real());
+    }
+    return w;
 }
 
 pmt::pmt_t encode_coeffs_message(const std::vector<gr_complex>& coefficients,

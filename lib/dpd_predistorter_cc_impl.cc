@@ -36,16 +36,55 @@ kernel::dpd_model model_from_params(unsigned P,
         kernel::dpd_predistorter::validate(P, Q, Lp, Lq, coefficients, lo_leakage);
         return kernel::dpd_predistorter::ph_model(P, Q, Lp, Lq);
     }
-    kernel::dpd_model m = kernel::dpd_model::parse(spec);
-    // The block's coefficient paths (setter, message, `dpd_coeffs` tags, channels, sc16) are
-    // complex coefficients; a neural model's weights run through the kernel
-    // (kernel::dpd_predistorter) or the Python block gpuinterp.neural_predistorter_cc.
-    if (m.is_neural())
-        throw std::invalid_argument(
-            "model: " + m.to_string() +
-            " is a neural model: dpd_predistorter_cc runs ph, mp and gmp; use "
-            "neural_predistorter_cc (one channel, fc32) with its weights");
-    return m;
+    return kernel::dpd_model::parse(spec);
+}
+
+// The bank of the model's kind: a neural model takes real weights, the others complex
+// coefficients; the other kind's argument must be empty, so a mix-up is named, not ignored.
+std::unique_ptr<kernel::dpd_bank> make_bank(const kernel::dpd_model& m,
+                                            unsigned channels,
+                                            const std::vector<gr_complex>& coefficients,
+                                            gr_complex lo_leakage,
+                                            const std::vector<float>& weights,
+                                            gr::gpuinterp::backend backend,
+                                            int device,
+                                            size_t batch,
+                                            bool mapped,
+                                            kernel::sample_format output_format,
+                                            float full_scale,
+                                            kernel::sample_format input_format)
+{
+    if (!m.is_neural()) {
+        if (!weights.empty())
+            throw std::invalid_argument(
+                "weights: " + m.to_string() +
+                " takes complex coefficients; weights are for the "
+                "neural families (gru, tdnn)");
+        return std::make_unique<kernel::dpd_bank>(m,
+                                                  channels,
+                                                  coefficients,
+                                                  lo_leakage,
+                                                  backend,
+                                                  device,
+                                                  batch,
+                                                  mapped,
+                                                  output_format,
+                                                  full_scale,
+                                                  input_format);
+    }
+    if (!coefficients.empty() || lo_leakage != gr_complex(0))
+        throw std::invalid_argument("coefficients: " + m.to_string() +
+                                    " is a neural model: give its weights, and no "
+                                    "coefficients or LO leakage");
+    return std::make_unique<kernel::dpd_bank>(m,
+                                              channels,
+                                              weights,
+                                              backend,
+                                              device,
+                                              batch,
+                                              output_format,
+                                              full_scale,
+                                              input_format);
 }
 } // namespace
 
@@ -65,22 +104,23 @@ dpd_predistorter_cc::make(unsigned P,
                           unsigned channels,
                           const std::string& output_format,
                           float full_scale,
-                          const std::string& input_format)
+                          const std::string& input_format,
+                          const std::vector<float>& weights)
 {
     kernel::check_channels(channels); // before the ports are sized by it
     return gnuradio::make_block_sptr<dpd_predistorter_cc_impl>(
-        std::make_unique<kernel::dpd_bank>(
-            model_from_params(P, Q, Lp, Lq, coefficients, lo_leakage, model),
-            channels,
-            coefficients,
-            lo_leakage,
-            backend_from_string(backend),
-            device,
-            batch_from_param(batch),
-            mapped,
-            kernel::sample_format_from_string(output_format),
-            full_scale,
-            kernel::sample_format_from_string(input_format, "input_format")),
+        make_bank(model_from_params(P, Q, Lp, Lq, coefficients, lo_leakage, model),
+                  channels,
+                  coefficients,
+                  lo_leakage,
+                  weights,
+                  backend_from_string(backend),
+                  device,
+                  batch_from_param(batch),
+                  mapped,
+                  kernel::sample_format_from_string(output_format),
+                  full_scale,
+                  kernel::sample_format_from_string(input_format, "input_format")),
         device,
         device_buffers);
 }
@@ -137,6 +177,30 @@ void dpd_predistorter_cc_impl::set_channel_coefficients(
     std::lock_guard<std::mutex> lock(d_mutex);
     d_kernel->set_coefficients(channel, coefficients, lo_leakage); // validates
     d_switched[channel] = 1;
+}
+
+void dpd_predistorter_cc_impl::set_weights(const std::vector<float>& weights)
+{
+    std::lock_guard<std::mutex> lock(d_mutex);
+    kernel::dpd_predistorter::validate_weights(d_kernel->model(), weights);
+    for (unsigned c = 0; c < d_kernel->channels(); c++) {
+        d_kernel->set_weights(c, weights);
+        d_switched[c] = 1;
+    }
+}
+
+void dpd_predistorter_cc_impl::set_channel_weights(unsigned channel,
+                                                   const std::vector<float>& weights)
+{
+    std::lock_guard<std::mutex> lock(d_mutex);
+    d_kernel->set_weights(channel, weights); // validates
+    d_switched[channel] = 1;
+}
+
+std::vector<float> dpd_predistorter_cc_impl::channel_weights(unsigned channel) const
+{
+    std::lock_guard<std::mutex> lock(d_mutex);
+    return d_kernel->weights(channel);
 }
 
 std::vector<gr_complex> dpd_predistorter_cc_impl::coefficients() const
@@ -209,6 +273,19 @@ bool dpd_predistorter_cc_impl::apply_locked(const pmt::pmt_t& v,
                                         std::to_string(N) + " channel(s))");
         const int first = target >= 0 ? target : 0, last = target >= 0 ? target : N - 1;
         // Validated before any channel changes, so a refused set changes none.
+        if (d_kernel->model().is_neural()) {
+            const std::vector<float> w = weights_of(u);
+            kernel::dpd_predistorter::validate_weights(d_kernel->model(), w);
+            for (int c = first; c <= last; c++) {
+                d_kernel->set_weights(c, w);
+                if (channel < 0)
+                    d_switched[c] = 1;
+            }
+            return true;
+        }
+        if (!u.weights.empty())
+            throw std::invalid_argument("weights: " + d_kernel->model().to_string() +
+                                        " takes complex coefficients, not weights");
         kernel::dpd_predistorter::validate(
             d_kernel->model(),
             u.coefficients,

@@ -36,6 +36,11 @@ public:
                                   gr_complex lo_leakage) override;
     std::vector<gr_complex> channel_coefficients(unsigned channel) const override;
     gr_complex channel_lo_leakage(unsigned channel) const override;
+    void set_weights(const std::vector<float>& weights) override;
+    void set_channel_weights(unsigned channel,
+                             const std::vector<float>& weights) override;
+    std::vector<float> weights() const override { return channel_weights(0); }
+    std::vector<float> channel_weights(unsigned channel) const override;
     unsigned channels() const override { return d_kernel->channels(); }
     std::string output_format() const override
     {

@@ -22,6 +22,30 @@ namespace {
 constexpr size_t sc16_chunk = 4096;
 } // namespace
 
+void dpd_bank::common_setup(backend requested, int device)
+{
+    d_counts.assign(d_channels, {});
+    const backend_choice choice = select_backend(requested, device);
+    d_backend = choice.selected;
+    d_note = choice.reason;
+    if (d_format == sample_format::sc16)
+        d_scratch.resize(sc16_chunk);
+    if (d_in_format == sample_format::sc16)
+        d_in_scratch.resize(sc16_chunk);
+}
+
+namespace {
+// sc16 on CUDA is converted inside the ph bank's kernel only; the other families would need a
+// conversion pass of their own, so the CPU runs them.
+void refuse_cuda_sc16(backend b, sample_format in, sample_format out, const dpd_model& m)
+{
+    if (b == backend::cuda && (in == sample_format::sc16 || out == sample_format::sc16))
+        invalid_parameter(out == sample_format::sc16 ? "output_format" : "input_format",
+                          "sc16 on the CUDA backend takes ph models (this is " +
+                              to_string(m.family) + "); use backend 'cpu' or fc32");
+}
+} // namespace
+
 dpd_bank::dpd_bank(const dpd_model& model,
                    unsigned channels,
                    const std::vector<complex>& coefficients,
@@ -43,15 +67,12 @@ dpd_bank::dpd_bank(const dpd_model& model,
     check_channels(channels);
     validate_full_scale(full_scale);
     dpd_predistorter::validate(model, coefficients, lo_leakage);
+    common_setup(requested, device);
     d_coeffs.assign(channels, coefficients);
     d_c.assign(channels, lo_leakage);
-    d_counts.assign(channels, {});
-    const backend_choice choice = select_backend(requested, device);
-    d_backend = choice.selected;
-    d_note = choice.reason;
-    const bool sc16_out = output_format == sample_format::sc16;
-    const bool sc16_in = input_format == sample_format::sc16;
-    const bool sc16 = sc16_out || sc16_in;
+    d_weights.assign(channels, {});
+    const bool sc16 =
+        output_format == sample_format::sc16 || input_format == sample_format::sc16;
     const bool ph = model.family == dpd_model::family_t::ph;
     if (d_backend == backend::cuda && ph && (channels > 1 || sc16)) {
         try {
@@ -75,20 +96,45 @@ dpd_bank::dpd_bank(const dpd_model& model,
                       ": one launch per channel";
         }
     }
-    if (d_backend == backend::cuda && sc16)
-        invalid_parameter(sc16_out ? "output_format" : "input_format",
-                          "sc16 on the CUDA backend takes ph models (this is " +
-                              to_string(model.family) + "); use backend 'cpu' or fc32");
+    refuse_cuda_sc16(d_backend, input_format, output_format, model);
     for (unsigned c = 0; c < channels; c++)
         d_each.push_back(std::make_unique<dpd_predistorter>(
             model, coefficients, lo_leakage, d_backend, device, d_batch, mapped));
     const std::string why = d_each.front()->backend_note();
     if (!why.empty() && why != d_note)
         d_note += (d_note.empty() ? "" : "; ") + why;
-    if (sc16_out)
-        d_scratch.resize(sc16_chunk);
-    if (sc16_in)
-        d_in_scratch.resize(sc16_chunk);
+}
+
+dpd_bank::dpd_bank(const dpd_model& model,
+                   unsigned channels,
+                   const std::vector<float>& weights,
+                   backend requested,
+                   int device,
+                   size_t batch,
+                   sample_format output_format,
+                   float full_scale,
+                   sample_format input_format)
+    : d_model(model),
+      d_channels(channels),
+      d_format(output_format),
+      d_in_format(input_format),
+      d_full_scale(full_scale),
+      d_batch(batch ? batch : dpd_predistorter::default_batch)
+{
+    check_channels(channels);
+    validate_full_scale(full_scale);
+    dpd_predistorter::validate_weights(model, weights);
+    common_setup(requested, device);
+    d_coeffs.assign(channels, {});
+    d_c.assign(channels, complex(0));
+    d_weights.assign(channels, weights);
+    refuse_cuda_sc16(d_backend, input_format, output_format, model);
+    for (unsigned c = 0; c < channels; c++)
+        d_each.push_back(std::make_unique<dpd_predistorter>(
+            model, weights, d_backend, device, d_batch));
+    const std::string why = d_each.front()->backend_note();
+    if (!why.empty() && why != d_note)
+        d_note += (d_note.empty() ? "" : "; ") + why;
 }
 
 dpd_bank::~dpd_bank() = default;
@@ -230,6 +276,20 @@ void dpd_bank::set_coefficients(unsigned channel,
         d_each[channel]->set_coefficients(coefficients, lo_leakage);
     d_coeffs[channel] = coefficients;
     d_c[channel] = lo_leakage;
+}
+
+void dpd_bank::set_weights(unsigned channel, const std::vector<float>& weights)
+{
+    check_channel(channel);
+    d_each[channel]->set_weights(
+        weights); // validates (a polynomial model refuses weights)
+    d_weights[channel] = weights;
+}
+
+const std::vector<float>& dpd_bank::weights(unsigned channel) const
+{
+    check_channel(channel);
+    return d_weights[channel];
 }
 
 const std::vector<dpd_bank::complex>& dpd_bank::coefficients(unsigned channel) const

@@ -12,6 +12,7 @@ import tempfile
 
 import numpy as np
 from gnuradio import blocks, gr, gr_unittest
+import pmt
 
 from gnuradio import gpuinterp
 from gnuradio.gpuinterp import dpd, pa_models
@@ -305,27 +306,67 @@ class qa_neural_models(gr_unittest.TestCase):
             self.assertLess(rel_err(np.array(snk.data()), delayed(want, 3)), TOL)
 
     def test_neural_predistorter_block(self):
+        """dpd_predistorter_cc runs the neural families: the float64 forward pass, a weight switch at
+        exactly the tagged sample ({"weights": f32vector} in a dpd_coeffs tag), per-channel weights,
+        sc16 output, a model file, and the errors that name the parameter."""
         spec = "tdnn:M=4,H=8,N=2"
         w1, w2, x = random_weights(spec, 95), random_weights(spec, 96), signal(5000, 97)
+        f1, f2 = numpy_forward(spec, w1, x), numpy_forward(spec, w2, x)
+        n0 = 3001  # a tdnn's output n reads inputs up to n only: w2 from output n0 on
+        tag = gr.tag_t()
+        tag.offset, tag.key = n0, pmt.intern("dpd_coeffs")
+        tag.value = pmt.dict_add(pmt.make_dict(), pmt.intern("weights"), pmt.init_f32vector(w2.size, w2.tolist()))
         tb = gr.top_block()
-        src = blocks.vector_source_c(x.tolist())
-        blk = gpuinterp.neural_predistorter_cc(spec, w1, backend="cpu")
+        src = blocks.vector_source_c(x.tolist(), False, 1, [tag])
+        blk = gpuinterp.dpd_predistorter_cc(model=spec, weights=w1, backend="cpu")
         snk = blocks.vector_sink_c()
         tb.connect(src, blk, snk)
         tb.run()
-        self.assertEqual((blk.delay(), blk.model()), (0, spec))
-        self.assertLess(rel_err(np.array(snk.data()), numpy_forward(spec, w1, x)), TOL)
-        blk.set_weights(w2)
+        self.assertEqual((blk.delay(), blk.model(), blk.coefficients().size), (0, spec, 0))
+        got = np.array(snk.data())
+        self.assertLess(rel_err(got[:n0], f1[:n0]), TOL)
+        self.assertLess(rel_err(got[n0:], f2[n0:]), TOL)
         np.testing.assert_array_equal(blk.weights(), w2)
+        # A gru, two channels with their own weights, sc16 out (CPU): channel c is its float64
+        # forward pass, delayed by the block's delay, rounded to int16 at full scale 2.
+        g = "gru:H=8,C=4,D=2"
+        wa, wb = random_weights(g, 98), random_weights(g, 99)
+        two = gpuinterp.dpd_predistorter_cc(model=g, weights=wa, channels=2, backend="cpu",
+                                            output_format="sc16", full_scale=2.0)
+        two.set_channel_weights(1, wb)
+        tb = gr.top_block()
+        sinks = []
+        for c in range(2):
+            sinks.append(blocks.vector_sink_s(2))
+            tb.connect(blocks.vector_source_c(x.tolist()), (two, c))
+            tb.connect((two, c), sinks[-1])
+        tb.run()
+        for c, w in enumerate((wa, wb)):
+            iq = np.array(sinks[c].data(), dtype=np.float64).reshape(-1, 2)
+            want = delayed(numpy_forward(g, w, x), two.delay()) * 32767 / 2.0
+            err = np.max(np.abs(iq[:, 0] + 1j * iq[:, 1] - want))
+            self.assertLessEqual(err, 0.5 * math.sqrt(2) + TOL * np.sqrt(np.mean(np.abs(want) ** 2)))
+        # From a model file, with the errors that name what is wrong.
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "dpd.json")
+            dm.save_model(path, dm.ModelFit(spec, None, 0j, {}, kind="predistorter", weights=w1))
+            blk = gpuinterp.dpd_predistorter_from_file(path, backend="cpu")
+            np.testing.assert_array_equal(blk.weights(), w1)
+            dm.save_model(path, dm.ModelFit(spec, None, 0j, {}, kind="pa_model", weights=w1))
+            with self.assertRaisesRegex(ValueError, "kind: a 'pa_model' file"):
+                gpuinterp.dpd_predistorter_from_file(path)
+        bad = [(dict(model=spec), "^weights: expected"),
+               (dict(model=spec, weights=w1[1:]), "^weights: expected"),
+               (dict(model=spec, weights=w1, coefficients=[1 + 0j]), "^coefficients: .* is a neural model"),
+               (dict(model="mp:K=1,M=1", coefficients=[1 + 0j], weights=[1.0]), "^weights: mp:K=1,M=1 takes complex"),
+               (dict(model=spec, weights=w1, backend="cpu", channels=0), "^channels:")]
+        for kw, msg in bad:
+            with self.subTest(kw=sorted(kw)), self.assertRaisesRegex(ValueError, msg):
+                gpuinterp.dpd_predistorter_cc(**kw)
         with self.assertRaisesRegex(ValueError, "^weights:"):
             blk.set_weights(w2[1:])
         with self.assertRaisesRegex(ValueError, "^weights:"):
-            gpuinterp.neural_predistorter_cc(spec)
-        with self.assertRaisesRegex(ValueError, "^model: .* not a neural model"):
-            gpuinterp.neural_predistorter_cc("mp:K=1,M=1", [1.0])
-        # The C++ block keeps the polynomial families and says where a neural model runs.
-        with self.assertRaisesRegex(ValueError, "^model: gru:H=4,C=0,D=1 is a neural model"):
-            gpuinterp.dpd_predistorter_cc(0, 0, 0, 0, [1 + 0j], model="gru:H=4,C=0,D=1", backend="cpu")
+            gpuinterp.dpd_predistorter_cc(model="mp:K=1,M=1", coefficients=[1 + 0j]).set_weights([1.0])
 
     def test_bad_model_files(self):
         spec = "tdnn:M=3,H=4,N=2"

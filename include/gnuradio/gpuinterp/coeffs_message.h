@@ -20,6 +20,8 @@ struct coeffs_update {
     bool has_lo_leakage = false; //!< false: the message left the LO leakage c unchanged
     gr_complex lo_leakage{ 0, 0 };
     int channel = -1; //!< the dict's "channel" entry; -1: every channel of the receiver
+    //! A neural model's weights (the dict's "weights" entry); empty when the message has none.
+    std::vector<float> weights;
 };
 
 /*!
@@ -29,12 +31,22 @@ struct coeffs_update {
  *  - a coefficient vector alone: the coefficients; c unchanged;
  *  - a pair (coefficient vector . number c);
  *  - a dict {"coefficients" | "coeffs": coefficient vector, optional "lo_leakage" | "c": number,
- *    optional "channel": integer >= 0 (a multi-channel receiver's channel)}.
+ *    optional "channel": integer >= 0 (a multi-channel receiver's channel)};
+ *  - for a neural model (gru, tdnn): a dict {"weights": real vector (f32vector, f64vector or a
+ *    PMT vector of reals), optional "channel"}, or the real vector alone (an f32vector, which the
+ *    receiver reads as weights; see weights_of()).
  * Values are narrowed to complex float. The length and finiteness are the receiver's to check
  * (it knows its model). Throws std::invalid_argument naming what is wrong.
  * \param msg the message or tag value
  */
 GPUINTERP_API coeffs_update decode_coeffs_message(const pmt::pmt_t& msg);
+
+/*!
+ * \brief The weights an update carries for a neural receiver: its "weights" entry, or a
+ * coefficient vector whose values are all real (an f32vector sent alone). Throws
+ * std::invalid_argument naming `weights` when it carries complex coefficients instead.
+ */
+GPUINTERP_API std::vector<float> weights_of(const coeffs_update& u);
 
 /*!
  * \brief Encode a `coeffs` message in the form senders use: the pair (c32vector . complex c).

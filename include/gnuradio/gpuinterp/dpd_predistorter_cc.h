@@ -52,6 +52,11 @@ namespace gpuinterp {
  *  - "gmp:Ka=..,La=..,Kb=..,Lb=..,Mb=..,Kc=..,Lc=..,Mc=..": generalised memory polynomial (aligned,
  *    lagging-envelope and leading-envelope groups; layout in dpd_model.h; b and c keys default to 0).
  *
+ *  - "gru:H=..,C=..,D=..", "tdnn:M=..,H=..,N=..": neural predistorters (docs/neural_models.md),
+ *    given by their real `weights` instead of coefficients (`coefficients` empty); updated by
+ *    set_weights(), a `coeffs` message or `dpd_coeffs` tag {"weights": f32vector} (or the
+ *    f32vector alone), switched at a sample as coefficients are. sc16 runs on the CPU; CUDA runs
+ *    fc32 (a tdnn one thread per sample, a gru chunk-parallel with a warm-up).
  * Delay: the leading-envelope terms of a gmp read x[n + Mc], so the block delays its output by
  * D = delay() = Mc samples (0 for ph, mp, and gmp without leading terms): output i is the model at
  * time i - D, the first D outputs being the model at negative times (zero input plus look-ahead).
@@ -107,6 +112,8 @@ public:
      * \param full_scale the magnitude that maps to 32767 on every sc16 port, input or output
      *        (> 0, finite)
      * \param input_format "fc32" or "sc16"
+     * \param weights a neural model's real weights (docs/neural_models.md's layout); empty for
+     *        the polynomial families
      */
     static sptr make(unsigned P,
                      unsigned Q,
@@ -123,7 +130,8 @@ public:
                      unsigned channels = 1,
                      const std::string& output_format = "fc32",
                      float full_scale = 1.0f,
-                     const std::string& input_format = "fc32");
+                     const std::string& input_format = "fc32",
+                     const std::vector<float>& weights = {});
 
     virtual void set_coefficients(const std::vector<gr_complex>& coefficients,
                                   gr_complex lo_leakage) = 0;
@@ -134,6 +142,14 @@ public:
                                           const std::vector<gr_complex>& coefficients,
                                           gr_complex lo_leakage) = 0;
     virtual std::vector<gr_complex> channel_coefficients(unsigned channel) const = 0;
+    //! Neural models: every channel's weights / one channel's (validated first, unchanged on
+    //! error; applied between two work() calls). A polynomial model refuses them.
+    virtual void set_weights(const std::vector<float>& weights) = 0;
+    virtual void set_channel_weights(unsigned channel,
+                                     const std::vector<float>& weights) = 0;
+    //! Channel 0's / one channel's weights; empty for a polynomial model.
+    virtual std::vector<float> weights() const = 0;
+    virtual std::vector<float> channel_weights(unsigned channel) const = 0;
     virtual gr_complex channel_lo_leakage(unsigned channel) const = 0;
     virtual unsigned channels() const = 0;
     //! "fc32" or "sc16".

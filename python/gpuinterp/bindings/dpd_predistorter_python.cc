@@ -461,7 +461,8 @@ void bind_dpd_predistorter(py::module& m)
                         int_arg channels,
                         const std::string& output_format,
                         float full_scale,
-                        const std::string& input_format) {
+                        const std::string& input_format,
+                        const std::vector<float>& weights) {
                 // With a model spec the structure comes from the spec and P..Lq are not used:
                 // only their type is checked then.
                 const bool ph = model.empty();
@@ -483,13 +484,16 @@ void bind_dpd_predistorter(py::module& m)
                     channels.get<unsigned>("channels", 1, kernel::dpd_bank::max_channels),
                     output_format,
                     full_scale,
-                    input_format);
+                    input_format,
+                    weights);
             }),
-            py::arg("P"),
-            py::arg("Q"),
-            py::arg("Lp"),
-            py::arg("Lq"),
-            py::arg("coefficients"),
+            // A model spec (mp, gmp, a neural one with weights) needs no P..Lq; the ph
+            // parameters without one still refuse 0 with their own messages.
+            py::arg("P") = 0,
+            py::arg("Q") = 0,
+            py::arg("Lp") = 0,
+            py::arg("Lq") = 0,
+            py::arg("coefficients") = std::vector<gr_complex>{},
             py::arg("lo_leakage") = gr_complex(0, 0),
             py::arg("backend") = "automatic",
             py::arg("device") = 0,
@@ -501,8 +505,28 @@ void bind_dpd_predistorter(py::module& m)
             py::arg("output_format") = "fc32",
             py::arg("full_scale") = 1.0f,
             py::arg("input_format") = "fc32",
+            py::arg("weights") = std::vector<float>{},
             bdoc.c_str())
         .def("model", &B::model, "The model's canonical spec.")
+        .def("set_weights",
+             &B::set_weights,
+             py::arg("weights"),
+             "Neural models: replace every channel's weights between two work() calls.")
+        .def(
+            "set_channel_weights",
+            [](B& b, int_arg ch, const std::vector<float>& w) {
+                b.set_channel_weights(channel_arg(b, ch), w);
+            },
+            py::arg("channel"),
+            py::arg("weights"))
+        .def("weights",
+             [](const B& b) { return pyutil::to_array<float>(b.weights()); })
+        .def(
+            "channel_weights",
+            [](const B& b, int_arg ch) {
+                return pyutil::to_array<float>(b.channel_weights(channel_arg(b, ch)));
+            },
+            py::arg("channel"))
         .def("delay",
              &B::delay,
              "Output delay in samples (gmp look-ahead; 0 for ph and mp).")

@@ -75,6 +75,21 @@ public:
              sample_format output_format = sample_format::fc32,
              float full_scale = 1.0f,
              sample_format input_format = sample_format::fc32);
+    /*!
+     * \brief N neural predistorters (gru, tdnn) of one model: channel c is a dpd_predistorter
+     * built with channel c's weights (one engine per channel, either backend; sc16 on the CPU).
+     * \param weights model.num_weights() finite values, the initial set of every channel
+     * Other parameters as above (no mapped staging for the neural engines).
+     */
+    dpd_bank(const dpd_model& model,
+             unsigned channels,
+             const std::vector<float>& weights,
+             backend requested = backend::cpu,
+             int device = 0,
+             size_t batch = 0,
+             sample_format output_format = sample_format::fc32,
+             float full_scale = 1.0f,
+             sample_format input_format = sample_format::fc32);
     ~dpd_bank();
     dpd_bank(const dpd_bank&) = delete;
     dpd_bank& operator=(const dpd_bank&) = delete;
@@ -104,8 +119,13 @@ public:
     void set_coefficients(unsigned channel,
                           const std::vector<complex>& coefficients,
                           complex lo_leakage);
+    //! Empty for a neural model.
     const std::vector<complex>& coefficients(unsigned channel) const;
     complex lo_leakage(unsigned channel) const;
+    //! Neural models: channel c's weights, validated first and switched as set_coefficients().
+    void set_weights(unsigned channel, const std::vector<float>& weights);
+    //! Empty for a polynomial model.
+    const std::vector<float>& weights(unsigned channel) const;
     sc16_counts counts(unsigned channel) const;
     void reset_counts();
     void reset(); //!< every channel's history to zero
@@ -126,6 +146,8 @@ public:
 
 private:
     void check_channel(unsigned channel) const;
+    //! The backend (chosen once) and the buffers, after the constructor's checks.
+    void common_setup(backend requested, int device);
     //! process() (device false) and process_device() (device true).
     void run_channels(void* const* out, const void* const* in, size_t n, bool device);
 
@@ -138,6 +160,7 @@ private:
     std::string d_note;
     std::vector<std::vector<complex>> d_coeffs;
     std::vector<complex> d_c;
+    std::vector<std::vector<float>> d_weights;
     std::vector<sc16_counts> d_counts;         //!< CPU and per-channel CUDA paths
     std::unique_ptr<dpd_bank_engine> d_engine; //!< CUDA ph: every channel in one launch
     std::vector<std::unique_ptr<dpd_predistorter>> d_each; //!< otherwise: one per channel
