@@ -234,7 +234,7 @@ def train_dpd(dpm, members, xtr, G, peak, iterations, regularization, say, aclr,
 def run(directory, pa_model=DEFAULT_PA_MODEL, dpd_model=DEFAULT_DPD_MODEL, iterations=DEFAULT_ITERATIONS,
         gain="peak", regularization=None, progress=print, contiguous=None,
         perturbation=dpd.DEFAULT_PERTURBATION, ensemble=None, held_out=None, no_probe=None,
-        train_through=DEFAULT_TRAIN_THROUGH, backend="automatic", judge_files="auto", train_files=()):
+        train_through=DEFAULT_TRAIN_THROUGH, backend="automatic", judge_files="auto", train_files="auto"):
     """The whole procedure; returns the report dict (the JSON document).
 
     ``backend``: where every fit runs ("automatic", "cpu", "cuda": the estimation engine; None: the
@@ -247,7 +247,8 @@ def run(directory, pa_model=DEFAULT_PA_MODEL, dpd_model=DEFAULT_DPD_MODEL, itera
     "ensemble", "single" (``pa_model`` alone) or "both" (the ensemble DPD is the result, the single
     one is reported beside it as "dpd_single"); ``judge_files``, ``train_files``: PA model files that
     judge the DPD beside the held-out surrogates ("auto": the shipped ones trained on this dataset) or
-    that it is trained through instead of the fitted ones (dpd_bench_judges)."""
+    that it is trained through instead of the fitted ones ("auto": the shipped trainer of this dataset,
+    else the fitted ones; dpd_bench_judges)."""
     t0 = time.time()
 
     def say(msg):
@@ -305,6 +306,10 @@ def run(directory, pa_model=DEFAULT_PA_MODEL, dpd_model=DEFAULT_DPD_MODEL, itera
             f"{fit.condition:.2e})")
         surrogates.append({"option": option, "spec": s, "role": role, "probe_noise": rho, "fit": fit})
     pa = surrogates[0]["fit"]
+    if train_files == "auto":
+        train_files = judges_mod.auto_trainers(directory)
+        say("no shipped neural surrogate of this dataset: the DPD trains through the fitted ones" if not train_files
+            else f"training through the shipped neural surrogate of this dataset ({', '.join(map(os.path.basename, train_files))})")
     for path in train_files:
         s, fit = judges_mod.load_judge(path, data, contiguous, option="--train-file")
         say(f"trainer {os.path.basename(path)}: {s} ({judges_mod.family_kind(s)}), NMSE test {fit.nmse_db['test']:.2f} dB "
@@ -409,14 +414,9 @@ def run(directory, pa_model=DEFAULT_PA_MODEL, dpd_model=DEFAULT_DPD_MODEL, itera
         return rows, nlim
 
     def summary(rows):
-        def worst(roles, trained):
-            v = [r["aclr_dbc"]["avg"] if r["aclr_dbc"] else None
-                 for r in rows if r["role"] in roles and r["trained_through"] == trained]
-            if not v:
-                return None
-            return None if None in v else max(v)
-        held = worst(("held_out",), False)
-        trained = worst(("pa_model", "ensemble", "trainer"), True)
+        held = judges_mod.held_out_headline(rows)
+        v = [r["aclr_dbc"]["avg"] if r["aclr_dbc"] else None for r in rows if r["trained_through"]]
+        trained = None if not v or None in v else max(v)
         nop_row = [r for r in rows if r["role"] == "no_probe"]
         return {"held_out_aclr_dbc": held, "trained_through_aclr_dbc": trained,
                 "held_out_by_kind": judges_mod.held_out_by_kind(rows),

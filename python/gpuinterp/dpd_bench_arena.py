@@ -65,12 +65,15 @@ def _labelled(scores, label):
 
 def run_arena(directory, pa_model, dpd_model, iterations, regularization=None, progress=print,
               perturbation=None, ensemble=None, held_out=None, train_through="ensemble", backend="automatic",
-              score_signal=None, protocol=arena.APA_200MHZ_B, judge_files=(), dpd_file=None):
+              score_signal=None, protocol=arena.APA_200MHZ_B, judge_files="auto", dpd_file=None, train_files="auto"):
     """The Arena procedure; returns the report dict. ``score_signal``: (option, path) of a
     predistorted test input to score instead of fitting a DPD; ``dpd_file``: a predistorter model
     file (trained elsewhere, e.g. by neural_train through a neural surrogate) to score instead;
-    ``judge_files``: PA model files judging beside the fitted ones. The Arena judges through one
-    neural PA model; with judge files, the ``arena`` block is through the first of them."""
+    ``judge_files``: PA model files judging beside the fitted ones; ``train_files``: PA model files
+    the DPD is trained through instead of the fitted ones ("auto", both: the shipped neural models
+    trained on the Arena's split of this capture, the trainer listed in trainers.txt). The Arena
+    judges through one neural PA model; with judge files, the ``arena`` block is through the first
+    of them."""
     from . import dpd
 
     t0 = time.time()
@@ -112,6 +115,13 @@ def run_arena(directory, pa_model, dpd_model, iterations, regularization=None, p
     say(f"read {directory}: Arena splits train {xtr.size}, val {cut['val'][0].size}, test {xte.size} samples; "
         f"G {G:.6f}, limit |x| <= {peak:g}; plans {', '.join([spec_plan.name] + [p for p in arena.PLANS if p != spec_plan.name])}")
     fitdata = {s: cut[s] for s in SPLITS}
+    shipped = {}
+    if train_files == "auto":
+        train_files = judges_mod.auto_trainers(directory, split="arena") if dpm is not None else []
+        shipped.update(dict.fromkeys(train_files, True))
+    if judge_files == "auto":
+        judge_files = [p for p in judges_mod.auto_judges(directory, split="arena") if p not in train_files]
+        shipped.update(dict.fromkeys(judge_files, True))
 
     plan = [("--pa-model", pam, "pa_model", True)] + [("--ensemble", s, "ensemble", True) for s in ens]
     plan += [("--held-out", s, "held_out", False) for s in held]
@@ -131,15 +141,26 @@ def run_arena(directory, pa_model, dpd_model, iterations, regularization=None, p
             raise BenchError(f"--dpd-file: {dpd_file}: kind: a predistorter is needed, this file holds a {dfit.kind}")
     # A predistorter file records the surrogate it was trained through (neural_train: its sha256).
     through = (dfit.training or {}).get("surrogate_sha256") if dfit is not None else None
+    for path in train_files if dpm is not None else ():
+        s, fit = judges_mod.load_judge(path, fitdata, False, shipped=path in shipped, option="--train-file")
+        say(f"trainer {os.path.basename(path)}: {s} ({judges_mod.family_kind(s)}), NMSE test {fit.nmse_db['test']:.2f} dB")
+        judges.append({"spec": s, "role": "trainer", "trained_through": True, "fit": fit,
+                       "file": os.path.basename(path)})
+    if any(j["role"] == "trainer" for j in judges):  # the fitted surrogates then judge, untrained through
+        for j in judges:
+            j["trained_through"] = j["role"] == "trainer"
     for path in judge_files:
-        s, fit = judges_mod.load_judge(path, fitdata, False)
+        s, fit = judges_mod.load_judge(path, fitdata, False, shipped=path in shipped)
         say(f"judge {os.path.basename(path)}: {s} ({judges_mod.family_kind(s)}), NMSE train {fit.nmse_db['train']:.2f} "
             f"dB, val {fit.nmse_db['val']:.2f} dB, test {fit.nmse_db['test']:.2f} dB through this module's kernels")
         trained = through is not None and judges_mod.sha256(path) == through
         judges.append({"spec": s, "role": "trainer" if trained else "held_out", "trained_through": trained,
                        "fit": fit, "file": os.path.basename(path)})
-    if judge_files:  # the Arena's figure is through its neural judge: ours is the first judge file
-        judges.insert(0, judges.pop(len(judges) - len(judge_files)))
+    # The Arena's figure is through its neural judge: ours is the first judge file the DPD was not
+    # trained through (the first judge file when it was trained through all of them).
+    files = [i for i, j in enumerate(judges) if j.get("file") and j["role"] != "trainer"]
+    if files:
+        judges.insert(0, judges.pop(next((i for i in files if not judges[i]["trained_through"]), files[0])))
 
     def aclr5(v):
         a = arena.aclr(v, fs, min(nper, v.size), "5x40")
@@ -154,7 +175,7 @@ def run_arena(directory, pa_model, dpd_model, iterations, regularization=None, p
         except LedgerUnavailable:
             cost = None
     elif score_signal is None:
-        members = [j["fit"] for j in judges if j["role"] in ("pa_model", "ensemble")]
+        members = [j["fit"] for j in judges if j["trained_through"]]
         say(f"DPD {dpm} ({dpm.num_coefficients} coefficients), indirect learning through "
             f"{' + '.join(str(j['spec']) for j in judges if j['trained_through'])}, {iterations} iterations")
         dpd_fit, diverged = train_dpd(dpm, members, xtr, G, peak, iterations, regularization, say, aclr5, backend)

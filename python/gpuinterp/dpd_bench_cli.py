@@ -118,9 +118,11 @@ def main(argv=None):
                         "held-out surrogates, never trained through; repeatable. Default 'auto': the neural PA "
                         "models shipped with the module that were trained on this very dataset (their recorded "
                         "sha256 of every CSV matches); 'none' for none")
-    p.add_argument("--train-file", action="append", default=[], metavar="FILE",
+    p.add_argument("--train-file", action="append", metavar="FILE",
                    help="train the DPD through this PA model file (e.g. a neural surrogate) instead of the fitted "
-                        "surrogates; repeatable (an ensemble)")
+                        "surrogates; repeatable (an ensemble). Default 'auto': the shipped neural surrogate of "
+                        "this dataset (data/models/trainers.txt) when there is one, else the fitted surrogates; "
+                        "'none': the fitted surrogates (--pa-model, --ensemble)")
     p.add_argument("--dpd-file", metavar="FILE",
                    help="with --protocol arena: score this predistorter model file (e.g. one trained by "
                         "gnuradio.gpuinterp.neural_train through a neural surrogate) instead of fitting a DPD")
@@ -181,7 +183,7 @@ def main(argv=None):
                       ensemble=a.ensemble, held_out=a.held_out,
                       no_probe="" if a.no_probe_model == "none" else a.no_probe_model,
                       train_through=a.train_through, backend=None if a.backend == "numpy" else a.backend,
-                      judge_files=_judge_files(a.judge), train_files=_files("--train-file", a.train_file))
+                      judge_files=_file_list("--judge", a.judge), train_files=_file_list("--train-file", a.train_file))
     except (BenchError, dm.ModelError, dpd.DPDError, ArenaError) as e:
         return _fail(e)
     print(format_table(rep))
@@ -202,18 +204,16 @@ def main(argv=None):
     return 0 if rep["dpd"]["aclr_dbc"] is not None else 3
 
 
-def _judge_files(values):
-    """--judge: "auto" (the default), "none", or files, each refused in one line if missing."""
+def _file_list(option, values):
+    """--judge, --train-file: "auto" (the default), "none", or files, each refused in one line if missing."""
     if not values or values == ["auto"]:
         return "auto"
     if values == ["none"]:
         return []
     for v in values:
         if v in ("auto", "none"):
-            raise BenchError(f"--judge: '{v}' cannot be combined with files")
-        if not os.path.isfile(v):
-            raise BenchError(f"--judge: {v}: not a file")
-    return list(values)
+            raise BenchError(f"{option}: '{v}' cannot be combined with files")
+    return _files(option, values)
 
 
 def _files(option, values):
@@ -238,7 +238,7 @@ def _main_arena(a, reg):
                         ensemble=a.ensemble, held_out=a.held_out, train_through=a.train_through,
                         backend=None if a.backend == "numpy" else a.backend,
                         score_signal=None if a.score_signal is None else ("--score-signal", a.score_signal),
-                        judge_files=[] if _judge_files(a.judge) == "auto" else _judge_files(a.judge),
+                        judge_files=_file_list("--judge", a.judge), train_files=_file_list("--train-file", a.train_file),
                         dpd_file=_files("--dpd-file", [a.dpd_file])[0] if a.dpd_file else None)
     print(format_arena(rep))
     x_pd = rep.pop("_predistorted")

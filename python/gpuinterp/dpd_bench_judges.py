@@ -60,8 +60,9 @@ def verify_shipped(path):
                          "file changed since it was trained and measured")
 
 
-def auto_judges(directory, models_dir=None):
-    """Shipped PA models trained on this dataset's own files (every CSV's sha256 as recorded)."""
+def auto_judges(directory, models_dir=None, split="opendpd"):
+    """Shipped PA models trained on this dataset's own files (every CSV's sha256 as recorded) and on
+    its ``split`` ("opendpd": the dataset's own train/val/test; "arena": the DPD Arena's)."""
     d = shipped_dir() if models_dir is None else models_dir
     if not os.path.isdir(d):
         return []
@@ -77,7 +78,7 @@ def auto_judges(directory, models_dir=None):
         except (OSError, ValueError):
             continue
         rec = (doc.get("training") or {}).get("data_sha256") or {}
-        if doc.get("kind") != "pa_model" or not rec or (doc.get("training") or {}).get("split", "opendpd") != "opendpd":
+        if doc.get("kind") != "pa_model" or not rec or (doc.get("training") or {}).get("split", "opendpd") != split:
             continue
         ok = True
         for csv_name, digest in rec.items():
@@ -88,6 +89,33 @@ def auto_judges(directory, models_dir=None):
         if ok:
             out.append(p)
     return out
+
+
+TRAINERS = "trainers.txt"
+
+
+def auto_trainers(directory, models_dir=None, split="opendpd"):
+    """The shipped PA models the DPD trains through by default on this dataset: those of
+    :func:`auto_judges` listed in the models folder's ``trainers.txt`` (one per dataset; its other
+    models of the dataset judge)."""
+    d = shipped_dir() if models_dir is None else models_dir
+    path = os.path.join(d, TRAINERS)
+    if not os.path.isfile(path):
+        return []
+    with open(path) as f:
+        names = {ln.strip() for ln in f if ln.strip() and not ln.lstrip().startswith("#")}
+    return [p for p in auto_judges(directory, d, split) if os.path.basename(p) in names]
+
+
+def held_out_headline(rows):
+    """The report's held-out figure: the worst average ACLR through the held-out judges of the neural
+    kind when there are any (the kind the field judges through: a model of the measured PA trained
+    independently, and here the most faithful ones), else through every held-out judge. The other
+    kind's figure stays in ``held_out_by_kind`` beside it."""
+    held = [r for r in rows if r["role"] == "held_out" and not r["trained_through"]]
+    neural = [r for r in held if r["judge_kind"] == "neural"]
+    v = [r["aclr_dbc"]["avg"] if r["aclr_dbc"] else None for r in (neural or held)]
+    return None if not v or None in v else max(v)
 
 
 def load_judge(path, data, contiguous, shipped=False, option="--judge"):

@@ -29,7 +29,8 @@ def _dpd_lines(d, f):
                          + (f"{r['disagreement_dbc']:9.2f}" if r["disagreement_dbc"] is not None else f"{'':9s}"))
     lines.append("  vs [1]: adjacent-channel power of this surrogate's output minus [1]'s, dBc (how far the two "
                  "answers differ where the ACLR is measured)")
-    lines.append(f"  ACLR through a held-out surrogate (worst) {f(d['held_out_aclr_dbc'], 'dBc')}, through the "
+    lines.append(f"  ACLR through the held-out judges (worst; of the neural ones when there are any) "
+                 f"{f(d['held_out_aclr_dbc'], 'dBc')}, through the "
                  f"surrogates trained through (worst) {f(d['trained_through_aclr_dbc'], 'dBc')}, gap "
                  f"{f(d['held_out_gap_db'], 'dB')}")
     for kind, h in sorted(d.get("held_out_by_kind", {}).items()):

@@ -76,6 +76,14 @@ class qa_dpd_bench_judges(gr_unittest.TestCase):
                 for n in ("mine.json", "other.json"):
                     f.write(f"{judges.sha256(os.path.join(d, n))}  {n}\n")
             self.assertEqual([os.path.basename(p) for p in judges.auto_judges(SLICE, d)], ["mine.json"])
+            # the trainer is the matching model that trainers.txt lists; no list or no match: none
+            self.assertEqual(judges.auto_trainers(SLICE, d), [])
+            for listed, want in (("mine.json", ["mine.json"]), ("other.json", [])):
+                with open(os.path.join(d, judges.TRAINERS), "w") as f:
+                    f.write(f"# trainers\n{listed}\n")
+                self.assertEqual([os.path.basename(p) for p in judges.auto_trainers(SLICE, d)], want)
+            # another split's models are not this split's judges
+            self.assertEqual(judges.auto_judges(SLICE, d, split="arena"), [])
             # a shipped file edited after its sum was taken is refused, not used
             with open(os.path.join(d, "mine.json"), "a") as f:
                 f.write(" ")
@@ -96,6 +104,17 @@ class qa_dpd_bench_judges(gr_unittest.TestCase):
             self.assertEqual(plans, {"1x200", "5x40"})
             self.assertIn("through the neural judge", o)
 
+    def test_the_headline_is_the_worst_neural_held_out_judge(self):
+        def row(kind, avg, role="held_out", trained=False):
+            return {"judge_kind": kind, "role": role, "trained_through": trained,
+                    "aclr_dbc": None if avg is None else {"avg": avg}}
+        rows = [row("polynomial", -43.0), row("neural", -57.0), row("neural", -53.0),
+                row("neural", -60.0, role="trainer", trained=True)]
+        self.assertEqual(judges.held_out_headline(rows), -53.0)
+        self.assertEqual(judges.held_out_headline(rows[:1]), -43.0)  # no neural judge: every held-out one
+        self.assertIsNone(judges.held_out_headline(rows + [row("neural", None)]))  # one blew up: no figure
+        self.assertIsNone(judges.held_out_headline(rows[3:]))
+
     def test_bad_judge_files_are_one_line(self):
         with tempfile.TemporaryDirectory() as d:
             pre = os.path.join(d, "pre.json")
@@ -103,11 +122,12 @@ class qa_dpd_bench_judges(gr_unittest.TestCase):
             for args, text in (([os.path.join(d, "missing.json")], "not a file"),
                                ([pre], "a judge or trainer is a PA model"),
                                (["auto", pre], "cannot be combined")):
-                argv = [SLICE] + FAST + sum((["--judge", a] for a in args), [])
-                rc, o, err = call(argv)
-                self.assertEqual(rc, 2, (args, err))
-                self.assertEqual(len(err.splitlines()), 1, err)
-                self.assertIn(text, err)
+                for option in ("--judge", "--train-file"):
+                    argv = [SLICE] + FAST + sum(([option, a] for a in args), [])
+                    rc, o, err = call(argv)
+                    self.assertEqual(rc, 2, (args, err))
+                    self.assertEqual(len(err.splitlines()), 1, err)
+                    self.assertIn(text, err)
 
 
 if __name__ == "__main__":
