@@ -394,7 +394,7 @@ def run(directory, pa_model=DEFAULT_PA_MODEL, dpd_model=DEFAULT_DPD_MODEL, itera
                      or np.max(np.abs(y_t)) > 1.5 * out_peak)
             row = {"name": str(s["spec"]), "family": _family(s["spec"]), "role": s["role"],
                    "judge_kind": judges_mod.family_kind(s["spec"]), "file": s.get("file"),
-                   "probe_noise": s["probe_noise"], "trained_through": any(s is m for m in members)}
+                   "probe_noise": s["probe_noise"], "trained_through": any(s is m for m in members), "_x_pd": x_pd["test"]}
             if blown:
                 row.update({"aclr_dbc": None, "aclr_plans": None, "evm_db": None, "nmse_db": None, "val_aclr_dbc": None,
                             "disagreement_dbc": None, "_y": None})
@@ -489,7 +489,7 @@ def run(directory, pa_model=DEFAULT_PA_MODEL, dpd_model=DEFAULT_DPD_MODEL, itera
     report["_signals"] = {"measured": yte, "surrogate": y_sur, "dpd": main_res[4][0]["_y"],
                           "held_out": held[0]["_y"] if held else None,
                           "held_out_name": held[0]["name"] if held else None,
-                          "fs": fs, "nperseg": nper, "bw": bw}
+                          "fs": fs, "nperseg": nper, "bw": bw, "predistorted": main_res[4][0]["_x_pd"]}
     return report
 
 

@@ -134,11 +134,11 @@ def main(argv=None):
                    help="with --protocol arena: score this predistorted test input (complex64 .npy, one sample "
                         "per test-split input sample) through the judges instead of fitting a DPD")
     p.add_argument("--save-predistorted", metavar="NPY",
-                   help="with --protocol arena: write the scored predistorter output for the test split's input "
-                        "(complex64 .npy, limited as scored)")
+                   help="write the DPD's output for the test split's input (complex64 .npy, one sample per test "
+                        "input sample, limited as scored: the signal every reported figure was computed from)")
     a = p.parse_args(argv)
     if a.protocol != "arena":
-        for opt in ("score_signal", "save_predistorted", "dpd_file"):
+        for opt in ("score_signal", "dpd_file"):
             if getattr(a, opt) is not None:
                 return _fail(f"--{opt.replace('_', '-')}: needs --protocol arena")
 
@@ -196,6 +196,9 @@ def main(argv=None):
                 json.dump(rep, f, indent=1)
         if a.save_pa_model:
             dm.save_model(a.save_pa_model, pa_fit, dataset=rep["dataset"])
+        if a.save_predistorted:
+            with open(a.save_predistorted, "wb") as f:  # np.save would append .npy to another name
+                np.save(f, sig["predistorted"].astype(np.complex64))
         if a.psd_plot:
             rep["_signals"] = sig
             plot_psd(rep, a.psd_plot)

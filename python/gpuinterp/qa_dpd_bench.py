@@ -37,7 +37,8 @@ class qa_dpd_bench(gr_unittest.TestCase):
             pa_path = os.path.join(d, "pa.json")
             lines = []
             rc = dpd_bench.main([SLICE, "--json", out, "--pa-model", PA, "--dpd-model", DPD, "--iterations", "3",
-                                 "--save-pa-model", pa_path, "--ensemble", ENSEMBLE, "--held-out", HELD_OUT])
+                                 "--save-pa-model", pa_path, "--ensemble", ENSEMBLE, "--held-out", HELD_OUT,
+                                 "--save-predistorted", os.path.join(d, "pd.npy")])
             self.assertEqual(rc, 0)
             rep = json.load(open(out))
             self.assertEqual(set(rep), {"dataset", "pa_model", "measured", "surrogate_no_dpd", "dpd", "surrogates",
@@ -103,6 +104,11 @@ class qa_dpd_bench(gr_unittest.TestCase):
             x, _ = dpd_bench.limit(x, pa.input_range)
             a = metrics.opendpd_aclr(pa.apply(x), spec["input_signal_fs"], bw, 1, spec["nperseg"])
             self.assertAlmostEqual(a[2], rep["dpd"]["aclr_dbc"]["avg"], delta=1e-6)
+            # --save-predistorted: that signal, one complex64 sample per test input sample (float32
+            # rounding of values below 1 in magnitude: 2^-24 relative, 1e-6 absolute with margin)
+            saved = np.load(os.path.join(d, "pd.npy"))
+            self.assertEqual((saved.dtype, saved.shape), (np.dtype(np.complex64), xte.shape))
+            self.assertLess(np.max(np.abs(saved - x)), 1e-6)
 
     def _bad(self, edit, expect_file, expect_text):
         with tempfile.TemporaryDirectory() as d:

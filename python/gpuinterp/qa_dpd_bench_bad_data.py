@@ -294,9 +294,8 @@ def _cases():
     # --protocol arena and its options (the slice is not APA_200MHz_b: refused at the split)
     add(("--protocol arena on another capture", None, ["--protocol", "arena"], "--protocol arena", "98304 samples"))
     add(("--protocol foo", None, ["--protocol", "foo"], "--protocol", "invalid choice"))
-    for opt in ("--score-signal", "--save-predistorted"):
-        add((f"{opt} without --protocol arena", None, [opt, os.path.join(c_dir, "s.npy")], opt,
-             "needs --protocol arena"))
+    add(("--score-signal without --protocol arena", None, ["--score-signal", os.path.join(c_dir, "s.npy")],
+         "--score-signal", "needs --protocol arena"))
     add(("--score-signal missing", None, ["--protocol", "arena", "--score-signal", os.path.join(c_dir, "no.npy")],
          "--score-signal", "file not found"))
     add(("--save-predistorted a directory", None, ["--protocol", "arena", "--save-predistorted", c_dir],
