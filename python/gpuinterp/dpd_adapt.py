@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Closed-loop adaptation: one indirect-learning step per capture, with damping and rollback, on
+"""Closed-loop adaptation: one learning step per capture (indirect learning, or direct learning
+through a neural surrogate fitted on the captures: :mod:`.dpd_direct`), with damping and rollback, on
 captures a real receiver took (its phase, frequency, DC, image and clipping handled by
 :mod:`.dpd_capture`)."""
 
@@ -11,6 +12,7 @@ import numpy as np
 from . import dpd_model as _spec
 from .dpd_align import _check_pair
 from .dpd_capture import CaptureReport, condition
+from .dpd_direct import DEFAULT_SURROGATE, LEARNING, DirectLearner
 from .dpd_estimate import _fit, _kernel_align, _prepare, _require_rows, _rows, ls_gain
 from .dpd_ph import DPDError, _as_complex_vector, _model_of
 from .metrics import nmse_db
@@ -59,6 +61,13 @@ class StepResult:
         return self.status == "updated"
 
 
+class _DirectFit:
+    """What a direct-learning step reports in place of the least-squares solution."""
+
+    def __init__(self, fit_nmse_db):
+        self.fit_nmse_db, self.condition = fit_nmse_db, None
+
+
 class Adaptation:
     """Closed-loop indirect learning with damping and rollback, for captures from a real receiver.
 
@@ -90,8 +99,16 @@ class Adaptation:
     def __init__(self, P, Q, Lp, Lq, damping=0.8, target_gain=None, rollback_tolerance_db=0.5,
                  min_damping=0.1, max_gain_db=10.0, lock_delay=False, initial_coefficients=None,
                  initial_lo_leakage=0j, model=None, rx_full_scale=None, rx_correction=True,
-                 track_frequency=True, gain_tolerance_db=1.0, **estimate_kwargs):
+                 track_frequency=True, gain_tolerance_db=1.0, learning="indirect", surrogate=None,
+                 learning_device="automatic", **estimate_kwargs):
         self.model = _model_of(P, Q, Lp, Lq, model)
+        # "direct": each step refits a neural PA surrogate and trains the predistorter through it
+        # (dpd_direct); everything before the fit (conditioning, gain, rollback) is the same.
+        if learning not in LEARNING:
+            raise DPDError(f"learning: must be one of {', '.join(LEARNING)}, got {learning!r}")
+        self.learning = learning
+        self.direct = None if learning == "indirect" else DirectLearner(
+            self.model, surrogate or DEFAULT_SURROGATE, learning_device)
         if self.model.family == "ph":
             self.P, self.Q, self.Lp, self.Lq = self.model.params
         else:
@@ -175,6 +192,8 @@ class Adaptation:
         """Forget the latched |G| (the next two captures measure and confirm it again)."""
         if not self._gain_fixed:
             self.gain, self._candidate, self.best = None, None, None
+            if self.direct is not None:
+                self.direct.reset()
 
     def step(self, x, y):
         self.iteration += 1
@@ -218,6 +237,8 @@ class Adaptation:
                 moved = self.gain / off
                 if self._candidate is not None and abs(20 * math.log10(moved / self._candidate)) <= tol:
                     self.gain, self._candidate, self.best = moved, None, None
+                    if self.direct is not None:  # its surrogate modelled y over the old gain
+                        self.direct.reset()
                     G = self.gain * Gc / abs(Gc)
                     yn = yn * off
                     f_cur = _spec.apply(yn, m, self.coefficients, self.lo_leakage)
@@ -249,9 +270,13 @@ class Adaptation:
         if self.best is None or loop < self.best[0]:
             self.best = (loop, self.coefficients.copy(), self.lo_leakage, se)
         try:
-            coeffs, c, sol, _ = _fit(xa, yn, m, kw.get("regularization"), kw.get("max_condition"),
-                                     kw.get("lo_leakage", True), kw.get("min_samples_per_coefficient", 10),
-                                     bad, backend=kw.get("backend", "automatic"), device=kw.get("device", 0))
+            if self.direct is not None:
+                coeffs, c, fit_db = self.direct.estimate(xa, yn, ok, self.coefficients, self.lo_leakage)
+                sol = _DirectFit(fit_db)
+            else:
+                coeffs, c, sol, _ = _fit(xa, yn, m, kw.get("regularization"), kw.get("max_condition"),
+                                         kw.get("lo_leakage", True), kw.get("min_samples_per_coefficient", 10),
+                                         bad, backend=kw.get("backend", "automatic"), device=kw.get("device", 0))
         except DPDError as e:
             return self._refuse(str(e), loop_nmse_db=loop, **info)
         mu = self.damping

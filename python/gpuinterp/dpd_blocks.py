@@ -97,6 +97,13 @@ class dpd_estimator_cc(gr.basic_block):
     The accessors take a ``channel`` (default 0); the overflow, underflow and dropped-capture meters
     are the receiver's, shared. ``coefficients_file`` "f" becomes one file per channel, "f.ch<c>".
 
+    ``learning`` "direct": each step fits a neural PA surrogate (``surrogate``, a gru or tdnn spec;
+    '' for ``gru:H=8,C=0,D=1``) on the capture, continued from the previous capture's, and trains the
+    (polynomial) predistorter through it by gradient, as OpenDPD does on its bench (PyTorch, on the
+    GPU unless ``backend`` is "cpu"; :mod:`gpuinterp.dpd_direct`). Conditioning, gain, damping and
+    rollback are as for "indirect" (the default: least squares on the capture). A step takes seconds
+    to minutes on a CPU: run it with ``synchronous=False``.
+
     ``coefficients_file``, when it exists, must be a regular file (a FIFO would block the
     constructor, a device never end) of a predistorter ("kind": "predistorter", not a PA model) of
     this model, with finite coefficients whose gain on a -14 dBFS test signal is within
@@ -108,7 +115,8 @@ class dpd_estimator_cc(gr.basic_block):
                  initial_coefficients=(), initial_lo_leakage=0j, model="", rx_full_scale=1.0,
                  rx_correction=True, track_frequency=True, sample_rate=0.0, signal_bandwidth=0.0,
                  channel_spacing=0.0, rx_timeout=5.0, coefficients_file="", backend="automatic", device=0,
-                 tx_format="fc32", tx_full_scale=1.0, rx_format="fc32", channels=1, settle=4096):
+                 tx_format="fc32", tx_full_scale=1.0, rx_format="fc32", channels=1, settle=4096,
+                 learning="indirect", surrogate=""):
         # sc16 inputs: the predistorter's sc16 output (scaled back by its full scale) and gr-uhd's
         # usrp_source with cpu_format sc16 (UHD's convention, 32767 = 1.0).
         for name, value in (("tx_format", tx_format), ("rx_format", rx_format)):
@@ -120,6 +128,10 @@ class dpd_estimator_cc(gr.basic_block):
         synchronous = bool_param("synchronous", synchronous)
         channels = int_param("channels", channels, 1, MAX_CHANNELS)
         settle = int_param("settle", settle, 0, 1 << 62)
+        if learning not in dpd_adapt.LEARNING:
+            raise ValueError(f"learning: must be one of {', '.join(dpd_adapt.LEARNING)}, got {learning!r}")
+        if not isinstance(surrogate, str):
+            raise ValueError(f"surrogate: must be a neural model spec string ('' for the default), got {surrogate!r}")
         gr.basic_block.__init__(self, name="dpd_estimator_cc",
                                 in_sig=[SAMPLE_FORMATS[tx_format]] * channels + [SAMPLE_FORMATS[rx_format]],
                                 out_sig=None)
@@ -176,7 +188,9 @@ class dpd_estimator_cc(gr.basic_block):
                     min_damping=min(0.1, damping), initial_coefficients=w0 if len(w0) else None,
                     initial_lo_leakage=c0, regularization=regularization, lo_leakage=bool(lo_leakage),
                     max_delay=int(max_delay), rx_full_scale=rx_full_scale, rx_correction=bool(rx_correction),
-                    track_frequency=bool(track_frequency), backend=backend, device=device)
+                    track_frequency=bool(track_frequency), backend=backend, device=device,
+                    learning=learning, surrogate=surrogate or None,
+                    learning_device="cpu" if backend == "cpu" else "automatic")
             except DPDError as e:
                 raise ValueError(str(e)) from None
             if resume is None and len(w0):  # checked as a resumed file is: it is what the loop starts from

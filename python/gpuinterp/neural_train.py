@@ -32,7 +32,8 @@ else:  # run as a script from its folder (the GPU host)
                               require_torch, run_stream, save_file)
 
 __all__ = ["parse_spec", "term_list", "neural_ledger", "neural_ops", "ops", "num_weights", "lookahead", "history",
-           "build", "export_weights", "import_weights", "load_split", "train_pa", "train_dpd", "save_file",
+           "build", "export_weights", "import_weights", "load_split", "train_pa", "train_dpd", "fit_pa", "fit_dpd",
+           "options", "save_file",
            "load_file", "nmse_db", "segment_nmse_db", "aclr_db", "require_torch", "TorchMissing"]
 
 
@@ -172,9 +173,31 @@ def _command():
 
 def train_pa(args, log=print):
     """Fit a PA model (output from input) on train, keep the best-val epoch, report test NMSE."""
-    torch, dev = _setup(args)
     data, spec, hashes = load_split(args.data, args.split)
-    model = build(args.model).to(dev)
+    model, info = fit_pa(args, data, log)
+    dev = args.device
+    figs, seg = {}, {}
+    for s in ("train", "val", "test"):
+        yh = run_stream(model, data[s][0], dev)
+        figs[s] = nmse_db(data[s][1], yh)
+        seg[s] = segment_nmse_db(data[s][1], yh, spec.get("nperseg", 19662))
+    log(f"pa {model.spec} seed {args.seed}: NMSE dB train {figs['train']:.2f} val {figs['val']:.2f} "
+        f"test {figs['test']:.2f} (segment-averaged test {seg['test']:.2f})")
+    training = _training_record(args, hashes, info, figs, seg)
+    _save(args.out, model, "pa_model", figs, training,
+          input_range=float(np.max(np.abs(data["train"][0]))))
+    return model, figs, seg
+
+
+def fit_pa(args, data, log=print, model=None):
+    """The PA fit on a data dict {"train": (x, y), "val": (x, y), ...} (y the PA output for x): AdamW on
+    frames of the train pair, the best-val epoch kept. ``model``: a torch module to continue training
+    (the estimator's loop refits its surrogate capture after capture); else ``args.model`` from scratch.
+    Returns (model, the fit's info)."""
+    torch, dev = _setup(args)
+    model = (build(args.model) if model is None else model).to(dev)
+    for p in model.parameters():  # a surrogate that fit_dpd froze is trained again
+        p.requires_grad_(True)
     la, hist = lookahead(model.spec), history(model.spec)
     warm = max(args.warmup, hist)
     if args.frame <= warm + la:
@@ -194,17 +217,7 @@ def train_pa(args, log=print):
     state = lambda: {k: v.detach().clone() for k, v in model.state_dict().items()}  # noqa: E731
     info = _fit(list(model.parameters()), frame_loss, xt.shape[0], val_score, args, log, state,
                 model.load_state_dict)
-    figs, seg = {}, {}
-    for s in ("train", "val", "test"):
-        yh = run_stream(model, data[s][0], dev)
-        figs[s] = nmse_db(data[s][1], yh)
-        seg[s] = segment_nmse_db(data[s][1], yh, spec.get("nperseg", 19662))
-    log(f"pa {model.spec} seed {args.seed}: NMSE dB train {figs['train']:.2f} val {figs['val']:.2f} "
-        f"test {figs['test']:.2f} (segment-averaged test {seg['test']:.2f})")
-    training = _training_record(args, hashes, info, figs, seg)
-    _save(args.out, model, "pa_model", figs, training,
-          input_range=float(np.max(np.abs(data["train"][0]))))
-    return model, figs, seg
+    return model, info
 
 
 def _training_record(args, hashes, info, figs, seg, extra=None):
@@ -245,14 +258,8 @@ def _limit(u, limit):
 
 def train_dpd(args, log=print):
     """Direct learning: train f so that PA(f(x)) = g x through the frozen surrogate PA, select on val."""
-    torch, dev = _setup(args)
     data, spec, hashes = load_split(args.data, args.split)
     pa, pa_doc = load_file(args.pa)
-    pa = pa.to(dev)
-    for p in pa.parameters():
-        p.requires_grad_(False)
-    # cuDNN's recurrent backward needs training mode; a GRU without dropout computes the same in both.
-    pa.train()
     x_tr, y_tr = data["train"]
     if args.gain is not None:
         g = complex(args.gain)
@@ -260,37 +267,8 @@ def train_dpd(args, log=print):
     else:
         g = complex(np.vdot(x_tr, y_tr) / np.vdot(x_tr, x_tr))
         gsrc = "least-squares linear gain of the PA (train split)"
-    dpd = build(args.model)
-    if dpd.family == "gru" and not dpd.identity():
-        log(f"dpd {dpd.spec}: C < 4 skip channels cannot start as the identity; starting from random weights")
-    dpd = dpd.to(dev)
-    la = lookahead(dpd.spec) + lookahead(pa.spec)
-    warm = max(args.warmup, history(dpd.spec) + history(pa.spec))
-    xt = _iq(x_tr, dev)
-    gt = torch.tensor([g.real, g.imag], dtype=torch.float32, device=dev)
-
-    def target(x):
-        return torch.stack([gt[0] * x[..., 0] - gt[1] * x[..., 1], gt[0] * x[..., 1] + gt[1] * x[..., 0]], -1)
-
-    log(f"dpd {dpd.spec} through {pa.spec} ({os.path.basename(args.pa)}): gain {g.real:.6f}{g.imag:+.6f}j ({gsrc}), "
-        f"limit {args.limit or 'none'}, loss on [{warm}, {args.frame - la})")
-
-    def frame_loss(starts):
-        x = _frames(xt, starts, args.frame)
-        y = pa(_limit(dpd(x), args.limit))
-        d = (y - target(x))[:, warm:args.frame - la]
-        return (d ** 2).mean()
-
-    def through(xs):
-        with torch.no_grad():
-            u = _limit(dpd(_iq(xs, dev).unsqueeze(0)), args.limit)
-            return _cx(u[0]), _cx(pa(u)[0])
-
-    def val_score():
-        return nmse_db(g * data["val"][0], through(data["val"][0])[1])
-
-    state = lambda: {k: v.detach().clone() for k, v in dpd.state_dict().items()}  # noqa: E731
-    info = _fit(list(dpd.parameters()), frame_loss, xt.shape[0], val_score, args, log, state, dpd.load_state_dict)
+    dpd, info, through = fit_dpd(args, data, pa, g, log)
+    torch, dev = _classes()["torch"], args.device
     fs, bw = float(spec.get("input_signal_fs", 1.0)), float(spec.get("bw_main_ch", spec.get("input_signal_bw", 0.25)))
     nper = int(spec.get("nperseg", 19662))
     figs, seg, res = {}, {}, {}
@@ -319,6 +297,66 @@ def train_dpd(args, log=print):
     training = _training_record(args, hashes, info, figs, seg, extra)
     _save(args.out, dpd, "predistorter", figs, training, input_range=float(np.max(np.abs(x_tr))))
     return dpd, figs, res
+
+
+def fit_dpd(args, data, pa, g, log=print, dpd=None):
+    """Direct learning on a data dict: train the predistorter f (``dpd``, a torch module to continue
+    from, else ``args.model`` from its identity start) so that pa(f(x)) = g x on the train inputs, the
+    surrogate ``pa`` frozen, the best-val epoch kept. Returns (f, the fit's info, through) with
+    through(x) -> (f's output, pa's output) as complex arrays."""
+    torch, dev = _setup(args)
+    pa = pa.to(dev)
+    for p in pa.parameters():
+        p.requires_grad_(False)
+    # cuDNN's recurrent backward needs training mode; a GRU without dropout computes the same in both.
+    pa.train()
+    if dpd is None:
+        dpd = build(args.model)
+        if dpd.family == "gru" and not dpd.identity():
+            log(f"dpd {dpd.spec}: C < 4 skip channels cannot start as the identity; starting from random weights")
+    dpd = dpd.to(dev)
+    la = lookahead(dpd.spec) + lookahead(pa.spec)
+    warm = max(args.warmup, history(dpd.spec) + history(pa.spec))
+    xt = _iq(data["train"][0], dev)
+    gt = torch.tensor([g.real, g.imag], dtype=torch.float32, device=dev)
+
+    def target(x):
+        return torch.stack([gt[0] * x[..., 0] - gt[1] * x[..., 1], gt[0] * x[..., 1] + gt[1] * x[..., 0]], -1)
+
+    log(f"dpd {dpd.spec} through {pa.spec}: gain {g.real:.6f}{g.imag:+.6f}j, limit {args.limit or 'none'}, "
+        f"loss on [{warm}, {args.frame - la})")
+
+    def frame_loss(starts):
+        x = _frames(xt, starts, args.frame)
+        y = pa(_limit(dpd(x), args.limit))
+        d = (y - target(x))[:, warm:args.frame - la]
+        return (d ** 2).mean()
+
+    def through(xs):
+        with torch.no_grad():
+            u = _limit(dpd(_iq(xs, dev).unsqueeze(0)), args.limit)
+            return _cx(u[0]), _cx(pa(u)[0])
+
+    def val_score():
+        return nmse_db(g * data["val"][0], through(data["val"][0])[1])
+
+    state = lambda: {k: v.detach().clone() for k, v in dpd.state_dict().items()}  # noqa: E731
+    info = _fit(list(dpd.parameters()), frame_loss, xt.shape[0], val_score, args, log, state, dpd.load_state_dict)
+    return dpd, info, through
+
+
+def options(step, **overrides):
+    """The command line's defaults for ``step`` ("pa" or "dpd") as an argparse namespace, with
+    ``overrides`` (option names with underscores): what fit_pa and fit_dpd take from a program."""
+    required = {"data": "", "model": overrides.get("model", "")} if step == "pa" else \
+        {"data": "", "model": overrides.get("model", ""), "pa": ""}
+    argv = [step] + sum(([f"--{k}", str(v)] for k, v in required.items()), [])
+    args = _parser().parse_args(argv)
+    for k, v in overrides.items():
+        if not hasattr(args, k):
+            raise ValueError(f"{k}: not an option of neural_train {step}")
+        setattr(args, k, v)
+    return args
 
 
 def _parser():
