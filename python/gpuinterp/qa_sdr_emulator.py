@@ -4,6 +4,7 @@
 independent numpy computation, the gr-uhd style rx_time/rx_rate/rx_freq tags and sample drops, noise
 levels, parameter validation, and the default (realistic) emulator end to end."""
 
+import json
 import math
 import os
 import tempfile
@@ -181,6 +182,22 @@ class qa_sdr_emulator(seeded_case, gr_unittest.TestCase):
             x = self.rand_c(3000)
             y, _ = run(ideal(latency=FD, pa_model=path, backend="cpu"), x)
         self.assertClose(y, np.concatenate([np.zeros(FD), g * x[:-FD]]), 1e-4)
+
+    def test_measured_pa_model_file(self):
+        # The neural PA model shipped for OpenDPD's APA_200MHz (a measured PA): the emulator runs it
+        # with the module's kernel, and its output is that model's float64 forward pass (numpy, with
+        # the weights read straight from the JSON) delayed by the model's look-ahead and the latency.
+        src = os.environ.get("GPUINTERP_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
+        path = os.path.join(src, "data", "models", "pa_apa200_gru_s0.json")
+        from qa_neural_models import delayed, numpy_forward  # noqa: E402 (this folder's float64 reference)
+        with open(path) as f:
+            doc = json.load(f)
+        x = 0.3 * self.rand_c(3000)
+        y, _ = run(ideal(latency=FD, pa_model=path, backend="cpu"), x)
+        la = dpd_model.parse(doc["model"]).lookahead
+        want = delayed(numpy_forward(doc["model"], np.asarray(doc["weights"]), x), la + FD)
+        err = np.max(np.abs(y - want)) / np.sqrt(np.mean(np.abs(want) ** 2))
+        self.assertLess(err, 1e-5)  # float32 kernel against float64, the neural kernels' bound
 
     # ---------------------------------------------------------------- LO
 
