@@ -21,37 +21,13 @@ namespace {
 using cd = std::complex<double>;
 std::atomic<size_t> chunk_override{ 0 };
 
-// The term list of dpd_model.h, in coefficient order (Python's dpd_model.term_list).
-std::vector<gram_term> model_terms(const dpd_model& m0, bool lo)
+// The columns are the model's own terms (dpd_model::terms(), the one description of the coefficient
+// layout), then the LO-leakage constant.
+std::vector<gram_term> model_terms(const dpd_model& m, bool lo)
 {
     std::vector<gram_term> t;
-    auto add = [&](int l, int j, unsigned k, bool conj) {
-        t.push_back({ l, j, k, conj, false });
-    };
-    if (m0.family == dpd_model::family_t::ph) {
-        for (unsigned p = 1; p <= m0.P; p += 2)
-            for (unsigned k = 0; k < m0.Lp; k++)
-                add(int(k), int(k), p - 1, false);
-        if (m0.Q)
-            for (unsigned q = 1; q <= m0.Q; q += 2)
-                for (unsigned k = 0; k < m0.Lq; k++)
-                    add(int(k), int(k), q - 1, true);
-    } else {
-        const dpd_model m = m0.as_gmp();
-        for (unsigned k = 0; k < m.Ka; k++)
-            for (unsigned l = 0; l < m.La; l++)
-                add(int(l), int(l), k, false);
-        if (m.Kb && m.Lb && m.Mb)
-            for (unsigned k = 1; k <= m.Kb; k++)
-                for (unsigned l = 0; l < m.Lb; l++)
-                    for (unsigned q = 1; q <= m.Mb; q++)
-                        add(int(l), int(l + q), k, false);
-        if (m.Kc && m.Lc && m.Mc)
-            for (unsigned k = 1; k <= m.Kc; k++)
-                for (unsigned l = 0; l < m.Lc; l++)
-                    for (unsigned q = 1; q <= m.Mc; q++)
-                        add(int(l), int(l) - int(q), k, false);
-    }
+    for (const auto& d : m.terms())
+        t.push_back({ int(d.signal_lag), d.envelope_lag, d.power, d.conjugate, false });
     if (lo)
         t.push_back({ 0, 0, 0, false, true });
     return t;
