@@ -34,7 +34,7 @@ kernel::dpd_model model_from_params(unsigned P,
     if (spec.find_first_not_of(" \t\n") == std::string::npos) {
         // The (P, Q, Lp, Lq) parameters keep their own error messages ("P: ...").
         kernel::dpd_predistorter::validate(P, Q, Lp, Lq, coefficients, lo_leakage);
-        return kernel::dpd_predistorter::ph_model(P, Q, Lp, Lq);
+        return kernel::dpd_model::ph_unchecked(P, Q, Lp, Lq);
     }
     return kernel::dpd_model::parse(spec);
 }

@@ -83,10 +83,7 @@ dpd_bank::dpd_bank(const dpd_model& model,
                                           d_batch,
                                           mapped);
             for (unsigned c = 0; c < channels; c++)
-                e->set_model(
-                    c,
-                    pack_dpd(
-                        model.P, model.Q, model.Lp, model.Lq, coefficients, lo_leakage));
+                e->set_model(c, pack_dpd(model, coefficients, lo_leakage));
             d_engine = std::move(e);
             return;
         } catch (const std::invalid_argument& e) {
@@ -268,10 +265,7 @@ void dpd_bank::set_coefficients(unsigned channel,
     check_channel(channel);
     dpd_predistorter::validate(d_model, coefficients, lo_leakage);
     if (d_engine)
-        d_engine->set_model(
-            channel,
-            pack_dpd(
-                d_model.P, d_model.Q, d_model.Lp, d_model.Lq, coefficients, lo_leakage));
+        d_engine->set_model(channel, pack_dpd(d_model, coefficients, lo_leakage));
     else
         d_each[channel]->set_coefficients(coefficients, lo_leakage);
     d_coeffs[channel] = coefficients;

@@ -36,10 +36,8 @@ struct dpd_packed {
     float cr = 0, ci = 0;    //!< LO leakage
 };
 
-dpd_packed pack_dpd(unsigned P,
-                    unsigned Q,
-                    unsigned Lp,
-                    unsigned Lq,
+//! A ph model's coefficients in the engines' packed form (the model's sizes and layout).
+dpd_packed pack_dpd(const dpd_model& model,
                     const std::vector<std::complex<float>>& coefficients,
                     std::complex<float> c);
 

@@ -4,7 +4,6 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include <gnuradio/gpuinterp/kernel/dpd_model.h>
-#include <gnuradio/gpuinterp/kernel/dpd_predistorter.h>
 #include <gnuradio/gpuinterp/kernel/validate.h>
 #include <algorithm>
 #include <cctype>
@@ -75,9 +74,20 @@ std::string to_string(dpd_model::family_t f)
     }
 }
 
+dpd_model dpd_model::ph_unchecked(unsigned P, unsigned Q, unsigned Lp, unsigned Lq)
+{
+    dpd_model m;
+    m.family = family_t::ph;
+    m.P = P;
+    m.Q = Q;
+    m.Lp = Lp;
+    m.Lq = Lq;
+    return m;
+}
+
 dpd_model dpd_model::make_ph(unsigned P, unsigned Q, unsigned Lp, unsigned Lq)
 {
-    dpd_model m = dpd_predistorter::ph_model(P, Q, Lp, Lq);
+    dpd_model m = ph_unchecked(P, Q, Lp, Lq);
     m.validate(); // a spec's bounds (the 4096-coefficient cap), narrower than the engine's
     return m;
 }

@@ -95,24 +95,11 @@ void dpd_predistorter::validate(unsigned P,
         invalid_parameter("lo_leakage", "is not finite");
 }
 
-dpd_model dpd_predistorter::ph_model(unsigned P, unsigned Q, unsigned Lp, unsigned Lq)
-{
-    dpd_model m;
-    m.family = dpd_model::family_t::ph;
-    m.P = P;
-    m.Q = Q;
-    m.Lp = Lp;
-    m.Lq = Lq;
-    return m;
-}
-
-dpd_packed pack_dpd(unsigned P,
-                    unsigned Q,
-                    unsigned Lp,
-                    unsigned Lq,
+dpd_packed pack_dpd(const dpd_model& model,
                     const std::vector<std::complex<float>>& co,
                     std::complex<float> c)
 {
+    const unsigned P = model.P, Q = model.Q, Lp = model.Lp, Lq = model.Lq;
     dpd_packed m;
     const unsigned Mp = (P + 1) / 2, Mq = Q ? (Q + 1) / 2 : 0;
     m.M = std::max(Mp, Mq);
@@ -274,7 +261,7 @@ void dpd_predistorter::set_coefficients(const std::vector<complex>& coefficients
     if (d_gmp_engine)
         d_gmp_engine->set_program(make_gmp_program(d_model, coefficients, lo_leakage));
     else
-        d_engine->set_model(pack_dpd(d_P, d_Q, d_Lp, d_Lq, coefficients, lo_leakage));
+        d_engine->set_model(pack_dpd(d_model, coefficients, lo_leakage));
     d_coeffs = coefficients;
     d_c = lo_leakage;
 }

@@ -84,6 +84,9 @@ struct dpd_model {
     //! Parse a spec; throws std::invalid_argument("model: ...") naming the offending key.
     static dpd_model parse(const std::string& spec);
     static dpd_model make_ph(unsigned P, unsigned Q, unsigned Lp, unsigned Lq);
+    //! The ph model of (P, Q, Lp, Lq) without the spec's bounds: the ph engine (the block's
+    //! (P, Q, Lp, Lq) parameters) applies its own, wider ones (dpd_predistorter::validate).
+    static dpd_model ph_unchecked(unsigned P, unsigned Q, unsigned Lp, unsigned Lq);
     static dpd_model make_mp(unsigned K, unsigned M);
     static dpd_model make_gmp(unsigned Ka,
                               unsigned La,

@@ -137,7 +137,7 @@ public:
                      int device = 0,
                      size_t batch = 0,
                      bool mapped = false)
-        : dpd_predistorter(ph_model(P, Q, Lp, Lq),
+        : dpd_predistorter(dpd_model::ph_unchecked(P, Q, Lp, Lq),
                            coefficients,
                            lo_leakage,
                            requested,
@@ -222,9 +222,6 @@ public:
     //! Input samples carried between calls: max(Lp, Lq) - 1 (Lq only when Q > 0); model().history() in general.
     size_t history() const { return d_H; }
 
-    //! The ph model of (P, Q, Lp, Lq), unchecked: validate() applies the ph engine's own bounds,
-    //! wider than dpd_model::make_ph()'s coefficient cap for a spec.
-    static dpd_model ph_model(unsigned P, unsigned Q, unsigned Lp, unsigned Lq);
     //! Length of the coefficient vector for (P, Q, Lp, Lq): (P+1)/2*Lp + (Q+1)/2*Lq (Q > 0).
     static size_t num_coefficients(unsigned P, unsigned Q, unsigned Lp, unsigned Lq);
     //! Index of h_{p,k} / g_{q,k} in the flat vector (no range checks).
