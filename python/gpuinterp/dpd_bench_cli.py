@@ -19,6 +19,7 @@ from .dpd_bench import (DEFAULT_DPD_MODEL, DEFAULT_ENSEMBLE, DEFAULT_HELD_OUT, D
 from .dpd_bench_data import _NON_FINITE, _NUMBER, MAX_ITERATIONS, BenchError, _show
 from .dpd_bench_report import format_table, plot_psd
 from .arena import ArenaError
+from .dpd_bench_judges import PRESETS, preset_file
 from . import dpd_bench as _bench
 
 _bench_doc = _bench.__doc__  # --help explains the procedure, which dpd_bench documents
@@ -75,7 +76,10 @@ def main(argv=None):
     p.add_argument("--pa-model", default=DEFAULT_PA_MODEL, metavar="SPEC",
                    help="PA model spec (default: %(default)s)")
     p.add_argument("--dpd-model", default=DEFAULT_DPD_MODEL, metavar="SPEC",
-                   help="predistorter model spec (default: %(default)s)")
+                   help="predistorter model spec, or a preset with --protocol arena: 'compact' (the shipped "
+                        "predistorter of the best FoM the module reaches) or 'best' (its lowest ACLR), trained "
+                        "through the shipped surrogate and chosen on the val split (data/models/presets.txt, "
+                        "data/models/README.md say which) (default: %(default)s)")
     p.add_argument("--iterations", type=_strict_int, default=DEFAULT_ITERATIONS,
                    help=f"indirect-learning iterations, 1..{MAX_ITERATIONS} (default: %(default)s)")
     p.add_argument("--train-through", choices=TRAIN_THROUGH, default=DEFAULT_TRAIN_THROUGH,
@@ -137,6 +141,18 @@ def main(argv=None):
                    help="write the DPD's output for the test split's input (complex64 .npy, one sample per test "
                         "input sample, limited as scored: the signal every reported figure was computed from)")
     a = p.parse_args(argv)
+    if a.dpd_model in PRESETS:
+        if a.protocol != "arena":
+            return _fail(f"--dpd-model {a.dpd_model}: a preset of the Arena protocol (--protocol arena)")
+        if a.dpd_file is not None:
+            return _fail(f"--dpd-model {a.dpd_model}: a preset is a predistorter file; give it or --dpd-file")
+        try:
+            a.dpd_file = preset_file(a.dpd_model, a.dataset, "arena")
+        except BenchError as e:
+            return _fail(f"--dpd-model {a.dpd_model}: {e}")
+        if a.dpd_file is None:
+            return _fail(f"--dpd-model {a.dpd_model}: the module ships this preset for the Arena's APA_200MHz_b "
+                         f"only; {a.dataset} is not that capture (its CSV hashes differ)")
     if a.protocol != "arena":
         for opt in ("score_signal", "dpd_file"):
             if getattr(a, opt) is not None:

@@ -107,6 +107,38 @@ def auto_trainers(directory, models_dir=None, split="opendpd"):
     return [p for p in auto_judges(directory, d, split) if os.path.basename(p) in names]
 
 
+PRESETS_FILE = "presets.txt"
+PRESETS = ("compact", "best")
+
+
+def preset_file(name, directory, split, models_dir=None):
+    """The shipped predistorter a ``--dpd-model`` preset names for this dataset: presets.txt's line
+    "<preset> <file>" whose file was trained on this dataset's own CSVs and ``split`` (its recorded
+    hashes), checked against SHA256SUMS; None when the module ships none for it."""
+    d = shipped_dir() if models_dir is None else models_dir
+    path = os.path.join(d, PRESETS_FILE)
+    if not os.path.isfile(path):
+        return None
+    with open(path) as f:
+        rows = [ln.split() for ln in f if ln.strip() and not ln.lstrip().startswith("#")]
+    for row in rows:
+        if len(row) != 2 or row[0] != name:
+            continue
+        p = os.path.join(d, row[1])
+        try:
+            with open(p) as f:
+                rec = json.load(f).get("training") or {}
+        except (OSError, ValueError):
+            continue
+        if rec.get("split", "opendpd") != split or not rec.get("data_sha256"):
+            continue
+        if all(os.path.isfile(os.path.join(directory, c)) and sha256(os.path.join(directory, c)) == h
+               for c, h in rec["data_sha256"].items()):
+            verify_shipped(p)
+            return p
+    return None
+
+
 def held_out_headline(rows):
     """The report's held-out figure: the worst average ACLR through the held-out judges of the neural
     kind when there are any (the kind the field judges through: a model of the measured PA trained

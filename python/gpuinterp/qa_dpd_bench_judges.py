@@ -84,6 +84,12 @@ class qa_dpd_bench_judges(gr_unittest.TestCase):
                 self.assertEqual([os.path.basename(p) for p in judges.auto_trainers(SLICE, d)], want)
             # another split's models are not this split's judges
             self.assertEqual(judges.auto_judges(SLICE, d, split="arena"), [])
+            # a preset names a file of this dataset and split, or nothing
+            with open(os.path.join(d, judges.PRESETS_FILE), "w") as f:
+                f.write("# presets\ncompact other.json\ncompact mine.json\nbest other.json\n")
+            self.assertEqual(os.path.basename(judges.preset_file("compact", SLICE, "opendpd", d)), "mine.json")
+            self.assertIsNone(judges.preset_file("best", SLICE, "opendpd", d))
+            self.assertIsNone(judges.preset_file("compact", SLICE, "arena", d))
             # a shipped file edited after its sum was taken is refused, not used
             with open(os.path.join(d, "mine.json"), "a") as f:
                 f.write(" ")
@@ -114,6 +120,16 @@ class qa_dpd_bench_judges(gr_unittest.TestCase):
         self.assertEqual(judges.held_out_headline(rows[:1]), -43.0)  # no neural judge: every held-out one
         self.assertIsNone(judges.held_out_headline(rows + [row("neural", None)]))  # one blew up: no figure
         self.assertIsNone(judges.held_out_headline(rows[3:]))
+
+    def test_presets_are_the_arenas(self):
+        for argv, text in (([SLICE, "--dpd-model", "compact"], "a preset of the Arena protocol"),
+                           ([SLICE, "--dpd-model", "best", "--protocol", "arena"], "is not that capture"),
+                           ([SLICE, "--dpd-model", "best", "--protocol", "arena", "--dpd-file", SLICE],
+                            "give it or --dpd-file")):
+            rc, o, err = call(argv)
+            self.assertEqual(rc, 2, err)
+            self.assertEqual(len(err.splitlines()), 1, err)
+            self.assertIn(text, err)
 
     def test_bad_judge_files_are_one_line(self):
         with tempfile.TemporaryDirectory() as d:
