@@ -22,6 +22,30 @@ namespace {
 constexpr size_t sc16_chunk = 4096;
 } // namespace
 
+dpd_bank::dpd_bank(const dpd_model& model,
+                   unsigned channels,
+                   size_t batch,
+                   sample_format output_format,
+                   float full_scale,
+                   sample_format input_format)
+    : d_model(model),
+      d_channels(channels),
+      d_format(output_format),
+      d_in_format(input_format),
+      d_full_scale(full_scale),
+      d_batch(batch ? batch : dpd_predistorter::default_batch)
+{
+    check_channels(channels);
+    validate_full_scale(full_scale);
+}
+
+void dpd_bank::add_engine_note()
+{
+    const std::string why = d_each.front()->backend_note();
+    if (!why.empty() && why != d_note)
+        d_note += (d_note.empty() ? "" : "; ") + why;
+}
+
 void dpd_bank::common_setup(backend requested, int device)
 {
     d_counts.assign(d_channels, {});
@@ -57,15 +81,8 @@ dpd_bank::dpd_bank(const dpd_model& model,
                    sample_format output_format,
                    float full_scale,
                    sample_format input_format)
-    : d_model(model),
-      d_channels(channels),
-      d_format(output_format),
-      d_in_format(input_format),
-      d_full_scale(full_scale),
-      d_batch(batch ? batch : dpd_predistorter::default_batch)
+    : dpd_bank(model, channels, batch, output_format, full_scale, input_format)
 {
-    check_channels(channels);
-    validate_full_scale(full_scale);
     dpd_predistorter::validate(model, coefficients, lo_leakage);
     common_setup(requested, device);
     d_coeffs.assign(channels, coefficients);
@@ -97,9 +114,7 @@ dpd_bank::dpd_bank(const dpd_model& model,
     for (unsigned c = 0; c < channels; c++)
         d_each.push_back(std::make_unique<dpd_predistorter>(
             model, coefficients, lo_leakage, d_backend, device, d_batch, mapped));
-    const std::string why = d_each.front()->backend_note();
-    if (!why.empty() && why != d_note)
-        d_note += (d_note.empty() ? "" : "; ") + why;
+    add_engine_note();
 }
 
 dpd_bank::dpd_bank(const dpd_model& model,
@@ -111,15 +126,8 @@ dpd_bank::dpd_bank(const dpd_model& model,
                    sample_format output_format,
                    float full_scale,
                    sample_format input_format)
-    : d_model(model),
-      d_channels(channels),
-      d_format(output_format),
-      d_in_format(input_format),
-      d_full_scale(full_scale),
-      d_batch(batch ? batch : dpd_predistorter::default_batch)
+    : dpd_bank(model, channels, batch, output_format, full_scale, input_format)
 {
-    check_channels(channels);
-    validate_full_scale(full_scale);
     dpd_predistorter::validate_weights(model, weights);
     common_setup(requested, device);
     d_coeffs.assign(channels, {});
@@ -129,9 +137,7 @@ dpd_bank::dpd_bank(const dpd_model& model,
     for (unsigned c = 0; c < channels; c++)
         d_each.push_back(std::make_unique<dpd_predistorter>(
             model, weights, d_backend, device, d_batch));
-    const std::string why = d_each.front()->backend_note();
-    if (!why.empty() && why != d_note)
-        d_note += (d_note.empty() ? "" : "; ") + why;
+    add_engine_note();
 }
 
 dpd_bank::~dpd_bank() = default;

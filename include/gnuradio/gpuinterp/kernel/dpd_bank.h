@@ -146,6 +146,15 @@ public:
 
 private:
     void check_channel(unsigned channel) const;
+    //! What both constructors share first: the sizes, formats and their checks.
+    dpd_bank(const dpd_model& model,
+             unsigned channels,
+             size_t batch,
+             sample_format output_format,
+             float full_scale,
+             sample_format input_format);
+    //! The per-channel engines' backend note, added to the bank's.
+    void add_engine_note();
     //! The backend (chosen once) and the buffers, after the constructor's checks.
     void common_setup(backend requested, int device);
     //! process() (device false) and process_device() (device true).
