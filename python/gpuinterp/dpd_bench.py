@@ -492,9 +492,3 @@ def run(directory, pa_model=DEFAULT_PA_MODEL, dpd_model=DEFAULT_DPD_MODEL, itera
                           "fs": fs, "nperseg": nper, "bw": bw, "predistorted": main_res[4][0]["_x_pd"]}
     return report
 
-
-def main(argv=None):
-    """The command line (:mod:`.dpd_bench_cli`)."""
-    from .dpd_bench_cli import main as _main
-
-    return _main(argv)

@@ -14,7 +14,7 @@ import tempfile
 import numpy as np
 from gnuradio import gr_unittest
 
-from gnuradio.gpuinterp import dpd_bench, metrics
+from gnuradio.gpuinterp import dpd_bench, dpd_bench_cli, metrics
 from gnuradio.gpuinterp import dpd_model as dm
 
 SRC = os.environ.get("GPUINTERP_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -26,7 +26,7 @@ HELD_OUT = "mp:K=7,M=8"
 
 
 def run_cli(*args):
-    code = "import sys; from gnuradio.gpuinterp import dpd_bench; sys.exit(dpd_bench.main(sys.argv[1:]))"
+    code = "import sys; from gnuradio.gpuinterp import dpd_bench_cli; sys.exit(dpd_bench_cli.main(sys.argv[1:]))"
     return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=300)
 
 
@@ -36,7 +36,7 @@ class qa_dpd_bench(gr_unittest.TestCase):
             out = os.path.join(d, "r.json")
             pa_path = os.path.join(d, "pa.json")
             lines = []
-            rc = dpd_bench.main([SLICE, "--json", out, "--pa-model", PA, "--dpd-model", DPD, "--iterations", "3",
+            rc = dpd_bench_cli.main([SLICE, "--json", out, "--pa-model", PA, "--dpd-model", DPD, "--iterations", "3",
                                  "--save-pa-model", pa_path, "--ensemble", ENSEMBLE, "--held-out", HELD_OUT,
                                  "--save-predistorted", os.path.join(d, "pd.npy")])
             self.assertEqual(rc, 0)

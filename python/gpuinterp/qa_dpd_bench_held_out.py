@@ -12,7 +12,7 @@ import tempfile
 import numpy as np
 from gnuradio import gr_unittest
 
-from gnuradio.gpuinterp import dpd_bench, metrics
+from gnuradio.gpuinterp import dpd_bench, dpd_bench_cli, metrics
 from gnuradio.gpuinterp import dpd_model as dm
 
 FS, BW, NPERSEG = 983.04e6, 200e6, 2048
@@ -73,7 +73,7 @@ class qa_dpd_bench_held_out(gr_unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             x = write_dataset(d, rng)
             out = os.path.join(d, "r.json")
-            rc = dpd_bench.main([d, "--json", out, "--pa-model", PA, "--ensemble", ENSEMBLE, "--held-out", HELD_OUT,
+            rc = dpd_bench_cli.main([d, "--json", out, "--pa-model", PA, "--ensemble", ENSEMBLE, "--held-out", HELD_OUT,
                                  "--dpd-model", DPD, "--iterations", "3", "--train-through", "both"])
             self.assertEqual(rc, 0)
             with open(out) as f:
@@ -114,7 +114,7 @@ class qa_dpd_bench_held_out(gr_unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             write_dataset(d, rng)
             out = os.path.join(d, "r.json")
-            rc = dpd_bench.main([d, "--json", out, "--pa-model", PA, "--held-out", HELD_OUT, "--dpd-model", DPD,
+            rc = dpd_bench_cli.main([d, "--json", out, "--pa-model", PA, "--held-out", HELD_OUT, "--dpd-model", DPD,
                                  "--iterations", "2", "--train-through", "single", "--no-probe-model", "none"])
             self.assertEqual(rc, 0)
             with open(out) as f:

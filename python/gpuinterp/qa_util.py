@@ -10,12 +10,12 @@ from gnuradio import blocks, gr
 
 def bench_call(argv):
     """gpuinterp_dpd_bench in-process: (exit code, stdout, stderr); argparse's exits count as exit codes."""
-    from gnuradio.gpuinterp import dpd_bench
+    from gnuradio.gpuinterp import dpd_bench_cli
 
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
-            rc = dpd_bench.main(argv)
+            rc = dpd_bench_cli.main(argv)
         except SystemExit as e:
             rc = e.code
     return rc, out.getvalue(), err.getvalue()
