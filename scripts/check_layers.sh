@@ -10,7 +10,10 @@
 #   cpu/     its own files, ../common/, ../kernel/
 #   cuda/    its own files, ../common/, ../kernel/, ../device/ (the CUDA device operations)
 #   device/  its own files, ../common/, ../kernel/
+#   lib/     the blocks and the engine factory: its own files, kernel/, device/, and the backends'
+#            factories cpu/cpu_engines.h and cuda/cuda_engines.h (engine_factory.cc implements them)
 #   include/ no quoted include of library internals
+# A path that climbs again after its allowed prefix ("../common/../cuda/x.h") is refused.
 # Usage: check_layers.sh [source dir]
 set -euo pipefail
 cd "${1:-$(dirname "$0")/..}"
@@ -26,9 +29,9 @@ check() { # check <dir> <allowed prefix>...: every quoted include is a plain nam
             inc=${line#*\"}
             inc=${inc%%\"*}
             ok=0
-            case "$inc" in */*) ;; *) ok=1 ;; esac
+            case "$inc" in */* | *..*) ;; *) ok=1 ;; esac
             for p in "$@"; do
-                case "$inc" in "$p"*) ok=1 ;; esac
+                case "$inc" in "$p"*) case "${inc#"$p"}" in *..*) ;; *) ok=1 ;; esac ;; esac
             done
             if [ $ok = 0 ]; then
                 echo "$f: #include \"$inc\": $dir/ may include only its own files${*:+ and $*}"
@@ -38,6 +41,7 @@ check() { # check <dir> <allowed prefix>...: every quoted include is a plain nam
     done
 }
 
+check lib kernel/ device/ cpu/cpu_engines.h cuda/cuda_engines.h
 check lib/common
 check lib/kernel ../common/
 check lib/cpu ../common/ ../kernel/
