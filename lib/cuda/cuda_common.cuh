@@ -25,6 +25,9 @@ namespace gpu {
 
 [[noreturn]] void
 throw_cuda_error(cudaError_t err, const char* expr, const char* file, int line);
+//! A CUDA library's (cuBLAS, cuSOLVER, cuFFT) failed status, as a cuda_error naming the library.
+[[noreturn]] void
+library_error(const char* lib, int status, const char* expr, const char* file, int line);
 
 //! Opt-in debugging: GPUINTERP_CUDA_SYNC=1 synchronises after every launch so an asynchronous fault
 //! is reported at the launch that caused it.
@@ -40,6 +43,16 @@ bool debug_sync_enabled();
         if (gpuinterp_err_ != cudaSuccess)                  \
             ::gr::gpuinterp::gpu::throw_cuda_error(         \
                 gpuinterp_err_, #expr, __FILE__, __LINE__); \
+    } while (0)
+
+//! One check for the CUDA libraries' status codes (each library's success value `ok`), as
+//! GPUINTERP_CUDA_CHECK is for the runtime's.
+#define GPUINTERP_LIBRARY_CHECK(lib, ok, expr)                       \
+    do {                                                             \
+        const auto gpuinterp_st_ = (expr);                           \
+        if (gpuinterp_st_ != (ok))                                   \
+            ::gr::gpuinterp::gpu::library_error(                     \
+                lib, int(gpuinterp_st_), #expr, __FILE__, __LINE__); \
     } while (0)
 
 //! After every kernel launch: reports launch-configuration errors, and with the debug switch the fault.

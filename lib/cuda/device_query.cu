@@ -21,6 +21,14 @@ void throw_cuda_error(cudaError_t err, const char* expr, const char* file, int l
     throw cuda_error(os.str());
 }
 
+void library_error(
+    const char* lib, int status, const char* expr, const char* file, int line)
+{
+    std::ostringstream os;
+    os << lib << " error " << status << " in " << expr << " at " << file << ":" << line;
+    throw cuda_error(os.str());
+}
+
 bool debug_sync_enabled() { return env::cuda_sync(); }
 
 namespace {

@@ -35,16 +35,7 @@ constexpr int threads = 256;
 constexpr int blocks = 264; // a few waves on any current GPU; the partials stay small
 constexpr double two_pi = 6.283185307179586;
 
-#define GPUINTERP_CUFFT_CHECK(expr)                                                     \
-    do {                                                                                \
-        const cufftResult st_ = (expr);                                                 \
-        if (st_ != CUFFT_SUCCESS) {                                                     \
-            std::ostringstream os_;                                                     \
-            os_ << "cuFFT error " << int(st_) << " in " #expr " at " << __FILE__ << ":" \
-                << __LINE__;                                                            \
-            throw cuda_error(os_.str());                                                \
-        }                                                                               \
-    } while (0)
+#define GPUINTERP_CUFFT_CHECK(expr) GPUINTERP_LIBRARY_CHECK("cuFFT", CUFFT_SUCCESS, expr)
 
 __device__ inline tc rot(const kernel::capture_rotation& r, int64_t m)
 {

@@ -35,22 +35,6 @@ namespace gpu {
 namespace {
 using cd = std::complex<double>;
 
-[[noreturn]] void
-library_error(const char* lib, int status, const char* expr, const char* file, int line)
-{
-    std::ostringstream os;
-    os << lib << " error " << status << " in " << expr << " at " << file << ":" << line;
-    throw cuda_error(os.str());
-}
-
-// One check for both libraries' status codes, as GPUINTERP_CUDA_CHECK is for the
-// runtime's.
-#define GPUINTERP_LIBRARY_CHECK(lib, ok, expr)                       \
-    do {                                                             \
-        const auto st_ = (expr);                                     \
-        if (st_ != (ok))                                             \
-            library_error(lib, int(st_), #expr, __FILE__, __LINE__); \
-    } while (0)
 #define GPUINTERP_CUBLAS_CHECK(expr) \
     GPUINTERP_LIBRARY_CHECK("cuBLAS", CUBLAS_STATUS_SUCCESS, expr)
 #define GPUINTERP_CUSOLVER_CHECK(expr) \
