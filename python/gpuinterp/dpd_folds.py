@@ -30,6 +30,10 @@ FOLDS = 5
 # Cold scores closer than this are not told apart: the folds of one capture differ by about 0.1 dB
 # (APA_200MHz: 0.09 dB between its five blocks at any lambda of the grid).
 TIE_DB = 0.1
+# Each fold eigendecomposes its own Gram: five more than the solve itself. Up to 1024 columns that
+# is about 5 s on 2 cores; beyond it (11.6 s each at 2048 columns, 131 s at 4096) lambda is chosen
+# by generalised cross-validation on the one eigendecomposition of the solve.
+MAX_COLUMNS = 1024
 
 
 def block_edges(n, folds=FOLDS):
@@ -111,6 +115,8 @@ def engine_folds(g, add, yn, xa, ok, bad, back, ahead, probes=False, folds=FOLDS
     Returns None when a fold would fit fewer rows than unknowns."""
     n = yn.size
     K = g.num_columns()
+    if K > MAX_COLUMNS:
+        return None
     u8 = lambda v: np.ascontiguousarray(v, dtype=np.uint8)  # noqa: E731
     edges = block_edges(n, folds)
     out = []
@@ -144,6 +150,8 @@ def numpy_folds(full, yn, xa, ok, bad, design, back, ahead, probes=None, folds=F
     the numpy reference of :func:`engine_folds`."""
     n = xa.size
     K = full.shape[1]
+    if K > MAX_COLUMNS:
+        return None
     edges = block_edges(n, folds)
     out = []
     for a, b in zip(edges[:-1], edges[1:]):
