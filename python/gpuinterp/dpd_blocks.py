@@ -26,7 +26,7 @@ from .estimator_memory import (ESTIMATE_BYTES_PER_SAMPLE, _physical_memory, _Win
 from .radio_messages import (_BURST_KEYS, _RX_FREQ, _RX_RATE, _RX_TIME, _SWITCH_KEYS,  # noqa: F401
                              SAMPLE_FORMATS, _rx_time_parts, _tag_hz, coefficients_message,
                              parse_coefficients_message, sc16_reader, stats_message)
-from .estimator_channels import (MAX_CHANNELS, METERS, SHARED_METERS, Channel, RoundRobin, channel_file,
+from .estimator_channels import (MAX_CHANNELS, METERS, SHARED_METERS, Channel, RoundRobin, aclr_band, channel_file,
                                  check_predistorter_gain, load_resume, obs_select_message, record_step)
 
 __all__ = ["dpd_estimator_cc", "coefficients_message", "parse_coefficients_message"]
@@ -176,7 +176,8 @@ class dpd_estimator_cc(gr.basic_block):
                     min_damping=min(0.1, damping), initial_coefficients=w0 if len(w0) else None,
                     initial_lo_leakage=c0, regularization=regularization, lo_leakage=bool(lo_leakage),
                     max_delay=int(max_delay), rx_full_scale=rx_full_scale, rx_correction=bool(rx_correction),
-                    track_frequency=bool(track_frequency), backend=backend, device=device)
+                    track_frequency=bool(track_frequency), backend=backend, device=device,
+                    aclr_band=aclr_band(sample_rate, signal_bandwidth, channel_spacing))
             except DPDError as e:
                 raise ValueError(str(e)) from None
             if resume is None and len(w0):  # checked as a resumed file is: it is what the loop starts from
