@@ -241,13 +241,23 @@ def _fit_engine(xa, yn, m, regularization, lo_leakage, ok, validation, probes, b
         # lambda by K-fold cross-validation over contiguous blocks, each scored cold (dpd_folds).
         back, ahead = _window(m)
         folds = _folds.engine_folds(g, add, yn, xa, ok, bad, back, ahead, probes is not None)
-        add(ok)
-        pick = None if folds is None else _folds.choose(g.gram(0), g.rhs(0), folds, REGULARIZATION_GRID)
+        sol = None
+        if folds is not None and probes is None:  # the blocks' sums are the capture's: no refit pass
+            G_all, b_all = sum(f["Gs"] for f in folds), sum(f["bs"] for f in folds)
+            pick = _folds.choose(G_all, b_all, folds, REGULARIZATION_GRID)
+            if pick is not None:
+                sol = _folds.solve_sums(G_all, b_all, sum(f["ts"] for f in folds), pick[0])
+        else:
+            add(ok)
+            pick = None if folds is None else _folds.choose(g.gram(0), g.rhs(0), folds, REGULARIZATION_GRID)
+            if pick is not None:
+                sol = g.solve(float(pick[0]))
         if pick is not None:
             reg, val, _ = pick
             how = "kfold"
-            sol = g.solve(float(reg))
         else:
+            if probes is None and folds is not None:
+                add(ok)
             sol = g.solve("gcv")
     else:
         add(ok)

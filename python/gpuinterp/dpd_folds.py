@@ -25,6 +25,8 @@ the capture's kind, without the start-up rows."""
 
 import numpy as np
 
+from .dpd_ph import DPDError
+
 # Five blocks: each fold fits 80 % of the capture, as the single 20 % hold-out before did.
 FOLDS = 5
 # Cold scores closer than this are not told apart: the folds of one capture differ by about 0.1 dB
@@ -108,6 +110,31 @@ def choose(G_all, b_all, folds, grid):
     return float(grid[i]), float(steady[i]), float(cold[i])
 
 
+def solve_sums(G, b, tt, lam):
+    """dpd_gram's solve at a fixed lambda, from sums already on the host: the blocks' Grams of the
+    rows continuing the capture add up to the whole capture's, so the refit after the folds needs no
+    second pass over it. Returns the dict dpd_gram.solve returns (its equations, in numpy)."""
+    K = G.shape[0]
+    d = np.sqrt(np.real(np.diag(G)))
+    if not np.all(np.isfinite(d)) or np.any(d <= 0):
+        i = int(np.flatnonzero(~(np.isfinite(d) & (d > 0)))[0])
+        raise DPDError(f"y: basis matrix is singular (basis column {i} of {K} is all zeros over the fit rows)")
+    e, V = np.linalg.eigh(G / np.outer(d, d))
+    e0 = e[-1]
+    e = np.maximum(e, 0.0)
+    cond = float(np.sqrt(e0 / e[0])) if e[0] > 0 else float("inf")
+    c = V.conj().T @ (b / d)
+    w = (V @ (c / (e + lam * e0))) / d
+    if not np.all(np.isfinite(w)):
+        raise DPDError(f"y: estimation produced non-finite coefficients (condition number {cond:.6g} of the "
+                       "column-normalised basis; use a regularization > 0)")
+    r = float(_residuals(G, b, tt, w[:, None])[0])
+    fit = 10 * np.log10(max(r / tt, 1e-30)) if tt > 0 else float("nan")
+    return {"w": w, "regularization": float(lam), "condition": cond, "rank": int(np.sum(e / e0 > lam)),
+            "dof": float(np.sum(e / (e + lam * e0))), "fit_nmse_db": float(fit), "selected_by": "fixed",
+            "validation_nmse_db": float("nan")}
+
+
 def engine_folds(g, add, yn, xa, ok, bad, back, ahead, probes=False, folds=FOLDS):
     """The folds' sums from the estimation engine ``g`` (a dpd_gram): ``add(rows, val)`` adds the
     capture's rows (and, with ``probes``, their probe copies) to its fit set and ``val`` rows to its
@@ -135,10 +162,22 @@ def engine_folds(g, add, yn, xa, ok, bad, back, ahead, probes=False, folds=FOLDS
             add(x_rows & ~s_rows, s_rows)
             f = {"Gx": g.gram(0) + g.gram(1), "bx": g.rhs(0) + g.rhs(1)}
         f.update(Gs=g.gram(1), bs=g.rhs(1), ts=float(np.sum(np.abs(xa[s_rows]) ** 2)))
+        # Run cold, the block's rows differ from the rows continuing the capture only at its head
+        # (the first `back` rows read zeros instead of the previous block) and its tail (a row whose
+        # look-ahead leaves the block is not there): those few rows are swapped, instead of a second
+        # pass over the block. (numpy_folds builds the cold rows whole: the tests compare the two.)
         c_rows = cold_rows(bad, a, b, back, ahead)
+        ends = np.zeros(n, dtype=bool)
+        ends[a:min(a + back, b)] = True
+        ends[max(b - ahead, a):b] = True
+        ends &= s_rows
+        head = c_rows.copy()
+        head[back:] = False
         g.reset()
-        g.add(yn[a:b], xa[a:b], fit_mask=u8(np.zeros(b - a, dtype=bool)), val_mask=u8(c_rows))
-        f.update(Gc=g.gram(1), bc=g.rhs(1), tc=float(np.sum(np.abs(xa[a:b][c_rows]) ** 2)))
+        g.add(yn, xa, fit_mask=u8(ends))
+        g.add(yn[a:b], xa[a:b], fit_mask=u8(np.zeros(b - a, dtype=bool)), val_mask=u8(head))
+        f.update(Gc=f["Gs"] - g.gram(0) + g.gram(1), bc=f["bs"] - g.rhs(0) + g.rhs(1),
+                 tc=f["ts"] - float(np.sum(np.abs(xa[ends]) ** 2)) + float(np.sum(np.abs(xa[a:b][head]) ** 2)))
         out.append(f)
     g.reset()
     return out
