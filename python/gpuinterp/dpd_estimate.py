@@ -214,7 +214,9 @@ def _gram_engine(model, lo_leakage, backend, device):
 def _fit_engine(xa, yn, m, regularization, lo_leakage, ok, validation, probes, backend, device, bad=None):
     """The fit of :func:`_fit` on the estimation engine (``gpuinterp.dpd_gram``: the Gram of the
     column-normalised basis accumulated chunk by chunk on the CPU or the GPU, one eigendecomposition
-    for the whole lambda grid): the same rows, the same choice of lambda, never the N x K basis."""
+    for the whole lambda grid): the same rows, the same choice of lambda, never the N x K basis. With
+    the default lambda the folds' sums are read back and the refit is solved from them on the host
+    (:func:`.dpd_folds.solve_sums`), as the folds' own solves are."""
     g = _gram_engine(str(m), bool(lo_leakage), backend, int(device))
     n = xa.size
     u8 = lambda b: np.ascontiguousarray(b, dtype=np.uint8)  # noqa: E731
