@@ -16,6 +16,16 @@ from .dpd_ph import DPDError, _as_complex_vector, _model_of
 from .metrics import aclr as _aclr, nmse_db
 
 
+def _small_signal_gain(xa, yn, Gc, ok):
+    """|gain| of y (= yn Gc) on x over the rows whose |x| is below its median: the loop's linear
+    part, where neither the PA's compression nor the predistorter's expansion reaches."""
+    a = np.abs(xa)
+    rows = ok & (a <= np.quantile(a[ok], 0.5))
+    den = np.vdot(xa[rows], xa[rows]).real
+    g = abs(Gc * np.vdot(xa[rows], yn[rows]) / den) if den > 0 else 0.0
+    return g if math.isfinite(g) and g > 0 else abs(Gc)
+
+
 def _loop_nmse(ref, est, block=1024):
     """NMSE of est against ref in dB, and its standard error in dB from the spread of the error over
     blocks of the capture. A receiver's phase noise is slow (correlated over hundreds of samples), so
@@ -82,11 +92,12 @@ class Adaptation:
     which a retune or a second radio changes at will, so every capture is normalised by its own
     phase. The first |G| is confirmed by a second capture (within ``gain_tolerance_db``) before it is
     latched ("calibrating": a glitch in the first capture cannot set the PA's output level). A latched
-    |G| is checked on every capture on the loop's linear part: the least-squares gain of y on x (the
-    PA's input), against the previous capture's. A capture off by more than ``gain_tolerance_db`` is
-    refused, and when the next one agrees with it the loop gain has moved (a gain slider, an
-    attenuator): |G| moves by the measured step (the best-so-far record, whose NMSE belongs to the
-    old gain, is dropped) and that capture updates. A ``target_gain`` fixes |G|.
+    |G| follows the loop's linear part on every capture: the gain of y on x (the PA's input) over the
+    capture's quieter half, scaled from its value at the latch (an RX gain or attenuator move keeps
+    the PA's output power). A jump of more than ``gain_tolerance_db`` from the previous capture is
+    refused, and when the next capture agrees with it the loop gain has moved (a gain slider, an
+    attenuator): |G| follows (the best-so-far records, which belong to the old gain, are dropped) and
+    that capture updates. A ``target_gain`` fixes |G|.
 
     A capture that cannot be estimated or would give coefficients failing the sanity checks
     (non-finite, predistorter gain on y/G beyond +-``max_gain_db``) leaves the coefficients unchanged;
@@ -142,7 +153,8 @@ class Adaptation:
         self.last_gain = None  # the complex G the last normalised capture was divided by
         self._gain_fixed = self.target_gain is not None
         self._candidate = None  # an unconfirmed |G| (first capture, or a moved loop gain)
-        self._ref_gain = None  # |y ~ G x| of the last capture whose loop gain was trusted
+        self._ref_gain = None  # the linear gain (_small_signal_gain) of the last trusted capture
+        self._anchor = None  # (|G|, linear gain) when |G| was latched
         self.lock_delay = bool(lock_delay)
         self.delay = None
         self.estimate_kwargs = dict(estimate_kwargs)
@@ -226,6 +238,7 @@ class Adaptation:
             return self._refuse(str(e), **info)
         self.delay = d
         tol = self.gain_tolerance_db
+        gs = _small_signal_gain(xa, yn, Gc, ok)
         if self.gain is None:
             # First |G|, or a moved one: latch it once a second capture agrees.
             if self._candidate is None or abs(20 * math.log10(abs(Gc) / self._candidate)) > tol:
@@ -233,30 +246,31 @@ class Adaptation:
                 return self._result("calibrating", f"gain: |G| {20 * math.log10(abs(Gc)):.2f} dB measured; "
                                     "confirming it on the next capture before latching",
                                     gain=Gc * np.exp(1j * rep.phase), **info)
-            self.gain, self._candidate, self._ref_gain = abs(Gc), None, abs(Gc)
+            self.gain, self._candidate, self._ref_gain, self._anchor = abs(Gc), None, gs, (abs(Gc), gs)
         elif not self._gain_fixed:
-            # A move of the loop gain is measured on its linear part: the least-squares gain of y on
-            # the PA's input x, against the same gain on the previous capture. (Measured through the
-            # predistorter in use, f_current(y/G) against x, the expansion of the predistorter reads
-            # a 3 dB step of the RX gain as 4 dB, and the loop then drives the PA harder.) Between two
-            # captures the predistorter moves by one damped update only, which changes this gain by
-            # a few tenths of a dB at most.
-            move = abs(Gc) / self._ref_gain
-            move_db = 20 * math.log10(move)
+            # The loop gain follows its linear part: the gain of y on the PA's input x over the
+            # capture's quieter half, where the PA is linear and the predistorter is too, whatever its
+            # coefficients (measured through the predistorter in use, f_current(y/G) against x, its
+            # expansion read a 3 dB step of the RX gain as 4 dB, and the loop then drove the PA
+            # harder). |G| is the latched one scaled by this gain's change since the latch: an RX
+            # gain or attenuator move of any size keeps the PA's output power (unfollowed, a move
+            # within the tolerance drove the output power down by as much). A jump beyond
+            # ``gain_tolerance_db`` from the previous capture waits for the next one to agree.
+            move_db = 20 * math.log10(gs / self._ref_gain)
+            follow = self._anchor[0] * gs / self._anchor[1]
             if abs(move_db) > tol:
-                moved = self.gain * move
-                if self._candidate is not None and abs(20 * math.log10(moved / self._candidate)) <= tol:
+                if self._candidate is not None and abs(20 * math.log10(follow / self._candidate)) <= tol:
                     # Both best records belong to the old gain (the observation's noise floor moves
                     # with the RX gain, and the ACLR with it).
-                    self.gain, self._candidate, self.best, self.best_aclr = moved, None, None, None
+                    self._candidate, self.best, self.best_aclr = None, None, None
                 else:
-                    self._candidate = moved
+                    self._candidate = follow
                     return self._refuse(f"gain: the loop gain moved {move_db:+.2f} dB since the last capture "
                                         f"(beyond +-{tol:g} dB): a glitch in this capture, or the gain moved (TX/RX "
                                         "gain, attenuator); |G| follows it if the next capture agrees", **info)
             else:
                 self._candidate = None
-            self._ref_gain = abs(Gc)
+            self.gain, self._ref_gain = follow, gs
         # y normalised by the held |G| and this capture's own phase
         G = self.gain * Gc / abs(Gc)
         yn = yn * (Gc / G)
