@@ -218,7 +218,6 @@ def _fit_engine(xa, yn, m, regularization, lo_leakage, ok, validation, probes, b
     the default lambda the folds' sums are read back and the refit is solved from them on the host
     (:func:`.dpd_folds.solve_sums`), as the folds' own solves are."""
     g = _gram_engine(str(m), bool(lo_leakage), backend, int(device))
-    n = xa.size
     u8 = lambda b: np.ascontiguousarray(b, dtype=np.uint8)  # noqa: E731
 
     def add(rows, val=None):

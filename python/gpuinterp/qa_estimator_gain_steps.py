@@ -9,7 +9,6 @@ computed here by a noiseless PA model on the predistorter's output."""
 
 import math
 
-import numpy as np
 from gnuradio import gr_unittest
 
 import qa_dpd_radio_loop as radio
