@@ -34,7 +34,7 @@ if [[ $(uname -m) == x86_64 ]]; then
   for core in Prescott Sandybridge; do
     echo "numerical tests with OPENBLAS_CORETYPE=$core"
     (cd build-test && OPENBLAS_CORETYPE=$core ctest --output-on-failure -j"$jobs" \
-      -R '^(qa_kernels|py_qa_dpd|py_qa_dpd_gram|py_qa_dpd_capture|py_qa_dpd_model|py_qa_model_files|py_qa_dpd_estimate_cli|py_qa_arena)$')
+      -R '^(qa_kernels|py_qa_dpd|py_qa_dpd_gram|py_qa_dpd_capture|py_qa_dpd_model|py_qa_model_files|py_qa_dpd_estimate_cli|py_qa_arena|py_qa_dpd_fresh_data|py_qa_dpd_clipping)$')
   done
 fi
 

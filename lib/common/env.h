@@ -21,6 +21,10 @@ bool cuda_sync();
 //! GPUINTERP_RESIZE_L2_HINT=0: no L2 fetch-granularity hint for gather-bound resize launches
 //! (to measure what the hint is worth). Read once.
 bool resize_l2_hint();
+//! GPUINTERP_MAX_SOLVE_SECONDS=<s>: the longest a dpd_gram solve on the CPU may be estimated to
+//! take before it is refused up front (default 60; a number > 0). Read at every solve. Throws
+//! std::invalid_argument naming the variable for anything else.
+double max_solve_seconds();
 
 } // namespace env
 } // namespace gpuinterp

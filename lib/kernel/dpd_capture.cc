@@ -292,6 +292,24 @@ void align_tail(E& e, size_t n, E::vec src, int64_t max_delay, dpd_aligned_captu
     e.read(E::YA, 0, len2, G, out.yn.data());
     e.read_bad(len2, out.bad.data());
 }
+// The peak a receiver should keep below full scale: the 1 dB of headroom the refusal asked
+// for before it gave a figure, a margin for the PA's peaks moving as the DPD expands them.
+constexpr double clip_headroom_db = 1.0;
+
+// How far to lower the RX gain after a clipped capture. The clipped peak itself says nothing of
+// how far beyond full scale the signal went; the transmit signal does: the envelope quantile of
+// y half-way through its unclipped samples is below the clipping, so x's peak times the gain at
+// that quantile (|y| over |x| at the same quantile: the PA's gain is monotone) is where
+// y's peak would be without the ADC, a bound from above since a compressing PA holds its peaks
+// lower. Then clip_headroom_db more, and never less than what the clipped peak itself shows.
+double clip_gain_step_db(
+    double x_peak, double x_q, double y_q, double full_scale, double peak_dbfs)
+{
+    double over = peak_dbfs;
+    if (x_peak > 0 && x_q > 0 && y_q > 0)
+        over = std::max(over, 20 * std::log10(x_peak * (y_q / x_q) / full_scale));
+    return std::max(0.0, over) + clip_headroom_db;
+}
 } // namespace
 
 dpd_capture::dpd_capture(backend requested, int device)
@@ -358,13 +376,23 @@ dpd_capture::align(const cd* x, const cd* y, size_t n, const dpd_capture_options
                                     : -std::numeric_limits<double>::infinity();
         if (double(rep.clipped) > max_clip_fraction * double(n)) {
             std::ostringstream os;
+            // The gain is read at the middle of the samples the ADC did not clip.
+            const double q = 0.5 * (1 - double(rep.clipped) / double(n));
+            const double lower = clip_gain_step_db(e.abs_quantile(E::X, 1.0),
+                                                   e.abs_quantile(E::X, q),
+                                                   e.abs_quantile(E::Y, q),
+                                                   o.full_scale,
+                                                   rep.rx_peak_dbfs);
             os << "y: receiver clipping: " << rep.clipped << " of " << n << " samples ("
                << fmt("%.2g", 100.0 * double(rep.clipped) / double(n))
                << " %) at the ADC full scale " << fmt("%g", o.full_scale) << " (peak "
-               << fmt("%+.1f", rep.rx_peak_dbfs)
-               << " dBFS); lower the RX gain or add attenuation until the peak stays "
-                  "below "
-                  "about -1 dBFS";
+               << fmt("%+.1f", rep.rx_peak_dbfs) << " dBFS); lower the RX gain by "
+               << fmt("%.1f", lower)
+               << " dB (or add that attenuation): x's peak at the loop's gain would "
+                  "reach "
+               << fmt("%+.1f", lower - clip_headroom_db)
+               << " dBFS, and the peak must stay "
+               << "below " << fmt("%g", -clip_headroom_db) << " dBFS";
             refuse(os.str());
         }
     } else {

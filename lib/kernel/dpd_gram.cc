@@ -3,11 +3,14 @@
  * Copyright 2026 gr-gpuinterp authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
+#include "../common/env.h"
 #include "engine_factory.h"
 #include <gnuradio/gpuinterp/kernel/dpd_gram.h>
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <sstream>
 #include <stdexcept>
@@ -67,6 +70,70 @@ double residual(const std::vector<cd>& G,
     for (size_t i = 0; i < K; i++)
         wgw += w[i].real() * gr[i] + w[i].imag() * gi[i];
     return tt - 2 * wb + wgw;
+}
+
+// The CPU solve of a large model is its eigendecomposition (LAPACK zheevd), whose time grows
+// faster than K^3 once the matrix leaves the caches: 0.9 s at 1024 columns, 11.6 s at 2048 and
+// 131 s at 4096 on a 2-core Debian 12 machine (docs/performance.md), a ratio of 2^3.6 per doubling
+// beyond 1024. A solve of checked_columns or more is estimated from one 1024-column
+// eigendecomposition timed once per process (the machine's own speed, about a second) and refused
+// up front when the estimate passes env::max_solve_seconds(), instead of blocking for minutes.
+constexpr size_t timed_columns = 1024;
+constexpr size_t checked_columns = 2048;
+constexpr double eigh_exponent = 3.6;
+
+double timed_cpu_eigh_seconds()
+{
+    static const double t = [] {
+        const size_t K = timed_columns;
+        // A fixed pseudo-random Hermitian matrix: zheevd's divide and conquer deflates a
+        // structured one (a diagonal, say) and would time much less than the work of a Gram.
+        std::vector<cd> a(K * K);
+        uint64_t s = 0x9e3779b97f4a7c15ull;
+        auto next = [&s] {
+            s = s * 6364136223846793005ull + 1442695040888963407ull;
+            return double(s >> 11) / double(1ull << 53) - 0.5;
+        };
+        for (size_t j = 0; j < K; j++)
+            for (size_t i = 0; i <= j; i++) {
+                const cd v = i == j ? cd(next() + 2.0, 0) : cd(next(), next());
+                a[j * K + i] = v;
+                a[i * K + j] = std::conj(v);
+            }
+        auto e = make_gram_engine(backend::cpu, 0);
+        const auto t0 = std::chrono::steady_clock::now();
+        e->eigh(a, K);
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+            .count();
+    }();
+    return t;
+}
+
+void check_cpu_solve_time(size_t K, const dpd_model& m)
+{
+    if (K < checked_columns)
+        return;
+    const double limit = env::max_solve_seconds();
+    const double t1 = timed_cpu_eigh_seconds();
+    const double est = t1 * std::pow(double(K) / double(timed_columns), eigh_exponent);
+    if (est <= limit)
+        return;
+    char buf[512];
+    std::snprintf(
+        buf,
+        sizeof buf,
+        "model: %s has %zu columns; their solve on the CPU would take about %.0f s on "
+        "this machine (a %zu-column eigendecomposition took %.2f s here, and the time "
+        "grows as K^%.1f), beyond the %g s limit (GPUINTERP_MAX_SOLVE_SECONDS); use a "
+        "model with fewer coefficients, the cuda backend, or raise the limit",
+        m.to_string().c_str(),
+        K,
+        est,
+        timed_columns,
+        t1,
+        eigh_exponent,
+        limit);
+    throw std::runtime_error(buf);
 }
 } // namespace
 
@@ -273,6 +340,8 @@ dpd_gram_solution dpd_gram::solve(const dpd_gram_options& opt) const
     for (size_t j = 0; j < K; j++)
         for (size_t i = 0; i < K; i++)
             A[j * K + i] = G[j * K + i] / (d[i] * d[j]);
+    if (d_backend == backend::cpu)
+        check_cpu_solve_time(K, d_model);
     std::vector<double> e =
         (d_host_eigh ? *d_host_eigh : *d_engine).eigh(A, K); // A -> V, e ascending
     for (double v : e)

@@ -13,9 +13,19 @@ from . import dpd_model as _spec
 from .dpd_align import _check_pair
 from .dpd_capture import CaptureReport, condition
 from .dpd_direct import DEFAULT_SURROGATE, LEARNING, DirectLearner
-from .dpd_estimate import _fit, _kernel_align, _prepare, _require_rows, _rows, ls_gain
+from .dpd_estimate import _fit, _kernel_align, _prepare, _require_rows, _rows
 from .dpd_ph import DPDError, _as_complex_vector, _model_of
-from .metrics import nmse_db
+from .metrics import aclr as _aclr, nmse_db
+
+
+def _small_signal_gain(xa, yn, Gc, ok):
+    """|gain| of y (= yn Gc) on x over the rows whose |x| is below its median: the loop's linear
+    part, where neither the PA's compression nor the predistorter's expansion reaches."""
+    a = np.abs(xa)
+    rows = ok & (a <= np.quantile(a[ok], 0.5))
+    den = np.vdot(xa[rows], xa[rows]).real
+    g = abs(Gc * np.vdot(xa[rows], yn[rows]) / den) if den > 0 else 0.0
+    return g if math.isfinite(g) and g > 0 else abs(Gc)
 
 
 def _loop_nmse(ref, est, block=1024):
@@ -42,7 +52,8 @@ class StepResult:
     (the loop gain was measured and waits for the next capture to confirm it; nothing is sent) or
     "refused" (``reason`` says why). ``gain``: the complex G this capture was normalised by (|G| held,
     its phase this capture's); ``capture``: the :class:`~.dpd_capture.CaptureReport` (delay search,
-    frequency offset, receiver DC and image, clipping), None when the capture was refused before."""
+    frequency offset, receiver DC and image, clipping), None when the capture was refused before;
+    ``aclr_db``: worst-side ACLR of the observation (dBc, with ``aclr_band``; nan otherwise)."""
     iteration: int
     status: str
     coefficients: np.ndarray
@@ -55,6 +66,7 @@ class StepResult:
     damping: float = float("nan")
     reason: str = ""
     capture: CaptureReport = None
+    aclr_db: float = float("nan")
 
     @property
     def accepted(self):
@@ -79,17 +91,22 @@ class Adaptation:
 
     * rolls back to the best coefficient set seen so far when the loop NMSE is worse than the best by
       more than ``rollback_tolerance_db`` (and halves the damping, down to ``min_damping``), or
+    * rolls back to the set with the best ACLR of the observation when this capture's (the set in use)
+      is worse by more than ``aclr_tolerance_db`` (with ``aclr_band`` = (sample_rate,
+      channel_bandwidth, channel_spacing) in Hz; the loop NMSE alone can sit at the receiver's
+      floor while the ACLR drifts), or
     * estimates the post-inverse w_est from this capture and moves w <- w + damping (w_est - w).
 
     The loop gain. Only what is stable across captures is held: |G|. Its phase is the loop's LO phase,
     which a retune or a second radio changes at will, so every capture is normalised by its own
     phase. The first |G| is confirmed by a second capture (within ``gain_tolerance_db``) before it is
     latched ("calibrating": a glitch in the first capture cannot set the PA's output level). A latched
-    |G| is checked on every capture through the predistorter in use (the gain of f_current(y/G)
-    against x, which is 1 while the loop gain is what was latched, whatever the DPD is doing): a
-    capture off by more than ``gain_tolerance_db`` is refused, and when the next one agrees with it
-    the loop gain has moved (a gain slider, an attenuator) and |G| is measured again (the best-so-far
-    record, whose NMSE belongs to the old gain, is dropped). A ``target_gain`` fixes |G|.
+    |G| follows the loop's linear part on every capture: the gain of y on x (the PA's input) over the
+    capture's quieter half, scaled from its value at the latch (an RX gain or attenuator move keeps
+    the PA's output power). A jump of more than ``gain_tolerance_db`` from the previous capture is
+    refused, and when the next capture agrees with it the loop gain has moved (a gain slider, an
+    attenuator): |G| follows (the best-so-far records, which belong to the old gain, are dropped) and
+    that capture updates. A ``target_gain`` fixes |G|.
 
     A capture that cannot be estimated or would give coefficients failing the sanity checks
     (non-finite, predistorter gain on y/G beyond +-``max_gain_db``) leaves the coefficients unchanged;
@@ -99,8 +116,8 @@ class Adaptation:
     def __init__(self, P, Q, Lp, Lq, damping=0.8, target_gain=None, rollback_tolerance_db=0.5,
                  min_damping=0.1, max_gain_db=10.0, lock_delay=False, initial_coefficients=None,
                  initial_lo_leakage=0j, model=None, rx_full_scale=None, rx_correction=True,
-                 track_frequency=True, gain_tolerance_db=1.0, learning="indirect", surrogate=None,
-                 learning_device="automatic", **estimate_kwargs):
+                 track_frequency=True, gain_tolerance_db=1.0, aclr_band=None, aclr_tolerance_db=1.0,
+                 learning="indirect", surrogate=None, learning_device="automatic", **estimate_kwargs):
         self.model = _model_of(P, Q, Lp, Lq, model)
         # "direct": each step refits a neural PA surrogate and trains the predistorter through it
         # (dpd_direct); everything before the fit (conditioning, gain, rollback) is the same.
@@ -136,11 +153,24 @@ class Adaptation:
             raise DPDError(f"rx_full_scale: must be finite and > 0 (None: no clipping check), got {rx_full_scale!r}")
         self.rx_full_scale = None if rx_full_scale is None else float(rx_full_scale)
         self.rx_correction = bool(rx_correction)
+        if aclr_band is not None:
+            ok = (isinstance(aclr_band, (tuple, list)) and len(aclr_band) == 3 and
+                  all(isinstance(v, (int, float)) and math.isfinite(v) and v > 0 for v in aclr_band))
+            if not ok or aclr_band[0] / 2 < aclr_band[2] + aclr_band[1] / 2:
+                raise DPDError(f"aclr_band: must be None or (sample_rate, channel_bandwidth, channel_spacing) in "
+                               f"Hz, > 0, with the adjacent channel inside the sampled band, got {aclr_band!r}")
+            aclr_band = tuple(float(v) for v in aclr_band)
+        self.aclr_band = aclr_band
+        self.aclr_tolerance_db = float(aclr_tolerance_db)
+        if not (math.isfinite(self.aclr_tolerance_db) and self.aclr_tolerance_db > 0):
+            raise DPDError(f"aclr_tolerance_db: must be finite and > 0, got {aclr_tolerance_db}")
         self.track_frequency = bool(track_frequency)
         self.gain = None if self.target_gain is None else abs(self.target_gain)  # the latched |G|
         self.last_gain = None  # the complex G the last normalised capture was divided by
         self._gain_fixed = self.target_gain is not None
         self._candidate = None  # an unconfirmed |G| (first capture, or a moved loop gain)
+        self._ref_gain = None  # the linear gain (_small_signal_gain) of the last trusted capture
+        self._anchor = None  # (|G|, linear gain) when |G| was latched
         self.lock_delay = bool(lock_delay)
         self.delay = None
         self.estimate_kwargs = dict(estimate_kwargs)
@@ -158,6 +188,8 @@ class Adaptation:
             raise DPDError(f"initial_lo_leakage: must be finite, got {initial_lo_leakage}")
         self.best = None  # (loop_nmse_db, coefficients, lo_leakage, its standard error in dB)
         self._restored = False  # the coefficients in use are the best set, just rolled back to
+        self.best_aclr = None  # (observation ACLR dBc, coefficients, lo_leakage): the best by ACLR
+        self._aclr_restored = False  # the coefficients in use are that set, just rolled back to
         self.iteration = 0
         self.history = []
 
@@ -188,11 +220,22 @@ class Adaptation:
             max_delay=kw.get("max_delay"), delay=self.delay)
         return xa, yn, d, Gc, bad, CaptureReport(**rep)
 
+    def _observed_aclr(self, y):
+        """Worst-side ACLR (dBc) of the aligned observation, nan without ``aclr_band``."""
+        if self.aclr_band is None:
+            return float("nan")
+        rate, bw, spacing = self.aclr_band
+        try:
+            return float(_aclr(y, rate, bw, spacing, nfft=min(8192, 1 << (y.size.bit_length() - 1)))["worst"])
+        except ValueError:
+            return float("nan")
+
     def reset_gain(self):
         """Forget the latched |G| (the next two captures measure and confirm it again)."""
         if not self._gain_fixed:
-            self.gain, self._candidate, self.best = None, None, None
-            if self.direct is not None:
+            self.gain, self._candidate, self.best, self._ref_gain = None, None, None, None
+            self.best_aclr = None
+            if self.direct is not None:  # its surrogate modelled y over the old gain
                 self.direct.reset()
 
     def step(self, x, y):
@@ -213,6 +256,7 @@ class Adaptation:
             return self._refuse(str(e), **info)
         self.delay = d
         tol = self.gain_tolerance_db
+        gs = _small_signal_gain(xa, yn, Gc, ok)
         if self.gain is None:
             # First |G|, or a moved one: latch it once a second capture agrees.
             if self._candidate is None or abs(20 * math.log10(abs(Gc) / self._candidate)) > tol:
@@ -220,7 +264,31 @@ class Adaptation:
                 return self._result("calibrating", f"gain: |G| {20 * math.log10(abs(Gc)):.2f} dB measured; "
                                     "confirming it on the next capture before latching",
                                     gain=Gc * np.exp(1j * rep.phase), **info)
-            self.gain, self._candidate = abs(Gc), None
+            self.gain, self._candidate, self._ref_gain, self._anchor = abs(Gc), None, gs, (abs(Gc), gs)
+        elif not self._gain_fixed:
+            # The loop gain follows its linear part: the gain of y on the PA's input x over the
+            # capture's quieter half, where the PA is linear and the predistorter is too, whatever its
+            # coefficients (measured through the predistorter in use, f_current(y/G) against x, its
+            # expansion read a 3 dB step of the RX gain as 4 dB, and the loop then drove the PA
+            # harder). |G| is the latched one scaled by this gain's change since the latch: an RX
+            # gain or attenuator move of any size keeps the PA's output power (unfollowed, a move
+            # within the tolerance drove the output power down by as much). A jump beyond
+            # ``gain_tolerance_db`` from the previous capture waits for the next one to agree.
+            move_db = 20 * math.log10(gs / self._ref_gain)
+            follow = self._anchor[0] * gs / self._anchor[1]
+            if abs(move_db) > tol:
+                if self._candidate is not None and abs(20 * math.log10(follow / self._candidate)) <= tol:
+                    # Both best records belong to the old gain (the observation's noise floor moves
+                    # with the RX gain, and the ACLR with it).
+                    self._candidate, self.best, self.best_aclr = None, None, None
+                else:
+                    self._candidate = follow
+                    return self._refuse(f"gain: the loop gain moved {move_db:+.2f} dB since the last capture "
+                                        f"(beyond +-{tol:g} dB): a glitch in this capture, or the gain moved (TX/RX "
+                                        "gain, attenuator); |G| follows it if the next capture agrees", **info)
+            else:
+                self._candidate = None
+            self.gain, self._ref_gain = follow, gs
         # y normalised by the held |G| and this capture's own phase
         G = self.gain * Gc / abs(Gc)
         yn = yn * (Gc / G)
@@ -229,28 +297,6 @@ class Adaptation:
         # out with the frequency offset belongs to it.
         turn = complex(np.exp(1j * rep.phase))
         info["gain"] = self.last_gain = G * turn
-        if not self._gain_fixed:
-            # Through the predistorter in use, a loop at the latched gain gives x back with gain 1.
-            off = abs(ls_gain(f_cur, xa, ok))
-            off_db = -20 * math.log10(max(off, 1e-300))
-            if abs(off_db) > tol:
-                moved = self.gain / off
-                if self._candidate is not None and abs(20 * math.log10(moved / self._candidate)) <= tol:
-                    self.gain, self._candidate, self.best = moved, None, None
-                    if self.direct is not None:  # its surrogate modelled y over the old gain
-                        self.direct.reset()
-                    G = self.gain * Gc / abs(Gc)
-                    yn = yn * off
-                    f_cur = _spec.apply(yn, m, self.coefficients, self.lo_leakage)
-                    info["gain"] = self.last_gain = G * turn
-                else:
-                    self._candidate = moved
-                    return self._refuse(f"gain: the loop gain is {off_db:+.2f} dB off the latched |G| (beyond "
-                                        f"+-{tol:g} dB): a glitch in this capture, or the gain moved (TX/RX "
-                                        "gain, attenuator); |G| is measured again if the next capture agrees",
-                                        **info)
-            else:
-                self._candidate = None
         loop, se = _loop_nmse(xa[ok], f_cur[ok])
         if self.best is not None and self._restored:
             # The set rolled back to is measured again: the best record's NMSE was the minimum of
@@ -264,11 +310,35 @@ class Adaptation:
             self.coefficients, self.lo_leakage = w.copy(), c
             self.damping = max(self.min_damping, self.damping / 2)
             self._restored = True
+            if self.best_aclr is not None:
+                # The set restored is the ACLR record's too, measured again on the next capture: a
+                # record of another set would take the restored one for a loss and roll back again.
+                self.best_aclr, self._aclr_restored = (math.inf, w.copy(), c), True
             return self._result("rolled back", f"loop NMSE {loop:.2f} dB is worse than the best {best_nmse:.2f} dB by more "
                                 f"than {margin:.2f} dB (tolerance + 3 standard errors)",
                                 loop_nmse_db=loop, **info)
         if self.best is None or loop < self.best[0]:
             self.best = (loop, self.coefficients.copy(), self.lo_leakage, se)
+        # The quantity the operator cares about: the ACLR of the observation. On a receiver whose
+        # phase noise floors the loop NMSE, updates can cost ACLR that the NMSE never shows.
+        aclr = self._observed_aclr(yn)
+        info["aclr_db"] = aclr
+        if math.isfinite(aclr):
+            if self.best_aclr is not None and self._aclr_restored:
+                # measured again, as the NMSE's best record is (a minimum of noisy measurements)
+                self.best_aclr = (aclr, self.best_aclr[1], self.best_aclr[2])
+            self._aclr_restored = False
+            if self.best_aclr is not None and aclr > self.best_aclr[0] + self.aclr_tolerance_db:
+                best_aclr, w, c = self.best_aclr
+                self.coefficients, self.lo_leakage = w.copy(), c
+                self.damping = max(self.min_damping, self.damping / 2)
+                self._aclr_restored = True
+                self.best = None  # the NMSE record starts again from the set restored
+                return self._result("rolled back", f"observation ACLR {aclr:.2f} dBc is worse than the best "
+                                    f"{best_aclr:.2f} dBc by more than aclr_tolerance_db {self.aclr_tolerance_db:g} dB",
+                                    loop_nmse_db=loop, **info)
+            if self.best_aclr is None or aclr < self.best_aclr[0]:
+                self.best_aclr = (aclr, self.coefficients.copy(), self.lo_leakage)
         try:
             if self.direct is not None:
                 coeffs, c, fit_db = self.direct.estimate(xa, yn, ok, self.coefficients, self.lo_leakage)

@@ -213,8 +213,8 @@ def train_dpd(dpm, members, xtr, G, peak, iterations, regularization, say, aclr,
         seam = np.zeros(yst.size, dtype=bool)
         for k in range(1, len(ys)):
             seam[k * seg:k * seg + dpm.history + 1] = True
-        # lambda is chosen on the last 20 % of the stack (the last member's output), as it is on the
-        # last 20 % of the one capture without an ensemble
+        # lambda is chosen by K-fold over contiguous blocks of the stack, as on the one capture
+        # without an ensemble (the seams are excluded rows)
         try:
             r = dpd.estimate(xs, yst, model=dpm, target_gain=G, delay=0.0, regularization=regularization,
                              validation=None, exclude=seam if len(ys) > 1 else None, backend=backend)

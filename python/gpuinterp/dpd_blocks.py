@@ -26,18 +26,14 @@ from .estimator_memory import (ESTIMATE_BYTES_PER_SAMPLE, _physical_memory, _Win
 from .radio_messages import (_BURST_KEYS, _RX_FREQ, _RX_RATE, _RX_TIME, _SWITCH_KEYS,  # noqa: F401
                              SAMPLE_FORMATS, _rx_time_parts, _tag_hz, coefficients_message,
                              parse_coefficients_message, sc16_reader, stats_message)
-from .estimator_channels import (MAX_CHANNELS, METERS, SHARED_METERS, Channel, RoundRobin, channel_file,
+from .estimator_stream import _SLACK_CAPTURES, StreamMixin  # noqa: F401
+from .estimator_channels import (MAX_CHANNELS, METERS, SHARED_METERS, Channel, RoundRobin, aclr_band, channel_file,
                                  check_predistorter_gain, load_resume, obs_select_message, record_step)
 
 __all__ = ["dpd_estimator_cc", "coefficients_message", "parse_coefficients_message"]
 
 
-# How far one input may run ahead of the other, in captures, before its oldest samples are dropped:
-# a receiver that stops must never stall the transmit chain feeding input 0.
-_SLACK_CAPTURES = 4
-
-
-class dpd_estimator_cc(gr.basic_block):
+class dpd_estimator_cc(StreamMixin, gr.basic_block):
     """DPD coefficient estimator (indirect learning) for a closed loop through a real radio.
 
     Inputs: 0 = x, the PA input (the predistorter output), 1 = y, the PA output as the observation
@@ -189,6 +185,7 @@ class dpd_estimator_cc(gr.basic_block):
                     initial_lo_leakage=c0, regularization=regularization, lo_leakage=bool(lo_leakage),
                     max_delay=int(max_delay), rx_full_scale=rx_full_scale, rx_correction=bool(rx_correction),
                     track_frequency=bool(track_frequency), backend=backend, device=device,
+                    aclr_band=aclr_band(sample_rate, signal_bandwidth, channel_spacing),
                     learning=learning, surrogate=surrogate or None,
                     learning_device="cpu" if backend == "cpu" else "automatic")
             except DPDError as e:
@@ -427,74 +424,6 @@ class dpd_estimator_cc(gr.basic_block):
             return [1] * (ninputs - 1) + [0]
         return [1] * (ninputs - 1) + [2 if self._y_held else 1]
 
-    def _read_tags(self, port, n, start=0):
-        base = self.nitems_read(port)
-        for t in self.get_tags_in_window(port, start, start + n):
-            y = port == self._y
-            key, pos = t.key, t.offset + (self._shift if y else 0)
-            if pmt.eq(key, _RX_RATE) and y:
-                v = _tag_hz(t.value, positive=True)
-                if v is None:
-                    self._malformed_once("rx_rate", t.value, pos, "ignored (the rate stays "
-                                         + (f"{self._rate:g} Hz)" if self._rate > 0 else "unknown)"))
-                elif self._rate == 0:
-                    self._rate = v
-                    self._check_band()
-            elif pmt.eq(key, _RX_TIME) and y:
-                sec = _rx_time_parts(t.value)
-                if sec is None:
-                    self._malformed_once("rx_time", t.value, pos, "treated as a discontinuity")
-                    self._cut(pos, "a malformed rx_time tag")
-                    self._time_ref = None
-                    continue
-                ref = self._time_ref
-                self._time_ref = (pos, sec[0], sec[1])
-                if ref is not None and not self._rate > 0:
-                    # Without a rate, time cannot be set against samples: reading every rx_time as
-                    # an overflow would drop every capture that holds one, so say once that
-                    # overflows go unseen instead.
-                    if not self._no_rate_logged:
-                        self._no_rate_logged = True
-                        self.logger.warn(f"rx_time at sample {pos}: the sample rate is unknown (sample_rate 0 "
-                                         "and no valid rx_rate tag), so receiver overflows cannot be detected "
-                                         "from rx_time; set sample_rate (logged once)")
-                elif ref is not None:
-                    # time elapsed against samples elapsed, in samples (whole seconds exact)
-                    off = ((sec[0] - ref[1]) + (sec[1] - ref[2])) * self._rate - (pos - ref[0])
-                    if abs(off) > 0.5:
-                        with self._lock:
-                            self._shared["overflows"] += 1
-                        self._cut(pos, "an rx_time discontinuity (receiver overflow)")
-            elif pmt.eq(key, _RX_FREQ) and y:
-                f = _tag_hz(t.value, positive=False)
-                if f is None:
-                    # The tuning is unknown from here: a discontinuity, as a malformed rx_time is.
-                    # The last valid frequency is kept, so a real retune after it is still seen.
-                    self._malformed_once("rx_freq", t.value, pos, "treated as a discontinuity")
-                    self._cut(pos, "a malformed rx_freq tag")
-                    continue
-                if self._freq is not None and f != self._freq:
-                    self._cut(pos, "an rx_freq change (retune)")
-                self._freq = f
-            elif any(pmt.eq(key, k) for k in _BURST_KEYS):
-                self._cut(pos, f"a burst boundary ({pmt.symbol_to_string(key)})")
-            elif not y and any(pmt.eq(key, k) for k in _SWITCH_KEYS):
-                self._cut(pos, None)
-        return base
-
-    def _malformed_once(self, key, value, pos, what):
-        """One warning per tag key for the run: a radio that sends one malformed tag sends it
-        again with every burst, and the first line says all there is to say."""
-        if key in self._malformed_logged:
-            return
-        self._malformed_logged.add(key)
-        text = pmt.write_string(value)
-        text = text if len(text) <= 60 else text[:57] + "..."
-        self.logger.warn(f"{key}: malformed value {text} at sample {pos}; {what} (logged once)")
-
-    def _cut(self, pos, why):
-        self._cuts.append((pos, why))
-
     def general_work(self, input_items, output_items):
         Y, cur = self._y, self._rr.current
         # One y sample is left unconsumed once the receiver's stream has ended (see _end_of_rx): it
@@ -554,97 +483,3 @@ class dpd_estimator_cc(gr.basic_block):
         self.logger.warn(f"input {self._y} (y): the receiver stream ended after {self._win[1].end - self._shift} "
                          "samples; the transmit input keeps flowing and no update is made after the last "
                          "complete capture (logged once)")
-
-    def _capture(self):
-        N = self._cap_len
-        while True:
-            if self._max_updates > 0 and self._steps >= self._max_updates:
-                # No capture is taken any more: keep no samples (the inputs are still consumed, so
-                # the transmit chain never waits), or the windows would grow by every sample that
-                # arrives for as long as the flowgraph runs.
-                for w in self._win:
-                    w.drop_to(w.end)
-                self._cuts = []
-                if not self._done_logged:
-                    self._done_logged = True
-                    self.logger.info(f"max_updates: {self._steps} steps made; the inputs are consumed and "
-                                     "discarded from here on")
-                return
-            s = self._next_start
-            for w in self._win:  # nothing before the next capture is needed
-                w.drop_to(s)
-            ends = [w.end for w in self._win]
-            if min(ends) < s + N:
-                # Waiting for the lagging input; the leading one holds at most a few captures.
-                lead = 0 if ends[0] >= ends[1] else 1
-                if ends[lead] - s <= (_SLACK_CAPTURES + 1) * N:
-                    return
-                if self._stalled or self._rx_ended:  # logged once: move on quietly
-                    self._next_start = ends[lead] - N
-                else:
-                    self._drop(f"input {1 - lead} is more than {_SLACK_CAPTURES} captures behind input {lead}",
-                               ends[lead] - N)
-                continue
-            cut = [(p, w) for p, w in self._cuts if s < p < s + N]
-            self._cuts = [(p, w) for p, w in self._cuts if p >= s + N]
-            if cut:
-                p, why = cut[-1]
-                faults = [(q, w) for q, w in cut if w is not None]
-                if faults:
-                    q, w = faults[-1]
-                    self._drop(f"the capture at sample {s} holds {w} at sample {q}", p)
-                else:
-                    self._next_start = p  # a coefficient switch: measure the new set from its start
-                continue
-            x, y = self._win[0].take(s, N), self._win[1].take(s, N)
-            self._next_start = s + self._period
-            if self._busy():
-                # skip this capture, try again one period later (the same channel): counted, and
-                # said once, since a loop whose steps cannot keep up updates less often than asked
-                with self._lock:
-                    self._shared["skipped_captures"] += 1
-                if not self._skip_logged:
-                    self._skip_logged = True
-                    period = (f"{self._period} samples" +
-                              (f", {self._period / self._rate:.3g} s" if self._rate > 0 else ""))
-                    self.logger.warn(f"a step takes longer than update_period ({period}): the captures that "
-                                     "arrive while one runs are skipped (meter skipped_captures); raise "
-                                     "update_period or use a smaller model (logged once)")
-                continue
-            self._steps += 1
-            ch = self._ch[self._rr.current]
-            if self._rr.switched:
-                # The y samples from here on may still be the old PA's (the switch's latency and
-                # transient): the next channel's capture starts `settle` samples later, its x now.
-                self._next_start = self._rr.advance(self._next_start, max(w.end for w in self._win))
-                self._win[0].restart(self._win[0].end)
-                self.message_port_pub(pmt.intern("obs_select"), obs_select_message(self._rr.current))
-            if self._sync:
-                # Nothing is read while the step runs in this thread: the watchdog must not take
-                # that for a receiver that stopped, and its timeout restarts when the step ends.
-                self._stepping = True
-                t0 = time.monotonic()
-                try:
-                    self._run_step(ch, x, y)
-                finally:
-                    self._last_rx = time.monotonic()
-                    self._stepping = False
-                took, budget = self._last_rx - t0, self._period / self._rate if self._rate > 0 else 0
-                if budget and took > budget and not self._skip_logged:
-                    # Nothing is skipped here (the stream waits for the step), but a live receiver
-                    # cannot wait: its buffers overflow while the step runs.
-                    self._skip_logged = True
-                    self.logger.warn(f"a synchronous step took {took:.3g} s, longer than update_period "
-                                     f"({self._period} samples, {budget:.3g} s): a live receiver overflows "
-                                     "while it runs; use synchronous=False or a longer update_period "
-                                     "(logged once)")
-            else:
-                self._worker = threading.Thread(target=self._run_step, args=(ch, x, y), daemon=True)
-                self._worker.start()
-
-    def _drop(self, why, restart):
-        with self._lock:
-            self._shared["dropped_captures"] += 1
-            self._status = f"capture dropped: {why}"
-        self.logger.warn(f"capture dropped: {why}")
-        self._next_start = restart

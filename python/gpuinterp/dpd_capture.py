@@ -43,6 +43,25 @@ CLIP_LEVEL = 0.99
 # Up to this fraction of clipped samples (a rare peak touching full scale) is left out of the fit;
 # beyond it the receiver is overdriven and the capture is refused.
 MAX_CLIP_FRACTION = 1e-4
+# The peak a receiver should keep below full scale (dB): a margin for the PA's peaks moving as the
+# DPD expands them.
+CLIP_HEADROOM_DB = 1.0
+
+
+def clip_gain_step_db(x, y, full_scale, peak_dbfs, clipped):
+    """How far to lower the RX gain after a clipped capture (dB). The clipped peak says nothing of
+    how far beyond full scale the signal went; the transmit signal does: the envelope quantile of y
+    half-way through its unclipped samples lies below the clipping, so x's peak times the gain at
+    that quantile (|y| over |x| at the same quantile: the PA's gain is monotone) is where y's peak
+    would be without the ADC (a bound from above: a compressing PA holds its peaks lower).
+    Then CLIP_HEADROOM_DB more, and never less than the clipped peak itself shows."""
+    ax, ay = np.abs(x), np.abs(y)
+    over = peak_dbfs
+    q = 0.5 * (1 - clipped / ay.size)
+    xm, ym = float(np.quantile(ax, q)), float(np.quantile(ay, q))
+    if ax.max() > 0 and xm > 0 and ym > 0:
+        over = max(over, 20 * np.log10(ax.max() * (ym / xm) / full_scale))
+    return max(0.0, over) + CLIP_HEADROOM_DB
 # Envelope correlation below which a lag is not the loop's delay (the ding2004 PA at 45 dB SNR
 # gives 0.97; unrelated signals give < 0.05).
 MIN_ENVELOPE_CORRELATION = 0.5
@@ -173,10 +192,13 @@ def condition(x, y, full_scale=None, rx_correction=True, track_frequency=True, m
         bad = clip_mask(y, full_scale)
         rep.clipped = int(bad.sum())
         if rep.clipped > MAX_CLIP_FRACTION * n:
+            lower = clip_gain_step_db(x, y, full_scale, rep.rx_peak_dbfs, rep.clipped)
             raise DPDError(f"y: receiver clipping: {rep.clipped} of {n} samples "
                            f"({100.0 * rep.clipped / n:.2g} %) at the ADC full scale {full_scale:g} "
-                           f"(peak {rep.rx_peak_dbfs:+.1f} dBFS); lower the RX gain or add attenuation "
-                           "until the peak stays below about -1 dBFS")
+                           f"(peak {rep.rx_peak_dbfs:+.1f} dBFS); lower the RX gain by {lower:.1f} dB (or "
+                           f"add that attenuation): x's peak at the loop's gain would reach "
+                           f"{lower - CLIP_HEADROOM_DB:+.1f} dBFS, and the peak must stay below "
+                           f"{-CLIP_HEADROOM_DB:g} dBFS")
     # Glitches (beyond the estimator's outlier level) would dominate every correlation below.
     bx, by = _outlier_mask("x", x), _outlier_mask("y", y) | bad
     x = np.where(bx, 0, x) if bx.any() else x

@@ -10,7 +10,8 @@ import numpy as np
 from . import dpd_model as _spec
 from .dpd_align import _check_pair, align, fractional_shift
 from .dpd_ph import DPDError, _model_of
-from .dpd_solve import solve_regularized
+from . import dpd_folds as _folds
+from .dpd_solve import REGULARIZATION_GRID, solve_regularized
 from .metrics import nmse_db, opendpd_nmse_db
 
 
@@ -128,6 +129,12 @@ def _kernel_align(x, y, backend, device, **options):
     return xa, yn, float(d), complex(G), bad, rep
 
 
+def _window(m):
+    """(back, ahead): how far a row's basis window reaches behind and in front of its sample."""
+    terms = _spec.term_list(m)
+    return max(max(l, j) for l, j, _, _ in terms), max([-j for _, j, _, _ in terms] + [0])
+
+
 def _rows(model, n, bad=None):
     """Rows of a length-n capture whose basis window lies inside it and touches no bad sample."""
     m = _spec.parse(model)
@@ -204,12 +211,13 @@ def _gram_engine(model, lo_leakage, backend, device):
     return g
 
 
-def _fit_engine(xa, yn, m, regularization, lo_leakage, ok, validation, probes, backend, device):
+def _fit_engine(xa, yn, m, regularization, lo_leakage, ok, validation, probes, backend, device, bad=None):
     """The fit of :func:`_fit` on the estimation engine (``gpuinterp.dpd_gram``: the Gram of the
     column-normalised basis accumulated chunk by chunk on the CPU or the GPU, one eigendecomposition
-    for the whole lambda grid): the same rows, the same choice of lambda, never the N x K basis."""
+    for the whole lambda grid): the same rows, the same choice of lambda, never the N x K basis. With
+    the default lambda the folds' sums are read back and the refit is solved from them on the host
+    (:func:`.dpd_folds.solve_sums`), as the folds' own solves are."""
     g = _gram_engine(str(m), bool(lo_leakage), backend, int(device))
-    n = xa.size
     u8 = lambda b: np.ascontiguousarray(b, dtype=np.uint8)  # noqa: E731
 
     def add(rows, val=None):
@@ -231,20 +239,26 @@ def _fit_engine(xa, yn, m, regularization, lo_leakage, ok, validation, probes, b
         sol = g.solve("validation")
         how = "validation"
     elif regularization is None:
-        cut = int(n * 0.8)
-        idx = np.arange(n)
-        fit_rows, val_rows = ok & (idx < cut), ok & (idx >= cut)  # held-out rows continue the capture
-        add(fit_rows, val_rows)
-        if fit_rows.sum() >= g.num_columns() and val_rows.any():
-            pre = g.solve("validation")
-            reg, val, how = pre["regularization"], pre["validation_nmse_db"], "holdout"
-            if probes is None:  # refit on every row at the chosen lambda
-                g.fold_validation()
-            else:  # the probe copies of the held-out rows join too
-                add(val_rows)
-            sol = g.solve(float(reg))
+        # lambda by K-fold cross-validation over contiguous blocks, each scored cold (dpd_folds).
+        back, ahead = _window(m)
+        folds = _folds.engine_folds(g, add, yn, xa, ok, bad, back, ahead, probes is not None)
+        sol = None
+        if folds is not None and probes is None:  # the blocks' sums are the capture's: no refit pass
+            G_all, b_all = sum(f["Gs"] for f in folds), sum(f["bs"] for f in folds)
+            pick = _folds.choose(G_all, b_all, folds, REGULARIZATION_GRID)
+            if pick is not None:
+                sol = _folds.solve_sums(G_all, b_all, sum(f["ts"] for f in folds), pick[0])
         else:
-            add(val_rows)
+            add(ok)
+            pick = None if folds is None else _folds.choose(g.gram(0), g.rhs(0), folds, REGULARIZATION_GRID)
+            if pick is not None:
+                sol = g.solve(float(pick[0]))
+        if pick is not None:
+            reg, val, _ = pick
+            how = "kfold"
+        else:
+            if probes is None and folds is not None:
+                add(ok)
             sol = g.solve("gcv")
     else:
         add(ok)
@@ -269,13 +283,10 @@ def _fit(xa, yn, model, regularization, max_condition, lo_leakage, min_samples_p
 
     With ``regularization`` None, lambda is chosen on held-out data: the ``validation`` pair
     (x_val, y_val, already normalised; run from a zero state, or from the history given as its third
-    element) when given, else the last 20 % of this capture (fitted on the first 80 % for the choice,
-    then refitted on everything). The held-out rows of the capture continue its state: their memory
-    terms read the samples before the cut, as the stream did. (Run from a zero state instead, a
-    memory model's start-up transient dominates the held-out error and the choice regularises a
-    perfect model: a noise-free capture of an exact post-inverse came out with a relative error of
-    2e-3 instead of 4e-8.) A model's answer to inputs off the captured signal's manifold (a
-    predistorted signal) is pinned by the probe rows (``perturbation``), not by the choice of lambda.
+    element) when given, else by K-fold cross-validation over contiguous blocks of this capture, each
+    block scored from a zero state on a fit that never saw it (:mod:`.dpd_folds`), then refitted on
+    everything. A model's answer to inputs off the captured signal's manifold (a predistorted
+    signal) is pinned further by the probe rows (``perturbation``).
 
     ``backend`` "cpu", "cuda" or "automatic" runs the fit on the estimation engine
     (:func:`_fit_engine`); None builds the basis in numpy and solves by SVD (the reference)."""
@@ -291,7 +302,7 @@ def _fit(xa, yn, model, regularization, max_condition, lo_leakage, min_samples_p
         if validation is not None:
             xv, yv = (np.asarray(v, dtype=np.complex128).ravel() for v in validation[:2])
             vt = (xv, yv, validation[2] if len(validation) > 2 else None)
-        sol = _fit_engine(xa, yn, m, regularization, lo_leakage, ok, vt, probes, backend, device)
+        sol = _fit_engine(xa, yn, m, regularization, lo_leakage, ok, vt, probes, backend, device, bad)
         if max_condition is not None and not sol.condition < max_condition:
             raise DPDError(f"y: basis matrix is ill-conditioned (condition number {sol.condition:.3g} >= "
                            f"max_condition {max_condition:.3g}); the capture does not excite the model "
@@ -322,20 +333,23 @@ def _fit(xa, yn, model, regularization, max_condition, lo_leakage, min_samples_p
             if ahead:
                 okv[-ahead:] = False
             phi_v, t_v = (design(yv, vhist)[okv], xv[okv]) if okv.any() else (None, None)
+            if fit_rows.sum() >= phi.shape[1] and phi_v is not None:
+                fphi, ftarget = full[fit_rows], xa[fit_rows]
+                if perturbation:
+                    fphi, ftarget = np.vstack([fphi, pphi]), np.concatenate([ftarget, ptarget])
+                pre = solve_regularized(fphi, ftarget, None, phi_v, t_v)
+                reg, val, how = pre.regularization, pre.validation_nmse_db, "validation"
         else:
-            cut = int(xa.size * 0.8)
-            idx = np.arange(xa.size)
-            fit_rows = ok & (idx < cut)
-            val_rows = ok & (idx >= cut)  # the capture's own rows: its state continues
-            phi_v, t_v = (full[val_rows], xa[val_rows]) if val_rows.any() else (None, None)
-        if fit_rows.sum() >= phi.shape[1] and phi_v is not None:
-            fphi, ftarget = full[fit_rows], xa[fit_rows]
-            if perturbation:
-                keep = fit_rows[ok]
-                fphi, ftarget = np.vstack([fphi, pphi[keep]]), np.concatenate([ftarget, ptarget[keep]])
-            pre = solve_regularized(fphi, ftarget, None, phi_v, t_v)
-            reg, val = pre.regularization, pre.validation_nmse_db
-            how = "validation" if validation is not None else "holdout"
+            # lambda by K-fold cross-validation over contiguous blocks, each scored cold (dpd_folds).
+            back, ahead = _window(m)
+            folds = _folds.numpy_folds(full, yn, xa, ok, bad, lambda v: design(v), back, ahead,
+                                       (pphi, ptarget) if perturbation else None)
+            A, t = (np.vstack([phi, pphi]), np.concatenate([target, ptarget])) if perturbation else (phi, target)
+            pick = None if folds is None else _folds.choose(A.conj().T @ A, A.conj().T @ t, folds,
+                                                             REGULARIZATION_GRID)
+            if pick is not None:
+                reg, val, _ = pick
+                how = "kfold"
     if how == "validation":
         sol = pre  # fitted on every row already: no refit
     else:
@@ -370,8 +384,9 @@ def estimate(x, y, P=None, Q=None, Lp=None, Lq=None, target_gain=None, regulariz
     y by the complex gain G (``target_gain``; None measures the least-squares gain of this capture,
     y ~ G x); fit the post-inverse x ~ f(y/G) by regularised least squares on the column-normalised
     basis (:func:`solve_regularized`). ``regularization`` None chooses lambda on held-out data: the
-    ``validation`` pair (x_val, y_val, same roles as x, y, already aligned) when given, else the last
-    20 % of this capture; a number fixes it (relative to the largest squared singular value). The
+    ``validation`` pair (x_val, y_val, same roles as x, y, already aligned) when given, else K-fold
+    cross-validation over contiguous blocks of this capture, each scored from a zero state
+    (:mod:`.dpd_folds`); a number fixes it (relative to the largest squared singular value). The
     held-out run starts from a zero state, or from the samples of y that preceded y_val when
     ``validation`` carries them as a third element (a split that continues the capture).
     Copying f into the predistorter makes PA(f(u)) ~ G u.
@@ -438,8 +453,8 @@ def fit_forward(x, y, model, x_val=None, y_val=None, x_test=None, y_test=None, r
                 nperseg=None, contiguous=False, perturbation=DEFAULT_PERTURBATION, backend="automatic", device=0):
     """Fit y ~ f(x) (a PA behavioural model: x the PA input, y its output, time-aligned) of any family.
 
-    The regularisation is chosen on the validation pair when given (else on the last 20 % of the
-    training capture), the model run over it as a stream (from a zero state, or continuing the
+    The regularisation is chosen on the validation pair when given (else by K-fold over the
+    training capture, :mod:`.dpd_folds`), the model run over it as a stream (from a zero state, or continuing the
     training split with ``contiguous``). NMSE is reported on each split given, averaged over ``nperseg``-long segments
     when ``nperseg`` is set (OpenDPD's definition), over the whole split otherwise. Each split is run
     from a zero state, or, with ``contiguous`` (train, val and test are consecutive parts of one

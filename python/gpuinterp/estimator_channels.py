@@ -143,6 +143,13 @@ class RoundRobin:
         return max(next_start, y_end + self.settle)
 
 
+def aclr_band(rate, bw, spacing):
+    """The band plan the loop rolls back on (dpd_adapt's ``aclr_band``) when the adjacent channels lie
+    inside the sampled band, else None."""
+    ok = rate > 0 and bw > 0 and spacing > 0 and rate / 2 >= spacing + bw / 2
+    return (rate, bw, spacing) if ok else None
+
+
 def record_step(m, r, x, y, seconds, rate, full_scale, bw, spacing):
     """One step's meters into the channel's dict ``m``: levels of the capture (x, y), the result's
     gain, phase, delay, frequency and loop NMSE, the ACLR of y when the band holds the adjacent

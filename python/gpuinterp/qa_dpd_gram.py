@@ -3,6 +3,8 @@
 """QA for the C++ estimator kernel gpuinterp.dpd_gram: the same coefficients, lambda and scores as
 dpd.solve_regularized on the explicit numpy basis (well-conditioned problems, 1e-6 relative)."""
 
+import os
+
 import numpy as np
 from gnuradio import gr_unittest
 
@@ -140,6 +142,40 @@ class qa_dpd_gram(gr_unittest.TestCase):
             gpuinterp.dpd_gram("mp:K=2,M=2", backend="tpu")
         self.assertEqual(len(gpuinterp.dpd_gram.default_grid), len(dpd.REGULARIZATION_GRID))
         np.testing.assert_allclose(gpuinterp.dpd_gram.default_grid, dpd.REGULARIZATION_GRID, rtol=1e-15)
+
+    def test_005_large_cpu_solve_refused_up_front(self):
+        # A solve of 2048 columns or more on the CPU is estimated from a 1024-column
+        # eigendecomposition timed once per process and refused before it starts when the estimate
+        # passes GPUINTERP_MAX_SOLVE_SECONDS (default 60 s; a 4096-column solve took 131 s on 2 cores).
+        # The limit is set far below any machine's time here, so the refusal does not depend on
+        # the machine; a smaller model is never checked.
+        y = np.exp(0.3j * np.arange(400.0)) * (0.5 + 0.1 * np.cos(np.arange(400.0)))
+        old = os.environ.get("GPUINTERP_MAX_SOLVE_SECONDS")
+        try:
+            os.environ["GPUINTERP_MAX_SOLVE_SECONDS"] = "0.001"
+            g = gpuinterp.dpd_gram("mp:K=8,M=256", backend="cpu")
+            self.assertEqual(g.num_columns(), 2048)
+            g.add(y, y)
+            with self.assertRaises(RuntimeError) as cm:
+                g.solve(1e-6)
+            msg = str(cm.exception)
+            self.assertTrue(msg.startswith("model: mp:K=8,M=256 has 2048 columns"), msg)
+            for part in ("would take about", "GPUINTERP_MAX_SOLVE_SECONDS", "fewer coefficients"):
+                self.assertIn(part, msg)
+            small = gpuinterp.dpd_gram("mp:K=4,M=5", backend="cpu")
+            small.add(y, y)
+            self.assertTrue(np.all(np.isfinite(small.solve(1e-6)["w"])))
+            for bad in ("-1", "0", "nan", "soon"):
+                with self.subTest(limit=bad):
+                    os.environ["GPUINTERP_MAX_SOLVE_SECONDS"] = bad
+                    with self.assertRaises(ValueError) as cm:
+                        g.solve(1e-6)
+                    self.assertTrue(str(cm.exception).startswith("GPUINTERP_MAX_SOLVE_SECONDS:"), str(cm.exception))
+        finally:
+            if old is None:
+                os.environ.pop("GPUINTERP_MAX_SOLVE_SECONDS", None)
+            else:
+                os.environ["GPUINTERP_MAX_SOLVE_SECONDS"] = old
 
 
 if __name__ == "__main__":
