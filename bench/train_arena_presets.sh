@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
-# Fourth GPU training call (data/models/README.md, "Fourth GPU call"): predistorters for the DPD Arena v6
-# protocol (APA_200MHz_b, Arena split, target gain 0.992225, |u| <= 1) trained by direct learning through
-# the frozen surrogate data/models/pa_apa200b_gru_s0.json, candidates for the scoreboard's `compact` and
-# `best` presets, and two TDNN PA surrogates on APA_200MHz (OpenDPD split) as a held-out judge of another
-# family than GRU. Every job runs at once on one GPU; each one's time budget ends it before the call's limit.
+# A GPU training call prepared for the fourth training session and not run (no machine was lent: see
+# data/models/README.md, "Fourth training session", and bench/train_arena_cpu.sh, which ran instead):
+# predistorters for the DPD Arena v6 protocol (APA_200MHz_b, Arena split, target gain 0.992225, |u| <= 1)
+# trained by direct learning through the frozen surrogate data/models/pa_apa200b_gru_s0.json, candidates
+# for the scoreboard's `compact` and `best` presets, and two TDNN PA surrogates on APA_200MHz (OpenDPD split)
+# as a held-out judge of another family than GRU. Every job runs at once on one GPU; each one's time
+# budget ends it before the call's limit.
 #
 # Run from the repository root with the two datasets in .gdata/ (copies of <OpenDPD>/datasets/APA_200MHz
 # and APA_200MHz_b):  OUT=/some/dir bash bench/train_arena_presets.sh
@@ -38,17 +40,18 @@ DPD="dpd --data data/APA_200MHz_b --split arena --pa data/models/pa_apa200b_gru_
 PA="pa --data data/APA_200MHz --split opendpd --lr 3e-3 --lr-end 1e-5 --epochs $PA_EPOCHS"
 
 declare -A CMD OUTF XOPT
-# compact candidates: polynomial, 14 linear taps (the PA's linear memory reaches 12-14 samples) and few
-# nonlinear terms on adjacent envelope lags; chosen from a CPU screen (12 epochs at stride 2, val figures)
-CMD[c1]="$DPD --model gmp:Ka=1,La=14,Kb=3,Lb=2,Mb=1,Kc=3,Lc=2,Mc=1 --lr 3e-3 --seed 0"
-CMD[c2]="$DPD --model gmp:Ka=1,La=14,Kb=3,Lb=2,Mb=1,Kc=3,Lc=2,Mc=1 --lr 3e-3 --seed 1"
-CMD[c3]="$DPD --model gmp:Ka=2,La=14,Kb=3,Lb=1,Mb=1,Kc=3,Lc=1,Mc=1 --lr 3e-3 --seed 0"
+# compact candidates: polynomial, 14 linear taps (the PA's linear memory reaches 12-14 samples) and a few
+# nonlinear terms on adjacent envelope lags (Kb/Kc), no aligned ones (Ka=1): the structures of the CPU
+# session that replaced this call (data/models/README.md, "Fourth training session"), trained longer
+CMD[c1]="$DPD --model gmp:Ka=1,La=14,Kb=2,Lb=3,Mb=1,Kc=2,Lc=3,Mc=1 --lr 3e-3 --seed 0"
+CMD[c2]="$DPD --model gmp:Ka=1,La=14,Kb=2,Lb=3,Mb=1,Kc=2,Lc=3,Mc=1 --lr 3e-3 --seed 1"
+CMD[c3]="$DPD --model gmp:Ka=1,La=14,Kb=3,Lb=4,Mb=1,Kc=3,Lc=4,Mc=1 --lr 3e-3 --seed 0"
 CMD[c4]="$DPD --model gmp:Ka=1,La=14,Kb=3,Lb=3,Mb=1,Kc=3,Lc=3,Mc=1 --lr 3e-3 --seed 0"
-CMD[c5]="$DPD --model gmp:Ka=1,La=14,Kb=3,Lb=2,Mb=2,Kc=3,Lc=2,Mc=2 --lr 3e-3 --seed 0"
+CMD[c5]="$DPD --model gmp:Ka=1,La=14,Kb=2,Lb=4,Mb=1,Kc=2,Lc=4,Mc=1 --lr 3e-3 --seed 0"
 CMD[c6]="$DPD --model gmp:Ka=1,La=14,Kb=2,Lb=2,Mb=1,Kc=2,Lc=2,Mc=1 --lr 3e-3 --seed 0"
-CMD[c7]="$DPD --model gmp:Ka=1,La=14,Kb=4,Lb=2,Mb=1,Kc=4,Lc=2,Mc=1 --lr 3e-3 --seed 0"
-CMD[c8]="$DPD --model gmp:Ka=3,La=14,Kb=3,Lb=1,Mb=1,Kc=3,Lc=1,Mc=1 --lr 3e-3 --seed 0"
-CMD[c9]="$DPD --model gmp:Ka=2,La=14,Kb=3,Lb=2,Mb=1,Kc=3,Lc=2,Mc=1 --lr 3e-3 --seed 0"
+CMD[c7]="$DPD --model gmp:Ka=2,La=14,Kb=3,Lb=1,Mb=1,Kc=3,Lc=1,Mc=1 --lr 3e-3 --seed 0"
+CMD[c8]="$DPD --model gmp:Ka=1,La=16,Kb=2,Lb=3,Mb=1,Kc=2,Lc=3,Mc=1 --lr 3e-3 --seed 0"
+CMD[c9]="$DPD --model gmp:Ka=1,La=13,Kb=2,Lb=3,Mb=1,Kc=2,Lc=3,Mc=1 --lr 3e-3 --seed 0"
 # compact candidate: neural
 CMD[c10]="$DPD --model gru:H=6,C=4,D=1 --lr 5e-3 --seed 0"
 # best candidates: the Arena's GMP-500 structure trained longer, two larger GMPs, a wider GRU, a TDNN
