@@ -304,7 +304,8 @@ void BM_dpd_cuda_kernel(benchmark::State& st)
                    L = unsigned(st.range(2));
     const auto v = gpu::dpd_lab_variant(st.range(3));
     const size_t n = size_t(1) << gpuinterp_bench::log2n(26);
-    const auto m = kernel::pack_dpd(kernel::dpd_model::ph_unchecked(P, Q, L, L), coeffs(P, Q, L), cf(0.01f, -0.02f));
+    const auto m = kernel::pack_dpd(
+        kernel::dpd_model::ph_unchecked(P, Q, L, L), coeffs(P, Q, L), cf(0.01f, -0.02f));
     gpu::dpd_lab_variant used = v;
     const double ms = gpuinterp_bench::run_device_timed(st, [&] {
         return gpu::time_dpd_lab_kernel_ms(0, { m, v }, n, 20, &used);
@@ -343,7 +344,8 @@ void BM_tuning_ph(benchmark::State& st)
     if (st.range(5) >= 0)
         row.smem_outputs_per_halo = int(st.range(5));
     const size_t n = size_t(1) << gpuinterp_bench::log2n(26);
-    const auto m = kernel::pack_dpd(kernel::dpd_model::ph_unchecked(P, Q, L, L), coeffs(P, Q, L), cf(0.01f, -0.02f));
+    const auto m = kernel::pack_dpd(
+        kernel::dpd_model::ph_unchecked(P, Q, L, L), coeffs(P, Q, L), cf(0.01f, -0.02f));
     gpu::dpd_lab_variant used = v;
     const double ms = gpuinterp_bench::run_device_timed(st, [&] {
         return gpu::time_dpd_lab_kernel_ms(0, { m, v, &row }, n, 20, &used);

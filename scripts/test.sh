@@ -5,14 +5,15 @@
 # tests, Python QA (the numerical ones again on two more BLAS kernels),
 # grcc of every example, the examples' own checks; then a build without CUDA and without GNU Radio
 # to prove the kernel library stands alone. CUDA tests skip cleanly without a GPU. First of all,
-# lib/ and include/ must match .clang-format.
+# the C++ must match .clang-format and the Python pycodestyle (setup.cfg).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/deps.sh
 # PyTorch is the independent reference of the neural kernels and trains the small models of the
 # neural QA; the module itself never needs it at run time.
-gpuinterp_apt_install clang-format python3-torch
+gpuinterp_apt_install clang-format pycodestyle python3-torch
 bash scripts/check_format.sh
+bash scripts/check_python.sh
 jobs=$(nproc)
 # Prefix /usr: what a package installs to (the package_deb test packs this tree).
 # CUDA: machine code for sm_90 (the H200 the GPU tests run on) and PTX for sm_75, the oldest

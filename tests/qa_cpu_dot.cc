@@ -36,7 +36,8 @@ void check_all_offsets()
         for (size_t a = 0; a < arms; a++) {
             for (auto& v : h[a])
                 rnd(&v);
-            cpu::store_arm(store.data() + a * stride, h[a].data(), n, !std::is_same_v<T, float>);
+            cpu::store_arm(
+                store.data() + a * stride, h[a].data(), n, !std::is_same_v<T, float>);
         }
         std::vector<T> x(n + 16);
         for (auto& v : x)
@@ -47,10 +48,14 @@ void check_all_offsets()
                 cpu::dot(&r, x.data() + off, store.data() + a * stride, n);
                 std::complex<double> ref = 0, mag = 0;
                 for (size_t i = 0; i < n; i++) {
-                    ref += std::complex<double>(x[off + i]) * std::complex<double>(h[a][i]);
-                    mag += std::abs(std::complex<double>(x[off + i])) * std::abs(std::complex<double>(h[a][i]));
+                    ref +=
+                        std::complex<double>(x[off + i]) * std::complex<double>(h[a][i]);
+                    mag += std::abs(std::complex<double>(x[off + i])) *
+                           std::abs(std::complex<double>(h[a][i]));
                 }
-                ASSERT_NEAR(std::abs(std::complex<double>(r) - ref), 0.0, 1e-5 * (1.0 + mag.real()))
+                ASSERT_NEAR(std::abs(std::complex<double>(r) - ref),
+                            0.0,
+                            1e-5 * (1.0 + mag.real()))
                     << "n=" << n << " offset=" << off << " arm=" << a;
             }
         }

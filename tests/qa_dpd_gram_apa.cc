@@ -56,10 +56,8 @@ struct fit_result {
 
 // fit_forward's choice: fit rows of train, lambda by the val split's NMSE (run from a zero
 // state), then the test split's NMSE at that lambda.
-fit_result fit(const dpd_model& m,
-               backend b,
-               const std::vector<cd>* in,
-               const std::vector<cd>* out)
+fit_result
+fit(const dpd_model& m, backend b, const std::vector<cd>* in, const std::vector<cd>* out)
 {
     dpd_gram g(m, false, b), t(m, false, b);
     const std::vector<uint8_t> none_v(in[1].size(), 0), all_v(in[1].size(), 1);

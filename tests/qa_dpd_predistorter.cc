@@ -201,7 +201,10 @@ protected:
         poison(y);
 #ifdef GPUINTERP_DPD_LAB
         namespace gpu = gr::gpuinterp::gpu;
-        const auto p = gr::gpuinterp::kernel::pack_dpd(gr::gpuinterp::kernel::dpd_model::ph_unchecked(m.P, m.Q, m.Lp, m.Lq), m.co, m.c);
+        const auto p = gr::gpuinterp::kernel::pack_dpd(
+            gr::gpuinterp::kernel::dpd_model::ph_unchecked(m.P, m.Q, m.Lp, m.Lq),
+            m.co,
+            m.c);
         const auto v = gpu::dpd_lab_variant(GetParam().lab);
         std::vector<cf> window;
         size_t pos = 0;
@@ -521,7 +524,10 @@ TEST(DpdLabCuda, SmemPlansFromOtherRowsMatchReference)
                 row.smem_blocking_above_taps = blocking;
                 row.smem_outputs_per_halo = halo;
                 const model m = random_model(P, Q, L, L);
-                const auto p = gr::gpuinterp::kernel::pack_dpd(gr::gpuinterp::kernel::dpd_model::ph_unchecked(P, Q, L, L), m.co, m.c);
+                const auto p = gr::gpuinterp::kernel::pack_dpd(
+                    gr::gpuinterp::kernel::dpd_model::ph_unchecked(P, Q, L, L),
+                    m.co,
+                    m.c);
                 const auto x = random_signal(20000, 1.0f);
                 std::vector<cf> window(p.H + x.size(), cf(0)), y(x.size());
                 std::copy(x.begin(), x.end(), window.begin() + p.H);

@@ -352,9 +352,9 @@ TEST(ResizeLaunchPlan, TuningTable)
                       .variant,
                   t.wide)
             << sm;
-        EXPECT_EQ(resize_plan_launch(V::automatic, 224, 224, 1, 132, true, 2, false, t)
-                      .variant,
-                  V::point)
+        EXPECT_EQ(
+            resize_plan_launch(V::automatic, 224, 224, 1, 132, true, 2, false, t).variant,
+            V::point)
             << sm;
     }
 }

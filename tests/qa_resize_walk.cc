@@ -206,9 +206,8 @@ int emulate(gpu::resize_variant v,
                                 w.tf);
                         else
                             rz::rowcache_walk<K, K, R, NCH>(
-                                rz::global_rows<float>{ in.data() + q.f * s.in_frame,
-                                                        s.in_row,
-                                                        s.in_h },
+                                rz::global_rows<float>{
+                                    in.data() + q.f * s.in_frame, s.in_row, s.in_h },
                                 t,
                                 fout,
                                 q.e0,

@@ -8,6 +8,7 @@ import numpy as np
 
 from .dpd_ph import DPDError, _as_complex_vector
 
+
 def _check_pair(x, y):
     x = _as_complex_vector("x", x)
     y = _as_complex_vector("y", y)

@@ -74,7 +74,7 @@ DEFAULT_HELD_OUT = ("mp:K=9,M=40",)
 TRAIN_THROUGH = ("ensemble", "single", "both")
 DEFAULT_TRAIN_THROUGH = "ensemble"
 
-from . import dpd_bench_judges as judges_mod
+from . import dpd_bench_judges as judges_mod  # noqa: E402 (after the defaults it documents)
 from .dpd_bench_data import (MAX_PA_FIT_NMSE_DB, SPLITS, BenchError, _show, load_dataset,  # noqa: F401
                               read_iq_csv, read_spec)
 
@@ -491,4 +491,3 @@ def run(directory, pa_model=DEFAULT_PA_MODEL, dpd_model=DEFAULT_DPD_MODEL, itera
                           "held_out_name": held[0]["name"] if held else None,
                           "fs": fs, "nperseg": nper, "bw": bw, "predistorted": main_res[4][0]["_x_pd"]}
     return report
-

@@ -24,6 +24,7 @@ from . import dpd_bench as _bench
 
 _bench_doc = _bench.__doc__  # --help explains the procedure, which dpd_bench documents
 
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message):
         # one line, as every other error of the command (argparse prints the usage first)

@@ -62,6 +62,8 @@ def clip_gain_step_db(x, y, full_scale, peak_dbfs, clipped):
     if ax.max() > 0 and xm > 0 and ym > 0:
         over = max(over, 20 * np.log10(ax.max() * (ym / xm) / full_scale))
     return max(0.0, over) + CLIP_HEADROOM_DB
+
+
 # Envelope correlation below which a lag is not the loop's delay (the ding2004 PA at 45 dB SNR
 # gives 0.97; unrelated signals give < 0.05).
 MIN_ENVELOPE_CORRELATION = 0.5

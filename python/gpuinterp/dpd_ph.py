@@ -18,6 +18,7 @@ import numpy as np
 
 from . import dpd_model as _spec
 
+
 class DPDError(ValueError):
     """A capture or parameter that cannot give a usable estimate. The message starts with the name of
     the offending parameter (house style), e.g. ``"y: all zeros ..."``."""
@@ -111,7 +112,6 @@ def apply_model(x, coefficients, lo_leakage, P, Q, Lp, Lq, history=None):
     return basis_matrix(x, P, Q, Lp, Lq, history) @ w + complex(lo_leakage)
 
 
-
 def make_engine(P, Q, Lp, Lq, coefficients, lo_leakage=0j, backend="cpu"):
     """A streaming predistorter engine: the C++ kernel ``gpuinterp.dpd_predistorter`` (SIMD CPU or CUDA,
     per ``backend``). :class:`~.dpd_model.StreamingModel` is the double-precision reference the tests compare it
@@ -168,4 +168,3 @@ def _model_of(P, Q, Lp, Lq, model):
         return _spec.parse(model)
     P, Q, Lp, Lq = validate_structure(P, Q, Lp, Lq)
     return _spec.parse(f"ph:P={P},Q={Q},Lp={Lp},Lq={Lq}")
-

@@ -31,7 +31,6 @@ def require_torch():
     return torch
 
 
-
 _T = {}
 
 

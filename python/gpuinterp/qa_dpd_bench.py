@@ -188,6 +188,5 @@ class qa_dpd_bench(gr_unittest.TestCase):
         self.assertEqual(dpd_bench.DEFAULT_ITERATIONS, 6)
 
 
-
 if __name__ == "__main__":
     gr_unittest.run(qa_dpd_bench)

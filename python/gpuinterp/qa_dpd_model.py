@@ -350,7 +350,6 @@ class qa_dpd_model(seeded_case, gr_unittest.TestCase):
         ev = metrics.opendpd_evm_db(r + e, r, 1.0, 0.3, 1, 4000)
         self.assertAlmostEqual(ev, -40.0, delta=1.5)
 
-
     def test_neural_specs(self):
         """The neural families in the one spec grammar (the kernels: qa_neural_models.py)."""
         g = dm.parse("gru:H=8,C=4,D=2")

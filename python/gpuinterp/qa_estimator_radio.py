@@ -156,7 +156,6 @@ class EstimatorCase(gr_unittest.TestCase):
         return starts, drops
 
 
-
 class qa_estimator_radio(EstimatorCase):
     # -- 1. tags of a real receiver ----------------------------------------------------------------
     def test_rx_time_overflow_drops_one_capture(self):

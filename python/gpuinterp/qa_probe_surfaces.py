@@ -385,8 +385,8 @@ class qa_probe_surfaces(EstimatorCase):
             dpd_capture.condition(x[:10], y[:10])
         self.assertTrue(str(cm.exception).startswith("x: capture too short: 10 samples"), str(cm.exception))
 
-
     # -- the offline estimator's command line ----------------------------------------------------
+
     def test_cli_refuses_files_that_are_not_captures(self):
         import subprocess
         import sys

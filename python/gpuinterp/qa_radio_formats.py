@@ -86,7 +86,6 @@ class qa_radio_formats(gr_unittest.TestCase):
                 make(**kw)
             self.assertIn(name, str(cm.exception), str(kw))
 
-
     def assertModel(self, got, want, S, msg):
         err = np.abs(got.astype(np.complex128) - want)
         tol = tolerance(P, Q, Lp, Lq) * S + 1e-30
@@ -332,7 +331,6 @@ class qa_radio_formats(gr_unittest.TestCase):
         self.assertEqual(gpuinterp.resampler_ff(1.25, backend="cpu", full_scale=0.0).output_format(), "fc32")
         self.assertEqual(gpuinterp.resampler_cc(1.25, backend="cpu", output_format="complex int16").output_format(),
                          "sc16")
-
 
     def test_012_sc16_input_reads_what_gnu_radios_converter_reads(self):
         # I/Q int16 pairs into the predistorter, against GNU Radio's own interleaved-short

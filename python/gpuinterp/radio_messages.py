@@ -11,6 +11,7 @@ import pmt
 
 from .gpuinterp_python import decode_coeffs_message, encode_coeffs_message
 
+
 def coefficients_message(coefficients, lo_leakage, channel=None):
     """The PMT the predistorter's ``coeffs`` port takes: pair (c32vector . complex c) for every
     channel; with ``channel`` the dict {"coefficients", "lo_leakage", "channel"}, which a
@@ -48,7 +49,6 @@ def parse_coefficients_message(msg, expected_len):
     if not np.all(np.isfinite(w)) or (c is not None and not np.isfinite(c)):
         raise ValueError("coeffs: contains NaN or infinity")
     return w, c
-
 
 
 # Tags a radio source or sink puts on the stream at a discontinuity of the sample clock's view of

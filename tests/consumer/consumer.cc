@@ -18,9 +18,11 @@ int main()
     // y[2n] = x[n], y[2n+1] = 0.5 x[n]
     const auto y = k.filter(std::vector<std::complex<float>>{ { 1, 0 }, { 0, 2 } });
     const bool ok = y.size() == 4 && y[0] == std::complex<float>(1, 0) &&
-                    y[1] == std::complex<float>(0.5f, 0) && y[2] == std::complex<float>(0, 2) &&
+                    y[1] == std::complex<float>(0.5f, 0) &&
+                    y[2] == std::complex<float>(0, 2) &&
                     y[3] == std::complex<float>(0, 1);
-    std::printf("consumer: block backend %s, kernel output %s\n", blk->active_backend().c_str(),
+    std::printf("consumer: block backend %s, kernel output %s\n",
+                blk->active_backend().c_str(),
                 ok ? "correct" : "WRONG");
     return ok ? 0 : 1;
 }

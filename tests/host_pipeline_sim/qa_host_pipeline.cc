@@ -24,7 +24,8 @@ namespace gpuinterp {
 namespace gpu {
 void throw_cuda_error(cudaError_t err, const char* expr, const char*, int)
 {
-    throw std::runtime_error(std::string("CUDA error ") + std::to_string(err) + " in " + expr);
+    throw std::runtime_error(std::string("CUDA error ") + std::to_string(err) + " in " +
+                             expr);
 }
 bool debug_sync_enabled() { return false; }
 } // namespace gpu
@@ -54,27 +55,36 @@ struct fir_like {
     fir_like(size_t H, size_t L, bool mapped) : pipe(0, mapped), L(L) { hist.resize(H); }
 
     //! fail_at: the chunk whose stage (or work) throws; -1: none.
-    void run(float* out, const float* in, size_t n, size_t chunk, long fail_at = -1, bool in_stage = false)
+    void run(float* out,
+             const float* in,
+             size_t n,
+             size_t chunk,
+             long fail_at = -1,
+             bool in_stage = false)
     {
         const size_t H = hist.size(), Lc = L;
         long k = 0;
-        pipe.run(out, n, chunk, { H, 1, L },
-                 [&](float* staged, size_t pos, size_t cnt) {
-                     if (in_stage && k == fail_at)
-                         throw std::runtime_error("stage failed");
-                     hist.window(staged, in, pos, cnt);
-                 },
-                 [&](const float* x, float* y, size_t cnt, cudaStream_t st) {
-                     used.push_back(st);
-                     if (!in_stage && k == fail_at)
-                         throw std::runtime_error("work failed");
-                     k++;
-                     fake_enqueue(st, [=] {
-                         for (size_t i = 0; i < cnt; i++)
-                             for (size_t p = 0; p < Lc; p++)
-                                 y[i * Lc + p] = x[H + i] * float(p + 1) + x[i];
-                     });
-                 });
+        pipe.run(
+            out,
+            n,
+            chunk,
+            { H, 1, L },
+            [&](float* staged, size_t pos, size_t cnt) {
+                if (in_stage && k == fail_at)
+                    throw std::runtime_error("stage failed");
+                hist.window(staged, in, pos, cnt);
+            },
+            [&](const float* x, float* y, size_t cnt, cudaStream_t st) {
+                used.push_back(st);
+                if (!in_stage && k == fail_at)
+                    throw std::runtime_error("work failed");
+                k++;
+                fake_enqueue(st, [=] {
+                    for (size_t i = 0; i < cnt; i++)
+                        for (size_t p = 0; p < Lc; p++)
+                            y[i * Lc + p] = x[H + i] * float(p + 1) + x[i];
+                });
+            });
         hist.advance(in, n);
     }
 };
@@ -148,13 +158,15 @@ TEST_P(HostPipeline, ThrowLeavesNothingInFlightAndNoStaleOutput)
                 e.run(junk.data(), x.data(), n, 10, at, in_stage);
                 ADD_FAILURE() << "no exception";
             } catch (const std::runtime_error& err) {
-                EXPECT_EQ(std::string(err.what()), in_stage ? "stage failed" : "work failed");
+                EXPECT_EQ(std::string(err.what()),
+                          in_stage ? "stage failed" : "work failed");
             }
             EXPECT_TRUE(fake_idle()) << "work left in flight after a throw";
             // An empty call only drains: a chunk still marked pending would be copied out here.
             std::vector<float> untouched(n * L, 5.f);
             e.run(untouched.data(), x.data(), 0, 10);
-            EXPECT_EQ(untouched, std::vector<float>(n * L, 5.f)) << "throw at chunk " << at;
+            EXPECT_EQ(untouched, std::vector<float>(n * L, 5.f))
+                << "throw at chunk " << at;
             e.hist.clear();
             const auto x2 = random_signal(rng, n);
             std::vector<float> y(n * L, std::numeric_limits<float>::quiet_NaN());
@@ -169,7 +181,8 @@ TEST(HostPipelineErrors, FailedDeviceAllocationLeavesNothingInFlight)
     const auto x = random_signal(rng, 40);
     fir_like e(2, 1, false);
     std::vector<float> y(40);
-    fake_mallocs_left() = 2; // slot 0's device buffers; slot 1's input buffer fails, chunk 0 queued
+    fake_mallocs_left() =
+        2; // slot 0's device buffers; slot 1's input buffer fails, chunk 0 queued
     EXPECT_THROW(e.run(y.data(), x.data(), 40, 10), std::runtime_error);
     fake_mallocs_left() = -1;
     EXPECT_TRUE(fake_idle());
@@ -192,7 +205,8 @@ TEST(HostPipelineFrames, ByteOutputOfWholeFrames)
 {
     std::mt19937 rng(15);
     for (int trial = 0; trial < 100; trial++) {
-        const size_t F = 1 + rng() % 7, G = 1 + rng() % 9, frames = rng() % 30, batch = rng() % 6;
+        const size_t F = 1 + rng() % 7, G = 1 + rng() % 9, frames = rng() % 30,
+                     batch = rng() % 6;
         const size_t osz = (rng() & 1) ? 2 : 4;
         std::vector<uint8_t> in(frames * F);
         for (auto& v : in)
@@ -214,15 +228,21 @@ TEST(HostPipelineFrames, ByteOutputOfWholeFrames)
         };
         gpu::host_pipeline<uint8_t, char> p(0);
         std::vector<char> out(frames * G * osz, 0x55);
-        p.run(out.data(), frames, batch, { 0, F, G * osz },
-              [&](uint8_t* staged, size_t pos, size_t cnt) { std::memcpy(staged, in.data() + pos * F, cnt * F); },
-              [&](const uint8_t* x, char* y, size_t cnt, cudaStream_t st) {
-                  fake_enqueue(st, [=] {
-                      for (size_t f = 0; f < cnt; f++)
-                          for (size_t g = 0; g < G; g++)
-                              store(y + (f * G + g) * osz, value(x + f * F, g));
-                  });
-              });
+        p.run(
+            out.data(),
+            frames,
+            batch,
+            { 0, F, G * osz },
+            [&](uint8_t* staged, size_t pos, size_t cnt) {
+                std::memcpy(staged, in.data() + pos * F, cnt * F);
+            },
+            [&](const uint8_t* x, char* y, size_t cnt, cudaStream_t st) {
+                fake_enqueue(st, [=] {
+                    for (size_t f = 0; f < cnt; f++)
+                        for (size_t g = 0; g < G; g++)
+                            store(y + (f * G + g) * osz, value(x + f * F, g));
+                });
+            });
         std::vector<char> expect(out.size());
         for (size_t f = 0; f < frames; f++)
             for (size_t g = 0; g < G; g++)
@@ -231,8 +251,11 @@ TEST(HostPipelineFrames, ByteOutputOfWholeFrames)
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(Staging, HostPipeline, ::testing::Values(false, true), [](const auto& i) {
-    return std::string(i.param ? "mapped" : "pinned");
-});
+INSTANTIATE_TEST_SUITE_P(Staging,
+                         HostPipeline,
+                         ::testing::Values(false, true),
+                         [](const auto& i) {
+                             return std::string(i.param ? "mapped" : "pinned");
+                         });
 
 } // namespace

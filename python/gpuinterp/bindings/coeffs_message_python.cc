@@ -27,8 +27,9 @@ void bind_coeffs_message(py::module& m)
             // The Python receivers run polynomial models; a neural model's weights go to
             // dpd_predistorter_cc, which decodes them itself.
             if (!u.weights.empty())
-                throw py::value_error("weights: this receiver takes complex coefficients, "
-                                      "not a neural model's weights");
+                throw py::value_error(
+                    "weights: this receiver takes complex coefficients, "
+                    "not a neural model's weights");
             auto w = pyutil::to_array<std::complex<float>>(u.coefficients);
             py::object c = py::none();
             if (u.has_lo_leakage)

@@ -519,8 +519,7 @@ void bind_dpd_predistorter(py::module& m)
             },
             py::arg("channel"),
             py::arg("weights"))
-        .def("weights",
-             [](const B& b) { return pyutil::to_array<float>(b.weights()); })
+        .def("weights", [](const B& b) { return pyutil::to_array<float>(b.weights()); })
         .def(
             "channel_weights",
             [](const B& b, int_arg ch) {

@@ -21,7 +21,11 @@
 
 typedef int cudaError_t;
 enum { cudaSuccess = 0, cudaErrorMemoryAllocation = 2 };
-enum cudaMemcpyKind { cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost, cudaMemcpyDeviceToDevice };
+enum cudaMemcpyKind {
+    cudaMemcpyHostToDevice,
+    cudaMemcpyDeviceToHost,
+    cudaMemcpyDeviceToDevice
+};
 enum {
     cudaStreamNonBlocking = 1,
     cudaEventDefault = 0,
@@ -98,7 +102,10 @@ inline cudaError_t cudaGetDevice(int* d)
 }
 inline cudaError_t cudaSetDevice(int) { return cudaSuccess; }
 // compute_capability(): an sm_90 device.
-enum cudaDeviceAttr { cudaDevAttrComputeCapabilityMajor, cudaDevAttrComputeCapabilityMinor };
+enum cudaDeviceAttr {
+    cudaDevAttrComputeCapabilityMajor,
+    cudaDevAttrComputeCapabilityMinor
+};
 inline cudaError_t cudaDeviceGetAttribute(int* v, cudaDeviceAttr a, int)
 {
     *v = a == cudaDevAttrComputeCapabilityMajor ? 9 : 0;
@@ -184,7 +191,8 @@ inline cudaError_t cudaHostGetDevicePointer(void** d, void* h, unsigned)
     *d = h; // mapped memory: the device reaches the host allocation directly
     return cudaSuccess;
 }
-inline cudaError_t cudaMemcpyAsync(void* d, const void* s, size_t n, cudaMemcpyKind, cudaStream_t st)
+inline cudaError_t
+cudaMemcpyAsync(void* d, const void* s, size_t n, cudaMemcpyKind, cudaStream_t st)
 {
     fake_enqueue(st, [=] { std::memcpy(d, s, n); });
     return cudaSuccess;
