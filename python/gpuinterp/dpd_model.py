@@ -35,7 +35,7 @@ look-ahead samples past the end of x taken as zero unless ``future`` is given.
 
 import math
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -68,6 +68,13 @@ class ModelSpec:
     params: tuple  # values in the family's key order
     keys: tuple = ()  # the family's key names, same order
     text: str = ""  # the C++ class's canonical spelling
+    # The bound C++ model the values came from: its counts and layout are asked of it, not of a
+    # second parse of the text.
+    cpp: object = field(default=None, compare=False, repr=False, hash=False)
+
+    def _c(self):
+        c = object.__getattribute__(self, "cpp")
+        return c if c is not None else _cpp.parse(self.text)
 
     def __getattr__(self, key):
         keys = object.__getattribute__(self, "keys")
@@ -85,21 +92,21 @@ class ModelSpec:
     @property
     def lookahead(self):
         """Output delay of a streaming implementation (gmp leading-envelope terms; else 0)."""
-        return int(_cpp.parse(str(self)).lookahead())
+        return int(self._c().lookahead())
 
     @property
     def history(self):
         """Past input samples a streaming implementation carries between calls."""
-        return int(_cpp.parse(str(self)).history())
+        return int(self._c().history())
 
     @property
     def num_coefficients(self):
-        return _cpp.parse(str(self)).num_coefficients()
+        return self._c().num_coefficients()
 
     @property
     def num_weights(self):
         """Real weights of a neural family (0 for the polynomial ones)."""
-        return _cpp.parse(str(self)).num_weights()
+        return self._c().num_weights()
 
     @property
     def is_neural(self):
@@ -120,14 +127,14 @@ def parse(spec):
     except ValueError as e:
         raise ModelError(str(e)) from None
     kv = c.keys()
-    return ModelSpec(c.family(), tuple(int(v) for _, v in kv), tuple(k for k, _ in kv), c.to_string())
+    return ModelSpec(c.family(), tuple(int(v) for _, v in kv), tuple(k for k, _ in kv), c.to_string(), c)
 
 
 def term_list(m):
     """One (signal lag l, envelope lag j, power k, conjugate) per coefficient, in layout order:
     the term is x[n-l] |x[n-j]|^k (conjugated for conjugate-branch terms of ph). The layout is the
     C++ model's (kernel::dpd_model::terms()); numpy only builds columns from it."""
-    return [tuple(t) for t in _cpp.parse(str(parse(m))).terms()]
+    return [tuple(t) for t in parse(m)._c().terms()]
 
 
 def basis(x, model, history=None, future=None):
