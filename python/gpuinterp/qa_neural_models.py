@@ -316,8 +316,17 @@ class qa_neural_models(gr_unittest.TestCase):
         tag = gr.tag_t()
         tag.offset, tag.key = n0, pmt.intern("dpd_coeffs")
         tag.value = pmt.dict_add(pmt.make_dict(), pmt.intern("weights"), pmt.init_f32vector(w2.size, w2.tolist()))
+        # A later update with one weight short, and one of complex coefficients: each is logged and
+        # refused, the running predistorter keeps w2.
+        bad = []
+        for off, val in ((4000, pmt.dict_add(pmt.make_dict(), pmt.intern("weights"),
+                                              pmt.init_f32vector(w2.size - 1, w2[1:].tolist()))),
+                         (4500, pmt.init_c32vector(w2.size, (w2 + 1j).tolist()))):
+            t = gr.tag_t()
+            t.offset, t.key, t.value = off, pmt.intern("dpd_coeffs"), val
+            bad.append(t)
         tb = gr.top_block()
-        src = blocks.vector_source_c(x.tolist(), False, 1, [tag])
+        src = blocks.vector_source_c(x.tolist(), False, 1, [tag] + bad)
         blk = gpuinterp.dpd_predistorter_cc(model=spec, weights=w1, backend="cpu")
         snk = blocks.vector_sink_c()
         tb.connect(src, blk, snk)
