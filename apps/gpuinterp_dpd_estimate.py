@@ -140,9 +140,9 @@ def main(argv=None):
     p.add_argument("--delay", type=float, default=None, help="known y delay in samples (default: estimate)")
     p.add_argument("--max-delay", type=int, default=None, help="delay search range (default min(N/4, 8192))")
     p.add_argument("--integer-delay", action="store_true", help="no fractional delay alignment")
-    p.add_argument("--backend", choices=("automatic", "cpu", "cuda", "numpy"), default="automatic",
-                   help="where the fit runs: the estimation engine (automatic: the GPU when present, else the "
-                        "CPU) or numpy, the reference (default: %(default)s)")
+    p.add_argument("--backend", choices=("automatic", "cpu", "cuda"), default="automatic",
+                   help="where the fit runs: the estimation engine, automatic taking the GPU when present, else the "
+                        "CPU (default: %(default)s; the numpy estimator is the tests' reference, not an option)")
     p.add_argument("--regularization", default="auto",
                    help="ridge lambda relative to s_max^2, or 'auto' to choose it on the last 20 %% of the "
                         "capture held out (default: %(default)s)")
@@ -216,7 +216,7 @@ def run(a):
         r = dpd.estimate(x, y, target_gain=a.target_gain, delay=a.delay,
                          max_delay=a.max_delay, fractional=not a.integer_delay,
                          regularization=reg, lo_leakage=not a.no_lo_leakage,
-                         backend=None if a.backend == "numpy" else a.backend, **structure)
+                         backend=a.backend, **structure)
     except (dpd.DPDError, RuntimeError, ValueError) as e:
         # The estimation engines raise RuntimeError ("x: ..." / "y: ...") for data they cannot fit:
         # one line naming the input, as for every other refusal, not a traceback.
