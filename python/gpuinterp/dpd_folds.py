@@ -135,18 +135,15 @@ def solve_sums(G, b, tt, lam):
             "validation_nmse_db": float("nan")}
 
 
-def engine_folds(g, add, yn, xa, ok, bad, back, ahead, probes=False, folds=FOLDS):
-    """The folds' sums from the estimation engine ``g`` (a dpd_gram): ``add(rows, val)`` adds the
-    capture's rows (and, with ``probes``, their probe copies) to its fit set and ``val`` rows to its
-    held-out set.
-    Returns None when a fold would fit fewer rows than unknowns."""
-    n = yn.size
-    K = g.num_columns()
+def fold_rows(n, ok, back, ahead, K, folds=FOLDS):
+    """Each fold's block [a, b), the usable rows it leaves out of its fit (the block and the rows whose
+    memory reads it: :func:`excluded_rows`) and its held-out rows (the block's usable ones):
+    [(a, b, x_rows, s_rows), ...]; None when the model has too many columns for the folds or a fold
+    would fit fewer rows than unknowns."""
     if K > MAX_COLUMNS:
         return None
-    u8 = lambda v: np.ascontiguousarray(v, dtype=np.uint8)  # noqa: E731
     edges = block_edges(n, folds)
-    out = []
+    plan = []
     for a, b in zip(edges[:-1], edges[1:]):
         a, b = int(a), int(b)
         x_rows = ok & excluded_rows(n, a, b, back, ahead)
@@ -154,6 +151,22 @@ def engine_folds(g, add, yn, xa, ok, bad, back, ahead, probes=False, folds=FOLDS
         s_rows[a:b] = ok[a:b]
         if int(ok.sum() - x_rows.sum()) < K or not s_rows.any():
             return None
+        plan.append((a, b, x_rows, s_rows))
+    return plan
+
+
+def engine_folds(g, add, yn, xa, ok, bad, back, ahead, probes=False, folds=FOLDS):
+    """The folds' sums from the estimation engine ``g`` (a dpd_gram): ``add(rows, val)`` adds the
+    capture's rows (and, with ``probes``, their probe copies) to its fit set and ``val`` rows to its
+    held-out set.
+    Returns None when a fold would fit fewer rows than unknowns."""
+    n = yn.size
+    plan = fold_rows(n, ok, back, ahead, g.num_columns(), folds)
+    if plan is None:
+        return None
+    u8 = lambda v: np.ascontiguousarray(v, dtype=np.uint8)  # noqa: E731
+    out = []
+    for a, b, x_rows, s_rows in plan:
         g.reset()
         if probes:  # the probe copies of the block's rows leave the fit too
             add(x_rows, s_rows)
@@ -187,19 +200,11 @@ def numpy_folds(full, yn, xa, ok, bad, design, back, ahead, probes=None, folds=F
     """The folds' sums from the basis itself (``full``: every row of the capture; ``design(v)`` the
     basis of v from a zero state; ``probes``: (basis, target) of the probe copies of the ok rows):
     the numpy reference of :func:`engine_folds`."""
-    n = xa.size
-    K = full.shape[1]
-    if K > MAX_COLUMNS:
+    plan = fold_rows(xa.size, ok, back, ahead, full.shape[1], folds)
+    if plan is None:
         return None
-    edges = block_edges(n, folds)
     out = []
-    for a, b in zip(edges[:-1], edges[1:]):
-        a, b = int(a), int(b)
-        x_rows = ok & excluded_rows(n, a, b, back, ahead)
-        s_rows = np.zeros(n, dtype=bool)
-        s_rows[a:b] = ok[a:b]
-        if int(ok.sum() - x_rows.sum()) < K or not s_rows.any():
-            return None
+    for a, b, x_rows, s_rows in plan:
         px, ps = full[x_rows], full[s_rows]
         Gx, bx = px.conj().T @ px, px.conj().T @ xa[x_rows]
         if probes is not None:
