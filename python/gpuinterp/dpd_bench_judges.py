@@ -60,10 +60,9 @@ def verify_shipped(path):
                          "file changed since it was trained and measured")
 
 
-def auto_judges(directory, models_dir=None, split="opendpd"):
-    """Shipped PA models trained on this dataset's own files (every CSV's sha256 as recorded) and on
-    its ``split`` ("opendpd": the dataset's own train/val/test; "arena": the DPD Arena's)."""
-    d = shipped_dir() if models_dir is None else models_dir
+def _trained_on(directory, d, split, kind):
+    """The files (of ``kind``; None: any) listed in the models folder d's SHA256SUMS that were trained
+    on this dataset's own files (every CSV's sha256 as recorded) and on its ``split``."""
     if not os.path.isdir(d):
         return []
     have = {}
@@ -78,7 +77,7 @@ def auto_judges(directory, models_dir=None, split="opendpd"):
         except (OSError, ValueError):
             continue
         rec = (doc.get("training") or {}).get("data_sha256") or {}
-        if doc.get("kind") != "pa_model" or not rec or (doc.get("training") or {}).get("split", "opendpd") != split:
+        if kind not in (None, doc.get("kind")) or not rec or (doc.get("training") or {}).get("split", "opendpd") != split:
             continue
         ok = True
         for csv_name, digest in rec.items():
@@ -91,6 +90,21 @@ def auto_judges(directory, models_dir=None, split="opendpd"):
     return out
 
 
+def _listed(d, name):
+    """The non-comment lines of the models folder's list ``name``, split in words ([] without it)."""
+    path = os.path.join(d, name)
+    if not os.path.isfile(path):
+        return []
+    with open(path) as f:
+        return [ln.split() for ln in f if ln.strip() and not ln.lstrip().startswith("#")]
+
+
+def auto_judges(directory, models_dir=None, split="opendpd"):
+    """Shipped PA models trained on this dataset's own files (every CSV's sha256 as recorded) and on
+    its ``split`` ("opendpd": the dataset's own train/val/test; "arena": the DPD Arena's)."""
+    return _trained_on(directory, shipped_dir() if models_dir is None else models_dir, split, "pa_model")
+
+
 TRAINERS = "trainers.txt"
 
 
@@ -99,11 +113,7 @@ def auto_trainers(directory, models_dir=None, split="opendpd"):
     :func:`auto_judges` listed in the models folder's ``trainers.txt`` (one per dataset; its other
     models of the dataset judge)."""
     d = shipped_dir() if models_dir is None else models_dir
-    path = os.path.join(d, TRAINERS)
-    if not os.path.isfile(path):
-        return []
-    with open(path) as f:
-        names = {ln.strip() for ln in f if ln.strip() and not ln.lstrip().startswith("#")}
+    names = {row[0] for row in _listed(d, TRAINERS)}
     return [p for p in auto_judges(directory, d, split) if os.path.basename(p) in names]
 
 
@@ -116,24 +126,13 @@ def preset_file(name, directory, split, models_dir=None):
     "<preset> <file>" whose file was trained on this dataset's own CSVs and ``split`` (its recorded
     hashes), checked against SHA256SUMS; None when the module ships none for it."""
     d = shipped_dir() if models_dir is None else models_dir
-    path = os.path.join(d, PRESETS_FILE)
-    if not os.path.isfile(path):
+    named = [os.path.join(d, row[1]) for row in _listed(d, PRESETS_FILE) if len(row) == 2 and row[0] == name]
+    if not named:
         return None
-    with open(path) as f:
-        rows = [ln.split() for ln in f if ln.strip() and not ln.lstrip().startswith("#")]
-    for row in rows:
-        if len(row) != 2 or row[0] != name:
-            continue
-        p = os.path.join(d, row[1])
-        try:
-            with open(p) as f:
-                rec = json.load(f).get("training") or {}
-        except (OSError, ValueError):
-            continue
-        if rec.get("split", "opendpd") != split or not rec.get("data_sha256"):
-            continue
-        if all(os.path.isfile(os.path.join(directory, c)) and sha256(os.path.join(directory, c)) == h
-               for c, h in rec["data_sha256"].items()):
+    # the file's kind is the scorer's to check (--dpd-file: a predistorter), with its own message
+    ours = set(_trained_on(directory, d, split, None))
+    for p in named:
+        if p in ours:
             verify_shipped(p)
             return p
     return None
