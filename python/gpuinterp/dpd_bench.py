@@ -368,6 +368,9 @@ def run(directory, pa_model=DEFAULT_PA_MODEL, dpd_model=DEFAULT_DPD_MODEL, itera
     if train_through == "both" and len(trainers) > 1:  # without an ensemble the two are one DPD
         runs.append(("single", trainers[:1]))
 
+    # each judge's disagreement with the trainers about the PA's gain outside the captured band
+    oob_floor = judges_mod.OutOfBandFloors(run_model, xte, yte, fs, bw, nsub)
+
     def judge(dpd_fit, diverged, members):
         """The predistorter through every surrogate: per surrogate, figures on the test split (None
         where its output left the plausible range) and the ACLR on val (what a choice may look at)."""
@@ -394,7 +397,8 @@ def run(directory, pa_model=DEFAULT_PA_MODEL, dpd_model=DEFAULT_DPD_MODEL, itera
                      or np.max(np.abs(y_t)) > 1.5 * out_peak)
             row = {"name": str(s["spec"]), "family": _family(s["spec"]), "role": s["role"],
                    "judge_kind": judges_mod.family_kind(s["spec"]), "file": s.get("file"),
-                   "probe_noise": s["probe_noise"], "trained_through": any(s is m for m in members), "_x_pd": x_pd["test"]}
+                   "probe_noise": s["probe_noise"], "trained_through": any(s is m for m in members), "_x_pd": x_pd["test"],
+                   "oob_floor_dbc": oob_floor(s, members)}
             if blown:
                 row.update({"aclr_dbc": None, "aclr_plans": None, "evm_db": None, "nmse_db": None, "val_aclr_dbc": None,
                             "disagreement_dbc": None, "_y": None})

@@ -15,6 +15,7 @@ figures.
 """
 
 import json
+import math
 import os
 
 import numpy as np
@@ -202,6 +203,14 @@ def plans(y, fs, nperseg, bw, n_sub_ch):
         return None
 
 
+def band_plans(bw, n_sub_ch):
+    """The plans :func:`plans` measures in: arena.PLANS, and the dataset's own first if it is another."""
+    from . import arena
+
+    own = arena.plan_from_spec(bw, n_sub_ch)
+    return ([] if own.name in arena.PLANS else [own]) + list(arena.PLANS.values())
+
+
 def held_out_by_kind(rows):
     """The worst (highest) average ACLR among the held-out judges of each kind, with the judge's name:
     {"polynomial": {...}, "neural": {...}}; a kind without a held-out judge is left out."""
@@ -213,5 +222,88 @@ def held_out_by_kind(rows):
         cur = out.get(k)
         if cur is None or r["aclr_dbc"]["avg"] > cur["aclr_dbc"]["avg"]:
             out[k] = {"judge": r["name"], "file": r.get("file"), "aclr_dbc": r["aclr_dbc"],
-                      "aclr_plans": r.get("aclr_plans")}
+                      "aclr_plans": r.get("aclr_plans"), "oob_floor_dbc": r.get("oob_floor_dbc")}
     return out
+
+
+# The PA's gain outside the captured band. A capture of a band-limited signal says nothing about how
+# the PA answers input components outside that band, yet a DPD lowers the adjacent-channel power
+# precisely by adding such components for the PA to amplify. Each model of the PA extrapolates its own
+# answer there; a DPD trained through one model assumes that model's, and a judge whose gain differs
+# leaves the share |1 - H_judge / H_trainer|^2 of the distortion uncancelled. The figures below
+# measure that share, so a report can say how much of a judge's figure is this disagreement about an
+# unmeasured quantity rather than the DPD's quality.
+
+OOB_PROBE_DB = -40.0   # the probe's power relative to the input's: small enough to stay linear
+OOB_NPERSEG = 1024     # the gain's frequency resolution (fs / 1024: under 1 MHz at 983 MHz)
+
+
+def small_signal_gain(run, x, fs, seed=0):
+    """(f ascending, H(f)): the small-signal gain of the model ``run`` (a function of the input signal
+    giving the model's output) about the operating signal x, estimated as the
+    cross-spectrum of its output's response to a white probe over the probe's spectrum (Welch, Hann,
+    OOB_NPERSEG, no detrending, as arena.psd). The probe is seeded, so two models are measured with the same one."""
+    from scipy.signal import csd, welch
+
+    x = np.asarray(x, dtype=np.complex128)
+    rng = np.random.default_rng(seed)
+    p = (rng.standard_normal(x.size) + 1j * rng.standard_normal(x.size)) * (
+        np.sqrt(np.mean(np.abs(x) ** 2) / 2) * 10 ** (OOB_PROBE_DB / 20))
+    dy = run(x + p) - run(x)
+    nper = min(OOB_NPERSEG, x.size)
+    f, s_yp = csd(p, dy, fs=fs, nperseg=nper, detrend=False, return_onesided=False)  # conj(P) DY
+    _, s_pp = welch(p, fs=fs, nperseg=nper, detrend=False, return_onesided=False)
+    o = np.argsort(f, kind="stable")
+    return f[o], s_yp[o] / s_pp[o]
+
+
+def implied_floor(h_judge, h_trainer, f, y, fs, plan):
+    """{"plan", "left", "right", "worse"} in dBc: the adjacent-channel power a DPD that cancels the
+    distortion of y exactly through the trainer would leave through the judge, from their small-signal
+    gains alone: sum over each adjacent band of |1 - H_j / H_t|^2 P_y over the strongest carrier's P_y
+    (P_y: y's Welch density on the gains' frequency grid). None where the two gains agree exactly."""
+    from scipy.signal import welch
+
+    from . import arena
+
+    plan = arena.PLANS[plan] if isinstance(plan, str) else plan
+    carriers, left, right = plan.bands()
+    fy, py = welch(np.asarray(y, dtype=np.complex128), fs=fs, nperseg=f.size, detrend=False,
+                   return_onesided=False)
+    py = py[np.argsort(fy, kind="stable")]
+    r = np.abs(1 - h_judge / h_trainer) ** 2
+
+    def band(v, lo, hi):
+        return float(v[(f >= lo) & (f < hi)].sum())
+
+    ref = max(band(py, lo, hi) for lo, hi in carriers)
+    sides = [band(r * py, lo, hi) / ref for lo, hi in (left, right)]
+    if not all(s > 0 for s in sides):
+        return None
+    lo_db, hi_db = (10 * math.log10(s) for s in sides)
+    return {"plan": plan.name, "left": lo_db, "right": hi_db, "worse": max(lo_db, hi_db)}
+
+
+class OutOfBandFloors:
+    """floors(surrogate, members): the implied floor (:func:`implied_floor`) of a surrogate dict
+    (``"fit"``) against the mean small-signal gain of the surrogates trained through, in every plan of
+    :func:`band_plans`; None for a surrogate trained through. Each model's gain is measured once, about
+    the test input x, with ``run(fit, x)`` giving a model's output."""
+
+    def __init__(self, run, x, y, fs, bw, n_sub_ch):
+        self.run, self.x, self.y, self.fs = run, x, y, fs
+        self.plans = band_plans(bw, n_sub_ch)
+        self.gains = {}
+
+    def _gain(self, s):
+        if id(s) not in self.gains:
+            self.gains[id(s)] = small_signal_gain(lambda v: self.run(s["fit"], v), self.x, self.fs)
+        return self.gains[id(s)]
+
+    def __call__(self, s, members):
+        if any(s is m for m in members):
+            return None
+        f, h = self._gain(s)
+        h_t = np.mean([self._gain(m)[1] for m in members], axis=0)
+        out = [implied_floor(h, h_t, f, self.y, self.fs, p) for p in self.plans]
+        return [o for o in out if o is not None] or None

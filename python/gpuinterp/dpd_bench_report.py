@@ -17,7 +17,7 @@ def _dpd_lines(d, f):
            else "the one surrogate " + d["trained_through"][0])
     lines = [f"DPD        {d['name']} ({len(d['coefficients']) - 1} coefficients + constant), trained through {how}",
              f"  {'through the surrogate':34s}{'ACLR left':>11s}{'right':>9s}{'avg':>9s}{'EVM':>9s}{'NMSE':>9s}"
-             f"{'ACLR val':>10s}{'vs [1]':>9s}"]
+             f"{'ACLR val':>10s}{'vs [1]':>9s}{'oob floor':>11s}"]
     for i, r in enumerate(d["through"], 1):
         label = f"[{i}] {_ROLE_LABEL[r['role']]}{', trained through' if r['trained_through'] else ''}"
         a = r["aclr_dbc"]
@@ -26,9 +26,16 @@ def _dpd_lines(d, f):
         else:
             lines.append(f"  {label:34s}{a['left']:11.2f}{a['right']:9.2f}{a['avg']:9.2f}{r['evm_db']:9.2f}"
                          f"{r['nmse_db']:9.2f}{r['val_aclr_dbc'] if r['val_aclr_dbc'] is not None else float('nan'):10.2f}"
-                         + (f"{r['disagreement_dbc']:9.2f}" if r["disagreement_dbc"] is not None else f"{'':9s}"))
+                         + (f"{r['disagreement_dbc']:9.2f}" if r["disagreement_dbc"] is not None else f"{'':9s}")
+                         + (f"{r['oob_floor_dbc'][0]['worse']:11.2f}" if r.get("oob_floor_dbc") else ""))
     lines.append("  vs [1]: adjacent-channel power of this surrogate's output minus [1]'s, dBc (how far the two "
                  "answers differ where the ACLR is measured)")
+    plan = next((r["oob_floor_dbc"][0]["plan"] for r in d["through"] if r.get("oob_floor_dbc")), None)
+    if plan:
+        lines.append(f"  oob floor: the worse-side ACLR ({plan} plan) that this judge's disagreement with the surrogates "
+                     "trained through about the PA's small-signal gain outside the captured band implies on its own, "
+                     "dBc: a quantity no band-limited capture measures, so a judge's figure near its floor is that "
+                     "disagreement, not the DPD")
     lines.append(f"  ACLR through the held-out judges (worst; of the neural ones when there are any) "
                  f"{f(d['held_out_aclr_dbc'], 'dBc')}, through the "
                  f"surrogates trained through (worst) {f(d['trained_through_aclr_dbc'], 'dBc')}, gap "
@@ -37,7 +44,9 @@ def _dpd_lines(d, f):
         plans = ", ".join(f"{a['plan']} plan avg {a['avg']:.2f} (worse side {a['worse']:.2f})"
                           for a in h["aclr_plans"] or [])
         lines.append(f"  through the {kind} judge {h['judge']}{' (' + h['file'] + ')' if h.get('file') else ''}, "
-                     f"never trained through: {plans or f(h['aclr_dbc']['avg'], 'dBc')} dBc")
+                     f"never trained through: {plans or f(h['aclr_dbc']['avg'], 'dBc')} dBc"
+                     + ("; its oob floor " + ", ".join(f"{a['plan']} {a['worse']:.2f}" for a in h["oob_floor_dbc"])
+                        + " dBc" if h.get("oob_floor_dbc") else ""))
     return lines
 
 

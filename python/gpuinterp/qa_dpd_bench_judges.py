@@ -109,6 +109,66 @@ class qa_dpd_bench_judges(gr_unittest.TestCase):
             plans = {a["plan"] for a in kinds["neural"]["aclr_plans"]}
             self.assertEqual(plans, {"1x200", "5x40"})
             self.assertIn("through the neural judge", o)
+            # every judge never trained through carries its out-of-band floor in each plan; the
+            # surrogate trained through has none (it cannot disagree with itself)
+            for r in rep["dpd"]["through"]:
+                if r["trained_through"]:
+                    self.assertIsNone(r["oob_floor_dbc"])
+                else:
+                    self.assertEqual([a["plan"] for a in r["oob_floor_dbc"]], ["1x200", "5x40"], r["name"])
+            self.assertEqual(kinds["neural"]["oob_floor_dbc"][0]["plan"], "1x200")
+            self.assertIn("oob floor", o)
+
+    def test_small_signal_gain_of_a_linear_filter_is_its_frequency_response(self):
+        # A causal FIR's response to any probe is the FIR: the Welch estimate of its gain equals
+        # sum h[n] e^{-j 2 pi f n / fs}, up to the leakage of a 4-tap filter across 1024-point
+        # segment edges (taps / nperseg of the cross-power: below 1 %).
+        fs = 983.04e6
+        rng = np.random.default_rng(3)
+        x = (rng.standard_normal(60000) + 1j * rng.standard_normal(60000)) * 0.2
+        h = np.array([1.0, 0.3 - 0.2j, -0.1j, 0.05])
+        f, H = judges.small_signal_gain(lambda v: np.convolve(v, h)[:v.size], x, fs)
+        want = np.exp(-2j * np.pi * np.outer(f / fs, np.arange(h.size))) @ h
+        self.assertEqual(f.size, judges.OOB_NPERSEG)
+        self.assertLess(np.max(np.abs(H - want) / np.abs(want)), 1e-2)
+
+    def test_small_signal_gain_of_a_cubic_is_its_mean_derivative(self):
+        # y = x (1 + a |x|^2): dy = (1 + 2 a |x|^2) p + a x^2 conj(p). A circular probe is uncorrelated
+        # with its conjugate and with |x|^2, so the gain is 1 + 2 a mean|x|^2 at every frequency. The
+        # rest, 2 a (|x|^2 - mean) p + a x^2 conj(p), is noise to the estimate: relative variance
+        # |a|^2 (4 var|x|^2 + E|x|^4) / |want|^2 per segment, averaged over the ~116 half-overlapping
+        # segments (counted as 58 independent ones); no bin of 1024 strays 5 sigma, the mean over all
+        # bins 5 sigma / sqrt(1024 / 2).
+        fs = 983.04e6
+        rng = np.random.default_rng(4)
+        x = (rng.standard_normal(60000) + 1j * rng.standard_normal(60000)) * 0.3
+        a = -0.4 + 0.1j
+        _, H = judges.small_signal_gain(lambda v: v * (1 + a * np.abs(v) ** 2), x, fs)
+        m2 = np.abs(x) ** 2
+        want = 1 + 2 * a * np.mean(m2)
+        sigma = abs(a) * np.sqrt((4 * np.var(m2) + np.mean(m2 ** 2)) / (x.size / judges.OOB_NPERSEG)) / abs(want)
+        self.assertLess(np.max(np.abs(H - want)) / abs(want), 5 * sigma)
+        self.assertLess(abs(np.mean(H) - want) / abs(want), 5 * sigma / np.sqrt(judges.OOB_NPERSEG / 2))
+
+    def test_a_judge_whose_gain_is_a_times_the_trainers_leaves_1_minus_a(self):
+        # Where the judge's gain is a times the trainer's at every frequency, the floor is
+        # 20 log10 |1 - a| plus y's own ACLR in that plan (arena.aclr: the module's other Welch, in
+        # numpy, over the same 1024-point segments).
+        from gnuradio.gpuinterp import arena
+
+        fs = 983.04e6
+        spec, data = load_dataset(SLICE)
+        y = data["test"][1]
+        f = np.sort(np.fft.fftfreq(judges.OOB_NPERSEG, 1 / fs))
+        h_t = np.exp(-2j * np.pi * f / fs * 2.5)  # any gain: the floor depends on the ratio only
+        for a in (0.5, 0.9 + 0.1j, 1.25):
+            for plan in ("1x200", "5x40"):
+                got = judges.implied_floor(a * h_t, h_t, f, y, fs, plan)
+                ref = arena.aclr(y, fs, judges.OOB_NPERSEG, plan)
+                self.assertAlmostEqual(got["left"], 20 * np.log10(abs(1 - a)) + ref["left"], places=6)
+                self.assertAlmostEqual(got["right"], 20 * np.log10(abs(1 - a)) + ref["right"], places=6)
+        one = np.ones(f.size)
+        self.assertIsNone(judges.implied_floor(one, one, f, y, fs, "1x200"))  # gains that agree: no floor
 
     def test_the_headline_is_the_worst_neural_held_out_judge(self):
         def row(kind, avg, role="held_out", trained=False):
