@@ -89,8 +89,10 @@ void BM_dpd_cpu(benchmark::State& st)
     const unsigned P = unsigned(st.range(0)), Q = unsigned(st.range(1)),
                    L = unsigned(st.range(2));
     const size_t n = size_t(1) << gpuinterp_bench::log2n(20);
-    kernel::dpd_predistorter k(
-        P, Q, L, L, coeffs(P, Q, L), cf(0.01f, -0.02f), backend::cpu);
+    kernel::dpd_predistorter k(kernel::dpd_model::ph_unchecked(P, Q, L, L),
+                               coeffs(P, Q, L),
+                               cf(0.01f, -0.02f),
+                               backend::cpu);
     run_process(st, k, n);
 }
 BENCHMARK(BM_dpd_cpu)->Apply(rows_cpu)->Apply(gpuinterp_bench::wall_timed);
@@ -382,10 +384,7 @@ void BM_dpd_cuda_host(benchmark::State& st)
     const unsigned P = 5, Q = 3, L = 5;
     const bool mapped = st.range(1) != 0;
     const size_t n = size_t(1) << gpuinterp_bench::log2n(26);
-    kernel::dpd_predistorter k(P,
-                               Q,
-                               L,
-                               L,
+    kernel::dpd_predistorter k(kernel::dpd_model::ph_unchecked(P, Q, L, L),
                                coeffs(P, Q, L),
                                cf(0.01f, -0.02f),
                                backend::cuda,

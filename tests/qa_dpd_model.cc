@@ -399,7 +399,8 @@ TEST_P(GmpKernel, PhThroughTheModelIsTheOldConstructorBitForBit)
 {
     const model_set s = random_set("ph:P=7,Q=3,Lp=5,Lq=3");
     const auto x = random_vector<cf>(10000, 1.0f);
-    dpd_predistorter old(7, 3, 5, 3, s.co, s.c, GetParam().b, 0, 0, GetParam().mapped);
+    dpd_predistorter old(
+        ph_of(7, 3, 5, 3), s.co, s.c, GetParam().b, 0, 0, GetParam().mapped);
     auto k = make(s);
     const auto y = k->process(x);
     EXPECT_EQ(y, old.process(x));
@@ -777,7 +778,7 @@ TEST(GmpParams, LegacyConstructorKeepsItsWiderPhBounds)
     // 8 orders x 600 taps x 2 branches: beyond a spec's 4096 coefficients, still a valid (P, Q, Lp, Lq) set.
     std::vector<cf> co(dpd_predistorter::num_coefficients(15, 15, 600, 600), cf(0));
     co[0] = cf(1);
-    dpd_predistorter k(15, 15, 600, 600, co, 0);
+    dpd_predistorter k(ph_of(15, 15, 600, 600), co, 0);
     const auto x = random_vector<cf>(50, 1.0f);
     EXPECT_EQ(k.process(x), x);
     EXPECT_EQ(k.model().to_string(), "ph:P=15,Q=15,Lp=600,Lq=600");

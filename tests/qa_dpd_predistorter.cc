@@ -162,8 +162,13 @@ protected:
 
     std::unique_ptr<dpd_predistorter> make(const model& m, size_t batch = 0)
     {
-        auto k = std::make_unique<dpd_predistorter>(
-            m.P, m.Q, m.Lp, m.Lq, m.co, m.c, GetParam().b, 0, batch, GetParam().mapped);
+        auto k = std::make_unique<dpd_predistorter>(ph_of(m.P, m.Q, m.Lp, m.Lq),
+                                                    m.co,
+                                                    m.c,
+                                                    GetParam().b,
+                                                    0,
+                                                    batch,
+                                                    GetParam().mapped);
         k->set_cuda_variant(GetParam().variant);
         EXPECT_EQ(k->active_backend(), GetParam().b);
         return k;
@@ -201,10 +206,8 @@ protected:
         poison(y);
 #ifdef GPUINTERP_DPD_LAB
         namespace gpu = gr::gpuinterp::gpu;
-        const auto p = gr::gpuinterp::kernel::pack_dpd(
-            gr::gpuinterp::kernel::dpd_model::ph_unchecked(m.P, m.Q, m.Lp, m.Lq),
-            m.co,
-            m.c);
+        const auto p =
+            gr::gpuinterp::kernel::pack_dpd(ph_of(m.P, m.Q, m.Lp, m.Lq), m.co, m.c);
         const auto v = gpu::dpd_lab_variant(GetParam().lab);
         std::vector<cf> window;
         size_t pos = 0;
@@ -461,7 +464,7 @@ TEST(DpdCpu, PortablePathMatchesReference)
              { 5, 3, 5, 5 }, { 9, 5, 33, 2 }, { 1, 0, 1, 1 }, { 3, 1, 8, 8 } }) {
         const model m = random_model(P, Q, Lp, Lq);
         const auto x = random_signal(20000, 2.0f);
-        dpd_predistorter k(P, Q, Lp, Lq, m.co, m.c);
+        dpd_predistorter k(ph_of(P, Q, Lp, Lq), m.co, m.c);
         std::vector<cf> y(x.size());
         poison(y);
         for (size_t pos = 0; pos < x.size();) {
@@ -494,7 +497,7 @@ TEST(DpdCuda, LabVariantNumbersAreRefused)
 {
     // Their old numbers, cast into the enum, are refused rather than planned as something else.
     GPUINTERP_SKIP_WITHOUT_CUDA();
-    dpd_predistorter k(1, 0, 1, 1, { cf(1) }, 0, backend::cuda);
+    dpd_predistorter k(ph_of(1, 0, 1, 1), { cf(1) }, 0, backend::cuda);
     for (int v : { 1, 3, 5 }) {
         EXPECT_EQ(invalid_argument_message([&] {
                       k.set_cuda_variant(dpd_cuda_variant(v));
@@ -524,10 +527,8 @@ TEST(DpdLabCuda, SmemPlansFromOtherRowsMatchReference)
                 row.smem_blocking_above_taps = blocking;
                 row.smem_outputs_per_halo = halo;
                 const model m = random_model(P, Q, L, L);
-                const auto p = gr::gpuinterp::kernel::pack_dpd(
-                    gr::gpuinterp::kernel::dpd_model::ph_unchecked(P, Q, L, L),
-                    m.co,
-                    m.c);
+                const auto p =
+                    gr::gpuinterp::kernel::pack_dpd(ph_of(P, Q, L, L), m.co, m.c);
                 const auto x = random_signal(20000, 1.0f);
                 std::vector<cf> window(p.H + x.size(), cf(0)), y(x.size());
                 std::copy(x.begin(), x.end(), window.begin() + p.H);
@@ -567,9 +568,9 @@ TEST(DpdParams, LayoutMatchesTheDocumentedExample)
     EXPECT_EQ(dpd_predistorter::num_coefficients(5, 0, 4, 9),
               12u); // Q = 0: no conjugate taps
     EXPECT_EQ(dpd_predistorter::num_coefficients(5, 3, 5, 5), 25u);
-    dpd_predistorter k(5, 0, 4, 9, std::vector<cf>(12, cf(0.1f)));
+    dpd_predistorter k(ph_of(5, 0, 4, 9), std::vector<cf>(12, cf(0.1f)));
     EXPECT_EQ(k.history(), 3u); // Lq does not count without conjugate branches
-    dpd_predistorter k2(1, 1, 2, 9, std::vector<cf>(11, cf(0.1f)));
+    dpd_predistorter k2(ph_of(1, 1, 2, 9), std::vector<cf>(11, cf(0.1f)));
     EXPECT_EQ(k2.history(), 8u);
 }
 
@@ -582,7 +583,8 @@ TEST(DpdParams, BadParametersThrowNamingTheParameter)
                     unsigned Lq,
                     std::vector<cf> co,
                     cf c = 0) {
-        return invalid_argument_message([=] { dpd_predistorter(P, Q, Lp, Lq, co, c); });
+        return invalid_argument_message(
+            [=] { dpd_predistorter(ph_of(P, Q, Lp, Lq), co, c); });
     };
     EXPECT_EQ(make(4, 1, 2, 2, ok).rfind("P: must be odd", 0), 0u)
         << make(4, 1, 2, 2, ok);
@@ -602,7 +604,7 @@ TEST(DpdParams, BadParametersThrowNamingTheParameter)
     EXPECT_EQ(make(3, 1, 2, 2, bad).rfind("coefficients:", 0), 0u);
     EXPECT_EQ(make(3, 1, 2, 2, ok, cf(NAN, 0)).rfind("lo_leakage:", 0), 0u);
     EXPECT_EQ(invalid_argument_message([&] {
-                  dpd_predistorter(3, 1, 2, 2, ok, 0, backend::cpu, -1);
+                  dpd_predistorter(ph_of(3, 1, 2, 2), ok, 0, backend::cpu, -1);
               }).rfind("device:", 0),
               0u);
     EXPECT_EQ(invalid_argument_message([] {
@@ -610,7 +612,7 @@ TEST(DpdParams, BadParametersThrowNamingTheParameter)
               }).rfind("variant:", 0),
               0u);
 
-    dpd_predistorter k(3, 1, 2, 2, ok, cf(0.1f));
+    dpd_predistorter k(ph_of(3, 1, 2, 2), ok, cf(0.1f));
     EXPECT_EQ(invalid_argument_message([&] {
                   k.set_coefficients(std::vector<cf>(7), 0);
               }).rfind("coefficients: expected 6", 0),
@@ -629,13 +631,14 @@ TEST(DpdParams, CudaWithoutDeviceFailsClearly)
     const std::vector<cf> co(5, cf(0.1f));
     if (gr::gpuinterp::cuda_device_count() > 0) {
         EXPECT_EQ(invalid_argument_message([&] {
-                      dpd_predistorter(9, 0, 1, 1, co, 0, backend::cuda, 1000);
+                      dpd_predistorter(ph_of(9, 0, 1, 1), co, 0, backend::cuda, 1000);
                   }).rfind("device:", 0),
                   0u);
         return;
     }
-    EXPECT_THROW(dpd_predistorter(9, 0, 1, 1, co, 0, backend::cuda), std::runtime_error);
-    dpd_predistorter k(9, 0, 1, 1, co, 0, backend::automatic);
+    EXPECT_THROW(dpd_predistorter(ph_of(9, 0, 1, 1), co, 0, backend::cuda),
+                 std::runtime_error);
+    dpd_predistorter k(ph_of(9, 0, 1, 1), co, 0, backend::automatic);
     EXPECT_EQ(k.active_backend(), backend::cpu);
     EXPECT_FALSE(k.backend_note().empty());
 }

@@ -9,6 +9,7 @@
 // when no CUDA device exists, NaN poisoning of output buffers, and tolerance checks.
 
 #include <gnuradio/gpuinterp/kernel/backend.h>
+#include <gnuradio/gpuinterp/kernel/dpd_model.h>
 #include <gtest/gtest.h>
 #ifdef GPUINTERP_HAVE_CUDA
 #include <cuda_runtime.h> // the device-pointer tests stage their data with the runtime itself
@@ -414,6 +415,14 @@ struct sc16_channels {
     sc16_channels(const sc16_channels&) = delete;
     sc16_channels& operator=(const sc16_channels&) = delete;
 };
+
+// The ph model of (P, Q, Lp, Lq) with the engine's own bounds (dpd_model::ph_unchecked), as the
+// block's (P, Q, Lp, Lq) parameters give it: the kernel tests drive the engine's checks with it.
+inline gr::gpuinterp::kernel::dpd_model
+ph_of(unsigned P, unsigned Q, unsigned Lp, unsigned Lq)
+{
+    return gr::gpuinterp::kernel::dpd_model::ph_unchecked(P, Q, Lp, Lq);
+}
 
 } // namespace gpuinterp_test
 

@@ -13,7 +13,7 @@ namespace gpuinterp {
 namespace kernel {
 
 namespace {
-// The model's bounds (dpd_model.h says why), for the (P, Q, Lp, Lq) constructor too: one set.
+// The model's bounds (dpd_model.h says why), for ph_unchecked models too: one set.
 constexpr unsigned max_order = dpd_model::max_order;
 constexpr unsigned max_taps = dpd_model::max_lag;
 
@@ -239,7 +239,7 @@ void dpd_predistorter::validate(const dpd_model& model,
                                 const std::vector<complex>& coefficients,
                                 complex lo_leakage)
 {
-    // ph: the engine's own bounds (the (P, Q, Lp, Lq) constructor's), not the spec's coefficient cap.
+    // ph: the engine's own bounds (ph_unchecked's), not the spec's coefficient cap.
     if (model.family == dpd_model::family_t::ph)
         return validate(model.P, model.Q, model.Lp, model.Lq, coefficients, lo_leakage);
     if (model.is_neural())

@@ -84,7 +84,7 @@ keeps the current c). Invalid parameters raise ValueError with the parameter's n
 // plain arithmetic (q = 0 would wrap around to an index near 2^32).
 unsigned order_arg(const int_arg& v, const char* name, unsigned hi)
 {
-    const unsigned o = v.get<unsigned>(name, 1, 15);
+    const unsigned o = v.get<unsigned>(name, 1, pyutil::max_order);
     if (o % 2 == 0 || o > hi)
         throw py::value_error(std::string(name) + ": must be odd and lie in 1.." +
                               std::to_string(hi) + ", got " + std::to_string(o));
@@ -93,15 +93,14 @@ unsigned order_arg(const int_arg& v, const char* name, unsigned hi)
 
 unsigned taps_arg(const int_arg& v, const char* name)
 {
-    return v.get<unsigned>(name, 1, 1024);
+    return v.get<unsigned>(name, 1, pyutil::max_dpd_taps);
 }
 
 using K = kernel::dpd_predistorter;
 using G = pyutil::guarded<K>;
 
-// The kernel's constructors differ only in how the structure is given (P, Q, Lp, Lq; a spec
-// string; a dpd_model_spec): `structure` turns those arguments into the leading arguments of K's
-// constructor; the coefficients, c and the backend arguments that follow, with their keywords and
+// The kernel takes its structure as a dpd_model; Python may give it as (P, Q, Lp, Lq), a spec
+// string or a dpd_model_spec: `structure` turns those arguments into that model; the coefficients, c and the backend arguments that follow, with their keywords and
 // defaults, are the same for all three.
 template <typename Structure, typename... S, typename... Extra>
 void def_kernel_init(py::class_<G>& cls,
@@ -237,10 +236,11 @@ void bind_dpd_predistorter(py::module& m)
     def_kernel_init(
         cls,
         +[](int_arg P, int_arg Q, int_arg Lp, int_arg Lq) {
-            return std::make_tuple(P.get<unsigned>("P", 1, pyutil::max_order),
-                                   Q.get<unsigned>("Q", 0, pyutil::max_order),
-                                   Lp.get<unsigned>("Lp", 1, pyutil::max_dpd_taps),
-                                   Lq.get<unsigned>("Lq", 1, pyutil::max_dpd_taps));
+            return std::make_tuple(kernel::dpd_model::ph_unchecked(
+                P.get<unsigned>("P", 1, pyutil::max_order),
+                Q.get<unsigned>("Q", 0, pyutil::max_order),
+                Lp.get<unsigned>("Lp", 1, pyutil::max_dpd_taps),
+                Lq.get<unsigned>("Lq", 1, pyutil::max_dpd_taps)));
         },
         py::arg("P"),
         py::arg("Q"),
@@ -372,8 +372,8 @@ void bind_dpd_predistorter(py::module& m)
         .def_static(
             "num_coefficients",
             [](int_arg P, int_arg Q, int_arg Lp, int_arg Lq) {
-                return K::num_coefficients(order_arg(P, "P", 15),
-                                           Q.get<unsigned>("Q", 0, 15),
+                return K::num_coefficients(order_arg(P, "P", pyutil::max_order),
+                                           Q.get<unsigned>("Q", 0, pyutil::max_order),
                                            taps_arg(Lp, "Lp"),
                                            taps_arg(Lq, "Lq"));
             },
@@ -384,7 +384,7 @@ void bind_dpd_predistorter(py::module& m)
         .def_static(
             "main_index",
             [](int_arg P_, int_arg Lp_, int_arg p_, int_arg k_) {
-                const unsigned P = order_arg(P_, "P", 15), Lp = taps_arg(Lp_, "Lp");
+                const unsigned P = order_arg(P_, "P", pyutil::max_order), Lp = taps_arg(Lp_, "Lp");
                 return K::main_index(
                     P, Lp, order_arg(p_, "p", P), k_.get<unsigned>("k", 0, Lp - 1));
             },
@@ -396,10 +396,10 @@ void bind_dpd_predistorter(py::module& m)
         .def_static(
             "conj_index",
             [](int_arg P_, int_arg Lp_, int_arg Lq_, int_arg q_, int_arg k_) {
-                const unsigned P = order_arg(P_, "P", 15), Lp = taps_arg(Lp_, "Lp"),
+                const unsigned P = order_arg(P_, "P", pyutil::max_order), Lp = taps_arg(Lp_, "Lp"),
                                Lq = taps_arg(Lq_, "Lq");
                 return K::conj_index(
-                    P, Lp, Lq, order_arg(q_, "q", 15), k_.get<unsigned>("k", 0, Lq - 1));
+                    P, Lp, Lq, order_arg(q_, "q", pyutil::max_order), k_.get<unsigned>("k", 0, Lq - 1));
             },
             py::arg("P"),
             py::arg("Lp"),

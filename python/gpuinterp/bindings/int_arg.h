@@ -11,6 +11,7 @@
 // wrong. Binding int_arg instead accepts any object, and int_arg::get() converts it with a
 // ValueError that names the parameter and the accepted range.
 
+#include <gnuradio/gpuinterp/kernel/dpd_model.h>
 #include <pybind11/pybind11.h>
 #include <cmath>
 #include <cstdint>
@@ -148,8 +149,8 @@ inline std::string str_arg(const py::handle& obj, const char* name, const char* 
 constexpr long long max_interpolation = 65536;         // polyphase_interpolator.cc
 constexpr long long min_nfilts = 2, max_nfilts = 4096; // resampler.cc check_params
 constexpr long long min_taps_per_arm = 4, max_taps_per_arm = 512;
-constexpr long long max_order = 15;      // dpd_model.h: P, Q
-constexpr long long max_dpd_taps = 1024; // dpd_predistorter.cc: Lp, Lq
+constexpr long long max_order = gr::gpuinterp::kernel::dpd_model::max_order;  // P, Q
+constexpr long long max_dpd_taps = gr::gpuinterp::kernel::dpd_model::max_lag; // Lp, Lq
 constexpr long long max_device = std::numeric_limits<int>::max();
 
 //! Largest batch (items or samples per launch) accepted from Python: beyond it a launch's buffers

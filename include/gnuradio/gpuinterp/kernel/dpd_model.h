@@ -24,7 +24,7 @@ namespace kernel {
  * decimal integers):
  *
  *  - `ph:P=5,Q=3,Lp=4,Lq=2`: parallel Hammerstein with conjugate branches, exactly the model and
- *    coefficient layout of dpd_predistorter's (P, Q, Lp, Lq) constructor. All four keys required;
+ *    coefficient layout of the block's (P, Q, Lp, Lq) parameters. All four keys required;
  *    P odd >= 1, Q = 0 or odd, Lp, Lq >= 1.
  *  - `mp:K=9,M=20`: all-order memory polynomial (even orders included)
  *        y[n] = sum_{k=1..K} sum_{m<M} a_{k,m} x[n-m] |x[n-m]|^(k-1)
@@ -51,8 +51,8 @@ namespace kernel {
  * |x|^15 over the dynamic range of a PA capture, and no fitted model uses more); memory sizes
  * Lp, Lq, M, La, Lb, Lc, Mb, Mc <= 1024; num_coefficients() <= 4096 (the mp/gmp CUDA kernel keeps
  * the whole set in shared memory). The same bounds as the Python module gnuradio.gpuinterp.dpd_model.
- * (dpd_predistorter's (P, Q, Lp, Lq) constructor keeps its own, wider ph bounds: a ph set larger
- * than 4096 coefficients runs there, but its spec does not parse.)
+ * (ph_unchecked, the ph model of the block's (P, Q, Lp, Lq) parameters, keeps the engine's own,
+ * wider ph bounds: a ph set larger than 4096 coefficients runs there, but its spec does not parse.)
  *
  * Look-ahead: the leading-envelope terms of a gmp need x[n+Mc], a gru x[n+1] (its features) and
  * x[n+D] (its skip, C > 0). A streaming predistorter therefore delays its output by lookahead()

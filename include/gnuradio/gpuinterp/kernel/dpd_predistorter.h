@@ -115,42 +115,15 @@ public:
     using complex = std::complex<float>;
 
     /*!
-     * \param P highest order of the main branches, odd, >= 1
-     * \param Q highest order of the conjugate branches, odd, or 0 for none
-     * \param Lp taps per main branch, >= 1
-     * \param Lq taps per conjugate branch, >= 1
-     * \param coefficients num_coefficients(P, Q, Lp, Lq) finite values in the layout above
+     * \brief A predistorter of a polynomial model family (ph, mp, gmp: dpd_model.h).
+     * \param model the structure (dpd_model::parse or a make_* function)
+     * \param coefficients model.num_coefficients() finite values in the model's layout
      * \param lo_leakage the constant c (finite)
      * \param requested backend (automatic falls back to the CPU, see backend_note())
      * \param device CUDA device index
      * \param batch most samples one GPU launch takes (0: default); ignored by the CPU backend
      * \param mapped CUDA only: stage samples in mapped (zero-copy) pinned host memory that the
      *        kernel reads and writes over the bus, instead of copying them to device memory
-     */
-    dpd_predistorter(unsigned P,
-                     unsigned Q,
-                     unsigned Lp,
-                     unsigned Lq,
-                     const std::vector<complex>& coefficients,
-                     complex lo_leakage = complex(0),
-                     backend requested = backend::cpu,
-                     int device = 0,
-                     size_t batch = 0,
-                     bool mapped = false)
-        : dpd_predistorter(dpd_model::ph_unchecked(P, Q, Lp, Lq),
-                           coefficients,
-                           lo_leakage,
-                           requested,
-                           device,
-                           batch,
-                           mapped)
-    {
-    }
-    /*!
-     * \brief A predistorter of any model family (dpd_model.h).
-     * \param model the structure; `ph` gives exactly the (P, Q, Lp, Lq) constructor
-     * \param coefficients model.num_coefficients() finite values in the model's layout
-     * Other parameters as above.
      */
     dpd_predistorter(const dpd_model& model,
                      const std::vector<complex>& coefficients,
@@ -205,7 +178,7 @@ public:
     //! Zero the history, as at construction.
     void reset();
 
-    //! The model (for the (P, Q, Lp, Lq) constructor: ph with those sizes).
+    //! The model it was built from.
     const dpd_model& model() const { return d_model; }
     //! Output delay in samples: model().lookahead() (0 for ph and mp).
     size_t delay() const { return d_model.lookahead(); }
