@@ -28,6 +28,29 @@ def _small_signal_gain(xa, yn, Gc, ok):
     return g if math.isfinite(g) and g > 0 else abs(Gc)
 
 
+# A loop-gain move beyond gain_tolerance_db that both halves of one capture measure alike is
+# followed on that capture when it is at most this large: an operator's gain or attenuator step,
+# made before the capture began. Larger moves, and moves seen in part of a capture only, wait for the
+# next capture to agree (a glitch). Following an RX move keeps y/G as it was, so a whole-capture RX
+# glitch within it costs nothing; waiting after a TX move would leave the PA, driven at its new
+# level by a predistorter fitted for the old one, worse than without DPD until the next capture.
+MAX_FOLLOW_DB = 12.0
+
+
+def _halves_agree(xa, yn, Gc, ok, tol_db):
+    """Whether the capture's two halves measure the same linear gain (:func:`_small_signal_gain`)
+    within tol_db: a gain that moved before the capture began, not one that moved inside it."""
+    h = xa.size // 2
+    g = []
+    for part in (slice(0, h), slice(h, None)):
+        rows = np.zeros_like(ok)
+        rows[part] = ok[part]
+        if rows.sum() < 64:
+            return False
+        g.append(_small_signal_gain(xa, yn, Gc, rows))
+    return abs(20 * math.log10(g[0] / g[1])) <= tol_db
+
+
 def _loop_nmse(ref, est, block=1024):
     """NMSE of est against ref in dB, and its standard error in dB from the spread of the error over
     blocks of the capture. A receiver's phase noise is slow (correlated over hundreds of samples), so
@@ -104,9 +127,11 @@ class Adaptation:
     |G| follows the loop's linear part on every capture: the gain of y on x (the PA's input) over the
     capture's quieter half, scaled from its value at the latch (an RX gain or attenuator move keeps
     the PA's output power). A jump of more than ``gain_tolerance_db`` from the previous capture is
-    refused, and when the next capture agrees with it the loop gain has moved (a gain slider, an
-    attenuator): |G| follows (the best-so-far records, which belong to the old gain, are dropped) and
-    that capture updates. A ``target_gain`` fixes |G|.
+    followed at once when both halves of the capture measure it alike and it is at most MAX_FOLLOW_DB
+    (a gain slider or an attenuator moved before the capture); otherwise it is refused, and when the
+    next capture agrees with it the loop gain has moved. Either way |G| follows (the best-so-far
+    records, which belong to the old gain, are dropped) and that capture updates. A ``target_gain``
+    fixes |G|.
 
     A capture that cannot be estimated or would give coefficients failing the sanity checks
     (non-finite, predistorter gain on y/G beyond +-``max_gain_db``) leaves the coefficients unchanged;
@@ -257,6 +282,7 @@ class Adaptation:
         self.delay = d
         tol = self.gain_tolerance_db
         gs = _small_signal_gain(xa, yn, Gc, ok)
+        moved = False  # the loop gain moved beyond the tolerance, and |G| follows it on this capture
         if self.gain is None:
             # First |G|, or a moved one: latch it once a second capture agrees.
             if self._candidate is None or abs(20 * math.log10(abs(Gc) / self._candidate)) > tol:
@@ -277,10 +303,11 @@ class Adaptation:
             move_db = 20 * math.log10(gs / self._ref_gain)
             follow = self._anchor[0] * gs / self._anchor[1]
             if abs(move_db) > tol:
-                if self._candidate is not None and abs(20 * math.log10(follow / self._candidate)) <= tol:
+                confirmed = self._candidate is not None and abs(20 * math.log10(follow / self._candidate)) <= tol
+                if confirmed or (abs(move_db) <= MAX_FOLLOW_DB and _halves_agree(xa, yn, Gc, ok, tol / 4)):
                     # Both best records belong to the old gain (the observation's noise floor moves
                     # with the RX gain, and the ACLR with it).
-                    self._candidate, self.best, self.best_aclr = None, None, None
+                    self._candidate, self.best, self.best_aclr, moved = None, None, None, True
                 else:
                     self._candidate = follow
                     return self._refuse(f"gain: the loop gain moved {move_db:+.2f} dB since the last capture "
@@ -349,7 +376,9 @@ class Adaptation:
                                          bad, backend=kw.get("backend", "automatic"), device=kw.get("device", 0))
         except DPDError as e:
             return self._refuse(str(e), loop_nmse_db=loop, **info)
-        mu = self.damping
+        # After a gain move the set in use was fitted at another operating point (a TX step moves the
+        # PA's drive): this capture's estimate replaces it instead of being blended into it.
+        mu = 1.0 if moved else self.damping
         w_new = self.coefficients + mu * (coeffs - self.coefficients)
         c_new = self.lo_leakage + mu * (c - self.lo_leakage)
         if self.rx_correction and abs(rep.freq_offset) * xa.size < 2:
