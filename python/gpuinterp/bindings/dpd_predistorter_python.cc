@@ -384,7 +384,8 @@ void bind_dpd_predistorter(py::module& m)
         .def_static(
             "main_index",
             [](int_arg P_, int_arg Lp_, int_arg p_, int_arg k_) {
-                const unsigned P = order_arg(P_, "P", pyutil::max_order), Lp = taps_arg(Lp_, "Lp");
+                const unsigned P = order_arg(P_, "P", pyutil::max_order),
+                               Lp = taps_arg(Lp_, "Lp");
                 return K::main_index(
                     P, Lp, order_arg(p_, "p", P), k_.get<unsigned>("k", 0, Lp - 1));
             },
@@ -396,10 +397,13 @@ void bind_dpd_predistorter(py::module& m)
         .def_static(
             "conj_index",
             [](int_arg P_, int_arg Lp_, int_arg Lq_, int_arg q_, int_arg k_) {
-                const unsigned P = order_arg(P_, "P", pyutil::max_order), Lp = taps_arg(Lp_, "Lp"),
-                               Lq = taps_arg(Lq_, "Lq");
-                return K::conj_index(
-                    P, Lp, Lq, order_arg(q_, "q", pyutil::max_order), k_.get<unsigned>("k", 0, Lq - 1));
+                const unsigned P = order_arg(P_, "P", pyutil::max_order),
+                               Lp = taps_arg(Lp_, "Lp"), Lq = taps_arg(Lq_, "Lq");
+                return K::conj_index(P,
+                                     Lp,
+                                     Lq,
+                                     order_arg(q_, "q", pyutil::max_order),
+                                     k_.get<unsigned>("k", 0, Lq - 1));
             },
             py::arg("P"),
             py::arg("Lp"),
