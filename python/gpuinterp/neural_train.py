@@ -230,6 +230,12 @@ def _training_record(args, hashes, info, figs, seg, extra=None):
          "epochs_run": info["epochs_run"], "best_epoch": info["best_epoch"], "seconds": info["seconds"],
          "nmse_db": {k: round(v, 3) for k, v in figs.items()},
          "nmse_db_segment_avg": {k: round(v, 3) for k, v in seg.items()}}
+    if getattr(args, "oob_weight", 0.0):
+        r["recipe"]["oob_weight"] = args.oob_weight
+    if getattr(args, "select", "nmse") != "nmse":
+        r["recipe"]["select"] = f"val worse-side ACLR, {args.plan} plan"
+    if getattr(args, "init", None):
+        r["recipe"]["init"] = {"file": os.path.basename(args.init), "sha256": sha256(args.init)}
     if info["stopped"]:
         r["stopped"] = info["stopped"]
     if extra:
@@ -267,9 +273,10 @@ def train_dpd(args, log=print):
     else:
         g = complex(np.vdot(x_tr, y_tr) / np.vdot(x_tr, x_tr))
         gsrc = "least-squares linear gain of the PA (train split)"
-    dpd, info, through = fit_dpd(args, data, pa, g, log)
-    torch, dev = _classes()["torch"], args.device
     fs, bw = float(spec.get("input_signal_fs", 1.0)), float(spec.get("bw_main_ch", spec.get("input_signal_bw", 0.25)))
+    args.band = (fs, bw, int(spec.get("n_sub_ch", 1)))
+    dpd, info, through = fit_dpd(args, data, pa, g, log, dpd=load_file(args.init)[0] if args.init else None)
+    torch, dev = _classes()["torch"], args.device
     nper = int(spec.get("nperseg", 19662))
     figs, seg, res = {}, {}, {}
     for s in ("train", "val", "test"):
@@ -326,11 +333,27 @@ def fit_dpd(args, data, pa, g, log=print, dpd=None):
     log(f"dpd {dpd.spec} through {pa.spec}: gain {g.real:.6f}{g.imag:+.6f}j, limit {args.limit or 'none'}, "
         f"loss on [{warm}, {args.frame - la})")
 
+    # Out-of-channel weighting: the error's power outside the channel |f| <= bw / 2 (each frame's
+    # loss window, Hann, FFT) added with weight oob_weight, so the fit spends its freedom on the
+    # adjacent channels an ACLR measures instead of on the in-band error an NMSE is made of.
+    fs, bw, n_sub = getattr(args, "band", (0.0, 0.0, 1))
+    wn = args.frame - la - warm
+    oob = None
+    if getattr(args, "oob_weight", 0.0) and bw:
+        f = torch.fft.fftfreq(wn, 1.0 / fs).to(dev)
+        hann = (0.5 - 0.5 * torch.cos(2 * math.pi * torch.arange(wn, device=dev) / wn)).float()
+        oob = ((f.abs() > bw / 2).float(), hann, float(wn * (hann ** 2).mean()))
+
     def frame_loss(starts):
         x = _frames(xt, starts, args.frame)
         y = pa(_limit(dpd(x), args.limit))
         d = (y - target(x))[:, warm:args.frame - la]
-        return (d ** 2).mean()
+        loss = (d ** 2).mean()
+        if oob is not None:
+            mask, hann, norm = oob
+            z = torch.fft.fft(torch.complex(d[..., 0], d[..., 1]) * hann, dim=1)
+            loss = loss + args.oob_weight * ((z.real ** 2 + z.imag ** 2) * mask).mean() / norm
+        return loss
 
     def through(xs):
         with torch.no_grad():
@@ -338,7 +361,12 @@ def fit_dpd(args, data, pa, g, log=print, dpd=None):
             return _cx(u[0]), _cx(pa(u)[0])
 
     def val_score():
-        return nmse_db(g * data["val"][0], through(data["val"][0])[1])
+        y = through(data["val"][0])[1]
+        if getattr(args, "select", "nmse") == "aclr":  # the worse side, the main channel as args.plan splits it
+            n = data["val"][0].size
+            subs = 5 if args.plan == "5x40" else n_sub
+            return max(aclr_db(y, fs, bw, subs, 1 << int(math.floor(math.log2(n * 2 / 5))))[:2])
+        return nmse_db(g * data["val"][0], y)
 
     state = lambda: {k: v.detach().clone() for k, v in dpd.state_dict().items()}  # noqa: E731
     info = _fit(list(dpd.parameters()), frame_loss, xt.shape[0], val_score, args, log, state, dpd.load_state_dict)
@@ -385,6 +413,13 @@ def _parser():
             s.add_argument("--pa", required=True, help="the frozen surrogate's model file")
             s.add_argument("--gain", type=float, default=None, help="target gain g (default: LS gain of the PA)")
             s.add_argument("--limit", type=float, default=0.0, help="limit |DPD output| to this (0: none)")
+            s.add_argument("--init", help="a predistorter file to continue from (default: the identity)")
+            s.add_argument("--oob-weight", type=float, default=0.0,
+                           help="weight of the error power outside the channel in the loss (0: NMSE alone)")
+            s.add_argument("--select", default="nmse", choices=("nmse", "aclr"),
+                           help="the epoch kept: best val NMSE, or best val worse-side ACLR in --plan")
+            s.add_argument("--plan", default="5x40", choices=("5x40", "spec"),
+                           help="--select aclr: five carriers over the channel (the Arena's), or the spec's plan")
     return p
 
 
