@@ -74,6 +74,7 @@ def run(args):
     applied = (dpd.identity_coefficients(P, Q, Lp, Lq), 0j)  # what the predistorter runs with
     G = None
     first_y = last = None
+    align = gpuinterp.dpd_capture_kernel("cpu")  # the estimator's own alignment, for the figures below
     nsym = min(syms.shape[0], args.samples // (8192 + 576))
     for it in range(args.iterations + 1):
         src.rewind()
@@ -88,11 +89,10 @@ def run(args):
         a = metrics.aclr(y, fs, 18e6, 20e6)
         # NMSE and EVM of the linearised chain u -> y, after removing its (fractional) delay and the
         # gain G the estimator holds, as NMSE figures of DPD are commonly stated.
-        d = dpd.estimate_delay(u, y, max_delay=64)
-        ys, first = dpd.fractional_shift(y, d)
-        nm = metrics.nmse_db(u[first:first + ys.size], ys / G)
+        ua, yn, _, _, _, rep = align.align(u, y, max_delay=64, condition=False, gain=G)
+        nm = metrics.nmse_db(ua, yn)
         y_al = np.zeros(u.size, dtype=np.complex128)
-        y_al[first:first + ys.size] = ys
+        y_al[rep["first"]:rep["first"] + yn.size] = yn * G
         evm = metrics.evm_percent(syms[:nsym], metrics.ofdm_demodulate(y_al, nsym=nsym)) if nsym else float("nan")
         label = "identity" if it == 0 else f"after {it}"
         rows.append(dict(iteration=it, aclr_lower=a["lower"], aclr_upper=a["upper"], aclr=a["worst"], nmse=nm,

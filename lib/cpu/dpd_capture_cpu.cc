@@ -93,6 +93,17 @@ public:
         return c;
     }
 
+    size_t exclude(const uint8_t* flags) override
+    {
+        size_t c = 0;
+        auto& m = d_m[CLIP];
+        for (size_t i = 0; i < d_n; i++) {
+            m[i] = m[i] || flags[i];
+            c += m[i];
+        }
+        return c;
+    }
+
     double abs_quantile(vec v, double q) override
     {
         std::vector<double> a(d_n);

@@ -20,6 +20,7 @@
 #include <cufft.h>
 #include <thrust/complex.h>
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <sstream>
 
@@ -210,6 +211,25 @@ public:
         peak = argmax(d_n, [=] __device__(size_t i) {
                    return fmax(fabs(py[i].real()), fabs(py[i].imag()));
                }).second;
+        return size_t(c[0].real());
+    }
+
+    size_t exclude(const uint8_t* flags) override
+    {
+        device_guard g(d_device);
+        // Through the pinned stage (2n samples, reserved by load) into BAD, which bad_rows()
+        // writes whole later, then or'ed into CLIP on the device.
+        std::memcpy(d_stage.get(), flags, d_n);
+        GPUINTERP_CUDA_CHECK(
+            cudaMemcpyAsync(m(BAD), d_stage.get(), d_n, cudaMemcpyHostToDevice, s()));
+        uint8_t* mc = m(CLIP);
+        const uint8_t* mb = m(BAD);
+        const auto c = sums<1>(d_n, [=] __device__(size_t i, tc * a) {
+            const bool e = mc[i] || mb[i];
+            mc[i] = e;
+            a[0] += double(e);
+        });
+        GPUINTERP_CUDA_CHECK(cudaMemsetAsync(m(BAD), 0, d_n, s()));
         return size_t(c[0].real());
     }
 

@@ -84,6 +84,9 @@ public:
     //! CLIP = |Re y| >= lim or |Im y| >= lim; peak = the largest |Re y|, |Im y|. Returns the
     //! count. lim = inf leaves CLIP all clear.
     virtual size_t clip(double lim, double& peak) = 0;
+    //! CLIP |= flags (n host bytes, nonzero: a sample of y no fit may use). Returns the count
+    //! set in CLIP afterwards.
+    virtual size_t exclude(const uint8_t* flags) = 0;
     //! The q-quantile of |v| (linear interpolation between order statistics, numpy's
     //! default).
     virtual double abs_quantile(vec v, double q) = 0;

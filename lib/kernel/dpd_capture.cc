@@ -242,7 +242,12 @@ phase_track(E& e, size_t n, int64_t d, bool track, dpd_capture_report& rep)
 // The end of _prepare, on the capture src (the conditioned one, or y as loaded): its
 // outliers zeroed, the delay searched when max_delay >= 0 (else report.delay is the delay),
 // y shifted onto x's grid, the bad rows, the gain and the copies out.
-void align_tail(E& e, size_t n, E::vec src, int64_t max_delay, dpd_aligned_capture& out)
+void align_tail(E& e,
+                size_t n,
+                E::vec src,
+                int64_t max_delay,
+                const dpd_capture_options& o,
+                dpd_aligned_capture& out)
 {
     const size_t by2 =
         e.zero_where(src, E::YZ, E::BY2, outlier_threshold(e, src), E::CLIP);
@@ -274,7 +279,7 @@ void align_tail(E& e, size_t n, E::vec src, int64_t max_delay, dpd_aligned_captu
     e.bad_rows(
         first2, len2, int64_t(std::floor(rep.delay)), dpd_capture::shift_half_length + 1);
     const auto g = e.dots(E::XZ, first2, E::YA, 0, len2, true);
-    const cd G = g[0].real() > 0 ? g[2] / g[0].real() : cd(0);
+    const cd G = o.has_gain ? o.gain : g[0].real() > 0 ? g[2] / g[0].real() : cd(0);
     if (!std::isfinite(G.real()) || !std::isfinite(G.imag()) || std::abs(G) < 1e-12) {
         std::ostringstream os;
         os << "target_gain: gain (" << G.real() << (G.imag() < 0 ? "" : "+") << G.imag()
@@ -283,6 +288,7 @@ void align_tail(E& e, size_t n, E::vec src, int64_t max_delay, dpd_aligned_captu
               "loopback)";
         refuse(os.str());
     }
+    out.first = first2;
     out.delay = rep.delay;
     out.gain = G;
     out.xa.resize(len2);
@@ -292,9 +298,6 @@ void align_tail(E& e, size_t n, E::vec src, int64_t max_delay, dpd_aligned_captu
     e.read(E::YA, 0, len2, G, out.yn.data());
     e.read_bad(len2, out.bad.data());
 }
-// The peak a receiver should keep below full scale: the 1 dB of headroom the refusal asked
-// for before it gave a figure, a margin for the PA's peaks moving as the DPD expands them.
-constexpr double clip_headroom_db = 1.0;
 
 // How far to lower the RX gain after a clipped capture. The clipped peak itself says nothing of
 // how far beyond full scale the signal went; the transmit signal does: the envelope quantile of
@@ -308,7 +311,7 @@ double clip_gain_step_db(
     double over = peak_dbfs;
     if (x_peak > 0 && x_q > 0 && y_q > 0)
         over = std::max(over, 20 * std::log10(x_peak * (y_q / x_q) / full_scale));
-    return std::max(0.0, over) + clip_headroom_db;
+    return std::max(0.0, over) + dpd_capture::clip_headroom_db;
 }
 } // namespace
 
@@ -322,8 +325,11 @@ dpd_capture::dpd_capture(backend requested, int device)
 
 dpd_capture::~dpd_capture() = default;
 
-dpd_aligned_capture
-dpd_capture::align(const cd* x, const cd* y, size_t n, const dpd_capture_options& o)
+dpd_aligned_capture dpd_capture::align(const cd* x,
+                                       const cd* y,
+                                       size_t n,
+                                       const dpd_capture_options& o,
+                                       const uint8_t* exclude)
 {
     if (n == 0)
         refuse("x: empty capture");
@@ -352,6 +358,8 @@ dpd_capture::align(const cd* x, const cd* y, size_t n, const dpd_capture_options
         // dpd_estimate._prepare on a capture that needs no conditioning: outliers, the
         // delay (the hint, or estimate_delay's search), the shift and the gain.
         e.clip(std::numeric_limits<double>::infinity(), peak);
+        if (exclude)
+            e.exclude(exclude);
         check_outliers(
             "x",
             e.zero_where(E::X, E::XZ, E::BX, outlier_threshold(e, E::X), E::num_masks),
@@ -367,7 +375,7 @@ dpd_capture::align(const cd* x, const cd* y, size_t n, const dpd_capture_options
                        "] for a capture of " + std::to_string(n) + " samples, got " +
                        std::to_string(max_delay));
         }
-        align_tail(e, n, E::Y, max_delay, out);
+        align_tail(e, n, E::Y, max_delay, o, out);
         return out;
     }
     if (o.full_scale > 0) {
@@ -398,6 +406,8 @@ dpd_capture::align(const cd* x, const cd* y, size_t n, const dpd_capture_options
     } else {
         e.clip(std::numeric_limits<double>::infinity(), peak);
     }
+    if (exclude)
+        e.exclude(exclude);
     // Glitches (beyond the estimator's outlier level) would dominate every correlation below.
     check_outliers(
         "x",
@@ -491,7 +501,7 @@ dpd_capture::align(const cd* x, const cd* y, size_t n, const dpd_capture_options
     }
 
     // _prepare: the corrected capture's own outliers, the shift onto x's grid, the gain.
-    align_tail(e, n, E::YC, -1, out);
+    align_tail(e, n, E::YC, -1, o, out);
     return out;
 }
 

@@ -10,11 +10,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import dpd_model as _spec
-from .dpd_align import _check_pair
-from .dpd_capture import CaptureReport, condition
+from .dpd_capture import CaptureReport
 from .dpd_direct import DEFAULT_SURROGATE, LEARNING, DirectLearner
-from .dpd_estimate import _fit, _kernel_align, _prepare, _require_rows, _rows
-from .dpd_ph import DPDError, _as_complex_vector, _model_of
+from .dpd_estimate import _fit, _kernel_align, _require_rows, _rows
+from .dpd_ph import DPDError, _as_complex_vector, _check_pair, _model_of
 from .metrics import aclr as _aclr, nmse_db
 
 
@@ -229,21 +228,22 @@ class Adaptation:
 
     def _align(self, x, y, kw):
         """The capture conditioned and aligned: (xa, yn, delay, G, bad, report). On the capture
-        kernel (``gpuinterp.dpd_capture_kernel``, CPU or GPU: the estimator's backend) unless the
-        backend is None (numpy: :func:`~.dpd_capture.condition`, then the estimator's alignment,
-        the reference the kernel is tested against) or the fraction of the delay is not wanted."""
+        kernel (``gpuinterp.dpd_capture_kernel``, CPU or GPU: the estimator's backend); backend None
+        runs the numpy reference the kernel is tested against (dpd_reference: condition, then the
+        estimator's alignment). The conditioning always measures the delay's fraction."""
         backend = kw.get("backend", "automatic")
-        if backend is None or not kw.get("fractional", True):
-            yc, clipped, rep = condition(x, y, self.rx_full_scale, self.rx_correction, self.track_frequency,
-                                         kw.get("max_delay"), self.delay)
-            xa, yn, d, Gc, bad = _prepare(x, yc, self.model, None, rep.delay, kw.get("max_delay"),
-                                          kw.get("fractional", True), clipped)
+        if backend is None:
+            from . import dpd_reference as ref
+
+            yc, clipped, rep = ref.condition(x, y, self.rx_full_scale, self.rx_correction, self.track_frequency,
+                                             kw.get("max_delay"), self.delay)
+            xa, yn, d, Gc, bad = ref._prepare(x, yc, self.model, None, rep.delay, kw.get("max_delay"), True, clipped)
             return xa, yn, d, Gc, bad, rep
         xa, yn, d, Gc, bad, rep = _kernel_align(
             x, y, backend, int(kw.get("device", 0)), full_scale=self.rx_full_scale,
             rx_correction=self.rx_correction, track_frequency=self.track_frequency,
             max_delay=kw.get("max_delay"), delay=self.delay)
-        return xa, yn, d, Gc, bad, CaptureReport(**rep)
+        return xa, yn, d, Gc, bad, CaptureReport(**{k: v for k, v in rep.items() if k != "first"})
 
     def _observed_aclr(self, y):
         """Worst-side ACLR (dBc) of the aligned observation, nan without ``aclr_band``."""

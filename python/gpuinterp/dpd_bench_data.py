@@ -10,7 +10,7 @@ import re
 
 import numpy as np
 
-from . import dpd
+from .gpuinterp_python import dpd_capture_kernel
 
 SPLITS = ("train", "val", "test")
 
@@ -31,7 +31,7 @@ _NON_FINITE = {"nan", "+nan", "-nan", "inf", "+inf", "-inf", "infinity", "+infin
 # benchmark split with a sample patched out is no longer the published dataset, and every figure
 # after it (peak gain, fitted input range, ACLR of the measured output) would silently depend on
 # where the patch went.
-OUTLIER_FACTOR = dpd.OUTLIER_FACTOR
+OUTLIER_FACTOR = dpd_capture_kernel.outlier_factor
 # The largest sample may lie at most this far above the top of the bulk (the magnitude exceeded by
 # 0.1 % of the samples, or by 5 of them in a short file). The peak gain and the predistorter's input
 # range are both taken from the maximum, so a spike well below OUTLIER_FACTOR would still set them:

@@ -8,10 +8,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import dpd_model as _spec
-from .dpd_align import _check_pair, align, fractional_shift
-from .dpd_ph import DPDError, _model_of
+from .dpd_ph import DPDError, _check_pair, _model_of
 from . import dpd_folds as _folds
-from .dpd_solve import REGULARIZATION_GRID, solve_regularized
+from .dpd_solve import REGULARIZATION_GRID
 from .metrics import nmse_db, opendpd_nmse_db
 
 
@@ -56,61 +55,6 @@ def _require_rows(rows, ncol, min_samples_per_coefficient):
     if rows < need:
         raise DPDError(f"x: capture too short: {rows} usable samples after alignment for {ncol} "
                        f"unknowns (need at least {need} = {min_samples_per_coefficient} per unknown)")
-
-
-# A sample whose magnitude exceeds this many times the capture's robust RMS is a glitch (an ADC
-# overload, a dropped packet patched with garbage), not signal: 24 x RMS is a 27.6 dB peak-to-average
-# ratio, far above any communication signal's. Such samples are zeroed before alignment and the rows
-# that touch them are left out of the fit, so one glitch cannot bias the delay, the gain or the
-# coefficients. More than 1 % of them means the capture itself is bad.
-OUTLIER_FACTOR = 24.0
-MAX_OUTLIER_FRACTION = 0.01
-
-
-def _outlier_mask(name, v):
-    mag = np.abs(v)
-    # The RMS from the 90th percentile of |v| (sqrt(ln 10) x RMS for a complex Gaussian): robust to
-    # the outliers themselves, and to a capture the signal fills only in part (the start of a
-    # stream, before the loop's latency has passed, holds the receiver's noise alone).
-    rms = np.quantile(mag, 0.9) / math.sqrt(math.log(10.0)) if mag.size else 0.0
-    bad = mag > OUTLIER_FACTOR * rms if rms > 0 else np.zeros(v.size, dtype=bool)
-    if bad.sum() > MAX_OUTLIER_FRACTION * v.size:
-        raise DPDError(f"{name}: {int(bad.sum())} of {v.size} samples exceed {OUTLIER_FACTOR:g} x the "
-                       "capture's robust RMS: the capture is clipped, corrupted or not a PA signal")
-    return bad
-
-
-def _prepare(x, y, model, target_gain, delay, max_delay, fractional, ybad=None):
-    """Align y to x and normalise it by the gain. Returns (xa, yn, delay, G, bad) with ``bad`` the
-    aligned rows that an outlier sample touches (excluded from every fit); ``ybad`` marks further
-    samples of y no fit may use (clipped ones)."""
-    bx, by = _outlier_mask("x", x), _outlier_mask("y", y)
-    if ybad is not None:
-        by = by | ybad
-    if bx.any() or by.any():
-        x, y = np.where(bx, 0, x), np.where(by, 0, y)
-    xa, ya, d = align(x, y, delay=delay, max_delay=max_delay, fractional=fractional)
-    if xa.size == 0 or not np.any(xa) or not np.any(ya):
-        raise DPDError(f"x: capture too short: no usable overlap of x and y after aligning by {d:.3f} "
-                       "samples")
-    bad = np.zeros(xa.size, dtype=bool)
-    if bx.any() or by.any():
-        # Map the glitches onto the aligned grid, widened by the interpolation window of the shift.
-        _, first = fractional_shift(np.zeros(x.size), float(d))
-        idx = np.arange(xa.size) + first
-        near = np.convolve(by.astype(float), np.ones(2 * 24 + 3), mode="same") > 0
-        shift = int(math.floor(d))
-        src = np.clip(idx + shift, 0, y.size - 1)
-        bad = bx[idx] | near[src]
-    good = ~bad
-    if target_gain is None or target_gain == 0:
-        G = ls_gain(xa, ya, good)
-    else:
-        G = complex(target_gain)
-    if not np.isfinite(G) or abs(G) < 1e-12:
-        raise DPDError(f"target_gain: gain {G} is zero or not finite (y uncorrelated with x? "
-                       "check the delay range and the loopback)")
-    return xa, ya / G, d, complex(G), bad
 
 
 def _kernel_align(x, y, backend, device, **options):
@@ -289,10 +233,15 @@ def _fit(xa, yn, model, regularization, max_condition, lo_leakage, min_samples_p
     signal) is pinned further by the probe rows (``perturbation``).
 
     ``backend`` "cpu", "cuda" or "automatic" runs the fit on the estimation engine
-    (:func:`_fit_engine`); None builds the basis in numpy and solves by SVD (the reference)."""
+    (:func:`_fit_engine`); None: the numpy reference the tests compare it with (dpd_reference.fit)."""
     m = _spec.parse(model)
     ok = _rows(m, xa.size, bad)
-    if backend is not None:
+    if backend is None:
+        from . import dpd_reference
+
+        sol, rows = dpd_reference.fit(xa, yn, m, ok, regularization, lo_leakage, min_samples_per_coefficient, bad,
+                                      validation, perturbation)
+    else:
         K = m.num_coefficients + int(bool(lo_leakage))
         _require_rows(int(ok.sum()), K, min_samples_per_coefficient)
         probes = None
@@ -303,71 +252,13 @@ def _fit(xa, yn, model, regularization, max_condition, lo_leakage, min_samples_p
             xv, yv = (np.asarray(v, dtype=np.complex128).ravel() for v in validation[:2])
             vt = (xv, yv, validation[2] if len(validation) > 2 else None)
         sol = _fit_engine(xa, yn, m, regularization, lo_leakage, ok, vt, probes, backend, device, bad)
-        if max_condition is not None and not sol.condition < max_condition:
-            raise DPDError(f"y: basis matrix is ill-conditioned (condition number {sol.condition:.3g} >= "
-                           f"max_condition {max_condition:.3g}); the capture does not excite the model "
-                           "(constant envelope? too few distinct amplitudes?) or the model is too large for it")
-        w = sol.w
-        return (w[:-1] if lo_leakage else w), (complex(w[-1]) if lo_leakage else 0j), sol, int(ok.sum())
-
-    def design(v, history=None):
-        p = _spec.basis(v, m, history)
-        if lo_leakage:
-            p = np.hstack([p, np.ones((p.shape[0], 1), dtype=np.complex128)])
-        return p
-
-    full = design(yn)
-    phi, target = full[ok], xa[ok]
-    _require_rows(phi.shape[0], phi.shape[1], min_samples_per_coefficient)
-    if perturbation:
-        pphi, ptarget = _probe_rows(yn, xa, ok, design, perturbation)
-    reg, how, val = regularization, None, float("nan")
-    if reg is None:
-        ahead = m.lookahead
-        vhist = None
-        if validation is not None:
-            xv, yv = (np.asarray(v, dtype=np.complex128).ravel() for v in validation[:2])
-            vhist = validation[2] if len(validation) > 2 else None
-            fit_rows = ok
-            okv = np.ones(xv.size, dtype=bool)
-            if ahead:
-                okv[-ahead:] = False
-            phi_v, t_v = (design(yv, vhist)[okv], xv[okv]) if okv.any() else (None, None)
-            if fit_rows.sum() >= phi.shape[1] and phi_v is not None:
-                fphi, ftarget = full[fit_rows], xa[fit_rows]
-                if perturbation:
-                    fphi, ftarget = np.vstack([fphi, pphi]), np.concatenate([ftarget, ptarget])
-                pre = solve_regularized(fphi, ftarget, None, phi_v, t_v)
-                reg, val, how = pre.regularization, pre.validation_nmse_db, "validation"
-        else:
-            # lambda by K-fold cross-validation over contiguous blocks, each scored cold (dpd_folds).
-            back, ahead = _window(m)
-            folds = _folds.numpy_folds(full, yn, xa, ok, bad, lambda v: design(v), back, ahead,
-                                       (pphi, ptarget) if perturbation else None)
-            A, t = (np.vstack([phi, pphi]), np.concatenate([target, ptarget])) if perturbation else (phi, target)
-            pick = None if folds is None else _folds.choose(A.conj().T @ A, A.conj().T @ t, folds,
-                                                             REGULARIZATION_GRID)
-            if pick is not None:
-                reg, val, _ = pick
-                how = "kfold"
-    if how == "validation":
-        sol = pre  # fitted on every row already: no refit
-    else:
-        if perturbation:
-            phi, target = np.vstack([phi, pphi]), np.concatenate([target, ptarget])
-        sol = solve_regularized(phi, target, reg)
-    if perturbation:
-        sol.fit_nmse_db = nmse_db(xa[ok], full[ok] @ sol.w)  # the capture's rows, not the probes
-    if how:
-        sol.selected_by, sol.validation_nmse_db = how, val
+        rows = int(ok.sum())
     if max_condition is not None and not sol.condition < max_condition:
         raise DPDError(f"y: basis matrix is ill-conditioned (condition number {sol.condition:.3g} >= "
                        f"max_condition {max_condition:.3g}); the capture does not excite the model "
                        "(constant envelope? too few distinct amplitudes?) or the model is too large for it")
     w = sol.w
-    c = complex(w[-1]) if lo_leakage else 0j
-    coeffs = w[:-1] if lo_leakage else w
-    return coeffs, c, sol, phi.shape[0]
+    return (w[:-1] if lo_leakage else w), (complex(w[-1]) if lo_leakage else 0j), sol, rows
 
 
 def estimate(x, y, P=None, Q=None, Lp=None, Lq=None, target_gain=None, regularization=None, delay=None,
@@ -423,11 +314,21 @@ def estimate(x, y, P=None, Q=None, Lp=None, Lq=None, target_gain=None, regulariz
             raise DPDError(f"exclude: length {exclude.size} differs from y ({y.size})")
     if backend not in (None, "automatic", "cpu", "cuda"):
         raise DPDError(f"backend: must be None (numpy), 'automatic', 'cpu' or 'cuda', got {backend!r}")
-    if backend is not None and delay is None and not target_gain and exclude is None and fractional:
-        # The delay search (FFT cross-correlations over the capture) on the capture kernel.
-        xa, yn, d, G, bad, _ = _kernel_align(x, y, backend, int(device), max_delay=max_delay, condition=False)
+    if backend is None:
+        from . import dpd_reference
+
+        xa, yn, d, G, bad = dpd_reference._prepare(x, y, m, target_gain, delay, max_delay, fractional, exclude)
     else:
-        xa, yn, d, G, bad = _prepare(x, y, m, target_gain, delay, max_delay, fractional, exclude)
+        # The capture kernel aligns: the delay search (FFT cross-correlations) or the given delay,
+        # the shift, the given or least-squares gain, the excluded samples' rows marked bad.
+        opts = dict(max_delay=max_delay, condition=False, exclude=exclude,
+                    gain=None if not target_gain else complex(target_gain))
+        if delay is not None:
+            opts["delay"] = float(delay)
+        xa, yn, d, G, bad, _ = _kernel_align(x, y, backend, int(device), **opts)
+        if not fractional and delay is None and d != round(d):  # the search's delay, to the nearest sample
+            opts["delay"] = float(round(d))
+            xa, yn, d, G, bad, _ = _kernel_align(x, y, backend, int(device), **opts)
     if validation is not None:
         xv, yv = _check_pair(*validation[:2])
         vh = None if len(validation) < 3 or validation[2] is None else np.asarray(validation[2]) / G

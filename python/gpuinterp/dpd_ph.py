@@ -168,3 +168,24 @@ def _model_of(P, Q, Lp, Lq, model):
         return _spec.parse(model)
     P, Q, Lp, Lq = validate_structure(P, Q, Lp, Lq)
     return _spec.parse(f"ph:P={P},Q={Q},Lp={Lp},Lq={Lq}")
+
+
+def _check_pair(x, y):
+    """x and y as complex vectors of one capture: equal lengths, finite, not all zeros, or DPDError
+    naming the argument."""
+    x = _as_complex_vector("x", x)
+    y = _as_complex_vector("y", y)
+    if x.size != y.size:
+        raise DPDError(f"x, y: lengths differ ({x.size} vs {y.size}); pass the PA input and output "
+                       "captures of equal length (trim them to the same span)")
+    if x.size == 0:
+        raise DPDError("x: empty capture")
+    if not np.all(np.isfinite(x)):
+        raise DPDError("x: contains NaN or infinity")
+    if not np.all(np.isfinite(y)):
+        raise DPDError("y: contains NaN or infinity")
+    if not np.any(x):
+        raise DPDError("x: all zeros (no PA input captured)")
+    if not np.any(y):
+        raise DPDError("y: all zeros (no PA output captured: check the loopback path and RX gain)")
+    return x, y

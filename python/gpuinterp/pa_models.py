@@ -36,6 +36,7 @@ import numpy as np
 from gnuradio import gr
 
 from . import dpd, dpd_model
+from .gpuinterp_python import dpd_capture_kernel
 from .params import int_param
 
 __all__ = ["PRESETS", "preset_coefficients", "PAModel", "pa_model_cc", "MODELS", "SALEH_DEFAULT"]
@@ -62,9 +63,9 @@ BACKENDS = ("automatic", "cpu", "cuda")
 SALEH_DEFAULT = (2.1587, 1.1517, 4.0033, 9.1040)
 
 # A sample whose output power exceeds this many times the power level is a glitch, not signal: the
-# factor is 24^2, the outlier threshold of the estimator (dpd.OUTLIER_FACTOR = 24 x RMS), far above the
+# factor is 24^2, the outlier threshold of the estimator (the capture kernel's outlier_factor, 24 x RMS), far above the
 # peak-to-average ratio of any communication signal.
-OUTLIER_POWER_FACTOR = dpd.OUTLIER_FACTOR ** 2
+OUTLIER_POWER_FACTOR = dpd_capture_kernel.outlier_factor ** 2
 
 
 def preset_coefficients(name):

@@ -13,7 +13,7 @@ from gnuradio import gr_unittest
 
 from gnuradio import gpuinterp
 from gnuradio.gpuinterp import dpd_capture
-from gnuradio.gpuinterp.dpd_estimate import _prepare
+from gnuradio.gpuinterp.dpd_reference import _prepare, condition
 from gnuradio.gpuinterp.dpd_ph import DPDError
 
 
@@ -43,7 +43,7 @@ def loopback(n, seed=1, delay=37.3, freq=2e-5, drift=1e-10, dc=0.02 - 0.01j, ima
 
 
 def reference(x, y, full_scale=None, rx_correction=True, track_frequency=True, max_delay=None, delay=None):
-    yc, clipped, rep = dpd_capture.condition(x, y, full_scale, rx_correction, track_frequency, max_delay, delay)
+    yc, clipped, rep = condition(x, y, full_scale, rx_correction, track_frequency, max_delay, delay)
     xa, yn, d, G, bad = _prepare(x, yc, None, None, rep.delay, max_delay, True, clipped)
     return xa, yn, d, G, bad, rep
 
@@ -163,6 +163,37 @@ class qa_dpd_capture(gr_unittest.TestCase):
         self.assertAlmostEqual(a.delay, b.delay, delta=1e-6)
         self.assertLess(abs(a.gain - b.gain), 1e-9 * abs(b.gain))
         self.assertLess(np.max(np.abs(a.coefficients - b.coefficients)), 1e-6 * np.max(np.abs(b.coefficients)))
+
+    def test_010_given_gain_and_excluded_samples_match_prepare(self):
+        # The two inputs the estimator's callers give (dpd.estimate's target_gain and exclude, the
+        # scoreboard's seams between concatenated captures): the kernel's alignment equals the numpy
+        # reference's on the same capture, with a delay given and with one searched.
+        x, y = loopback(1 << 15, seed=9, delay=12.6, freq=0.0, drift=0.0, dc=0j, image=0j, glitches=2)
+        ex = np.zeros(y.size, dtype=bool)
+        ex[5000:5010] = True
+        ex[20000] = True
+        for delay in (None, 12.6):
+            for gain in (None, 0.65 - 0.05j):
+                want = _prepare(x, y, None, gain, delay, 64, True, ex)
+                for b in backends():
+                    with self.subTest(delay=delay, gain=gain, backend=b):
+                        xa, yn, d, G, bad, _ = gpuinterp.dpd_capture_kernel(b).align(
+                            x, y, max_delay=64, delay=delay, condition=False, gain=gain, exclude=ex)
+                        self.assertAlmostEqual(d, want[2], delta=1e-6)
+                        self.assertLess(np.max(np.abs(xa - want[0])), 1e-9 * np.max(np.abs(want[0])))
+                        self.assertLess(np.max(np.abs(yn - want[1])), 1e-9 * np.max(np.abs(want[1])))
+                        self.assertLess(abs(G - want[3]), 1e-9 * abs(want[3]))
+                        if gain is not None:
+                            self.assertEqual(G, gain)
+                        np.testing.assert_array_equal(bad, want[4])
+                        self.assertGreater(int(bad.sum()), 2 * (2 * 24 + 3))  # the excluded rows too
+        k = gpuinterp.dpd_capture_kernel("cpu")
+        with self.assertRaisesRegex(ValueError, "^exclude: expected one flag per sample"):
+            k.align(x, y, condition=False, exclude=ex[:-1])
+        with self.assertRaisesRegex(ValueError, "^gain: must be a complex number"):
+            k.align(x, y, condition=False, gain="a")
+        with self.assertRaisesRegex(ValueError, "^target_gain: gain"):
+            k.align(x, y, condition=False, gain=0j)
 
     def test_007_bad_arguments(self):
         k = gpuinterp.dpd_capture_kernel("cpu")

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-3.0-or-later
 """QA for the C++ estimator kernel gpuinterp.dpd_gram: the same coefficients, lambda and scores as
-dpd.solve_regularized on the explicit numpy basis (well-conditioned problems, 1e-6 relative)."""
+dpd_reference.solve_regularized on the explicit numpy basis (well-conditioned problems, 1e-6 relative)."""
 
 import os
 
@@ -9,7 +9,7 @@ import numpy as np
 from gnuradio import gr_unittest
 
 from gnuradio import gpuinterp
-from gnuradio.gpuinterp import dpd
+from gnuradio.gpuinterp import dpd, dpd_reference
 from gnuradio.gpuinterp import dpd_model as dm
 
 MODELS = ("ph:P=5,Q=3,Lp=3,Lq=2", "mp:K=4,M=5", "gmp:Ka=3,La=4,Kb=2,Lb=3,Mb=2,Kc=2,Lc=2,Mc=3")
@@ -68,10 +68,10 @@ class qa_dpd_gram(gr_unittest.TestCase):
                         self.assertEqual(g.fit_rows(), phi.shape[0])
                         np.testing.assert_allclose(g.gram(), phi.conj().T @ phi, rtol=0, atol=1e-10 * np.abs(phi).max() ** 2 * phi.shape[0])
                         for reg in (1e-10, 1e-6, 1e-3):
-                            self.check_same(g.solve(reg), dpd.solve_regularized(phi, t, reg))
-                        self.check_same(g.solve("gcv"), dpd.solve_regularized(phi, t, "gcv"))
+                            self.check_same(g.solve(reg), dpd_reference.solve_regularized(phi, t, reg))
+                        self.check_same(g.solve("gcv"), dpd_reference.solve_regularized(phi, t, "gcv"))
                         got = g.solve()  # no held-out rows: GCV, as solve_regularized(None)
-                        self.check_same(got, dpd.solve_regularized(phi, t, None))
+                        self.check_same(got, dpd_reference.solve_regularized(phi, t, None))
                         self.assertTrue(np.isnan(got["validation_nmse_db"]))
 
     def test_002_validation_matches_solve_regularized(self):
@@ -86,7 +86,7 @@ class qa_dpd_gram(gr_unittest.TestCase):
                     val = (np.arange(y.size) >= 450) & (np.arange(y.size) < rows)
                     g = gpuinterp.dpd_gram(model, True, backend=b)
                     g.add(y, x, fit_mask=fit, val_mask=val)
-                    want = dpd.solve_regularized(phi[fit[:rows]], x[:rows][fit[:rows]], None,
+                    want = dpd_reference.solve_regularized(phi[fit[:rows]], x[:rows][fit[:rows]], None,
                                                  phi[val[:rows]], x[:rows][val[:rows]])
                     got = g.solve()
                     self.assertEqual(want.selected_by, "validation")
@@ -95,7 +95,7 @@ class qa_dpd_gram(gr_unittest.TestCase):
                     self.assertGreater(got["regularization"], dpd.REGULARIZATION_GRID[0])
                     # A custom grid, and validation forced.
                     grid = [1e-6, 1e-4, 1e-2]
-                    want = dpd.solve_regularized(phi[fit[:rows]], x[:rows][fit[:rows]], None,
+                    want = dpd_reference.solve_regularized(phi[fit[:rows]], x[:rows][fit[:rows]], None,
                                                  phi[val[:rows]], x[:rows][val[:rows]], grid=grid)
                     self.check_same(g.solve("validation", grid=grid), want)
 

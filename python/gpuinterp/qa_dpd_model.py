@@ -14,7 +14,7 @@ import numpy as np
 from gnuradio import gr_unittest
 
 from gnuradio import gpuinterp
-from gnuradio.gpuinterp import dpd, dpd_bench, metrics
+from gnuradio.gpuinterp import dpd, dpd_bench, dpd_reference, metrics
 from gnuradio.gpuinterp.reference import seeded_case
 from gnuradio.gpuinterp import dpd_model as dm
 
@@ -171,14 +171,14 @@ class qa_dpd_model(seeded_case, gr_unittest.TestCase):
     def test_solve_matches_lstsq_and_reports_conditioning(self):
         phi = self.rand_c(3000).reshape(500, 6) * np.array([1, 10, 100, 1e-3, 1, 1])
         t = self.rand_c(500)
-        s = dpd.solve_regularized(phi, t, 0.0)
+        s = dpd_reference.solve_regularized(phi, t, 0.0)
         np.testing.assert_allclose(s.w, np.linalg.lstsq(phi, t, rcond=None)[0], rtol=1e-9, atol=1e-12)
         a = phi / np.linalg.norm(phi, axis=0)
         sv = np.linalg.svd(a, compute_uv=False)
         self.assertAlmostEqual(s.condition, sv[0] / sv[-1], delta=1e-9 * s.condition)
         self.assertEqual(s.rank, 6)
         # rank: singular values above the regularisation only
-        s2 = dpd.solve_regularized(phi, t, float((sv[2] / sv[0]) ** 2 * 0.999))
+        s2 = dpd_reference.solve_regularized(phi, t, float((sv[2] / sv[0]) ** 2 * 0.999))
         self.assertEqual(s2.rank, 3)
 
     def _slice(self):
@@ -202,9 +202,9 @@ class qa_dpd_model(seeded_case, gr_unittest.TestCase):
         # plain ridge (column-normalised, fixed lambda) on the same basis, scored the same way
         phi = np.hstack([dm.basis(xtr, model), np.ones((xtr.size, 1))])[9:]
         # the capture alone is ill-conditioned (the probe rows condition the fit): it is the point
-        self.assertGreater(dpd.solve_regularized(phi, ytr[9:], 1e-9).condition, 1e5)
+        self.assertGreater(dpd_reference.solve_regularized(phi, ytr[9:], 1e-9).condition, 1e5)
         for lam in (1e-12, 1e-9):
-            w = dpd.solve_regularized(phi, ytr[9:], lam).w
+            w = dpd_reference.solve_regularized(phi, ytr[9:], lam).w
             plain = dpd.nmse_db(yte, dm.apply(xte, model, w[:-1], w[-1]))
             self.assertLess(test, plain + 0.05, (lam, test, plain))
         # The solve of the old estimator (normal equations at a fixed 1e-9) generalised to -16.6 dB

@@ -18,7 +18,7 @@ import pmt
 from gnuradio import blocks, gr, gr_unittest
 
 from gnuradio import gpuinterp
-from gnuradio.gpuinterp import dpd, dpd_capture, metrics, radio_messages
+from gnuradio.gpuinterp import dpd, dpd_reference, metrics, radio_messages
 from gnuradio.gpuinterp import dpd_model as dm
 from gnuradio.gpuinterp import sdr_emulator
 
@@ -382,7 +382,7 @@ class qa_probe_surfaces(EstimatorCase):
                 self.assertIn("too short", str(cm.exception))
                 self.assertNotIn("noise", str(cm.exception))
         with self.assertRaises(dpd.DPDError) as cm:
-            dpd_capture.condition(x[:10], y[:10])
+            dpd_reference.condition(x[:10], y[:10])
         self.assertTrue(str(cm.exception).startswith("x: capture too short: 10 samples"), str(cm.exception))
 
     # -- the offline estimator's command line ----------------------------------------------------

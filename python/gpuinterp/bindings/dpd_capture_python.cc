@@ -23,7 +23,7 @@ Loopback capture conditioning and alignment (the C++ kernel behind dpd_capture.p
 
 dpd_capture_kernel(backend="cpu", device=0)
 align(x, y, full_scale=None, rx_correction=True, track_frequency=True, max_delay=None,
-      delay=None, condition=True) -> (xa, yn, delay, gain, bad, report)
+      delay=None, condition=True, gain=None, exclude=None) -> (xa, yn, delay, gain, bad, report)
     What dpd_capture.condition followed by the estimator's alignment does: clipping and
     outlier checks, the envelope delay search (around `delay` first when given), frequency
     offset and drift, the fractional delay, the receiver's DC and IQ image, the fractional
@@ -31,10 +31,12 @@ align(x, y, full_scale=None, rx_correction=True, track_frequency=True, max_delay
     bad: the rows an outlier or clipped sample touches; report: the fields of
     dpd_capture.CaptureReport. A capture that cannot be used raises ValueError with the
     estimator's message (naming x, y or target_gain).
-    condition=False: the estimator's alignment alone (dpd_estimate._prepare without a target
-    gain): outliers, the complex cross-correlation's peak within +-max_delay and its fraction
-    (or `delay` itself when given), the shift and the gain; full_scale, rx_correction and
-    track_frequency are not used.)doc";
+    condition=False: the estimator's alignment alone: outliers, the complex
+    cross-correlation's peak within +-max_delay and its fraction (or `delay` itself when
+    given), the shift and the gain; full_scale, rx_correction and track_frequency are not used.
+    gain: normalise by this gain instead of the least-squares one (dpd.estimate's target_gain).
+    exclude: one flag per sample of y; flagged samples are zeroed and the rows they reach are
+    bad, as a clipped sample's are.)doc";
 
 } // namespace
 
@@ -62,7 +64,9 @@ void bind_dpd_capture(py::module& m)
                const py::object& track_frequency_arg,
                const py::object& max_delay,
                const py::object& delay,
-               const py::object& condition_arg) {
+               const py::object& condition_arg,
+               const py::object& gain,
+               const py::object& exclude) {
                 const bool rx_correction =
                     pyutil::bool_arg(rx_correction_arg, "rx_correction");
                 const bool track_frequency =
@@ -97,11 +101,31 @@ void bind_dpd_capture(py::module& m)
                     o.has_delay_hint = true;
                     o.delay_hint = pyutil::float_arg(delay, "delay", "a number or None");
                 }
+                if (!gain.is_none()) {
+                    o.has_gain = true;
+                    try {
+                        o.gain = gain.cast<cd>();
+                    } catch (const py::cast_error&) {
+                        throw py::value_error(
+                            "gain: must be a complex number or None, got " +
+                            std::string(py::str(py::repr(gain))));
+                    }
+                }
                 const size_t n = size_t(xa.shape(0));
+                std::vector<uint8_t> ex;
+                if (!exclude.is_none()) {
+                    auto e = pyutil::input_array<bool>(exclude, "exclude");
+                    if (e.ndim() != 1 || size_t(e.shape(0)) != n)
+                        throw py::value_error(
+                            "exclude: expected one flag per sample of y (" +
+                            std::to_string(n) + "), got " + std::to_string(e.size()));
+                    ex.assign(e.data(), e.data() + n);
+                }
                 const cd* xp = xa.data();
                 const cd* yp = ya.data();
+                const uint8_t* exp = ex.empty() ? nullptr : ex.data();
                 kernel::dpd_aligned_capture r =
-                    g.run([&](K& k) { return k.align(xp, yp, n, o); });
+                    g.run([&](K& k) { return k.align(xp, yp, n, o, exp); });
                 const auto& p = r.report;
                 py::dict rep;
                 rep["rx_peak_dbfs"] = p.rx_peak_dbfs;
@@ -115,6 +139,7 @@ void bind_dpd_capture(py::module& m)
                 rep["rx_dc"] = p.rx_dc;
                 rep["rx_image_db"] = p.rx_image_db;
                 rep["correlation"] = p.correlation;
+                rep["first"] = r.first;
                 return py::make_tuple(pyutil::to_array<cd>(r.xa),
                                       pyutil::to_array<cd>(r.yn),
                                       r.delay,
@@ -129,11 +154,35 @@ void bind_dpd_capture(py::module& m)
             py::arg("track_frequency") = true,
             py::arg("max_delay") = py::none(),
             py::arg("delay") = py::none(),
-            py::arg("condition") = true)
+            py::arg("condition") = true,
+            py::arg("gain") = py::none(),
+            py::arg("exclude") = py::none())
         .def("backend",
              [](G& g) {
                  return g.run([](K& k) { return to_string(k.active_backend()); });
              })
+        // The thresholds the kernel applies, read by the Python modules instead of restated.
+        .def_property_readonly_static("clip_level",
+                                      [](py::object) { return K::clip_level; })
+        .def_property_readonly_static("max_clip_fraction",
+                                      [](py::object) { return K::max_clip_fraction; })
+        .def_property_readonly_static("clip_headroom_db",
+                                      [](py::object) { return K::clip_headroom_db; })
+        .def_property_readonly_static(
+            "min_envelope_correlation",
+            [](py::object) { return K::min_envelope_correlation; })
+        .def_property_readonly_static("min_correlation",
+                                      [](py::object) { return K::min_correlation; })
+        .def_property_readonly_static("phase_block",
+                                      [](py::object) { return K::phase_block; })
+        .def_property_readonly_static("outlier_factor",
+                                      [](py::object) { return K::outlier_factor; })
+        .def_property_readonly_static("max_outlier_fraction",
+                                      [](py::object) { return K::max_outlier_fraction; })
+        .def_property_readonly_static("shift_half_length",
+                                      [](py::object) { return K::shift_half_length; })
+        .def_property_readonly_static("min_capture_length",
+                                      [](py::object) { return K::min_capture_length; })
         .def("backend_note",
              [](G& g) { return g.run([](K& k) { return k.backend_note(); }); });
 }

@@ -29,6 +29,10 @@ struct dpd_capture_options {
     int64_t max_delay = -1;      //!< delay search range; -1: min(n / 4, 8192)
     bool has_delay_hint = false; //!< search only around delay_hint while it correlates
     double delay_hint = 0;
+    //! The gain y is normalised by (yn = ya / gain) instead of the least-squares one, which
+    //! a caller fixes when the fit must reproduce a known loop gain (dpd_estimate's target_gain).
+    bool has_gain = false;
+    std::complex<double> gain = 0;
     //! false: a capture that needs no conditioning (dpd_estimate's alignment alone):
     //! outliers, the delay by the complex cross-correlation within +-max_delay (the hint,
     //! when given, is the delay itself), the shift and the gain. full_scale,
@@ -56,6 +60,7 @@ struct dpd_capture_report {
 struct dpd_aligned_capture {
     std::vector<std::complex<double>> xa, yn;
     std::vector<uint8_t> bad;
+    size_t first = 0; //!< xa[i] = x[first + i]
     double delay = 0;
     std::complex<double> gain = 0;
     dpd_capture_report report;
@@ -112,11 +117,14 @@ public:
     /*!
      * \param x the PA input, n samples (finite; checked)
      * \param y the receiver's capture, n samples (finite; checked)
+     * \param exclude null, or n flags: samples of y that no fit may use (they are zeroed and
+     *        the aligned rows they reach are marked bad, as a clipped sample's are)
      */
     dpd_aligned_capture align(const std::complex<double>* x,
                               const std::complex<double>* y,
                               size_t n,
-                              const dpd_capture_options& options = {});
+                              const dpd_capture_options& options = {},
+                              const uint8_t* exclude = nullptr);
 
     backend active_backend() const { return d_backend; }
     //! Why automatic fell back to the CPU (empty otherwise).
@@ -125,6 +133,9 @@ public:
     // The estimator's constants (Python's dpd_capture and dpd_estimate modules read them).
     static constexpr double clip_level = 0.99;
     static constexpr double max_clip_fraction = 1e-4;
+    //! dB below full scale a receiver's peak should stay (the clipping refusal's advice): a
+    //! margin for the PA's peaks moving as the DPD expands them
+    static constexpr double clip_headroom_db = 1.0;
     static constexpr double min_envelope_correlation = 0.5;
     static constexpr double min_correlation = 0.8;
     static constexpr size_t phase_block = 1024;
