@@ -94,7 +94,7 @@ def _sinc_taps(frac, half_len):
     return h / h.sum()
 
 
-def fractional_shift(y, delay, half_len=24):
+def fractional_shift(y, delay, half_len=_kernel.shift_half_length):
     """Return (ys, first) with ys[i] = y(first + i + delay) (band-limited interpolation), for every i
     whose interpolation window lies inside y. ``delay`` may be any real number."""
     y = _as_complex_vector("y", y)
@@ -334,7 +334,7 @@ def _prepare(x, y, model, target_gain, delay, max_delay, fractional, ybad=None):
         # Map the glitches onto the aligned grid, widened by the interpolation window of the shift.
         _, first = fractional_shift(np.zeros(x.size), float(d))
         idx = np.arange(xa.size) + first
-        near = np.convolve(by.astype(float), np.ones(2 * 24 + 3), mode="same") > 0
+        near = np.convolve(by.astype(float), np.ones(2 * _kernel.shift_half_length + 3), mode="same") > 0
         shift = int(math.floor(d))
         src = np.clip(idx + shift, 0, y.size - 1)
         bad = bx[idx] | near[src]
