@@ -178,7 +178,7 @@ def engine_folds(g, add, yn, xa, ok, bad, back, ahead, probes=False, folds=FOLDS
         # Run cold, the block's rows differ from the rows continuing the capture only at its head
         # (the first `back` rows read zeros instead of the previous block) and its tail (a row whose
         # look-ahead leaves the block is not there): those few rows are swapped, instead of a second
-        # pass over the block. (numpy_folds builds the cold rows whole: the tests compare the two.)
+        # pass over the block. (dpd_reference.numpy_folds builds the cold rows whole: the tests compare the two.)
         c_rows = cold_rows(bad, a, b, back, ahead)
         ends = np.zeros(n, dtype=bool)
         ends[a:min(a + back, b)] = True
@@ -193,27 +193,4 @@ def engine_folds(g, add, yn, xa, ok, bad, back, ahead, probes=False, folds=FOLDS
                  tc=f["ts"] - float(np.sum(np.abs(xa[ends]) ** 2)) + float(np.sum(np.abs(xa[a:b][head]) ** 2)))
         out.append(f)
     g.reset()
-    return out
-
-
-def numpy_folds(full, yn, xa, ok, bad, design, back, ahead, probes=None, folds=FOLDS):
-    """The folds' sums from the basis itself (``full``: every row of the capture; ``design(v)`` the
-    basis of v from a zero state; ``probes``: (basis, target) of the probe copies of the ok rows):
-    the numpy reference of :func:`engine_folds`."""
-    plan = fold_rows(xa.size, ok, back, ahead, full.shape[1], folds)
-    if plan is None:
-        return None
-    out = []
-    for a, b, x_rows, s_rows in plan:
-        px, ps = full[x_rows], full[s_rows]
-        Gx, bx = px.conj().T @ px, px.conj().T @ xa[x_rows]
-        if probes is not None:
-            keep = x_rows[ok]
-            pp, pt = probes[0][keep], probes[1][keep]
-            Gx, bx = Gx + pp.conj().T @ pp, bx + pp.conj().T @ pt
-        c_rows = cold_rows(bad, a, b, back, ahead)
-        pc, tc = design(yn[a:b])[c_rows], xa[a:b][c_rows]
-        out.append({"Gx": Gx, "bx": bx, "Gs": ps.conj().T @ ps, "bs": ps.conj().T @ xa[s_rows],
-                    "ts": float(np.sum(np.abs(xa[s_rows]) ** 2)), "Gc": pc.conj().T @ pc,
-                    "bc": pc.conj().T @ tc, "tc": float(np.sum(np.abs(tc) ** 2))})
     return out

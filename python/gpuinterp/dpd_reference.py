@@ -451,7 +451,7 @@ def fit(xa, yn, m, ok, regularization, lo_leakage, min_samples_per_coefficient, 
         else:
             # lambda by K-fold cross-validation over contiguous blocks, each scored cold (dpd_folds).
             back, ahead = _window(m)
-            folds = _folds.numpy_folds(full, yn, xa, ok, bad, lambda v: design(v), back, ahead,
+            folds = numpy_folds(full, yn, xa, ok, bad, lambda v: design(v), back, ahead,
                                        (pphi, ptarget) if perturbation else None)
             A, t = (np.vstack([phi, pphi]), np.concatenate([target, ptarget])) if perturbation else (phi, target)
             pick = None if folds is None else _folds.choose(A.conj().T @ A, A.conj().T @ t, folds,
@@ -470,3 +470,26 @@ def fit(xa, yn, m, ok, regularization, lo_leakage, min_samples_per_coefficient, 
     if how:
         sol.selected_by, sol.validation_nmse_db = how, val
     return sol, phi.shape[0]
+
+
+def numpy_folds(full, yn, xa, ok, bad, design, back, ahead, probes=None, folds=_folds.FOLDS):
+    """The folds' sums from the basis itself (``full``: every row of the capture; ``design(v)`` the
+    basis of v from a zero state; ``probes``: (basis, target) of the probe copies of the ok rows):
+    the numpy reference of :func:`engine_folds`."""
+    plan = _folds.fold_rows(xa.size, ok, back, ahead, full.shape[1], folds)
+    if plan is None:
+        return None
+    out = []
+    for a, b, x_rows, s_rows in plan:
+        px, ps = full[x_rows], full[s_rows]
+        Gx, bx = px.conj().T @ px, px.conj().T @ xa[x_rows]
+        if probes is not None:
+            keep = x_rows[ok]
+            pp, pt = probes[0][keep], probes[1][keep]
+            Gx, bx = Gx + pp.conj().T @ pp, bx + pp.conj().T @ pt
+        c_rows = _folds.cold_rows(bad, a, b, back, ahead)
+        pc, tc = design(yn[a:b])[c_rows], xa[a:b][c_rows]
+        out.append({"Gx": Gx, "bx": bx, "Gs": ps.conj().T @ ps, "bs": ps.conj().T @ xa[s_rows],
+                    "ts": float(np.sum(np.abs(xa[s_rows]) ** 2)), "Gc": pc.conj().T @ pc,
+                    "bc": pc.conj().T @ tc, "tc": float(np.sum(np.abs(tc) ** 2))})
+    return out
