@@ -10,6 +10,7 @@
 #include "test_util.h"
 #include <gnuradio/gpuinterp/kernel/dpd_capture.h>
 #include <gtest/gtest.h>
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstdlib>
@@ -246,6 +247,73 @@ TEST(DpdCaptureCuda, AlignmentAloneEqualsTheCpuBackend)
         EXPECT_EQ(b.bad, a.bad);
         EXPECT_LT(std::abs(b.gain - a.gain), 1e-9 * std::abs(a.gain));
     }
+}
+
+// A given gain and excluded samples of y (dpd.estimate's target_gain and exclude): the capture,
+// the flags and the options of both tests below.
+struct gain_and_exclusion {
+    std::vector<cd> x, y;
+    std::vector<uint8_t> ex;
+    dpd_capture_options o;
+    gain_and_exclusion()
+    {
+        loop_params p;
+        p.freq = p.drift = 0;
+        p.dc = p.image = 0;
+        p.glitches = 0;
+        p.delay = 12.6;
+        loopback(1 << 15, p, x, y);
+        ex.assign(y.size(), 0);
+        for (size_t i = 5000; i < 5010; i++)
+            ex[i] = 1;
+        o.condition = false;
+        o.max_delay = 64;
+    }
+};
+
+// The gain is the one given, yn is ya over it, and the excluded samples' rows are bad (more than
+// the outliers alone make).
+TEST(DpdCapture, GivenGainAndExcludedSamples)
+{
+    gain_and_exclusion t;
+    dpd_capture c(backend::cpu);
+    const auto plain = c.align(t.x.data(), t.y.data(), t.x.size(), t.o);
+    // The delay given (zeroed samples would move the search's answer slightly), so the two
+    // alignments differ in the gain and the excluded rows only.
+    t.o.has_delay_hint = true;
+    t.o.delay_hint = plain.delay;
+    t.o.has_gain = true;
+    t.o.gain = cd(0.65, -0.05);
+    const auto a = c.align(t.x.data(), t.y.data(), t.x.size(), t.o, t.ex.data());
+    EXPECT_EQ(a.gain, t.o.gain);
+    EXPECT_EQ(a.delay, plain.delay);
+    ASSERT_EQ(a.yn.size(), plain.yn.size());
+    for (size_t i = 0; i < a.yn.size(); i += 997)
+        if (!a.bad[i])
+            EXPECT_LT(std::abs(a.yn[i] * t.o.gain - plain.yn[i] * plain.gain),
+                      1e-9 * std::abs(plain.yn[i] * plain.gain) + 1e-12);
+    const auto count = [](const std::vector<uint8_t>& b) {
+        return std::count(b.begin(), b.end(), uint8_t(1));
+    };
+    // ten samples, each reaching the shift's window on either side
+    EXPECT_GE(count(a.bad) - count(plain.bad), 10 + 2 * dpd_capture::shift_half_length);
+}
+
+TEST(DpdCaptureCuda, GivenGainAndExcludedSamplesEqualTheCpuBackend)
+{
+    GPUINTERP_SKIP_WITHOUT_CUDA();
+    gain_and_exclusion t;
+    t.o.has_gain = true;
+    t.o.gain = cd(0.65, -0.05);
+    dpd_capture c(backend::cpu), g(backend::cuda);
+    const auto a = c.align(t.x.data(), t.y.data(), t.x.size(), t.o, t.ex.data());
+    const auto b = g.align(t.x.data(), t.y.data(), t.x.size(), t.o, t.ex.data());
+    EXPECT_NEAR(b.delay, a.delay, 1e-9);
+    ASSERT_EQ(b.xa.size(), a.xa.size());
+    EXPECT_LT(max_diff(b.yn, a.yn), 1e-9);
+    EXPECT_EQ(b.bad, a.bad);
+    EXPECT_EQ(b.gain, a.gain);
+    EXPECT_EQ(b.first, a.first);
 }
 
 // A capture too large for the device is refused before anything is copied, naming the
