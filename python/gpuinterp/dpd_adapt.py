@@ -99,7 +99,8 @@ class _DirectFit:
     """What a direct-learning step reports in place of the least-squares solution."""
 
     def __init__(self, fit_nmse_db):
-        self.fit_nmse_db, self.condition = fit_nmse_db, None
+        # no basis matrix, so no condition number: NaN, as the stats message and the meters carry it
+        self.fit_nmse_db, self.condition = fit_nmse_db, float("nan")
 
 
 class Adaptation:
@@ -148,6 +149,9 @@ class Adaptation:
         if learning not in LEARNING:
             raise DPDError(f"learning: must be one of {', '.join(LEARNING)}, got {learning!r}")
         self.learning = learning
+        if self.model.is_neural and learning != "direct":
+            raise DPDError(f"model: a neural predistorter ({self.model}) is trained by learning='direct' (through a "
+                           "surrogate of the PA); indirect learning fits the polynomial families")
         self.direct = None if learning == "indirect" else DirectLearner(
             self.model, surrogate or DEFAULT_SURROGATE, learning_device)
         if self.model.family == "ph":
@@ -198,10 +202,15 @@ class Adaptation:
         self.lock_delay = bool(lock_delay)
         self.delay = None
         self.estimate_kwargs = dict(estimate_kwargs)
-        K = self.model.num_coefficients
+        # A neural predistorter's set is its real weights, held as the real parts of the same vector
+        # (damping, rollback and the gain check treat it as they treat coefficients).
+        K = self.model.num_weights if self.model.is_neural else self.model.num_coefficients
         if initial_coefficients is None or len(initial_coefficients) == 0:
-            initial_coefficients = np.zeros(K, dtype=np.complex128)
-            initial_coefficients[0] = 1.0  # the first term of every family is x[n]
+            if self.model.is_neural:
+                initial_coefficients = self.direct.identity_weights()
+            else:
+                initial_coefficients = np.zeros(K, dtype=np.complex128)
+                initial_coefficients[0] = 1.0  # the first term of every family is x[n]
         self.coefficients = _as_complex_vector("initial_coefficients", initial_coefficients).copy()
         if self.coefficients.size != K or not np.all(np.isfinite(self.coefficients)):
             bad = int(np.count_nonzero(~np.isfinite(self.coefficients)))

@@ -25,7 +25,7 @@ from .estimator_memory import (ESTIMATE_BYTES_PER_SAMPLE, _physical_memory, _Win
                                capture_length_param, check_capture_holds, max_capture_length)
 from .radio_messages import (_BURST_KEYS, _RX_FREQ, _RX_RATE, _RX_TIME, _SWITCH_KEYS,  # noqa: F401
                              SAMPLE_FORMATS, _rx_time_parts, _tag_hz, coefficients_message,
-                             parse_coefficients_message, sc16_reader, stats_message)
+                             parse_coefficients_message, sc16_reader, set_message, stats_message)
 from .estimator_stream import _SLACK_CAPTURES, StreamMixin  # noqa: F401
 from .estimator_channels import (MAX_CHANNELS, METERS, SHARED_METERS, Channel, RoundRobin, aclr_band, channel_file,
                                  check_predistorter_gain, load_resume, obs_select_message, record_step)
@@ -344,7 +344,7 @@ class dpd_estimator_cc(StreamMixin, gr.basic_block):
             self._watchdog.start()
         for ch in self._ch:
             if ch.resume is not None:
-                self.message_port_pub(pmt.intern("coeffs"), coefficients_message(*ch.resume, self._addressee(ch)))
+                self.message_port_pub(pmt.intern("coeffs"), set_message(self._spec, *ch.resume, self._addressee(ch)))
                 self.logger.info(f"resumed from {ch.file}")
         if self._rr.switched:
             self.message_port_pub(pmt.intern("obs_select"), obs_select_message(self._rr.current))
@@ -369,7 +369,12 @@ class dpd_estimator_cc(StreamMixin, gr.basic_block):
             return
         tmp = ch.file + ".tmp"
         try:
-            dm.save_model(tmp, dm.ModelFit(str(self._spec), r.coefficients, r.lo_leakage, kind="predistorter"))
+            if self._spec.is_neural:
+                fit = dm.ModelFit(str(self._spec), np.zeros(0, dtype=np.complex128), kind="predistorter",
+                                  weights=np.real(r.coefficients))
+            else:
+                fit = dm.ModelFit(str(self._spec), r.coefficients, r.lo_leakage, kind="predistorter")
+            dm.save_model(tmp, fit)
             os.replace(tmp, ch.file)  # a reader never sees half a file
         except (OSError, ValueError) as e:
             self.logger.error(f"coefficients_file: cannot write {ch.file}: {e}")
@@ -396,7 +401,7 @@ class dpd_estimator_cc(StreamMixin, gr.basic_block):
                 self.logger.error(f"{who}iteration {r.iteration}: non-finite coefficients, not sent")
             else:
                 self.message_port_pub(pmt.intern("coeffs"),
-                                      coefficients_message(r.coefficients, r.lo_leakage, self._addressee(ch)))
+                                      set_message(self._spec, r.coefficients, r.lo_leakage, self._addressee(ch)))
                 msg = (f"{who}iteration {r.iteration}: {r.status}, loop NMSE {r.loop_nmse_db:.2f} dB, fit NMSE "
                        f"{r.fit_nmse_db:.2f} dB, delay {r.delay:.3f}, |G| {abs(r.gain):.4g}")
                 if r.status == "rolled back":

@@ -74,17 +74,17 @@ def _kernel_align(x, y, backend, device, **options):
 
 
 def _window(m):
-    """(back, ahead): how far a row's basis window reaches behind and in front of its sample."""
+    """(back, ahead): how far a row's basis window (a neural model's input window) reaches behind
+    and in front of its sample."""
+    if m.is_neural:
+        return m.history - m.lookahead, m.lookahead
     terms = _spec.term_list(m)
     return max(max(l, j) for l, j, _, _ in terms), max([-j for _, j, _, _ in terms] + [0])
 
 
 def _rows(model, n, bad=None):
     """Rows of a length-n capture whose basis window lies inside it and touches no bad sample."""
-    m = _spec.parse(model)
-    terms = _spec.term_list(m)
-    back = max(max(l, j) for l, j, _, _ in terms)
-    ahead = max([-j for _, j, _, _ in terms] + [0])
+    back, ahead = _window(_spec.parse(model))
     ok = np.zeros(n, dtype=bool)
     ok[back:n - ahead] = True
     if bad is not None and bad.any():

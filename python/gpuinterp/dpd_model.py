@@ -178,9 +178,17 @@ APPLY_CHUNK = 16384
 
 def apply(x, model, coefficients, lo_leakage=0j, history=None, future=None):
     """y = basis(x) @ coefficients + lo_leakage in double precision (undelayed, zero initial state),
-    the basis built a chunk of rows at a time."""
-    w = np.asarray(coefficients, dtype=np.complex128).ravel()
+    the basis built a chunk of rows at a time. A neural model takes its real weights as the
+    ``coefficients`` (their real parts; no LO leakage) and runs on the C++ CPU kernel
+    (:meth:`ModelFit.apply`)."""
     m = parse(model)
+    if m.is_neural:
+        w = np.real(np.asarray(coefficients)).ravel()
+        if w.size != m.num_weights:
+            raise ModelError(f"weights: expected {m.num_weights} values for {m}, got {w.size}")
+        return ModelFit(str(m), np.zeros(0, dtype=np.complex128), kind="predistorter", weights=w).apply(
+            x, history, future)
+    w = np.asarray(coefficients, dtype=np.complex128).ravel()
     if w.size != m.num_coefficients:
         raise ModelError(f"coefficients: expected {m.num_coefficients} values for {m}, got {w.size}")
     x = np.asarray(x, dtype=np.complex128).ravel()

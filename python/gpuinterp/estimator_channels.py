@@ -80,7 +80,10 @@ def load_resume(path, spec, max_gain_db=10.0):
     if dm.parse(fit.model) != spec:
         raise ValueError(f"coefficients_file: {path} holds coefficients of {fit.model}, "
                          f"this estimator fits {spec}")
-    w, c = np.asarray(fit.coefficients, dtype=np.complex128), complex(fit.lo_leakage)
+    if fit.weights is not None:  # a neural predistorter: the loop holds its weights as real parts
+        w, c = np.asarray(fit.weights, dtype=np.float64).astype(np.complex128), 0j
+    else:
+        w, c = np.asarray(fit.coefficients, dtype=np.complex128), complex(fit.lo_leakage)
     if not (np.all(np.isfinite(w)) and math.isfinite(c.real) and math.isfinite(c.imag)):
         raise ValueError(f"coefficients_file: {path}: coefficients: not all finite")
     check_predistorter_gain(f"coefficients_file: {path}: coefficients", w, c, spec, max_gain_db)

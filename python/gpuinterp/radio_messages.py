@@ -27,6 +27,25 @@ def coefficients_message(coefficients, lo_leakage, channel=None):
     return d
 
 
+def weights_message(weights, channel=None):
+    """The PMT that switches a neural predistorter's weights: the dict {"weights": f32vector}, with
+    "channel" for one channel of a multi-channel predistorter."""
+    d = pmt.make_dict()
+    d = pmt.dict_add(d, pmt.intern("weights"),
+                     pmt.init_f32vector(np.asarray(weights).size, [float(v) for v in np.real(np.asarray(weights)).ravel()]))
+    if channel is not None:
+        d = pmt.dict_add(d, pmt.intern("channel"), pmt.from_long(int(channel)))
+    return d
+
+
+def set_message(spec, coefficients, lo_leakage, channel=None):
+    """What a loop sends its predistorter for a set of ``spec``: the weights of a neural family (the
+    loop holds them as the real parts of its coefficient vector), else the coefficients and c."""
+    if spec.is_neural:
+        return weights_message(coefficients, channel)
+    return coefficients_message(coefficients, lo_leakage, channel)
+
+
 def message_channel(msg):
     """The "channel" entry of a ``coeffs`` dict (None: the message is for every channel). The
     form is checked by decode_coeffs_message(); this only reads the entry it validated."""
