@@ -45,15 +45,15 @@ void bind_dpd_capture(py::module& m)
     using K = kernel::dpd_capture;
     using G = pyutil::guarded<K>;
     static const std::string doc = std::string(capture_doc) + pyutil::thread_safety_doc();
-    py::class_<G>(m, "dpd_capture_kernel", doc.c_str())
-        .def(py::init([](const py::object& b, int_arg device) {
-                 return pyutil::make_guarded<K>(
-                     backend_from_string(
-                         pyutil::str_arg(b, "backend", "'automatic', 'cpu' or 'cuda'")),
-                     device.get<int>("device", 0));
-             }),
-             py::arg("backend") = "cpu",
-             py::arg("device") = 0)
+    py::class_<G> cls(m, "dpd_capture_kernel", doc.c_str());
+    cls.def(py::init([](const py::object& b, int_arg device) {
+                return pyutil::make_guarded<K>(
+                    backend_from_string(
+                        pyutil::str_arg(b, "backend", "'automatic', 'cpu' or 'cuda'")),
+                    device.get<int>("device", 0));
+            }),
+            py::arg("backend") = "cpu",
+            py::arg("device") = 0)
         .def(
             "align",
             [](G& g,
@@ -161,28 +161,17 @@ void bind_dpd_capture(py::module& m)
              [](G& g) {
                  return g.run([](K& k) { return to_string(k.active_backend()); });
              })
-        // The thresholds the kernel applies, read by the Python modules instead of restated.
-        .def_property_readonly_static("clip_level",
-                                      [](py::object) { return K::clip_level; })
-        .def_property_readonly_static("max_clip_fraction",
-                                      [](py::object) { return K::max_clip_fraction; })
-        .def_property_readonly_static("clip_headroom_db",
-                                      [](py::object) { return K::clip_headroom_db; })
-        .def_property_readonly_static(
-            "min_envelope_correlation",
-            [](py::object) { return K::min_envelope_correlation; })
-        .def_property_readonly_static("min_correlation",
-                                      [](py::object) { return K::min_correlation; })
-        .def_property_readonly_static("phase_block",
-                                      [](py::object) { return K::phase_block; })
-        .def_property_readonly_static("outlier_factor",
-                                      [](py::object) { return K::outlier_factor; })
-        .def_property_readonly_static("max_outlier_fraction",
-                                      [](py::object) { return K::max_outlier_fraction; })
-        .def_property_readonly_static("shift_half_length",
-                                      [](py::object) { return K::shift_half_length; })
-        .def_property_readonly_static("min_capture_length",
-                                      [](py::object) { return K::min_capture_length; })
         .def("backend_note",
              [](G& g) { return g.run([](K& k) { return k.backend_note(); }); });
+    // The thresholds the kernel applies, read by the Python modules instead of restated.
+    cls.attr("clip_level") = K::clip_level;
+    cls.attr("max_clip_fraction") = K::max_clip_fraction;
+    cls.attr("clip_headroom_db") = K::clip_headroom_db;
+    cls.attr("min_envelope_correlation") = K::min_envelope_correlation;
+    cls.attr("min_correlation") = K::min_correlation;
+    cls.attr("phase_block") = K::phase_block;
+    cls.attr("outlier_factor") = K::outlier_factor;
+    cls.attr("max_outlier_fraction") = K::max_outlier_fraction;
+    cls.attr("shift_half_length") = K::shift_half_length;
+    cls.attr("min_capture_length") = K::min_capture_length;
 }
