@@ -66,9 +66,37 @@ class qa_estimator_direct(gr_unittest.TestCase):
 
     def test_a_neural_predistorter_learns_in_the_loop(self):
         # The same loop with a tdnn predistorter: the weights it trains through the surrogate lower
-        # the PA's worst ACLR on fresh data (about -41.5 to -43 or -44 dBc in three updates), and the
-        # block sends them as {"weights": f32vector}, which a neural dpd_predistorter_cc takes at
-        # once, and writes them to a coefficients file a restart resumes from.
+        # the PA's worst ACLR on fresh data (-41.5 to -43.0 dBc in four updates; 20 epochs a step
+        # instead of 60 left it at -41.5).
+        spec = "tdnn:M=4,H=12,N=1"
+        pa = pa_models.PAModel("ding2004")
+        a = dpd_adapt.Adaptation(0, 0, 0, 0, model=spec, learning="direct", surrogate="tdnn:M=4,H=12,N=1",
+                                 learning_device="cpu", rx_full_scale=None)
+        self.assertEqual(a.coefficients.size, dm.parse(spec).num_weights)
+
+        def worst(w):
+            y = pa.process(dm.apply(ofdm(999), spec, w).astype(np.complex64))
+            return metrics.aclr(y, FS, 18e6, 20e6)["worst"]
+
+        before = worst(a.coefficients)
+        rng = np.random.default_rng(5)
+        statuses = []
+        for k in range(5):
+            x = dm.apply(ofdm(100 + k), spec, a.coefficients).astype(np.complex64)
+            y = pa.process(x) + ((rng.standard_normal(N) + 1j * rng.standard_normal(N)) * 1e-4).astype(np.complex64)
+            statuses.append(a.step(x, y).status)
+        after = worst(a.coefficients)
+        print(f"neural predistorter ({statuses}): worst ACLR {before:.2f} -> {after:.2f} dBc")
+        self.assertEqual(statuses[0], "calibrating")
+        self.assertIn("updated", statuses[1:])
+        self.assertLess(after, before - 1.0)
+
+    def test_the_block_sends_saves_and_resumes_neural_weights(self):
+        # dpd_estimator_cc with a tdnn predistorter in a flowgraph: it sends the weights as
+        # {"weights": f32vector}, which a neural dpd_predistorter_cc takes at once, and writes them
+        # to a coefficients file a restart resumes from. (What the updates achieve is the test
+        # above: here the predistorter switches sets at whatever sample a message reaches it, so a
+        # capture may hold two sets and the steps differ from run to run.)
         import os
         import tempfile
 
@@ -76,15 +104,10 @@ class qa_estimator_direct(gr_unittest.TestCase):
         from gnuradio.gpuinterp import dpd_direct
 
         spec = "tdnn:M=4,H=12,N=1"
-        pa = pa_models.PAModel("ding2004")
         w0 = dpd_direct.identity_weights(spec)
         s0 = ofdm(999)
         # a wire but for its output layer's small start (0.01 x its random initialisation)
         self.assertLess(metrics.nmse_db(s0, dm.apply(s0, spec, w0)), -30.0)
-
-        def worst(w):
-            y = pa.process(dm.apply(ofdm(999), spec, w).astype(np.complex64))
-            return metrics.aclr(y, FS, 18e6, 20e6)["worst"]
 
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "dpd.json")
@@ -106,8 +129,9 @@ class qa_estimator_direct(gr_unittest.TestCase):
             hist = est.history()
             statuses = [r.status for r in hist]
             self.assertIn("updated", statuses, [r.reason for r in hist])
-            last = [r for r in hist if r.status == "updated"][-1]
+            last = [r for r in hist if r.status in ("updated", "rolled back")][-1]  # the last set sent
             w = np.real(last.coefficients)
+            self.assertFalse(np.array_equal(w, w0))
             # what the predistorter runs is the estimator's last set, in float32
             np.testing.assert_array_equal(np.asarray(pred.weights(), dtype=np.float32), w.astype(np.float32))
             # the message is the predistorter's weights form: the receivers of complex coefficients
@@ -115,9 +139,7 @@ class qa_estimator_direct(gr_unittest.TestCase):
             from gnuradio.gpuinterp.radio_messages import weights_message
             with self.assertRaisesRegex(ValueError, "^weights: this receiver takes complex coefficients"):
                 gpuinterp.decode_coeffs_message(weights_message(w))
-            before, after = worst(w0), worst(w)
-            print(f"neural predistorter in the loop ({statuses}): worst ACLR {before:.2f} -> {after:.2f} dBc")
-            self.assertLess(after, before - 1.0)
+            print(f"neural predistorter in a flowgraph: {statuses}")
             # a restart resumes from the file: the same weights, as a predistorter
             fit = dm.load_model(path)
             self.assertEqual(fit.kind, "predistorter")
