@@ -292,9 +292,14 @@ TEST_P(NeuralKernel, OneCallEqualsAnyChunkingBitForBit)
         const dpd_model m = dpd_model::parse(spec);
         const auto w = random_weights(m, seed++);
         const auto x = seeded_signal(2000, 0.7f, seed++);
+        // Warm-up 0: the CUDA gru runs each call as one exact chunk (with a warm-up, a long call's
+        // later chunks restart from a zero state, which agrees within the tolerance, not in bits;
+        // the CPU ignores it).
         dpd_predistorter one(m, w, GetParam());
+        one.set_warmup(0);
         const auto y1 = one.process(x);
         dpd_predistorter many(m, w, GetParam());
+        many.set_warmup(0);
         const auto y2 = run(many, x, 37);
         EXPECT_EQ(y1.size(), y2.size());
         EXPECT_TRUE(std::equal(y1.begin(), y1.end(), y2.begin(), [](cf a, cf b) {
@@ -412,6 +417,97 @@ TEST(NeuralCuda, ChunkedGruMatchesSequentialAndWarmupZeroIsExact)
         std::cout << "[ neural   ] gru H=64 warm-up " << W << ": max error / rms " << e
                   << "\n";
         EXPECT_LE(e, tolerance) << "warm-up " << W;
+    }
+}
+
+// The CUDA gru's two kernels (neural_engine.cu): gru_lanes for the hidden sizes it is compiled for
+// (4, 6, 8, 10, 12, 16, 20, 24, 32: H / U lanes per chunk, U = 2 up to 12, else 1, so groups of
+// 2, 3, 4, 5, 6, 16, 20, 24 and 32 lanes), gru_chunks for the others (7, 48). Batches of 16384
+// (several launches per call, the state and history carried between them on the device), chunks
+// of 32 outputs and up at these sizes (hundreds per launch). Every size against the float64
+// reference, with:
+//  - warm-up 0: each launch one exact chunk, so one call and any chunking agree bit for bit;
+//  - warm-up 64 and the default 512, one call and random calls: a chunk's zero-state start is
+//    forgotten geometrically; in float64 with these weights (PyTorch's initial scale) the start's
+//    error after 32 steps reaches 2e-5 of the output RMS (H = 10), after 64 steps below 1e-9, so
+//    64 keeps the tolerance's float32-rounding budget to itself; 32 would not;
+//  - new weights mid-stream (the state kept), with the default warm-up.
+TEST(NeuralCuda, GruKernelsEverySizeChunkedCarriedAndSwitched)
+{
+    GPUINTERP_SKIP_WITHOUT_CUDA();
+    unsigned seed = 700;
+    for (const char* spec : { "gru:H=4,C=0,D=1",
+                              "gru:H=6,C=2,D=1",
+                              "gru:H=8,C=1,D=7",
+                              "gru:H=10,C=4,D=1",
+                              "gru:H=12,C=3,D=2",
+                              "gru:H=16,C=0,D=1",
+                              "gru:H=20,C=2,D=5",
+                              "gru:H=24,C=4,D=1",
+                              "gru:H=32,C=4,D=16",
+                              "gru:H=7,C=2,D=3",
+                              "gru:H=48,C=4,D=16" }) {
+        const dpd_model m = dpd_model::parse(spec);
+        const auto w = random_weights(m, seed++), w2 = random_weights(m, seed++);
+        const size_t n = 60000, batch = 16384;
+        const auto x = seeded_signal(n, 0.7f, seed++);
+        const auto want = reference(m, { w }, { 0 }, x);
+        std::mt19937 g(seed++);
+        // Outputs [from, to) of y through calls of random sizes (up to three batches).
+        auto in_calls =
+            [&](dpd_predistorter& k, std::vector<cf>& y, size_t from, size_t to) {
+                for (size_t pos = from; pos < to;) {
+                    const size_t c = std::min(
+                        to - pos, std::uniform_int_distribution<size_t>(1, 3 * batch)(g));
+                    k.process(y.data() + pos, x.data() + pos, c);
+                    pos += c;
+                }
+            };
+        auto calls = [&](dpd_predistorter& k) {
+            std::vector<cf> y(n);
+            poison(y);
+            in_calls(k, y, 0, n);
+            return y;
+        };
+        auto check =
+            [&](const std::vector<cf>& y, const std::vector<cd>& ref, const char* what) {
+                const double e = relative_error(y, ref);
+                std::cout << "[ neural   ] " << spec << " cuda " << what
+                          << ": max error / rms " << e << "\n";
+                EXPECT_LE(e, tolerance) << spec << " " << what;
+            };
+        dpd_predistorter exact(m, w, backend::cuda, 0, batch);
+        exact.set_warmup(0);
+        const auto y0 = exact.process(x);
+        check(y0, want, "warm-up 0, one call");
+        dpd_predistorter exact_calls(m, w, backend::cuda, 0, batch);
+        exact_calls.set_warmup(0);
+        const auto y0c = calls(exact_calls);
+        EXPECT_TRUE(std::equal(y0.begin(),
+                               y0.end(),
+                               y0c.begin(),
+                               [](cf a, cf b) {
+                                   return bits(a.real()) == bits(b.real()) &&
+                                          bits(a.imag()) == bits(b.imag());
+                               }))
+            << spec << ": warm-up 0, one call and random calls differ";
+        for (size_t W : { size_t(64), size_t(512) }) {
+            dpd_predistorter k(m, w, backend::cuda, 0, batch);
+            k.set_warmup(W);
+            const std::string what = "warm-up " + std::to_string(W);
+            check(k.process(x), want, (what + ", one call").c_str());
+            dpd_predistorter kc(m, w, backend::cuda, 0, batch);
+            kc.set_warmup(W);
+            check(calls(kc), want, (what + ", random calls").c_str());
+        }
+        dpd_predistorter ks(m, w, backend::cuda, 0, batch);
+        const size_t n0 = 27183;
+        std::vector<cf> ys(n);
+        poison(ys);
+        in_calls(ks, ys, 0, n0);
+        ks.set_weights(w2);
+        in_calls(ks, ys, n0, n);
+        check(ys, reference(m, { w, w2 }, { 0, n0 }, x), "weight switch");
     }
 }
 

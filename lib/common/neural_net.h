@@ -93,6 +93,46 @@ GPUINTERP_HD inline void gru_features(float* u, float i0, float q0, float i1, fl
     u[5] = q1;
 }
 
+//! One hidden unit's new state from u[n] and h[n-1] (nn.GRU, gates r, z, n): the unit's rows of
+//! weight_ih (i_r, i_z, i_n: 6 elements each, `ic` apart) and of weight_hh (h_r, h_z, h_n: H
+//! elements, `hc` apart), its biases (br = b_ir + b_hr, bz = b_iz + b_hz, b_in, b_hn), the
+//! features u, the whole previous state h (H) and the unit's own previous value hj. The math of
+//! gru_unit, with the rows handed over directly, so the CUDA kernel that keeps a unit's rows in
+//! registers runs this very arithmetic.
+GPUINTERP_HD inline float gru_cell(const float* i_r,
+                                   const float* i_z,
+                                   const float* i_n,
+                                   size_t ic,
+                                   const float* h_r,
+                                   const float* h_z,
+                                   const float* h_n,
+                                   size_t hc,
+                                   float br,
+                                   float bz,
+                                   float b_in,
+                                   float b_hn,
+                                   unsigned H,
+                                   const float* u,
+                                   const float* h,
+                                   float hj)
+{
+    float ar = br, az = bz, ai = b_in, ah = b_hn;
+    for (unsigned c = 0; c < 6; c++) {
+        ar = fmaf(i_r[c * ic], u[c], ar);
+        az = fmaf(i_z[c * ic], u[c], az);
+        ai = fmaf(i_n[c * ic], u[c], ai);
+    }
+    for (unsigned k = 0; k < H; k++) {
+        const float hk = h[k];
+        ar = fmaf(h_r[k * hc], hk, ar);
+        az = fmaf(h_z[k * hc], hk, az);
+        ah = fmaf(h_n[k * hc], hk, ah);
+    }
+    const float r = sigmoid(ar), z = sigmoid(az);
+    const float g = tanhf(fmaf(r, ah, ai));
+    return fmaf(z, hj - g, g); // (1 - z) g + z h
+}
+
 //! Hidden unit j of h[n] from u[n] and h[n-1] (nn.GRU, gates r, z, n). Element (row, col) of
 //! weight_ih is at w_ih[row * ih_r + col * ih_c], of weight_hh at w_hh[row * hh_r + col * hh_c].
 GPUINTERP_HD inline float gru_unit(const float* w_ih,
@@ -109,22 +149,22 @@ GPUINTERP_HD inline float gru_unit(const float* w_ih,
                                    unsigned j)
 {
     const unsigned rr = j, rz = H + j, rn = 2 * H + j;
-    float ar = b_ih[rr] + b_hh[rr], az = b_ih[rz] + b_hh[rz], ai = b_ih[rn],
-          ah = b_hh[rn];
-    for (unsigned c = 0; c < 6; c++) {
-        ar = fmaf(w_ih[rr * ih_r + c * ih_c], u[c], ar);
-        az = fmaf(w_ih[rz * ih_r + c * ih_c], u[c], az);
-        ai = fmaf(w_ih[rn * ih_r + c * ih_c], u[c], ai);
-    }
-    for (unsigned k = 0; k < H; k++) {
-        const float hk = h[k];
-        ar = fmaf(w_hh[rr * hh_r + k * hh_c], hk, ar);
-        az = fmaf(w_hh[rz * hh_r + k * hh_c], hk, az);
-        ah = fmaf(w_hh[rn * hh_r + k * hh_c], hk, ah);
-    }
-    const float r = sigmoid(ar), z = sigmoid(az);
-    const float g = tanhf(fmaf(r, ah, ai));
-    return fmaf(z, h[j] - g, g); // (1 - z) g + z h
+    return gru_cell(w_ih + rr * ih_r,
+                    w_ih + rz * ih_r,
+                    w_ih + rn * ih_r,
+                    ih_c,
+                    w_hh + rr * hh_r,
+                    w_hh + rz * hh_r,
+                    w_hh + rn * hh_r,
+                    hh_c,
+                    b_ih[rr] + b_hh[rr],
+                    b_ih[rz] + b_hh[rz],
+                    b_ih[rn],
+                    b_hh[rn],
+                    H,
+                    u,
+                    h,
+                    h[j]);
 }
 
 //! Output component o (0: I, 1: Q) of the linear head, W_o h + b_o, with W_o row-major.

@@ -11,21 +11,54 @@
 // from global memory through the read-only cache, where the same broadcast holds. Layer 1 runs tap
 // by tap (four features, then H accumulators), so the 4M features are never stored.
 //
-// gru: the recursion is sequential in time, so the call is split into chunks of `chunk` outputs,
-// one block each; a block's threads are the hidden units (h in shared memory, ping-pong buffers,
-// one barrier per step), weight_ih and weight_hh transposed on the device so consecutive units read
-// consecutive words. Block 0 starts from the hidden state carried from the previous call (exact);
-// block b > 0 starts from a zero state `warmup` steps before its first output and discards those
-// steps. A GRU forgets its initial state geometrically (at a rate set by the update gate and
-// weight_hh), so the warm-up leaves an error that shrinks exponentially with it; warmup = 0 runs
-// the call as one chunk, exactly as the CPU engine. The state carried to the next call is the
-// last block's. A warm-up that would reach back to the call's start starts there from the carried
-// state instead, which is exact.
+// gru: the recursion is sequential in time, so a call is split into chunks of `chunk` outputs run
+// side by side. Chunk 0 starts from the hidden state carried from the previous call (exact); chunk
+// c > 0 starts from a zero state `warmup` steps before its first output and discards those steps.
+// A GRU forgets its initial state geometrically (at a rate set by the update gate and weight_hh),
+// so the warm-up leaves an error that shrinks exponentially with it; warmup = 0 runs the call as
+// one chunk, exactly as the CPU engine. The state carried to the next call is the last chunk's
+// final state. A warm-up that would reach back to the call's start starts there from the carried
+// state instead, which is exact. Two kernels run the chunks:
 //
-// Data movement is synchronous per batch on the engine's one stream (copy in, kernel, copy out):
-// the gru's state makes consecutive batches depend on each other, and the tdnn is compute bound
-// (4MH + (N-1)H^2 multiply-adds per sample) far above its 16 bytes per sample of traffic, so the
-// two-slot pipeline of the polynomial engines would hide little.
+//  - gru_lanes<H, U> (H in gru_lane_sizes: 4, 6, 8, 10, 12, 16, 20, 24, 32): a chunk is a group
+//    of G = H / U lanes of one warp, lane s owning units s*U .. s*U + U - 1. Each lane keeps its
+//    units' rows of weight_ih and weight_hh and their biases in registers (3U(6 + H) + 4U floats,
+//    about 100, loaded once), and the whole state h[H] in registers; a step computes the lane's U
+//    units with nn::gru_cell (the CPU's arithmetic) and gathers the new h with H shuffles inside
+//    the group: no shared memory, no barrier, no weight load in the loop. U = 2 for H <= 12 (so
+//    a warp runs 32 / G chunks: 16 for H = 4, 6 for H = 10), U = 1 above (H = 32: one chunk a
+//    warp). Lanes 0 and 1 of the group compute output I and Q (the head's row in registers, the
+//    skip path's few weights from global memory through L1) on output steps only.
+//    Why not one thread per chunk with the weights in shared memory: a step is then 3H(6 + H)
+//    fused multiply-adds, each with its own shared load (H = 10: 480 loads, 1000+ instructions a
+//    step), and since every chunk but the first runs `warmup` steps before its outputs, one call's
+//    time is at least (warmup + chunk) steps of one thread: 512 x 1000+ cycles, about 1 Gsample/s
+//    for a 2^18-sample batch on an H200 at best. Splitting the step over G lanes divides a step's
+//    instructions (and its latency) by about G with the weights in registers.
+//    Chunk length: one warp per SM scheduler (gru_warps_per_sm = 4), each chunk as long as that
+//    leaves it, but none shorter than gru_min_chunk = 32 outputs: chunk = max(32, n / (SMs x 4 x
+//    chunks a warp)). A call's time is about (warmup + chunk) steps of one warp, and the warm-up
+//    dominates, so more warps (shorter chunks) only pay while one warp cannot keep its scheduler
+//    busy; a step's 3U independent dot-product chains and U transcendental chains give a warp
+//    enough independent work, and a second warp would halve the chunk but double the step.
+//    For the default batch of 2^18 on 132 SMs, H = 10: 3168 chunks of 83 outputs, each 595
+//    steps with the default warm-up of 512 (7x the outputs); H = 32: 528 chunks of 497 (2x).
+//    The warm-up multiplies the work, not the time: those schedulers would idle otherwise.
+//    Expected (H200, about 350 instructions a step for H = 10 at an issue rate of 0.7): 595
+//    steps x 500 cycles / 1.98 GHz = 150 us a batch, 1.7 Gsample/s; H = 32 about 1 Gsample/s.
+//  - gru_chunks (any other H, e.g. 48 or 64): one block per chunk, the block's threads the hidden
+//    units (h in shared memory, ping-pong buffers, one barrier per step), weight_ih and weight_hh
+//    transposed on the device so consecutive units read consecutive words; chunks of at least
+//    8 x warmup outputs. A state of H > 32 does not fit one warp's group of registers.
+//
+// Data movement per batch on the engine's one stream: the window (the last history() samples,
+// kept on the device, then the batch's inputs) is assembled by device copies, the kernel runs, and
+// the window's tail becomes the next history on the device. process_device() therefore queues all
+// its batches without waiting and synchronises once at the end; process() waits per batch for the
+// outputs to copy them to the caller. The gru's state makes consecutive batches depend on each
+// other, and the tdnn is compute bound (4MH + (N-1)H^2 multiply-adds per sample) far above its
+// 16 bytes per sample of traffic, so the two-slot pipeline of the polynomial engines would hide
+// little.
 #include "../common/neural_net.h"
 #include "cuda_common.cuh"
 #include "cuda_engines.h"
@@ -117,6 +150,182 @@ __global__ void gru_chunks(gru_args a)
             a.h_out[j] = h[j];
 }
 
+// ---- gru_lanes: a group of G = H / U lanes per chunk, weights and state in registers ----
+
+constexpr unsigned gru_lane_threads = 128;
+constexpr unsigned gru_warps_per_sm = 4; // one warp per scheduler: see the header
+constexpr size_t gru_min_chunk = 32;
+
+//! Units per lane of a templated hidden size: 2 up to H = 12 (3 * 2 * (6 + 12) = 108 weight
+//! registers), 1 above (H = 32: 114).
+constexpr unsigned gru_lane_units(unsigned H) { return H <= 12 ? 2 : 1; }
+
+struct gru_lane_args {
+    const float*
+        w; // device layout: weight_ih and weight_hh transposed, the rest as the file
+    nn::gru_layout L;
+    const float2* x;   // window: Hh carried samples, then the batch's inputs
+    size_t Hh;         // carried samples before input 0
+    size_t n;          // outputs
+    unsigned la;       // look-ahead (output delay)
+    uint64_t pos0;     // stream index of input 0 of the batch
+    size_t chunk;      // outputs per chunk
+    size_t chunks;     // chunks (the last may be shorter)
+    size_t warmup;     // steps of warm-up before a later chunk's first output
+    const float* h_in; // carried hidden state (H)
+    float* h_out;      // the last chunk's final state (H)
+    float* y;          // 2n floats
+};
+
+template <unsigned H, unsigned U>
+__global__ void __launch_bounds__(gru_lane_threads) gru_lanes(gru_lane_args a)
+{
+    static_assert(H % U == 0 && H / U <= 32, "gru_lanes: a chunk's lanes fit one warp");
+    constexpr unsigned G = H / U, per_warp = 32 / G, H3 = 3 * H;
+    const unsigned lane = threadIdx.x % 32, grp = lane / G, s = lane % G;
+    if (grp >= per_warp)
+        return;
+    const size_t c =
+        (size_t(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32) * per_warp + grp;
+    if (c >= a.chunks)
+        return;
+    const unsigned base = grp * G;
+    const unsigned mask = G == 32 ? 0xffffffffu : ((1u << G) - 1u) << base;
+    const nn::gru_layout& L = a.L;
+    const float* w = a.w;
+
+    // This lane's units j = s * U + q: rows r, z, n of weight_ih and weight_hh (transposed on
+    // the device: element (row, col) at col * 3H + row) and the biases gru_unit adds first.
+    float wi[3][U][6], wh[3][U][H], br[U], bz[U], bi[U], bh[U];
+#pragma unroll
+    for (unsigned q = 0; q < U; q++) {
+        const unsigned j = s * U + q;
+#pragma unroll
+        for (unsigned g = 0; g < 3; g++) {
+#pragma unroll
+            for (unsigned k = 0; k < 6; k++)
+                wi[g][q][k] = w[L.w_ih + size_t(k) * H3 + g * H + j];
+#pragma unroll
+            for (unsigned k = 0; k < H; k++)
+                wh[g][q][k] = w[L.w_hh + size_t(k) * H3 + g * H + j];
+        }
+        br[q] = w[L.b_ih + j] + w[L.b_hh + j];
+        bz[q] = w[L.b_ih + H + j] + w[L.b_hh + H + j];
+        bi[q] = w[L.b_ih + 2 * H + j];
+        bh[q] = w[L.b_hh + 2 * H + j];
+    }
+    // Lanes 0 and 1 write output component s: the head's row s (G >= 2 for every size used).
+    const unsigned o = s & 1;
+    float wo[H];
+#pragma unroll
+    for (unsigned k = 0; k < H; k++)
+        wo[k] = w[L.w_o + o * H + k];
+    const float bo = w[L.b_o + o];
+
+    const size_t i0 = c * a.chunk;
+    const size_t i1 = min(a.n, i0 + a.chunk);
+    size_t i = 0;
+    bool carried = true;
+    if (c > 0 && i0 > a.warmup) {
+        i = i0 - a.warmup;
+        carried = false;
+    }
+    float h[H], own[U];
+#pragma unroll
+    for (unsigned k = 0; k < H; k++)
+        h[k] = carried ? a.h_in[k] : 0.f;
+#pragma unroll
+    for (unsigned q = 0; q < U; q++)
+        own[q] = carried ? a.h_in[s * U + q] : 0.f;
+
+    // Model time < 0: the recursion has not started, the outputs are zero.
+    for (; i < i1 && a.pos0 + i < a.la; i++)
+        if (i >= i0 && s < 2)
+            a.y[2 * i + s] = 0.f;
+    if (i < i1) {
+        size_t p = a.Hh + i - a.la; // x[p] is the model's input at step i
+        const size_t last = a.Hh + a.n - 1;
+        float2 x0 = a.x[p], x1 = a.x[p + 1];
+        for (; i < i1; i++, p++) {
+            // The next step's x[p + 1], loaded a step early (a warm-up step's only load).
+            const float2 x2 = a.x[min(p + 2, last)];
+            float u[6];
+            nn::gru_features(u, x0.x, x0.y, x1.x, x1.y);
+            float hn[U];
+#pragma unroll
+            for (unsigned q = 0; q < U; q++)
+                hn[q] = nn::gru_cell(wi[0][q],
+                                     wi[1][q],
+                                     wi[2][q],
+                                     1,
+                                     wh[0][q],
+                                     wh[1][q],
+                                     wh[2][q],
+                                     1,
+                                     br[q],
+                                     bz[q],
+                                     bi[q],
+                                     bh[q],
+                                     H,
+                                     u,
+                                     h,
+                                     own[q]);
+#pragma unroll
+            for (unsigned k = 0; k < H; k++)
+                h[k] = __shfl_sync(mask, hn[k % U], base + k / U);
+#pragma unroll
+            for (unsigned q = 0; q < U; q++)
+                own[q] = hn[q];
+            if (i >= i0 && s < 2) {
+                float v = nn::gru_head(wo, &bo, H, h, 0);
+                if (L.C) {
+                    const float2 xm = a.x[p - L.D], xp = a.x[p + L.D];
+                    const float taps[6] = { xm.x, xm.y, x0.x, x0.y, xp.x, xp.y };
+                    v += nn::gru_skip(w + L.k, w + L.p, L.C, taps, s);
+                }
+                a.y[2 * i + s] = v;
+            }
+            x0 = x1;
+            x1 = x2;
+        }
+    }
+    if (c == a.chunks - 1)
+#pragma unroll
+        for (unsigned q = 0; q < U; q++)
+            a.h_out[s * U + q] = own[q];
+}
+
+//! The hidden sizes gru_lanes is compiled for (each a kernel of its own); any other H runs
+//! gru_chunks.
+template <unsigned... Hs>
+struct gru_lane_list {
+    static bool launch(unsigned H, const gru_lane_args& a, int sms, cudaStream_t st)
+    {
+        return (try_one<Hs>(H, a, sms, st) || ...);
+    }
+    template <unsigned Ht>
+    static bool try_one(unsigned H, gru_lane_args a, int sms, cudaStream_t st)
+    {
+        if (H != Ht)
+            return false;
+        constexpr unsigned U = gru_lane_units(Ht), per_warp = 32 / (Ht / U);
+        if (a.warmup == 0) {
+            a.chunk = a.n;
+        } else {
+            const size_t target = size_t(sms) * gru_warps_per_sm * per_warp;
+            a.chunk = std::max(gru_min_chunk, (a.n + target - 1) / target);
+        }
+        a.chunks = (a.n + a.chunk - 1) / a.chunk;
+        const size_t warps = (a.chunks + per_warp - 1) / per_warp;
+        const unsigned per_block = gru_lane_threads / 32;
+        const unsigned blocks = unsigned((warps + per_block - 1) / per_block);
+        gru_lanes<Ht, U><<<blocks, gru_lane_threads, 0, st>>>(a);
+        GPUINTERP_CUDA_CHECK_LAUNCH(st);
+        return true;
+    }
+};
+using gru_lane_sizes = gru_lane_list<4, 6, 8, 10, 12, 16, 20, 24, 32>;
+
 struct tdnn_args {
     const float* w; // the file's layout
     size_t count;   // weights
@@ -199,7 +408,11 @@ public:
         device_guard guard(d_device);
         if (!d_loaded) {
             d_model = model;
-            d_hist.assign(model.history(), cf(0));
+            if (model.history()) {
+                d_hist.reserve(model.history());
+                GPUINTERP_CUDA_CHECK(
+                    cudaMemsetAsync(d_hist.get(), 0, model.history() * sizeof(cf), st()));
+            }
             if (model.family == dpd_model::family_t::gru) {
                 d_g = nn::make_gru_layout(model.H, model.C, model.D);
                 for (auto& s : d_state) {
@@ -240,7 +453,9 @@ public:
     void reset() override
     {
         device_guard guard(d_device);
-        std::fill(d_hist.begin(), d_hist.end(), cf(0));
+        if (d_loaded && d_model.history())
+            GPUINTERP_CUDA_CHECK(
+                cudaMemsetAsync(d_hist.get(), 0, d_model.history() * sizeof(cf), st()));
         d_pos = 0;
         if (d_model.family == dpd_model::family_t::gru)
             for (auto& s : d_state)
@@ -256,25 +471,23 @@ public:
 private:
     cudaStream_t st() const { return d_stream.get(); }
 
-    //! Batches of at most d_batch samples: window (history, then inputs) to the device, the
-    //! kernel, outputs back; the next history is the window's last Hh samples.
+    //! Batches of at most d_batch samples: window (history, then inputs) assembled on the
+    //! device, the kernel, the window's last Hh samples kept on the device as the next history.
+    //! Host outputs are copied back per batch; device outputs need one wait at the end.
     void run(cf* out, const cf* in, size_t n, bool device_ptrs)
     {
         device_guard guard(d_device);
-        const size_t Hh = d_hist.size();
+        const size_t Hh = d_model.history();
         for (size_t pos = 0; pos < n;) {
             const size_t cnt = std::min(d_batch, n - pos);
             d_x.reserve(Hh + cnt);
             d_y.reserve(cnt);
-            if (Hh) {
-                d_hist_pinned.reserve(Hh);
-                std::memcpy(d_hist_pinned.get(), d_hist.data(), Hh * sizeof(cf));
+            if (Hh)
                 GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(d_x.get(),
-                                                     d_hist_pinned.get(),
+                                                     d_hist.get(),
                                                      Hh * sizeof(cf),
-                                                     cudaMemcpyHostToDevice,
+                                                     cudaMemcpyDeviceToDevice,
                                                      st()));
-            }
             if (device_ptrs) {
                 GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(d_x.get() + Hh,
                                                      in + pos,
@@ -292,28 +505,45 @@ private:
             }
             float2* y = device_ptrs ? reinterpret_cast<float2*>(out + pos) : d_y.get();
             launch(reinterpret_cast<const float2*>(d_x.get()), y, Hh, cnt);
-            if (!device_ptrs)
-                GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(
-                    d_io.get(), y, cnt * sizeof(cf), cudaMemcpyDeviceToHost, st()));
             if (Hh)
-                GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(d_hist_pinned.get(),
+                GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(d_hist.get(),
                                                      d_x.get() + cnt,
                                                      Hh * sizeof(cf),
-                                                     cudaMemcpyDeviceToHost,
+                                                     cudaMemcpyDeviceToDevice,
                                                      st()));
-            GPUINTERP_CUDA_CHECK(cudaStreamSynchronize(st()));
-            if (!device_ptrs)
+            if (!device_ptrs) {
+                GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(
+                    d_io.get(), y, cnt * sizeof(cf), cudaMemcpyDeviceToHost, st()));
+                GPUINTERP_CUDA_CHECK(cudaStreamSynchronize(st()));
                 std::memcpy(out + pos, d_io.get(), cnt * sizeof(cf));
-            if (Hh)
-                std::memcpy(d_hist.data(), d_hist_pinned.get(), Hh * sizeof(cf));
+            }
             d_pos += cnt;
             pos += cnt;
         }
+        GPUINTERP_CUDA_CHECK(cudaStreamSynchronize(st()));
     }
 
     void launch(const float2* x, float2* y, size_t Hh, size_t n)
     {
         if (d_model.family == dpd_model::family_t::gru) {
+            const float* h_in = d_state[d_cur].get();
+            float* h_out = d_state[1 - d_cur].get();
+            d_cur = 1 - d_cur; // the state written is the next call's carried state
+            gru_lane_args b;
+            b.w = d_w.get();
+            b.L = d_g;
+            b.x = x;
+            b.Hh = Hh;
+            b.n = n;
+            b.la = d_model.lookahead();
+            b.pos0 = d_pos;
+            b.chunk = b.chunks = 0; // the launch's plan
+            b.warmup = d_warmup;
+            b.h_in = h_in;
+            b.h_out = h_out;
+            b.y = reinterpret_cast<float*>(y);
+            if (gru_lane_sizes::launch(d_g.H, b, d_sms, st()))
+                return;
             gru_args a;
             a.w = d_w.get();
             a.L = d_g;
@@ -329,14 +559,13 @@ private:
                           ? n
                           : std::max<size_t>(8 * d_warmup, (n + target - 1) / target);
             a.warmup = d_warmup;
-            a.h_in = d_state[d_cur].get();
-            a.h_out = d_state[1 - d_cur].get();
+            a.h_in = h_in;
+            a.h_out = h_out;
             a.y = reinterpret_cast<float*>(y);
             const unsigned blocks = unsigned((n + a.chunk - 1) / a.chunk);
             const unsigned threads = std::min(256u, (d_g.H + 31) / 32 * 32);
             gru_chunks<<<blocks, threads, 2 * d_g.H * sizeof(float), st()>>>(a);
             GPUINTERP_CUDA_CHECK_LAUNCH(st());
-            d_cur = 1 - d_cur; // the state written is the next call's carried state
         } else {
             tdnn_args a;
             a.w = d_w.get();
@@ -367,13 +596,13 @@ private:
     nn::tdnn_layout d_t;
     size_t d_count = 0;
     uint64_t d_pos = 0;
-    std::vector<cf> d_hist; // the last history() inputs, host side
+    device_buffer<cf> d_hist; // the last history() inputs
     device_buffer<float> d_w;
     device_buffer<float> d_state[2]; // gru: carried hidden state, ping-pong per launch
     unsigned d_cur = 0;
     device_buffer<cf> d_x;
     device_buffer<float2> d_y;
-    pinned_buffer<cf> d_io, d_hist_pinned;
+    pinned_buffer<cf> d_io;
     // Last member, so destroyed first: it waits for queued work before the buffers go.
     engine_stream d_stream;
 };
