@@ -19,7 +19,7 @@
 // item a radio takes: the chain's last hop carries 4 bytes per sample instead of 8. Its rows sit
 // next to the same chain's fc32 row.
 // source: 0 (default) null_source -> head(N), GNU Radio's own way to feed N items; 1 a source
-// that hands out N items without writing them (count_source below), so the chain's rate is not
+// that hands out N items without writing them (count_source, bench_fg_util.h), so the chain's rate is not
 // bounded by the host side's memset and memcpy of 8-byte items (GNU Radio's host-buffer ceiling,
 // BM_fg_dpd_format's copy rows): the device-buffer chain's own rate.
 // busy0, busy1, ...: the share of the run each chain block spent inside work() (GNU Radio's
@@ -34,6 +34,7 @@
 // bandwidth in the same process: the device-buffer chain cannot beat min(H2D/8 B, D2H/(8
 // B * output/input)) input samples per second.
 #include "../lib/device/device_ops.h"
+#include "bench_fg_util.h"
 #include "bench_util.h"
 #include "cupti_trace.h"
 #include <gnuradio/blocks/head.h>
@@ -68,31 +69,6 @@ int cpu_log2n(int log2n)
 
 constexpr double resamp_rate = 1.25;
 
-//! N items of whatever its output buffer holds (zeros: GNU Radio and cuda_buffer zero-fill),
-//! then done: a source that costs the flowgraph nothing per item.
-class count_source : public gr::sync_block
-{
-public:
-    count_source(size_t itemsize, uint64_t n)
-        : gr::sync_block("count_source",
-                         gr::io_signature::make(0, 0, 0),
-                         gr::io_signature::make(1, 1, itemsize)),
-          d_left(n)
-    {
-    }
-    int work(int noutput_items, gr_vector_const_void_star&, gr_vector_void_star&) override
-    {
-        if (d_left == 0)
-            return WORK_DONE;
-        const int k = int(std::min<uint64_t>(uint64_t(noutput_items), d_left));
-        d_left -= uint64_t(k);
-        return k;
-    }
-
-private:
-    uint64_t d_left;
-};
-
 void BM_fg_chain(benchmark::State& st)
 {
     const int which = int(st.range(0));
@@ -123,7 +99,7 @@ void BM_fg_chain(benchmark::State& st)
         gr::block_sptr src = gr::blocks::null_source::make(sizeof(cf));
         gr::block_sptr head = gr::blocks::head::make(sizeof(cf), n);
         if (counted) {
-            src = gnuradio::make_block_sptr<count_source>(sizeof(cf), n);
+            src = gnuradio::make_block_sptr<gpuinterp_bench::count_source>(sizeof(cf), n);
             head = src;
         }
         auto snk = gr::blocks::null_sink::make(sc16 ? 2 * sizeof(int16_t) : sizeof(cf));

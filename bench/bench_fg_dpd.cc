@@ -11,7 +11,10 @@
 #include <gnuradio/gpuinterp/dpd_predistorter_cc.h>
 #include <gnuradio/gpuinterp/kernel/backend.h>
 #include <gnuradio/top_block.h>
+#include <gnuradio/blocks/null_sink.h>
+#include <gnuradio/gpuinterp/kernel/dpd_model.h>
 #include <benchmark/benchmark.h>
+#include <random>
 
 using cf = std::complex<float>;
 
@@ -56,6 +59,60 @@ BENCHMARK(BM_fg_dpd)
     ->ArgNames({ "impl", "P", "Q", "L" })
     ->ArgsProduct({ { 0, 1, 2, 3, 4, 5 }, { 5 }, { 3 }, { 5 } })
     ->Args({ 1, 9, 5, 16 })
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(2);
+
+// The line-rate rows: one channel of a predistorter by model spec, CUDA, fed by a source that
+// costs nothing per item (count_source) into a null_sink, so the row is the block's own rate with
+// its input crossing the bus in and its output out. buffers 0: host buffers (pinned staging), 1:
+// device buffers (the block's ports are cuda_buffers; GNU Radio's buffer layer makes the two
+// crossings). Rows: the Arena preset `compact` (a 26-coefficient gmp), a compact tdnn and a small
+// gru (random weights: the cost does not depend on their values). items_per_second counts samples.
+static const char* const fg_model_rows[] = { "gmp:Ka=1,La=14,Kb=2,Lb=3,Mb=1,Kc=2,Lc=3,Mc=1",
+                                             "tdnn:M=5,H=10,N=1",
+                                             "gru:H=10,C=4,D=1" };
+
+static void BM_fg_dpd_model(benchmark::State& st)
+{
+    if (gpuinterp_bench::skip_without_cuda(st))
+        return;
+    const std::string spec = fg_model_rows[st.range(0)];
+    const bool dev = st.range(1) != 0;
+    const size_t n = size_t(1) << gpuinterp_bench::log2n(26);
+    const auto m = gr::gpuinterp::kernel::dpd_model::parse(spec);
+    std::vector<cf> co;
+    std::vector<float> w;
+    if (m.num_weights()) {
+        std::mt19937 g(7);
+        std::normal_distribution<float> d(0.0f, 0.1f);
+        w.resize(m.num_weights());
+        for (auto& v : w)
+            v = d(g);
+    } else {
+        co.assign(m.num_coefficients(), cf(0.01f, 0.002f));
+        co[0] = 1.0f;
+    }
+    for (auto _ : st) {
+        st.PauseTiming();
+        auto tb = gr::make_top_block("bench");
+        auto src = gnuradio::make_block_sptr<gpuinterp_bench::count_source>(sizeof(cf), n);
+        auto snk = gr::blocks::null_sink::make(sizeof(cf));
+        auto blk = gr::gpuinterp::dpd_predistorter_cc::make(
+            0, 0, 1, 1, co, cf(0), "cuda", 0, 0, false, dev, spec, 1, "fc32", 1.0f, "fc32", w);
+        src->set_min_output_buffer(1 << 22);
+        blk->set_min_output_buffer(1 << 22);
+        tb->connect(src, 0, blk, 0);
+        tb->connect(blk, 0, snk, 0);
+        st.ResumeTiming();
+        tb->run();
+    }
+    st.SetItemsProcessed(int64_t(st.iterations()) * int64_t(n));
+    st.SetLabel(spec + (dev ? " device buffers" : " host buffers"));
+}
+BENCHMARK(BM_fg_dpd_model)
+    ->ArgNames({ "row", "device_buffers" })
+    ->ArgsProduct({ { 0, 1, 2 }, { 0, 1 } })
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
     ->Iterations(2);

@@ -10,9 +10,13 @@
 #include <gnuradio/blocks/head.h>
 #include <gnuradio/blocks/null_sink.h>
 #include <gnuradio/blocks/null_source.h>
+#include <gnuradio/io_signature.h>
+#include <gnuradio/sync_block.h>
 #include <gnuradio/top_block.h>
 #include <benchmark/benchmark.h>
+#include <algorithm>
 #include <cstddef>
+#include <cstdint>
 
 namespace gpuinterp_bench {
 
@@ -44,6 +48,31 @@ void time_block_flowgraph(benchmark::State& st,
         tb->run();
     }
 }
+
+//! N items of whatever its output buffer holds (zeros: GNU Radio and cuda_buffer zero-fill),
+//! then done: a source that costs the flowgraph nothing per item.
+class count_source : public gr::sync_block
+{
+public:
+    count_source(size_t itemsize, uint64_t n)
+        : gr::sync_block("count_source",
+                         gr::io_signature::make(0, 0, 0),
+                         gr::io_signature::make(1, 1, itemsize)),
+          d_left(n)
+    {
+    }
+    int work(int noutput_items, gr_vector_const_void_star&, gr_vector_void_star&) override
+    {
+        if (d_left == 0)
+            return WORK_DONE;
+        const int k = int(std::min<uint64_t>(uint64_t(noutput_items), d_left));
+        d_left -= uint64_t(k);
+        return k;
+    }
+
+private:
+    uint64_t d_left;
+};
 
 } // namespace gpuinterp_bench
 

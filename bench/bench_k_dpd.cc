@@ -38,6 +38,7 @@
 #include <gnuradio/gpuinterp/kernel/dpd_bank.h>
 #include <gnuradio/gpuinterp/kernel/dpd_predistorter.h>
 #include <benchmark/benchmark.h>
+#include <iterator>
 #include <algorithm>
 #include <array>
 
@@ -138,6 +139,8 @@ const char* const gmp_rows[] = {
     "gmp:Ka=5,La=10,Kb=3,Lb=5,Mb=2,Kc=3,Lc=5,Mc=1",    // 95
     "gmp:Ka=10,La=20,Kb=5,Lb=10,Mb=3,Kc=5,Lc=10,Mc=3", // 500
     "mp:K=5,M=100", // 500: the APA scoreboard's predistorter
+    // 26 + LO: the Arena preset `compact` (data/models/dpd_compact_apa200b.json)
+    "gmp:Ka=1,La=14,Kb=2,Lb=3,Mb=1,Kc=2,Lc=3,Mc=1",
 };
 
 std::vector<cf> gmp_coeffs(const kernel::dpd_model& m)
@@ -152,7 +155,7 @@ std::vector<cf> gmp_coeffs(const kernel::dpd_model& m)
 //! One run per model of gmp_rows, the argument "row".
 void each_gmp_row(benchmark::internal::Benchmark* b)
 {
-    b->ArgName("row")->DenseRange(0, 3);
+    b->ArgName("row")->DenseRange(0, int64_t(std::size(gmp_rows)) - 1);
 }
 
 void BM_gmp_cpu(benchmark::State& st)
@@ -245,6 +248,8 @@ BENCHMARK(BM_gmp_cuda_kernel)
     ->ArgNames({ "row", "kernel" })
     ->ArgsProduct({ { 0, 1, 2, 3 },
                     { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 } })
+    ->Args({ 4, 0 })
+    ->Args({ 4, 1 })
     ->Apply(gpuinterp_bench::device_timed);
 
 // The compiled kernel's block and tile (gmp_build.jit_threads x jit_outputs) in the shape the

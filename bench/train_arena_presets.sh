@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
-# A GPU training call prepared for the fourth training session and not run (no machine was lent: see
-# data/models/README.md, "Fourth training session", and bench/train_arena_cpu.sh, which ran instead):
+# GPU training calls for the Arena presets (data/models/README.md: prepared for the fourth training
+# session, which had no machine and ran bench/train_arena_cpu.sh instead; the sixth ran its `best`
+# and TDNN-judge jobs):
 # predistorters for the DPD Arena v6 protocol (APA_200MHz_b, Arena split, target gain 0.992225, |u| <= 1)
 # trained by direct learning through the frozen surrogate data/models/pa_apa200b_gru_s0.json, candidates
 # for the scoreboard's `compact` and `best` presets, and two TDNN PA surrogates on APA_200MHz (OpenDPD split)
@@ -61,10 +62,19 @@ CMD[b3]="$DPD --model gmp:Ka=8,La=40,Kb=5,Lb=12,Mb=4,Kc=5,Lc=12,Mc=4 --lr 1e-3 -
 XOPT[b3]="--frame 160"  # its 55-sample warm-up would leave 25 of 100 samples in the loss
 CMD[b4]="$DPD --model gru:H=24,C=4,D=1 --lr 5e-3 --seed 0"
 CMD[b5]="$DPD --model tdnn:M=20,H=48,N=2 --lr 2e-3 --seed 0"
+CMD[b6]="$DPD --model gru:H=32,C=4,D=1 --lr 3e-3 --seed 0"
+CMD[b7]="$DPD --model gru:H=16,C=4,D=1 --lr 5e-3 --seed 0"
+# second seeds of the larger candidates
+CMD[b2s1]="$DPD --model gmp:Ka=7,La=20,Kb=4,Lb=12,Mb=3,Kc=4,Lc=12,Mc=3 --lr 2e-3 --seed 1"
+CMD[b4s1]="$DPD --model gru:H=24,C=4,D=1 --lr 5e-3 --seed 1"
+# best candidates kept by val worse-side ACLR with the error outside the channel in the loss: the
+# shipped GMP-500 continued (the CPU's fifth session, longer), and a GRU from the identity
+CMD[o1]="$DPD --model gmp:Ka=5,La=14,Kb=3,Lb=12,Mb=3,Kc=3,Lc=12,Mc=2 --lr 1e-3 --seed 0 --init data/models/dpd_gmp_apa200b.json --oob-weight 1000 --select aclr"
+CMD[o2]="$DPD --model gru:H=24,C=4,D=1 --lr 5e-3 --seed 0 --oob-weight 100 --select aclr"
 # TDNN PA surrogates on APA_200MHz (OpenDPD split), two seeds
 CMD[p0]="$PA --model tdnn:M=20,H=64,N=2 --seed 0"
 CMD[p1]="$PA --model tdnn:M=20,H=64,N=2 --seed 1"
-for j in c1 c2 c3 c4 c5 c6 c7 c8 c9 c10 b1 b2 b3 b4 b5; do OUTF[$j]=dpd_$j; done
+for j in c1 c2 c3 c4 c5 c6 c7 c8 c9 c10 b1 b2 b3 b4 b5 b6 b7 b2s1 b4s1 o1 o2; do OUTF[$j]=dpd_$j; done
 OUTF[p0]=pa_apa200_tdnn_s0
 OUTF[p1]=pa_apa200_tdnn_s1
 JOBS=${JOBS:-"p0 p1 b3 b2 b1 b4 b5 c10 c1 c2 c3 c4 c5 c6 c7 c8 c9"}
