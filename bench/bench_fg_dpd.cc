@@ -8,11 +8,11 @@
 #include "bench_fg_util.h"
 #include "bench_util.h"
 #include <gnuradio/blocks/copy.h>
+#include <gnuradio/blocks/null_sink.h>
 #include <gnuradio/gpuinterp/dpd_predistorter_cc.h>
 #include <gnuradio/gpuinterp/kernel/backend.h>
-#include <gnuradio/top_block.h>
-#include <gnuradio/blocks/null_sink.h>
 #include <gnuradio/gpuinterp/kernel/dpd_model.h>
+#include <gnuradio/top_block.h>
 #include <benchmark/benchmark.h>
 #include <random>
 
@@ -69,9 +69,11 @@ BENCHMARK(BM_fg_dpd)
 // device buffers (the block's ports are cuda_buffers; GNU Radio's buffer layer makes the two
 // crossings). Rows: the Arena preset `compact` (a 26-coefficient gmp), a compact tdnn and a small
 // gru (random weights: the cost does not depend on their values). items_per_second counts samples.
-static const char* const fg_model_rows[] = { "gmp:Ka=1,La=14,Kb=2,Lb=3,Mb=1,Kc=2,Lc=3,Mc=1",
-                                             "tdnn:M=5,H=10,N=1",
-                                             "gru:H=10,C=4,D=1" };
+static const char* const fg_model_rows[] = {
+    "gmp:Ka=1,La=14,Kb=2,Lb=3,Mb=1,Kc=2,Lc=3,Mc=1",
+    "tdnn:M=5,H=10,N=1",
+    "gru:H=10,C=4,D=1"
+};
 
 static void BM_fg_dpd_model(benchmark::State& st)
 {
@@ -96,10 +98,26 @@ static void BM_fg_dpd_model(benchmark::State& st)
     for (auto _ : st) {
         st.PauseTiming();
         auto tb = gr::make_top_block("bench");
-        auto src = gnuradio::make_block_sptr<gpuinterp_bench::count_source>(sizeof(cf), n);
+        auto src =
+            gnuradio::make_block_sptr<gpuinterp_bench::count_source>(sizeof(cf), n);
         auto snk = gr::blocks::null_sink::make(sizeof(cf));
-        auto blk = gr::gpuinterp::dpd_predistorter_cc::make(
-            0, 0, 1, 1, co, cf(0), "cuda", 0, 0, false, dev, spec, 1, "fc32", 1.0f, "fc32", w);
+        auto blk = gr::gpuinterp::dpd_predistorter_cc::make(0,
+                                                            0,
+                                                            1,
+                                                            1,
+                                                            co,
+                                                            cf(0),
+                                                            "cuda",
+                                                            0,
+                                                            0,
+                                                            false,
+                                                            dev,
+                                                            spec,
+                                                            1,
+                                                            "fc32",
+                                                            1.0f,
+                                                            "fc32",
+                                                            w);
         src->set_min_output_buffer(1 << 22);
         blk->set_min_output_buffer(1 << 22);
         tb->connect(src, 0, blk, 0);

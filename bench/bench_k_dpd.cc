@@ -38,9 +38,9 @@
 #include <gnuradio/gpuinterp/kernel/dpd_bank.h>
 #include <gnuradio/gpuinterp/kernel/dpd_predistorter.h>
 #include <benchmark/benchmark.h>
-#include <iterator>
 #include <algorithm>
 #include <array>
+#include <iterator>
 
 using namespace gr::gpuinterp;
 using cf = std::complex<float>;
