@@ -50,7 +50,7 @@ namespace {
 //! Coefficients of a plausible predistorter: unit linear tap, small memory and nonlinear taps.
 std::vector<cf> coeffs(unsigned P, unsigned Q, unsigned L)
 {
-    std::vector<cf> c(kernel::dpd_predistorter::num_coefficients(P, Q, L, L));
+    std::vector<cf> c(kernel::dpd_model::ph_unchecked(P, Q, L, L).num_coefficients());
     for (size_t i = 0; i < c.size(); i++)
         c[i] = cf(0.01f * float((i * 7) % 11) - 0.05f, 0.003f * float((i * 5) % 7));
     c[0] = 1.0f;

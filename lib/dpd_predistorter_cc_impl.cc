@@ -33,8 +33,9 @@ kernel::dpd_model model_from_params(unsigned P,
 {
     if (spec.find_first_not_of(" \t\n") == std::string::npos) {
         // The (P, Q, Lp, Lq) parameters keep their own error messages ("P: ...").
-        kernel::dpd_predistorter::validate(P, Q, Lp, Lq, coefficients, lo_leakage);
-        return kernel::dpd_model::ph_unchecked(P, Q, Lp, Lq);
+        const auto m = kernel::dpd_model::ph_unchecked(P, Q, Lp, Lq);
+        kernel::dpd_predistorter::validate(m, coefficients, lo_leakage);
+        return m;
     }
     return kernel::dpd_model::parse(spec);
 }

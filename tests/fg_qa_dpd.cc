@@ -408,7 +408,7 @@ TEST(FgDpdParams, BadParametersThrowNamingTheParameter)
     EXPECT_EQ(msg([] {
                   B::make(1, 0, 1, 1, { cf(1), cf(2) }, 0, "cpu");
               }),
-              "coefficients: expected 1 values for P=1,Q=0,Lp=1,Lq=1 (got 2)");
+              "coefficients: expected 1 values for ph:P=1,Q=0,Lp=1,Lq=1 (got 2)");
     EXPECT_EQ(msg([] { B::make(1, 0, 1, 1, { cf(1) }, 0, "gpu"); }).rfind("backend:", 0),
               0u);
     EXPECT_EQ(

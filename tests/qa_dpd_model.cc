@@ -105,13 +105,13 @@ TEST(DpdModel, TermsFollowTheDocumentedLayout)
     ASSERT_EQ(tp.size(), ph.num_coefficients());
     for (unsigned p = 1; p <= 5; p += 2)
         for (unsigned k = 0; k < 4; k++) {
-            const auto& t = tp[dpd_predistorter::main_index(5, 4, p, k)];
+            const auto& t = tp[ph_main_index(5, 4, p, k)];
             EXPECT_TRUE(t.signal_lag == k && t.envelope_lag == int(k) &&
                         t.power == p - 1 && !t.conjugate);
         }
     for (unsigned q = 1; q <= 3; q += 2)
         for (unsigned k = 0; k < 2; k++) {
-            const auto& t = tp[dpd_predistorter::conj_index(5, 4, 2, q, k)];
+            const auto& t = tp[ph_conj_index(5, 4, 2, q, k)];
             EXPECT_TRUE(t.signal_lag == k && t.envelope_lag == int(k) &&
                         t.power == q - 1 && t.conjugate);
         }
@@ -406,8 +406,8 @@ TEST_P(GmpKernel, PhThroughTheModelIsTheOldConstructorBitForBit)
     EXPECT_EQ(y, old.process(x));
     EXPECT_TRUE(matches(y, reference(s, x), s.m));
     EXPECT_EQ(k->model(), s.m);
-    EXPECT_EQ(k->P(), 7u);
-    EXPECT_EQ(k->Lq(), 3u);
+    EXPECT_EQ(k->model().P, 7u);
+    EXPECT_EQ(k->model().Lq, 3u);
     EXPECT_EQ(k->delay(), 0u);
     EXPECT_EQ(old.model().to_string(), "ph:P=7,Q=3,Lp=5,Lq=3");
 }
@@ -776,7 +776,7 @@ TEST(GmpCpu, PortablePathMatchesReference)
 TEST(GmpParams, LegacyConstructorKeepsItsWiderPhBounds)
 {
     // 8 orders x 600 taps x 2 branches: beyond a spec's 4096 coefficients, still a valid (P, Q, Lp, Lq) set.
-    std::vector<cf> co(dpd_predistorter::num_coefficients(15, 15, 600, 600), cf(0));
+    std::vector<cf> co(ph_num_coefficients(15, 15, 600, 600), cf(0));
     co[0] = cf(1);
     dpd_predistorter k(ph_of(15, 15, 600, 600), co, 0);
     const auto x = random_vector<cf>(50, 1.0f);

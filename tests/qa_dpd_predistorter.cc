@@ -121,7 +121,7 @@ reference(const model& m, const std::vector<cf>& x, const std::vector<size_t>& a
 model random_model(unsigned P, unsigned Q, unsigned Lp, unsigned Lq)
 {
     model m{ P, Q, Lp, Lq, {}, random_value<cf>(0.1f) };
-    m.co = random_vector<cf>(dpd_predistorter::num_coefficients(P, Q, Lp, Lq));
+    m.co = random_vector<cf>(ph_num_coefficients(P, Q, Lp, Lq));
     return m;
 }
 
@@ -299,20 +299,14 @@ TEST_P(Dpd, ExactPlacementOfTapsAndBranches)
     auto one_hot =
         [&](unsigned P, unsigned Q, unsigned Lp, unsigned Lq, size_t idx, cf c) {
             model m{
-                P,
-                Q,
-                Lp,
-                Lq,
-                std::vector<cf>(dpd_predistorter::num_coefficients(P, Q, Lp, Lq), cf(0)),
-                c
+                P, Q, Lp, Lq, std::vector<cf>(ph_num_coefficients(P, Q, Lp, Lq), cf(0)), c
             };
             m.co[idx] = 1;
             return run(m, x, true);
         };
-    auto delay = one_hot(3, 1, 5, 4, dpd_predistorter::main_index(3, 5, 1, 3), 0);
-    auto conj = one_hot(3, 1, 5, 4, dpd_predistorter::conj_index(3, 5, 4, 1, 2), 0);
-    auto cubic =
-        one_hot(3, 0, 1, 1, dpd_predistorter::main_index(3, 1, 3, 0), cf(0.25f, -0.5f));
+    auto delay = one_hot(3, 1, 5, 4, ph_main_index(3, 5, 1, 3), 0);
+    auto conj = one_hot(3, 1, 5, 4, ph_conj_index(3, 5, 4, 1, 2), 0);
+    auto cubic = one_hot(3, 0, 1, 1, ph_main_index(3, 1, 3, 0), cf(0.25f, -0.5f));
     for (size_t n = 0; n < x.size(); n++) {
         EXPECT_EQ(delay[n], n >= 3 ? x[n - 3] : cf(0)) << n;
         EXPECT_EQ(conj[n], n >= 2 ? std::conj(x[n - 2]) : cf(0)) << n;
@@ -559,15 +553,20 @@ TEST(CpuUtil, ParallelCopyCopiesEveryByte)
 
 TEST(DpdParams, LayoutMatchesTheDocumentedExample)
 {
-    // P=3, Q=1, Lp=2, Lq=3: [h10 h11 h30 h31 g10 g11 g12]
-    EXPECT_EQ(dpd_predistorter::num_coefficients(3, 1, 2, 3), 7u);
-    EXPECT_EQ(dpd_predistorter::main_index(3, 2, 1, 1), 1u);
-    EXPECT_EQ(dpd_predistorter::main_index(3, 2, 3, 0), 2u);
-    EXPECT_EQ(dpd_predistorter::conj_index(3, 2, 3, 1, 0), 4u);
-    EXPECT_EQ(dpd_predistorter::conj_index(3, 2, 3, 1, 2), 6u);
-    EXPECT_EQ(dpd_predistorter::num_coefficients(5, 0, 4, 9),
-              12u); // Q = 0: no conjugate taps
-    EXPECT_EQ(dpd_predistorter::num_coefficients(5, 3, 5, 5), 25u);
+    // P=3, Q=1, Lp=2, Lq=3: [h10 h11 h30 h31 g10 g11 g12], read from the model's terms()
+    const auto t = ph_of(3, 1, 2, 3).terms();
+    const std::vector<std::array<unsigned, 3>> want = {
+        { 1, 0, 0 }, { 1, 1, 0 }, { 3, 0, 0 }, { 3, 1, 0 },
+        { 1, 0, 1 }, { 1, 1, 1 }, { 1, 2, 1 }
+    }; // order, lag, conjugate
+    ASSERT_EQ(t.size(), want.size());
+    for (size_t i = 0; i < t.size(); i++)
+        EXPECT_TRUE(t[i].power + 1 == want[i][0] && t[i].signal_lag == want[i][1] &&
+                    t[i].envelope_lag == int(want[i][1]) &&
+                    t[i].conjugate == bool(want[i][2]))
+            << i;
+    EXPECT_EQ(ph_of(5, 0, 4, 9).num_coefficients(), 12u); // Q = 0: no conjugate taps
+    EXPECT_EQ(ph_of(5, 3, 5, 5).num_coefficients(), 25u);
     dpd_predistorter k(ph_of(5, 0, 4, 9), std::vector<cf>(12, cf(0.1f)));
     EXPECT_EQ(k.history(), 3u); // Lq does not count without conjugate branches
     dpd_predistorter k2(ph_of(1, 1, 2, 9), std::vector<cf>(11, cf(0.1f)));
@@ -576,7 +575,7 @@ TEST(DpdParams, LayoutMatchesTheDocumentedExample)
 
 TEST(DpdParams, BadParametersThrowNamingTheParameter)
 {
-    const std::vector<cf> ok(dpd_predistorter::num_coefficients(3, 1, 2, 2), cf(0.5f));
+    const std::vector<cf> ok(ph_num_coefficients(3, 1, 2, 2), cf(0.5f));
     auto make = [&](unsigned P,
                     unsigned Q,
                     unsigned Lp,
@@ -595,7 +594,7 @@ TEST(DpdParams, BadParametersThrowNamingTheParameter)
     EXPECT_EQ(make(3, 1, 2, 0, ok).rfind("Lq:", 0), 0u);
     EXPECT_EQ(make(3, 0, 2, 0, ok).rfind("Lq:", 0), 0u);
     EXPECT_EQ(make(3, 1, 2, 2, std::vector<cf>(5)),
-              "coefficients: expected 6 values for P=3,Q=1,Lp=2,Lq=2 (got 5)");
+              "coefficients: expected 6 values for ph:P=3,Q=1,Lp=2,Lq=2 (got 5)");
     EXPECT_EQ(make(3, 1, 2, 2, {}).rfind("coefficients: expected 6 values", 0), 0u);
     auto bad = ok;
     bad[3] = cf(0, std::numeric_limits<float>::infinity());

@@ -424,6 +424,21 @@ ph_of(unsigned P, unsigned Q, unsigned Lp, unsigned Lq)
     return gr::gpuinterp::kernel::dpd_model::ph_unchecked(P, Q, Lp, Lq);
 }
 
+// The ph coefficient layout as docs/dpd.md writes it, kept here independently of the model's
+// terms() so the tests can check one against the other: [h(1,0..Lp-1) h(3,..) .. g(1,0..Lq-1) ..].
+inline size_t ph_num_coefficients(unsigned P, unsigned Q, unsigned Lp, unsigned Lq)
+{
+    return size_t((P + 1) / 2) * Lp + (Q ? size_t((Q + 1) / 2) * Lq : 0);
+}
+inline size_t ph_main_index(unsigned /* P */, unsigned Lp, unsigned p, unsigned k)
+{
+    return size_t((p - 1) / 2) * Lp + k;
+}
+inline size_t ph_conj_index(unsigned P, unsigned Lp, unsigned Lq, unsigned q, unsigned k)
+{
+    return size_t((P + 1) / 2) * Lp + size_t((q - 1) / 2) * Lq + k;
+}
+
 } // namespace gpuinterp_test
 
 #endif

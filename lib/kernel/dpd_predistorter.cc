@@ -17,12 +17,6 @@ namespace {
 constexpr unsigned max_order = dpd_model::max_order;
 constexpr unsigned max_taps = dpd_model::max_lag;
 
-std::string structure(unsigned P, unsigned Q, unsigned Lp, unsigned Lq)
-{
-    return "P=" + std::to_string(P) + ",Q=" + std::to_string(Q) +
-           ",Lp=" + std::to_string(Lp) + ",Lq=" + std::to_string(Lq);
-}
-
 void check_structure(unsigned P, unsigned Q, unsigned Lp, unsigned Lq)
 {
     if (P < 1 || P % 2 == 0 || P > max_order)
@@ -58,42 +52,6 @@ void check_values(const char* name,
 }
 
 } // namespace
-
-size_t
-dpd_predistorter::num_coefficients(unsigned P, unsigned Q, unsigned Lp, unsigned Lq)
-{
-    return size_t((P + 1) / 2) * Lp + (Q ? size_t((Q + 1) / 2) * Lq : 0);
-}
-
-size_t dpd_predistorter::main_index(unsigned, unsigned Lp, unsigned p, unsigned k)
-{
-    return size_t((p - 1) / 2) * Lp + k;
-}
-
-size_t
-dpd_predistorter::conj_index(unsigned P, unsigned Lp, unsigned Lq, unsigned q, unsigned k)
-{
-    return size_t((P + 1) / 2) * Lp + size_t((q - 1) / 2) * Lq + k;
-}
-
-void dpd_predistorter::validate(unsigned P,
-                                unsigned Q,
-                                unsigned Lp,
-                                unsigned Lq,
-                                const std::vector<complex>& coefficients,
-                                complex lo_leakage)
-{
-    check_structure(P, Q, Lp, Lq);
-    const size_t want = num_coefficients(P, Q, Lp, Lq);
-    if (coefficients.size() != want)
-        invalid_parameter("coefficients",
-                          "expected " + std::to_string(want) + " values for " +
-                              structure(P, Q, Lp, Lq) + " (got " +
-                              std::to_string(coefficients.size()) + ")");
-    require_finite("coefficients", coefficients);
-    if (!is_finite_value(lo_leakage))
-        invalid_parameter("lo_leakage", "is not finite");
-}
 
 dpd_packed pack_dpd(const dpd_model& model,
                     const std::vector<std::complex<float>>& co,
@@ -143,22 +101,9 @@ dpd_predistorter::dpd_predistorter(const dpd_model& model,
                                    int device,
                                    size_t batch,
                                    bool mapped)
-    : d_model(model),
-      d_P(0),
-      d_Q(0),
-      d_Lp(0),
-      d_Lq(0),
-      d_H(0),
-      d_batch(batch ? batch : default_batch),
-      d_mapped(mapped)
+    : d_model(model), d_H(0), d_batch(batch ? batch : default_batch), d_mapped(mapped)
 {
     validate(model, coefficients, lo_leakage);
-    if (model.family == dpd_model::family_t::ph) {
-        d_P = model.P;
-        d_Q = model.Q;
-        d_Lp = model.Lp;
-        d_Lq = model.Lq;
-    }
     d_H = model.history();
     make_engine(requested, device, mapped);
     set_coefficients(coefficients, lo_leakage);
@@ -174,10 +119,6 @@ dpd_predistorter::dpd_predistorter(const dpd_model& model,
                                    int device,
                                    size_t batch)
     : d_model(model),
-      d_P(0),
-      d_Q(0),
-      d_Lp(0),
-      d_Lq(0),
       d_H(0),
       d_batch(batch ? batch : default_batch),
       d_mapped(false),
@@ -239,14 +180,16 @@ void dpd_predistorter::validate(const dpd_model& model,
                                 const std::vector<complex>& coefficients,
                                 complex lo_leakage)
 {
-    // ph: the engine's own bounds (ph_unchecked's), not the spec's coefficient cap.
-    if (model.family == dpd_model::family_t::ph)
-        return validate(model.P, model.Q, model.Lp, model.Lq, coefficients, lo_leakage);
     if (model.is_neural())
         invalid_parameter("coefficients",
                           "a " + kernel::to_string(model.family) +
                               " model takes real weights, not complex coefficients");
-    model.validate();
+    // ph: the engine's own bounds, with the (P, Q, Lp, Lq) parameters' names ("P: ...": the
+    // block's sugar builds a ph_unchecked model from them), not the spec's coefficient cap.
+    if (model.family == dpd_model::family_t::ph)
+        check_structure(model.P, model.Q, model.Lp, model.Lq);
+    else
+        model.validate();
     check_values("coefficients", coefficients, model, model.num_coefficients());
     if (!is_finite_value(lo_leakage))
         invalid_parameter("lo_leakage", "is not finite");

@@ -263,7 +263,7 @@ class qa_dpd_predistorter(gr_unittest.TestCase):
             (lambda: gpuinterp.dpd_predistorter(3, 1, 0, 2, ok), "Lp:"),
             (lambda: gpuinterp.dpd_predistorter(3, 1, 2, 0, ok), "Lq:"),
             (lambda: gpuinterp.dpd_predistorter(3, 1, 2, 2, ok[:-1]),
-             "coefficients: expected 6 values for P=3,Q=1,Lp=2,Lq=2 (got 5)"),
+             "coefficients: expected 6 values for ph:P=3,Q=1,Lp=2,Lq=2 (got 5)"),
             (lambda: gpuinterp.dpd_predistorter(3, 1, 2, 2, ok[:-1] + [float("nan")]), "coefficients: element 5"),
             (lambda: gpuinterp.dpd_predistorter(3, 1, 2, 2, ok, complex("inf")), "lo_leakage:"),
             (lambda: gpuinterp.dpd_predistorter(3, 1, 2, 2, ok, 0, "opencl"), "backend:"),

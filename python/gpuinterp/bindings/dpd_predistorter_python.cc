@@ -80,8 +80,8 @@ keeps the current c). Invalid parameters raise ValueError with the parameter's n
            std::string(pyutil::thread_safety_doc());
 }
 
-// Index helpers: the structure and the branch/tap are checked here because the C++ helpers are
-// plain arithmetic (q = 0 would wrap around to an index near 2^32).
+// Index helpers: the structure and the branch/tap are checked here, because ph_unchecked takes
+// any sizes (an even order would find no term).
 unsigned order_arg(const int_arg& v, const char* name, unsigned hi)
 {
     const unsigned o = v.get<unsigned>(name, 1, pyutil::max_order);
@@ -94,6 +94,18 @@ unsigned order_arg(const int_arg& v, const char* name, unsigned hi)
 unsigned taps_arg(const int_arg& v, const char* name)
 {
     return v.get<unsigned>(name, 1, pyutil::max_dpd_taps);
+}
+
+//! Where a ph model's h[p,k] (conjugate: g[p,k]) sits in its coefficient vector: read from the
+//! model's terms(), which hold the layout.
+size_t ph_term_index(const kernel::dpd_model& m, unsigned p, unsigned k, bool conjugate)
+{
+    const auto t = m.terms();
+    for (size_t i = 0; i < t.size(); i++)
+        if (t[i].conjugate == conjugate && t[i].power == p - 1 && t[i].signal_lag == k)
+            return i;
+    throw std::logic_error(
+        "ph_term_index: no such term"); // the callers' checks exclude it
 }
 
 using K = kernel::dpd_predistorter;
@@ -362,20 +374,18 @@ void bind_dpd_predistorter(py::module& m)
         .def("reset",
              pyutil::method<K>(&K::reset),
              "Zero the history, as at construction.")
-        .def("P", pyutil::method<K>(&K::P))
-        .def("Q", pyutil::method<K>(&K::Q))
-        .def("Lp", pyutil::method<K>(&K::Lp))
-        .def("Lq", pyutil::method<K>(&K::Lq))
         .def("history",
              pyutil::method<K>(&K::history),
              "Input samples carried between calls (ph: max(Lp, Lq) - 1).")
         .def_static(
             "num_coefficients",
             [](int_arg P, int_arg Q, int_arg Lp, int_arg Lq) {
-                return K::num_coefficients(order_arg(P, "P", pyutil::max_order),
-                                           Q.get<unsigned>("Q", 0, pyutil::max_order),
-                                           taps_arg(Lp, "Lp"),
-                                           taps_arg(Lq, "Lq"));
+                return kernel::dpd_model::ph_unchecked(
+                           order_arg(P, "P", pyutil::max_order),
+                           Q.get<unsigned>("Q", 0, pyutil::max_order),
+                           taps_arg(Lp, "Lp"),
+                           taps_arg(Lq, "Lq"))
+                    .num_coefficients();
             },
             py::arg("P"),
             py::arg("Q"),
@@ -386,8 +396,10 @@ void bind_dpd_predistorter(py::module& m)
             [](int_arg P_, int_arg Lp_, int_arg p_, int_arg k_) {
                 const unsigned P = order_arg(P_, "P", pyutil::max_order),
                                Lp = taps_arg(Lp_, "Lp");
-                return K::main_index(
-                    P, Lp, order_arg(p_, "p", P), k_.get<unsigned>("k", 0, Lp - 1));
+                return ph_term_index(kernel::dpd_model::ph_unchecked(P, 0, Lp, 1),
+                                     order_arg(p_, "p", P),
+                                     k_.get<unsigned>("k", 0, Lp - 1),
+                                     false);
             },
             py::arg("P"),
             py::arg("Lp"),
@@ -399,11 +411,11 @@ void bind_dpd_predistorter(py::module& m)
             [](int_arg P_, int_arg Lp_, int_arg Lq_, int_arg q_, int_arg k_) {
                 const unsigned P = order_arg(P_, "P", pyutil::max_order),
                                Lp = taps_arg(Lp_, "Lp"), Lq = taps_arg(Lq_, "Lq");
-                return K::conj_index(P,
-                                     Lp,
-                                     Lq,
-                                     order_arg(q_, "q", pyutil::max_order),
-                                     k_.get<unsigned>("k", 0, Lq - 1));
+                const unsigned q = order_arg(q_, "q", pyutil::max_order);
+                return ph_term_index(kernel::dpd_model::ph_unchecked(P, q, Lp, Lq),
+                                     q,
+                                     k_.get<unsigned>("k", 0, Lq - 1),
+                                     true);
             },
             py::arg("P"),
             py::arg("Lp"),

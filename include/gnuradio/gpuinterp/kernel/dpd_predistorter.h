@@ -187,30 +187,9 @@ public:
                          const std::vector<complex>& coefficients,
                          complex lo_leakage);
 
-    //! ph sizes (0 for the other families).
-    unsigned P() const { return d_P; }
-    unsigned Q() const { return d_Q; }
-    unsigned Lp() const { return d_Lp; }
-    unsigned Lq() const { return d_Lq; }
-    //! Input samples carried between calls: max(Lp, Lq) - 1 (Lq only when Q > 0); model().history() in general.
+    //! Input samples carried between calls: model().history() (ph: max(Lp, Lq) - 1, Lq only
+    //! when Q > 0).
     size_t history() const { return d_H; }
-
-    //! Length of the coefficient vector for (P, Q, Lp, Lq): (P+1)/2*Lp + (Q+1)/2*Lq (Q > 0).
-    static size_t num_coefficients(unsigned P, unsigned Q, unsigned Lp, unsigned Lq);
-    //! Index of h_{p,k} / g_{q,k} in the flat vector (no range checks).
-    static size_t main_index(unsigned P, unsigned Lp, unsigned p, unsigned k);
-    static size_t
-    conj_index(unsigned P, unsigned Lp, unsigned Lq, unsigned q, unsigned k);
-    /*!
-     * \brief Check (P, Q, Lp, Lq) and a coefficient vector; throws std::invalid_argument whose
-     * message starts with the parameter's name ("P: ...", "coefficients: ...", "lo_leakage: ...").
-     */
-    static void validate(unsigned P,
-                         unsigned Q,
-                         unsigned Lp,
-                         unsigned Lq,
-                         const std::vector<complex>& coefficients,
-                         complex lo_leakage);
 
     void set_batch(size_t batch);
     size_t batch() const { return d_batch; }
@@ -234,7 +213,6 @@ private:
     void make_engine(backend requested, int device, bool mapped);
 
     dpd_model d_model;
-    unsigned d_P, d_Q, d_Lp, d_Lq;
     size_t d_H;
     size_t d_batch;
     bool d_mapped;
