@@ -156,6 +156,20 @@ TEST_P(DpdCapture, RefusesWithTheEstimatorsMessages)
     dpd_capture_options fs;
     fs.full_scale = -1;
     EXPECT_EQ(message(y, fs).rfind("full_scale:", 0), 0u);
+    // A given delay that no capture can have is refused by name, conditioned or not (a non-finite
+    // one used to index outside the capture).
+    for (const bool condition : { false, true })
+        for (const double d : { -double(INFINITY),
+                                double(INFINITY),
+                                double(NAN),
+                                1e300,
+                                double(x.size()) }) {
+            dpd_capture_options o;
+            o.condition = condition;
+            o.has_delay_hint = true;
+            o.delay_hint = d;
+            EXPECT_EQ(message(y, o).rfind("delay:", 0), 0u) << d << " " << condition;
+        }
 }
 
 GPUINTERP_BACKEND_SUITE(DpdCapture);

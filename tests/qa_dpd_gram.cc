@@ -629,6 +629,11 @@ TEST_P(DpdGram, BadArgumentsAreRefused)
     dpd_model bad = m;
     bad.K = 0;
     EXPECT_THROW(dpd_gram(bad, false, GetParam()), std::invalid_argument);
+    // A neural model has no basis: refused by name, not a zero-column Gram that fails in BLAS.
+    EXPECT_EQ(gpuinterp_test::invalid_argument_message([&] {
+                  dpd_gram(dpd_model::parse("gru:H=8,C=4,D=1"), false, GetParam());
+              }).rfind("model: a gru model has no coefficient basis", 0),
+              0u);
 }
 
 GPUINTERP_BACKEND_SUITE(DpdGram);

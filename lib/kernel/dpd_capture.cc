@@ -336,6 +336,12 @@ dpd_aligned_capture dpd_capture::align(const cd* x,
     if (o.full_scale < 0 || !std::isfinite(o.full_scale))
         refuse("full_scale: must be a finite number >= 0 (0: no clipping check), got " +
                fmt("%g", o.full_scale));
+    // A given delay is used as is when the capture is not conditioned: a non-finite one or one
+    // past the capture's length would index outside it.
+    if (o.has_delay_hint &&
+        !(std::isfinite(o.delay_hint) && std::fabs(o.delay_hint) < double(n)))
+        refuse("delay: must be a finite number of samples, |delay| < the capture's " +
+               std::to_string(n) + ", got " + fmt("%g", o.delay_hint));
     E& e = *d_engine;
     const auto nonfinite = e.load(x, y, n);
     if (nonfinite[0])

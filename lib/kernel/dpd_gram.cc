@@ -159,6 +159,11 @@ dpd_gram::dpd_gram(const dpd_model& model, bool lo_leakage, backend requested, i
     : d_model(model), d_lo(lo_leakage)
 {
     d_model.validate();
+    // A neural model has no linear basis to fit (its weights train by gradient: neural_train).
+    if (d_model.is_neural())
+        throw std::invalid_argument("model: a " + to_string(d_model.family) +
+                                    " model has no coefficient basis; dpd_gram fits the "
+                                    "polynomial families (ph, mp, gmp)");
     const backend_choice c = select_backend(requested, device);
     d_backend = c.selected;
     d_note = c.reason;

@@ -20,6 +20,7 @@ from . import dpd_model as dm
 from .dpd_ph import DPDError, validate_structure
 from .params import bool_param, complex_param, float_param, int_param
 from . import radio_messages
+from . import gpuinterp_python
 from .gpuinterp_python import input_ended
 from .estimator_memory import (ESTIMATE_BYTES_PER_SAMPLE, _physical_memory, _Window,  # noqa: F401
                                capture_length_param, check_capture_holds, max_capture_length)
@@ -116,7 +117,7 @@ class dpd_estimator_cc(StreamMixin, gr.basic_block):
         # sc16 inputs: the predistorter's sc16 output (scaled back by its full scale) and gr-uhd's
         # usrp_source with cpu_format sc16 (UHD's convention, 32767 = 1.0).
         for name, value in (("tx_format", tx_format), ("rx_format", rx_format)):
-            if value not in SAMPLE_FORMATS:
+            if not isinstance(value, str) or value not in SAMPLE_FORMATS:
                 raise ValueError(f"{name}: must be 'fc32' or 'sc16', got {value!r}")
         tx_full_scale = float_param("tx_full_scale", tx_full_scale, 0, lo_open=True)
         lo_leakage, rx_correction = bool_param("lo_leakage", lo_leakage), bool_param("rx_correction", rx_correction)
@@ -149,6 +150,10 @@ class dpd_estimator_cc(StreamMixin, gr.basic_block):
         max_updates = int_param("max_updates", max_updates, 0, 1 << 62)
         damping = float_param("damping", damping, 0, 1, lo_open=True)
         target_gain = complex_param("target_gain", target_gain)
+        if target_gain != 0 and not 1e-12 <= abs(target_gain) <= 1e12:
+            # the capture kernel's floor for a loop gain; beyond either end every step failed inside
+            # the fit ("y: basis matrix is singular"), naming neither target_gain nor the cause
+            raise ValueError(f"target_gain: must be 0 (measured) or of magnitude 1e-12 to 1e12, got {target_gain!r}")
         if regularization is not None:  # None: chosen on held-out data by the estimator
             regularization = float_param("regularization", regularization, 0)
         rollback_tolerance_db = float_param("rollback_tolerance_db", rollback_tolerance_db, 0)
@@ -162,6 +167,19 @@ class dpd_estimator_cc(StreamMixin, gr.basic_block):
         if backend not in ("automatic", "cpu", "cuda"):
             raise ValueError(f"backend: must be 'automatic', 'cpu' or 'cuda', got {backend!r}")
         device = int_param("device", device, 0, 1023)
+        try:
+            ndim = -1 if isinstance(initial_coefficients, (str, bytes)) else np.ndim(initial_coefficients)
+        except ValueError:  # a ragged list
+            ndim = -1
+        if ndim != 1:
+            # a number or None: "object of type 'float' has no len()" named nothing
+            raise ValueError(f"initial_coefficients: must be a sequence of numbers ([] for the identity), got "
+                             f"{initial_coefficients!r:.60}")
+        if backend == "cuda" and device >= gpuinterp_python.cuda_device_count():
+            # checked here, as the predistorter and the kernels check it: the fit is built at the first
+            # capture, where every step would fail with the same message while the flowgraph runs on
+            raise ValueError(f"backend: 'cuda' with device {device}, but this machine has "
+                             f"{gpuinterp_python.cuda_device_count()} CUDA device(s)")
         if not isinstance(coefficients_file, str):
             raise ValueError(f"coefficients_file: must be a path string ('' for none), got {coefficients_file!r}")
         if update_period < capture_length:

@@ -37,7 +37,7 @@ from gnuradio import gr
 
 from . import dpd, dpd_model
 from .gpuinterp_python import dpd_capture_kernel
-from .params import int_param
+from .params import complex_param, float_param, int_param
 
 __all__ = ["PRESETS", "preset_coefficients", "PAModel", "pa_model_cc", "MODELS", "SALEH_DEFAULT"]
 
@@ -62,6 +62,15 @@ BACKENDS = ("automatic", "cpu", "cuda")
 
 SALEH_DEFAULT = (2.1587, 1.1517, 4.0033, 9.1040)
 
+# The drive levels and output gains the float32 signal path carries without overflowing. backoff_db
+# -40 drives a full-scale input 100 x past the PA's full scale (the emulator's largest TX gain): even
+# a 15th-order memory polynomial stays finite there, while -300 dB gave NaN outputs. A gain beyond
+# +-120 dB and an SNR below -100 dB (noise 10^10 x the signal) are no PA's; at -1e6 dB the noise level
+# overflowed inside the block's thread and the flowgraph never ended.
+BACKOFF_DB = (-40.0, 150.0)
+MAX_GAIN = 1e6
+MIN_SNR_DB = -100.0
+
 # A sample whose output power exceeds this many times the power level is a glitch, not signal: the
 # factor is 24^2, the outlier threshold of the estimator (the capture kernel's outlier_factor, 24 x RMS), far above the
 # peak-to-average ratio of any communication signal.
@@ -77,7 +86,10 @@ def preset_coefficients(name):
 
 
 def _memory_polynomial_structure(coefficients, memory_depth):
-    a = np.asarray(coefficients, dtype=np.complex128)
+    try:
+        a = np.asarray(coefficients, dtype=np.complex128)
+    except (TypeError, ValueError):  # "complex() arg is a malformed string" names nothing
+        raise ValueError(f"coefficients: must be a sequence of numbers, got {coefficients!r:.60}") from None
     if a.ndim == 2:  # rows = orders, columns = taps
         memory_depth = a.shape[1]
         a = a.ravel()
@@ -130,6 +142,11 @@ class PAModel:
                     self.fit = dpd_model.load_model(model)
                 except ValueError as e:
                     raise ValueError(f"model: {e}") from None
+            if self.fit.kind != "pa_model":
+                # a predistorter is the PA's inverse: run as the PA, it would "linearise" nothing
+                where = model if isinstance(model, str) else "the ModelFit"
+                raise ValueError(f"model: {where}: kind: a {self.fit.kind!r} file, not a 'pa_model'; pa_model_cc "
+                                 "runs PA models (dpd_predistorter_from_file runs predistorters)")
             if self.fit.weights is not None:  # a neural model (gru, tdnn): its weights, same kernel
                 self._engine = dpd.make_neural_engine(self.fit.model, self.fit.weights, backend=backend)
             else:
@@ -150,20 +167,17 @@ class PAModel:
         if model in PRESETS or model == "memory_polynomial":
             # A memory polynomial is the predistorter with Q = 0 and Lp = M: same engine, PA coefficients.
             self._engine = dpd.make_engine(self.P, 0, self.M, 1, self.a, 0j, backend=backend)
-        if not math.isfinite(backoff_db):
-            raise ValueError(f"backoff_db: must be finite, got {backoff_db}")
         self.set_backoff_db(backoff_db)
         self.set_gain(gain)
-        if rapp_saturation <= 0 or not math.isfinite(rapp_saturation):
-            raise ValueError(f"rapp_saturation: must be > 0, got {rapp_saturation}")
-        if rapp_smoothness <= 0 or not math.isfinite(rapp_smoothness):
-            raise ValueError(f"rapp_smoothness: must be > 0, got {rapp_smoothness}")
-        self.rapp_saturation = float(rapp_saturation)
-        self.rapp_smoothness = float(rapp_smoothness)
-        saleh = tuple(float(v) for v in saleh)
-        if len(saleh) != 4 or not all(math.isfinite(v) and v >= 0 for v in saleh):
-            raise ValueError(f"saleh: must be four finite values >= 0 (a_a, b_a, a_p, b_p), got {saleh}")
-        self.saleh = saleh
+        self.rapp_saturation = float_param("rapp_saturation", rapp_saturation, 0, lo_open=True)
+        self.rapp_smoothness = float_param("rapp_smoothness", rapp_smoothness, 0, lo_open=True)
+        try:  # a number, a string or a NaN among the four named, not "'float' object is not iterable"
+            values = tuple(float_param("saleh", v, 0) for v in saleh)
+        except (TypeError, ValueError):
+            values = ()
+        if len(values) != 4:
+            raise ValueError(f"saleh: must be four finite values >= 0 (a_a, b_a, a_p, b_p), got {saleh!r}")
+        self.saleh = values
         self.set_snr_db(snr_db)
         self._rng = np.random.default_rng(seed)
         self._power_sum = 0.0
@@ -171,23 +185,26 @@ class PAModel:
         self.outliers = 0  # samples left out of the running power (non-finite or outliers)
 
     def set_backoff_db(self, backoff_db):
-        backoff_db = float(backoff_db)
-        if not math.isfinite(backoff_db):
-            raise ValueError(f"backoff_db: must be finite, got {backoff_db}")
+        backoff_db = float_param("backoff_db", backoff_db, *BACKOFF_DB)
         self.backoff_db = backoff_db
         self._in_scale = 10 ** (-backoff_db / 20)
 
     def set_gain(self, gain):
-        g = complex(gain)
-        if not np.isfinite(g) or g == 0:
-            raise ValueError(f"gain: must be finite and non-zero, got {gain}")
+        g = complex_param("gain", gain)
+        if not 1 / MAX_GAIN <= abs(g) <= MAX_GAIN:
+            raise ValueError(f"gain: must be finite and non-zero, of magnitude {1 / MAX_GAIN:g} to {MAX_GAIN:g} "
+                             f"(+-120 dB), got {gain!r}")
         self.gain = g
 
     def set_snr_db(self, snr_db):
-        snr_db = float(snr_db)
-        if math.isnan(snr_db) or snr_db == -math.inf:
-            raise ValueError(f"snr_db: must be a number or +inf (inf disables the noise), got {snr_db}")
-        self.snr_db = snr_db
+        try:
+            v = float_param("snr_db", snr_db, allow_inf=True)
+        except ValueError:
+            v = math.nan
+        if not v >= MIN_SNR_DB:  # NaN, -inf, not a number, or below the floor
+            raise ValueError(f"snr_db: must be a number >= {MIN_SNR_DB:g} dB, or +inf (inf disables the noise), "
+                             f"got {snr_db!r}")
+        self.snr_db = v
 
     def core(self, v):
         """The model without back-off, gain and noise (double precision for memoryless models)."""
@@ -248,9 +265,10 @@ class pa_model_cc(gr.sync_block):
         coefficients: memory-polynomial coefficients in the predistorter layout
             [a(1,0..M-1), a(3,0..M-1), ...] (model "memory_polynomial" only).
         memory_depth: M, taps per order (model "memory_polynomial" only).
-        backoff_db: input back-off in dB (x is scaled by 10^(-backoff_db/20) before the model).
-        gain: complex output gain.
-        snr_db: AWGN at this SNR relative to the mean output power; inf: no noise.
+        backoff_db: input back-off in dB (x is scaled by 10^(-backoff_db/20) before the model),
+            -40 to +150 (BACKOFF_DB).
+        gain: complex output gain, magnitude 1e-6 to 1e6 (+-120 dB).
+        snr_db: AWGN at this SNR relative to the mean output power, >= -100 dB; inf: no noise.
         rapp_saturation, rapp_smoothness: Rapp A_sat and p.
         saleh: (a_a, b_a, a_p, b_p) of the Saleh model.
         seed: noise generator seed.

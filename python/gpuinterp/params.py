@@ -31,7 +31,11 @@ def int_param(name, value, lo=None, hi=None):
 
 
 def float_param(name, value, lo=None, hi=None, lo_open=False, allow_inf=False):
-    """value as a float, not NaN, finite unless ``allow_inf``, in [lo, hi] ((lo, hi] with ``lo_open``)."""
+    """value as a float, not NaN, finite unless ``allow_inf``, in [lo, hi] ((lo, hi] with ``lo_open``).
+    True and False are refused, as the C++ blocks' float parameters refuse them: float(True) is 1.0,
+    so a flag passed to a number (tx_gain_db=True) would be taken without a word."""
+    if isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name}: must be a number, got {value!r}")
     try:
         v = float(value)
     except (TypeError, ValueError):
@@ -61,7 +65,9 @@ def bool_param(name, value):
 
 
 def complex_param(name, value):
-    """value as a finite complex number."""
+    """value as a finite complex number (not True or False, see float_param)."""
+    if isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name}: must be a complex number, got {value!r}")
     try:
         v = complex(value)
     except (TypeError, ValueError):

@@ -332,7 +332,11 @@ class qa_probe_surfaces(EstimatorCase):
             (lambda: gpuinterp.dpd_capture_kernel(backend=5), "backend:"),
             (lambda: cap.align(x, y, rx_correction="no"), "rx_correction:"),
             (lambda: cap.align(x, y, condition=None), "condition:"),
-        ]
+            (lambda: g.add(y, x, fit_mask=np.arange(y.size) % 3), "fit_mask:"),  # a 2 is no flag
+            (lambda: gpuinterp.dpd_gram("gru:H=8,C=4,D=1"), "model: a gru model has no"),
+            (lambda: cap.align(x, y, gain=True), "gain:"), (lambda: cap.align(x, y, gain=0), "target_gain:"),
+        ] + [(lambda d=d, c=c: cap.align(x, y, condition=c, delay=d), "delay:")  # used to crash the process
+             for d in (-math.inf, math.inf, math.nan, 1e300, 2.0 ** 64, 5000) for c in (False, True)]
         for i, (call, prefix) in enumerate(cases):
             with self.subTest(case=i, prefix=prefix):
                 with self.assertRaises(ValueError) as cm:

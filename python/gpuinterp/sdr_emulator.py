@@ -47,7 +47,7 @@ import math
 from gnuradio import analog, blocks, channels, filter, gr
 
 from . import pa_models
-from .params import complex_param, float_param, int_param
+from .params import bool_param, complex_param, float_param, int_param
 
 __all__ = ["sdr_loopback_emulator_cc", "fractional_delay_taps", "FD_DELAY", "uhd_time_pmt"]
 
@@ -165,8 +165,7 @@ class sdr_loopback_emulator_cc(gr.hier_block2):
         # Validate everything before connecting anything, so a bad value never leaves half a graph.
         self._fs = float_param("sample_rate", sample_rate, 1.0, MAX_HZ)
         center_freq = float_param("center_freq", center_freq, 0, MAX_HZ)
-        if tx_sc16 not in (True, False):
-            raise ValueError(f"tx_sc16: must be True or False, got {tx_sc16!r}")
+        tx_sc16 = bool_param("tx_sc16", tx_sc16)  # 1 and 0 are not flags (as for the estimator's)
         tx_gain_db = float_param("tx_gain_db", tx_gain_db, *TX_GAIN_DB)
         rx_gain_db = float_param("rx_gain_db", rx_gain_db, *RX_GAIN_DB)
         latency = float_param("latency", latency, 0, MAX_LATENCY)

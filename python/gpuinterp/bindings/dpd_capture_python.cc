@@ -103,6 +103,10 @@ void bind_dpd_capture(py::module& m)
                 }
                 if (!gain.is_none()) {
                     o.has_gain = true;
+                    if (py::isinstance<py::bool_>(gain))
+                        throw py::value_error(
+                            "gain: must be a complex number or None, got " +
+                            std::string(py::str(py::repr(gain))));
                     try {
                         o.gain = gain.cast<cd>();
                     } catch (const py::cast_error&) {

@@ -56,6 +56,13 @@ marr mask_arg(const py::object& m, size_t n, const char* name)
                               ": expected booleans (or 0/1 integers), one per "
                               "sample of y, got an array of dtype " +
                               py::str(raw.attr("dtype")).cast<std::string>());
+    // Integers must be 0 or 1: a 2 would silently count as a flag set.
+    if (kind != "b" && py::cast<bool>(np.attr("any")(np.attr("logical_and")(
+                           np.attr("not_equal")(raw, 0), np.attr("not_equal")(raw, 1)))))
+        throw py::value_error(
+            std::string(name) +
+            ": expected booleans (or 0/1 integers), one per sample of y, got an "
+            "integer other than 0 and 1");
     marr a = marr::ensure(raw.attr("astype")("bool").attr("astype")("uint8"));
     if (!a || a.ndim() != 1 || size_t(a.shape(0)) != n)
         throw py::value_error(std::string(name) + ": expected " + std::to_string(n) +
