@@ -139,8 +139,10 @@ def run_arena(directory, pa_model, dpd_model, iterations, regularization=None, p
             raise BenchError(f"--dpd-file: {e}") from None
         if dfit.kind != "predistorter":
             raise BenchError(f"--dpd-file: {dpd_file}: kind: a predistorter is needed, this file holds a {dfit.kind}")
-    # A predistorter file records the surrogate it was trained through (neural_train: its sha256).
-    through = (dfit.training or {}).get("surrogate_sha256") if dfit is not None else None
+    # A predistorter file records the surrogates it was trained through (neural_train: their sha256).
+    rec = (dfit.training or {}) if dfit is not None else {}
+    through = {rec.get("surrogate_sha256")} | {a.get("sha256") for a in rec.get("also_through") or ()}
+    through.discard(None)
     for path in train_files if dpm is not None else ():
         s, fit = judges_mod.load_judge(path, fitdata, False, shipped=path in shipped, option="--train-file")
         say(f"trainer {os.path.basename(path)}: {s} ({judges_mod.family_kind(s)}), NMSE test {fit.nmse_db['test']:.2f} dB")
@@ -153,7 +155,7 @@ def run_arena(directory, pa_model, dpd_model, iterations, regularization=None, p
         s, fit = judges_mod.load_judge(path, fitdata, False, shipped=path in shipped)
         say(f"judge {os.path.basename(path)}: {s} ({judges_mod.family_kind(s)}), NMSE train {fit.nmse_db['train']:.2f} "
             f"dB, val {fit.nmse_db['val']:.2f} dB, test {fit.nmse_db['test']:.2f} dB through this module's kernels")
-        trained = through is not None and judges_mod.sha256(path) == through
+        trained = judges_mod.sha256(path) in through
         judges.append({"spec": s, "role": "trainer" if trained else "held_out", "trained_through": trained,
                        "fit": fit, "file": os.path.basename(path)})
     # The Arena's figure is through its neural judge: ours is the first judge file the DPD was not

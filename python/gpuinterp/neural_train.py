@@ -275,7 +275,9 @@ def train_dpd(args, log=print):
         gsrc = "least-squares linear gain of the PA (train split)"
     fs, bw = float(spec.get("input_signal_fs", 1.0)), float(spec.get("bw_main_ch", spec.get("input_signal_bw", 0.25)))
     args.band = (fs, bw, int(spec.get("n_sub_ch", 1)))
-    dpd, info, through = fit_dpd(args, data, pa, g, log, dpd=load_file(args.init)[0] if args.init else None)
+    also = [load_file(f)[0] for f in getattr(args, "also_through", None) or ()]
+    dpd, info, through = fit_dpd(args, data, pa, g, log, dpd=load_file(args.init)[0] if args.init else None,
+                                 also=also)
     torch, dev = _classes()["torch"], args.device
     nper = int(spec.get("nperseg", 19662))
     figs, seg, res = {}, {}, {}
@@ -301,29 +303,35 @@ def train_dpd(args, log=print):
              "surrogate_model": pa.spec, "gain": [g.real, g.imag], "gain_source": gsrc,
              "output_limit": args.limit, "through_surrogate_test": res,
              "ops_per_sample": ops(dpd.spec)}
+    if also:
+        extra["also_through"] = [{"file": os.path.basename(f), "sha256": sha256(f)} for f in args.also_through]
     training = _training_record(args, hashes, info, figs, seg, extra)
     _save(args.out, dpd, "predistorter", figs, training, input_range=float(np.max(np.abs(x_tr))))
     return dpd, figs, res
 
 
-def fit_dpd(args, data, pa, g, log=print, dpd=None):
+def fit_dpd(args, data, pa, g, log=print, dpd=None, also=()):
     """Direct learning on a data dict: train the predistorter f (``dpd``, a torch module to continue
     from, else ``args.model`` from its identity start) so that pa(f(x)) = g x on the train inputs, the
-    surrogate ``pa`` frozen, the best-val epoch kept. Returns (f, the fit's info, through) with
-    through(x) -> (f's output, pa's output) as complex arrays."""
+    surrogate ``pa`` frozen, the best-val epoch kept. ``also``: more frozen surrogates of the same PA;
+    the loss is the mean over all of them and the val score the worst, so the fit cannot win by
+    exploiting where one surrogate is wrong. Returns (f, the fit's info, through) with through(x) ->
+    (f's output, pa's output) as complex arrays."""
     torch, dev = _setup(args)
-    pa = pa.to(dev)
-    for p in pa.parameters():
-        p.requires_grad_(False)
-    # cuDNN's recurrent backward needs training mode; a GRU without dropout computes the same in both.
-    pa.train()
+    pas = [m.to(dev) for m in [pa, *also]]
+    pa = pas[0]
+    for m in pas:
+        for p in m.parameters():
+            p.requires_grad_(False)
+        # cuDNN's recurrent backward needs training mode; a GRU without dropout computes the same in both.
+        m.train()
     if dpd is None:
         dpd = build(args.model)
         if dpd.family == "gru" and not dpd.identity():
             log(f"dpd {dpd.spec}: C < 4 skip channels cannot start as the identity; starting from random weights")
     dpd = dpd.to(dev)
-    la = lookahead(dpd.spec) + lookahead(pa.spec)
-    warm = max(args.warmup, history(dpd.spec) + history(pa.spec))
+    la = lookahead(dpd.spec) + max(lookahead(m.spec) for m in pas)
+    warm = max(args.warmup, history(dpd.spec) + max(history(m.spec) for m in pas))
     xt = _iq(data["train"][0], dev)
     gt = torch.tensor([g.real, g.imag], dtype=torch.float32, device=dev)
 
@@ -346,14 +354,16 @@ def fit_dpd(args, data, pa, g, log=print, dpd=None):
 
     def frame_loss(starts):
         x = _frames(xt, starts, args.frame)
-        y = pa(_limit(dpd(x), args.limit))
-        d = (y - target(x))[:, warm:args.frame - la]
-        loss = (d ** 2).mean()
-        if oob is not None:
-            mask, hann, norm = oob
-            z = torch.fft.fft(torch.complex(d[..., 0], d[..., 1]) * hann, dim=1)
-            loss = loss + args.oob_weight * ((z.real ** 2 + z.imag ** 2) * mask).mean() / norm
-        return loss
+        u = _limit(dpd(x), args.limit)
+        loss = 0.0
+        for m in pas:
+            d = (m(u) - target(x))[:, warm:args.frame - la]
+            loss = loss + (d ** 2).mean()
+            if oob is not None:
+                mask, hann, norm = oob
+                z = torch.fft.fft(torch.complex(d[..., 0], d[..., 1]) * hann, dim=1)
+                loss = loss + args.oob_weight * ((z.real ** 2 + z.imag ** 2) * mask).mean() / norm
+        return loss / len(pas)
 
     def through(xs):
         with torch.no_grad():
@@ -361,12 +371,15 @@ def fit_dpd(args, data, pa, g, log=print, dpd=None):
             return _cx(u[0]), _cx(pa(u)[0])
 
     def val_score():
-        y = through(data["val"][0])[1]
+        x = data["val"][0]
+        with torch.no_grad():
+            u = _limit(dpd(_iq(x, dev).unsqueeze(0)), args.limit)
+            ys = [_cx(m(u)[0]) for m in pas]
         if getattr(args, "select", "nmse") == "aclr":  # the worse side, the main channel as args.plan splits it
-            n = data["val"][0].size
             subs = 5 if args.plan == "5x40" else n_sub
-            return max(aclr_db(y, fs, bw, subs, 1 << int(math.floor(math.log2(n * 2 / 5))))[:2])
-        return nmse_db(g * data["val"][0], y)
+            nper = 1 << int(math.floor(math.log2(x.size * 2 / 5)))
+            return max(max(aclr_db(y, fs, bw, subs, nper)[:2]) for y in ys)
+        return max(nmse_db(g * x, y) for y in ys)
 
     state = lambda: {k: v.detach().clone() for k, v in dpd.state_dict().items()}  # noqa: E731
     info = _fit(list(dpd.parameters()), frame_loss, xt.shape[0], val_score, args, log, state, dpd.load_state_dict)
@@ -413,6 +426,9 @@ def _parser():
             s.add_argument("--pa", required=True, help="the frozen surrogate's model file")
             s.add_argument("--gain", type=float, default=None, help="target gain g (default: LS gain of the PA)")
             s.add_argument("--limit", type=float, default=0.0, help="limit |DPD output| to this (0: none)")
+            s.add_argument("--also-through", action="append", metavar="FILE",
+                           help="another frozen surrogate of the same PA (repeatable): the loss averages over "
+                                "every surrogate, the kept epoch is the best of the worst val score")
             s.add_argument("--init", help="a predistorter file to continue from (default: the identity)")
             s.add_argument("--oob-weight", type=float, default=0.0,
                            help="weight of the error power outside the channel in the loss (0: NMSE alone)")

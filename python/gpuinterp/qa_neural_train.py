@@ -397,6 +397,26 @@ class qa_neural_train_training(unittest.TestCase):
             self.assertEqual(doc["kind"], "predistorter")
             self.assertEqual(doc["model"], nt.parse_spec(spec)[2])
 
+    def test_dpd_through_several_surrogates(self):
+        # Training through the same surrogate twice (--also-through) averages two equal losses and
+        # takes the worse of two equal val scores: the same predistorter as through it once, to the
+        # float32 rounding of the averaged gradient. The file records the second surrogate's hash.
+        pa = os.path.join(self.tmp.name, "true_pa.json")
+        nt.save_file(pa, PA_SPEC, "pa_model", coefficients=PA_COEF, lo_leakage=0j)
+        spec = "gmp:Ka=3,La=2"
+        docs = []
+        for also in ({}, {"also_through": pa}):
+            out = os.path.join(self.tmp.name, "dpd_also.json")
+            a = args("dpd", data=self.data, pa=pa, model=spec, out=out, epochs=3, stride=4, batch=32, frame=64,
+                     warmup=8, lr=3e-3, threads=1, seed=0, **also)
+            nt.train_dpd(a, log=lambda s: None)
+            with open(out) as f:
+                docs.append(json.load(f))
+        self.assertNotIn("also_through", docs[0]["training"])
+        self.assertEqual(docs[1]["training"]["also_through"], [{"file": "true_pa.json", "sha256": nt.sha256(pa)}])
+        w0, w1 = (np.asarray(d["coefficients"], dtype=float) for d in docs)
+        self.assertLess(np.max(np.abs(w0 - w1)), 1e-5 * np.max(np.abs(w0)))
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
