@@ -34,6 +34,10 @@ from .estimator_channels import (MAX_CHANNELS, METERS, SHARED_METERS, Channel, R
 __all__ = ["dpd_estimator_cc", "coefficients_message", "parse_coefficients_message"]
 
 
+# The shortest receiver watchdog (s): the longest gap between two of a flowing receiver's bursts.
+MIN_RX_TIMEOUT = 0.01
+
+
 class dpd_estimator_cc(StreamMixin, gr.basic_block):
     """DPD coefficient estimator (indirect learning) for a closed loop through a real radio.
 
@@ -164,6 +168,10 @@ class dpd_estimator_cc(StreamMixin, gr.basic_block):
         signal_bandwidth = float_param("signal_bandwidth", signal_bandwidth, 0)
         channel_spacing = float_param("channel_spacing", channel_spacing, 0)
         rx_timeout = float_param("rx_timeout", rx_timeout, 0)
+        if 0 < rx_timeout < MIN_RX_TIMEOUT:
+            # GNU Radio hands a receiver's samples over in bursts: below this a flowing receiver
+            # reads as stalled between two of them, and the watchdog's wait spins a core.
+            raise ValueError(f"rx_timeout: must be 0 (off) or at least {MIN_RX_TIMEOUT:g} s, got {rx_timeout:g}")
         if backend not in ("automatic", "cpu", "cuda"):
             raise ValueError(f"backend: must be 'automatic', 'cpu' or 'cuda', got {backend!r}")
         device = int_param("device", device, 0, 1023)

@@ -92,7 +92,15 @@ class qa_probe_surfaces(EstimatorCase):
             ("initial_coefficients", [1e30] * ident.size, "initial_coefficients: the predistorter's gain"),
             ("initial_coefficients", 10 * ident, "initial_coefficients: the predistorter's gain on a -14 dBFS test "
                                                  "signal is 20.0 dB"),
+            ("initial_coefficients", None, "initial_coefficients: must be a sequence of numbers"),
+            ("target_gain", 1e300, "target_gain:"), ("tx_format", [], "tx_format:"),
+            ("damping", True, "damping: must be a number"),
         ]
+        for t in (1e-300, 0.005):  # a watchdog shorter than the receiver's bursts reads a flowing one as stalled
+            with self.assertRaises(ValueError) as cm:
+                gpuinterp.dpd_estimator_cc(P, Q, Lp, Lq, capture_length=N, update_period=N, rx_timeout=t)
+            self.assertTrue(str(cm.exception).startswith("rx_timeout: must be 0 (off) or at least 0.01 s"),
+                            str(cm.exception))
         for key, value, prefix in cases:
             with self.subTest(key=key, value=value):
                 with self.assertRaises(ValueError) as cm:
@@ -346,6 +354,31 @@ class qa_probe_surfaces(EstimatorCase):
         self.assertEqual(g.fit_rows(), 0)  # nothing refused was accumulated
         g.add(y, x, fit_mask=np.arange(y.size) % 2)  # 0/1 integers are flags
         self.assertEqual(g.fit_rows(), 1000)
+
+    def test_predistorter_arguments_are_named(self):
+        # Bound as C++ types these were pybind11's "incompatible constructor arguments", or a flag
+        # or a number taken from True / None / 1.
+        base = dict(P=3, Q=0, Lp=2, Lq=1, coefficients=[1, 0, 0.1, 0], backend="cpu")
+        cases = [("coefficients", "abcd"), ("coefficients", None), ("coefficients", [True] * 4),
+                 ("coefficients", [[1, 0], [0.1, 0]]), ("lo_leakage", "x"), ("lo_leakage", True),
+                 ("backend", 0), ("mapped", 1), ("mapped", None), ("device_buffers", "no"),
+                 ("model", 5), ("output_format", None), ("input_format", 1.0), ("full_scale", True),
+                 ("full_scale", "x"), ("weights", [1j]), ("weights", "w")]
+        for key, value in cases:
+            with self.subTest(key=key, value=value):
+                with self.assertRaises(ValueError) as cm:
+                    gpuinterp.dpd_predistorter_cc(**dict(base, **{key: value}))
+                self.assertTrue(str(cm.exception).startswith(key + ": must be"), str(cm.exception))
+        b = gpuinterp.dpd_predistorter_cc(**dict(base, coefficients=np.array([1, 0, 0.1, 0])))
+        for call, prefix in ((lambda: b.set_coefficients("abcd"), "coefficients:"),
+                             (lambda: b.set_coefficients([1, 0, 0.2, 0], True), "lo_leakage:"),
+                             (lambda: b.set_weights(3), "weights:"), (lambda: b.set_cuda_variant(1), "variant:")):
+            with self.assertRaises(ValueError) as cm:
+                call()
+            self.assertTrue(str(cm.exception).startswith(prefix), str(cm.exception))
+        b.set_coefficients((1, 0, 0.2, 0), 0.5j)  # any sequence of numbers, any complex number
+        np.testing.assert_array_equal(b.coefficients(), np.array([1, 0, 0.2, 0], np.complex64))
+        self.assertEqual(b.lo_leakage(), 0.5j)
 
     def test_kernel_messages_blame_the_right_input(self):
         rng = np.random.default_rng(2)

@@ -466,19 +466,40 @@ void bind_dpd_predistorter(py::module& m)
                         int_arg Q,
                         int_arg Lp,
                         int_arg Lq,
-                        const std::vector<gr_complex>& co,
-                        gr_complex c,
-                        const std::string& b,
+                        const py::object& co_,
+                        const py::object& c_,
+                        const py::object& b_,
                         int_arg device,
                         int_arg batch,
-                        bool mapped,
-                        bool device_buffers,
-                        const std::string& model,
+                        const py::object& mapped_,
+                        const py::object& device_buffers_,
+                        const py::object& model_,
                         int_arg channels,
-                        const std::string& output_format,
-                        float full_scale,
-                        const std::string& input_format,
-                        const std::vector<float>& weights) {
+                        const py::object& output_format_,
+                        const py::object& full_scale_,
+                        const py::object& input_format_,
+                        const py::object& weights_) {
+                // Every argument is converted here, so a wrong type is a ValueError naming it
+                // (bound as C++ types, pybind11 would answer "incompatible constructor
+                // arguments" and take True or None for numbers and flags).
+                const auto co = pyutil::vector_arg<gr_complex>(
+                    co_, "coefficients", "a sequence of complex numbers");
+                const auto c = gr_complex(pyutil::complex_arg(c_, "lo_leakage"));
+                const auto b =
+                    pyutil::str_arg(b_, "backend", "'automatic', 'cpu' or 'cuda'");
+                const bool mapped = pyutil::bool_arg(mapped_, "mapped");
+                const bool device_buffers =
+                    pyutil::bool_arg(device_buffers_, "device_buffers");
+                const auto model =
+                    pyutil::str_arg(model_, "model", "a model spec string");
+                const auto output_format =
+                    pyutil::str_arg(output_format_, "output_format", "'fc32' or 'sc16'");
+                const float full_scale =
+                    float(pyutil::float_arg(full_scale_, "full_scale", "a number > 0"));
+                const auto input_format =
+                    pyutil::str_arg(input_format_, "input_format", "'fc32' or 'sc16'");
+                const auto weights = pyutil::vector_arg<float>(
+                    weights_, "weights", "a sequence of real numbers");
                 // With a model spec the structure comes from the spec and P..Lq are not used:
                 // only their type is checked then.
                 const bool ph = model.empty();
@@ -509,29 +530,35 @@ void bind_dpd_predistorter(py::module& m)
             py::arg("Q") = 0,
             py::arg("Lp") = 0,
             py::arg("Lq") = 0,
-            py::arg("coefficients") = std::vector<gr_complex>{},
-            py::arg("lo_leakage") = gr_complex(0, 0),
-            py::arg("backend") = "automatic",
+            py::arg("coefficients") = py::list(),
+            py::arg("lo_leakage") = py::cast(std::complex<double>(0, 0)),
+            py::arg("backend") = py::str("automatic"),
             py::arg("device") = 0,
             py::arg("batch") = 0,
-            py::arg("mapped") = false,
-            py::arg("device_buffers") = false,
-            py::arg("model") = "",
+            py::arg("mapped") = py::bool_(false),
+            py::arg("device_buffers") = py::bool_(false),
+            py::arg("model") = py::str(""),
             py::arg("channels") = 1,
-            py::arg("output_format") = "fc32",
-            py::arg("full_scale") = 1.0f,
-            py::arg("input_format") = "fc32",
-            py::arg("weights") = std::vector<float>{},
+            py::arg("output_format") = py::str("fc32"),
+            py::arg("full_scale") = py::float_(1.0),
+            py::arg("input_format") = py::str("fc32"),
+            py::arg("weights") = py::list(),
             bdoc.c_str())
         .def("model", &B::model, "The model's canonical spec.")
-        .def("set_weights",
-             &B::set_weights,
-             py::arg("weights"),
-             "Neural models: replace every channel's weights between two work() calls.")
+        .def(
+            "set_weights",
+            [](B& b, const py::object& w) {
+                b.set_weights(pyutil::vector_arg<float>(
+                    w, "weights", "a sequence of real numbers"));
+            },
+            py::arg("weights"),
+            "Neural models: replace every channel's weights between two work() calls.")
         .def(
             "set_channel_weights",
-            [](B& b, int_arg ch, const std::vector<float>& w) {
-                b.set_channel_weights(channel_arg(b, ch), w);
+            [](B& b, int_arg ch, const py::object& w) {
+                b.set_channel_weights(channel_arg(b, ch),
+                                      pyutil::vector_arg<float>(
+                                          w, "weights", "a sequence of real numbers"));
             },
             py::arg("channel"),
             py::arg("weights"))
@@ -550,8 +577,12 @@ void bind_dpd_predistorter(py::module& m)
              "True when the ports use device buffers.")
         .def(
             "set_coefficients",
-            [](B& b, const std::vector<gr_complex>& co, std::optional<gr_complex> c) {
-                b.set_coefficients(co, c ? *c : b.lo_leakage());
+            [](B& b, const py::object& co, const py::object& c) {
+                b.set_coefficients(
+                    pyutil::vector_arg<gr_complex>(
+                        co, "coefficients", "a sequence of complex numbers"),
+                    c.is_none() ? b.lo_leakage()
+                                : gr_complex(pyutil::complex_arg(c, "lo_leakage")));
             },
             py::arg("coefficients"),
             py::arg("lo_leakage") = py::none(),
@@ -561,12 +592,14 @@ void bind_dpd_predistorter(py::module& m)
              [](const B& b) { return pyutil::to_array<cf>(b.coefficients()); })
         .def(
             "set_channel_coefficients",
-            [](B& b,
-               int_arg ch,
-               const std::vector<gr_complex>& co,
-               std::optional<gr_complex> c) {
+            [](B& b, int_arg ch, const py::object& co, const py::object& c) {
                 const unsigned k = channel_arg(b, ch);
-                b.set_channel_coefficients(k, co, c ? *c : b.channel_lo_leakage(k));
+                b.set_channel_coefficients(
+                    k,
+                    pyutil::vector_arg<gr_complex>(
+                        co, "coefficients", "a sequence of complex numbers"),
+                    c.is_none() ? b.channel_lo_leakage(k)
+                                : gr_complex(pyutil::complex_arg(c, "lo_leakage")));
             },
             py::arg("channel"),
             py::arg("coefficients"),
@@ -612,7 +645,15 @@ void bind_dpd_predistorter(py::module& m)
             },
             py::arg("batch"))
         .def("batch", &B::batch)
-        .def("set_cuda_variant", &B::set_cuda_variant, py::arg("variant"))
+        .def(
+            "set_cuda_variant",
+            [](B& b, const py::object& v) {
+                b.set_cuda_variant(pyutil::str_arg(
+                    v,
+                    "variant",
+                    "'automatic', 'smem', 'tiled', 'compiled' or 'interpreted'"));
+            },
+            py::arg("variant"))
         .def(
             "active_backend", &B::active_backend, "The backend in use: 'cpu' or 'cuda'.");
 }

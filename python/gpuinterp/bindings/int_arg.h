@@ -12,11 +12,15 @@
 // ValueError that names the parameter and the accepted range.
 
 #include <gnuradio/gpuinterp/kernel/dpd_model.h>
+#include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
+#include <type_traits>
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <vector>
 
 namespace gr {
 namespace gpuinterp {
@@ -142,6 +146,70 @@ inline std::string str_arg(const py::handle& obj, const char* name, const char* 
         r = "?";
     }
     throw py::value_error(std::string(name) + ": must be " + what + ", got " + r);
+}
+
+namespace detail {
+inline std::string repr_or(const py::handle& obj)
+{
+    try {
+        return py::repr(obj).cast<std::string>();
+    } catch (...) {
+        return "?";
+    }
+}
+} // namespace detail
+
+//! A complex parameter: any Python or numpy number but a bool (read as 1 otherwise), or ValueError
+//! "<name>: must be <what>, got <repr>" (bound as std::complex, a string fails as "incompatible
+//! function arguments", naming no parameter).
+inline std::complex<double> complex_arg(const py::handle& obj,
+                                        const char* name,
+                                        const char* what = "a complex number")
+{
+    PyObject* o = obj.ptr();
+    if (o && !PyBool_Check(o) && (PyComplex_Check(o) || PyNumber_Check(o)) &&
+        !py::isinstance<py::str>(obj)) {
+        const Py_complex c = PyComplex_AsCComplex(o);
+        if (!(c.real == -1.0 && PyErr_Occurred()))
+            return { c.real, c.imag };
+        PyErr_Clear();
+    }
+    throw py::value_error(std::string(name) + ": must be " + what + ", got " +
+                          detail::repr_or(obj));
+}
+
+//! A one-dimensional sequence or array of numbers as a vector of T (std::complex<float> or
+//! float): booleans, strings, nested lists and (for real T) complex values are a ValueError
+//! naming the parameter, where a bound std::vector would fail as "incompatible function
+//! arguments" or read True as 1.
+template <typename T>
+std::vector<T> vector_arg(const py::handle& obj, const char* name, const char* what)
+{
+    constexpr bool cplx = !std::is_floating_point_v<T>;
+    auto fail = [&]() -> std::vector<T> {
+        throw py::value_error(std::string(name) + ": must be " + what + ", got " +
+                              detail::repr_or(obj).substr(0, 80));
+    };
+    if (py::isinstance<py::str>(obj) || py::isinstance<py::bytes>(obj) ||
+        !(py::isinstance<py::sequence>(obj) || py::hasattr(obj, "__array__")))
+        return fail();
+    auto np = py::module::import("numpy");
+    py::object a;
+    try {
+        a = np.attr("asarray")(obj);
+    } catch (const py::error_already_set&) {
+        return fail();
+    }
+    const std::string kind = py::str(a.attr("dtype").attr("kind"));
+    const bool empty = a.attr("size").cast<size_t>() == 0;
+    if (a.attr("ndim").cast<int>() != 1 ||
+        (!empty && kind != "i" && kind != "u" && kind != "f" && !(cplx && kind == "c")))
+        return fail();
+    using E = std::conditional_t<cplx, std::complex<float>, float>;
+    auto arr = py::array_t<E, py::array::c_style | py::array::forcecast>::ensure(a);
+    if (!arr)
+        return fail();
+    return std::vector<T>(arr.data(), arr.data() + arr.size());
 }
 
 //! Bounds the kernels check after conversion (lib/kernel/*.cc), used here too so that a value out
