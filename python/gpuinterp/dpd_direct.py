@@ -49,15 +49,21 @@ def _longest_run(ok):
 
 def identity_weights(model):
     """The weights a neural predistorter of ``model`` (gru, tdnn) starts the loop from: neural_train's
-    identity start, a wire. Give them to ``dpd_predistorter_cc(model=..., weights=...)``; the
-    estimator (``learning="direct"``, the same model) starts from the same set. Needs PyTorch."""
+    identity start, a wire (the same set on every call). Give them to ``dpd_predistorter_cc(model=...,
+    weights=...)``; the estimator (``learning="direct"``, the same model) starts from the same set.
+    Needs PyTorch."""
     from . import neural_train as nt
 
     m = dm.parse(str(model))
     if not m.is_neural:
         raise DPDError(f"model: {m} is not a neural family ({', '.join(dm.NEURAL_FAMILIES)})")
     nt.require_torch()
-    return np.asarray(nt.export_weights(nt.build(str(m))), dtype=np.float64)
+    torch = nt._classes()["torch"]
+    # The identity start is a wire, but its hidden layers start random: seeded here (without touching
+    # the caller's generator), so every call gives the same set and a loop is reproducible.
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(0)
+        return np.asarray(nt.export_weights(nt.build(str(m))), dtype=np.float64)
 
 
 class DirectLearner:

@@ -105,6 +105,8 @@ class qa_estimator_direct(gr_unittest.TestCase):
 
         spec = "tdnn:M=4,H=12,N=1"
         w0 = dpd_direct.identity_weights(spec)
+        # the same set on every call: the estimator starts from exactly what the predistorter runs
+        np.testing.assert_array_equal(w0, dpd_direct.identity_weights(spec))
         s0 = ofdm(999)
         # a wire but for its output layer's small start (0.01 x its random initialisation)
         self.assertLess(metrics.nmse_db(s0, dm.apply(s0, spec, w0)), -30.0)
