@@ -14,7 +14,6 @@
 #include <gnuradio/gpuinterp/kernel/dpd_model.h>
 #include <gnuradio/top_block.h>
 #include <benchmark/benchmark.h>
-#include <random>
 
 using cf = std::complex<float>;
 
@@ -83,18 +82,11 @@ static void BM_fg_dpd_model(benchmark::State& st)
     const bool dev = st.range(1) != 0;
     const size_t n = size_t(1) << gpuinterp_bench::log2n(26);
     const auto m = gr::gpuinterp::kernel::dpd_model::parse(spec);
-    std::vector<cf> co;
-    std::vector<float> w;
-    if (m.num_weights()) {
-        std::mt19937 g(7);
-        std::normal_distribution<float> d(0.0f, 0.1f);
-        w.resize(m.num_weights());
-        for (auto& v : w)
-            v = d(g);
-    } else {
-        co.assign(m.num_coefficients(), cf(0.01f, 0.002f));
+    const std::vector<float> w =
+        gpuinterp_bench::random_weights(m); // empty for a polynomial
+    std::vector<cf> co(m.num_coefficients(), cf(0.01f, 0.002f));
+    if (!co.empty())
         co[0] = 1.0f;
-    }
     for (auto _ : st) {
         st.PauseTiming();
         auto tb = gr::make_top_block("bench");

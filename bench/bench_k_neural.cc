@@ -26,16 +26,6 @@ const char* const neural_rows[] = { "tdnn:M=5,H=10,N=1",
                                     "gru:H=10,C=4,D=1",
                                     "gru:H=32,C=4,D=16" };
 
-std::vector<float> weights(const kernel::dpd_model& m)
-{
-    std::mt19937 g(7);
-    std::normal_distribution<float> d(0.0f, 0.1f);
-    std::vector<float> w(m.num_weights());
-    for (auto& v : w)
-        v = d(g);
-    return w;
-}
-
 std::vector<cf> signal(size_t n)
 {
     std::mt19937 g(3);
@@ -56,7 +46,7 @@ void BM_neural_cpu(benchmark::State& st)
 {
     const auto m = kernel::dpd_model::parse(neural_rows[st.range(0)]);
     const size_t n = size_t(1) << gpuinterp_bench::log2n(18);
-    kernel::dpd_predistorter k(m, weights(m), backend::cpu);
+    kernel::dpd_predistorter k(m, gpuinterp_bench::random_weights(m), backend::cpu);
     const auto x = signal(n);
     std::vector<cf> y(n);
     for (auto _ : st)
@@ -72,7 +62,7 @@ void BM_neural_cuda_device(benchmark::State& st)
         return;
     const auto m = kernel::dpd_model::parse(neural_rows[st.range(0)]);
     const size_t n = size_t(1) << gpuinterp_bench::log2n(24);
-    kernel::dpd_predistorter k(m, weights(m), backend::cuda);
+    kernel::dpd_predistorter k(m, gpuinterp_bench::random_weights(m), backend::cuda);
     const gpuinterp_bench::device_channels dev(1, signal(n), n * sizeof(cf));
     const cf* din = dev.in()[0];
     cf* dout = dev.out<cf>()[0];

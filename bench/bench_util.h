@@ -6,10 +6,12 @@
 #define INCLUDED_GPUINTERP_BENCH_UTIL_H
 
 #include <gnuradio/gpuinterp/kernel/backend.h>
+#include <gnuradio/gpuinterp/kernel/dpd_model.h>
 #include <benchmark/benchmark.h>
 #include <complex>
 #include <cstddef>
 #include <cstdlib>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -74,6 +76,18 @@ std::vector<T> data(size_t n)
             v[i] = a;
     }
     return v;
+}
+
+//! A neural model's weights for timing: small and random (N(0, 0.1), seeded), as a trained set is;
+//! the cost does not depend on their values.
+inline std::vector<float> random_weights(const gr::gpuinterp::kernel::dpd_model& m)
+{
+    std::mt19937 g(7);
+    std::normal_distribution<float> d(0.0f, 0.1f);
+    std::vector<float> w(m.num_weights());
+    for (auto& v : w)
+        v = d(g);
+    return w;
 }
 
 //! Windowed-sinc low-pass taps with gain L (shape matters little for speed; kept realistic).

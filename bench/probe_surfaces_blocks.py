@@ -3,6 +3,7 @@
 sdr_loopback_emulator_cc, pa_model_cc, dpd_predistorter_cc and dpd_estimator_cc, and their setters
 (the tables: keyword, documented domain, values beyond GENERIC)."""
 
+import functools
 import math
 import numbers
 
@@ -18,6 +19,14 @@ from probe_surfaces_util import (INF, NAN, _num, as_int, boolean, choice, cplx, 
 
 # -- sdr_loopback_emulator_cc ---------------------------------------------------------------------
 FS = 122.88e6
+
+
+def block_cases(cls, run, check, base, table, setters):
+    """One block's two surfaces: its constructor keywords (``table``, each built on ``base`` and run
+    by ``run``) and its setters (``setters``, each on a block built from ``base``, then ``check``)."""
+    name = cls.__name__
+    return (kw_cases(name, name, cls, run, base, table) +
+            setter_cases(name + " setters", f"{name}({fmt(base)})", functools.partial(cls, **base), check, setters))
 
 
 def run_emulator(factory, kw):
@@ -36,10 +45,6 @@ def check_emulator(emu):
 
 
 EMU_BASE = {"latency": 20.0, "seed": 4}
-
-
-def emulator():
-    return gpuinterp.sdr_loopback_emulator_cc(**EMU_BASE)
 
 
 def enob_ok(v):  # adc_enob with the default adc_bits 12: 0 (ideal), or 1 to 12
@@ -107,9 +112,8 @@ EMULATOR_SETTERS = [
 
 
 def emulator_cases():
-    name = "sdr_loopback_emulator_cc"
-    return (kw_cases(name, name, gpuinterp.sdr_loopback_emulator_cc, run_emulator, EMU_BASE, EMULATOR) +
-            setter_cases(name + " setters", f"{name}({fmt(EMU_BASE)})", emulator, check_emulator, EMULATOR_SETTERS))
+    return block_cases(gpuinterp.sdr_loopback_emulator_cc, run_emulator, check_emulator, EMU_BASE, EMULATOR,
+                       EMULATOR_SETTERS)
 
 
 # -- pa_model_cc ----------------------------------------------------------------------------------
@@ -175,10 +179,7 @@ PA_SETTERS = [
 
 
 def pa_cases():
-    return (kw_cases("pa_model_cc", "pa_model_cc", gpuinterp.pa_model_cc, run_pa, PA_BASE, PA) +
-            setter_cases("pa_model_cc setters", "pa_model_cc(backend='cpu')",
-                         lambda: gpuinterp.pa_model_cc(backend="cpu"),
-                         check_pa, PA_SETTERS))
+    return block_cases(gpuinterp.pa_model_cc, run_pa, check_pa, PA_BASE, PA, PA_SETTERS)
 
 
 # -- dpd_predistorter_cc --------------------------------------------------------------------------
@@ -259,14 +260,9 @@ PD_SETTERS = [
 ]
 
 
-def predistorter():
-    return gpuinterp.dpd_predistorter_cc(**PD_BASE)
-
-
 def predistorter_cases():
-    name = "dpd_predistorter_cc"
-    return (kw_cases(name, name, gpuinterp.dpd_predistorter_cc, run_predistorter, PD_BASE, PREDISTORTER) +
-            setter_cases(name + " setters", f"{name}({fmt(PD_BASE)})", predistorter, check_predistorter, PD_SETTERS))
+    return block_cases(gpuinterp.dpd_predistorter_cc, run_predistorter, check_predistorter, PD_BASE,
+                       PREDISTORTER, PD_SETTERS)
 
 
 # -- dpd_estimator_cc -----------------------------------------------------------------------------
@@ -355,11 +351,6 @@ EST_SETTERS = [
 ]
 
 
-def estimator():
-    return gpuinterp.dpd_estimator_cc(**EST_BASE)
-
-
 def estimator_cases():
-    name = "dpd_estimator_cc"
-    return (kw_cases(name, name, gpuinterp.dpd_estimator_cc, run_estimator, EST_BASE, ESTIMATOR) +
-            setter_cases(name + " setters", f"{name}({fmt(EST_BASE)})", estimator, check_estimator, EST_SETTERS))
+    return block_cases(gpuinterp.dpd_estimator_cc, run_estimator, check_estimator, EST_BASE, ESTIMATOR,
+                       EST_SETTERS)

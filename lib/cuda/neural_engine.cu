@@ -89,10 +89,11 @@ struct gru_args {
     size_t n;          // outputs
     unsigned la;       // look-ahead (output delay)
     uint64_t pos0;     // stream index of input 0 of the batch
-    size_t chunk;      // outputs per block
-    size_t warmup;     // steps of warm-up before a later block's first output
+    size_t chunk;      // outputs per chunk
+    size_t chunks;     // chunks (the last may be shorter)
+    size_t warmup;     // steps of warm-up before a later chunk's first output
     const float* h_in; // carried hidden state (H)
-    float* h_out;      // the last block's final state (H)
+    float* h_out;      // the last chunk's final state (H)
     float* y;          // 2n floats
 };
 
@@ -160,25 +161,8 @@ constexpr size_t gru_min_chunk = 32;
 //! registers), 1 above (H = 32: 114).
 constexpr unsigned gru_lane_units(unsigned H) { return H <= 12 ? 2 : 1; }
 
-struct gru_lane_args {
-    const float*
-        w; // device layout: weight_ih and weight_hh transposed, the rest as the file
-    nn::gru_layout L;
-    const float2* x;   // window: Hh carried samples, then the batch's inputs
-    size_t Hh;         // carried samples before input 0
-    size_t n;          // outputs
-    unsigned la;       // look-ahead (output delay)
-    uint64_t pos0;     // stream index of input 0 of the batch
-    size_t chunk;      // outputs per chunk
-    size_t chunks;     // chunks (the last may be shorter)
-    size_t warmup;     // steps of warm-up before a later chunk's first output
-    const float* h_in; // carried hidden state (H)
-    float* h_out;      // the last chunk's final state (H)
-    float* y;          // 2n floats
-};
-
 template <unsigned H, unsigned U>
-__global__ void __launch_bounds__(gru_lane_threads) gru_lanes(gru_lane_args a)
+__global__ void __launch_bounds__(gru_lane_threads) gru_lanes(gru_args a)
 {
     static_assert(H % U == 0 && H / U <= 32, "gru_lanes: a chunk's lanes fit one warp");
     constexpr unsigned G = H / U, per_warp = 32 / G, H3 = 3 * H;
@@ -299,12 +283,12 @@ __global__ void __launch_bounds__(gru_lane_threads) gru_lanes(gru_lane_args a)
 //! gru_chunks.
 template <unsigned... Hs>
 struct gru_lane_list {
-    static bool launch(unsigned H, const gru_lane_args& a, int sms, cudaStream_t st)
+    static bool launch(unsigned H, const gru_args& a, int sms, cudaStream_t st)
     {
         return (try_one<Hs>(H, a, sms, st) || ...);
     }
     template <unsigned Ht>
-    static bool try_one(unsigned H, gru_lane_args a, int sms, cudaStream_t st)
+    static bool try_one(unsigned H, gru_args a, int sms, cudaStream_t st)
     {
         if (H != Ht)
             return false;
@@ -529,21 +513,6 @@ private:
             const float* h_in = d_state[d_cur].get();
             float* h_out = d_state[1 - d_cur].get();
             d_cur = 1 - d_cur; // the state written is the next call's carried state
-            gru_lane_args b;
-            b.w = d_w.get();
-            b.L = d_g;
-            b.x = x;
-            b.Hh = Hh;
-            b.n = n;
-            b.la = d_model.lookahead();
-            b.pos0 = d_pos;
-            b.chunk = b.chunks = 0; // the launch's plan
-            b.warmup = d_warmup;
-            b.h_in = h_in;
-            b.h_out = h_out;
-            b.y = reinterpret_cast<float*>(y);
-            if (gru_lane_sizes::launch(d_g.H, b, d_sms, st()))
-                return;
             gru_args a;
             a.w = d_w.get();
             a.L = d_g;
@@ -552,17 +521,21 @@ private:
             a.n = n;
             a.la = d_model.lookahead();
             a.pos0 = d_pos;
+            a.chunk = a.chunks = 0; // the launch's plan
+            a.warmup = d_warmup;
+            a.h_in = h_in;
+            a.h_out = h_out;
+            a.y = reinterpret_cast<float*>(y);
+            if (gru_lane_sizes::launch(d_g.H, a, d_sms, st()))
+                return;
             // Enough chunks to fill the device (8 blocks per SM), none shorter than 8 warm-ups
             // so the warm-up costs at most an eighth more steps.
             const size_t target = size_t(d_sms) * 8;
             a.chunk = d_warmup == 0
                           ? n
                           : std::max<size_t>(8 * d_warmup, (n + target - 1) / target);
-            a.warmup = d_warmup;
-            a.h_in = h_in;
-            a.h_out = h_out;
-            a.y = reinterpret_cast<float*>(y);
-            const unsigned blocks = unsigned((n + a.chunk - 1) / a.chunk);
+            a.chunks = (n + a.chunk - 1) / a.chunk;
+            const unsigned blocks = unsigned(a.chunks);
             const unsigned threads = std::min(256u, (d_g.H + 31) / 32 * 32);
             gru_chunks<<<blocks, threads, 2 * d_g.H * sizeof(float), st()>>>(a);
             GPUINTERP_CUDA_CHECK_LAUNCH(st());
