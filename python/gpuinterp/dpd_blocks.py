@@ -183,11 +183,9 @@ class dpd_estimator_cc(StreamMixin, gr.basic_block):
             # a number or None: "object of type 'float' has no len()" named nothing
             raise ValueError(f"initial_coefficients: must be a sequence of numbers ([] for the identity), got "
                              f"{initial_coefficients!r:.60}")
-        if backend == "cuda" and device >= gpuinterp_python.cuda_device_count():
-            # checked here, as the predistorter and the kernels check it: the fit is built at the first
-            # capture, where every step would fail with the same message while the flowgraph runs on
-            raise ValueError(f"backend: 'cuda' with device {device}, but this machine has "
-                             f"{gpuinterp_python.cuda_device_count()} CUDA device(s)")
+        # The fit's kernels are built at the first capture, where a backend this machine cannot run
+        # would fail every step while the flowgraph runs on: resolved now, by the kernels' own rule.
+        gpuinterp_python.select_backend(backend, device)
         if not isinstance(coefficients_file, str):
             raise ValueError(f"coefficients_file: must be a path string ('' for none), got {coefficients_file!r}")
         if update_period < capture_length:

@@ -96,6 +96,14 @@ class qa_probe_surfaces(EstimatorCase):
             ("target_gain", 1e300, "target_gain:"), ("tx_format", [], "tx_format:"),
             ("damping", True, "damping: must be a number"),
         ]
+        # A backend this machine cannot run is refused at construction, as the fit's kernels would
+        # refuse it at the first capture (the same rule and message).
+        if gpuinterp.cuda_device_count() == 0:
+            with self.assertRaises(RuntimeError) as want:
+                gpuinterp.dpd_gram("mp:K=3,M=2", backend="cuda")
+            with self.assertRaises(RuntimeError) as cm:
+                gpuinterp.dpd_estimator_cc(P, Q, Lp, Lq, capture_length=N, update_period=N, backend="cuda")
+            self.assertEqual(str(cm.exception), str(want.exception))
         for t in (1e-300, 0.005):  # a watchdog shorter than the receiver's bursts reads a flowing one as stalled
             with self.assertRaises(ValueError) as cm:
                 gpuinterp.dpd_estimator_cc(P, Q, Lp, Lq, capture_length=N, update_period=N, rx_timeout=t)

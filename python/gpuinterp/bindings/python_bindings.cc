@@ -36,6 +36,18 @@ PYBIND11_MODULE(gpuinterp_python, m)
           &cuda_device_count,
           "Number of usable CUDA devices (0 without one).");
     m.def(
+        "select_backend",
+        [](const std::string& b, int device) {
+            const auto c = select_backend(backend_from_string(b), device);
+            return py::make_tuple(to_string(c.selected), c.reason);
+        },
+        py::arg("backend"),
+        py::arg("device") = 0,
+        "The backend a kernel built with (backend, device) runs on, and why 'automatic' "
+        "fell "
+        "back to the CPU: ('cpu' | 'cuda', reason). Raises as that kernel's construction "
+        "would.");
+    m.def(
         "cuda_unavailable_reason",
         &cuda_unavailable_reason,
         "Why no CUDA device is usable (e.g. 'no NVIDIA driver found'); '' when one is.");
