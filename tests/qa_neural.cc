@@ -336,9 +336,11 @@ TEST_P(NeuralKernel, WeightSwitchBetweenCallsKeepsTheState)
 
 TEST_P(NeuralKernel, LongStreamInBatches)
 {
-    // Several launches per call (batch 4096) and many chunks of the gru on CUDA, whose warm-up of
-    // 256 steps must make the chunked recursion agree with the sequential reference: with weights
-    // of PyTorch's initial scale the state forgets by orders of magnitude within tens of steps.
+    // Several launches per call for the tdnn (batch 4096); many chunks of the gru on CUDA (whose
+    // batches the engine lengthens to 4 warm-ups a chunk, so one launch per call here), and its
+    // warm-up of 256 steps must make the chunked recursion agree with the sequential reference:
+    // with weights of PyTorch's initial scale the state forgets by orders of magnitude within
+    // tens of steps.
     unsigned seed = 300;
     for (const auto& spec : { "gru:H=32,C=2,D=2", "tdnn:M=8,H=24,N=2" }) {
         const dpd_model m = dpd_model::parse(spec);

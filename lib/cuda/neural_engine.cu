@@ -41,11 +41,13 @@
 //    dominates, so more warps (shorter chunks) only pay while one warp cannot keep its scheduler
 //    busy; a step's 3U independent dot-product chains and U transcendental chains give a warp
 //    enough independent work, and a second warp would halve the chunk but double the step.
-//    For the default batch of 2^18 on 132 SMs, H = 10: 3168 chunks of 83 outputs, each 595
-//    steps with the default warm-up of 512 (7x the outputs); H = 32: 528 chunks of 497 (2x).
-//    The warm-up multiplies the work, not the time: those schedulers would idle otherwise.
-//    Expected (H200, about 350 instructions a step for H = 10 at an issue rate of 0.7): 595
-//    steps x 500 cycles / 1.98 GHz = 150 us a batch, 1.7 Gsample/s; H = 32 about 1 Gsample/s.
+//    So a launch's time is about (warmup + chunk) steps whatever its length, and only long
+//    chunks amortise the warm-up: a 2^18-sample launch on 132 SMs with H = 10 runs 3168 chunks
+//    of 83 outputs, each 595 steps (7x the outputs). The engine therefore takes batches of at
+//    least gru_batch_warmups (4) warm-ups a chunk, whatever the block's batch (H = 10: 3168 x
+//    4 x 512 = 6.5 M samples, 52 MB a buffer; H = 24 or 32: 528 chunks, 1.1 M samples), so a
+//    long call spends at most a fifth of its steps warming up. A short call (a flowgraph's
+//    work() of 2^16 samples) still pays a whole warm-up: its rate rises with its length.
 //  - gru_chunks (any other H, e.g. 48 or 64): one block per chunk, the block's threads the hidden
 //    units (h in shared memory, ping-pong buffers, one barrier per step), weight_ih and weight_hh
 //    transposed on the device so consecutive units read consecutive words; chunks of at least
@@ -79,6 +81,7 @@ using kernel::dpd_model;
 constexpr size_t smem_weight_bytes = 48 * 1024; // the default dynamic shared-memory limit
 constexpr unsigned tdnn_threads = 128;
 constexpr size_t default_warmup = 512;
+constexpr size_t gru_batch_warmups = 4; // a gru batch's chunks: at least 4 warm-ups long
 
 struct gru_args {
     const float*
@@ -287,6 +290,16 @@ struct gru_lane_list {
     {
         return (try_one<Hs>(H, a, sms, st) || ...);
     }
+    //! The chunks a launch of hidden size H aims for on `sms` SMs (0: H has no lane kernel).
+    static size_t chunk_target(unsigned H, int sms)
+    {
+        size_t t = 0;
+        ((H == Hs
+              ? (t = size_t(sms) * gru_warps_per_sm * (32 / (Hs / gru_lane_units(Hs))))
+              : 0),
+         ...);
+        return t;
+    }
     template <unsigned Ht>
     static bool try_one(unsigned H, gru_args a, int sms, cudaStream_t st)
     {
@@ -296,7 +309,7 @@ struct gru_lane_list {
         if (a.warmup == 0) {
             a.chunk = a.n;
         } else {
-            const size_t target = size_t(sms) * gru_warps_per_sm * per_warp;
+            const size_t target = chunk_target(Ht, sms);
             a.chunk = std::max(gru_min_chunk, (a.n + target - 1) / target);
         }
         a.chunks = (a.n + a.chunk - 1) / a.chunk;
@@ -462,8 +475,9 @@ private:
     {
         device_guard guard(d_device);
         const size_t Hh = d_model.history();
+        const size_t batch = std::max(d_batch, gru_min_batch());
         for (size_t pos = 0; pos < n;) {
-            const size_t cnt = std::min(d_batch, n - pos);
+            const size_t cnt = std::min(batch, n - pos);
             d_x.reserve(Hh + cnt);
             d_y.reserve(cnt);
             if (Hh)
@@ -507,6 +521,21 @@ private:
         GPUINTERP_CUDA_CHECK(cudaStreamSynchronize(st()));
     }
 
+    //! gru: the fewest samples a batch takes (see the header: every chunk after the first
+    //! repeats `warmup` steps, so a batch is split no finer than gru_batch_warmups warm-ups a
+    //! chunk at the launch's planned chunk count); 0 for the tdnn and for warmup = 0.
+    size_t gru_min_batch() const
+    {
+        if (d_model.family != dpd_model::family_t::gru || d_warmup == 0)
+            return 0;
+        size_t chunks = gru_lane_sizes::chunk_target(d_g.H, d_sms);
+        if (chunks == 0)
+            chunks =
+                gru_block_chunks(); // gru_chunks: already 8 warm-ups a chunk at least
+        return chunks * gru_batch_warmups * d_warmup;
+    }
+    size_t gru_block_chunks() const { return size_t(d_sms) * 8; }
+
     void launch(const float2* x, float2* y, size_t Hh, size_t n)
     {
         if (d_model.family == dpd_model::family_t::gru) {
@@ -530,7 +559,7 @@ private:
                 return;
             // Enough chunks to fill the device (8 blocks per SM), none shorter than 8 warm-ups
             // so the warm-up costs at most an eighth more steps.
-            const size_t target = size_t(d_sms) * 8;
+            const size_t target = gru_block_chunks();
             a.chunk = d_warmup == 0
                           ? n
                           : std::max<size_t>(8 * d_warmup, (n + target - 1) / target);

@@ -136,7 +136,9 @@ public:
      * \brief A neural predistorter or PA model (gru, tdnn).
      * \param model a neural model (model.is_neural())
      * \param weights model.num_weights() finite values in docs/neural_models.md's layout
-     * Other parameters as above (no mapped staging for the neural engines).
+     * Other parameters as above (no mapped staging for the neural engines). A gru on CUDA runs
+     * batches of at least 4 warm-ups a chunk whatever `batch` says (neural_engine.cu: shorter
+     * ones would spend most of their steps warming up).
      */
     dpd_predistorter(const dpd_model& model,
                      const std::vector<float>& weights,
