@@ -66,12 +66,14 @@ BENCHMARK(BM_fg_dpd)
 // costs nothing per item (count_source) into a null_sink, so the row is the block's own rate with
 // its input crossing the bus in and its output out. buffers 0: host buffers (pinned staging), 1:
 // device buffers (the block's ports are cuda_buffers; GNU Radio's buffer layer makes the two
-// crossings). Rows: the Arena preset `compact` (a 26-coefficient gmp), a compact tdnn and a small
-// gru (random weights: the cost does not depend on their values). items_per_second counts samples.
+// crossings). Rows: the Arena preset `compact` (a 26-coefficient gmp), a compact tdnn, a small gru
+// and the `best` preset's gru:H=24 (random weights: the cost does not depend on their values).
+// items_per_second counts samples.
 static const char* const fg_model_rows[] = {
     "gmp:Ka=1,La=14,Kb=2,Lb=3,Mb=1,Kc=2,Lc=3,Mc=1",
     "tdnn:M=5,H=10,N=1",
-    "gru:H=10,C=4,D=1"
+    "gru:H=10,C=4,D=1",
+    "gru:H=24,C=4,D=1"
 };
 
 static void BM_fg_dpd_model(benchmark::State& st)
@@ -122,7 +124,7 @@ static void BM_fg_dpd_model(benchmark::State& st)
 }
 BENCHMARK(BM_fg_dpd_model)
     ->ArgNames({ "row", "device_buffers" })
-    ->ArgsProduct({ { 0, 1, 2 }, { 0, 1 } })
+    ->ArgsProduct({ { 0, 1, 2, 3 }, { 0, 1 } })
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
     ->Iterations(2);

@@ -6,9 +6,12 @@
 //  - neural_cpu:          the CPU engine, 2^18 samples by default (the gru's recursion on one thread,
 //                         the tdnn over OpenMP ranges);
 //  - neural_cuda_device:  process_device() on device buffers, 2^24 samples by default, with the
-//                         gru's warm-up at its default (rows: warm-up column, 0 = the default).
+//                         gru's warm-up at its default, in one call (call = 0) or in calls of
+//                         2^call samples, as a flowgraph's work() hands them over (a gru call
+//                         pays a whole warm-up however short it is).
 // Rows: a compact tdnn predistorter (tdnn:M=5,H=10,N=1), a small gru predistorter
-// (gru:H=10,C=4,D=1) and the APA_200MHz judge's size (gru:H=32,C=4,D=16). Weights are random and
+// (gru:H=10,C=4,D=1), the Arena `best` preset's size (gru:H=24,C=4,D=1) and the APA_200MHz
+// judge's size (gru:H=32,C=4,D=16). Weights are random and
 // small (the cost does not depend on their values). items_per_second counts samples;
 // GPUINTERP_BENCH_LOG2N overrides the problem size.
 #include "bench_util.h"
@@ -24,6 +27,7 @@ namespace {
 
 const char* const neural_rows[] = { "tdnn:M=5,H=10,N=1",
                                     "gru:H=10,C=4,D=1",
+                                    "gru:H=24,C=4,D=1",
                                     "gru:H=32,C=4,D=16" };
 
 std::vector<cf> signal(size_t n)
@@ -66,12 +70,21 @@ void BM_neural_cuda_device(benchmark::State& st)
     const gpuinterp_bench::device_channels dev(1, signal(n), n * sizeof(cf));
     const cf* din = dev.in()[0];
     cf* dout = dev.out<cf>()[0];
-    k.process_device(dout, din, n); // warm-up
+    const size_t call = st.range(1) ? std::min(n, size_t(1) << st.range(1)) : n;
+    auto all = [&] {
+        for (size_t pos = 0; pos < n; pos += call)
+            k.process_device(dout + pos, din + pos, std::min(call, n - pos));
+    };
+    all(); // warm-up
     for (auto _ : st)
-        k.process_device(dout, din, n);
+        all();
     st.SetItemsProcessed(int64_t(st.iterations()) * n);
-    st.SetLabel(m.to_string() + " warmup " + std::to_string(k.warmup()));
+    st.SetLabel(m.to_string() + " warmup " + std::to_string(k.warmup()) + " calls of " +
+                std::to_string(call));
 }
-BENCHMARK(BM_neural_cuda_device)->Apply(each_row)->Apply(gpuinterp_bench::wall_timed);
+BENCHMARK(BM_neural_cuda_device)
+    ->ArgNames({ "row", "call" })
+    ->ArgsProduct({ { 0, 1, 2, 3 }, { 0, 16, 20 } })
+    ->Apply(gpuinterp_bench::wall_timed);
 
 } // namespace

@@ -355,6 +355,16 @@ dpd_aligned_capture dpd_capture::align(const cd* x,
         refuse("x: capture too short: " + std::to_string(n) +
                " samples; aligning x and y needs at least " +
                std::to_string(min_capture_length));
+    // The caller's exclusions, then x's glitches (beyond the estimator's outlier level), which
+    // would dominate every correlation below.
+    auto exclude_and_check_x = [&] {
+        if (exclude)
+            e.exclude(exclude);
+        check_outliers(
+            "x",
+            e.zero_where(E::X, E::XZ, E::BX, outlier_threshold(e, E::X), E::num_masks),
+            n);
+    };
     dpd_aligned_capture out;
     dpd_capture_report& rep = out.report;
     rep.rx_peak_dbfs = std::numeric_limits<double>::quiet_NaN();
@@ -364,12 +374,7 @@ dpd_aligned_capture dpd_capture::align(const cd* x,
         // dpd_estimate._prepare on a capture that needs no conditioning: outliers, the
         // delay (the hint, or estimate_delay's search), the shift and the gain.
         e.clip(std::numeric_limits<double>::infinity(), peak);
-        if (exclude)
-            e.exclude(exclude);
-        check_outliers(
-            "x",
-            e.zero_where(E::X, E::XZ, E::BX, outlier_threshold(e, E::X), E::num_masks),
-            n);
+        exclude_and_check_x();
         int64_t max_delay = -1;
         if (o.has_delay_hint) {
             rep.delay = o.delay_hint;
@@ -412,13 +417,7 @@ dpd_aligned_capture dpd_capture::align(const cd* x,
     } else {
         e.clip(std::numeric_limits<double>::infinity(), peak);
     }
-    if (exclude)
-        e.exclude(exclude);
-    // Glitches (beyond the estimator's outlier level) would dominate every correlation below.
-    check_outliers(
-        "x",
-        e.zero_where(E::X, E::XZ, E::BX, outlier_threshold(e, E::X), E::num_masks),
-        n);
+    exclude_and_check_x();
     check_outliers(
         "y", e.zero_where(E::Y, E::YS, E::BY, outlier_threshold(e, E::Y), E::CLIP), n);
 
