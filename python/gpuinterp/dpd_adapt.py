@@ -252,7 +252,7 @@ class Adaptation:
             x, y, backend, int(kw.get("device", 0)), full_scale=self.rx_full_scale,
             rx_correction=self.rx_correction, track_frequency=self.track_frequency,
             max_delay=kw.get("max_delay"), delay=self.delay)
-        return xa, yn, d, Gc, bad, CaptureReport(**{k: v for k, v in rep.items() if k != "first"})
+        return xa, yn, d, Gc, bad, rep
 
     def _observed_aclr(self, y):
         """Worst-side ACLR (dBc) of the aligned observation, nan without ``aclr_band``."""

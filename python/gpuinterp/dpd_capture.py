@@ -28,11 +28,10 @@ the corrected capture is the transmitter's.
 """
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 
-from .gpuinterp_python import dpd_capture_kernel as _kernel
+from .gpuinterp_python import CaptureReport, dpd_capture_kernel as _kernel  # noqa: F401
 
 # A sample whose I or Q is within 1 % (0.09 dB) of the full scale is taken as clipped: an ADC
 # saturates at its top code (2047/2048 of full scale for 12 bits, 127/128 for 8), so a sample there
@@ -57,27 +56,6 @@ PHASE_BLOCK = _kernel.phase_block
 # 24-sample windows and as many samples again. A shorter one would be refused as uncorrelated
 # ("buried in noise") when it is only too short.
 MIN_CAPTURE_LENGTH = _kernel.min_capture_length
-
-
-@dataclass
-class CaptureReport:
-    """What :func:`condition` found. ``rx_peak_dbfs``: peak |I|, |Q| of y against the full scale
-    (nan without one); ``clipped``: samples at full scale; ``delay``: y lag in samples;
-    ``envelope_correlation``: at that lag; ``widened``: the delay was found outside ``max_delay``;
-    ``freq_offset``: cycles per sample at the capture's centre; ``freq_drift``: cycles per sample^2;
-    ``phase``: the loop phase at the capture's centre (radians); ``rx_dc``: the receiver DC removed
-    (units of y); ``rx_image_db``: the receiver image removed, |nu/conj(mu)| in dB."""
-    rx_peak_dbfs: float = float("nan")
-    clipped: int = 0
-    delay: float = float("nan")
-    envelope_correlation: float = float("nan")
-    widened: bool = False
-    freq_offset: float = 0.0
-    freq_drift: float = 0.0
-    phase: float = 0.0
-    rx_dc: complex = 0j
-    rx_image_db: float = -math.inf
-    correlation: float = float("nan")
 
 
 def clip_mask(y, full_scale):

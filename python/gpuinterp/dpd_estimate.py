@@ -59,7 +59,7 @@ def _require_rows(rows, ncol, min_samples_per_coefficient):
 
 def _kernel_align(x, y, backend, device, **options):
     """``dpd_capture_kernel.align(x, y, **options)`` on this thread's capture kernel, its
-    refusals (the estimator's messages) as DPDError: (xa, yn, delay, G, bad, report dict). With
+    refusals (the estimator's messages) as DPDError: (xa, yn, delay, G, bad, CaptureReport). With
     ``condition=False`` it is :func:`_prepare` without a target gain, a given delay or excluded
     samples; with the conditioning it is dpd_capture.condition and then _prepare (both tested
     against the numpy code in qa_dpd_capture)."""

@@ -64,13 +64,13 @@ class qa_dpd_capture(gr_unittest.TestCase):
                 np.testing.assert_array_equal(bad, want[4])
                 r = want[5]
                 for k in ("delay", "envelope_correlation", "freq_offset", "freq_drift", "phase", "correlation"):
-                    self.assertAlmostEqual(rep[k], getattr(r, k), delta=1e-9 * max(1.0, abs(getattr(r, k))), msg=k)
-                self.assertAlmostEqual(abs(rep["rx_dc"] - r.rx_dc), 0, delta=1e-9)
-                self.assertAlmostEqual(rep["rx_image_db"], r.rx_image_db, delta=1e-6)
-                self.assertEqual(rep["clipped"], r.clipped)
-                self.assertEqual(rep["widened"], r.widened)
+                    self.assertAlmostEqual(getattr(rep, k), getattr(r, k), delta=1e-9 * max(1.0, abs(getattr(r, k))), msg=k)
+                self.assertAlmostEqual(abs(rep.rx_dc - r.rx_dc), 0, delta=1e-9)
+                self.assertAlmostEqual(rep.rx_image_db, r.rx_image_db, delta=1e-6)
+                self.assertEqual(rep.clipped, r.clipped)
+                self.assertEqual(rep.widened, r.widened)
                 if full := kw.get("full_scale"):
-                    self.assertAlmostEqual(rep["rx_peak_dbfs"], r.rx_peak_dbfs, delta=1e-9)
+                    self.assertAlmostEqual(rep.rx_peak_dbfs, r.rx_peak_dbfs, delta=1e-9)
                     self.assertTrue(full)
         return want
 

@@ -28,8 +28,7 @@ align(x, y, full_scale=None, rx_correction=True, track_frequency=True, max_delay
     outlier checks, the envelope delay search (around `delay` first when given), frequency
     offset and drift, the fractional delay, the receiver's DC and IQ image, the fractional
     shift onto x's grid and the least-squares gain. xa[i] ~ gain * ya[i], yn = ya / gain;
-    bad: the rows an outlier or clipped sample touches; report: the fields of
-    dpd_capture.CaptureReport. A capture that cannot be used raises ValueError with the
+    bad: the rows an outlier or clipped sample touches; report: a CaptureReport. A capture that cannot be used raises ValueError with the
     estimator's message (naming x, y or target_gain).
     condition=False: the estimator's alignment alone: outliers, the complex
     cross-correlation's peak within +-max_delay and its fraction (or `delay` itself when
@@ -38,10 +37,51 @@ align(x, y, full_scale=None, rx_correction=True, track_frequency=True, max_delay
     exclude: one flag per sample of y; flagged samples are zeroed and the rows they reach are
     bad, as a clipped sample's are.)doc";
 
+const char* report_doc = R"doc(
+What a capture's conditioning and alignment found (kernel::dpd_capture_report; the estimator's
+StepResult.capture). CaptureReport() is a report no step has filled.
+rx_peak_dbfs: peak |I|, |Q| of y against the full scale (nan without one); clipped: samples at
+full scale; delay: y's lag in samples; envelope_correlation: at that lag; widened: the delay was
+found outside max_delay; freq_offset: cycles per sample at the capture's centre; freq_drift:
+cycles per sample^2; phase: the loop phase at the capture's centre (radians); rx_dc: the
+receiver DC removed (units of y); rx_image_db: the receiver image removed, |nu/conj(mu)| in dB
+(-inf without one); correlation: of the aligned x and y.)doc";
+
 } // namespace
 
 void bind_dpd_capture(py::module& m)
 {
+    using R = kernel::dpd_capture_report;
+    py::class_<R>(m, "CaptureReport", report_doc)
+        .def(py::init<>())
+        .def_readwrite("rx_peak_dbfs", &R::rx_peak_dbfs)
+        .def_readwrite("clipped", &R::clipped)
+        .def_readwrite("delay", &R::delay)
+        .def_readwrite("envelope_correlation", &R::envelope_correlation)
+        .def_readwrite("widened", &R::widened)
+        .def_readwrite("freq_offset", &R::freq_offset)
+        .def_readwrite("freq_drift", &R::freq_drift)
+        .def_readwrite("phase", &R::phase)
+        .def_readwrite("rx_dc", &R::rx_dc)
+        .def_readwrite("rx_image_db", &R::rx_image_db)
+        .def_readwrite("correlation", &R::correlation)
+        .def("__repr__", [](const R& r) {
+            return py::str("CaptureReport(delay={}, clipped={}, widened={}, "
+                           "envelope_correlation={}, correlation={}, freq_offset={}, "
+                           "freq_drift={}, phase={}, rx_dc={}, rx_image_db={}, "
+                           "rx_peak_dbfs={})")
+                .format(r.delay,
+                        r.clipped,
+                        r.widened,
+                        r.envelope_correlation,
+                        r.correlation,
+                        r.freq_offset,
+                        r.freq_drift,
+                        r.phase,
+                        r.rx_dc,
+                        r.rx_image_db,
+                        r.rx_peak_dbfs);
+        });
     using K = kernel::dpd_capture;
     using G = pyutil::guarded<K>;
     static const std::string doc = std::string(capture_doc) + pyutil::thread_safety_doc();
@@ -130,26 +170,12 @@ void bind_dpd_capture(py::module& m)
                 const uint8_t* exp = ex.empty() ? nullptr : ex.data();
                 kernel::dpd_aligned_capture r =
                     g.run([&](K& k) { return k.align(xp, yp, n, o, exp); });
-                const auto& p = r.report;
-                py::dict rep;
-                rep["rx_peak_dbfs"] = p.rx_peak_dbfs;
-                rep["clipped"] = p.clipped;
-                rep["delay"] = p.delay;
-                rep["envelope_correlation"] = p.envelope_correlation;
-                rep["widened"] = p.widened;
-                rep["freq_offset"] = p.freq_offset;
-                rep["freq_drift"] = p.freq_drift;
-                rep["phase"] = p.phase;
-                rep["rx_dc"] = p.rx_dc;
-                rep["rx_image_db"] = p.rx_image_db;
-                rep["correlation"] = p.correlation;
-                rep["first"] = r.first;
                 return py::make_tuple(pyutil::to_array<cd>(r.xa),
                                       pyutil::to_array<cd>(r.yn),
                                       r.delay,
                                       r.gain,
                                       pyutil::to_array<bool>(r.bad),
-                                      rep);
+                                      r.report);
             },
             py::arg("x"),
             py::arg("y"),

@@ -10,6 +10,7 @@
 #include <complex>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -42,17 +43,20 @@ struct dpd_capture_options {
 
 //! What conditioning found (Python's dpd_capture.CaptureReport, same fields and units).
 struct dpd_capture_report {
-    double rx_peak_dbfs = 0; //!< nan without a full scale
+    //! The values of a report no step has filled (Python's CaptureReport() is this struct).
+    static constexpr double unset = std::numeric_limits<double>::quiet_NaN();
+    double rx_peak_dbfs = unset; //!< nan without a full scale
     size_t clipped = 0;
-    double delay = 0;
-    double envelope_correlation = 0;
+    double delay = unset;
+    double envelope_correlation = unset;
     bool widened = false;
     double freq_offset = 0; //!< cycles per sample at the capture's centre
     double freq_drift = 0;  //!< cycles per sample^2
     double phase = 0;       //!< loop phase at the capture's centre, radians
     std::complex<double> rx_dc = 0;
-    double rx_image_db = 0; //!< -inf without an image
-    double correlation = 0;
+    double rx_image_db =
+        -std::numeric_limits<double>::infinity(); //!< -inf without an image
+    double correlation = unset;
 };
 
 //! A capture ready for the fit: xa[i] ~ G ya[i] with yn = ya / G; bad marks the rows an
