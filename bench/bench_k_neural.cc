@@ -25,10 +25,9 @@ using cf = std::complex<float>;
 
 namespace {
 
-const char* const neural_rows[] = { "tdnn:M=5,H=10,N=1",
-                                    "gru:H=10,C=4,D=1",
-                                    "gru:H=24,C=4,D=1",
-                                    "gru:H=32,C=4,D=16" };
+const char* const neural_rows[] = {
+    "tdnn:M=5,H=10,N=1", "gru:H=10,C=4,D=1", "gru:H=24,C=4,D=1", "gru:H=32,C=4,D=16"
+};
 
 std::vector<cf> signal(size_t n)
 {
