@@ -712,8 +712,7 @@ TEST(GmpJit, EveryOutputsPerThreadFormIsBitExact)
         void *dx = nullptr, *dy = nullptr;
         ASSERT_EQ(cudaMalloc(&dx, x.size() * sizeof(cf)), cudaSuccess);
         ASSERT_EQ(cudaMalloc(&dy, (n + 2) * sizeof(cf)), cudaSuccess);
-        ASSERT_EQ(cudaMemcpy(dx, x.data(), x.size() * sizeof(cf), cudaMemcpyHostToDevice),
-                  cudaSuccess);
+        ASSERT_EQ(upload_waited(dx, x.data(), x.size() * sizeof(cf)), cudaSuccess);
         std::vector<cf> ref;
         // Every shape does the same FMAs in the same order, so all agree bit for bit.
         std::vector<gi::gpu::gmp_jit_shape> shapes;

@@ -90,8 +90,8 @@ struct channels_case {
                 EXPECT_EQ(cudaMalloc(&dout[c], (n + 3) * L * out_per_sample()),
                           cudaSuccess);
                 cudaMemset(dout[c], 0xA5, (n + 3) * L * out_per_sample());
-                cudaMemcpy(
-                    din[c] + c % 3, x[c].data(), n * sizeof(T), cudaMemcpyHostToDevice);
+                upload_waited(
+                    din[c] + c % 3, x[c].data(), n * sizeof(T)); // the memset too
             }
 #endif
         feed(n, [&](size_t pos, size_t m, bool retap) {

@@ -98,7 +98,7 @@ TEST(FirSc16Cuda, DeviceEntryPointEqualsHostAtAnOddOffset)
     int16_t* dout = nullptr;
     ASSERT_EQ(cudaMalloc(&din, (x.size() + 1) * sizeof(cf)), cudaSuccess);
     ASSERT_EQ(cudaMalloc(&dout, (want.size() + 2) * sizeof(int16_t)), cudaSuccess);
-    cudaMemcpy(din + 1, x.data(), x.size() * sizeof(cf), cudaMemcpyHostToDevice);
+    ASSERT_EQ(upload_waited(din + 1, x.data(), x.size() * sizeof(cf)), cudaSuccess);
     const size_t half = 20001;
     dev.filter_sc16(dout + 2, din + 1, half, 1.0f, true);
     dev.filter_sc16(dout + 2 + 2 * half * L, din + 1 + half, x.size() - half, 1.0f, true);

@@ -217,8 +217,7 @@ TEST(FirSc16InCuda, DevicePathEqualsHostPathAtAnyOffset)
             for (unsigned c = 0; c < N; c++) {
                 ASSERT_EQ(cudaMalloc(&din[c], (n + 3) * 4), cudaSuccess);
                 ASSERT_EQ(cudaMalloc(&dout[c], (n + 3) * L * ob), cudaSuccess);
-                cudaMemcpy(
-                    din[c] + c % 3 * 4, iq[c].data(), n * 4, cudaMemcpyHostToDevice);
+                upload_waited(din[c] + c % 3 * 4, iq[c].data(), n * 4);
             }
             size_t pos = 0;
             for (size_t m : sizes) {

@@ -168,8 +168,7 @@ struct resamp_case {
             for (unsigned c = 0; c < N; c++) {
                 cudaMalloc(&din[c], (n_in + 3) * sizeof(cf));
                 cudaMalloc(&dout[c], (mo + 3) * out_per());
-                cudaMemcpy(
-                    din[c] + c % 3, ip[c], n_in * sizeof(cf), cudaMemcpyHostToDevice);
+                upload_waited(din[c] + c % 3, ip[c], n_in * sizeof(cf));
                 dip[c] = din[c] + c % 3;
                 dop[c] = dout[c] + c % 3 * out_per();
             }

@@ -208,7 +208,8 @@ TEST(ResamplerSc16Cuda, DeviceEntryPointEqualsHostAtAnOddOffset)
             ASSERT_EQ(cudaMalloc(&din, (x.size() + 1) * sizeof(cf)), cudaSuccess);
             ASSERT_EQ(cudaMalloc(&dout, (want.size() + 2) * sizeof(int16_t)),
                       cudaSuccess);
-            cudaMemcpy(din + 1, x.data(), x.size() * sizeof(cf), cudaMemcpyHostToDevice);
+            ASSERT_EQ(upload_waited(din + 1, x.data(), x.size() * sizeof(cf)),
+                      cudaSuccess);
             size_t pos = 0, n_out = 0;
             auto call = [&](size_t n_in, size_t& got, size_t& used) {
                 got = dev.resample_sc16(dout + 2 + 2 * n_out,

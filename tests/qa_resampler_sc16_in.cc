@@ -176,9 +176,7 @@ TEST(ResamplerSc16InCuda, DevicePointersReadTheFloatItsSamplesStandFor)
             for (unsigned c = 0; c < k.N; c++) {
                 ASSERT_EQ(cudaMalloc(&din[c], n * 4), cudaSuccess);
                 ASSERT_EQ(cudaMalloc(&dout[c], cap * ob), cudaSuccess);
-                ASSERT_EQ(
-                    cudaMemcpy(din[c], x.iq[c].data(), n * 4, cudaMemcpyHostToDevice),
-                    cudaSuccess);
+                ASSERT_EQ(upload_waited(din[c], x.iq[c].data(), n * 4), cudaSuccess);
             }
             size_t pos = 0, produced = 0;
             std::vector<void*> o(k.N);

@@ -107,6 +107,16 @@ void call_in_steps(unsigned N,
 }
 
 #ifdef GPUINTERP_HAVE_CUDA
+//! cudaMemcpy from pageable host memory to the device, waited for: the plain call returns once
+//! the data is staged, its DMA possibly still queued on the legacy default stream, which the
+//! engines' non-blocking streams do not wait for, so a kernel launched next could read the old
+//! contents (the more likely the busier the GPU). Device-pointer tests stage their inputs here.
+inline cudaError_t upload_waited(void* device, const void* host, size_t bytes)
+{
+    const cudaError_t e = cudaMemcpy(device, host, bytes, cudaMemcpyHostToDevice);
+    return e != cudaSuccess ? e : cudaDeviceSynchronize();
+}
+
 //! N channels of n items of item_bytes in device memory, channel c starting c % 3 items into its
 //! allocation (the buffers of separate GNU Radio ports start anywhere); freed with the object.
 class device_channels
@@ -136,7 +146,7 @@ public:
     //! Channel c's n items from host memory.
     void upload(unsigned c, const void* host) const
     {
-        if (cudaMemcpy(at(c), host, d_n * d_item, cudaMemcpyHostToDevice) != cudaSuccess)
+        if (upload_waited(at(c), host, d_n * d_item) != cudaSuccess)
             throw std::runtime_error("device_channels: upload failed");
     }
     //! Channel c's n items, as bytes.
