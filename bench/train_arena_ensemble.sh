@@ -12,24 +12,10 @@
 #   OUT=/some/dir bash bench/train_arena_ensemble.sh
 # Environment: DEVICE (cuda), PA_BUDGET (s, 120), END (s after start by which every job has stopped,
 # 520), PY (python3), EXTRA (appended to every command, for a smoke test). Writes $OUT/train6.tgz.
-set -u
-REPO=$(pwd)
-OUT=${OUT:?set OUT}
-DEVICE=${DEVICE:-cuda}
 PA_BUDGET=${PA_BUDGET:-120}
 END=${END:-520}
-EXTRA=${EXTRA:-}
-PY=${PY:-python3}
-t0=$(date +%s)
-W=$(mktemp -d /tmp/train6.XXXXXX)
-mkdir -p "$W/data/models" "$W/logs"
-ln -s "$REPO/python" "$W/python"
-for f in "$REPO"/data/models/*.json; do ln -s "$f" "$W/data/models/"; done
-ln -s "$REPO/.gdata/APA_200MHz_b" "$W/data/APA_200MHz_b"
-cd "$W" || exit 1
-T="$PY python/gpuinterp/neural_train.py"
-COMMON="--device $DEVICE --threads 1 --frame 100 --batch 256"
-echo "train6 start $(date -u +%FT%TZ); device $DEVICE"
+. "$(dirname "$0")/train_workdir.sh"
+train_workdir train6
 for s in 2 3; do
     c="$T pa --data data/APA_200MHz_b --split arena --model gru:H=32,C=4,D=16 --seed $s $COMMON --epochs 240 --time-budget $PA_BUDGET --out data/models/pa_apa200b_gru_s$s.json $EXTRA"
     echo "[p$s] $c"
