@@ -220,24 +220,14 @@ Bad specs raise ValueError("model: <key>: ...").)doc")
             "Per coefficient, in layout order, (signal lag l, envelope lag j, power k, "
             "conjugate): the "
             "basis function x[n-l] |x[n-j]|^k, conjugated for ph's conjugate branches.")
-        .def_readonly("P", &D::P)
-        .def_readonly("Q", &D::Q)
-        .def_readonly("Lp", &D::Lp)
-        .def_readonly("Lq", &D::Lq)
-        .def_readonly("K", &D::K)
-        .def_readonly("M", &D::M)
-        .def_readonly("Ka", &D::Ka)
-        .def_readonly("La", &D::La)
-        .def_readonly("Kb", &D::Kb)
-        .def_readonly("Lb", &D::Lb)
-        .def_readonly("Mb", &D::Mb)
-        .def_readonly("Kc", &D::Kc)
-        .def_readonly("Lc", &D::Lc)
-        .def_readonly("Mc", &D::Mc)
-        .def_readonly("H", &D::H)
-        .def_readonly("C", &D::C)
-        .def_readonly("D", &D::D)
-        .def_readonly("N", &D::N);
+        // The family's keys as attributes (m.K of an mp), read from keys(): a key added to the
+        // model needs nothing here. A key of another family is an AttributeError, not a 0.
+        .def("__getattr__", [](const D& d, const std::string& name) {
+            for (const auto& [k, v] : d.keys())
+                if (k == name)
+                    return v;
+            throw py::attribute_error(name + ": not a key of " + d.to_string());
+        });
 }
 
 void bind_dpd_predistorter(py::module& m)
