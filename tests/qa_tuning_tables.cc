@@ -6,6 +6,8 @@
 // tuning_row() expects, every compute capability finds a row, sm_90 finds its own, and an
 // architecture older than every row gets the last (the default); the resampler's tile sizes come
 // largest first. Runs without a GPU.
+#include "cuda/dpd_capture_tuning.h"
+#include "cuda/dpd_gram_tuning.h"
 #include "cuda/dpd_ph_tuning.h"
 #include "cuda/fir_tuning.h"
 #include "cuda/gmp_tuning.h"
@@ -47,6 +49,8 @@ TEST(TuningTables, TableLookup)
 {
     check_table(table_lookup_tuning_table, table_lookup_tuning_for);
 }
+TEST(TuningTables, DpdCapture) { check_table(capture_tuning_table, capture_tuning_for); }
+TEST(TuningTables, DpdGram) { check_table(gram_tuning_table, gram_tuning_for); }
 
 // The resampler's tiled kernel tries its tile sizes in order and takes the first that fits in
 // shared memory, so a row lists them largest first.

@@ -15,6 +15,7 @@
 #include "../common/parallel.h"
 #include "cuda_common.cuh"
 #include "cuda_engines.h"
+#include "dpd_capture_tuning.h"
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
 #include <cufft.h>
@@ -32,8 +33,7 @@ namespace {
 using cd = std::complex<double>;
 using tc = thrust::complex<double>;
 using E = kernel::capture_engine;
-constexpr int threads = 256;
-constexpr int blocks = 264; // a few waves on any current GPU; the partials stay small
+constexpr int threads = capture_threads_build;
 constexpr double two_pi = 6.283185307179586;
 
 #define GPUINTERP_CUFFT_CHECK(expr) GPUINTERP_LIBRARY_CHECK("cuFFT", CUFFT_SUCCESS, expr)
@@ -156,13 +156,16 @@ __global__ void block_sums(const tc* ys,
 class capture_engine_cuda final : public E
 {
 public:
-    explicit capture_engine_cuda(int device) : d_device(device)
+    explicit capture_engine_cuda(int device)
+        : d_device(device),
+          d_blocks(capture_tuning_for(compute_capability(device)).blocks_per_sm *
+                   device_attribute(cudaDevAttrMultiProcessorCount, device))
     {
         device_guard g(device);
         d_stream = std::make_unique<stream>();
-        d_part.reserve(size_t(blocks) * 8);
-        d_pval.reserve(blocks);
-        d_pidx.reserve(blocks);
+        d_part.reserve(size_t(d_blocks) * 8);
+        d_pval.reserve(size_t(d_blocks));
+        d_pidx.reserve(size_t(d_blocks));
     }
 
     ~capture_engine_cuda() override
@@ -575,13 +578,13 @@ public:
         std::array<cd, K> r{};
         if (!n)
             return r;
-        partial_sums<K><<<blocks, threads, 0, s()>>>(n, f, d_part.get());
+        partial_sums<K><<<d_blocks, threads, 0, s()>>>(n, f, d_part.get());
         GPUINTERP_CUDA_CHECK_LAUNCH(s());
-        std::vector<cd> h(size_t(blocks) * K);
+        std::vector<cd> h(size_t(d_blocks) * K);
         GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(
             h.data(), d_part.get(), h.size() * sizeof(cd), cudaMemcpyDeviceToHost, s()));
         d_stream->synchronize();
-        for (int b = 0; b < blocks; b++)
+        for (int b = 0; b < d_blocks; b++)
             for (int k = 0; k < K; k++)
                 r[size_t(k)] += h[size_t(b * K + k)];
         return r;
@@ -590,18 +593,24 @@ public:
     template <typename F>
     std::pair<int64_t, double> argmax(size_t n, F f)
     {
-        partial_argmax<<<blocks, threads, 0, s()>>>(n, f, d_pval.get(), d_pidx.get());
+        partial_argmax<<<d_blocks, threads, 0, s()>>>(n, f, d_pval.get(), d_pidx.get());
         GPUINTERP_CUDA_CHECK_LAUNCH(s());
-        double hv[blocks];
-        int64_t hi[blocks];
-        GPUINTERP_CUDA_CHECK(
-            cudaMemcpyAsync(hv, d_pval.get(), sizeof hv, cudaMemcpyDeviceToHost, s()));
-        GPUINTERP_CUDA_CHECK(
-            cudaMemcpyAsync(hi, d_pidx.get(), sizeof hi, cudaMemcpyDeviceToHost, s()));
+        std::vector<double> hv(static_cast<size_t>(d_blocks));
+        std::vector<int64_t> hi(static_cast<size_t>(d_blocks));
+        GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(hv.data(),
+                                             d_pval.get(),
+                                             hv.size() * sizeof(double),
+                                             cudaMemcpyDeviceToHost,
+                                             s()));
+        GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(hi.data(),
+                                             d_pidx.get(),
+                                             hi.size() * sizeof(int64_t),
+                                             cudaMemcpyDeviceToHost,
+                                             s()));
         d_stream->synchronize();
         double best = -INFINITY;
         int64_t arg = -1;
-        for (int b = 0; b < blocks; b++)
+        for (size_t b = 0; b < hv.size(); b++)
             if (hi[b] >= 0 && (hv[b] > best || (hv[b] == best && hi[b] < arg))) {
                 best = hv[b];
                 arg = hi[b];
@@ -710,6 +719,7 @@ public:
     }
 
     int d_device;
+    int d_blocks; // the reductions' grid: the tuning row's blocks per SM times the SMs
     std::unique_ptr<stream> d_stream;
     size_t d_n = 0, d_m = 0;
     device_buffer<tc> d_v[num_vecs];

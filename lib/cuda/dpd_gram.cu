@@ -18,6 +18,7 @@
 #include "../common/parallel.h"
 #include "cuda_common.cuh"
 #include "cuda_engines.h"
+#include "dpd_gram_tuning.h"
 #include <cuComplex.h>
 #include <cublas_v2.h>
 #include <cusolverDn.h>
@@ -94,7 +95,8 @@ __global__ void build_basis(cuDoubleComplex* __restrict__ A,
 class gram_cuda : public kernel::gram_engine
 {
 public:
-    explicit gram_cuda(int device) : d_device(device)
+    explicit gram_cuda(int device)
+        : d_device(device), d_tune(gram_tuning_for(compute_capability(device)))
     {
         device_guard g(device); // the stream and the handles belong to `device`
         d_stream = std::make_unique<stream>();
@@ -154,12 +156,12 @@ public:
             d_b[s].reserve(K);
         }
         d_A.reserve(R * K);
-        if (K <= small_columns) {
-            d_slices.reserve(max_slices * K * K);
-            d_ones.reserve(max_slices);
-            const std::vector<cuDoubleComplex> ones(max_slices,
+        if (K <= d_tune.small_columns) {
+            d_slices.reserve(d_tune.max_slices * K * K);
+            d_ones.reserve(d_tune.max_slices);
+            const std::vector<cuDoubleComplex> ones(d_tune.max_slices,
                                                     make_cuDoubleComplex(1, 0));
-            upload(d_ones.get(), ones.data(), max_slices);
+            upload(d_ones.get(), ones.data(), d_tune.max_slices);
         }
         d_rows.reserve(R);
         d_t.reserve(R);
@@ -213,13 +215,14 @@ public:
         const double one = 1;
         const cuDoubleComplex cone = make_cuDoubleComplex(1, 0);
         size_t done = 0;
-        if (d_K <= small_columns && R >= 2 * slice_rows) {
+        if (d_K <= d_tune.small_columns && R >= 2 * d_tune.slice_rows) {
             // A small model's Gram from a tall chunk: Zherk gives its few output tiles one
             // thread block each, which then walk all R rows alone. Instead the rows are cut
             // into slices whose Grams a strided batched Zgemm computes in parallel, and one
             // Zgemv adds the slices' Grams up (the full matrices; read() uses the upper
             // triangle, as Zherk's).
-            const size_t S = std::min(R / slice_rows, max_slices), r = R / S;
+            const size_t S = std::min(R / d_tune.slice_rows, d_tune.max_slices),
+                         r = R / S;
             const size_t KK = d_K * d_K;
             const cuDoubleComplex zero = make_cuDoubleComplex(0, 0);
             GPUINTERP_CUBLAS_CHECK(cublasZgemmStridedBatched(d_blas.get(),
@@ -376,6 +379,7 @@ public:
 
 private:
     int d_device;
+    gram_tuning d_tune;
     // Destroyed in reverse order: the handles before the stream they use.
     std::unique_ptr<stream> d_stream;
     cublas_handle d_blas;
@@ -384,7 +388,6 @@ private:
     device_buffer<term_d> d_terms;
     device_buffer<cuDoubleComplex> d_G[2], d_b[2], d_A, d_t, d_y;
     // The sliced Gram of small models (accumulate()).
-    static constexpr size_t small_columns = 64, slice_rows = 4096, max_slices = 256;
     device_buffer<cuDoubleComplex> d_slices, d_ones;
     device_buffer<long long> d_rows;
     pinned_buffer<cd> h_y, h_t;
