@@ -139,10 +139,7 @@ def run_arena(directory, pa_model, dpd_model, iterations, regularization=None, p
             raise BenchError(f"--dpd-file: {e}") from None
         if dfit.kind != "predistorter":
             raise BenchError(f"--dpd-file: {dpd_file}: kind: a predistorter is needed, this file holds a {dfit.kind}")
-    # A predistorter file records the surrogates it was trained through (neural_train: their sha256).
-    rec = (dfit.training or {}) if dfit is not None else {}
-    through = {rec.get("surrogate_sha256")} | {a.get("sha256") for a in rec.get("also_through") or ()}
-    through.discard(None)
+    through = judges_mod.trained_through(dfit.training if dfit is not None else None)
     for path in train_files if dpm is not None else ():
         s, fit = judges_mod.load_judge(path, fitdata, False, shipped=path in shipped, option="--train-file")
         say(f"trainer {os.path.basename(path)}: {s} ({judges_mod.family_kind(s)}), NMSE test {fit.nmse_db['test']:.2f} dB")

@@ -139,6 +139,16 @@ def preset_file(name, directory, split, models_dir=None):
     return None
 
 
+def trained_through(training):
+    """The sha256 of every surrogate a predistorter file's ``training`` record says it was trained
+    through (neural_train: ``surrogate_sha256``, and ``also_through`` for each further one); a judge
+    file hashing to one of them is a trainer, never a held-out judge."""
+    rec = training or {}
+    through = {rec.get("surrogate_sha256")} | {a.get("sha256") for a in rec.get("also_through") or ()}
+    through.discard(None)
+    return through
+
+
 def held_out_headline(rows):
     """The report's held-out figure: the worst average ACLR through the held-out judges of the neural
     kind when there are any (the kind the field judges through: a model of the measured PA trained

@@ -191,6 +191,18 @@ class qa_dpd_bench_judges(gr_unittest.TestCase):
             self.assertEqual(len(err.splitlines()), 1, err)
             self.assertIn(text, err)
 
+    def test_a_preset_names_the_surrogates_it_was_trained_through(self):
+        # The scoreboard labels a judge file "trainer" when its hash is in the predistorter's record:
+        # the shipped best through s0 and s2..s5, never s1 (the Arena judge); compact through s0.
+        h = {s: judges.sha256(os.path.join(MODELS, f"pa_apa200b_gru_s{s}.json")) for s in range(6)}
+        for preset, trainers in (("best", (0, 2, 3, 4, 5)), ("compact", (0,))):
+            name = dict(line.split() for line in open(os.path.join(MODELS, "presets.txt"))
+                        if line.strip() and not line.startswith("#"))[preset]
+            got = judges.trained_through(dm.load_model(os.path.join(MODELS, name)).training)
+            self.assertEqual(got, {h[s] for s in trainers}, preset)
+        self.assertEqual(judges.trained_through(None), set())
+        self.assertEqual(judges.trained_through({"also_through": [{"file": "x.json"}]}), set())
+
     def test_bad_judge_files_are_one_line(self):
         with tempfile.TemporaryDirectory() as d:
             pre = os.path.join(d, "pre.json")
