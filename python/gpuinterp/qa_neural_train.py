@@ -42,8 +42,9 @@ def hardswish(v):
     return v * np.clip(v + 3.0, 0.0, 6.0) / 6.0
 
 
-def gru_ref(w, H, C, D, x):
-    """docs/neural_models.md's gru, float64, one sample at a time."""
+def _reader(w):
+    """take(*shape): the next prod(shape) weights of the file's flat layout, float64, in that shape;
+    used(): whether every weight has been taken."""
     w = np.asarray(w, dtype=np.float64)
     o = 0
 
@@ -54,10 +55,16 @@ def gru_ref(w, H, C, D, x):
         o += n
         return v
 
+    return take, lambda: o == w.size
+
+
+def gru_ref(w, H, C, D, x):
+    """docs/neural_models.md's gru, float64, one sample at a time."""
+    take, used = _reader(w)
     Wih, Whh, bih, bhh, Wo, bo = take(3 * H, 6), take(3 * H, H), take(3 * H), take(3 * H), take(2, H), take(2)
     K = take(C, 2, 3) if C else None
     P = take(2, C) if C else None
-    assert o == w.size
+    assert used()
     T = x.size
     iq = np.stack([x.real, x.imag], 1)
 
@@ -82,19 +89,10 @@ def gru_ref(w, H, C, D, x):
 
 
 def tdnn_ref(w, M, H, N, x):
-    w = np.asarray(w, dtype=np.float64)
-    o = 0
-
-    def take(*shape):
-        nonlocal o
-        n = int(np.prod(shape))
-        v = w[o:o + n].reshape(shape)
-        o += n
-        return v
-
+    take, used = _reader(w)
     layers = [(take(H, 4 * M), take(H))] + [(take(H, H), take(H)) for _ in range(N - 1)]
     Wo, bo = take(2, H), take(2)
-    assert o == w.size
+    assert used()
     f = np.stack([x.real, x.imag, np.abs(x), np.abs(x) ** 3], 1)
     y = np.zeros(x.size, dtype=np.complex128)
     for n in range(x.size):
