@@ -207,21 +207,34 @@ def main(argv=None):
     sig = rep.pop("_signals")
     pa_fit = rep.pop("_pa_fit")
     rep.pop("_limits")
+
+    def more():
+        if a.save_pa_model:
+            dm.save_model(a.save_pa_model, pa_fit, dataset=rep["dataset"])
+        if a.psd_plot:
+            rep["_signals"] = sig
+            plot_psd(rep, a.psd_plot)
+
+    failed = _write(a, rep, sig["predistorted"].astype(np.complex64), more)
+    return failed if failed is not None else 0 if rep["dpd"]["aclr_dbc"] is not None else 3
+
+
+def _write(a, rep, predistorted, more=None):
+    """--json and --save-predistorted (then ``more()``, the other outputs); None, or main's exit
+    status when a file cannot be written (checked before the run: a full disk or a folder removed
+    meanwhile remain)."""
     try:
         if a.json:
             with open(a.json, "w") as f:
                 json.dump(rep, f, indent=1)
-        if a.save_pa_model:
-            dm.save_model(a.save_pa_model, pa_fit, dataset=rep["dataset"])
         if a.save_predistorted:
             with open(a.save_predistorted, "wb") as f:  # np.save would append .npy to another name
-                np.save(f, sig["predistorted"].astype(np.complex64))
-        if a.psd_plot:
-            rep["_signals"] = sig
-            plot_psd(rep, a.psd_plot)
-    except OSError as e:  # checked before the run; a full disk or a folder removed meanwhile remain
+                np.save(f, predistorted)
+        if more is not None:
+            more()
+    except OSError as e:
         return _fail(f"cannot write the results: {e}")
-    return 0 if rep["dpd"]["aclr_dbc"] is not None else 3
+    return None
 
 
 def _file_list(option, values):
@@ -263,16 +276,8 @@ def _main_arena(a, reg):
     print(format_arena(rep))
     x_pd = rep.pop("_predistorted")
     rep.pop("_signals")
-    try:
-        if a.json:
-            with open(a.json, "w") as f:
-                json.dump(rep, f, indent=1)
-        if a.save_predistorted:
-            with open(a.save_predistorted, "wb") as f:  # np.save would append .npy to another name
-                np.save(f, x_pd)
-    except OSError as e:
-        return _fail(f"cannot write the results: {e}")
-    return 0 if rep["arena"]["q"] is not None else 3
+    failed = _write(a, rep, x_pd)
+    return failed if failed is not None else 0 if rep["arena"]["q"] is not None else 3
 
 
 if __name__ == "__main__":
