@@ -92,7 +92,7 @@ def run(args):
         ua, yn, _, _, _, rep = align.align(u, y, max_delay=64, condition=False, gain=G)
         nm = metrics.nmse_db(ua, yn)
         y_al = np.zeros(u.size, dtype=np.complex128)
-        y_al[rep["first"]:rep["first"] + yn.size] = yn * G
+        y_al[rep.first:rep.first + yn.size] = yn * G
         evm = metrics.evm_percent(syms[:nsym], metrics.ofdm_demodulate(y_al, nsym=nsym)) if nsym else float("nan")
         label = "identity" if it == 0 else f"after {it}"
         rows.append(dict(iteration=it, aclr_lower=a["lower"], aclr_upper=a["upper"], aclr=a["worst"], nmse=nm,

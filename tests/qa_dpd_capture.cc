@@ -327,7 +327,7 @@ TEST(DpdCaptureCuda, GivenGainAndExcludedSamplesEqualTheCpuBackend)
     EXPECT_LT(max_diff(b.yn, a.yn), 1e-9);
     EXPECT_EQ(b.bad, a.bad);
     EXPECT_EQ(b.gain, a.gain);
-    EXPECT_EQ(b.first, a.first);
+    EXPECT_EQ(b.report.first, a.report.first);
 }
 
 // A capture too large for the device is refused before anything is copied, naming the

@@ -288,7 +288,7 @@ void align_tail(E& e,
               "loopback)";
         refuse(os.str());
     }
-    out.first = first2;
+    out.report.first = first2;
     out.delay = rep.delay;
     out.gain = G;
     out.xa.resize(len2);

@@ -45,7 +45,8 @@ full scale; delay: y's lag in samples; envelope_correlation: at that lag; widene
 found outside max_delay; freq_offset: cycles per sample at the capture's centre; freq_drift:
 cycles per sample^2; phase: the loop phase at the capture's centre (radians); rx_dc: the
 receiver DC removed (units of y); rx_image_db: the receiver image removed, |nu/conj(mu)| in dB
-(-inf without one); correlation: of the aligned x and y.)doc";
+(-inf without one); correlation: of the aligned x and y; first: where the aligned capture
+starts in x (xa[i] = x[first + i]).)doc";
 
 } // namespace
 
@@ -65,11 +66,12 @@ void bind_dpd_capture(py::module& m)
         .def_readwrite("rx_dc", &R::rx_dc)
         .def_readwrite("rx_image_db", &R::rx_image_db)
         .def_readwrite("correlation", &R::correlation)
+        .def_readwrite("first", &R::first)
         .def("__repr__", [](const R& r) {
             return py::str("CaptureReport(delay={}, clipped={}, widened={}, "
                            "envelope_correlation={}, correlation={}, freq_offset={}, "
                            "freq_drift={}, phase={}, rx_dc={}, rx_image_db={}, "
-                           "rx_peak_dbfs={})")
+                           "rx_peak_dbfs={}, first={})")
                 .format(r.delay,
                         r.clipped,
                         r.widened,
@@ -80,7 +82,8 @@ void bind_dpd_capture(py::module& m)
                         r.phase,
                         r.rx_dc,
                         r.rx_image_db,
-                        r.rx_peak_dbfs);
+                        r.rx_peak_dbfs,
+                        r.first);
         });
     using K = kernel::dpd_capture;
     using G = pyutil::guarded<K>;

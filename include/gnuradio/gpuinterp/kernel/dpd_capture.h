@@ -57,6 +57,7 @@ struct dpd_capture_report {
     double rx_image_db =
         -std::numeric_limits<double>::infinity(); //!< -inf without an image
     double correlation = unset;
+    size_t first = 0; //!< where the aligned capture starts in x: xa[i] = x[first + i]
 };
 
 //! A capture ready for the fit: xa[i] ~ G ya[i] with yn = ya / G; bad marks the rows an
@@ -64,7 +65,6 @@ struct dpd_capture_report {
 struct dpd_aligned_capture {
     std::vector<std::complex<double>> xa, yn;
     std::vector<uint8_t> bad;
-    size_t first = 0; //!< xa[i] = x[first + i]
     double delay = 0;
     std::complex<double> gain = 0;
     dpd_capture_report report;
