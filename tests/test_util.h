@@ -110,11 +110,12 @@ void call_in_steps(unsigned N,
 //! cudaMemcpy from pageable host memory to the device, waited for: the plain call returns once
 //! the data is staged, its DMA possibly still queued on the legacy default stream, which the
 //! engines' non-blocking streams do not wait for, so a kernel launched next could read the old
-//! contents (the more likely the busier the GPU). Device-pointer tests stage their inputs here.
+//! contents (the more likely the busier the GPU). Device-pointer tests stage their inputs here;
+//! waiting for the legacy stream also covers a cudaMemset queued there before.
 inline cudaError_t upload_waited(void* device, const void* host, size_t bytes)
 {
     const cudaError_t e = cudaMemcpy(device, host, bytes, cudaMemcpyHostToDevice);
-    return e != cudaSuccess ? e : cudaDeviceSynchronize();
+    return e != cudaSuccess ? e : cudaStreamSynchronize(cudaStreamLegacy);
 }
 
 //! N channels of n items of item_bytes in device memory, channel c starting c % 3 items into its

@@ -81,7 +81,10 @@ using kernel::dpd_model;
 constexpr size_t smem_weight_bytes = 48 * 1024; // the default dynamic shared-memory limit
 constexpr unsigned tdnn_threads = 128;
 constexpr size_t default_warmup = 512;
-constexpr size_t gru_batch_warmups = 4; // a gru batch's chunks: at least 4 warm-ups long
+constexpr size_t gru_batch_warmups =
+    4; // gru_lanes: a batch's chunks at least 4 warm-ups long
+constexpr size_t gru_block_warmups =
+    8; // gru_chunks: every chunk at least 8 warm-ups long
 
 struct gru_args {
     const float*
@@ -528,10 +531,10 @@ private:
     {
         if (d_model.family != dpd_model::family_t::gru || d_warmup == 0)
             return 0;
-        size_t chunks = gru_lane_sizes::chunk_target(d_g.H, d_sms);
-        if (chunks == 0)
-            chunks =
-                gru_block_chunks(); // gru_chunks: already 8 warm-ups a chunk at least
+        const size_t chunks = gru_lane_sizes::chunk_target(d_g.H, d_sms);
+        if (chunks ==
+            0) // gru_chunks: enough for its target of chunks at their least length
+            return gru_block_chunks() * gru_block_warmups * d_warmup;
         return chunks * gru_batch_warmups * d_warmup;
     }
     size_t gru_block_chunks() const { return size_t(d_sms) * 8; }
@@ -560,9 +563,9 @@ private:
             // Enough chunks to fill the device (8 blocks per SM), none shorter than 8 warm-ups
             // so the warm-up costs at most an eighth more steps.
             const size_t target = gru_block_chunks();
-            a.chunk = d_warmup == 0
-                          ? n
-                          : std::max<size_t>(8 * d_warmup, (n + target - 1) / target);
+            a.chunk = d_warmup == 0 ? n
+                                    : std::max<size_t>(gru_block_warmups * d_warmup,
+                                                       (n + target - 1) / target);
             a.chunks = (n + a.chunk - 1) / a.chunk;
             const unsigned blocks = unsigned(a.chunks);
             const unsigned threads = std::min(256u, (d_g.H + 31) / 32 * 32);

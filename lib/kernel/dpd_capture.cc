@@ -280,7 +280,8 @@ void align_tail(E& e,
         first2, len2, int64_t(std::floor(rep.delay)), dpd_capture::shift_half_length + 1);
     const auto g = e.dots(E::XZ, first2, E::YA, 0, len2, true);
     const cd G = o.has_gain ? o.gain : g[0].real() > 0 ? g[2] / g[0].real() : cd(0);
-    if (!std::isfinite(G.real()) || !std::isfinite(G.imag()) || std::abs(G) < 1e-12) {
+    if (!std::isfinite(G.real()) || !std::isfinite(G.imag()) ||
+        std::abs(G) < dpd_capture::min_gain) {
         std::ostringstream os;
         os << "target_gain: gain (" << G.real() << (G.imag() < 0 ? "" : "+") << G.imag()
            << "j) is zero or not finite (y uncorrelated with x? check the delay range "

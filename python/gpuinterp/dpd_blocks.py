@@ -17,6 +17,7 @@ from gnuradio import gr
 
 from . import dpd_adapt
 from . import dpd_model as dm
+from .dpd_capture import MIN_GAIN
 from .dpd_ph import DPDError, validate_structure
 from .params import bool_param, complex_param, float_param, int_param
 from . import radio_messages
@@ -154,10 +155,11 @@ class dpd_estimator_cc(StreamMixin, gr.basic_block):
         max_updates = int_param("max_updates", max_updates, 0, 1 << 62)
         damping = float_param("damping", damping, 0, 1, lo_open=True)
         target_gain = complex_param("target_gain", target_gain)
-        if target_gain != 0 and not 1e-12 <= abs(target_gain) <= 1e12:
-            # the capture kernel's floor for a loop gain; beyond either end every step failed inside
-            # the fit ("y: basis matrix is singular"), naming neither target_gain nor the cause
-            raise ValueError(f"target_gain: must be 0 (measured) or of magnitude 1e-12 to 1e12, got {target_gain!r}")
+        if target_gain != 0 and not MIN_GAIN <= abs(target_gain) <= 1 / MIN_GAIN:
+            # the capture kernel's floor for a loop gain, and its inverse; beyond either end every step
+            # failed inside the fit ("y: basis matrix is singular"), naming neither target_gain nor the cause
+            raise ValueError(f"target_gain: must be 0 (measured) or of magnitude {MIN_GAIN:g} to {1 / MIN_GAIN:g}, "
+                             f"got {target_gain!r}")
         if regularization is not None:  # None: chosen on held-out data by the estimator
             regularization = float_param("regularization", regularization, 0)
         rollback_tolerance_db = float_param("rollback_tolerance_db", rollback_tolerance_db, 0)

@@ -56,6 +56,8 @@ PHASE_BLOCK = _kernel.phase_block
 # 24-sample windows and as many samples again. A shorter one would be refused as uncorrelated
 # ("buried in noise") when it is only too short.
 MIN_CAPTURE_LENGTH = _kernel.min_capture_length
+# The smallest loop gain |G| a capture is normalised by: a smaller one is no loopback.
+MIN_GAIN = _kernel.min_gain
 
 
 def clip_mask(y, full_scale):

@@ -22,7 +22,7 @@ import numpy as np
 
 from . import dpd_folds as _folds
 from . import dpd_model as _spec
-from .dpd_capture import CLIP_HEADROOM_DB, MAX_CLIP_FRACTION, MIN_CAPTURE_LENGTH, \
+from .dpd_capture import CLIP_HEADROOM_DB, MAX_CLIP_FRACTION, MIN_CAPTURE_LENGTH, MIN_GAIN, \
     MIN_CORRELATION, MIN_ENVELOPE_CORRELATION, PHASE_BLOCK, CaptureReport, clip_mask, peak_dbfs
 from .dpd_estimate import _probe_rows, _require_rows, _window, ls_gain
 from .dpd_ph import DPDError, _as_complex_vector, _check_pair
@@ -343,7 +343,7 @@ def _prepare(x, y, model, target_gain, delay, max_delay, fractional, ybad=None):
         G = ls_gain(xa, ya, good)
     else:
         G = complex(target_gain)
-    if not np.isfinite(G) or abs(G) < 1e-12:
+    if not np.isfinite(G) or abs(G) < MIN_GAIN:
         raise DPDError(f"target_gain: gain {G} is zero or not finite (y uncorrelated with x? "
                        "check the delay range and the loopback)")
     return xa, ya / G, d, complex(G), bad

@@ -28,8 +28,9 @@ align(x, y, full_scale=None, rx_correction=True, track_frequency=True, max_delay
     outlier checks, the envelope delay search (around `delay` first when given), frequency
     offset and drift, the fractional delay, the receiver's DC and IQ image, the fractional
     shift onto x's grid and the least-squares gain. xa[i] ~ gain * ya[i], yn = ya / gain;
-    bad: the rows an outlier or clipped sample touches; report: a CaptureReport. A capture that cannot be used raises ValueError with the
-    estimator's message (naming x, y or target_gain).
+    bad: the rows an outlier or clipped sample touches; report: a CaptureReport. A capture
+    that cannot be used raises ValueError with the estimator's message (naming x, y or
+    target_gain).
     condition=False: the estimator's alignment alone: outliers, the complex
     cross-correlation's peak within +-max_delay and its fraction (or `delay` itself when
     given), the shift and the gain; full_scale, rx_correction and track_frequency are not used.
@@ -146,17 +147,8 @@ void bind_dpd_capture(py::module& m)
                 }
                 if (!gain.is_none()) {
                     o.has_gain = true;
-                    if (py::isinstance<py::bool_>(gain))
-                        throw py::value_error(
-                            "gain: must be a complex number or None, got " +
-                            std::string(py::str(py::repr(gain))));
-                    try {
-                        o.gain = gain.cast<cd>();
-                    } catch (const py::cast_error&) {
-                        throw py::value_error(
-                            "gain: must be a complex number or None, got " +
-                            std::string(py::str(py::repr(gain))));
-                    }
+                    o.gain =
+                        pyutil::complex_arg(gain, "gain", "a complex number or None");
                 }
                 const size_t n = size_t(xa.shape(0));
                 std::vector<uint8_t> ex;
@@ -205,6 +197,7 @@ void bind_dpd_capture(py::module& m)
     cls.attr("phase_block") = K::phase_block;
     cls.attr("outlier_factor") = K::outlier_factor;
     cls.attr("max_outlier_fraction") = K::max_outlier_fraction;
+    cls.attr("min_gain") = K::min_gain;
     cls.attr("shift_half_length") = K::shift_half_length;
     cls.attr("min_capture_length") = K::min_capture_length;
 }

@@ -44,9 +44,8 @@ PYBIND11_MODULE(gpuinterp_python, m)
         py::arg("backend"),
         py::arg("device") = 0,
         "The backend a kernel built with (backend, device) runs on, and why 'automatic' "
-        "fell "
-        "back to the CPU: ('cpu' | 'cuda', reason). Raises as that kernel's construction "
-        "would.");
+        "fell back to the CPU: ('cpu' | 'cuda', reason). Raises as that kernel's "
+        "construction would.");
     m.def(
         "cuda_unavailable_reason",
         &cuda_unavailable_reason,

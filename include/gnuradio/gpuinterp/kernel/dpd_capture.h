@@ -145,6 +145,8 @@ public:
     static constexpr size_t phase_block = 1024;
     static constexpr double outlier_factor = 24.0;
     static constexpr double max_outlier_fraction = 0.01;
+    //! The smallest loop gain |G| a capture is normalised by (a smaller one is no loopback).
+    static constexpr double min_gain = 1e-12;
     static constexpr int shift_half_length = 24;
     //! The shortest capture align() takes: the shift's two windows and as many samples again.
     static constexpr size_t min_capture_length = 4 * shift_half_length;
