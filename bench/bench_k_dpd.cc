@@ -50,7 +50,7 @@ namespace {
 //! Coefficients of a plausible predistorter: unit linear tap, small memory and nonlinear taps.
 std::vector<cf> coeffs(unsigned P, unsigned Q, unsigned L)
 {
-    std::vector<cf> c(kernel::dpd_model::ph_unchecked(P, Q, L, L).num_coefficients());
+    std::vector<cf> c(kernel::dpd_model::ph_params(P, Q, L, L).num_coefficients());
     for (size_t i = 0; i < c.size(); i++)
         c[i] = cf(0.01f * float((i * 7) % 11) - 0.05f, 0.003f * float((i * 5) % 7));
     c[0] = 1.0f;
@@ -90,7 +90,7 @@ void BM_dpd_cpu(benchmark::State& st)
     const unsigned P = unsigned(st.range(0)), Q = unsigned(st.range(1)),
                    L = unsigned(st.range(2));
     const size_t n = size_t(1) << gpuinterp_bench::log2n(20);
-    kernel::dpd_predistorter k(kernel::dpd_model::ph_unchecked(P, Q, L, L),
+    kernel::dpd_predistorter k(kernel::dpd_model::ph_params(P, Q, L, L),
                                coeffs(P, Q, L),
                                cf(0.01f, -0.02f),
                                backend::cpu);
@@ -312,7 +312,7 @@ void BM_dpd_cuda_kernel(benchmark::State& st)
     const auto v = gpu::dpd_lab_variant(st.range(3));
     const size_t n = size_t(1) << gpuinterp_bench::log2n(26);
     const auto m = kernel::pack_dpd(
-        kernel::dpd_model::ph_unchecked(P, Q, L, L), coeffs(P, Q, L), cf(0.01f, -0.02f));
+        kernel::dpd_model::ph_params(P, Q, L, L), coeffs(P, Q, L), cf(0.01f, -0.02f));
     gpu::dpd_lab_variant used = v;
     const double ms = gpuinterp_bench::run_device_timed(st, [&] {
         return gpu::time_dpd_lab_kernel_ms(0, { m, v }, n, 20, &used);
@@ -352,7 +352,7 @@ void BM_tuning_ph(benchmark::State& st)
         row.smem_outputs_per_halo = int(st.range(5));
     const size_t n = size_t(1) << gpuinterp_bench::log2n(26);
     const auto m = kernel::pack_dpd(
-        kernel::dpd_model::ph_unchecked(P, Q, L, L), coeffs(P, Q, L), cf(0.01f, -0.02f));
+        kernel::dpd_model::ph_params(P, Q, L, L), coeffs(P, Q, L), cf(0.01f, -0.02f));
     gpu::dpd_lab_variant used = v;
     const double ms = gpuinterp_bench::run_device_timed(st, [&] {
         return gpu::time_dpd_lab_kernel_ms(0, { m, v, &row }, n, 20, &used);
@@ -389,7 +389,7 @@ void BM_dpd_cuda_host(benchmark::State& st)
     const unsigned P = 5, Q = 3, L = 5;
     const bool mapped = st.range(1) != 0;
     const size_t n = size_t(1) << gpuinterp_bench::log2n(26);
-    kernel::dpd_predistorter k(kernel::dpd_model::ph_unchecked(P, Q, L, L),
+    kernel::dpd_predistorter k(kernel::dpd_model::ph_params(P, Q, L, L),
                                coeffs(P, Q, L),
                                cf(0.01f, -0.02f),
                                backend::cuda,

@@ -22,21 +22,13 @@ const char* const tag_name = "dpd_coeffs";
 // one capture.
 const char* const switch_tag_name = "dpd_switch";
 
-// The model of make()'s arguments: `spec` when given, else ph with (P, Q, Lp, Lq).
-kernel::dpd_model model_from_params(unsigned P,
-                                    unsigned Q,
-                                    unsigned Lp,
-                                    unsigned Lq,
-                                    const std::vector<gr_complex>& coefficients,
-                                    gr_complex lo_leakage,
-                                    const std::string& spec)
+// The model of make()'s arguments: `spec` when given, else ph with (P, Q, Lp, Lq). Validated
+// where it is made; the values are validated by the bank.
+kernel::dpd_model model_from_params(
+    unsigned P, unsigned Q, unsigned Lp, unsigned Lq, const std::string& spec)
 {
-    if (spec.find_first_not_of(" \t\n") == std::string::npos) {
-        // The (P, Q, Lp, Lq) parameters keep their own error messages ("P: ...").
-        const auto m = kernel::dpd_model::ph_unchecked(P, Q, Lp, Lq);
-        kernel::dpd_predistorter::validate(m, coefficients, lo_leakage);
-        return m;
-    }
+    if (spec.find_first_not_of(" \t\n") == std::string::npos)
+        return kernel::dpd_model::ph_params(P, Q, Lp, Lq);
     return kernel::dpd_model::parse(spec);
 }
 
@@ -110,7 +102,7 @@ dpd_predistorter_cc::make(unsigned P,
 {
     kernel::check_channels(channels); // before the ports are sized by it
     return gnuradio::make_block_sptr<dpd_predistorter_cc_impl>(
-        make_bank(model_from_params(P, Q, Lp, Lq, coefficients, lo_leakage, model),
+        make_bank(model_from_params(P, Q, Lp, Lq, model),
                   channels,
                   coefficients,
                   lo_leakage,
@@ -164,37 +156,30 @@ void dpd_predistorter_cc_impl::set_coefficients(
     const std::vector<gr_complex>& coefficients, gr_complex lo_leakage)
 {
     std::lock_guard<std::mutex> lock(d_mutex);
-    // Validated once (unchanged on error), then every channel takes it.
-    kernel::dpd_predistorter::validate(d_kernel->model(), coefficients, lo_leakage);
-    for (unsigned c = 0; c < d_kernel->channels(); c++) {
-        d_kernel->set_coefficients(c, coefficients, lo_leakage);
-        d_switched[c] = 1;
-    }
+    d_kernel->set_coefficients(0, d_kernel->channels() - 1, coefficients, lo_leakage);
+    std::fill(d_switched.begin(), d_switched.end(), 1);
 }
 
 void dpd_predistorter_cc_impl::set_channel_coefficients(
     unsigned channel, const std::vector<gr_complex>& coefficients, gr_complex lo_leakage)
 {
     std::lock_guard<std::mutex> lock(d_mutex);
-    d_kernel->set_coefficients(channel, coefficients, lo_leakage); // validates
+    d_kernel->set_coefficients(channel, coefficients, lo_leakage);
     d_switched[channel] = 1;
 }
 
 void dpd_predistorter_cc_impl::set_weights(const std::vector<float>& weights)
 {
     std::lock_guard<std::mutex> lock(d_mutex);
-    kernel::dpd_predistorter::validate_weights(d_kernel->model(), weights);
-    for (unsigned c = 0; c < d_kernel->channels(); c++) {
-        d_kernel->set_weights(c, weights);
-        d_switched[c] = 1;
-    }
+    d_kernel->set_weights(0, d_kernel->channels() - 1, weights);
+    std::fill(d_switched.begin(), d_switched.end(), 1);
 }
 
 void dpd_predistorter_cc_impl::set_channel_weights(unsigned channel,
                                                    const std::vector<float>& weights)
 {
     std::lock_guard<std::mutex> lock(d_mutex);
-    d_kernel->set_weights(channel, weights); // validates
+    d_kernel->set_weights(channel, weights);
     d_switched[channel] = 1;
 }
 
@@ -240,7 +225,7 @@ void dpd_predistorter_cc_impl::set_batch(int batch)
 {
     const size_t b = batch_from_param(batch);
     std::lock_guard<std::mutex> lock(d_mutex);
-    d_kernel->set_batch(b ? b : kernel::dpd_predistorter::default_batch);
+    d_kernel->set_batch(b);
 }
 
 int dpd_predistorter_cc_impl::batch() const
@@ -272,33 +257,25 @@ bool dpd_predistorter_cc_impl::apply_locked(const pmt::pmt_t& v,
             throw std::invalid_argument("channel: " + std::to_string(target) +
                                         " does not exist (the block has " +
                                         std::to_string(N) + " channel(s))");
-        const int first = target >= 0 ? target : 0, last = target >= 0 ? target : N - 1;
-        // Validated before any channel changes, so a refused set changes none.
+        const unsigned first = target >= 0 ? target : 0,
+                       last = target >= 0 ? target : N - 1;
+        // The kernel validates once for the range, so a refused set changes no channel.
         if (d_kernel->model().is_neural()) {
-            const std::vector<float> w = weights_of(u);
-            kernel::dpd_predistorter::validate_weights(d_kernel->model(), w);
-            for (int c = first; c <= last; c++) {
-                d_kernel->set_weights(c, w);
-                if (channel < 0)
-                    d_switched[c] = 1;
-            }
-            return true;
-        }
-        if (!u.weights.empty())
-            throw std::invalid_argument("weights: " + d_kernel->model().to_string() +
-                                        " takes complex coefficients, not weights");
-        kernel::dpd_predistorter::validate(
-            d_kernel->model(),
-            u.coefficients,
-            u.has_lo_leakage ? u.lo_leakage : d_kernel->lo_leakage(first));
-        for (int c = first; c <= last; c++) {
-            d_kernel->set_coefficients(c,
+            d_kernel->set_weights(first, last, weights_of(u));
+        } else {
+            if (!u.weights.empty())
+                throw std::invalid_argument("weights: " + d_kernel->model().to_string() +
+                                            " takes complex coefficients, not weights");
+            d_kernel->set_coefficients(first,
+                                       last,
                                        u.coefficients,
-                                       u.has_lo_leakage ? u.lo_leakage
-                                                        : d_kernel->lo_leakage(c));
-            if (channel < 0)
-                d_switched[c] = 1;
+                                       u.has_lo_leakage
+                                           ? std::optional<gr_complex>(u.lo_leakage)
+                                           : std::nullopt);
         }
+        if (channel < 0) // a tag's switch is marked by the tag itself
+            for (unsigned c = first; c <= last; c++)
+                d_switched[c] = 1;
         return true;
     } catch (const std::invalid_argument& e) {
         d_logger->error("ignoring coefficient update from {}: {}", where, e.what());

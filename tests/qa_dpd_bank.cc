@@ -159,6 +159,51 @@ TEST_P(DpdBank, EveryChannelIsItsOwnPredistorter)
     }
 }
 
+// A range set (what the block's setters and `coeffs` messages use): channels first..last take
+// one set, each keeping its own c when none is given; a refused set changes no channel.
+TEST_P(DpdBank, ARangeTakesOneSetAndKeepsEachLoLeakage)
+{
+    const unsigned N = 4;
+    const size_t n = 5000;
+    for (const dpd_model* m : { &ph, &gmp }) {
+        dpd_bank b(*m, N, channel_coefficients(*m, 0), cf(0), GetParam());
+        std::vector<std::vector<cf>> h(N), x(N);
+        std::vector<cf> lo(N);
+        for (unsigned c = 0; c < N; c++) {
+            h[c] = channel_coefficients(*m, c);
+            lo[c] = cf(0.001f * (c + 1), -0.002f * c);
+            b.set_coefficients(c, h[c], lo[c]);
+            x[c] = random_vector<cf>(n, 0.7f);
+        }
+        const auto shared = channel_coefficients(*m, 7);
+        b.set_coefficients(1, 2, shared, std::nullopt);
+        auto bad = shared;
+        bad[0] = cf(NAN, 0);
+        EXPECT_TRUE(throws_naming([&] { b.set_coefficients(0, N - 1, bad, cf(0)); },
+                                  "coefficients"));
+        EXPECT_TRUE(
+            throws_naming([&] { b.set_coefficients(2, 1, shared, cf(0)); }, "channel"));
+        EXPECT_TRUE(
+            throws_naming([&] { b.set_coefficients(0, N, shared, cf(0)); }, "channel"));
+        const auto got = run_bank<cf>(b, x, 1);
+        for (unsigned c = 0; c < N; c++) {
+            const bool in_range = c == 1 || c == 2;
+            EXPECT_EQ(b.coefficients(c), in_range ? shared : h[c]) << "channel " << c;
+            EXPECT_EQ(b.lo_leakage(c), lo[c]) << "channel " << c;
+            dpd_predistorter one(*m, in_range ? shared : h[c], lo[c], backend::cpu);
+            const auto want = one.process(x[c]);
+            // The CPU is bit for bit; CUDA differs from the CPU reference by float rounding,
+            // as in EveryChannelIsItsOwnPredistorter.
+            if (GetParam() == backend::cpu)
+                EXPECT_EQ(got[c], want) << m->to_string() << " channel " << c;
+            else
+                EXPECT_TRUE(
+                    all_close(got[c], std::vector<cd>(want.begin(), want.end()), 2e-6, 0))
+                    << m->to_string() << " channel " << c;
+        }
+    }
+}
+
 TEST_P(DpdBank, Sc16IsTheConversionOfTheFloatOutputWithCounts)
 {
     const unsigned N = 4;

@@ -427,12 +427,12 @@ struct sc16_channels {
     sc16_channels& operator=(const sc16_channels&) = delete;
 };
 
-// The ph model of (P, Q, Lp, Lq) with the engine's own bounds (dpd_model::ph_unchecked), as the
-// block's (P, Q, Lp, Lq) parameters give it: the kernel tests drive the engine's checks with it.
+// The ph model of (P, Q, Lp, Lq) as the block's (P, Q, Lp, Lq) parameters give it
+// (dpd_model::ph_params: the engine's bounds, refused by the parameter's name).
 inline gr::gpuinterp::kernel::dpd_model
 ph_of(unsigned P, unsigned Q, unsigned Lp, unsigned Lq)
 {
-    return gr::gpuinterp::kernel::dpd_model::ph_unchecked(P, Q, Lp, Lq);
+    return gr::gpuinterp::kernel::dpd_model::ph_params(P, Q, Lp, Lq);
 }
 
 // The ph coefficient layout as docs/dpd.md writes it, kept here independently of the model's

@@ -11,6 +11,7 @@
 #include <type_traits>
 #include <algorithm>
 #include <stdexcept>
+#include <utility>
 
 namespace gr {
 namespace gpuinterp {
@@ -35,15 +36,103 @@ dpd_bank::dpd_bank(const dpd_model& model,
       d_full_scale(full_scale),
       d_batch(batch ? batch : dpd_predistorter::default_batch)
 {
+    model.check_runnable();
     check_channels(channels);
     validate_full_scale(full_scale);
 }
 
+dpd_packed pack_dpd(const dpd_model& model,
+                    const std::vector<std::complex<float>>& co,
+                    std::complex<float> c)
+{
+    const unsigned P = model.P, Q = model.Q, Lp = model.Lp, Lq = model.Lq;
+    dpd_packed m;
+    const unsigned Mp = (P + 1) / 2, Mq = Q ? (Q + 1) / 2 : 0;
+    m.M = std::max(Mp, Mq);
+    m.Lmax = std::max(Lp, Mq ? Lq : 1u);
+    m.H = m.Lmax - 1;
+    m.taps.assign(m.M, 0);
+    m.abcd.assign(size_t(m.M) * m.Lmax * 4, 0.f);
+    for (unsigned o = 0; o < m.M; o++) {
+        if (o < Mp) {
+            m.taps[o] = std::max(m.taps[o], Lp);
+            for (unsigned k = 0; k < Lp; k++) {
+                const auto h = co[size_t(o) * Lp + k];
+                float* f = &m.abcd[(size_t(o) * m.Lmax + k) * 4];
+                f[0] += h.real();
+                f[1] -= h.imag();
+                f[2] += h.imag();
+                f[3] += h.real();
+            }
+        }
+        if (o < Mq) {
+            m.taps[o] = std::max(m.taps[o], Lq);
+            for (unsigned k = 0; k < Lq; k++) {
+                const auto g = co[size_t(Mp) * Lp + size_t(o) * Lq + k];
+                float* f = &m.abcd[(size_t(o) * m.Lmax + k) * 4];
+                f[0] += g.real();
+                f[1] += g.imag();
+                f[2] += g.imag();
+                f[3] -= g.real();
+            }
+        }
+    }
+    m.cr = c.real();
+    m.ci = c.imag();
+    return m;
+}
+
+// One channel's engine, of the model's family. The bank validates every value before it gets here
+// (where it enters: the constructors and the setters) and chose the backend once.
+struct dpd_bank::channel_engine {
+    std::unique_ptr<dpd_engine> ph;
+    std::unique_ptr<gmp_engine> gmp;
+    std::unique_ptr<neural_engine> neural;
+    dpd_stream_engine* stream = nullptr; //!< the one in use
+
+    channel_engine(const dpd_model& m, backend b, int device, size_t batch, bool mapped)
+    {
+        if (m.is_neural()) {
+            neural = make_neural_engine(b, device, batch);
+            stream = neural.get();
+        } else if (m.family == dpd_model::family_t::ph) {
+            ph = make_dpd_engine(b, device, batch, mapped);
+            stream = ph.get();
+        } else {
+            gmp = make_gmp_engine(b, device, batch, mapped);
+            stream = gmp.get();
+        }
+    }
+    void set_values(const dpd_model& m, const std::vector<complex>& co, complex lo)
+    {
+        if (gmp)
+            gmp->set_program(make_gmp_program(m, co, lo));
+        else
+            ph->set_model(pack_dpd(m, co, lo));
+    }
+    void set_variant(dpd_cuda_variant v)
+    {
+        // Each family takes its own variants (and automatic); another family's is kept aside.
+        const bool gmp_variant =
+            v == dpd_cuda_variant::compiled || v == dpd_cuda_variant::interpreted;
+        if (v == dpd_cuda_variant::automatic || gmp_variant == bool(gmp))
+            stream->set_variant(v);
+    }
+};
+
 void dpd_bank::add_engine_note()
 {
-    const std::string why = d_each.front()->backend_note();
-    if (!why.empty() && why != d_note)
+    const std::string why =
+        d_each.front()->stream->variant_note(); // e.g. no NVRTC for the compiled kernel
+    if (!why.empty())
         d_note += (d_note.empty() ? "" : "; ") + why;
+}
+
+void dpd_bank::make_channel_engines(int device)
+{
+    for (unsigned c = 0; c < d_channels; c++)
+        d_each.push_back(std::make_unique<channel_engine>(
+            d_model, d_backend, device, d_batch, d_mapped));
 }
 
 void dpd_bank::common_setup(backend requested, int device)
@@ -83,7 +172,8 @@ dpd_bank::dpd_bank(const dpd_model& model,
                    sample_format input_format)
     : dpd_bank(model, channels, batch, output_format, full_scale, input_format)
 {
-    dpd_predistorter::validate(model, coefficients, lo_leakage);
+    model.check_coefficients(coefficients, lo_leakage);
+    d_mapped = mapped;
     common_setup(requested, device);
     d_coeffs.assign(channels, coefficients);
     d_c.assign(channels, lo_leakage);
@@ -111,9 +201,9 @@ dpd_bank::dpd_bank(const dpd_model& model,
         }
     }
     refuse_cuda_sc16(d_backend, input_format, output_format, model);
-    for (unsigned c = 0; c < channels; c++)
-        d_each.push_back(std::make_unique<dpd_predistorter>(
-            model, coefficients, lo_leakage, d_backend, device, d_batch, mapped));
+    make_channel_engines(device);
+    for (auto& e : d_each)
+        e->set_values(model, coefficients, lo_leakage);
     add_engine_note();
 }
 
@@ -128,15 +218,15 @@ dpd_bank::dpd_bank(const dpd_model& model,
                    sample_format input_format)
     : dpd_bank(model, channels, batch, output_format, full_scale, input_format)
 {
-    dpd_predistorter::validate_weights(model, weights);
+    model.check_weights(weights);
     common_setup(requested, device);
     d_coeffs.assign(channels, {});
     d_c.assign(channels, complex(0));
     d_weights.assign(channels, weights);
     refuse_cuda_sc16(d_backend, input_format, output_format, model);
-    for (unsigned c = 0; c < channels; c++)
-        d_each.push_back(std::make_unique<dpd_predistorter>(
-            model, weights, d_backend, device, d_batch));
+    make_channel_engines(device);
+    for (auto& e : d_each)
+        e->neural->set_weights(model, weights);
     add_engine_note();
 }
 
@@ -167,9 +257,9 @@ void dpd_bank::run_channels(void* const* out,
             auto* o = static_cast<complex*>(out[c]);
             auto* i = static_cast<const complex*>(in[c]);
             if (device)
-                d_each[c]->process_device(o, i, n);
+                d_each[c]->stream->process_device(o, i, n);
             else
-                d_each[c]->process(o, i, n);
+                d_each[c]->stream->process(o, i, n);
             continue;
         }
         // sc16 runs on the CPU only (the constructor refuses CUDA): host pointers either way.
@@ -185,10 +275,10 @@ void dpd_bank::run_channels(void* const* out,
                 x = d_in_scratch.data();
             }
             if (!sc16_out) {
-                d_each[c]->process(static_cast<complex*>(out[c]) + pos, x, m);
+                d_each[c]->stream->process(static_cast<complex*>(out[c]) + pos, x, m);
                 continue;
             }
-            d_each[c]->process(d_scratch.data(), x, m);
+            d_each[c]->stream->process(d_scratch.data(), x, m);
             sc16_convert(static_cast<int16_t*>(out[c]) + 2 * pos,
                          d_scratch.data(),
                          m,
@@ -264,26 +354,56 @@ std::vector<int16_t> dpd_bank::process_sc16(const std::vector<int16_t>& in)
     return channel_major<int16_t>(*this, in);
 }
 
+void dpd_bank::check_range(unsigned first, unsigned last) const
+{
+    check_channel(last);
+    if (first > last)
+        invalid_parameter("channel",
+                          "first " + std::to_string(first) + " is after last " +
+                              std::to_string(last));
+}
+
+void dpd_bank::set_coefficients(unsigned first,
+                                unsigned last,
+                                const std::vector<complex>& coefficients,
+                                std::optional<complex> lo_leakage)
+{
+    check_range(first, last);
+    // Once for the range: a kept c was checked when it entered.
+    d_model.check_coefficients(coefficients, lo_leakage.value_or(d_c[first]));
+    for (unsigned c = first; c <= last; c++) {
+        const complex lo = lo_leakage.value_or(d_c[c]);
+        if (d_engine)
+            d_engine->set_model(c, pack_dpd(d_model, coefficients, lo));
+        else
+            d_each[c]->set_values(d_model, coefficients, lo);
+        d_coeffs[c] = coefficients;
+        d_c[c] = lo;
+    }
+}
+
 void dpd_bank::set_coefficients(unsigned channel,
                                 const std::vector<complex>& coefficients,
                                 complex lo_leakage)
 {
-    check_channel(channel);
-    dpd_predistorter::validate(d_model, coefficients, lo_leakage);
-    if (d_engine)
-        d_engine->set_model(channel, pack_dpd(d_model, coefficients, lo_leakage));
-    else
-        d_each[channel]->set_coefficients(coefficients, lo_leakage);
-    d_coeffs[channel] = coefficients;
-    d_c[channel] = lo_leakage;
+    set_coefficients(channel, channel, coefficients, lo_leakage);
+}
+
+void dpd_bank::set_weights(unsigned first,
+                           unsigned last,
+                           const std::vector<float>& weights)
+{
+    check_range(first, last);
+    d_model.check_weights(weights);
+    for (unsigned c = first; c <= last; c++) {
+        d_each[c]->neural->set_weights(d_model, weights);
+        d_weights[c] = weights;
+    }
 }
 
 void dpd_bank::set_weights(unsigned channel, const std::vector<float>& weights)
 {
-    check_channel(channel);
-    d_each[channel]->set_weights(
-        weights); // validates (a polynomial model refuses weights)
-    d_weights[channel] = weights;
+    set_weights(channel, channel, weights);
 }
 
 const std::vector<float>& dpd_bank::weights(unsigned channel) const
@@ -322,7 +442,7 @@ void dpd_bank::reset()
     if (d_engine)
         d_engine->reset();
     for (auto& e : d_each)
-        e->reset();
+        e->stream->reset();
 }
 
 void dpd_bank::set_batch(size_t batch)
@@ -331,14 +451,33 @@ void dpd_bank::set_batch(size_t batch)
     if (d_engine)
         d_engine->set_batch(d_batch);
     for (auto& e : d_each)
-        e->set_batch(d_batch);
+        e->stream->set_batch(d_batch);
 }
 
 void dpd_bank::set_cuda_variant(dpd_cuda_variant v)
 {
     // The one-launch bank has one kernel (the tiled body); the per-channel engines take it.
     for (auto& e : d_each)
-        e->set_cuda_variant(v);
+        e->set_variant(v);
+    d_variant = v;
+}
+
+dpd_cuda_variant dpd_bank::active_cuda_variant() const
+{
+    return d_engine ? dpd_cuda_variant::tiled : d_each.front()->stream->active_variant();
+}
+
+void dpd_bank::set_warmup(size_t samples)
+{
+    for (auto& e : d_each)
+        if (e->neural)
+            e->neural->set_warmup(samples);
+}
+
+size_t dpd_bank::warmup() const
+{
+    return d_each.empty() || !d_each.front()->neural ? 0
+                                                     : d_each.front()->neural->warmup();
 }
 
 } // namespace kernel

@@ -7,7 +7,7 @@
 #define INCLUDED_GPUINTERP_KERNEL_DPD_ENGINE_H
 
 // Internal: what a backend implements for dpd_predistorter, and the coefficient form the backends
-// share. The front end validates and packs; the engines own the history and the compute.
+// share. The kernel (dpd_bank.cc) validates and packs; the engines own the history and the compute.
 //
 // Packed form. A main tap h and a conjugate tap g that act on the same order and delay combine
 // into one real 2x2 map of the basis value psi = (pr, pi):

@@ -5,6 +5,7 @@
  */
 #include <gnuradio/gpuinterp/kernel/dpd_model.h>
 #include <gnuradio/gpuinterp/kernel/validate.h>
+#include <initializer_list>
 #include <algorithm>
 #include <cctype>
 #include <utility>
@@ -74,32 +75,66 @@ std::string to_string(dpd_model::family_t f)
     }
 }
 
-dpd_model dpd_model::ph_unchecked(unsigned P, unsigned Q, unsigned Lp, unsigned Lq)
+namespace {
+// The ph engine's bounds, refused by the parameters' own names ("P: ..."), not the spec's
+// "model: P: ...".
+void check_ph_params(unsigned P, unsigned Q, unsigned Lp, unsigned Lq)
+{
+    constexpr unsigned max_order = dpd_model::max_order, max_lag = dpd_model::max_lag;
+    if (P < 1 || P % 2 == 0 || P > max_order)
+        invalid_parameter("P",
+                          "must be odd, 1 <= P <= " + std::to_string(max_order) +
+                              ", got " + std::to_string(P));
+    if ((Q != 0 && Q % 2 == 0) || Q > max_order)
+        invalid_parameter("Q",
+                          "must be 0 (no conjugate branches) or odd, Q <= " +
+                              std::to_string(max_order) + ", got " + std::to_string(Q));
+    for (const auto& [name, v] :
+         { std::pair<const char*, unsigned>{ "Lp", Lp }, { "Lq", Lq } })
+        if (v < 1 || v > max_lag)
+            invalid_parameter(name,
+                              "must be >= 1 and <= " + std::to_string(max_lag) +
+                                  ", got " + std::to_string(v));
+}
+} // namespace
+
+namespace {
+// A model of family f with the given fields set (the others at their defaults; the neural
+// families have no ph fields).
+dpd_model
+with_fields(dpd_model::family_t f,
+            std::initializer_list<std::pair<unsigned dpd_model::*, unsigned>> fields)
 {
     dpd_model m;
-    m.family = family_t::ph;
-    m.P = P;
-    m.Q = Q;
-    m.Lp = Lp;
-    m.Lq = Lq;
+    m.family = f;
+    if (m.is_neural())
+        m.P = m.Q = m.Lp = m.Lq = 0;
+    for (const auto& [field, v] : fields)
+        m.*field = v;
     return m;
+}
+using dm = dpd_model;
+} // namespace
+
+dpd_model dpd_model::ph_params(unsigned P, unsigned Q, unsigned Lp, unsigned Lq)
+{
+    check_ph_params(P, Q, Lp, Lq);
+    return with_fields(
+        family_t::ph, { { &dm::P, P }, { &dm::Q, Q }, { &dm::Lp, Lp }, { &dm::Lq, Lq } });
 }
 
 dpd_model dpd_model::make_ph(unsigned P, unsigned Q, unsigned Lp, unsigned Lq)
 {
-    dpd_model m = ph_unchecked(P, Q, Lp, Lq);
+    dpd_model m = ph_params(P, Q, Lp, Lq);
     m.validate(); // a spec's bounds (the 4096-coefficient cap), narrower than the engine's
     return m;
 }
 
 dpd_model dpd_model::make_mp(unsigned K, unsigned M)
 {
-    dpd_model m;
-    m.family = family_t::mp;
-    m.K = K;
-    m.M = M;
-    m.validate();
-    return m;
+    dpd_model r = with_fields(family_t::mp, { { &dm::K, K }, { &dm::M, M } });
+    r.validate();
+    return r;
 }
 
 dpd_model dpd_model::make_gmp(unsigned Ka,
@@ -111,42 +146,34 @@ dpd_model dpd_model::make_gmp(unsigned Ka,
                               unsigned Lc,
                               unsigned Mc)
 {
-    dpd_model m;
-    m.family = family_t::gmp;
-    m.Ka = Ka;
-    m.La = La;
-    m.Kb = Kb;
-    m.Lb = Lb;
-    m.Mb = Mb;
-    m.Kc = Kc;
-    m.Lc = Lc;
-    m.Mc = Mc;
-    m.validate();
-    return m;
+    dpd_model r = with_fields(family_t::gmp,
+                              { { &dm::Ka, Ka },
+                                { &dm::La, La },
+                                { &dm::Kb, Kb },
+                                { &dm::Lb, Lb },
+                                { &dm::Mb, Mb },
+                                { &dm::Kc, Kc },
+                                { &dm::Lc, Lc },
+                                { &dm::Mc, Mc } });
+    r.validate();
+    return r;
 }
 
 dpd_model dpd_model::make_gru(unsigned H, unsigned C, unsigned D)
 {
-    dpd_model m;
-    m.family = family_t::gru;
-    m.P = m.Q = m.Lp = m.Lq = 0;
-    m.H = H;
-    m.C = C;
-    m.D = C ? D : 1; // the dilation of an absent skip path: one spelling per model
-    m.validate();
-    return m;
+    // The dilation of an absent skip path is 1: one spelling per model.
+    dpd_model r = with_fields(family_t::gru,
+                              { { &dm::H, H }, { &dm::C, C }, { &dm::D, C ? D : 1 } });
+    r.validate();
+    return r;
 }
 
 dpd_model dpd_model::make_tdnn(unsigned M, unsigned H, unsigned N)
 {
-    dpd_model m;
-    m.family = family_t::tdnn;
-    m.P = m.Q = m.Lp = m.Lq = 0;
-    m.M = M;
-    m.H = H;
-    m.N = N;
-    m.validate();
-    return m;
+    dpd_model r =
+        with_fields(family_t::tdnn, { { &dm::M, M }, { &dm::H, H }, { &dm::N, N } });
+    r.validate();
+    return r;
 }
 
 dpd_model dpd_model::parse(const std::string& spec)
@@ -244,6 +271,52 @@ std::string dpd_model::to_string() const
         first = false;
     }
     return s;
+}
+
+namespace {
+//! A value vector has the model's count and is finite.
+template <typename T>
+void check_values(const char* name,
+                  const std::vector<T>& v,
+                  const dpd_model& model,
+                  size_t want)
+{
+    if (v.size() != want)
+        invalid_parameter(name,
+                          "expected " + std::to_string(want) + " values for " +
+                              model.to_string() + " (got " + std::to_string(v.size()) +
+                              ")");
+    require_finite(name, v);
+}
+} // namespace
+
+void dpd_model::check_runnable() const
+{
+    if (family == family_t::ph)
+        check_ph_params(P, Q, Lp, Lq);
+    else
+        validate();
+}
+
+void dpd_model::check_coefficients(const std::vector<std::complex<float>>& coefficients,
+                                   std::complex<float> lo_leakage) const
+{
+    if (is_neural())
+        invalid_parameter("coefficients",
+                          "a " + kernel::to_string(family) +
+                              " model takes real weights, not complex coefficients");
+    check_values("coefficients", coefficients, *this, num_coefficients());
+    if (!is_finite_value(lo_leakage))
+        invalid_parameter("lo_leakage", "is not finite");
+}
+
+void dpd_model::check_weights(const std::vector<float>& weights) const
+{
+    if (!is_neural())
+        invalid_parameter("weights",
+                          "a " + kernel::to_string(family) +
+                              " model takes complex coefficients, not weights");
+    check_values("weights", weights, *this, num_weights());
 }
 
 void dpd_model::validate() const

@@ -80,8 +80,8 @@ keeps the current c). Invalid parameters raise ValueError with the parameter's n
            std::string(pyutil::thread_safety_doc());
 }
 
-// Index helpers: the structure and the branch/tap are checked here, because ph_unchecked takes
-// any sizes (an even order would find no term).
+// Index helpers: the branch and tap are checked here against the structure (ph_params checks
+// the structure itself).
 unsigned order_arg(const int_arg& v, const char* name, unsigned hi)
 {
     const unsigned o = v.get<unsigned>(name, 1, pyutil::max_order);
@@ -238,7 +238,7 @@ void bind_dpd_predistorter(py::module& m)
     def_kernel_init(
         cls,
         +[](int_arg P, int_arg Q, int_arg Lp, int_arg Lq) {
-            return std::make_tuple(kernel::dpd_model::ph_unchecked(
+            return std::make_tuple(kernel::dpd_model::ph_params(
                 P.get<unsigned>("P", 1, pyutil::max_order),
                 Q.get<unsigned>("Q", 0, pyutil::max_order),
                 Lp.get<unsigned>("Lp", 1, pyutil::max_dpd_taps),
@@ -370,7 +370,7 @@ void bind_dpd_predistorter(py::module& m)
         .def_static(
             "num_coefficients",
             [](int_arg P, int_arg Q, int_arg Lp, int_arg Lq) {
-                return kernel::dpd_model::ph_unchecked(
+                return kernel::dpd_model::ph_params(
                            order_arg(P, "P", pyutil::max_order),
                            Q.get<unsigned>("Q", 0, pyutil::max_order),
                            taps_arg(Lp, "Lp"),
@@ -386,7 +386,7 @@ void bind_dpd_predistorter(py::module& m)
             [](int_arg P_, int_arg Lp_, int_arg p_, int_arg k_) {
                 const unsigned P = order_arg(P_, "P", pyutil::max_order),
                                Lp = taps_arg(Lp_, "Lp");
-                return ph_term_index(kernel::dpd_model::ph_unchecked(P, 0, Lp, 1),
+                return ph_term_index(kernel::dpd_model::ph_params(P, 0, Lp, 1),
                                      order_arg(p_, "p", P),
                                      k_.get<unsigned>("k", 0, Lp - 1),
                                      false);
@@ -402,7 +402,7 @@ void bind_dpd_predistorter(py::module& m)
                 const unsigned P = order_arg(P_, "P", pyutil::max_order),
                                Lp = taps_arg(Lp_, "Lp"), Lq = taps_arg(Lq_, "Lq");
                 const unsigned q = order_arg(q_, "q", pyutil::max_order);
-                return ph_term_index(kernel::dpd_model::ph_unchecked(P, q, Lp, Lq),
+                return ph_term_index(kernel::dpd_model::ph_params(P, q, Lp, Lq),
                                      q,
                                      k_.get<unsigned>("k", 0, Lq - 1),
                                      true);

@@ -12,6 +12,7 @@
 #include <complex>
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,8 +27,9 @@ class dpd_bank_engine;
  * reading and writing complex float or sc16 (sample_format.h): the transmit side of a
  * multi-channel radio.
  *
- * \details Channel c is exactly a dpd_predistorter (dpd_predistorter.h) of the same model and
- * channel c's coefficients, fed channel c's samples: on the CPU bit for bit; on CUDA the ph model
+ * \details The predistorter kernel: dpd_predistorter (dpd_predistorter.h) is its one-channel
+ * form. Channel c is exactly a dpd_predistorter of the same model and channel c's coefficients,
+ * fed channel c's samples: on the CPU bit for bit; on CUDA the ph model
  * runs all channels in one launch (tiled kernel, gridDim.y = channel) with the same arithmetic
  * as the single-channel kernel; mp/gmp on CUDA run one launch per channel (complex float in and
  * out only).
@@ -119,11 +121,22 @@ public:
     void set_coefficients(unsigned channel,
                           const std::vector<complex>& coefficients,
                           complex lo_leakage);
+    //! Channels first .. last take the set, validated once (none changes on error);
+    //! lo_leakage nullopt: each keeps its own c.
+    void set_coefficients(unsigned first,
+                          unsigned last,
+                          const std::vector<complex>& coefficients,
+                          std::optional<complex> lo_leakage);
     //! Empty for a neural model.
     const std::vector<complex>& coefficients(unsigned channel) const;
     complex lo_leakage(unsigned channel) const;
     //! Neural models: channel c's weights, validated first and switched as set_coefficients().
     void set_weights(unsigned channel, const std::vector<float>& weights);
+    //! Channels first .. last take the weights, validated once.
+    void set_weights(unsigned first, unsigned last, const std::vector<float>& weights);
+    //! gru on CUDA: warm-up steps of every chunk after the first (dpd_predistorter::set_warmup).
+    void set_warmup(size_t samples);
+    size_t warmup() const;
     //! Empty for a polynomial model.
     const std::vector<float>& weights(unsigned channel) const;
     sc16_counts counts(unsigned channel) const;
@@ -139,13 +152,20 @@ public:
     void set_batch(size_t batch);
     size_t batch() const { return d_batch; }
     void set_cuda_variant(dpd_cuda_variant v);
+    dpd_cuda_variant cuda_variant() const { return d_variant; }
+    //! The kernel running (the first channel's; the one-launch bank's tiled body).
+    dpd_cuda_variant active_cuda_variant() const;
+    bool mapped() const { return d_mapped; }
     backend active_backend() const { return d_backend; }
     const std::string& backend_note() const { return d_note; }
     //! True when all channels run in one launch (CUDA, ph model).
     bool one_launch() const { return bool(d_engine); }
 
 private:
+    struct channel_engine;
     void check_channel(unsigned channel) const;
+    void check_range(unsigned first, unsigned last) const;
+    void make_channel_engines(int device);
     //! What both constructors share first: the sizes, formats and their checks.
     dpd_bank(const dpd_model& model,
              unsigned channels,
@@ -153,7 +173,7 @@ private:
              sample_format output_format,
              float full_scale,
              sample_format input_format);
-    //! The per-channel engines' backend note, added to the bank's.
+    //! The per-channel engines' note (the kernel they run), added to the bank's.
     void add_engine_note();
     //! The backend (chosen once) and the buffers, after the constructor's checks.
     void common_setup(backend requested, int device);
@@ -165,6 +185,8 @@ private:
     sample_format d_format, d_in_format;
     float d_full_scale;
     size_t d_batch;
+    bool d_mapped = false;
+    dpd_cuda_variant d_variant = dpd_cuda_variant::automatic;
     backend d_backend = backend::cpu;
     std::string d_note;
     std::vector<std::vector<complex>> d_coeffs;
@@ -172,7 +194,7 @@ private:
     std::vector<std::vector<float>> d_weights;
     std::vector<sc16_counts> d_counts;         //!< CPU and per-channel CUDA paths
     std::unique_ptr<dpd_bank_engine> d_engine; //!< CUDA ph: every channel in one launch
-    std::vector<std::unique_ptr<dpd_predistorter>> d_each; //!< otherwise: one per channel
+    std::vector<std::unique_ptr<channel_engine>> d_each; //!< otherwise: one per channel
     std::vector<complex> d_scratch;    //!< CPU sc16 out: one chunk of fc32 outputs
     std::vector<complex> d_in_scratch; //!< CPU sc16 in: one chunk of converted inputs
 };

@@ -6,6 +6,7 @@
 #ifndef INCLUDED_GPUINTERP_KERNEL_DPD_MODEL_H
 #define INCLUDED_GPUINTERP_KERNEL_DPD_MODEL_H
 
+#include <complex>
 #include <cstddef>
 #include <string>
 #include <utility>
@@ -51,7 +52,7 @@ namespace kernel {
  * |x|^15 over the dynamic range of a PA capture, and no fitted model uses more); memory sizes
  * Lp, Lq, M, La, Lb, Lc, Mb, Mc <= 1024; num_coefficients() <= 4096 (the mp/gmp CUDA kernel keeps
  * the whole set in shared memory). The same bounds as the Python module gnuradio.gpuinterp.dpd_model.
- * (ph_unchecked, the ph model of the block's (P, Q, Lp, Lq) parameters, keeps the engine's own,
+ * (ph_params, the ph model of the block's (P, Q, Lp, Lq) parameters, keeps the engine's own,
  * wider ph bounds: a ph set larger than 4096 coefficients runs there, but its spec does not parse.)
  *
  * Look-ahead: the leading-envelope terms of a gmp need x[n+Mc], a gru x[n+1] (its features) and
@@ -84,9 +85,10 @@ struct dpd_model {
     //! Parse a spec; throws std::invalid_argument("model: ...") naming the offending key.
     static dpd_model parse(const std::string& spec);
     static dpd_model make_ph(unsigned P, unsigned Q, unsigned Lp, unsigned Lq);
-    //! The ph model of (P, Q, Lp, Lq) without the spec's bounds: the ph engine (the block's
-    //! (P, Q, Lp, Lq) parameters) applies its own, wider ones (dpd_predistorter::validate).
-    static dpd_model ph_unchecked(unsigned P, unsigned Q, unsigned Lp, unsigned Lq);
+    //! The ph model of the blocks' (P, Q, Lp, Lq) parameters: the engine's bounds (P odd,
+    //! Q 0 or odd, both <= max_order; 1 <= Lp, Lq <= max_lag), not the spec's coefficient cap,
+    //! each refused as std::invalid_argument("P: ...") naming the parameter.
+    static dpd_model ph_params(unsigned P, unsigned Q, unsigned Lp, unsigned Lq);
     static dpd_model make_mp(unsigned K, unsigned M);
     static dpd_model make_gmp(unsigned Ka,
                               unsigned La,
@@ -105,6 +107,18 @@ struct dpd_model {
     std::string to_string() const;
     //! Throws std::invalid_argument("model: <key>: ...") when a size is out of range.
     void validate() const;
+    //! The bounds the engines run, checked where a model enters a predistorter kernel (the
+    //! struct's fields are public): validate()'s, except that ph takes ph_params()'s (no
+    //! coefficient cap, errors named by the parameter).
+    void check_runnable() const;
+    //! A value set for this model, checked where it enters (the predistorter kernels' constructors
+    //! and setters): a polynomial family's num_coefficients() finite coefficients and a finite LO
+    //! leakage, or a neural family's num_weights() finite weights. Throws
+    //! std::invalid_argument naming the parameter ("coefficients", "lo_leakage", "weights"); a
+    //! set of the other kind is refused by name too.
+    void check_coefficients(const std::vector<std::complex<float>>& coefficients,
+                            std::complex<float> lo_leakage) const;
+    void check_weights(const std::vector<float>& weights) const;
     //! Complex coefficients of a polynomial family (0 for the neural ones).
     size_t num_coefficients() const;
     //! True for the neural families (gru, tdnn), which take real weights.

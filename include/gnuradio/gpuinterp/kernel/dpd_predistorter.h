@@ -18,10 +18,7 @@ namespace gr {
 namespace gpuinterp {
 namespace kernel {
 
-class dpd_stream_engine;
-class dpd_engine;
-class gmp_engine;
-class neural_engine;
+class dpd_bank;
 
 //! Which CUDA kernel runs. Parallel Hammerstein (ph): how the kernel shares the basis values of
 //! neighbouring samples (see docs/dpd_predistorter.md). mp/gmp: compiled runs the kernel compiled
@@ -108,6 +105,10 @@ std::string to_string(dpd_cuda_variant v);
  * Backends: `cpu` (basis computed once per sample into an L1-resident tile and reused by every tap,
  * AVX2/FMA through GCC vector code with a portable clone, OpenMP threads over sample ranges for
  * large calls) and `cuda` (one fused kernel, one thread per sample; see dpd_cuda_variant).
+ *
+ * This is the one-channel form of dpd_bank (dpd_bank.h), which validates, selects the backend and
+ * owns the engine; the values are validated by the model (dpd_model::check_coefficients(),
+ * check_weights()).
  */
 class dpd_predistorter
 {
@@ -162,16 +163,12 @@ public:
 
     //! Replace the coefficient set (same model); validated first, unchanged on error.
     void set_coefficients(const std::vector<complex>& coefficients, complex lo_leakage);
-    const std::vector<complex>& coefficients() const { return d_coeffs; }
-    complex lo_leakage() const { return d_c; }
+    const std::vector<complex>& coefficients() const;
+    complex lo_leakage() const;
 
     //! Neural families: replace the weights (same model); validated first, unchanged on error.
     void set_weights(const std::vector<float>& weights);
-    const std::vector<float>& weights() const { return d_weights; }
-    //! Check a weight vector against a neural model (count, finite); throws
-    //! std::invalid_argument naming `weights` (or `model` for a polynomial one).
-    static void validate_weights(const dpd_model& model,
-                                 const std::vector<float>& weights);
+    const std::vector<float>& weights() const;
     //! gru on CUDA: warm-up samples of every chunk after the first (0: one sequential chunk, exact);
     //! see neural_engine.cu. Ignored by the other families and the CPU.
     void set_warmup(size_t samples);
@@ -181,53 +178,34 @@ public:
     void reset();
 
     //! The model it was built from.
-    const dpd_model& model() const { return d_model; }
+    const dpd_model& model() const;
     //! Output delay in samples: model().lookahead() (0 for ph and mp).
-    size_t delay() const { return d_model.lookahead(); }
-    //! Check a coefficient set against a model (count, finite values); throws like validate().
-    static void validate(const dpd_model& model,
-                         const std::vector<complex>& coefficients,
-                         complex lo_leakage);
+    size_t delay() const { return model().lookahead(); }
 
     //! Input samples carried between calls: model().history() (ph: max(Lp, Lq) - 1, Lq only
     //! when Q > 0).
-    size_t history() const { return d_H; }
+    size_t history() const { return model().history(); }
 
     void set_batch(size_t batch);
-    size_t batch() const { return d_batch; }
+    size_t batch() const;
     //! CUDA only (ignored on the CPU): which kernel variant runs (see dpd_cuda_variant); takes
     //! effect at the next call. Benchmark-only variants throw std::invalid_argument unless
     //! registered (see above).
     void set_cuda_variant(dpd_cuda_variant v);
-    dpd_cuda_variant cuda_variant() const { return d_variant; }
+    dpd_cuda_variant cuda_variant() const;
     //! The CUDA kernel that runs now (automatic resolved: tiled, smem, compiled or interpreted);
     //! automatic on the CPU.
     dpd_cuda_variant active_cuda_variant() const;
-    bool mapped() const { return d_mapped; }
+    bool mapped() const;
 
-    backend active_backend() const { return d_backend; }
+    backend active_backend() const;
     //! Why `automatic` chose the CPU (empty otherwise).
-    const std::string& backend_note() const { return d_note; }
+    const std::string& backend_note() const;
 
     static constexpr size_t default_batch = 1 << 18;
 
 private:
-    void make_engine(backend requested, int device, bool mapped);
-
-    dpd_model d_model;
-    size_t d_H;
-    size_t d_batch;
-    bool d_mapped;
-    dpd_cuda_variant d_variant = dpd_cuda_variant::automatic;
-    std::vector<complex> d_coeffs;
-    complex d_c;
-    std::vector<float> d_weights;
-    backend d_backend;
-    std::string d_note;
-    std::unique_ptr<dpd_engine> d_engine;           //!< ph
-    std::unique_ptr<gmp_engine> d_gmp_engine;       //!< mp, gmp
-    std::unique_ptr<neural_engine> d_neural_engine; //!< gru, tdnn
-    dpd_stream_engine* d_stream = nullptr;          //!< the one in use
+    std::unique_ptr<dpd_bank> d_bank; //!< one channel
 };
 
 } // namespace kernel
