@@ -7,8 +7,8 @@
 #define INCLUDED_GPUINTERP_CHANNEL_PORTS_H
 
 // The ports of a multi-channel block whose items may be sc16 (the FIR interpolator, the
-// resampler): their formats and full scale, one call's port pointers, one sc16 warning per
-// channel.
+// resampler, the predistorter): their formats and full scale, one call's port pointers, one sc16
+// warning per channel.
 
 #include "block_util.h"
 #include "device_io.h"

@@ -130,15 +130,12 @@ dpd_predistorter_cc_impl::dpd_predistorter_cc_impl(
                                   kernel->channels(),
                                   kernel->channels(),
                                   kernel::sample_bytes(kernel->output_format()))),
-      kernel_block(std::move(kernel), device, device_buffers),
+      channel_block(std::move(kernel), device, device_buffers),
       d_tag_key(pmt::intern(tag_name)),
       d_switch_key(pmt::intern(switch_tag_name)),
       d_switched(d_kernel->channels(), 0),
       d_pending(d_kernel->channels()),
-      d_warnings(d_kernel->channels()),
-      d_port_out(d_kernel->channels()),
       d_span_out(d_kernel->channels()),
-      d_port_in(d_kernel->channels()),
       d_span_in(d_kernel->channels())
 {
     // Delayed output: tags move with it (work() re-adds them at offset + delay). Channels: a
@@ -207,18 +204,6 @@ gr_complex dpd_predistorter_cc_impl::channel_lo_leakage(unsigned channel) const
 {
     std::lock_guard<std::mutex> lock(d_mutex);
     return d_kernel->lo_leakage(channel);
-}
-
-uint64_t dpd_predistorter_cc_impl::saturated(unsigned channel) const
-{
-    std::lock_guard<std::mutex> lock(d_mutex);
-    return d_kernel->counts(channel).saturated;
-}
-
-uint64_t dpd_predistorter_cc_impl::invalid(unsigned channel) const
-{
-    std::lock_guard<std::mutex> lock(d_mutex);
-    return d_kernel->counts(channel).invalid;
 }
 
 void dpd_predistorter_cc_impl::set_batch(int batch)
@@ -296,9 +281,9 @@ void dpd_predistorter_cc_impl::process_span(size_t from, size_t to)
         return;
     const size_t bytes = kernel::sample_bytes(d_kernel->output_format());
     const size_t in_bytes = kernel::sample_bytes(d_kernel->input_format());
-    for (size_t c = 0; c < d_port_out.size(); c++) {
-        d_span_out[c] = static_cast<char*>(d_port_out[c]) + from * bytes;
-        d_span_in[c] = static_cast<const char*>(d_port_in[c]) + from * in_bytes;
+    for (size_t c = 0; c < d_span_out.size(); c++) {
+        d_span_out[c] = static_cast<char*>(d_ports.out[c]) + from * bytes;
+        d_span_in[c] = static_cast<const char*>(d_ports.in[c]) + from * in_bytes;
     }
     // Device buffers hand over device pointers (host memory on the CPU backend).
     if (d_device_buffers)
@@ -313,15 +298,8 @@ int dpd_predistorter_cc_impl::work(int noutput_items,
 {
     return guarded_work(d_logger, [&] {
         const unsigned N = d_kernel->channels();
-        const size_t in_bytes = kernel::sample_bytes(d_kernel->input_format());
-        for (unsigned c = 0; c < N; c++) {
-            d_port_in[c] =
-                d_device_buffers
-                    ? d_io.input(
-                          *this, int(c), input_items[c], size_t(noutput_items) * in_bytes)
-                    : input_items[c];
-            d_port_out[c] = output_items[c];
-        }
+        d_ports.point(
+            *this, d_io, d_device_buffers, input_items, output_items, 0, noutput_items);
         const uint64_t n0 = nitems_read(0), w0 = nitems_written(0);
         const uint64_t D = d_kernel->delay();
         std::lock_guard<std::mutex> lock(d_mutex);
@@ -370,12 +348,7 @@ int dpd_predistorter_cc_impl::work(int noutput_items,
                 }
         }
         process_span(done, static_cast<size_t>(noutput_items));
-        if (d_kernel->output_format() == kernel::sample_format::sc16)
-            for (unsigned c = 0; c < N; c++)
-                d_warnings[c].check(d_logger,
-                                    "channel " + std::to_string(c) + ": ",
-                                    d_kernel->counts(c),
-                                    d_kernel->full_scale());
+        d_ports.warn(d_logger, [&](unsigned c) { return d_kernel->counts(c); });
         return noutput_items;
     });
 }

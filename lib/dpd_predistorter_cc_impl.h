@@ -19,7 +19,7 @@ namespace gr {
 namespace gpuinterp {
 
 class dpd_predistorter_cc_impl
-    : public kernel_block<dpd_predistorter_cc, kernel::dpd_bank>
+    : public channel_block<dpd_predistorter_cc, kernel::dpd_bank, gr_complex>
 {
 public:
     //! `kernel`: built by make() from its arguments.
@@ -41,18 +41,6 @@ public:
                              const std::vector<float>& weights) override;
     std::vector<float> weights() const override { return channel_weights(0); }
     std::vector<float> channel_weights(unsigned channel) const override;
-    unsigned channels() const override { return d_kernel->channels(); }
-    std::string output_format() const override
-    {
-        return kernel::to_string(d_kernel->output_format());
-    }
-    std::string input_format() const override
-    {
-        return kernel::to_string(d_kernel->input_format());
-    }
-    float full_scale() const override { return d_kernel->full_scale(); }
-    uint64_t saturated(unsigned channel) const override;
-    uint64_t invalid(unsigned channel) const override;
     std::string model() const override { return d_kernel->model().to_string(); }
     unsigned delay() const override { return unsigned(d_kernel->delay()); }
     unsigned P() const override { return ph() ? d_kernel->model().P : 0; }
@@ -94,11 +82,10 @@ private:
         pmt::pmt_t value;
     };
     std::vector<std::deque<pending_switch>> d_pending;
-    std::vector<sc16_warning> d_warnings; //!< per channel
-    //! The current work() call's port pointers, and those of one span; sized once, so work()
-    //! allocates nothing.
-    std::vector<void*> d_port_out, d_span_out;
-    std::vector<const void*> d_port_in, d_span_in;
+    //! One span's pointers into the call's ports (d_ports); sized once, so work() allocates
+    //! nothing.
+    std::vector<void*> d_span_out;
+    std::vector<const void*> d_span_in;
 };
 
 } // namespace gpuinterp

@@ -116,6 +116,15 @@ protected:
                   full_scale)
     {
     }
+    //! A kernel that holds its formats (dpd_bank): output and full scale read from it.
+    channel_block(std::unique_ptr<Kernel> kernel, int device, bool device_buffers)
+        : kernel_block<Block, Kernel>(std::move(kernel), device, device_buffers),
+          d_ports(this->d_kernel->channels(),
+                  input_item_size<T>(this->d_kernel->input_format()),
+                  this->d_kernel->output_format(),
+                  this->d_kernel->full_scale())
+    {
+    }
 
     channel_ports d_ports;
 };
