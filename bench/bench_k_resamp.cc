@@ -43,11 +43,12 @@ static void BM_resamp_cpu_cc(benchmark::State& st)
     auto x = gpuinterp_bench::data<cf>(n);
     std::vector<cf> y(size_t(double(n) * r) + 16);
     kernel::resampler_cc k(r, m, backend::cpu);
+    void* out[] = { y.data() };
     for (auto _ : st) {
         size_t used = 0, pos = 0;
         while (pos < n) {
-            const size_t got =
-                k.resample(y.data(), y.size(), x.data() + pos, n - pos, used);
+            const void* in[] = { x.data() + pos };
+            const size_t got = k.resample_items(out, y.size(), in, n - pos, used);
             pos += used;
             benchmark::DoNotOptimize(got);
             if (used == 0)

@@ -2,10 +2,10 @@
  * Copyright 2026 gr-gpuinterp authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-// The resampler's device-buffer entry points as the block calls them, complex float out
-// (resample_device) against sc16 out (resample_sc16 with device = true): polyphase x1.25, calls
-// of 2^21 inputs into 2^22-item outputs, the history seam, the counters' copy and the final
-// synchronise included. Items: inputs. The kernels alone are BM_resamp_cuda_kernel_cc's rows.
+// The resampler's device-buffer call as the block makes it, complex float out against sc16 out
+// (resample_items with device = true): polyphase x1.25, calls of 2^21 inputs into 2^22-item
+// outputs, the history seam, the counters' copy and the final synchronise included. Items:
+// inputs. The kernels alone are BM_resamp_cuda_kernel_cc's rows.
 //
 // The table lookup's device entry point the same way (lookup_device(): one launch and a
 // synchronise), complex64 out, a 4096-entry table, 2^24 inputs, exact and texture (9-bit
@@ -40,14 +40,12 @@ void BM_resamp_cuda_device(benchmark::State& st)
     kernel::resampler_cc k(1.25, kernel::resamp_method::polyphase, backend::cuda, 0, pp);
     const gpuinterp_bench::device_channels dev(
         1, std::vector<cf>(n, cf(0.1f, -0.2f)), max_out * sizeof(cf));
-    const cf* in = dev.in()[0];
-    void* out = dev.out()[0];
+    const void* in[] = { dev.in()[0] };
+    void* out[] = { dev.out()[0] };
     size_t used = 0, produced = 0;
+    const auto format = sc16 ? kernel::sample_format::sc16 : kernel::sample_format::fc32;
     auto call = [&] {
-        if (sc16)
-            return k.resample_sc16(
-                static_cast<int16_t*>(out), max_out, in, n, used, 1.0f, true);
-        return k.resample_device(static_cast<cf*>(out), max_out, in, n, used);
+        return k.resample_items(out, max_out, in, n, used, format, 1.0f, true);
     };
     call(); // warm-up: kernels loaded, history on the device
     for (auto _ : st)

@@ -5,8 +5,8 @@
 // The device operations behind cuda_buffer (no GNU Radio): the simulation's deferred
 // copies, overlap- safe device moves in both directions (every code path of the CUDA
 // move: disjoint, chunked, via scratch), allocation counters, and the FIR kernel's
-// device-resident entry points filter_device() and resample_device() against filter() and
-// resample() for random chunk sizes.
+// device-resident entry points filter_device() and resample_items(…, device) against filter()
+// and the host call for random chunk sizes.
 // Parametrised over the simulation and CUDA.
 #include "device/device_ops.h"
 #include "test_util.h"
@@ -16,6 +16,7 @@
 #include <numeric>
 
 using namespace gpuinterp_test;
+using gr::gpuinterp::kernel::sample_format;
 namespace gi = gr::gpuinterp;
 namespace dev = gr::gpuinterp::device;
 
@@ -170,7 +171,7 @@ TEST_P(DeviceOps, FirFilterDeviceMatchesHost)
     }
 }
 
-// resample_device() on device memory == resample() on host memory of the same backend, bit for
+// resample_items() on device memory == on host memory of the same backend, bit for
 // bit (same kernels, same positions; only the window differs: seam + in place vs one host
 // window), and == the CPU backend to float rounding; GNU Radio's protocol: random input counts and
 // output space, unconsumed inputs offered again, a rate change with the history on the device,
@@ -202,21 +203,32 @@ TEST_P(DeviceOps, ResamplerDeviceMatchesHost)
                 size_t used = 0, used_same = 0, used_cpu = 0;
                 size_t got_n;
                 if (call % 5 == 4) {
-                    got_n = on_dev.resample(
-                        got.data() + produced, max_out, x.data() + pos, n, used);
+                    got_n = resample_one(
+                        on_dev, got.data() + produced, max_out, x.data() + pos, n, used);
                 } else {
-                    got_n = on_dev.resample_device(
-                        dout + produced, max_out, din + pos, n, used);
+                    got_n = resample_one(on_dev,
+                                         dout + produced,
+                                         max_out,
+                                         din + pos,
+                                         n,
+                                         used,
+                                         sample_format::fc32,
+                                         1.0f,
+                                         true);
                     ops->copy_async(got.data() + produced,
                                     dout + produced,
                                     got_n * sizeof(cf),
                                     dev::copy_dir::device_to_host);
                     ops->wait();
                 }
-                const size_t want_n = same.resample(
-                    want.data() + produced, max_out, x.data() + pos, n, used_same);
-                const size_t cpu_n = cpu.resample(
-                    want_cpu.data() + produced, max_out, x.data() + pos, n, used_cpu);
+                const size_t want_n = resample_one(
+                    same, want.data() + produced, max_out, x.data() + pos, n, used_same);
+                const size_t cpu_n = resample_one(cpu,
+                                                  want_cpu.data() + produced,
+                                                  max_out,
+                                                  x.data() + pos,
+                                                  n,
+                                                  used_cpu);
                 ASSERT_EQ(got_n, want_n) << m << " r=" << r << " call " << call;
                 ASSERT_EQ(cpu_n, want_n);
                 ASSERT_EQ(used, used_same);

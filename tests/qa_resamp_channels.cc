@@ -18,6 +18,7 @@
 using namespace gpuinterp_test;
 using gr::gpuinterp::kernel::resamp_method;
 using gr::gpuinterp::kernel::resampler;
+using gr::gpuinterp::kernel::sample_format;
 using gr::gpuinterp::kernel::sc16_counts;
 
 namespace {
@@ -118,17 +119,23 @@ struct resamp_case {
     std::vector<uint8_t> single(unsigned c, sc16_counts* k_out)
     {
         resampler<cf> k(r1, m, backend::cpu);
-        auto y =
-            drive(k,
-                  { x[c] },
-                  r2,
-                  out_per(),
-                  [&](auto& op, size_t mo, auto& ip, size_t n_in, size_t& used) {
-                      if (sc16)
-                          return k.resample_sc16(
-                              static_cast<int16_t*>(op[0]), mo, ip[0], n_in, used, fs);
-                      return k.resample(static_cast<cf*>(op[0]), mo, ip[0], n_in, used);
-                  });
+        auto y = drive(k,
+                       { x[c] },
+                       r2,
+                       out_per(),
+                       [&](auto& op, size_t mo, auto& ip, size_t n_in, size_t& used) {
+                           if (sc16)
+                               return resample_one(k,
+                                                   static_cast<int16_t*>(op[0]),
+                                                   mo,
+                                                   ip[0],
+                                                   n_in,
+                                                   used,
+                                                   sample_format::sc16,
+                                                   fs);
+                           return resample_one(
+                               k, static_cast<cf*>(op[0]), mo, ip[0], n_in, used);
+                       });
         if (k_out)
             *k_out = k.counts();
         return y[0];
@@ -147,17 +154,14 @@ struct resamp_case {
         auto call = [&](const std::vector<void*>& o,
                         const std::vector<const cf*>& i,
                         bool device) -> size_t {
-            if (sc16)
-                return k.resample_channels_sc16(
-                    reinterpret_cast<int16_t* const*>(o.data()),
-                    mo,
-                    i.data(),
-                    n_in,
-                    used,
-                    fs,
-                    device);
-            return k.resample_channels(
-                reinterpret_cast<cf* const*>(o.data()), mo, i.data(), n_in, used, device);
+            return k.resample_items(o.data(),
+                                    mo,
+                                    reinterpret_cast<const void* const*>(i.data()),
+                                    n_in,
+                                    used,
+                                    sc16 ? sample_format::sc16 : sample_format::fc32,
+                                    fs,
+                                    device);
         };
 #ifdef GPUINTERP_HAVE_CUDA
         if (dev) { // each channel's call in device memory, at an offset of c % 3 samples
@@ -256,9 +260,6 @@ TEST(ResampChannelsParams, ChannelCountOutOfRangeNamesChannels)
         }
     }
     resampler<cf> k(1.5, resamp_method::linear, backend::cpu, 0, {}, 0, 2);
-    std::vector<cf> x(10), y(20);
-    size_t used = 0;
-    EXPECT_THROW(k.resample(y.data(), 10, x.data(), 10, used), std::invalid_argument);
     EXPECT_THROW(k.counts(2), std::invalid_argument);
 }
 

@@ -140,7 +140,7 @@ std::vector<T> run_chunked(resampler<T>& k,
         std::vector<T> o(cap);
         poison(o);
         size_t used = 0;
-        const size_t got = k.resample(o.data(), cap, x.data() + pos, n_in, used);
+        const size_t got = resample_one(k, o.data(), cap, x.data() + pos, n_in, used);
         EXPECT_EQ(got, cap); // outputs_possible() is exact
         y.insert(y.end(), o.begin(), o.begin() + got);
         pos += used;
@@ -220,7 +220,7 @@ TEST_P(Resampler, RateChangeMidStream)
         resampler<cf> k(r1, m, GetParam());
         size_t used = 0;
         std::vector<cf> y1(k.outputs_possible(1200));
-        y1.resize(k.resample(y1.data(), y1.size(), x.data(), 1200, used));
+        y1.resize(resample_one(k, y1.data(), y1.size(), x.data(), 1200, used));
         const long double t_next = (long double)y1.size() * (long double)(1.0 / r1);
         k.set_rate(r2);
         EXPECT_EQ(k.rate(), r2);
@@ -254,7 +254,7 @@ TEST_P(Resampler, RateDecreaseKeepsAConstantConstant)
         std::vector<cf> x(3000, c);
         size_t used = 0;
         std::vector<cf> y1(k.outputs_possible(x.size()));
-        y1.resize(k.resample(y1.data(), y1.size(), x.data(), x.size(), used));
+        y1.resize(resample_one(k, y1.data(), y1.size(), x.data(), x.size(), used));
         k.set_rate(r2);
         std::vector<cf> rest(size_t(40.0 / r2) + 4000, c);
         auto y2 = run_chunked(k, rest, true);
@@ -335,7 +335,8 @@ TEST_P(Resampler, InputsNeededIsExact)
         auto x = random_vector<cf>(500);
         size_t used;
         std::vector<cf> y(1000);
-        k.resample(y.data(), 37, x.data(), 500, used); // some state: partial consumption
+        resample_one(
+            k, y.data(), 37, x.data(), 500, used); // some state: partial consumption
         EXPECT_GE(k.inputs_needed(1), 1u); // the next output always waits for a new input
         for (size_t n : { size_t(1), size_t(5), size_t(100) }) {
             const size_t need = k.inputs_needed(n);
@@ -350,7 +351,10 @@ TEST_P(Resampler, EmptyInputAndReset)
 {
     resampler<cf> k(1.5, resamp_method::cubic, GetParam());
     size_t used = 7;
-    EXPECT_EQ(k.resample(nullptr, 0, nullptr, 0, used), 0u);
+    EXPECT_EQ(
+        resample_one(
+            k, static_cast<cf*>(nullptr), 0, static_cast<const cf*>(nullptr), 0, used),
+        0u);
     EXPECT_EQ(used, 0u);
     auto x = random_vector<cf>(300);
     auto a = k.resample(x);

@@ -22,6 +22,7 @@ using namespace gpuinterp_test;
 using gr::gpuinterp::kernel::resamp_method;
 using gr::gpuinterp::kernel::resampler_cc;
 using gr::gpuinterp::kernel::resampler_ff;
+using gr::gpuinterp::kernel::sample_format;
 
 namespace {
 
@@ -89,17 +90,18 @@ TEST_P(ResamplerSc16, ConvertsItsOwnFloatOutputAndCounts)
                 y.resize(y.size() + limit);
                 q.resize(q.size() + 2 * limit);
                 size_t used_f = 0, used_s = 0;
-                const size_t got_f = f.resample(
-                    y.data() + y.size() - limit, limit, x.data() + pos, n_in, used_f);
+                const size_t got_f = resample_one(
+                    f, y.data() + y.size() - limit, limit, x.data() + pos, n_in, used_f);
                 // The CPU's device entry point is the host one; every other call takes it.
-                const size_t got_s =
-                    s.resample_sc16(q.data() + q.size() - 2 * limit,
-                                    limit,
-                                    x.data() + pos,
-                                    n_in,
-                                    used_s,
-                                    fs,
-                                    GetParam() == backend::cpu && call % 2);
+                const size_t got_s = resample_one(s,
+                                                  q.data() + q.size() - 2 * limit,
+                                                  limit,
+                                                  x.data() + pos,
+                                                  n_in,
+                                                  used_s,
+                                                  sample_format::sc16,
+                                                  fs,
+                                                  GetParam() == backend::cpu && call % 2);
                 ASSERT_EQ(got_s, got_f) << to_string(m) << " r=" << r << " call " << call;
                 ASSERT_EQ(used_s, used_f)
                     << to_string(m) << " r=" << r << " call " << call;
@@ -166,17 +168,20 @@ TEST(ResamplerSc16Params, RefusesRealSamplesAndBadFullScale)
     resampler_ff real(1.25);
     const std::vector<float> xr(16, 0.1f);
     EXPECT_EQ(msg([&] {
-                  real.resample_sc16(q.data(), 8, xr.data(), xr.size(), used, 1.0f);
+                  resample_one(
+                      real, q.data(), 8, xr.data(), xr.size(), used, sample_format::sc16);
               }).rfind("output_format:", 0),
               0u);
     EXPECT_EQ(msg([&] { real.resample_sc16(xr, 1.0f); }).rfind("output_format:", 0), 0u);
     resampler_cc c(1.25);
     const std::vector<cf> xc(16, cf(0.1f));
     for (float fs : { 0.0f, -2.0f, NAN, INFINITY, -INFINITY }) {
-        EXPECT_EQ(msg([&] {
-                      c.resample_sc16(q.data(), 8, xc.data(), xc.size(), used, fs);
-                  }).rfind("full_scale:", 0),
-                  0u)
+        EXPECT_EQ(
+            msg([&] {
+                resample_one(
+                    c, q.data(), 8, xc.data(), xc.size(), used, sample_format::sc16, fs);
+            }).rfind("full_scale:", 0),
+            0u)
             << fs;
         EXPECT_EQ(msg([&] { c.resample_sc16(xc, fs); }).rfind("full_scale:", 0), 0u)
             << fs;
@@ -212,13 +217,15 @@ TEST(ResamplerSc16Cuda, DeviceEntryPointEqualsHostAtAnOddOffset)
                       cudaSuccess);
             size_t pos = 0, n_out = 0;
             auto call = [&](size_t n_in, size_t& got, size_t& used) {
-                got = dev.resample_sc16(dout + 2 + 2 * n_out,
-                                        dev.outputs_possible(n_in),
-                                        din + 1 + pos,
-                                        n_in,
-                                        used,
-                                        fs,
-                                        true);
+                got = resample_one(dev,
+                                   dout + 2 + 2 * n_out,
+                                   dev.outputs_possible(n_in),
+                                   din + 1 + pos,
+                                   n_in,
+                                   used,
+                                   sample_format::sc16,
+                                   fs,
+                                   true);
                 n_out += got;
                 pos += used;
             };

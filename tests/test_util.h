@@ -10,6 +10,7 @@
 
 #include <gnuradio/gpuinterp/kernel/backend.h>
 #include <gnuradio/gpuinterp/kernel/dpd_model.h>
+#include <gnuradio/gpuinterp/kernel/sample_format.h>
 #include <gtest/gtest.h>
 #ifdef GPUINTERP_HAVE_CUDA
 #include <cuda_runtime.h> // the device-pointer tests stage their data with the runtime itself
@@ -77,6 +78,25 @@ inline ::testing::AssertionResult throws_naming(const std::function<void()>& f,
     }
     return ::testing::AssertionFailure()
            << "no std::invalid_argument ('" << prefix << "')";
+}
+
+//! One channel of a kernel::resampler through its one streaming call (resample_items()): `in`
+//! in the kernel's input format, `out` in `output` (T, or I/Q int16 pairs for sc16).
+template <typename K, typename O, typename I>
+size_t resample_one(K& k,
+                    O* out,
+                    size_t max_out,
+                    const I* in,
+                    size_t n_in,
+                    size_t& used,
+                    gr::gpuinterp::kernel::sample_format output =
+                        gr::gpuinterp::kernel::sample_format::fc32,
+                    float full_scale = 1.0f,
+                    bool device = false)
+{
+    void* o[] = { out };
+    const void* i[] = { in };
+    return k.resample_items(o, max_out, i, n_in, used, output, full_scale, device);
 }
 
 //! Runs a multi-channel kernel over n samples of every channel in calls of the given sizes (a

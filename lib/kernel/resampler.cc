@@ -175,15 +175,6 @@ void resampler<T>::for_each_engine(F&& f)
 }
 
 template <typename T>
-void resampler<T>::check_one_channel(const char* what) const
-{
-    if (d_channels != 1)
-        invalid_parameter("channels",
-                          std::string(what) + " takes one channel, this kernel has " +
-                              std::to_string(d_channels) + ": use resample_channels()");
-}
-
-template <typename T>
 const sc16_counts& resampler<T>::counts(unsigned channel) const
 {
     if (channel >= d_channels)
@@ -329,22 +320,6 @@ resampler<T>::step(size_t max_out, size_t n_in, size_t& consumed, Compute&& comp
 }
 
 template <typename T>
-size_t
-resampler<T>::resample(T* out, size_t max_out, const T* in, size_t n_in, size_t& consumed)
-{
-    check_one_channel("resample()");
-    return resample_channels(&out, max_out, &in, n_in, consumed, false);
-}
-
-template <typename T>
-size_t resampler<T>::resample_device(
-    T* out, size_t max_out, const T* in, size_t n_in, size_t& consumed)
-{
-    check_one_channel("resample_device()");
-    return resample_channels(&out, max_out, &in, n_in, consumed, true);
-}
-
-template <typename T>
 void resampler<T>::check_fc32_input(const char* what) const
 {
     if (d_in_format != sample_format::fc32)
@@ -352,58 +327,6 @@ void resampler<T>::check_fc32_input(const char* what) const
                           std::string(what) +
                               " takes complex float, this resampler reads " +
                               to_string(d_in_format) + ": use resample_items()");
-}
-
-template <typename T>
-size_t resampler<T>::resample_channels(T* const* out,
-                                       size_t max_out,
-                                       const T* const* in,
-                                       size_t n_in,
-                                       size_t& consumed,
-                                       bool device)
-{
-    check_fc32_input("resample_channels()");
-    return resample_items(reinterpret_cast<void* const*>(out),
-                          max_out,
-                          reinterpret_cast<const void* const*>(in),
-                          n_in,
-                          consumed,
-                          sample_format::fc32,
-                          1.0f,
-                          device);
-}
-
-template <typename T>
-size_t resampler<T>::resample_sc16(int16_t* out,
-                                   size_t max_out,
-                                   const T* in,
-                                   size_t n_in,
-                                   size_t& consumed,
-                                   float full_scale,
-                                   bool device)
-{
-    check_one_channel("resample_sc16()");
-    return resample_channels_sc16(&out, max_out, &in, n_in, consumed, full_scale, device);
-}
-
-template <typename T>
-size_t resampler<T>::resample_channels_sc16(int16_t* const* out,
-                                            size_t max_out,
-                                            const T* const* in,
-                                            size_t n_in,
-                                            size_t& consumed,
-                                            float full_scale,
-                                            bool device)
-{
-    check_fc32_input("resample_channels_sc16()");
-    return resample_items(reinterpret_cast<void* const*>(out),
-                          max_out,
-                          reinterpret_cast<const void* const*>(in),
-                          n_in,
-                          consumed,
-                          sample_format::sc16,
-                          full_scale,
-                          device);
 }
 
 template <typename T>
@@ -520,11 +443,16 @@ resampler<T>::resample_all(const std::vector<T>& in, size_t per_out, Call&& call
 template <typename T>
 std::vector<T> resampler<T>::resample(const std::vector<T>& in)
 {
+    check_fc32_input("resample()");
     return resample_all<T>(
         in,
         1,
         [&](T* const* out, size_t max_out, const T* const* x, size_t n_in, size_t& used) {
-            return resample_channels(out, max_out, x, n_in, used);
+            return resample_items(reinterpret_cast<void* const*>(out),
+                                  max_out,
+                                  reinterpret_cast<const void* const*>(x),
+                                  n_in,
+                                  used);
         });
 }
 
@@ -532,6 +460,7 @@ template <typename T>
 std::vector<int16_t> resampler<T>::resample_sc16(const std::vector<T>& in,
                                                  float full_scale)
 {
+    check_fc32_input("resample_sc16()");
     return resample_all<int16_t>(in,
                                  2,
                                  [&](int16_t* const* out,
@@ -539,8 +468,14 @@ std::vector<int16_t> resampler<T>::resample_sc16(const std::vector<T>& in,
                                      const T* const* x,
                                      size_t n_in,
                                      size_t& used) {
-                                     return resample_channels_sc16(
-                                         out, max_out, x, n_in, used, full_scale);
+                                     return resample_items(
+                                         reinterpret_cast<void* const*>(out),
+                                         max_out,
+                                         reinterpret_cast<const void* const*>(x),
+                                         n_in,
+                                         used,
+                                         sample_format::sc16,
+                                         full_scale);
                                  });
 }
 

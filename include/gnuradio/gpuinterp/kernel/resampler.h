@@ -76,7 +76,7 @@ class resamp_channels_engine;
  *               table grows to K' nfilts floats) so it also suppresses aliasing.
  * No gain: a constant input gives that constant out (to the design's passband ripple).
  *
- * Channels: with `channels` = N > 1 the kernel resamples N streams (resample_channels()), each
+ * Channels: with `channels` = N > 1 the kernel resamples N streams (resample_items()), each
  * with its own history, all at the same rate and with one clock: a call takes the same number
  * of inputs from every channel and gives each the same number of outputs, and set_rate()
  * changes every channel at the same output. Channel c is exactly a single-channel resampler
@@ -110,77 +110,39 @@ public:
     resampler& operator=(const resampler&) = delete;
 
     /*!
-     * \brief Write at most max_out outputs from n_in new inputs.
-     * \return outputs written. \p consumed: inputs used up (the kernel keeps what it
-     * still needs as history; pass the rest again next time, like GNU Radio's
-     * general_work).
-     */
-    size_t resample(T* out, size_t max_out, const T* in, size_t n_in, size_t& consumed);
-    /*!
-     * \brief Like resample(), but `in` and `out` are device memory of the active backend
-     * (CUDA device memory of `device` for cuda; host memory for cpu). Used by blocks whose
-     * ports use device buffers. Returns when `out` is complete. Shares the stream state with
-     * resample(), so the two may be mixed (the history moves between host and device).
-     */
-    size_t
-    resample_device(T* out, size_t max_out, const T* in, size_t n_in, size_t& consumed);
-    //! Consume everything and return every output it allows. With channels > 1: `in` holds
-    //! every channel's inputs channel-major (equal lengths), the outputs come channel-major.
-    std::vector<T> resample(const std::vector<T>& in);
-
-    /*!
-     * \brief Complex samples only: like resample() (or resample_device() with `device`), the
-     * outputs as sc16 (I, Q int16 per output, 2 values each; kernel/sample_format.h) for
-     * `full_scale`. Each output is the conversion of the complex float output the same backend
-     * computes: CUDA converts in the resampling kernel's own store, the CPU a cache-resident
-     * block at a time. Saturated and invalid outputs add to counts(). Throws
-     * std::invalid_argument naming `full_scale`, or `output_format` for real samples.
-     */
-    size_t resample_sc16(int16_t* out,
-                         size_t max_out,
-                         const T* in,
-                         size_t n_in,
-                         size_t& consumed,
-                         float full_scale,
-                         bool device = false);
-    //! resample(in) with sc16 output: 2 values per output.
-    std::vector<int16_t> resample_sc16(const std::vector<T>& in, float full_scale);
-    /*!
-     * \brief Every channel: in[c] holds channel c's n_in new inputs, out[c] receives its
-     * outputs (at most max_out, the same count for every channel, returned); `consumed` as
-     * resample(), the same for every channel. `device`: pointers in the backend's memory, as
-     * resample_device().
-     */
-    size_t resample_channels(T* const* out,
-                             size_t max_out,
-                             const T* const* in,
-                             size_t n_in,
-                             size_t& consumed,
-                             bool device = false);
-    //! resample_channels() with sc16 output, as resample_sc16(); channel c counts in counts(c).
-    size_t resample_channels_sc16(int16_t* const* out,
-                                  size_t max_out,
-                                  const T* const* in,
-                                  size_t n_in,
-                                  size_t& consumed,
-                                  float full_scale,
-                                  bool device = false);
-    /*!
-     * \brief Every channel in the resampler's input format and `output`, as
-     * resample_channels(): in[c] holds n_in inputs (T, or I/Q int16 pairs when input_format()
-     * is sc16), out[c] receives the outputs (T, or I/Q int16 pairs for sc16, counted as
-     * resample_sc16()). full_scale: every sc16 side's, input and output (unused when neither is
-     * sc16). The other entry points take complex float input only (std::invalid_argument naming
-     * `input_format` otherwise).
+     * \brief The one streaming call: every channel in the resampler's input format, outputs in
+     * `output`. in[c] holds channel c's n_in new inputs (T, or I/Q int16 pairs when
+     * input_format() is sc16); out[c] receives at most max_out outputs (T, or I/Q int16 pairs
+     * for sc16), the same count for every channel, returned. \p consumed: inputs used up, the
+     * same for every channel (the kernel keeps what it still needs as history; pass the rest
+     * again next time, like GNU Radio's general_work).
+     *
+     * sc16 output (complex samples only): each output is the conversion of the complex float
+     * output the same backend computes (kernel/sample_format.h): CUDA converts in the
+     * resampling kernel's own store, the CPU a cache-resident block at a time. Saturated and
+     * invalid outputs of channel c add to counts(c). full_scale: every sc16 side's, input and
+     * output (unused when neither is sc16); std::invalid_argument naming `full_scale`, or
+     * `output_format` / `input_format` for real samples.
+     *
+     * `device`: `in` and `out` are device memory of the active backend (CUDA device memory of
+     * `device` for cuda; host memory for cpu), as blocks whose ports use device buffers pass
+     * them. Returns when `out` is complete. Host and device calls share the stream state and
+     * may be mixed (the history moves between host and device).
      */
     size_t resample_items(void* const* out,
                           size_t max_out,
                           const void* const* in,
                           size_t n_in,
                           size_t& consumed,
-                          sample_format output,
-                          float full_scale,
+                          sample_format output = sample_format::fc32,
+                          float full_scale = 1.0f,
                           bool device = false);
+    //! Conveniences for bindings and tests (complex float or T input): consume everything and
+    //! return every output it allows. With channels > 1, `in` holds every channel's inputs
+    //! channel-major (equal lengths) and the outputs come channel-major.
+    std::vector<T> resample(const std::vector<T>& in);
+    //! resample(in) with sc16 output: 2 values per output.
+    std::vector<int16_t> resample_sc16(const std::vector<T>& in, float full_scale);
     sample_format input_format() const { return d_in_format; }
     //! sc16 outputs of `channel` counted since construction or reset_counts() (reset() keeps
     //! them).
@@ -224,14 +186,13 @@ public:
 
 private:
     void configure_reach();
-    void check_one_channel(const char* what) const;
     void check_fc32_input(const char* what) const;
     //! Brings every channel's history back to the host (after device calls).
     void pull_histories();
     //! `f(engine)` for every engine: the per-channel ones and the one-launch one.
     template <typename F>
     void for_each_engine(F&& f);
-    //! The bookkeeping shared by resample() and resample_device(): plans the call, lets
+    //! The bookkeeping of resample_items(): plans the call, lets
     //! `compute(plan, used)` produce the outputs, advances the clock.
     template <typename Compute>
     size_t step(size_t max_out, size_t n_in, size_t& consumed, Compute&& compute);
