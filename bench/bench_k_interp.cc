@@ -35,8 +35,10 @@ static void BM_interp_cpu_ccf(benchmark::State& st)
         L, gpuinterp_bench::lowpass(L, st.range(1)), backend::cpu);
     auto x = gpuinterp_bench::data<cf>(n);
     std::vector<cf> y(n * L);
+    void* o[] = { y.data() };
+    const void* i[] = { x.data() };
     for (auto _ : st) {
-        k.filter(y.data(), x.data(), n);
+        k.filter_items(o, i, n);
         benchmark::DoNotOptimize(y.data());
     }
     st.SetItemsProcessed(int64_t(st.iterations()) * n * L);
@@ -73,9 +75,11 @@ static void BM_interp_cuda_host_ccf(benchmark::State& st)
                                          size_t(st.range(2)));
     auto x = gpuinterp_bench::data<cf>(n);
     std::vector<cf> y(n * L);
-    k.filter(y.data(), x.data(), n); // warm-up: page faults, pinned allocations
+    void* o[] = { y.data() };
+    const void* i[] = { x.data() };
+    k.filter_items(o, i, n); // warm-up: page faults, pinned allocations
     for (auto _ : st) {
-        k.filter(y.data(), x.data(), n);
+        k.filter_items(o, i, n);
         benchmark::DoNotOptimize(y.data());
     }
     st.SetItemsProcessed(int64_t(st.iterations()) * n * L);
@@ -93,7 +97,7 @@ BENCHMARK(BM_interp_cuda_host_ccf)
 
 #ifdef GPUINTERP_HAVE_CUDA
 // Channels: one kernel object with N channels (one launch per call for all of them), L = 8 and
-// 128 taps. device = 1: device-resident inputs and outputs (filter_channels(..., true)), 0: the
+// 128 taps. device = 1: device-resident inputs and outputs (filter_items(..., true)), 0: the
 // host pipeline with channel-major staging. 2^24 inputs in all, split over the channels;
 // items_per_second counts OUTPUT samples of all channels.
 static void BM_interp_cuda_channels_ccf(benchmark::State& st)
@@ -121,9 +125,11 @@ static void BM_interp_cuda_channels_ccf(benchmark::State& st)
             out[c] = host_out[c].data();
         }
     }
-    k.filter_channels(out.data(), in.data(), n, dev); // warm-up
+    const auto o = reinterpret_cast<void* const*>(out.data());
+    const auto i = reinterpret_cast<const void* const*>(in.data());
+    k.filter_items(o, i, n, kernel::sample_format::fc32, 1.0f, dev); // warm-up
     for (auto _ : st) {
-        k.filter_channels(out.data(), in.data(), n, dev);
+        k.filter_items(o, i, n, kernel::sample_format::fc32, 1.0f, dev);
         benchmark::DoNotOptimize(out.data());
     }
     st.SetItemsProcessed(int64_t(st.iterations()) * n * L * N);

@@ -5,8 +5,8 @@
 // The device operations behind cuda_buffer (no GNU Radio): the simulation's deferred
 // copies, overlap- safe device moves in both directions (every code path of the CUDA
 // move: disjoint, chunked, via scratch), allocation counters, and the FIR kernel's
-// device-resident entry points filter_device() and resample_items(…, device) against filter()
-// and the host call for random chunk sizes.
+// device-resident calls filter_items(…, device) and resample_items(…, device) against their
+// host calls for random chunk sizes.
 // Parametrised over the simulation and CUDA.
 #include "device/device_ops.h"
 #include "test_util.h"
@@ -122,7 +122,7 @@ TEST_P(DeviceOps, OverlappingMovesBothDirections)
     ops->free_device(d);
 }
 
-// filter_device() on device memory == filter() on host memory, chunk by chunk, including
+// filter_items() on device memory == on host memory, chunk by chunk, including
 // chunks shorter than the history, and switching between the two entry points mid-stream.
 TEST_P(DeviceOps, FirFilterDeviceMatchesHost)
 {
@@ -145,16 +145,22 @@ TEST_P(DeviceOps, FirFilterDeviceMatchesHost)
             const size_t n = std::min(
                 total - pos, k % 3 == 0 ? random_size(1, 20) : random_size(1, 9000));
             if (k % 5 == 4) // host entry point in between: the history must follow
-                on_dev.filter(got.data() + pos * L, x.data() + pos, n);
+                filter_one(on_dev, got.data() + pos * L, x.data() + pos, n);
             else {
-                on_dev.filter_device(dout + pos * L, din + pos, n);
+                filter_one(on_dev,
+                           dout + pos * L,
+                           din + pos,
+                           n,
+                           sample_format::fc32,
+                           1.0f,
+                           true);
                 ops->copy_async(got.data() + pos * L,
                                 dout + pos * L,
                                 n * L * sizeof(cf),
                                 dev::copy_dir::device_to_host);
                 ops->wait();
             }
-            ref.filter(want.data() + pos * L, x.data() + pos, n);
+            filter_one(ref, want.data() + pos * L, x.data() + pos, n);
             pos += n;
             k++;
             if (k == 7) { // new taps (another length) mid-stream, with the history on the

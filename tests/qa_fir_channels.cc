@@ -17,6 +17,7 @@
 
 using namespace gpuinterp_test;
 using gr::gpuinterp::kernel::polyphase_interpolator;
+using gr::gpuinterp::kernel::sample_format;
 
 namespace {
 
@@ -111,8 +112,12 @@ struct channels_case {
             if (sc16)
                 call_sc16(f, out, in, m, dev);
             else
-                f.filter_channels(
-                    reinterpret_cast<T* const*>(out.data()), in.data(), m, dev);
+                f.filter_items(out.data(),
+                               reinterpret_cast<const void* const*>(in.data()),
+                               m,
+                               sample_format::fc32,
+                               1.0f,
+                               dev);
         });
 #ifdef GPUINTERP_HAVE_CUDA
         if (dev)
@@ -143,10 +148,15 @@ struct channels_case {
             void* o = y.data() + pos * L * out_per_sample();
             if constexpr (std::is_same_v<T, cf>)
                 if (sc16) {
-                    f.filter_sc16(static_cast<int16_t*>(o), x[c].data() + pos, m, fs);
+                    filter_one(f,
+                               static_cast<int16_t*>(o),
+                               x[c].data() + pos,
+                               m,
+                               sample_format::sc16,
+                               fs);
                     return;
                 }
-            f.filter(static_cast<T*>(o), x[c].data() + pos, m);
+            filter_one(f, static_cast<T*>(o), x[c].data() + pos, m);
         });
         if (k)
             *k = f.counts();
@@ -177,8 +187,12 @@ struct channels_case {
                           bool dev)
     {
         if constexpr (std::is_same_v<T, cf>)
-            f.filter_channels_sc16(
-                reinterpret_cast<int16_t* const*>(out.data()), in.data(), m, 0.6f, dev);
+            f.filter_items(out.data(),
+                           reinterpret_cast<const void* const*>(in.data()),
+                           m,
+                           sample_format::sc16,
+                           0.6f,
+                           dev);
     }
 };
 
@@ -253,9 +267,9 @@ TEST(FirChannelsParams, ChannelCountOutOfRangeNamesChannels)
     }
     polyphase_interpolator<cf, float> f(2, h, backend::cpu, 0, 0, 64);
     EXPECT_EQ(f.channels(), 64u);
-    std::vector<cf> x(4, cf(0.1f, 0.2f)), y(8);
-    // The single-channel entry points refuse a multi-channel kernel rather than filter channel 0.
-    EXPECT_THROW(f.filter(y.data(), x.data(), 4), std::invalid_argument);
+    // The vector form takes every channel's inputs: a length that does not split is refused.
+    EXPECT_TRUE(
+        throws_naming([&] { f.filter(std::vector<cf>(4, cf(0.1f, 0.2f))); }, "in:"));
     EXPECT_THROW(f.counts(64), std::invalid_argument);
 }
 

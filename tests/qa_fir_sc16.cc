@@ -15,6 +15,7 @@ using namespace gpuinterp_test;
 using gr::gpuinterp::kernel::polyphase_interpolator_ccc;
 using gr::gpuinterp::kernel::polyphase_interpolator_ccf;
 using gr::gpuinterp::kernel::polyphase_interpolator_fff;
+using gr::gpuinterp::kernel::sample_format;
 
 namespace {
 
@@ -38,8 +39,9 @@ TEST_P(FirSc16, ConvertsItsOwnFloatOutputAndCounts)
         size_t pos = 0;
         for (size_t step : { size_t(1), size_t(5), size_t(3001), x.size() }) {
             const size_t m = std::min(step, x.size() - pos);
-            f.filter(y.data() + pos * L, x.data() + pos, m);
-            s.filter_sc16(q.data() + 2 * pos * L, x.data() + pos, m, fs);
+            filter_one(f, y.data() + pos * L, x.data() + pos, m);
+            filter_one(
+                s, q.data() + 2 * pos * L, x.data() + pos, m, sample_format::sc16, fs);
             pos += m;
             if (pos == x.size())
                 break;
@@ -67,7 +69,7 @@ TEST(FirSc16Params, RefusesRealSamplesAndBadFullScale)
     std::vector<int16_t> q(8);
     std::vector<float> x(2, 0.1f);
     try {
-        r.filter_sc16(q.data(), x.data(), 2, 1.0f);
+        filter_one(r, q.data(), x.data(), 2, sample_format::sc16, 1.0f);
         FAIL();
     } catch (const std::invalid_argument& e) {
         EXPECT_EQ(std::string(e.what()).rfind("output_format:", 0), 0u) << e.what();
@@ -76,7 +78,7 @@ TEST(FirSc16Params, RefusesRealSamplesAndBadFullScale)
     std::vector<cf> xc(2, cf(0.1f));
     for (float fs : { 0.0f, -2.0f, NAN, INFINITY }) {
         try {
-            c.filter_sc16(q.data(), xc.data(), 2, fs);
+            filter_one(c, q.data(), xc.data(), 2, sample_format::sc16, fs);
             FAIL() << fs;
         } catch (const std::invalid_argument& e) {
             EXPECT_EQ(std::string(e.what()).rfind("full_scale:", 0), 0u) << e.what();
@@ -93,15 +95,21 @@ TEST(FirSc16Cuda, DeviceEntryPointEqualsHostAtAnOddOffset)
     polyphase_interpolator_ccf host(L, taps, backend::cuda), dev(L, taps, backend::cuda);
     const auto x = random_vector<cf>(50001, 0.3f);
     std::vector<int16_t> want(2 * x.size() * L);
-    host.filter_sc16(want.data(), x.data(), x.size(), 1.0f);
+    filter_one(host, want.data(), x.data(), x.size(), sample_format::sc16, 1.0f);
     cf* din = nullptr;
     int16_t* dout = nullptr;
     ASSERT_EQ(cudaMalloc(&din, (x.size() + 1) * sizeof(cf)), cudaSuccess);
     ASSERT_EQ(cudaMalloc(&dout, (want.size() + 2) * sizeof(int16_t)), cudaSuccess);
     ASSERT_EQ(upload_waited(din + 1, x.data(), x.size() * sizeof(cf)), cudaSuccess);
     const size_t half = 20001;
-    dev.filter_sc16(dout + 2, din + 1, half, 1.0f, true);
-    dev.filter_sc16(dout + 2 + 2 * half * L, din + 1 + half, x.size() - half, 1.0f, true);
+    filter_one(dev, dout + 2, din + 1, half, sample_format::sc16, 1.0f, true);
+    filter_one(dev,
+               dout + 2 + 2 * half * L,
+               din + 1 + half,
+               x.size() - half,
+               sample_format::sc16,
+               1.0f,
+               true);
     std::vector<int16_t> got(want.size());
     cudaMemcpy(
         got.data(), dout + 2, got.size() * sizeof(int16_t), cudaMemcpyDeviceToHost);

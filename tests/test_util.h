@@ -80,6 +80,23 @@ inline ::testing::AssertionResult throws_naming(const std::function<void()>& f,
            << "no std::invalid_argument ('" << prefix << "')";
 }
 
+//! One channel of a kernel::polyphase_interpolator through its one streaming call
+//! (filter_items()): `in` in the kernel's input format, `out` in `output`.
+template <typename K, typename O, typename I>
+void filter_one(K& k,
+                O* out,
+                const I* in,
+                size_t n_in,
+                gr::gpuinterp::kernel::sample_format output =
+                    gr::gpuinterp::kernel::sample_format::fc32,
+                float full_scale = 1.0f,
+                bool device = false)
+{
+    void* o[] = { out };
+    const void* i[] = { in };
+    k.filter_items(o, i, n_in, output, full_scale, device);
+}
+
 //! One channel of a kernel::resampler through its one streaming call (resample_items()): `in`
 //! in the kernel's input format, `out` in `output` (T, or I/Q int16 pairs for sc16).
 template <typename K, typename O, typename I>

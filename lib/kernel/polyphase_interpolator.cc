@@ -121,15 +121,6 @@ void polyphase_interpolator<T, TAP>::set_taps(const std::vector<TAP>& taps)
 }
 
 template <typename T, typename TAP>
-void polyphase_interpolator<T, TAP>::check_one_channel(const char* what) const
-{
-    if (d_channels != 1)
-        invalid_parameter("channels",
-                          std::string(what) + " takes one channel, this kernel has " +
-                              std::to_string(d_channels) + ": use filter_channels()");
-}
-
-template <typename T, typename TAP>
 void polyphase_interpolator<T, TAP>::check_fc32_input(const char* what) const
 {
     if (d_in_format != sample_format::fc32)
@@ -139,26 +130,11 @@ void polyphase_interpolator<T, TAP>::check_fc32_input(const char* what) const
 }
 
 template <typename T, typename TAP>
-void polyphase_interpolator<T, TAP>::filter(T* out, const T* in, size_t n_in)
+void polyphase_interpolator<T, TAP>::run_fc32(T* const* out,
+                                              const T* const* in,
+                                              size_t n_in,
+                                              bool device)
 {
-    check_one_channel("filter()");
-    filter_channels(&out, &in, n_in, false);
-}
-
-template <typename T, typename TAP>
-void polyphase_interpolator<T, TAP>::filter_device(T* out, const T* in, size_t n_in)
-{
-    check_one_channel("filter_device()");
-    filter_channels(&out, &in, n_in, true);
-}
-
-template <typename T, typename TAP>
-void polyphase_interpolator<T, TAP>::filter_channels(T* const* out,
-                                                     const T* const* in,
-                                                     size_t n_in,
-                                                     bool device)
-{
-    check_fc32_input("filter_channels()");
     if (n_in == 0)
         return;
     if (d_channels_engine)
@@ -190,8 +166,22 @@ void polyphase_interpolator<T, TAP>::reset_counts()
 template <typename T, typename TAP>
 std::vector<T> polyphase_interpolator<T, TAP>::filter(const std::vector<T>& in)
 {
+    check_fc32_input("filter()");
+    const unsigned N = d_channels;
+    if (in.size() % N)
+        invalid_parameter("in",
+                          "length " + std::to_string(in.size()) +
+                              " is not a multiple of the channel count " +
+                              std::to_string(N));
+    const size_t n = in.size() / N;
     std::vector<T> out(in.size() * d_L);
-    filter(out.data(), in.data(), in.size());
+    std::vector<void*> o(N);
+    std::vector<const void*> i(N);
+    for (unsigned c = 0; c < N; c++) {
+        o[c] = out.data() + c * n * d_L;
+        i[c] = in.data() + c * n;
+    }
+    filter_items(o.data(), i.data(), n);
     return out;
 }
 
@@ -217,27 +207,6 @@ void polyphase_interpolator<T, TAP>::set_batch(size_t batch)
 }
 
 template <typename T, typename TAP>
-void polyphase_interpolator<T, TAP>::filter_sc16(
-    int16_t* out, const T* in, size_t n_in, float full_scale, bool device)
-{
-    check_one_channel("filter_sc16()");
-    filter_channels_sc16(&out, &in, n_in, full_scale, device);
-}
-
-template <typename T, typename TAP>
-void polyphase_interpolator<T, TAP>::filter_channels_sc16(
-    int16_t* const* out, const T* const* in, size_t n_in, float full_scale, bool device)
-{
-    check_fc32_input("filter_channels_sc16()");
-    filter_items(reinterpret_cast<void* const*>(out),
-                 reinterpret_cast<const void* const*>(in),
-                 n_in,
-                 sample_format::sc16,
-                 full_scale,
-                 device);
-}
-
-template <typename T, typename TAP>
 void polyphase_interpolator<T, TAP>::filter_items(void* const* out,
                                                   const void* const* in,
                                                   size_t n_in,
@@ -248,10 +217,10 @@ void polyphase_interpolator<T, TAP>::filter_items(void* const* out,
     const bool sc16_in = d_in_format == sample_format::sc16;
     const bool sc16_out = output == sample_format::sc16;
     if (!sc16_in && !sc16_out)
-        return filter_channels(reinterpret_cast<T* const*>(out),
-                               reinterpret_cast<const T* const*>(in),
-                               n_in,
-                               device);
+        return run_fc32(reinterpret_cast<T* const*>(out),
+                        reinterpret_cast<const T* const*>(in),
+                        n_in,
+                        device);
     validate_full_scale(full_scale);
     if constexpr (!std::is_same_v<T, std::complex<float>>) {
         (void)n_in;

@@ -156,13 +156,13 @@ void bind_kernel(py::module& m, const char* name)
                 const size_t N = g.run([](K& k) { return size_t(k.channels()); });
                 const size_t n = pyutil::channel_length(x, N);
                 py::array_t<T> out = pyutil::channel_array<T>(N, n * L);
-                std::vector<T*> o(N);
-                std::vector<const T*> i(N);
+                std::vector<void*> o(N);
+                std::vector<const void*> i(N);
                 for (size_t c = 0; c < N; c++) {
                     o[c] = out.mutable_data() + c * n * L;
                     i[c] = x.data() + c * n;
                 }
-                g.run([&](K& k) { k.filter_channels(o.data(), i.data(), n); });
+                g.run([&](K& k) { k.filter_items(o.data(), i.data(), n); });
                 return out;
             },
             py::arg("x"))

@@ -43,7 +43,7 @@ class fir_channels_engine;
  * `cuda` (a polyphase kernel with taps in shared memory and a pinned, double-buffered pipeline).
  * Precision: float accumulation on both; outputs match a double reference to float rounding.
  *
- * Channels: with `channels` = N > 1 the kernel filters N streams (filter_channels()), each
+ * Channels: with `channels` = N > 1 the kernel filters N streams (filter_items()), each
  * with its own history, all with the same taps: an interpolator's filter belongs to the rate
  * change, not to the signal, so set_taps() changes every channel at the same sample. Channel c
  * is exactly a single-channel kernel fed channel c's inputs: on the CPU bit for bit; on CUDA
@@ -82,51 +82,32 @@ public:
     polyphase_interpolator(const polyphase_interpolator&) = delete;
     polyphase_interpolator& operator=(const polyphase_interpolator&) = delete;
 
-    //! Interpolate n_in inputs into exactly n_in * interpolation() outputs (one channel only).
-    void filter(T* out, const T* in, size_t n_in);
-    //! Convenience for bindings and tests.
-    std::vector<T> filter(const std::vector<T>& in);
     /*!
-     * \brief Like filter(), but `in` and `out` are device memory of the active backend (CUDA
-     * device memory of `device` for cuda; host memory for cpu). Used by blocks whose ports use
-     * device buffers. Returns when `out` is complete. The stream state is shared with filter(),
-     * so the two may be mixed (the history moves between host and device when they are).
-     */
-    void filter_device(T* out, const T* in, size_t n_in);
-
-    /*!
-     * \brief Complex samples only: like filter() (or filter_device() with `device`), the n_in * L
-     * outputs as sc16 (I, Q int16 per sample; kernel/sample_format.h) for `full_scale`. CUDA
-     * converts inside the interpolation kernel's store; the CPU a cache-resident chunk at a time.
-     * Saturated and invalid outputs add to counts(). Throws std::invalid_argument naming
-     * `full_scale` or `output_format` (real samples).
-     */
-    void filter_sc16(
-        int16_t* out, const T* in, size_t n_in, float full_scale, bool device = false);
-    /*!
-     * \brief Every channel: in[c] holds channel c's n_in inputs, out[c] receives its n_in * L
-     * outputs. `device`: pointers in the backend's memory, as filter_device().
-     */
-    void
-    filter_channels(T* const* out, const T* const* in, size_t n_in, bool device = false);
-    //! filter_sc16() for every channel; channel c's counts in counts(c).
-    void filter_channels_sc16(int16_t* const* out,
-                              const T* const* in,
-                              size_t n_in,
-                              float full_scale,
-                              bool device = false);
-    /*!
-     * \brief Every channel in the kernel's input format and `output`: in[c] holds n_in inputs
-     * (T, or I/Q int16 pairs when input_format() is sc16), out[c] receives n_in * L outputs (T,
-     * or I/Q int16 pairs for sc16, counted as filter_sc16()). full_scale: every sc16 side's, input
-     * and output (unused when neither is sc16). `device` as filter_channels().
+     * \brief The one streaming call: interpolate n_in inputs of every channel into exactly
+     * n_in * interpolation() outputs each. in[c] holds channel c's inputs in the kernel's input
+     * format (T, or I/Q int16 pairs when input_format() is sc16); out[c] receives its outputs in
+     * `output` (T, or I/Q int16 pairs for sc16).
+     *
+     * sc16 output (complex samples only; kernel/sample_format.h): CUDA converts inside the
+     * interpolation kernel's store, the CPU a cache-resident chunk at a time; saturated and
+     * invalid outputs of channel c add to counts(c). full_scale: every sc16 side's, input and
+     * output (unused when neither is sc16); std::invalid_argument naming `full_scale`, or
+     * `output_format` for real samples.
+     *
+     * `device`: `in` and `out` are device memory of the active backend (CUDA device memory of
+     * `device` for cuda; host memory for cpu), as blocks whose ports use device buffers pass
+     * them. Returns when `out` is complete. Host and device calls share the stream state and may
+     * be mixed (the history moves between host and device when they are).
      */
     void filter_items(void* const* out,
                       const void* const* in,
                       size_t n_in,
-                      sample_format output,
-                      float full_scale,
+                      sample_format output = sample_format::fc32,
+                      float full_scale = 1.0f,
                       bool device = false);
+    //! Convenience for bindings and tests (T input and output): `in` holds every channel's
+    //! inputs channel-major (equal lengths), the outputs come channel-major.
+    std::vector<T> filter(const std::vector<T>& in);
     sample_format input_format() const { return d_in_format; }
     //! sc16 outputs of `channel` counted since construction or reset_counts().
     const sc16_counts& counts(unsigned channel = 0) const;
@@ -149,7 +130,8 @@ public:
     static constexpr size_t default_batch = 1 << 18;
 
 private:
-    void check_one_channel(const char* what) const;
+    //! filter_items() with T on both sides.
+    void run_fc32(T* const* out, const T* const* in, size_t n_in, bool device);
     void check_fc32_input(const char* what) const;
 
     unsigned d_L;
