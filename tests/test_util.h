@@ -10,7 +10,6 @@
 
 #include <gnuradio/gpuinterp/kernel/backend.h>
 #include <gnuradio/gpuinterp/kernel/dpd_model.h>
-#include <gnuradio/gpuinterp/kernel/sample_format.h>
 #include <gtest/gtest.h>
 #ifdef GPUINTERP_HAVE_CUDA
 #include <cuda_runtime.h> // the device-pointer tests stage their data with the runtime itself
@@ -80,40 +79,23 @@ inline ::testing::AssertionResult throws_naming(const std::function<void()>& f,
            << "no std::invalid_argument ('" << prefix << "')";
 }
 
-//! One channel of a kernel::polyphase_interpolator through its one streaming call
-//! (filter_items()): `in` in the kernel's input format, `out` in `output`.
-template <typename K, typename O, typename I>
-void filter_one(K& k,
-                O* out,
-                const I* in,
-                size_t n_in,
-                gr::gpuinterp::kernel::sample_format output =
-                    gr::gpuinterp::kernel::sample_format::fc32,
-                float full_scale = 1.0f,
-                bool device = false)
+//! One channel of a kernel::polyphase_interpolator or kernel::resampler through its one
+//! streaming call (filter_items(), resample_items()): `in` in the kernel's input format, `out`
+//! in the output format; `rest` as the call takes it after its pointers and counts.
+template <typename K, typename O, typename I, typename... Rest>
+void filter_one(K& k, O* out, const I* in, size_t n_in, Rest... rest)
 {
     void* o[] = { out };
     const void* i[] = { in };
-    k.filter_items(o, i, n_in, output, full_scale, device);
+    k.filter_items(o, i, n_in, rest...);
 }
-
-//! One channel of a kernel::resampler through its one streaming call (resample_items()): `in`
-//! in the kernel's input format, `out` in `output` (T, or I/Q int16 pairs for sc16).
-template <typename K, typename O, typename I>
-size_t resample_one(K& k,
-                    O* out,
-                    size_t max_out,
-                    const I* in,
-                    size_t n_in,
-                    size_t& used,
-                    gr::gpuinterp::kernel::sample_format output =
-                        gr::gpuinterp::kernel::sample_format::fc32,
-                    float full_scale = 1.0f,
-                    bool device = false)
+template <typename K, typename O, typename I, typename... Rest>
+size_t resample_one(
+    K& k, O* out, size_t max_out, const I* in, size_t n_in, size_t& used, Rest... rest)
 {
     void* o[] = { out };
     const void* i[] = { in };
-    return k.resample_items(o, max_out, i, n_in, used, output, full_scale, device);
+    return k.resample_items(o, max_out, i, n_in, used, rest...);
 }
 
 //! Runs a multi-channel kernel over n samples of every channel in calls of the given sizes (a

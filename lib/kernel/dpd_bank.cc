@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "../common/sc16.h"
+#include "channel_major.h"
 #include "dpd_bank_engine.h"
 #include "engine_factory.h"
 #include <gnuradio/gpuinterp/kernel/dpd_bank.h>
@@ -319,9 +320,7 @@ std::vector<Out> channel_major(dpd_bank& b, const std::vector<In>& in)
                           "this bank reads " + to_string(b.input_format()) + ", not " +
                               to_string(want));
     const unsigned N = b.channels();
-    if (in.size() % (N * in_per))
-        invalid_parameter("in", "length must be a multiple of the channel count");
-    const size_t n = in.size() / (N * in_per);
+    const size_t n = channel_run(in.size(), N, in_per);
     std::vector<Out> out(size_t(N) * n * out_per);
     std::vector<void*> o(N);
     std::vector<const void*> i(N);

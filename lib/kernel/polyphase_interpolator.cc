@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "../common/sc16.h"
+#include "channel_major.h"
 #include "engine_factory.h"
 #include <gnuradio/gpuinterp/kernel/channels.h>
 #include <gnuradio/gpuinterp/kernel/polyphase_interpolator.h>
@@ -168,12 +169,7 @@ std::vector<T> polyphase_interpolator<T, TAP>::filter(const std::vector<T>& in)
 {
     check_fc32_input("filter()");
     const unsigned N = d_channels;
-    if (in.size() % N)
-        invalid_parameter("in",
-                          "length " + std::to_string(in.size()) +
-                              " is not a multiple of the channel count " +
-                              std::to_string(N));
-    const size_t n = in.size() / N;
+    const size_t n = channel_run(in.size(), N);
     std::vector<T> out(in.size() * d_L);
     std::vector<void*> o(N);
     std::vector<const void*> i(N);

@@ -7,6 +7,7 @@
 // consume/produce bookkeeping that makes chunking irrelevant. The engines only compute
 // outputs.
 #include "../common/sc16.h"
+#include "channel_major.h"
 #include "engine_factory.h"
 #include "fixed_phase.h"
 #include <gnuradio/gpuinterp/kernel/channels.h>
@@ -402,12 +403,7 @@ std::vector<O>
 resampler<T>::resample_all(const std::vector<T>& in, size_t per_out, Call&& call)
 {
     const unsigned N = d_channels;
-    if (in.size() % N)
-        invalid_parameter("in",
-                          "length " + std::to_string(in.size()) +
-                              " is not a multiple of the channel count " +
-                              std::to_string(N));
-    const size_t total = in.size() / N;
+    const size_t total = channel_run(in.size(), N);
     std::vector<std::vector<O>> out(N);
     std::vector<O*> o(N);
     std::vector<const T*> x(N);
