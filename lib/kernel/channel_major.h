@@ -6,8 +6,9 @@
 #ifndef INCLUDED_GPUINTERP_KERNEL_CHANNEL_MAJOR_H
 #define INCLUDED_GPUINTERP_KERNEL_CHANNEL_MAJOR_H
 
-// Internal: the kernels' vector conveniences take every channel's samples channel-major, in one
-// vector of equal runs.
+// Internal: what the multi-channel kernels share about their channels: a channel index is checked
+// one way, and the vector conveniences take every channel's samples channel-major, in one vector
+// of equal runs.
 
 #include <gnuradio/gpuinterp/kernel/validate.h>
 #include <cstddef>
@@ -16,6 +17,15 @@
 namespace gr {
 namespace gpuinterp {
 namespace kernel {
+
+//! A channel index of a kernel with `channels` channels; std::invalid_argument naming `channel`.
+inline void check_channel_index(unsigned channel, unsigned channels)
+{
+    if (channel >= channels)
+        invalid_parameter("channel",
+                          std::to_string(channel) + " does not exist (the kernel has " +
+                              std::to_string(channels) + " channel(s))");
+}
 
 //! Samples per channel of a channel-major vector of `values` values, `per_sample` values a
 //! sample, for `channels` channels; std::invalid_argument naming `in` when it does not split.

@@ -235,10 +235,7 @@ dpd_bank::~dpd_bank() = default;
 
 void dpd_bank::check_channel(unsigned channel) const
 {
-    if (channel >= d_channels)
-        invalid_parameter("channel",
-                          std::to_string(channel) + " does not exist (the bank has " +
-                              std::to_string(d_channels) + " channel(s))");
+    check_channel_index(channel, d_channels);
 }
 
 void dpd_bank::run_channels(void* const* out,

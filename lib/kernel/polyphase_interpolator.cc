@@ -151,10 +151,7 @@ void polyphase_interpolator<T, TAP>::run_fc32(T* const* out,
 template <typename T, typename TAP>
 const sc16_counts& polyphase_interpolator<T, TAP>::counts(unsigned channel) const
 {
-    if (channel >= d_channels)
-        invalid_parameter("channel",
-                          std::to_string(channel) + " does not exist (the kernel has " +
-                              std::to_string(d_channels) + " channel(s))");
+    check_channel_index(channel, d_channels);
     return d_counts[channel];
 }
 

@@ -178,10 +178,7 @@ void resampler<T>::for_each_engine(F&& f)
 template <typename T>
 const sc16_counts& resampler<T>::counts(unsigned channel) const
 {
-    if (channel >= d_channels)
-        invalid_parameter("channel",
-                          std::to_string(channel) + " does not exist (the kernel has " +
-                              std::to_string(d_channels) + " channel(s))");
+    check_channel_index(channel, d_channels);
     return d_counts[channel];
 }
 
