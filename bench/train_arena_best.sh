@@ -8,14 +8,15 @@
 # continue the shipped dpd_gru24_apa200b.json (seeds 0 and 1 of the batch order), f3/f4 start
 # gru:H=24 from the identity (seeds 0 and 1), f5 gru:H=32, f6 continues with a heavier out-of-band
 # weight; f7 continues the five-surrogate `best` (dpd_gru24_5s_apa200b.json) through s0, s2-s5 with
-# that heavier weight (eighth training session). s1 stays out of training and selection: it is the judge. Each job keeps the epoch with the
+# that heavier weight (eighth training session), f8 the same with seed 1 of the batch order. s1
+# stays out of training and selection: it is the judge. Each job keeps the epoch with the
 # best worst-of-trainers val ACLR (5 x 40 MHz); the preset is chosen among the jobs by that same val
 # figure, and only then judged through s1 on test.
 #
 # Run from the repository root with the dataset in .gdata/ (a copy of <OpenDPD>/datasets/APA_200MHz_b):
 #   OUT=/some/dir bash bench/train_arena_best.sh                          # one GPU call, all jobs
 #   OUT=/some/dir DEVICE=cpu PA_SEEDS="4 5" JOBS="f1 f2" BUDGET=1500 bash bench/train_arena_best.sh
-# Environment: DEVICE (cuda), PA_SEEDS ("4 5 6"), PA_BUDGET (s, 100), JOBS (f1 .. f7), BUDGET (s per
+# Environment: DEVICE (cuda), PA_SEEDS ("4 5 6"), PA_BUDGET (s, 100), JOBS (f1 .. f8), BUDGET (s per
 # predistorter job; default: what is left of END = 560 s after the surrogates), PY (python3), EXTRA
 # (appended to every command, for a smoke test). Writes $OUT/train7.tgz (model files and logs).
 PA_SEEDS=${PA_SEEDS-4 5 6}
@@ -49,6 +50,7 @@ CMD[f4]="$DPD $G24 --lr 5e-3 --seed 1 --oob-weight 100"
 CMD[f5]="$DPD --model gru:H=32,C=4,D=1 --lr 3e-3 --seed 0 --oob-weight 100"
 CMD[f6]="$DPD $G24 --init $M/dpd_gru24_apa200b.json --lr 1e-3 --seed 0 --oob-weight 300"
 CMD[f7]="$DPD $G24 --init $M/dpd_gru24_5s_apa200b.json --lr 5e-4 --seed 0 --oob-weight 300"
+CMD[f8]="$DPD $G24 --init $M/dpd_gru24_5s_apa200b.json --lr 5e-4 --seed 1 --oob-weight 300"
 for j in $JOBS; do
     c="$T ${CMD[$j]} $COMMON --out dpd_$j.json $EXTRA"
     echo "[$j] $c"
