@@ -238,13 +238,10 @@ bool dpd_predistorter_cc_impl::apply_locked(const pmt::pmt_t& v,
                 "channel: the value names channel " + std::to_string(u.channel) +
                 ", the tag is on input " + std::to_string(channel));
         const int target = channel >= 0 ? channel : u.channel;
-        if (target >= N)
-            throw std::invalid_argument("channel: " + std::to_string(target) +
-                                        " does not exist (the block has " +
-                                        std::to_string(N) + " channel(s))");
+        // The kernel checks the channels and validates the set once for the range, so a
+        // refused set changes no channel.
         const unsigned first = target >= 0 ? target : 0,
                        last = target >= 0 ? target : N - 1;
-        // The kernel validates once for the range, so a refused set changes no channel.
         if (d_kernel->model().is_neural()) {
             d_kernel->set_weights(first, last, weights_of(u));
         } else {

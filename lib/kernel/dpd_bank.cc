@@ -104,13 +104,6 @@ struct dpd_bank::channel_engine {
             stream = gmp.get();
         }
     }
-    void set_values(const dpd_model& m, const std::vector<complex>& co, complex lo)
-    {
-        if (gmp)
-            gmp->set_program(make_gmp_program(m, co, lo));
-        else
-            ph->set_model(pack_dpd(m, co, lo));
-    }
     void set_variant(dpd_cuda_variant v)
     {
         // Each family takes its own variants (and automatic); another family's is kept aside.
@@ -184,17 +177,16 @@ dpd_bank::dpd_bank(const dpd_model& model,
     const bool ph = model.family == dpd_model::family_t::ph;
     if (d_backend == backend::cuda && ph && (channels > 1 || sc16)) {
         try {
-            auto e = make_dpd_bank_engine(d_backend,
-                                          device,
-                                          channels,
-                                          { input_format, output_format, full_scale },
-                                          d_batch,
-                                          mapped);
-            for (unsigned c = 0; c < channels; c++)
-                e->set_model(c, pack_dpd(model, coefficients, lo_leakage));
-            d_engine = std::move(e);
+            d_engine = make_dpd_bank_engine(d_backend,
+                                            device,
+                                            channels,
+                                            { input_format, output_format, full_scale },
+                                            d_batch,
+                                            mapped);
+            apply_values(0, channels - 1, coefficients, lo_leakage);
             return;
         } catch (const std::invalid_argument& e) {
+            d_engine.reset();
             if (sc16)
                 throw;
             d_note += (d_note.empty() ? "" : "; ") + std::string(e.what()) +
@@ -203,8 +195,7 @@ dpd_bank::dpd_bank(const dpd_model& model,
     }
     refuse_cuda_sc16(d_backend, input_format, output_format, model);
     make_channel_engines(device);
-    for (auto& e : d_each)
-        e->set_values(model, coefficients, lo_leakage);
+    apply_values(0, channels - 1, coefficients, lo_leakage);
     add_engine_note();
 }
 
@@ -367,12 +358,34 @@ void dpd_bank::set_coefficients(unsigned first,
     check_range(first, last);
     // Once for the range: a kept c was checked when it entered.
     d_model.check_coefficients(coefficients, lo_leakage.value_or(d_c[first]));
+    apply_values(first, last, coefficients, lo_leakage);
+}
+
+void dpd_bank::apply_values(unsigned first,
+                            unsigned last,
+                            const std::vector<complex>& coefficients,
+                            std::optional<complex> lo_leakage)
+{
+    // The engines' form of the set is built once and handed to every channel with the same c.
+    const bool gmp = !d_engine && d_each[first]->gmp;
+    std::optional<complex> built;
+    dpd_packed packed;
+    gmp_program program;
     for (unsigned c = first; c <= last; c++) {
         const complex lo = lo_leakage.value_or(d_c[c]);
+        if (built != lo) {
+            if (gmp)
+                program = make_gmp_program(d_model, coefficients, lo);
+            else
+                packed = pack_dpd(d_model, coefficients, lo);
+            built = lo;
+        }
         if (d_engine)
-            d_engine->set_model(c, pack_dpd(d_model, coefficients, lo));
+            d_engine->set_model(c, packed);
+        else if (gmp)
+            d_each[c]->gmp->set_program(program);
         else
-            d_each[c]->set_values(d_model, coefficients, lo);
+            d_each[c]->ph->set_model(packed);
         d_coeffs[c] = coefficients;
         d_c[c] = lo;
     }

@@ -96,9 +96,7 @@ void check_ph_params(unsigned P, unsigned Q, unsigned Lp, unsigned Lq)
                               "must be >= 1 and <= " + std::to_string(max_lag) +
                                   ", got " + std::to_string(v));
 }
-} // namespace
 
-namespace {
 // A model of family f with the given fields set (the others at their defaults; the neural
 // families have no ph fields).
 dpd_model
@@ -113,6 +111,11 @@ with_fields(dpd_model::family_t f,
         m.*field = v;
     return m;
 }
+dpd_model validated(dpd_model m)
+{
+    m.validate();
+    return m;
+}
 using dm = dpd_model;
 } // namespace
 
@@ -125,16 +128,13 @@ dpd_model dpd_model::ph_params(unsigned P, unsigned Q, unsigned Lp, unsigned Lq)
 
 dpd_model dpd_model::make_ph(unsigned P, unsigned Q, unsigned Lp, unsigned Lq)
 {
-    dpd_model m = ph_params(P, Q, Lp, Lq);
-    m.validate(); // a spec's bounds (the 4096-coefficient cap), narrower than the engine's
-    return m;
+    // A spec's bounds (the 4096-coefficient cap), narrower than the engine's.
+    return validated(ph_params(P, Q, Lp, Lq));
 }
 
 dpd_model dpd_model::make_mp(unsigned K, unsigned M)
 {
-    dpd_model r = with_fields(family_t::mp, { { &dm::K, K }, { &dm::M, M } });
-    r.validate();
-    return r;
+    return validated(with_fields(family_t::mp, { { &dm::K, K }, { &dm::M, M } }));
 }
 
 dpd_model dpd_model::make_gmp(unsigned Ka,
@@ -146,34 +146,28 @@ dpd_model dpd_model::make_gmp(unsigned Ka,
                               unsigned Lc,
                               unsigned Mc)
 {
-    dpd_model r = with_fields(family_t::gmp,
-                              { { &dm::Ka, Ka },
-                                { &dm::La, La },
-                                { &dm::Kb, Kb },
-                                { &dm::Lb, Lb },
-                                { &dm::Mb, Mb },
-                                { &dm::Kc, Kc },
-                                { &dm::Lc, Lc },
-                                { &dm::Mc, Mc } });
-    r.validate();
-    return r;
+    return validated(with_fields(family_t::gmp,
+                                 { { &dm::Ka, Ka },
+                                   { &dm::La, La },
+                                   { &dm::Kb, Kb },
+                                   { &dm::Lb, Lb },
+                                   { &dm::Mb, Mb },
+                                   { &dm::Kc, Kc },
+                                   { &dm::Lc, Lc },
+                                   { &dm::Mc, Mc } }));
 }
 
 dpd_model dpd_model::make_gru(unsigned H, unsigned C, unsigned D)
 {
     // The dilation of an absent skip path is 1: one spelling per model.
-    dpd_model r = with_fields(family_t::gru,
-                              { { &dm::H, H }, { &dm::C, C }, { &dm::D, C ? D : 1 } });
-    r.validate();
-    return r;
+    return validated(with_fields(
+        family_t::gru, { { &dm::H, H }, { &dm::C, C }, { &dm::D, C ? D : 1 } }));
 }
 
 dpd_model dpd_model::make_tdnn(unsigned M, unsigned H, unsigned N)
 {
-    dpd_model r =
-        with_fields(family_t::tdnn, { { &dm::M, M }, { &dm::H, H }, { &dm::N, N } });
-    r.validate();
-    return r;
+    return validated(
+        with_fields(family_t::tdnn, { { &dm::M, M }, { &dm::H, H }, { &dm::N, N } }));
 }
 
 dpd_model dpd_model::parse(const std::string& spec)

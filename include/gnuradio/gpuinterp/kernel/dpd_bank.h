@@ -166,6 +166,11 @@ private:
     void check_channel(unsigned channel) const;
     void check_range(unsigned first, unsigned last) const;
     void make_channel_engines(int device);
+    //! Channels first .. last take a checked set (lo_leakage nullopt: each keeps its c).
+    void apply_values(unsigned first,
+                      unsigned last,
+                      const std::vector<complex>& coefficients,
+                      std::optional<complex> lo_leakage);
     //! What both constructors share first: the sizes, formats and their checks.
     dpd_bank(const dpd_model& model,
              unsigned channels,
