@@ -193,9 +193,9 @@ class qa_dpd_bench_judges(gr_unittest.TestCase):
 
     def test_a_preset_names_the_surrogates_it_was_trained_through(self):
         # The scoreboard labels a judge file "trainer" when its hash is in the predistorter's record:
-        # the shipped best through s0 and s2..s5, never s1 (the Arena judge); compact through s0.
-        h = {s: judges.sha256(os.path.join(MODELS, f"pa_apa200b_gru_s{s}.json")) for s in range(6)}
-        for preset, trainers in (("best", (0, 2, 3, 4, 5)), ("compact", (0,))):
+        # the shipped best through s0 and s2..s9, never s1 (the Arena judge); compact through s0.
+        h = {s: judges.sha256(os.path.join(MODELS, f"pa_apa200b_gru_s{s}.json")) for s in range(10)}
+        for preset, trainers in (("best", (0, 2, 3, 4, 5, 6, 7, 8, 9)), ("compact", (0,))):
             name = dict(line.split() for line in open(os.path.join(MODELS, "presets.txt"))
                         if line.strip() and not line.startswith("#"))[preset]
             got = judges.trained_through(dm.load_model(os.path.join(MODELS, name)).training)
