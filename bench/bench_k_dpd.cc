@@ -27,6 +27,8 @@
 //  - gmp_cuda_device:  process_device() on device buffers (history seam included), 2^24 samples.
 // items_per_second counts samples. GPUINTERP_BENCH_LOG2N overrides the problem size.
 #include "../lib/device/device_ops.h"
+#include "../lib/kernel/dpd_bank_engine.h"
+#include "../lib/kernel/engine_factory.h"
 #include "../lib/kernel/gmp_engine.h"
 #include "device_channels.h"
 #ifdef GPUINTERP_HAVE_CUDA
@@ -444,6 +446,48 @@ void BM_dpd_bank_cuda_device(benchmark::State& st)
 BENCHMARK(BM_dpd_bank_cuda_device)
     ->ArgNames({ "channels", "sc16" })
     ->ArgsProduct({ { 1, 4, 16, 64 }, { 0, 1 } })
+    ->Apply(gpuinterp_bench::wall_timed);
+
+// One channel of ph (5,3,5), fc32, device buffers, 2^22 samples: the single-channel engine the bank
+// uses at N = 1 (engine 0) against the bank's one-launch engine given one channel (engine 1), the
+// same packed values. Whether the single-channel engine earns its place is this pair of rows.
+void BM_dpd_engine_n1(benchmark::State& st)
+{
+    if (gpuinterp_bench::skip_without_cuda(st))
+        return;
+    const bool bank = st.range(0) != 0;
+    const size_t n = size_t(1) << gpuinterp_bench::log2n(22);
+    const auto m = kernel::dpd_model::parse("ph:P=5,Q=3,Lp=5,Lq=5");
+    const auto packed = kernel::pack_dpd(m, coeffs(5, 3, 5), cf(0.01f, -0.02f));
+    const gpuinterp_bench::device_channels dev(1, signal(n), n * sizeof(cf));
+    const auto out = dev.out();
+    std::unique_ptr<kernel::dpd_bank_engine> b;
+    std::unique_ptr<kernel::dpd_engine> e;
+    if (bank) {
+        b = kernel::make_dpd_bank_engine(
+            backend::cuda, 0, 1, {}, kernel::dpd_predistorter::default_batch, false);
+        b->set_model(0, packed);
+    } else {
+        e = kernel::make_dpd_engine(
+            backend::cuda, 0, kernel::dpd_predistorter::default_batch, false);
+        e->set_model(packed);
+    }
+    const auto run = [&] {
+        if (bank)
+            b->process_device(
+                out.data(), reinterpret_cast<const void* const*>(dev.in()), n);
+        else
+            e->process_device(static_cast<cf*>(out[0]), dev.in()[0], n);
+    };
+    run(); // warm-up
+    for (auto _ : st)
+        run();
+    st.SetItemsProcessed(int64_t(st.iterations()) * n);
+    st.SetLabel(bank ? "bank engine, one channel" : "single-channel engine");
+}
+BENCHMARK(BM_dpd_engine_n1)
+    ->ArgNames({ "engine" })
+    ->DenseRange(0, 1)
     ->Apply(gpuinterp_bench::wall_timed);
 #endif
 
