@@ -7,8 +7,10 @@
 //  - cuda_kernel: the CUDA kernel alone on device-resident data, 2^24 inputs (CUDA-event timing);
 //  - cuda_host:  the whole host-to-host pipeline (pinned staging, copies, kernel), 2^24 inputs.
 //  - cuda_channels: one kernel object with N = 1, 4, 16, 64 channels, host or device memory.
+//  - fir_engine_n1: one channel on the single-channel engine and on the channels engine.
 // items_per_second counts OUTPUT samples. Rows: (L, taps) = (2,12), (4,64), (8,128), (16,256).
 #ifdef GPUINTERP_HAVE_CUDA
+#include "../lib/kernel/engine_factory.h"
 #include "device_channels.h"
 #include "kernel_timing.h"
 #endif
@@ -139,4 +141,48 @@ BENCHMARK(BM_interp_cuda_channels_ccf)
     ->ArgsProduct({ { 1, 4, 16, 64 }, { 0, 1 } })
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
+
+// One channel, L = 8 and 128 taps, device buffers, 2^24 inputs: the single-channel engine the
+// kernel runs at N = 1 (engine 0) against the channels engine given one channel (engine 1).
+// Whether the single-channel engine earns its place is this pair of rows.
+static void BM_fir_engine_n1(benchmark::State& st)
+{
+    if (gpuinterp_bench::skip_without_cuda(st))
+        return;
+    const bool channels = st.range(0) != 0;
+    const unsigned L = 8;
+    const size_t n = size_t(1) << gpuinterp_bench::log2n(24);
+    const auto taps = gpuinterp_bench::lowpass(L, 128);
+    const size_t M = (taps.size() + L - 1) / L;
+    std::vector<float> padded(taps.begin(), taps.end());
+    padded.resize(M * L, 0.0f);
+    const gpuinterp_bench::device_channels dev(
+        1, gpuinterp_bench::data<cf>(n), n * L * sizeof(cf));
+    const auto out = dev.out<cf>();
+    const size_t batch = size_t(1) << 22;
+    std::unique_ptr<kernel::fir_engine<cf, float>> one;
+    std::unique_ptr<kernel::fir_channels_engine<cf, float>> many;
+    if (channels) {
+        many = kernel::make_fir_channels_engine<cf, float>(backend::cuda, 0, batch, 1);
+        many->set_taps(padded, L, M);
+    } else {
+        one = kernel::make_fir_engine<cf, float>(backend::cuda, 0, batch);
+        one->set_taps(padded, L, M);
+    }
+    const auto run = [&] {
+        if (channels)
+            many->filter(out.data(), dev.in(), n, true);
+        else
+            one->filter_device(out[0], dev.in()[0], n);
+    };
+    run(); // warm-up
+    for (auto _ : st)
+        run();
+    st.SetItemsProcessed(int64_t(st.iterations()) * n * L);
+    st.SetLabel(channels ? "channels engine, one channel" : "single-channel engine");
+}
+BENCHMARK(BM_fir_engine_n1)
+    ->ArgNames({ "engine" })
+    ->DenseRange(0, 1)
+    ->Apply(gpuinterp_bench::wall_timed);
 #endif
