@@ -10,7 +10,7 @@
 //  - fir_engine_n1: one channel on the single-channel engine and on the channels engine.
 // items_per_second counts OUTPUT samples. Rows: (L, taps) = (2,12), (4,64), (8,128), (16,256).
 #ifdef GPUINTERP_HAVE_CUDA
-#include "../lib/kernel/engine_factory.h"
+#include "../lib/cuda/cuda_engines.h"
 #include "device_channels.h"
 #include "kernel_timing.h"
 #endif
@@ -160,21 +160,10 @@ static void BM_fir_engine_n1(benchmark::State& st)
         1, gpuinterp_bench::data<cf>(n), n * L * sizeof(cf));
     const auto out = dev.out<cf>();
     const size_t batch = size_t(1) << 22;
-    std::unique_ptr<kernel::fir_engine<cf, float>> one;
-    std::unique_ptr<kernel::fir_channels_engine<cf, float>> many;
-    if (channels) {
-        many = kernel::make_fir_channels_engine<cf, float>(backend::cuda, 0, batch, 1);
-        many->set_taps(padded, L, M);
-    } else {
-        one = kernel::make_fir_engine<cf, float>(backend::cuda, 0, batch);
-        one->set_taps(padded, L, M);
-    }
-    const auto run = [&] {
-        if (channels)
-            many->filter(out.data(), dev.in(), n, true);
-        else
-            one->filter_device(out[0], dev.in()[0], n);
-    };
+    auto e = channels ? gpu::make_cuda_fir_channels_engine<cf, float>(0, batch, 1, false)
+                      : gpu::make_cuda_fir_engine<cf, float>(0, batch, 1, false);
+    e->set_taps(padded, L, M);
+    const auto run = [&] { e->filter(out.data(), dev.in(), n, true); };
     run(); // warm-up
     for (auto _ : st)
         run();

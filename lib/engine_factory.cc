@@ -64,30 +64,15 @@ template <typename T, typename TAP>
 auto kernel::make_fir_engine(backend selected,
                              [[maybe_unused]] int device,
                              [[maybe_unused]] size_t batch,
+                             unsigned channels,
                              [[maybe_unused]] bool sc16_in)
     -> std::unique_ptr<fir_engine<T, TAP>>
 {
-    // The CPU engine runs on complex float: the front end expands sc16 chunks for it.
     return make_engine<fir_engine<T, TAP>>(
         selected,
-        [] { return make_cpu_fir_engine<T, TAP>(); },
+        [&] { return make_cpu_fir_engine<T, TAP>(channels); },
         GPUINTERP_CUDA_ENGINE(
-            (gpu::make_cuda_fir_engine<T, TAP>(device, batch, sc16_in))));
-}
-
-template <typename T, typename TAP>
-auto kernel::make_fir_channels_engine(backend selected,
-                                      [[maybe_unused]] int device,
-                                      [[maybe_unused]] size_t batch,
-                                      [[maybe_unused]] unsigned channels,
-                                      [[maybe_unused]] bool sc16_in)
-    -> std::unique_ptr<fir_channels_engine<T, TAP>>
-{
-    return make_engine<fir_channels_engine<T, TAP>>(
-        selected,
-        cuda_only<fir_channels_engine<T, TAP>>("the one-launch channels are CUDA only"),
-        GPUINTERP_CUDA_ENGINE((gpu::make_cuda_fir_channels_engine<T, TAP>(
-            device, batch, channels, sc16_in))));
+            (gpu::make_cuda_fir_engine<T, TAP>(device, batch, channels, sc16_in))));
 }
 
 template <typename T>
@@ -211,17 +196,11 @@ auto kernel::make_capture_engine(backend selected, [[maybe_unused]] int device)
 namespace kernel {
 using cf = std::complex<float>;
 template std::unique_ptr<fir_engine<cf, float>>
-make_fir_engine<cf, float>(backend, int, size_t, bool);
+make_fir_engine<cf, float>(backend, int, size_t, unsigned, bool);
 template std::unique_ptr<fir_engine<float, float>>
-make_fir_engine<float, float>(backend, int, size_t, bool);
+make_fir_engine<float, float>(backend, int, size_t, unsigned, bool);
 template std::unique_ptr<fir_engine<cf, cf>>
-make_fir_engine<cf, cf>(backend, int, size_t, bool);
-template std::unique_ptr<fir_channels_engine<cf, float>>
-make_fir_channels_engine<cf, float>(backend, int, size_t, unsigned, bool);
-template std::unique_ptr<fir_channels_engine<float, float>>
-make_fir_channels_engine<float, float>(backend, int, size_t, unsigned, bool);
-template std::unique_ptr<fir_channels_engine<cf, cf>>
-make_fir_channels_engine<cf, cf>(backend, int, size_t, unsigned, bool);
+make_fir_engine<cf, cf>(backend, int, size_t, unsigned, bool);
 template std::unique_ptr<lookup_engine<float>>
 make_lookup_engine<float>(backend, int, size_t);
 template std::unique_ptr<lookup_engine<cf>> make_lookup_engine<cf>(backend, int, size_t);

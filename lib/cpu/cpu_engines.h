@@ -24,7 +24,7 @@ namespace gpuinterp {
 namespace kernel {
 
 template <typename T, typename TAP>
-std::unique_ptr<fir_engine<T, TAP>> make_cpu_fir_engine();
+std::unique_ptr<fir_engine<T, TAP>> make_cpu_fir_engine(unsigned channels);
 template <typename T>
 std::unique_ptr<lookup_engine<T>> make_cpu_lookup_engine();
 template <typename T>

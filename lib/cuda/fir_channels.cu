@@ -36,8 +36,7 @@ namespace {
 
 // X: the stored input, T or (sc16 input) short2; the histories and the host staging hold X.
 template <typename T, typename TAP, typename X = T>
-class cuda_fir_channels_engine final
-    : public kernel::fir_channels_engine<host_t<T>, host_t<TAP>>
+class cuda_fir_channels_engine final : public kernel::fir_engine<host_t<T>, host_t<TAP>>
 {
 public:
     using HT = host_t<T>;
@@ -210,7 +209,7 @@ private:
 } // namespace
 
 template <typename T, typename TAP>
-std::unique_ptr<kernel::fir_channels_engine<T, TAP>>
+std::unique_ptr<kernel::fir_engine<T, TAP>>
 make_cuda_fir_channels_engine(int device, size_t batch, unsigned channels, bool sc16_in)
 {
     using DT = device_t<T>;
@@ -225,12 +224,11 @@ make_cuda_fir_channels_engine(int device, size_t batch, unsigned channels, bool 
     return std::make_unique<cuda_fir_channels_engine<DT, DTAP>>(device, batch, channels);
 }
 
-template std::unique_ptr<kernel::fir_channels_engine<std::complex<float>, float>>
+template std::unique_ptr<kernel::fir_engine<std::complex<float>, float>>
 make_cuda_fir_channels_engine<std::complex<float>, float>(int, size_t, unsigned, bool);
-template std::unique_ptr<kernel::fir_channels_engine<float, float>>
+template std::unique_ptr<kernel::fir_engine<float, float>>
 make_cuda_fir_channels_engine<float, float>(int, size_t, unsigned, bool);
-template std::unique_ptr<
-    kernel::fir_channels_engine<std::complex<float>, std::complex<float>>>
+template std::unique_ptr<kernel::fir_engine<std::complex<float>, std::complex<float>>>
 make_cuda_fir_channels_engine<std::complex<float>, std::complex<float>>(int,
                                                                         size_t,
                                                                         unsigned,

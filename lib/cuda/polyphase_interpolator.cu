@@ -144,9 +144,9 @@ public:
         d_plan = plan_fir<T, TAP>(d_device, L, M);
     }
 
-    void filter(HT* out, const HT* in, size_t n_in) override
+    void filter(HT* const* out, const HT* const* in, size_t n_in, bool device) override
     {
-        run(reinterpret_cast<T*>(out), fc32_input(in), n_in, false, d_pipe, {});
+        run(reinterpret_cast<T*>(out[0]), fc32_input(in[0]), n_in, device, d_pipe, {});
     }
 
     void reset() override
@@ -155,31 +155,23 @@ public:
         d_dev_hist.invalidate();
     }
 
-    // Device-buffer entry point: `in`/`out` are device memory owned by GNU Radio device buffers;
-    // history handling in device_history.cuh.
-    void filter_device(HT* out, const HT* in, size_t n_in) override
-    {
-        run(reinterpret_cast<T*>(out), fc32_input(in), n_in, true, d_pipe, {});
-    }
     void set_batch(size_t b) override { d_batch = b; }
 
-    bool filter_sc16(int16_t* out,
-                     const HT* in,
+    void filter_sc16(int16_t* const* out,
+                     const HT* const* in,
                      size_t n_in,
                      float scale,
-                     kernel::sc16_counts& counts,
+                     kernel::sc16_counts* counts,
                      bool device) override
     {
-        if constexpr (!std::is_same_v<T, float2>) {
-            return false; // real samples have no sc16 form (the front end refuses them)
-        } else {
-            run_sc16(out, fc32_input(in), n_in, device, 1.f, scale, counts);
-            return true;
-        }
+        if constexpr (!std::is_same_v<T, float2>)
+            throw std::invalid_argument("output_format: sc16 needs complex samples");
+        else
+            run_sc16(out[0], fc32_input(in[0]), n_in, device, 1.f, scale, counts[0]);
     }
 
-    bool filter_from_sc16(void* out,
-                          const int16_t* in,
+    void filter_from_sc16(void* const* out,
+                          const int16_t* const* in,
                           size_t n_in,
                           float in_scale,
                           float scale,
@@ -189,18 +181,17 @@ public:
         if constexpr (!SC16_IN) {
             throw std::logic_error("fir engine: made for complex float input");
         } else {
-            const HX* x = reinterpret_cast<const HX*>(in);
+            const HX* x = reinterpret_cast<const HX*>(in[0]);
             if (counts)
-                run_sc16(static_cast<int16_t*>(out),
+                run_sc16(static_cast<int16_t*>(out[0]),
                          x,
                          n_in,
                          device,
                          in_scale,
                          scale,
-                         *counts);
+                         counts[0]);
             else
-                run(static_cast<T*>(out), x, n_in, device, d_pipe, { in_scale });
-            return true;
+                run(static_cast<T*>(out[0]), x, n_in, device, d_pipe, { in_scale });
         }
     }
 
@@ -303,8 +294,10 @@ private:
 
 template <typename T, typename TAP>
 std::unique_ptr<kernel::fir_engine<T, TAP>>
-make_cuda_fir_engine(int device, size_t batch, bool sc16_in)
+make_cuda_fir_engine(int device, size_t batch, unsigned channels, bool sc16_in)
 {
+    if (channels != 1)
+        return make_cuda_fir_channels_engine<T, TAP>(device, batch, channels, sc16_in);
     using DT = device_t<T>;
     using DTAP = device_t<TAP>;
     if constexpr (std::is_same_v<DT, float2>) {
@@ -317,11 +310,14 @@ make_cuda_fir_engine(int device, size_t batch, bool sc16_in)
 }
 
 template std::unique_ptr<kernel::fir_engine<std::complex<float>, float>>
-make_cuda_fir_engine<std::complex<float>, float>(int, size_t, bool);
+make_cuda_fir_engine<std::complex<float>, float>(int, size_t, unsigned, bool);
 template std::unique_ptr<kernel::fir_engine<float, float>>
-make_cuda_fir_engine<float, float>(int, size_t, bool);
+make_cuda_fir_engine<float, float>(int, size_t, unsigned, bool);
 template std::unique_ptr<kernel::fir_engine<std::complex<float>, std::complex<float>>>
-make_cuda_fir_engine<std::complex<float>, std::complex<float>>(int, size_t, bool);
+make_cuda_fir_engine<std::complex<float>, std::complex<float>>(int,
+                                                               size_t,
+                                                               unsigned,
+                                                               bool);
 
 } // namespace gpu
 } // namespace gpuinterp

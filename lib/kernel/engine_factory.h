@@ -29,10 +29,11 @@ namespace kernel {
 
 //! `selected` is cpu or cuda (a select_backend() result); `batch` is the CUDA engine's most items
 //! (frames for resize) per launch, ignored by the CPU engines.
-//! sc16_in: the FIR engine reads sc16 (fir_engine::filter_from_sc16()); complex samples only.
+//! Every channel of a polyphase_interpolator. sc16_in: the engine reads sc16
+//! (fir_engine::filter_from_sc16()); complex samples only.
 template <typename T, typename TAP>
-std::unique_ptr<fir_engine<T, TAP>>
-make_fir_engine(backend selected, int device, size_t batch, bool sc16_in = false);
+std::unique_ptr<fir_engine<T, TAP>> make_fir_engine(
+    backend selected, int device, size_t batch, unsigned channels, bool sc16_in = false);
 template <typename T>
 std::unique_ptr<lookup_engine<T>>
 make_lookup_engine(backend selected, int device, size_t batch);
@@ -45,10 +46,6 @@ std::unique_ptr<resamp_channels_engine<T>> make_resamp_channels_engine(backend s
                                                                        int device,
                                                                        size_t batch,
                                                                        unsigned channels);
-//! Every channel of a polyphase_interpolator in one launch: CUDA only (`selected` must be cuda).
-template <typename T, typename TAP>
-std::unique_ptr<fir_channels_engine<T, TAP>> make_fir_channels_engine(
-    backend selected, int device, size_t batch, unsigned channels, bool sc16_in = false);
 template <typename T>
 std::unique_ptr<resize_engine<T>>
 make_resize_engine(backend selected, int device, size_t batch);

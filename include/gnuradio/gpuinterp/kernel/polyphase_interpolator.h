@@ -21,8 +21,6 @@ namespace kernel {
 
 template <typename T, typename TAP>
 class fir_engine;
-template <typename T, typename TAP>
-class fir_channels_engine;
 
 /*!
  * \brief Streaming polyphase FIR interpolator by an integer factor L (upsample + low-pass).
@@ -130,8 +128,6 @@ public:
     static constexpr size_t default_batch = 1 << 18;
 
 private:
-    //! filter_items() with T on both sides.
-    void run_fc32(T* const* out, const T* const* in, size_t n_in, bool device);
     void check_fc32_input(const char* what) const;
 
     unsigned d_L;
@@ -142,13 +138,8 @@ private:
     std::vector<TAP> d_taps;
     backend d_backend;
     std::string d_note;
-    //! One per channel: the CPU, and CUDA with one channel.
-    std::vector<std::unique_ptr<fir_engine<T, TAP>>> d_engines;
-    //! CUDA with channels > 1: every channel in one launch.
-    std::unique_ptr<fir_channels_engine<T, TAP>> d_channels_engine;
+    std::unique_ptr<fir_engine<T, TAP>> d_engine; //!< every channel
     std::vector<sc16_counts> d_counts;
-    std::vector<T> d_scratch;    //!< CPU sc16 out: one chunk of outputs
-    std::vector<T> d_in_scratch; //!< CPU sc16 in: one chunk of expanded inputs
 };
 
 using polyphase_interpolator_ccf = polyphase_interpolator<std::complex<float>, float>;
