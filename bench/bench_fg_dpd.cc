@@ -68,7 +68,9 @@ BENCHMARK(BM_fg_dpd)
 // device buffers (the block's ports are cuda_buffers; GNU Radio's buffer layer makes the two
 // crossings). Rows: the Arena preset `compact` (a 26-coefficient gmp), a compact tdnn, a small gru
 // and the `best` preset's gru:H=24 (random weights: the cost does not depend on their values).
-// items_per_second counts samples.
+// buffer_log2: the blocks' minimum output buffer, 2^22 or 2^24 items (a recurrent predistorter's
+// chunks each repeat a warm-up, so its rate rises with the work() calls' length, which the buffer
+// bounds). items_per_second counts samples.
 static const char* const fg_model_rows[] = {
     "gmp:Ka=1,La=14,Kb=2,Lb=3,Mb=1,Kc=2,Lc=3,Mc=1",
     "tdnn:M=5,H=10,N=1",
@@ -82,6 +84,7 @@ static void BM_fg_dpd_model(benchmark::State& st)
         return;
     const std::string spec = fg_model_rows[st.range(0)];
     const bool dev = st.range(1) != 0;
+    const int buffer = 1 << st.range(2);
     const size_t n = size_t(1) << gpuinterp_bench::log2n(26);
     const auto m = gr::gpuinterp::kernel::dpd_model::parse(spec);
     const std::vector<float> w =
@@ -112,8 +115,8 @@ static void BM_fg_dpd_model(benchmark::State& st)
                                                             1.0f,
                                                             "fc32",
                                                             w);
-        src->set_min_output_buffer(1 << 22);
-        blk->set_min_output_buffer(1 << 22);
+        src->set_min_output_buffer(buffer);
+        blk->set_min_output_buffer(buffer);
         tb->connect(src, 0, blk, 0);
         tb->connect(blk, 0, snk, 0);
         st.ResumeTiming();
@@ -123,8 +126,8 @@ static void BM_fg_dpd_model(benchmark::State& st)
     st.SetLabel(spec + (dev ? " device buffers" : " host buffers"));
 }
 BENCHMARK(BM_fg_dpd_model)
-    ->ArgNames({ "row", "device_buffers" })
-    ->ArgsProduct({ { 0, 1, 2, 3 }, { 0, 1 } })
+    ->ArgNames({ "row", "device_buffers", "buffer_log2" })
+    ->ArgsProduct({ { 0, 1, 2, 3 }, { 0, 1 }, { 22, 24 } })
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
     ->Iterations(2);
