@@ -14,7 +14,7 @@ namespace gpuinterp {
 namespace gpu {
 
 template <typename T>
-std::unique_ptr<kernel::resamp_engine<T>>
+std::unique_ptr<kernel::resamp_window_engine<T>>
 make_resamp_lab_engine(int device, size_t batch, int tiled_threads)
 {
     using D = device_t<T>;
@@ -32,10 +32,21 @@ make_resamp_lab_engine(int device, size_t batch, int tiled_threads)
     }
 }
 
-template std::unique_ptr<kernel::resamp_engine<float>>
+template <typename T>
+std::unique_ptr<kernel::resamp_window_engine<T>> make_resamp_library_engine(int device,
+                                                                            size_t batch)
+{
+    return std::make_unique<cuda_resamp_engine<device_t<T>, T>>(device, batch);
+}
+
+template std::unique_ptr<kernel::resamp_window_engine<float>>
 make_resamp_lab_engine<float>(int, size_t, int);
-template std::unique_ptr<kernel::resamp_engine<std::complex<float>>>
+template std::unique_ptr<kernel::resamp_window_engine<std::complex<float>>>
 make_resamp_lab_engine<std::complex<float>>(int, size_t, int);
+template std::unique_ptr<kernel::resamp_window_engine<float>>
+make_resamp_library_engine<float>(int, size_t);
+template std::unique_ptr<kernel::resamp_window_engine<std::complex<float>>>
+make_resamp_library_engine<std::complex<float>>(int, size_t);
 
 } // namespace gpu
 } // namespace gpuinterp

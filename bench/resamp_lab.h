@@ -27,8 +27,13 @@ constexpr int resamp_lab_tiled_threads[] = { 128, 256, 512 };
 //! `tiled_threads` threads per block, one of resamp_lab_tiled_threads; T: float or
 //! std::complex<float>. Throws std::invalid_argument ("tiled_threads: ...") for other values.
 template <typename T>
-std::unique_ptr<kernel::resamp_engine<T>>
+std::unique_ptr<kernel::resamp_window_engine<T>>
 make_resamp_lab_engine(int device, size_t batch, int tiled_threads);
+//! The library's own CUDA window engine (its tiled kernel on resamp_build's block), which the
+//! library's factory builds for one channel; T as above.
+template <typename T>
+std::unique_ptr<kernel::resamp_window_engine<T>> make_resamp_library_engine(int device,
+                                                                            size_t batch);
 
 } // namespace gpu
 } // namespace gpuinterp

@@ -90,27 +90,16 @@ auto kernel::make_lookup_engine(backend selected,
 template <typename T>
 auto kernel::make_resamp_engine(backend selected,
                                 [[maybe_unused]] int device,
-                                [[maybe_unused]] size_t batch)
+                                [[maybe_unused]] size_t batch,
+                                [[maybe_unused]] unsigned channels,
+                                [[maybe_unused]] resamp_method method)
     -> std::unique_ptr<resamp_engine<T>>
 {
     return make_engine<resamp_engine<T>>(
         selected,
         [] { return make_cpu_resamp_engine<T>(); },
-        GPUINTERP_CUDA_ENGINE(gpu::make_cuda_resamp_engine<T>(device, batch)));
-}
-
-template <typename T>
-auto kernel::make_resamp_channels_engine(backend selected,
-                                         [[maybe_unused]] int device,
-                                         [[maybe_unused]] size_t batch,
-                                         [[maybe_unused]] unsigned channels)
-    -> std::unique_ptr<resamp_channels_engine<T>>
-{
-    return make_engine<resamp_channels_engine<T>>(
-        selected,
-        cuda_only<resamp_channels_engine<T>>("the one-launch channels are CUDA only"),
         GPUINTERP_CUDA_ENGINE(
-            gpu::make_cuda_resamp_channels_engine<T>(device, batch, channels)));
+            gpu::make_cuda_resamp_engine<T>(device, batch, channels, method)));
 }
 
 template <typename T>
@@ -205,12 +194,9 @@ template std::unique_ptr<lookup_engine<float>>
 make_lookup_engine<float>(backend, int, size_t);
 template std::unique_ptr<lookup_engine<cf>> make_lookup_engine<cf>(backend, int, size_t);
 template std::unique_ptr<resamp_engine<float>>
-make_resamp_engine<float>(backend, int, size_t);
-template std::unique_ptr<resamp_engine<cf>> make_resamp_engine<cf>(backend, int, size_t);
-template std::unique_ptr<resamp_channels_engine<float>>
-make_resamp_channels_engine<float>(backend, int, size_t, unsigned);
-template std::unique_ptr<resamp_channels_engine<cf>>
-make_resamp_channels_engine<cf>(backend, int, size_t, unsigned);
+make_resamp_engine<float>(backend, int, size_t, unsigned, resamp_method);
+template std::unique_ptr<resamp_engine<cf>>
+make_resamp_engine<cf>(backend, int, size_t, unsigned, resamp_method);
 template std::unique_ptr<resize_engine<float>>
 make_resize_engine<float>(backend, int, size_t);
 template std::unique_ptr<resize_engine<uint8_t>>

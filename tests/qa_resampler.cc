@@ -681,7 +681,8 @@ TEST_P(PolyTilesLab, TiledKernelOnEveryBlockEqualsCpuEngineAndLibrary)
         const auto xc = random_vector<cf>(n, 2.f);
         const auto yl =
             run(xc, r, gr::gpuinterp::gpu::make_resamp_lab_engine<cf>(0, n, threads));
-        const auto yp = run(xc, r, gr::gpuinterp::gpu::make_cuda_resamp_engine<cf>(0, n));
+        const auto yp =
+            run(xc, r, gr::gpuinterp::gpu::make_resamp_library_engine<cf>(0, n));
         const auto yc = run(xc, r, make_cpu_resamp_engine<cf>());
         ASSERT_EQ(yl.size(), yc.size());
         size_t same = 0;
@@ -697,7 +698,8 @@ TEST_P(PolyTilesLab, TiledKernelOnEveryBlockEqualsCpuEngineAndLibrary)
             run(xf, r, gr::gpuinterp::gpu::make_resamp_lab_engine<float>(0, n, threads));
         EXPECT_TRUE(all_close(
             fl,
-            widen(run(xf, r, gr::gpuinterp::gpu::make_cuda_resamp_engine<float>(0, n))),
+            widen(
+                run(xf, r, gr::gpuinterp::gpu::make_resamp_library_engine<float>(0, n))),
             1e-6,
             1e-7))
             << "r=" << r;

@@ -27,8 +27,9 @@ template <typename T, typename TAP>
 std::unique_ptr<fir_engine<T, TAP>> make_cpu_fir_engine(unsigned channels);
 template <typename T>
 std::unique_ptr<lookup_engine<T>> make_cpu_lookup_engine();
+//! Every channel's window in turn (run_window() for one window: the tests' reference).
 template <typename T>
-std::unique_ptr<resamp_engine<T>> make_cpu_resamp_engine();
+std::unique_ptr<resamp_window_engine<T>> make_cpu_resamp_engine();
 template <typename T>
 std::unique_ptr<resize_engine<T>> make_cpu_resize_engine();
 std::unique_ptr<dpd_engine> make_cpu_dpd_engine();

@@ -27,7 +27,7 @@ namespace kernel {
 namespace {
 
 template <typename T>
-class cpu_resamp_engine final : public resamp_engine<T>
+class cpu_resamp_engine final : public resamp_window_engine<T>
 {
 public:
     static constexpr bool cplx = !std::is_same_v<T, float>;
@@ -170,13 +170,14 @@ private:
 } // namespace
 
 template <typename T>
-std::unique_ptr<resamp_engine<T>> make_cpu_resamp_engine()
+std::unique_ptr<resamp_window_engine<T>> make_cpu_resamp_engine()
 {
     return std::make_unique<cpu_resamp_engine<T>>();
 }
 
-template std::unique_ptr<resamp_engine<float>> make_cpu_resamp_engine();
-template std::unique_ptr<resamp_engine<std::complex<float>>> make_cpu_resamp_engine();
+template std::unique_ptr<resamp_window_engine<float>> make_cpu_resamp_engine();
+template std::unique_ptr<resamp_window_engine<std::complex<float>>>
+make_cpu_resamp_engine();
 
 } // namespace kernel
 } // namespace gpuinterp

@@ -44,12 +44,16 @@ std::unique_ptr<kernel::lookup_engine<T>> make_cuda_lookup_engine(int device,
 template <typename T>
 std::unique_ptr<kernel::lookup_engine<T>>
 make_cuda_lookup_engine(int device, size_t batch, const table_lookup_tuning& t);
+//! Every channel of a resampler: one channel, or the texture method (a texture per channel's
+//! window), on the engine of resamp_engine.cuh, channel by channel; more channels in one launch
+//! per kernel (resamp_channels.cu).
 template <typename T>
-std::unique_ptr<kernel::resamp_engine<T>> make_cuda_resamp_engine(int device,
-                                                                  size_t batch);
-//! Every channel of a resampler in one launch per kernel (resamp_channels.cu).
+std::unique_ptr<kernel::resamp_engine<T>> make_cuda_resamp_engine(
+    int device, size_t batch, unsigned channels, kernel::resamp_method method);
+//! The one-launch engine of resamp_channels.cu, at any channel count but not for the texture
+//! method.
 template <typename T>
-std::unique_ptr<kernel::resamp_channels_engine<T>>
+std::unique_ptr<kernel::resamp_engine<T>>
 make_cuda_resamp_channels_engine(int device, size_t batch, unsigned channels);
 template <typename T>
 std::unique_ptr<kernel::resize_engine<T>> make_cuda_resize_engine(int device,

@@ -30,7 +30,7 @@ namespace {
 
 template <typename D, typename H>
 class cuda_resamp_channels_engine final
-    : public resamp_engine_base<kernel::resamp_channels_engine<H>, resamp_prototype>
+    : public resamp_engine_base<kernel::resamp_engine<H>, resamp_prototype>
 {
 public:
     cuda_resamp_channels_engine(int device, size_t batch, unsigned channels)
@@ -43,7 +43,7 @@ public:
         check_engine_channels(channels, "the CUDA resampler");
     }
 
-    void run(H* const* out, const kernel::resamp_channels_call<H>& call) override
+    void run(H* const* out, const kernel::resamp_call<H>& call) override
     {
         device_guard g(d_device);
         run_to(reinterpret_cast<void* const*>(out),
@@ -54,7 +54,7 @@ public:
     }
 
     void run_sc16(int16_t* const* out,
-                  const kernel::resamp_channels_call<H>& call,
+                  const kernel::resamp_call<H>& call,
                   float scale,
                   kernel::sc16_counts* counts) override
     {
@@ -104,7 +104,7 @@ private:
 
     template <typename Store>
     void run_to(void* const* out,
-                const kernel::resamp_channels_call<H>& call,
+                const kernel::resamp_call<H>& call,
                 const Store& proto,
                 device_buffer<out_t<Store>>& dout,
                 pinned_buffer<out_t<Store>>& hout)
@@ -255,7 +255,7 @@ private:
         return true;
     }
 
-    using base = resamp_engine_base<kernel::resamp_channels_engine<H>, resamp_prototype>;
+    using base = resamp_engine_base<kernel::resamp_engine<H>, resamp_prototype>;
     using base::d_batch, base::d_device, base::d_proto, base::d_sms, base::d_smem_optin,
         base::d_tuning, base::d_untiled;
 
@@ -274,16 +274,16 @@ private:
 } // namespace
 
 template <typename T>
-std::unique_ptr<kernel::resamp_channels_engine<T>>
+std::unique_ptr<kernel::resamp_engine<T>>
 make_cuda_resamp_channels_engine(int device, size_t batch, unsigned channels)
 {
     return std::make_unique<cuda_resamp_channels_engine<device_t<T>, T>>(
         device, batch, channels);
 }
 
-template std::unique_ptr<kernel::resamp_channels_engine<float>>
+template std::unique_ptr<kernel::resamp_engine<float>>
 make_cuda_resamp_channels_engine<float>(int, size_t, unsigned);
-template std::unique_ptr<kernel::resamp_channels_engine<std::complex<float>>>
+template std::unique_ptr<kernel::resamp_engine<std::complex<float>>>
 make_cuda_resamp_channels_engine<std::complex<float>>(int, size_t, unsigned);
 
 } // namespace gpu

@@ -204,20 +204,28 @@ void launch_poly_tiled(Kernel* kern,
 //! NT: the tiled polyphase kernel's block, resamp_build's (the benchmark lab builds others).
 template <typename D, typename H, int NT = resamp_build.tiled_threads>
 class cuda_resamp_engine final
-    : public resamp_engine_base<kernel::resamp_engine<H>, resamp_prototype>
+    : public resamp_engine_base<kernel::resamp_window_engine<H>, resamp_prototype>
 {
-    using base = resamp_engine_base<kernel::resamp_engine<H>, resamp_prototype>;
+    using base = resamp_engine_base<kernel::resamp_window_engine<H>, resamp_prototype>;
     using base::d_batch, base::d_device, base::d_proto, base::d_sms, base::d_smem_optin,
         base::d_tuning, base::d_untiled;
 
 public:
-    cuda_resamp_engine(int device, size_t batch)
-        : cuda_resamp_engine(device, batch, resamp_tuning_for(compute_capability(device)))
+    //! `channels`: each with its own history and sc16 expansion, run one after the other.
+    cuda_resamp_engine(int device, size_t batch, unsigned channels = 1)
+        : cuda_resamp_engine(
+              device, batch, resamp_tuning_for(compute_capability(device)), channels)
     {
     }
     //! With the tuning row `t` instead of the device's (the benchmark's sweeps).
-    cuda_resamp_engine(int device, size_t batch, const resamp_tuning& t)
-        : base(device, batch, t), d_stream(device)
+    cuda_resamp_engine(int device,
+                       size_t batch,
+                       const resamp_tuning& t,
+                       unsigned channels = 1)
+        : base(device, batch, t),
+          d_sc16_in(channels),
+          d_dev_hist(channels),
+          d_stream(device)
     {
         d_pitch_align = device_attribute(cudaDevAttrTexturePitchAlignment, device);
         d_max_rows = device_attribute(cudaDevAttrMaxTexture2DLinearHeight, device);
@@ -249,35 +257,43 @@ public:
     // [history, in[0 .. H)] of device_history.cuh, all later ones read `in` in place, so the
     // call costs one small launch (the seam and the new history) on top of the kernel. Ends with a synchronise of
     // this engine's stream (GNU Radio treats output as readable when work() returns).
-    void run_device(H* out, const kernel::resamp_call<H>& call) override
+    void run_device(unsigned c, H* out, const kernel::resamp_call<H>& call) override
     {
         device_guard g(d_device);
-        run_device_to(reinterpret_cast<D*>(out), call);
+        run_device_to(c, reinterpret_cast<D*>(out), call);
         d_stream.synchronize();
     }
 
-    void run_device_sc16(int16_t* out,
+    void run_device_sc16(unsigned c,
+                         int16_t* out,
                          const kernel::resamp_call<H>& call,
                          float scale,
                          kernel::sc16_counts& counts) override
     {
-        with_sc16(out, scale, counts, [&](auto* y) { run_device_to(y, call); });
+        with_sc16(out, scale, counts, [&](auto* y) { run_device_to(c, y, call); });
     }
 
-    const H* expand_sc16_device(const int16_t* in, size_t n, float inverse) override
+    const H*
+    expand_sc16_device(unsigned c, const int16_t* in, size_t n, float inverse) override
     {
         if (!std::is_same_v<D, float2>) // the front end refuses sc16 for real samples
             throw std::logic_error("resampler engine: sc16 needs complex samples");
         device_guard g(d_device);
-        return reinterpret_cast<const H*>(d_sc16_in.run(in, n, inverse, d_stream.get()));
+        return reinterpret_cast<const H*>(
+            d_sc16_in[c].run(in, n, inverse, d_stream.get()));
     }
 
-    void pull_history(kernel::stream_history<H>& hist) override
+    void pull_history(std::vector<kernel::stream_history<H>>& hist) override
     {
         device_guard g(d_device);
-        d_dev_hist.pull(hist);
+        for (size_t c = 0; c < d_dev_hist.size(); c++)
+            d_dev_hist[c].pull(hist[c]);
     }
-    void forget_history() override { d_dev_hist.invalidate(); }
+    void forget_history() override
+    {
+        for (auto& h : d_dev_hist)
+            h.invalidate();
+    }
 
 
     //! Device-resident: relayout (texture) + kernel on data already on the device.
@@ -329,15 +345,16 @@ private:
             });
     }
 
-    // Device buffers: the launches of run_device(), queued on the stream (the caller waits).
+    // Device buffers: channel c's launches of run_device(), queued on the stream (the caller
+    // waits).
     template <typename O>
-    void run_device_to(O* out, const kernel::resamp_call<H>& call)
+    void run_device_to(unsigned c, O* out, const kernel::resamp_call<H>& call)
     {
         cudaStream_t st = d_stream.get();
-        const D* in = reinterpret_cast<const D*>(call.in);
-        const size_t n_in = call.n_in, Hn = call.hist.size();
+        const D* in = reinterpret_cast<const D*>(call.in[c]);
+        const size_t n_in = call.n_in, Hn = call.hist[c].size();
         const kernel::resamp_plan& plan = call.plan;
-        const D* seam = d_dev_hist.seam(call.hist, in, n_in, call.used, st);
+        const D* seam = d_dev_hist[c].seam(call.hist[c], in, n_in, call.used, st);
         kernel::resamp_plan rest;
         const size_t n_seam = seam_outputs(plan, Hn, rest);
         if (n_seam > 0) {
@@ -541,8 +558,9 @@ private:
     pinned_buffer<short2> d_hout16;
     float d_sc16_scale = 1.0f;
     sc16_counters d_counts;
-    device_sc16_expansion d_sc16_in; // sc16 input in device buffers
-    device_history<D, H> d_dev_hist; // device-buffer mode
+    std::vector<device_sc16_expansion>
+        d_sc16_in; // sc16 input in device buffers, per channel
+    std::vector<device_history<D, H>> d_dev_hist; // device-buffer mode, per channel
     device_buffer<char> d_pitched;
     char* d_pitched_base = nullptr;
     int d_tex_align = 512;

@@ -6,7 +6,7 @@
 #ifndef INCLUDED_GPUINTERP_GPU_RESAMP_ENGINE_BASE_CUH
 #define INCLUDED_GPUINTERP_GPU_RESAMP_ENGINE_BASE_CUH
 
-// What the single-channel and the every-channel CUDA resampler engines (resamp_engine.cuh,
+// What the window-at-a-time and the one-launch CUDA resampler engines (resamp_engine.cuh,
 // resamp_channels.cu) hold alike: the device, the batch, the device's tuning row and the
 // limits the launch plans read, read once; the polyphase prototype and the kernel choice;
 // and the setters of those.
@@ -21,7 +21,8 @@ namespace gr {
 namespace gpuinterp {
 namespace gpu {
 
-//! `Interface`: the engine interface (kernel::resamp_engine<H>, resamp_channels_engine<H>).
+//! `Interface`: kernel::resamp_engine<H> (the one-launch channels engine) or its
+//! resamp_window_engine<H> (the engine of one window at a time).
 //! `Proto`: the prototype table on the device (resamp_prototype), set through its set().
 template <typename Interface, typename Proto>
 class resamp_engine_base : public Interface

@@ -55,16 +55,21 @@ namespace gpuinterp {
 namespace gpu {
 
 template <typename T>
-std::unique_ptr<kernel::resamp_engine<T>> make_cuda_resamp_engine(int device,
-                                                                  size_t batch)
+std::unique_ptr<kernel::resamp_engine<T>> make_cuda_resamp_engine(
+    int device, size_t batch, unsigned channels, kernel::resamp_method method)
 {
-    return std::make_unique<cuda_resamp_engine<device_t<T>, T>>(device, batch);
+    if (channels > 1 && method != kernel::resamp_method::texture)
+        return make_cuda_resamp_channels_engine<T>(device, batch, channels);
+    return std::make_unique<cuda_resamp_engine<device_t<T>, T>>(device, batch, channels);
 }
 
 template std::unique_ptr<kernel::resamp_engine<float>>
-make_cuda_resamp_engine<float>(int, size_t);
+make_cuda_resamp_engine<float>(int, size_t, unsigned, kernel::resamp_method);
 template std::unique_ptr<kernel::resamp_engine<std::complex<float>>>
-make_cuda_resamp_engine<std::complex<float>>(int, size_t);
+make_cuda_resamp_engine<std::complex<float>>(int,
+                                             size_t,
+                                             unsigned,
+                                             kernel::resamp_method);
 
 } // namespace gpu
 } // namespace gpuinterp

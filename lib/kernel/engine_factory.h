@@ -37,15 +37,10 @@ std::unique_ptr<fir_engine<T, TAP>> make_fir_engine(
 template <typename T>
 std::unique_ptr<lookup_engine<T>>
 make_lookup_engine(backend selected, int device, size_t batch);
+//! Every channel of a resampler running `method` (the texture method has its own engine).
 template <typename T>
-std::unique_ptr<resamp_engine<T>>
-make_resamp_engine(backend selected, int device, size_t batch);
-//! Every channel of a resampler in one launch: CUDA only (`selected` must be cuda).
-template <typename T>
-std::unique_ptr<resamp_channels_engine<T>> make_resamp_channels_engine(backend selected,
-                                                                       int device,
-                                                                       size_t batch,
-                                                                       unsigned channels);
+std::unique_ptr<resamp_engine<T>> make_resamp_engine(
+    backend selected, int device, size_t batch, unsigned channels, resamp_method method);
 template <typename T>
 std::unique_ptr<resize_engine<T>>
 make_resize_engine(backend selected, int device, size_t batch);

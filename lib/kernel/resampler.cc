@@ -149,13 +149,7 @@ resampler<T>::resampler(double rate,
     d_backend = choice.selected;
     d_note = choice.reason;
     const size_t b = batch ? batch : default_batch;
-    // The texture method relays each window into a texture of its own: it stays per channel.
-    if (d_backend == backend::cuda && channels > 1 && method != resamp_method::texture)
-        d_channels_engine =
-            make_resamp_channels_engine<T>(d_backend, device, b, channels);
-    else
-        for (unsigned c = 0; c < channels; c++)
-            d_engines.push_back(make_resamp_engine<T>(d_backend, device, b));
+    d_engine = make_resamp_engine<T>(d_backend, device, b, channels, method);
     const fx_step s = step_from_rate(rate);
     d_step_ip = s.ip;
     d_step_fp = s.fp;
@@ -164,16 +158,6 @@ resampler<T>::resampler(double rate,
 
 template <typename T>
 resampler<T>::~resampler() = default;
-
-template <typename T>
-template <typename F>
-void resampler<T>::for_each_engine(F&& f)
-{
-    if (d_channels_engine)
-        f(*d_channels_engine);
-    for (auto& e : d_engines)
-        f(*e);
-}
 
 template <typename T>
 const sc16_counts& resampler<T>::counts(unsigned channel) const
@@ -191,10 +175,7 @@ void resampler<T>::reset_counts()
 template <typename T>
 void resampler<T>::pull_histories()
 {
-    if (d_channels_engine)
-        d_channels_engine->pull_history(d_hist);
-    for (unsigned c = 0; c < d_engines.size(); c++)
-        d_engines[c]->pull_history(d_hist[c]);
+    d_engine->pull_history(d_hist);
 }
 
 template <typename T>
@@ -220,10 +201,8 @@ void resampler<T>::configure_reach()
         if (d_proto.empty() || scale != d_proto_scale) {
             d_proto = polyphase_prototype(d_pp, scale);
             d_proto_scale = scale;
-            for_each_engine([&](auto& e) {
-                e.set_prototype(
-                    d_proto, unsigned(polyphase_taps(d_pp, scale)), d_pp.nfilts);
-            });
+            d_engine->set_prototype(
+                d_proto, unsigned(polyphase_taps(d_pp, scale)), d_pp.nfilts);
         }
         const size_t half = polyphase_taps(d_pp, scale) / 2;
         d_back = half - 1;
@@ -353,12 +332,8 @@ size_t resampler<T>::resample_items(void* const* out,
         const float inverse = sc16_inverse_scale(full_scale);
         d_expanded_ptr.resize(d_channels);
         for (unsigned c = 0; c < d_channels; c++)
-            d_expanded_ptr[c] =
-                d_channels_engine
-                    ? d_channels_engine->expand_sc16_device(
-                          c, static_cast<const int16_t*>(in[c]), n_in, inverse)
-                    : d_engines[c]->expand_sc16_device(
-                          static_cast<const int16_t*>(in[c]), n_in, inverse);
+            d_expanded_ptr[c] = d_engine->expand_sc16_device(
+                c, static_cast<const int16_t*>(in[c]), n_in, inverse);
         x = d_expanded_ptr.data();
     } else if (sc16_in) {
         // The call's inputs expanded in host memory, then the complex float path.
@@ -376,21 +351,12 @@ size_t resampler<T>::resample_items(void* const* out,
     if (!device)
         pull_histories();
     return step(max_out, n_in, consumed, [&](const resamp_plan& plan, size_t used) {
-        if (d_channels_engine) {
-            const resamp_channels_call<T> call{ x, n_in, d_hist, used, plan, device };
-            if (sc16_out)
-                return d_channels_engine->run_sc16(
-                    reinterpret_cast<int16_t* const*>(out), call, scale, d_counts.data());
-            return d_channels_engine->run(reinterpret_cast<T* const*>(out), call);
-        }
-        for (unsigned c = 0; c < d_channels; c++) {
-            const resamp_call<T> call{ x[c], n_in, d_hist[c], used, plan, device };
-            if (sc16_out)
-                d_engines[c]->run_sc16(
-                    static_cast<int16_t*>(out[c]), call, scale, d_counts[c]);
-            else
-                d_engines[c]->run(static_cast<T*>(out[c]), call);
-        }
+        const resamp_call<T> call{ x, n_in, d_hist, used, plan, device };
+        if (sc16_out)
+            d_engine->run_sc16(
+                reinterpret_cast<int16_t* const*>(out), call, scale, d_counts.data());
+        else
+            d_engine->run(reinterpret_cast<T* const*>(out), call);
     });
 }
 
@@ -528,7 +494,7 @@ void resampler<T>::reset()
     d_consumed = d_produced = 0;
     for (auto& h : d_hist)
         h.clear();
-    for_each_engine([](auto& e) { e.forget_history(); });
+    d_engine->forget_history();
 }
 
 template <typename T>
@@ -536,14 +502,14 @@ void resampler<T>::set_batch(size_t batch)
 {
     if (batch < 1)
         invalid_parameter("batch", "must be >= 1");
-    for_each_engine([&](auto& e) { e.set_batch(batch); });
+    d_engine->set_batch(batch);
 }
 
 template <typename T>
 void resampler<T>::set_cuda_variant(resamp_cuda_variant v)
 {
     d_variant = v;
-    for_each_engine([&](auto& e) { e.set_cuda_variant(v); });
+    d_engine->set_cuda_variant(v);
 }
 
 template class resampler<float>;

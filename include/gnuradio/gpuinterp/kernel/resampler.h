@@ -45,8 +45,6 @@ struct polyphase_params {
 
 template <typename T>
 class resamp_engine;
-template <typename T>
-class resamp_channels_engine;
 
 /*!
  * \brief Streaming arbitrary-rate resampler, r = output rate / input rate.
@@ -189,9 +187,6 @@ private:
     void check_fc32_input(const char* what) const;
     //! Brings every channel's history back to the host (after device calls).
     void pull_histories();
-    //! `f(engine)` for every engine: the per-channel ones and the one-launch one.
-    template <typename F>
-    void for_each_engine(F&& f);
     //! The bookkeeping of resample_items(): plans the call, lets
     //! `compute(plan, used)` produce the outputs, advances the clock.
     template <typename Compute>
@@ -221,10 +216,8 @@ private:
     backend d_backend;
     std::string d_note;
     resamp_cuda_variant d_variant = resamp_cuda_variant::automatic;
-    //! One per channel: the CPU, CUDA with one channel, and the texture method on CUDA.
-    std::vector<std::unique_ptr<resamp_engine<T>>> d_engines;
-    //! CUDA with channels > 1 (other methods than texture): every channel in one launch.
-    std::unique_ptr<resamp_channels_engine<T>> d_channels_engine;
+    //! Every channel's: the factory picks it from the backend, the channels and the method.
+    std::unique_ptr<resamp_engine<T>> d_engine;
     std::vector<sc16_counts> d_counts;
     std::vector<std::vector<T>>
         d_expanded; //!< sc16 input: one call's inputs, per channel
