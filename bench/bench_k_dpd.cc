@@ -32,6 +32,7 @@
 #include "../lib/kernel/gmp_engine.h"
 #include "device_channels.h"
 #ifdef GPUINTERP_HAVE_CUDA
+#include "../lib/cuda/cuda_engines.h"
 #include "cuda/dpd_ph_tuning.h"
 #include "dpd_ph_lab.h"
 #include "kernel_timing.h"
@@ -464,8 +465,8 @@ void BM_dpd_engine_n1(benchmark::State& st)
     std::unique_ptr<kernel::dpd_bank_engine> b;
     std::unique_ptr<kernel::dpd_engine> e;
     if (bank) {
-        b = kernel::make_dpd_bank_engine(
-            backend::cuda, 0, 1, {}, kernel::dpd_predistorter::default_batch, false);
+        b = gpu::make_cuda_dpd_bank_engine(
+            0, 1, {}, kernel::dpd_predistorter::default_batch, false, packed);
         b->set_model(0, packed);
     } else {
         e = kernel::make_dpd_engine(
@@ -474,8 +475,8 @@ void BM_dpd_engine_n1(benchmark::State& st)
     }
     const auto run = [&] {
         if (bank)
-            b->process_device(
-                out.data(), reinterpret_cast<const void* const*>(dev.in()), n);
+            b->process(
+                out.data(), reinterpret_cast<const void* const*>(dev.in()), n, true);
         else
             e->process_device(static_cast<cf*>(out[0]), dev.in()[0], n);
     };

@@ -7,10 +7,12 @@
 // that select_backend() resolved (never automatic); a CPU-only build never resolves to
 // cuda, since select_backend() already refuses it there.
 #include "cpu/cpu_engines.h"
+#include "kernel/dpd_channel_engines.h"
 #include "kernel/engine_factory.h"
 #ifdef GPUINTERP_HAVE_CUDA
 #include "cuda/cuda_engines.h"
 #endif
+#include <gnuradio/gpuinterp/kernel/validate.h>
 #include <complex>
 #include <stdexcept>
 #include <string>
@@ -36,15 +38,6 @@ std::unique_ptr<Engine> make_engine(backend selected, Cpu&& cpu, Cuda&& cuda)
     default:
         throw std::logic_error("engine factory: the backend must be resolved first");
     }
-}
-
-//! The CPU side of an engine that only the CUDA backend has (`what`: the message).
-template <typename Engine>
-auto cuda_only(const char* what)
-{
-    return [what]() -> std::unique_ptr<Engine> {
-        throw std::logic_error(std::string("engine factory: ") + what);
-    };
 }
 } // namespace
 
@@ -148,18 +141,46 @@ auto kernel::make_neural_engine(backend selected,
 }
 
 auto kernel::make_dpd_bank_engine(backend selected,
-                                  [[maybe_unused]] int device,
-                                  [[maybe_unused]] unsigned channels,
-                                  [[maybe_unused]] const bank_formats& formats,
-                                  [[maybe_unused]] size_t batch,
-                                  [[maybe_unused]] bool mapped)
-    -> std::unique_ptr<dpd_bank_engine>
+                                  int device,
+                                  const dpd_model& model,
+                                  unsigned channels,
+                                  const bank_formats& formats,
+                                  size_t batch,
+                                  bool mapped,
+                                  std::string& note) -> std::unique_ptr<dpd_bank_engine>
 {
-    return make_engine<dpd_bank_engine>(
-        selected,
-        cuda_only<dpd_bank_engine>("the one-launch bank is CUDA only"),
-        GPUINTERP_CUDA_ENGINE(
-            gpu::make_cuda_dpd_bank_engine(device, channels, formats, batch, mapped)));
+    const bool sc16 =
+        formats.input == sample_format::sc16 || formats.output == sample_format::sc16;
+    if (selected == backend::cuda) {
+#ifdef GPUINTERP_HAVE_CUDA
+        if (model.family == dpd_model::family_t::ph && (channels > 1 || sc16)) {
+            try {
+                return gpu::make_cuda_dpd_bank_engine(
+                    device,
+                    channels,
+                    formats,
+                    batch,
+                    mapped,
+                    pack_dpd(model,
+                             std::vector<std::complex<float>>(model.num_coefficients()),
+                             {}));
+            } catch (const std::invalid_argument& e) {
+                if (sc16)
+                    throw;
+                note = std::string(e.what()) + ": one launch per channel";
+            }
+        }
+#endif
+        // sc16 on CUDA is converted inside the ph bank's kernel only; the other families would
+        // need a conversion pass of their own, so the CPU runs them.
+        if (sc16)
+            invalid_parameter(
+                formats.output == sample_format::sc16 ? "output_format" : "input_format",
+                "sc16 on the CUDA backend takes ph models (this is " +
+                    to_string(model.family) + "); use backend 'cpu' or fc32");
+    }
+    return std::make_unique<dpd_channel_engines>(
+        model, channels, formats, selected, device, batch, mapped);
 }
 
 auto kernel::make_gram_engine(backend selected, [[maybe_unused]] int device)

@@ -67,13 +67,15 @@ make_cuda_gmp_engine(int device, size_t batch, bool mapped);
 std::unique_ptr<kernel::neural_engine> make_cuda_neural_engine(int device, size_t batch);
 std::unique_ptr<kernel::gram_engine> make_cuda_gram_engine(int device);
 std::unique_ptr<kernel::capture_engine> make_cuda_capture_engine(int device);
-//! Every channel of a ph predistorter bank in one launch (dpd_bank.cu).
+//! Every channel of a ph predistorter bank in one launch (dpd_bank.cu). `structure`: the model's
+//! packed form (values unused); std::invalid_argument when the one-launch kernel cannot take it.
 std::unique_ptr<kernel::dpd_bank_engine>
 make_cuda_dpd_bank_engine(int device,
                           unsigned channels,
                           const kernel::bank_formats& formats,
                           size_t batch,
-                          bool mapped);
+                          bool mapped,
+                          const kernel::dpd_packed& structure);
 
 } // namespace gpu
 } // namespace gpuinterp

@@ -54,11 +54,13 @@ class cuda_dpd_bank_engine final : public kernel::dpd_bank_engine
     static constexpr bool SC16_IN = std::is_same<In, short2>::value;
 
 public:
+    //! `structure`: the model's packed form (its values unused), which fixes the kernel.
     cuda_dpd_bank_engine(int device,
                          unsigned channels,
                          const kernel::bank_formats& formats,
                          size_t batch,
-                         bool mapped)
+                         bool mapped,
+                         const kernel::dpd_packed& structure)
         : d_device(device),
           d_N(channels),
           d_sc16(formats.output == kernel::sample_format::sc16),
@@ -75,19 +77,17 @@ public:
         d_counts.reserve(2 * channels);
         d_pinned_counts.reserve(2 * channels);
         reset_counts();
+        d_md = make_dev_model(structure); // checks the order
+        d_M = int(structure.M);
+        configure(structure.H);
     }
 
     void set_model(unsigned channel, const kernel::dpd_packed& m) override
     {
         device_guard guard(d_device);
-        if (!d_configured) {
-            d_md = make_dev_model(m); // checks the order
-            d_M = int(m.M);
-            configure(m.H);
-        } else if (int(m.M) != d_M || int(m.Lmax) != d_md.Lmax) {
+        if (int(m.M) != d_M || int(m.Lmax) != d_md.Lmax)
             throw std::logic_error(
                 "dpd bank: a channel's structure differs from the bank's");
-        }
         const size_t words = size_t(d_M) * d_md.Lmax;
         float4* dst = d_hcoef.data() + size_t(channel) * d_chan_words;
         std::memcpy(dst, m.abcd.data(), words * sizeof(float4));
@@ -95,53 +95,14 @@ public:
         d_dirty = true;
     }
 
-    void process(void* const* out, const void* const* in_raw, size_t n) override
+    void process(void* const* out, const void* const* in, size_t n, bool device) override
     {
-        const auto in = reinterpret_cast<const HIn* const*>(in_raw);
         if (n == 0)
             return;
-        device_guard guard(d_device);
-        for (unsigned c = 0; c < d_N; c++)
-            d_dev_hist[c].pull(d_hist[c]);
-        // The pipeline's second stream does not wait for stream0: a new set must have landed.
-        if (sync_coefficients(d_pipe.stream0()))
-            GPUINTERP_CUDA_CHECK(cudaStreamSynchronize(d_pipe.stream0()));
-        // Items of the pipeline are "one sample of every channel": N window values in, N outputs
-        // (units words each) out, channel-major within a chunk.
-        const size_t units = d_sc16 ? 1 : 2;
-        run_channels_host(d_pipe,
-                          d_hist,
-                          in,
-                          out,
-                          n,
-                          std::max<size_t>(1, d_batch / d_N),
-                          units,
-                          [&](const channel_pointers& p, size_t cnt, cudaStream_t st) {
-                              launch(p, cnt, st);
-                          });
-        fetch_counts(d_pipe.stream0());
-    }
-
-    void process_device(void* const* out, const void* const* in_raw, size_t n) override
-    {
-        const auto in = reinterpret_cast<const In* const*>(in_raw);
-        if (n == 0)
-            return;
-        device_guard guard(d_device);
-        const cudaStream_t st = d_pipe.stream0();
-        sync_coefficients(st);
-        const size_t bytes = d_sc16 ? 4 : 8;
-        launch_channels_device(
-            d_dev_hist,
-            d_hist,
-            in,
-            n,
-            st,
-            [&](unsigned c, size_t pos) {
-                return static_cast<char*>(out[c]) + pos * bytes;
-            },
-            [&](const channel_pointers& p, size_t cnt) { launch(p, cnt, st); });
-        fetch_counts(st);
+        if (device)
+            process_device(out, reinterpret_cast<const In* const*>(in), n);
+        else
+            process_host(out, reinterpret_cast<const HIn* const*>(in), n);
     }
 
     void reset() override
@@ -170,7 +131,57 @@ public:
         std::fill(d_host_counts.begin(), d_host_counts.end(), 0);
     }
 
+    //! One kernel: the tiled body.
+    kernel::dpd_cuda_variant active_variant() const override
+    {
+        return kernel::dpd_cuda_variant::tiled;
+    }
+    bool one_launch() const override { return true; }
+
 private:
+    void process_host(void* const* out, const HIn* const* in, size_t n)
+    {
+        device_guard guard(d_device);
+        for (unsigned c = 0; c < d_N; c++)
+            d_dev_hist[c].pull(d_hist[c]);
+        // The pipeline's second stream does not wait for stream0: a new set must have landed.
+        if (sync_coefficients(d_pipe.stream0()))
+            GPUINTERP_CUDA_CHECK(cudaStreamSynchronize(d_pipe.stream0()));
+        // Items of the pipeline are "one sample of every channel": N window values in, N outputs
+        // (units words each) out, channel-major within a chunk.
+        const size_t units = d_sc16 ? 1 : 2;
+        run_channels_host(d_pipe,
+                          d_hist,
+                          in,
+                          out,
+                          n,
+                          std::max<size_t>(1, d_batch / d_N),
+                          units,
+                          [&](const channel_pointers& p, size_t cnt, cudaStream_t st) {
+                              launch(p, cnt, st);
+                          });
+        fetch_counts(d_pipe.stream0());
+    }
+
+    void process_device(void* const* out, const In* const* in, size_t n)
+    {
+        device_guard guard(d_device);
+        const cudaStream_t st = d_pipe.stream0();
+        sync_coefficients(st);
+        const size_t bytes = d_sc16 ? 4 : 8;
+        launch_channels_device(
+            d_dev_hist,
+            d_hist,
+            in,
+            n,
+            st,
+            [&](unsigned c, size_t pos) {
+                return static_cast<char*>(out[c]) + pos * bytes;
+            },
+            [&](const channel_pointers& p, size_t cnt) { launch(p, cnt, st); });
+        fetch_counts(st);
+    }
+
     void configure(size_t H)
     {
         int sms = 1, optin = 48 * 1024;
@@ -200,14 +211,11 @@ private:
             d_hist[c].resize(H);
         d_hcoef.assign(size_t(d_N) * d_chan_words, make_float4(0.f, 0.f, 0.f, 0.f));
         d_coef.reserve(d_hcoef.size());
-        d_configured = true;
     }
 
     //! Uploads the maps when a set changed, ordered on `st`; true when it did.
     bool sync_coefficients(cudaStream_t st)
     {
-        if (!d_configured)
-            throw std::logic_error("dpd bank: no model set");
         if (!d_dirty)
             return false;
         // The previous call ended with a synchronise: no kernel reads the maps now.
@@ -253,7 +261,7 @@ private:
     bool d_sc16;
     float d_scale, d_in_scale;
     size_t d_batch;
-    bool d_configured = false, d_dirty = false;
+    bool d_dirty = false;
     int d_M = 1, d_chan_words = 1, d_tile = 1, d_max_blocks = 1;
     size_t d_H = 0, d_smem = 0;
     const void* d_kernel = nullptr;
@@ -276,13 +284,14 @@ make_cuda_dpd_bank_engine(int device,
                           unsigned channels,
                           const kernel::bank_formats& formats,
                           size_t batch,
-                          bool mapped)
+                          bool mapped,
+                          const kernel::dpd_packed& structure)
 {
     if (formats.input == kernel::sample_format::sc16)
         return std::make_unique<cuda_dpd_bank_engine<short2>>(
-            device, channels, formats, batch, mapped);
+            device, channels, formats, batch, mapped, structure);
     return std::make_unique<cuda_dpd_bank_engine<float2>>(
-        device, channels, formats, batch, mapped);
+        device, channels, formats, batch, mapped, structure);
 }
 
 } // namespace gpu

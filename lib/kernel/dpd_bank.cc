@@ -3,7 +3,6 @@
  * Copyright 2026 gr-gpuinterp authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-#include "../common/sc16.h"
 #include "channel_major.h"
 #include "dpd_bank_engine.h"
 #include "engine_factory.h"
@@ -17,12 +16,6 @@
 namespace gr {
 namespace gpuinterp {
 namespace kernel {
-
-namespace {
-// CPU sc16: inputs and outputs are converted a chunk at a time, while the chunk is still in
-// L1/L2.
-constexpr size_t sc16_chunk = 4096;
-} // namespace
 
 dpd_bank::dpd_bank(const dpd_model& model,
                    unsigned channels,
@@ -83,75 +76,27 @@ dpd_packed pack_dpd(const dpd_model& model,
     return m;
 }
 
-// One channel's engine, of the model's family. The bank validates every value before it gets here
-// (where it enters: the constructors and the setters) and chose the backend once.
-struct dpd_bank::channel_engine {
-    std::unique_ptr<dpd_engine> ph;
-    std::unique_ptr<gmp_engine> gmp;
-    std::unique_ptr<neural_engine> neural;
-    dpd_stream_engine* stream = nullptr; //!< the one in use
-
-    channel_engine(const dpd_model& m, backend b, int device, size_t batch, bool mapped)
-    {
-        if (m.is_neural()) {
-            neural = make_neural_engine(b, device, batch);
-            stream = neural.get();
-        } else if (m.family == dpd_model::family_t::ph) {
-            ph = make_dpd_engine(b, device, batch, mapped);
-            stream = ph.get();
-        } else {
-            gmp = make_gmp_engine(b, device, batch, mapped);
-            stream = gmp.get();
-        }
-    }
-    void set_variant(dpd_cuda_variant v)
-    {
-        // Each family takes its own variants (and automatic); another family's is kept aside.
-        const bool gmp_variant =
-            v == dpd_cuda_variant::compiled || v == dpd_cuda_variant::interpreted;
-        if (v == dpd_cuda_variant::automatic || gmp_variant == bool(gmp))
-            stream->set_variant(v);
-    }
-};
-
-void dpd_bank::add_engine_note()
+template <typename Values>
+void dpd_bank::make_engine(backend requested, int device, Values&& set_values)
 {
-    const std::string why =
-        d_each.front()->stream->variant_note(); // e.g. no NVRTC for the compiled kernel
-    if (!why.empty())
-        d_note += (d_note.empty() ? "" : "; ") + why;
-}
-
-void dpd_bank::make_channel_engines(int device)
-{
-    for (unsigned c = 0; c < d_channels; c++)
-        d_each.push_back(std::make_unique<channel_engine>(
-            d_model, d_backend, device, d_batch, d_mapped));
-}
-
-void dpd_bank::common_setup(backend requested, int device)
-{
-    d_counts.assign(d_channels, {});
     const backend_choice choice = select_backend(requested, device);
     d_backend = choice.selected;
     d_note = choice.reason;
-    if (d_format == sample_format::sc16)
-        d_scratch.resize(sc16_chunk);
-    if (d_in_format == sample_format::sc16)
-        d_in_scratch.resize(sc16_chunk);
+    std::string fallback;
+    d_engine = make_dpd_bank_engine(d_backend,
+                                    device,
+                                    d_model,
+                                    d_channels,
+                                    { d_in_format, d_format, d_full_scale },
+                                    d_batch,
+                                    d_mapped,
+                                    fallback);
+    set_values();
+    // e.g. the structure does not fit the one-launch kernel, no NVRTC for the compiled kernel
+    for (const std::string& why : { fallback, d_engine->variant_note() })
+        if (!why.empty())
+            d_note += (d_note.empty() ? "" : "; ") + why;
 }
-
-namespace {
-// sc16 on CUDA is converted inside the ph bank's kernel only; the other families would need a
-// conversion pass of their own, so the CPU runs them.
-void refuse_cuda_sc16(backend b, sample_format in, sample_format out, const dpd_model& m)
-{
-    if (b == backend::cuda && (in == sample_format::sc16 || out == sample_format::sc16))
-        invalid_parameter(out == sample_format::sc16 ? "output_format" : "input_format",
-                          "sc16 on the CUDA backend takes ph models (this is " +
-                              to_string(m.family) + "); use backend 'cpu' or fc32");
-}
-} // namespace
 
 dpd_bank::dpd_bank(const dpd_model& model,
                    unsigned channels,
@@ -168,35 +113,12 @@ dpd_bank::dpd_bank(const dpd_model& model,
 {
     model.check_coefficients(coefficients, lo_leakage);
     d_mapped = mapped;
-    common_setup(requested, device);
     d_coeffs.assign(channels, coefficients);
     d_c.assign(channels, lo_leakage);
     d_weights.assign(channels, {});
-    const bool sc16 =
-        output_format == sample_format::sc16 || input_format == sample_format::sc16;
-    const bool ph = model.family == dpd_model::family_t::ph;
-    if (d_backend == backend::cuda && ph && (channels > 1 || sc16)) {
-        try {
-            d_engine = make_dpd_bank_engine(d_backend,
-                                            device,
-                                            channels,
-                                            { input_format, output_format, full_scale },
-                                            d_batch,
-                                            mapped);
-            apply_values(0, channels - 1, coefficients, lo_leakage);
-            return;
-        } catch (const std::invalid_argument& e) {
-            d_engine.reset();
-            if (sc16)
-                throw;
-            d_note += (d_note.empty() ? "" : "; ") + std::string(e.what()) +
-                      ": one launch per channel";
-        }
-    }
-    refuse_cuda_sc16(d_backend, input_format, output_format, model);
-    make_channel_engines(device);
-    apply_values(0, channels - 1, coefficients, lo_leakage);
-    add_engine_note();
+    make_engine(requested, device, [&] {
+        apply_values(0, channels - 1, coefficients, lo_leakage);
+    });
 }
 
 dpd_bank::dpd_bank(const dpd_model& model,
@@ -211,15 +133,13 @@ dpd_bank::dpd_bank(const dpd_model& model,
     : dpd_bank(model, channels, batch, output_format, full_scale, input_format)
 {
     model.check_weights(weights);
-    common_setup(requested, device);
     d_coeffs.assign(channels, {});
     d_c.assign(channels, complex(0));
     d_weights.assign(channels, weights);
-    refuse_cuda_sc16(d_backend, input_format, output_format, model);
-    make_channel_engines(device);
-    for (auto& e : d_each)
-        e->neural->set_weights(model, weights);
-    add_engine_note();
+    make_engine(requested, device, [&] {
+        for (unsigned c = 0; c < channels; c++)
+            d_engine->set_weights(c, model, weights);
+    });
 }
 
 dpd_bank::~dpd_bank() = default;
@@ -229,63 +149,16 @@ void dpd_bank::check_channel(unsigned channel) const
     check_channel_index(channel, d_channels);
 }
 
-void dpd_bank::run_channels(void* const* out,
-                            const void* const* in,
-                            size_t n,
-                            bool device)
-{
-    if (n == 0)
-        return;
-    if (d_engine)
-        return device ? d_engine->process_device(out, in, n)
-                      : d_engine->process(out, in, n);
-    const bool sc16_in = d_in_format == sample_format::sc16;
-    const bool sc16_out = d_format == sample_format::sc16;
-    for (unsigned c = 0; c < d_channels; c++) {
-        if (!sc16_in && !sc16_out) {
-            auto* o = static_cast<complex*>(out[c]);
-            auto* i = static_cast<const complex*>(in[c]);
-            if (device)
-                d_each[c]->stream->process_device(o, i, n);
-            else
-                d_each[c]->stream->process(o, i, n);
-            continue;
-        }
-        // sc16 runs on the CPU only (the constructor refuses CUDA): host pointers either way.
-        sc16_counts& k = d_counts[c];
-        for (size_t pos = 0; pos < n; pos += sc16_chunk) {
-            const size_t m = std::min(sc16_chunk, n - pos);
-            const complex* x = static_cast<const complex*>(in[c]) + pos;
-            if (sc16_in) {
-                sc16_expand(d_in_scratch.data(),
-                            static_cast<const int16_t*>(in[c]) + 2 * pos,
-                            m,
-                            sc16_inverse_scale(d_full_scale));
-                x = d_in_scratch.data();
-            }
-            if (!sc16_out) {
-                d_each[c]->stream->process(static_cast<complex*>(out[c]) + pos, x, m);
-                continue;
-            }
-            d_each[c]->stream->process(d_scratch.data(), x, m);
-            sc16_convert(static_cast<int16_t*>(out[c]) + 2 * pos,
-                         d_scratch.data(),
-                         m,
-                         sc16_scale(d_full_scale),
-                         k.saturated,
-                         k.invalid);
-        }
-    }
-}
-
 void dpd_bank::process(void* const* out, const void* const* in, size_t n)
 {
-    run_channels(out, in, n, false);
+    if (n > 0)
+        d_engine->process(out, in, n, false);
 }
 
 void dpd_bank::process_device(void* const* out, const void* const* in, size_t n)
 {
-    run_channels(out, in, n, true);
+    if (n > 0)
+        d_engine->process(out, in, n, true);
 }
 
 namespace {
@@ -367,7 +240,7 @@ void dpd_bank::apply_values(unsigned first,
                             std::optional<complex> lo_leakage)
 {
     // The engines' form of the set is built once and handed to every channel with the same c.
-    const bool gmp = !d_engine && d_each[first]->gmp;
+    const bool gmp = d_model.family != dpd_model::family_t::ph;
     std::optional<complex> built;
     dpd_packed packed;
     gmp_program program;
@@ -380,12 +253,10 @@ void dpd_bank::apply_values(unsigned first,
                 packed = pack_dpd(d_model, coefficients, lo);
             built = lo;
         }
-        if (d_engine)
-            d_engine->set_model(c, packed);
-        else if (gmp)
-            d_each[c]->gmp->set_program(program);
+        if (gmp)
+            d_engine->set_program(c, program);
         else
-            d_each[c]->ph->set_model(packed);
+            d_engine->set_model(c, packed);
         d_coeffs[c] = coefficients;
         d_c[c] = lo;
     }
@@ -405,7 +276,7 @@ void dpd_bank::set_weights(unsigned first,
     check_range(first, last);
     d_model.check_weights(weights);
     for (unsigned c = first; c <= last; c++) {
-        d_each[c]->neural->set_weights(d_model, weights);
+        d_engine->set_weights(c, d_model, weights);
         d_weights[c] = weights;
     }
 }
@@ -436,58 +307,35 @@ dpd_bank::complex dpd_bank::lo_leakage(unsigned channel) const
 sc16_counts dpd_bank::counts(unsigned channel) const
 {
     check_channel(channel);
-    return d_engine ? d_engine->counts(channel) : d_counts[channel];
+    return d_engine->counts(channel);
 }
 
-void dpd_bank::reset_counts()
-{
-    if (d_engine)
-        d_engine->reset_counts();
-    std::fill(d_counts.begin(), d_counts.end(), sc16_counts{});
-}
+void dpd_bank::reset_counts() { d_engine->reset_counts(); }
 
-void dpd_bank::reset()
-{
-    if (d_engine)
-        d_engine->reset();
-    for (auto& e : d_each)
-        e->stream->reset();
-}
+void dpd_bank::reset() { d_engine->reset(); }
 
 void dpd_bank::set_batch(size_t batch)
 {
     d_batch = batch ? batch : dpd_predistorter::default_batch;
-    if (d_engine)
-        d_engine->set_batch(d_batch);
-    for (auto& e : d_each)
-        e->stream->set_batch(d_batch);
+    d_engine->set_batch(d_batch);
 }
 
 void dpd_bank::set_cuda_variant(dpd_cuda_variant v)
 {
-    // The one-launch bank has one kernel (the tiled body); the per-channel engines take it.
-    for (auto& e : d_each)
-        e->set_variant(v);
+    d_engine->set_variant(v);
     d_variant = v;
 }
 
 dpd_cuda_variant dpd_bank::active_cuda_variant() const
 {
-    return d_engine ? dpd_cuda_variant::tiled : d_each.front()->stream->active_variant();
+    return d_engine->active_variant();
 }
 
-void dpd_bank::set_warmup(size_t samples)
-{
-    for (auto& e : d_each)
-        if (e->neural)
-            e->neural->set_warmup(samples);
-}
+void dpd_bank::set_warmup(size_t samples) { d_engine->set_warmup(samples); }
 
-size_t dpd_bank::warmup() const
-{
-    return d_each.empty() || !d_each.front()->neural ? 0
-                                                     : d_each.front()->neural->warmup();
-}
+size_t dpd_bank::warmup() const { return d_engine->warmup(); }
+
+bool dpd_bank::one_launch() const { return d_engine->one_launch(); }
 
 } // namespace kernel
 } // namespace gpuinterp

@@ -52,13 +52,21 @@ make_gmp_engine(backend selected, int device, size_t batch, bool mapped);
 //! The neural families' engine (gru, tdnn).
 std::unique_ptr<neural_engine>
 make_neural_engine(backend selected, int device, size_t batch);
-//! Every channel of a ph bank in one launch: CUDA only (`selected` must be cuda).
+/*!
+ * The one engine of a dpd_bank (dpd_bank_engine.h): on CUDA a ph model of several channels or an
+ * sc16 side runs every channel in one launch; everything else runs one channel engine of the
+ * family per channel (dpd_channel_engines). A ph structure the one-launch kernel cannot take falls
+ * back to one engine per channel, and `note` says why; with an sc16 side it, and any other family
+ * on CUDA with an sc16 side, is refused (std::invalid_argument naming the format).
+ */
 std::unique_ptr<dpd_bank_engine> make_dpd_bank_engine(backend selected,
                                                       int device,
+                                                      const dpd_model& model,
                                                       unsigned channels,
                                                       const bank_formats& formats,
                                                       size_t batch,
-                                                      bool mapped);
+                                                      bool mapped,
+                                                      std::string& note);
 //! The estimator's Gram accumulator and eigensolver (dpd_gram).
 std::unique_ptr<gram_engine> make_gram_engine(backend selected, int device);
 //! The estimator's capture conditioning and alignment (dpd_capture).

@@ -159,31 +159,25 @@ public:
     backend active_backend() const { return d_backend; }
     const std::string& backend_note() const { return d_note; }
     //! True when all channels run in one launch (CUDA, ph model).
-    bool one_launch() const { return bool(d_engine); }
+    bool one_launch() const;
 
 private:
-    struct channel_engine;
     void check_channel(unsigned channel) const;
     void check_range(unsigned first, unsigned last) const;
-    void make_channel_engines(int device);
-    //! Channels first .. last take a checked set (lo_leakage nullopt: each keeps its c).
+    //! The engine (make_dpd_bank_engine()), then set_values() gives it its first values, then
+    //! the backend note gains what the engine says of itself.
+    template <typename Values>
+    void make_engine(backend requested, int device, Values&& set_values);
     void apply_values(unsigned first,
                       unsigned last,
                       const std::vector<complex>& coefficients,
                       std::optional<complex> lo_leakage);
-    //! What both constructors share first: the sizes, formats and their checks.
     dpd_bank(const dpd_model& model,
              unsigned channels,
              size_t batch,
              sample_format output_format,
              float full_scale,
              sample_format input_format);
-    //! The per-channel engines' note (the kernel they run), added to the bank's.
-    void add_engine_note();
-    //! The backend (chosen once) and the buffers, after the constructor's checks.
-    void common_setup(backend requested, int device);
-    //! process() (device false) and process_device() (device true).
-    void run_channels(void* const* out, const void* const* in, size_t n, bool device);
 
     dpd_model d_model;
     unsigned d_channels;
@@ -197,11 +191,8 @@ private:
     std::vector<std::vector<complex>> d_coeffs;
     std::vector<complex> d_c;
     std::vector<std::vector<float>> d_weights;
-    std::vector<sc16_counts> d_counts;         //!< CPU and per-channel CUDA paths
-    std::unique_ptr<dpd_bank_engine> d_engine; //!< CUDA ph: every channel in one launch
-    std::vector<std::unique_ptr<channel_engine>> d_each; //!< otherwise: one per channel
-    std::vector<complex> d_scratch;    //!< CPU sc16 out: one chunk of fc32 outputs
-    std::vector<complex> d_in_scratch; //!< CPU sc16 in: one chunk of converted inputs
+    //! Every channel's (lib/kernel/dpd_bank_engine.h): one launch for all, or one per channel.
+    std::unique_ptr<dpd_bank_engine> d_engine;
 };
 
 } // namespace kernel
