@@ -466,7 +466,7 @@ void BM_dpd_engine_n1(benchmark::State& st)
     std::unique_ptr<kernel::dpd_engine> e;
     if (bank) {
         b = gpu::make_cuda_dpd_bank_engine(
-            0, 1, {}, kernel::dpd_predistorter::default_batch, false, packed);
+            { 0, 1, {}, kernel::dpd_predistorter::default_batch, false }, packed);
         b->set_model(0, packed);
     } else {
         e = kernel::make_dpd_engine(

@@ -141,26 +141,18 @@ auto kernel::make_neural_engine(backend selected,
 }
 
 auto kernel::make_dpd_bank_engine(backend selected,
-                                  int device,
                                   const dpd_model& model,
-                                  unsigned channels,
-                                  const bank_formats& formats,
-                                  size_t batch,
-                                  bool mapped,
+                                  const bank_config& cfg,
                                   std::string& note) -> std::unique_ptr<dpd_bank_engine>
 {
-    const bool sc16 =
-        formats.input == sample_format::sc16 || formats.output == sample_format::sc16;
+    const bank_formats& f = cfg.formats;
+    const bool sc16 = f.input == sample_format::sc16 || f.output == sample_format::sc16;
     if (selected == backend::cuda) {
 #ifdef GPUINTERP_HAVE_CUDA
-        if (model.family == dpd_model::family_t::ph && (channels > 1 || sc16)) {
+        if (model.family == dpd_model::family_t::ph && (cfg.channels > 1 || sc16)) {
             try {
                 return gpu::make_cuda_dpd_bank_engine(
-                    device,
-                    channels,
-                    formats,
-                    batch,
-                    mapped,
+                    cfg,
                     pack_dpd(model,
                              std::vector<std::complex<float>>(model.num_coefficients()),
                              {}));
@@ -175,12 +167,11 @@ auto kernel::make_dpd_bank_engine(backend selected,
         // need a conversion pass of their own, so the CPU runs them.
         if (sc16)
             invalid_parameter(
-                formats.output == sample_format::sc16 ? "output_format" : "input_format",
+                f.output == sample_format::sc16 ? "output_format" : "input_format",
                 "sc16 on the CUDA backend takes ph models (this is " +
                     to_string(model.family) + "); use backend 'cpu' or fc32");
     }
-    return std::make_unique<dpd_channel_engines>(
-        model, channels, formats, selected, device, batch, mapped);
+    return std::make_unique<dpd_channel_engines>(model, cfg, selected);
 }
 
 auto kernel::make_gram_engine(backend selected, [[maybe_unused]] int device)

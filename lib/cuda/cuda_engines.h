@@ -70,11 +70,7 @@ std::unique_ptr<kernel::capture_engine> make_cuda_capture_engine(int device);
 //! Every channel of a ph predistorter bank in one launch (dpd_bank.cu). `structure`: the model's
 //! packed form (values unused); std::invalid_argument when the one-launch kernel cannot take it.
 std::unique_ptr<kernel::dpd_bank_engine>
-make_cuda_dpd_bank_engine(int device,
-                          unsigned channels,
-                          const kernel::bank_formats& formats,
-                          size_t batch,
-                          bool mapped,
+make_cuda_dpd_bank_engine(const kernel::bank_config& cfg,
                           const kernel::dpd_packed& structure);
 
 } // namespace gpu

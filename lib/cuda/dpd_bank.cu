@@ -55,27 +55,22 @@ class cuda_dpd_bank_engine final : public kernel::dpd_bank_engine
 
 public:
     //! `structure`: the model's packed form (its values unused), which fixes the kernel.
-    cuda_dpd_bank_engine(int device,
-                         unsigned channels,
-                         const kernel::bank_formats& formats,
-                         size_t batch,
-                         bool mapped,
+    cuda_dpd_bank_engine(const kernel::bank_config& cfg,
                          const kernel::dpd_packed& structure)
-        : d_device(device),
-          d_N(channels),
-          d_sc16(formats.output == kernel::sample_format::sc16),
-          d_scale(kernel::sc16_scale(formats.full_scale)),
-          d_in_scale(kernel::sc16_inverse_scale(formats.full_scale)),
-          d_batch(batch),
-          d_hist(channels),
-          d_dev_hist(channels),
-          d_host_counts(2 * channels, 0),
-          d_pipe(device, mapped)
+        : d_device(cfg.device),
+          d_N(kernel::check_channels(cfg.channels)),
+          d_sc16(cfg.formats.output == kernel::sample_format::sc16),
+          d_scale(kernel::sc16_scale(cfg.formats.full_scale)),
+          d_in_scale(kernel::sc16_inverse_scale(cfg.formats.full_scale)),
+          d_batch(cfg.batch),
+          d_hist(d_N),
+          d_dev_hist(d_N),
+          d_host_counts(2 * d_N, 0),
+          d_pipe(cfg.device, cfg.mapped)
     {
-        kernel::check_channels(channels);
         device_guard guard(d_device);
-        d_counts.reserve(2 * channels);
-        d_pinned_counts.reserve(2 * channels);
+        d_counts.reserve(2 * d_N);
+        d_pinned_counts.reserve(2 * d_N);
         reset_counts();
         d_md = make_dev_model(structure); // checks the order
         d_M = int(structure.M);
@@ -280,18 +275,12 @@ private:
 } // namespace
 
 std::unique_ptr<kernel::dpd_bank_engine>
-make_cuda_dpd_bank_engine(int device,
-                          unsigned channels,
-                          const kernel::bank_formats& formats,
-                          size_t batch,
-                          bool mapped,
+make_cuda_dpd_bank_engine(const kernel::bank_config& cfg,
                           const kernel::dpd_packed& structure)
 {
-    if (formats.input == kernel::sample_format::sc16)
-        return std::make_unique<cuda_dpd_bank_engine<short2>>(
-            device, channels, formats, batch, mapped, structure);
-    return std::make_unique<cuda_dpd_bank_engine<float2>>(
-        device, channels, formats, batch, mapped, structure);
+    if (cfg.formats.input == kernel::sample_format::sc16)
+        return std::make_unique<cuda_dpd_bank_engine<short2>>(cfg, structure);
+    return std::make_unique<cuda_dpd_bank_engine<float2>>(cfg, structure);
 }
 
 } // namespace gpu

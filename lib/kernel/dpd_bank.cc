@@ -84,12 +84,12 @@ void dpd_bank::make_engine(backend requested, int device, Values&& set_values)
     d_note = choice.reason;
     std::string fallback;
     d_engine = make_dpd_bank_engine(d_backend,
-                                    device,
                                     d_model,
-                                    d_channels,
-                                    { d_in_format, d_format, d_full_scale },
-                                    d_batch,
-                                    d_mapped,
+                                    { device,
+                                      d_channels,
+                                      { d_in_format, d_format, d_full_scale },
+                                      d_batch,
+                                      d_mapped },
                                     fallback);
     set_values();
     // e.g. the structure does not fit the one-launch kernel, no NVRTC for the compiled kernel

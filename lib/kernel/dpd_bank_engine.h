@@ -33,6 +33,15 @@ struct bank_formats {
     float full_scale = 1.0f;
 };
 
+//! What every bank engine is built with; `mapped`: the CUDA polynomial engines' mapped staging.
+struct bank_config {
+    int device = 0;
+    unsigned channels = 1;
+    bank_formats formats;
+    size_t batch = 0;
+    bool mapped = false;
+};
+
 class dpd_bank_engine
 {
 public:

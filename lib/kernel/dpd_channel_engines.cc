@@ -41,20 +41,16 @@ struct dpd_channel_engines::channel {
 };
 
 dpd_channel_engines::dpd_channel_engines(const dpd_model& model,
-                                         unsigned channels,
-                                         const bank_formats& formats,
-                                         backend selected,
-                                         int device,
-                                         size_t batch,
-                                         bool mapped)
-    : d_formats(formats), d_counts(channels)
+                                         const bank_config& cfg,
+                                         backend selected)
+    : d_formats(cfg.formats), d_counts(cfg.channels)
 {
-    for (unsigned c = 0; c < channels; c++)
-        d_each.push_back(
-            std::make_unique<channel>(model, selected, device, batch, mapped));
-    if (formats.output == sample_format::sc16)
+    for (unsigned c = 0; c < cfg.channels; c++)
+        d_each.push_back(std::make_unique<channel>(
+            model, selected, cfg.device, cfg.batch, cfg.mapped));
+    if (d_formats.output == sample_format::sc16)
         d_scratch.resize(sc16_chunk);
-    if (formats.input == sample_format::sc16)
+    if (d_formats.input == sample_format::sc16)
         d_in_scratch.resize(sc16_chunk);
 }
 

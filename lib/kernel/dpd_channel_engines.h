@@ -23,14 +23,8 @@ namespace kernel {
 class dpd_channel_engines final : public dpd_bank_engine
 {
 public:
-    //! `selected`: a resolved backend; `mapped`: the CUDA polynomial engines' mapped staging.
-    dpd_channel_engines(const dpd_model& model,
-                        unsigned channels,
-                        const bank_formats& formats,
-                        backend selected,
-                        int device,
-                        size_t batch,
-                        bool mapped);
+    //! `selected`: a resolved backend.
+    dpd_channel_engines(const dpd_model& model, const bank_config& cfg, backend selected);
     ~dpd_channel_engines() override;
 
     void set_model(unsigned channel, const dpd_packed& m) override;

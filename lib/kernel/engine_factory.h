@@ -60,12 +60,8 @@ make_neural_engine(backend selected, int device, size_t batch);
  * on CUDA with an sc16 side, is refused (std::invalid_argument naming the format).
  */
 std::unique_ptr<dpd_bank_engine> make_dpd_bank_engine(backend selected,
-                                                      int device,
                                                       const dpd_model& model,
-                                                      unsigned channels,
-                                                      const bank_formats& formats,
-                                                      size_t batch,
-                                                      bool mapped,
+                                                      const bank_config& cfg,
                                                       std::string& note);
 //! The estimator's Gram accumulator and eigensolver (dpd_gram).
 std::unique_ptr<gram_engine> make_gram_engine(backend selected, int device);
