@@ -11,7 +11,9 @@
 
 #include <gnuradio/block.h>
 #include <gnuradio/gpuinterp/kernel/backend.h>
+#include <gnuradio/gpuinterp/kernel/channels.h>
 #include <gnuradio/gpuinterp/kernel/sample_format.h>
+#include <gnuradio/gpuinterp/stream_options.h>
 #include <gnuradio/logger.h>
 #include <type_traits>
 #include <chrono>
@@ -64,6 +66,38 @@ size_t input_item_size(kernel::sample_format f)
     if (f == kernel::sample_format::sc16 && !std::is_same_v<T, std::complex<float>>)
         throw std::invalid_argument("input_format: sc16 needs complex samples");
     return f == kernel::sample_format::sc16 ? kernel::sample_bytes(f) : sizeof(T);
+}
+
+//! stream_options in the kernels' types.
+struct stream_setup {
+    backend requested;
+    int device;
+    size_t batch;
+    bool device_buffers;
+    unsigned channels;
+    kernel::sample_format input, output;
+    float full_scale;
+};
+
+//! Every stream option checked, once, as make() receives them (before a kernel exists), each
+//! std::invalid_argument naming its field; T the block's sample type.
+template <class T>
+stream_setup check_stream(const stream_options& o)
+{
+    stream_setup s;
+    s.requested = backend_from_string(o.backend);
+    s.device = o.device; // checked with the backend (select_backend())
+    s.batch = batch_from_param(o.batch);
+    s.device_buffers = o.device_buffers;
+    s.channels = kernel::check_channels(o.channels);
+    s.output = kernel::sample_format_from_string(o.output_format);
+    output_item_size<T>(s.output, o.full_scale);
+    s.input = kernel::sample_format_from_string(o.input_format, "input_format");
+    input_item_size<T>(s.input);
+    if (s.input == kernel::sample_format::sc16)
+        kernel::validate_full_scale(o.full_scale);
+    s.full_scale = o.full_scale;
+    return s;
 }
 
 //! Log the backend a block ended up with, and why automatic fell back to the CPU. The reason is the

@@ -35,17 +35,11 @@ kernel::dpd_model model_from_params(
 // The bank of the model's kind: a neural model takes real weights, the others complex
 // coefficients; the other kind's argument must be empty, so a mix-up is named, not ignored.
 std::unique_ptr<kernel::dpd_bank> make_bank(const kernel::dpd_model& m,
-                                            unsigned channels,
+                                            const stream_setup& s,
                                             const std::vector<gr_complex>& coefficients,
                                             gr_complex lo_leakage,
                                             const std::vector<float>& weights,
-                                            gr::gpuinterp::backend backend,
-                                            int device,
-                                            size_t batch,
-                                            bool mapped,
-                                            kernel::sample_format output_format,
-                                            float full_scale,
-                                            kernel::sample_format input_format)
+                                            bool mapped)
 {
     if (!m.is_neural()) {
         if (!weights.empty())
@@ -54,30 +48,45 @@ std::unique_ptr<kernel::dpd_bank> make_bank(const kernel::dpd_model& m,
                 " takes complex coefficients; weights are for the "
                 "neural families (gru, tdnn)");
         return std::make_unique<kernel::dpd_bank>(m,
-                                                  channels,
+                                                  s.channels,
                                                   coefficients,
                                                   lo_leakage,
-                                                  backend,
-                                                  device,
-                                                  batch,
+                                                  s.requested,
+                                                  s.device,
+                                                  s.batch,
                                                   mapped,
-                                                  output_format,
-                                                  full_scale,
-                                                  input_format);
+                                                  s.output,
+                                                  s.full_scale,
+                                                  s.input);
     }
     if (!coefficients.empty() || lo_leakage != gr_complex(0))
         throw std::invalid_argument("coefficients: " + m.to_string() +
                                     " is a neural model: give its weights, and no "
                                     "coefficients or LO leakage");
     return std::make_unique<kernel::dpd_bank>(m,
-                                              channels,
+                                              s.channels,
                                               weights,
-                                              backend,
-                                              device,
-                                              batch,
-                                              output_format,
-                                              full_scale,
-                                              input_format);
+                                              s.requested,
+                                              s.device,
+                                              s.batch,
+                                              s.output,
+                                              s.full_scale,
+                                              s.input);
+}
+
+dpd_predistorter_cc::sptr make_block(const kernel::dpd_model& m,
+                                     const std::vector<gr_complex>& coefficients,
+                                     gr_complex lo_leakage,
+                                     const std::vector<float>& weights,
+                                     bool mapped,
+                                     const stream_options& options)
+{
+    const stream_setup s =
+        check_stream<gr_complex>(options); // before the ports are sized
+    return gnuradio::make_block_sptr<dpd_predistorter_cc_impl>(
+        make_bank(m, s, coefficients, lo_leakage, weights, mapped),
+        s.device,
+        s.device_buffers);
 }
 } // namespace
 
@@ -94,28 +103,41 @@ dpd_predistorter_cc::make(unsigned P,
                           bool mapped,
                           bool device_buffers,
                           const std::string& model,
-                          unsigned channels,
+                          int channels,
                           const std::string& output_format,
                           float full_scale,
                           const std::string& input_format,
                           const std::vector<float>& weights)
 {
-    kernel::check_channels(channels); // before the ports are sized by it
-    return gnuradio::make_block_sptr<dpd_predistorter_cc_impl>(
-        make_bank(model_from_params(P, Q, Lp, Lq, model),
-                  channels,
-                  coefficients,
-                  lo_leakage,
-                  weights,
-                  backend_from_string(backend),
-                  device,
-                  batch_from_param(batch),
-                  mapped,
-                  kernel::sample_format_from_string(output_format),
-                  full_scale,
-                  kernel::sample_format_from_string(input_format, "input_format")),
-        device,
-        device_buffers);
+    return make_block(model_from_params(P, Q, Lp, Lq, model),
+                      coefficients,
+                      lo_leakage,
+                      weights,
+                      mapped,
+                      { backend,
+                        device,
+                        batch,
+                        device_buffers,
+                        channels,
+                        input_format,
+                        output_format,
+                        full_scale });
+}
+
+dpd_predistorter_cc::sptr
+dpd_predistorter_cc::make(const std::string& model,
+                          const std::vector<gr_complex>& coefficients,
+                          gr_complex lo_leakage,
+                          const std::vector<float>& weights,
+                          bool mapped,
+                          const stream_options& options)
+{
+    return make_block(kernel::dpd_model::parse(model),
+                      coefficients,
+                      lo_leakage,
+                      weights,
+                      mapped,
+                      options);
 }
 
 dpd_predistorter_cc_impl::dpd_predistorter_cc_impl(

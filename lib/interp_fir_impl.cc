@@ -26,26 +26,37 @@ interp_fir<T, TAP>::make(int interpolation,
                          int channels,
                          const std::string& input_format)
 {
-    kernel::check_channels(channels); // before the ports are sized by it
-    const kernel::sample_format out = kernel::sample_format_from_string(output_format);
-    const kernel::sample_format in =
-        kernel::sample_format_from_string(input_format, "input_format");
-    input_item_size<T>(in); // complex samples only, said before the kernel says it
-    if (in == kernel::sample_format::sc16)
-        kernel::validate_full_scale(full_scale);
+    return make(interpolation,
+                taps,
+                { backend,
+                  device,
+                  batch,
+                  device_buffers,
+                  channels,
+                  input_format,
+                  output_format,
+                  full_scale });
+}
+
+template <class T, class TAP>
+typename interp_fir<T, TAP>::sptr interp_fir<T, TAP>::make(int interpolation,
+                                                           const std::vector<TAP>& taps,
+                                                           const stream_options& options)
+{
+    const stream_setup s = check_stream<T>(options);
     return gnuradio::make_block_sptr<interp_fir_impl<T, TAP>>(
         std::make_unique<kernel::polyphase_interpolator<T, TAP>>(
             interpolation_from_param(interpolation),
             taps,
-            backend_from_string(backend),
-            device,
-            batch_from_param(batch),
-            unsigned(channels),
-            in),
-        device,
-        device_buffers,
-        out,
-        full_scale);
+            s.requested,
+            s.device,
+            s.batch,
+            s.channels,
+            s.input),
+        s.device,
+        s.device_buffers,
+        s.output,
+        s.full_scale);
 }
 
 template <class T, class TAP>

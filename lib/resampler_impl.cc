@@ -134,26 +134,42 @@ typename resampler<T>::sptr resampler<T>::make(double rate,
                                                int channels,
                                                const std::string& input_format)
 {
+    return make(rate,
+                method,
+                nfilts,
+                taps_per_arm,
+                attenuation_db,
+                { backend,
+                  device,
+                  0,
+                  device_buffers,
+                  channels,
+                  input_format,
+                  output_format,
+                  full_scale });
+}
+
+template <class T>
+typename resampler<T>::sptr resampler<T>::make(double rate,
+                                               const std::string& method,
+                                               unsigned nfilts,
+                                               unsigned taps_per_arm,
+                                               double attenuation_db,
+                                               const stream_options& options)
+{
     // The item parameters are checked before a kernel (and its device memory) exists.
-    const kernel::sample_format format = kernel::sample_format_from_string(output_format);
-    output_item_size<T>(format, full_scale);
-    const kernel::sample_format in =
-        kernel::sample_format_from_string(input_format, "input_format");
-    input_item_size<T>(in);
-    if (in == kernel::sample_format::sc16)
-        kernel::validate_full_scale(full_scale);
-    kernel::check_channels(channels);
+    const stream_setup s = check_stream<T>(options);
     auto k = std::make_unique<kernel::resampler<T>>(
         rate,
         kernel::method_from_string(method),
-        backend_from_string(backend),
-        device,
+        s.requested,
+        s.device,
         resampler_detail::make_params(nfilts, taps_per_arm, attenuation_db),
-        0,
-        unsigned(channels),
-        in);
+        s.batch,
+        s.channels,
+        s.input);
     return gnuradio::make_block_sptr<resampler_impl<T>>(
-        std::move(k), device, device_buffers, format, full_scale);
+        std::move(k), s.device, s.device_buffers, s.output, s.full_scale);
 }
 
 template class resampler<std::complex<float>>;

@@ -7,6 +7,7 @@
 #define INCLUDED_GPUINTERP_DPD_PREDISTORTER_CC_H
 
 #include <gnuradio/gpuinterp/api.h>
+#include <gnuradio/gpuinterp/stream_options.h>
 #include <gnuradio/sync_block.h>
 #include <complex>
 #include <string>
@@ -127,11 +128,26 @@ public:
                      bool mapped = false,
                      bool device_buffers = false,
                      const std::string& model = "",
-                     unsigned channels = 1,
+                     int channels = 1,
                      const std::string& output_format = "fc32",
                      float full_scale = 1.0f,
                      const std::string& input_format = "fc32",
                      const std::vector<float>& weights = {});
+    /*!
+     * \brief The same for a model spec, the stream options as one list (stream_options.h).
+     * \param model the model spec ("ph:P=5,Q=3,Lp=5,Lq=5", "gmp:..", "gru:..", ...)
+     * \param coefficients the polynomial families' values (empty for gru, tdnn)
+     * \param lo_leakage the constant c (0 for gru, tdnn)
+     * \param weights the neural families' values (empty for the polynomial ones)
+     * \param mapped as above
+     * \param options backend, device, batch, device_buffers, channels, formats, full_scale
+     */
+    static sptr make(const std::string& model,
+                     const std::vector<gr_complex>& coefficients,
+                     gr_complex lo_leakage,
+                     const std::vector<float>& weights,
+                     bool mapped,
+                     const stream_options& options);
 
     virtual void set_coefficients(const std::vector<gr_complex>& coefficients,
                                   gr_complex lo_leakage) = 0;

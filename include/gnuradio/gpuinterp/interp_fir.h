@@ -7,6 +7,7 @@
 #define INCLUDED_GPUINTERP_INTERP_FIR_H
 
 #include <gnuradio/gpuinterp/api.h>
+#include <gnuradio/gpuinterp/stream_options.h>
 #include <gnuradio/sync_interpolator.h>
 #include <complex>
 #include <string>
@@ -81,6 +82,9 @@ public:
                      float full_scale = 1.0f,
                      int channels = 1,
                      const std::string& input_format = "fc32");
+    //! The same, the stream options as one list (stream_options.h).
+    static sptr
+    make(int interpolation, const std::vector<TAP>& taps, const stream_options& options);
 
     virtual void set_taps(const std::vector<TAP>& taps) = 0;
     virtual std::vector<TAP> taps() const = 0;

@@ -451,89 +451,88 @@ void bind_dpd_predistorter(py::module& m)
     static const std::string bdoc = block_doc();
     py::class_<B, gr::sync_block, gr::block, gr::basic_block, std::shared_ptr<B>>(
         m, "dpd_predistorter_cc", bdoc.c_str())
-        .def(
-            py::init([](int_arg P,
-                        int_arg Q,
-                        int_arg Lp,
-                        int_arg Lq,
-                        const py::object& co_,
-                        const py::object& c_,
-                        const py::object& b_,
-                        int_arg device,
-                        int_arg batch,
-                        const py::object& mapped_,
-                        const py::object& device_buffers_,
-                        const py::object& model_,
-                        int_arg channels,
-                        const py::object& output_format_,
-                        const py::object& full_scale_,
-                        const py::object& input_format_,
-                        const py::object& weights_) {
-                // Every argument is converted here, so a wrong type is a ValueError naming it
-                // (bound as C++ types, pybind11 would answer "incompatible constructor
-                // arguments" and take True or None for numbers and flags).
-                const auto co = pyutil::vector_arg<gr_complex>(
-                    co_, "coefficients", "a sequence of complex numbers");
-                const auto c = gr_complex(pyutil::complex_arg(c_, "lo_leakage"));
-                const auto b =
-                    pyutil::str_arg(b_, "backend", "'automatic', 'cpu' or 'cuda'");
-                const bool mapped = pyutil::bool_arg(mapped_, "mapped");
-                const bool device_buffers =
-                    pyutil::bool_arg(device_buffers_, "device_buffers");
-                const auto model =
-                    pyutil::str_arg(model_, "model", "a model spec string");
-                const auto output_format =
-                    pyutil::str_arg(output_format_, "output_format", "'fc32' or 'sc16'");
-                const float full_scale =
-                    float(pyutil::float_arg(full_scale_, "full_scale", "a number > 0"));
-                const auto input_format =
-                    pyutil::str_arg(input_format_, "input_format", "'fc32' or 'sc16'");
-                const auto weights = pyutil::vector_arg<float>(
-                    weights_, "weights", "a sequence of real numbers");
-                // With a model spec the structure comes from the spec and P..Lq are not used:
-                // only their type is checked then.
-                const bool ph = model.empty();
-                return B::make(
-                    P.get<unsigned>("P", ph ? 1 : 0, ph ? pyutil::max_order : UINT_MAX),
-                    Q.get<unsigned>("Q", 0, ph ? pyutil::max_order : UINT_MAX),
-                    Lp.get<unsigned>(
-                        "Lp", ph ? 1 : 0, ph ? pyutil::max_dpd_taps : UINT_MAX),
-                    Lq.get<unsigned>(
-                        "Lq", ph ? 1 : 0, ph ? pyutil::max_dpd_taps : UINT_MAX),
-                    co,
-                    c,
-                    b,
-                    device.get<int>("device", 0),
-                    batch.get<int>("batch", 0, pyutil::max_batch),
-                    mapped,
-                    device_buffers,
-                    model,
-                    channels.get<unsigned>("channels", 1, kernel::dpd_bank::max_channels),
-                    output_format,
-                    full_scale,
-                    input_format,
-                    weights);
-            }),
-            // A model spec (mp, gmp, a neural one with weights) needs no P..Lq; the ph
-            // parameters without one still refuse 0 with their own messages.
-            py::arg("P") = 0,
-            py::arg("Q") = 0,
-            py::arg("Lp") = 0,
-            py::arg("Lq") = 0,
-            py::arg("coefficients") = py::list(),
-            py::arg("lo_leakage") = py::cast(std::complex<double>(0, 0)),
-            py::arg("backend") = py::str("automatic"),
-            py::arg("device") = 0,
-            py::arg("batch") = 0,
-            py::arg("mapped") = py::bool_(false),
-            py::arg("device_buffers") = py::bool_(false),
-            py::arg("model") = py::str(""),
-            py::arg("channels") = 1,
-            py::arg("output_format") = py::str("fc32"),
-            py::arg("full_scale") = py::float_(1.0),
-            py::arg("input_format") = py::str("fc32"),
-            py::arg("weights") = py::list(),
-            bdoc.c_str())
+        .def(py::init([](int_arg P,
+                         int_arg Q,
+                         int_arg Lp,
+                         int_arg Lq,
+                         const py::object& co_,
+                         const py::object& c_,
+                         const py::object& b_,
+                         int_arg device,
+                         int_arg batch,
+                         const py::object& mapped_,
+                         const py::object& device_buffers_,
+                         const py::object& model_,
+                         int_arg channels,
+                         const py::object& output_format_,
+                         const py::object& full_scale_,
+                         const py::object& input_format_,
+                         const py::object& weights_) {
+                 // Every argument is converted here, so a wrong type is a ValueError naming it
+                 // (bound as C++ types, pybind11 would answer "incompatible constructor
+                 // arguments" and take True or None for numbers and flags).
+                 const auto co = pyutil::vector_arg<gr_complex>(
+                     co_, "coefficients", "a sequence of complex numbers");
+                 const auto c = gr_complex(pyutil::complex_arg(c_, "lo_leakage"));
+                 const auto b =
+                     pyutil::str_arg(b_, "backend", "'automatic', 'cpu' or 'cuda'");
+                 const bool mapped = pyutil::bool_arg(mapped_, "mapped");
+                 const bool device_buffers =
+                     pyutil::bool_arg(device_buffers_, "device_buffers");
+                 const auto model =
+                     pyutil::str_arg(model_, "model", "a model spec string");
+                 const auto output_format =
+                     pyutil::str_arg(output_format_, "output_format", "'fc32' or 'sc16'");
+                 const float full_scale =
+                     float(pyutil::float_arg(full_scale_, "full_scale", "a number > 0"));
+                 const auto input_format =
+                     pyutil::str_arg(input_format_, "input_format", "'fc32' or 'sc16'");
+                 const auto weights = pyutil::vector_arg<float>(
+                     weights_, "weights", "a sequence of real numbers");
+                 // With a model spec the structure comes from the spec and P..Lq are not used:
+                 // only their type is checked then.
+                 const bool ph = model.empty();
+                 return B::make(
+                     P.get<unsigned>("P", ph ? 1 : 0, ph ? pyutil::max_order : UINT_MAX),
+                     Q.get<unsigned>("Q", 0, ph ? pyutil::max_order : UINT_MAX),
+                     Lp.get<unsigned>(
+                         "Lp", ph ? 1 : 0, ph ? pyutil::max_dpd_taps : UINT_MAX),
+                     Lq.get<unsigned>(
+                         "Lq", ph ? 1 : 0, ph ? pyutil::max_dpd_taps : UINT_MAX),
+                     co,
+                     c,
+                     b,
+                     device.get<int>("device", 0),
+                     batch.get<int>("batch", 0, pyutil::max_batch),
+                     mapped,
+                     device_buffers,
+                     model,
+                     channels.get<int>("channels", 1, kernel::dpd_bank::max_channels),
+                     output_format,
+                     full_scale,
+                     input_format,
+                     weights);
+             }),
+             // A model spec (mp, gmp, a neural one with weights) needs no P..Lq; the ph
+             // parameters without one still refuse 0 with their own messages.
+             py::arg("P") = 0,
+             py::arg("Q") = 0,
+             py::arg("Lp") = 0,
+             py::arg("Lq") = 0,
+             py::arg("coefficients") = py::list(),
+             py::arg("lo_leakage") = py::cast(std::complex<double>(0, 0)),
+             py::arg("backend") = py::str("automatic"),
+             py::arg("device") = 0,
+             py::arg("batch") = 0,
+             py::arg("mapped") = py::bool_(false),
+             py::arg("device_buffers") = py::bool_(false),
+             py::arg("model") = py::str(""),
+             py::arg("channels") = 1,
+             py::arg("output_format") = py::str("fc32"),
+             py::arg("full_scale") = py::float_(1.0),
+             py::arg("input_format") = py::str("fc32"),
+             py::arg("weights") = py::list(),
+             bdoc.c_str())
         .def("model", &B::model, "The model's canonical spec.")
         .def(
             "set_weights",
