@@ -109,19 +109,14 @@ dpd_predistorter_cc::make(unsigned P,
                           const std::string& input_format,
                           const std::vector<float>& weights)
 {
+    const stream_options o{ backend,  device,       batch,         device_buffers,
+                            channels, input_format, output_format, full_scale };
     return make_block(model_from_params(P, Q, Lp, Lq, model),
                       coefficients,
                       lo_leakage,
                       weights,
                       mapped,
-                      { backend,
-                        device,
-                        batch,
-                        device_buffers,
-                        channels,
-                        input_format,
-                        output_format,
-                        full_scale });
+                      o);
 }
 
 dpd_predistorter_cc::sptr

@@ -26,16 +26,9 @@ interp_fir<T, TAP>::make(int interpolation,
                          int channels,
                          const std::string& input_format)
 {
-    return make(interpolation,
-                taps,
-                { backend,
-                  device,
-                  batch,
-                  device_buffers,
-                  channels,
-                  input_format,
-                  output_format,
-                  full_scale });
+    const stream_options o{ backend,  device,       batch,         device_buffers,
+                            channels, input_format, output_format, full_scale };
+    return make(interpolation, taps, o);
 }
 
 template <class T, class TAP>

@@ -134,40 +134,31 @@ typename resampler<T>::sptr resampler<T>::make(double rate,
                                                int channels,
                                                const std::string& input_format)
 {
+    const stream_options o{ backend,        device,    0,
+                            device_buffers, channels,  input_format,
+                            output_format,  full_scale };
     return make(rate,
                 method,
-                nfilts,
-                taps_per_arm,
-                attenuation_db,
-                { backend,
-                  device,
-                  0,
-                  device_buffers,
-                  channels,
-                  input_format,
-                  output_format,
-                  full_scale });
+                resampler_detail::make_params(nfilts, taps_per_arm, attenuation_db),
+                o);
 }
 
 template <class T>
 typename resampler<T>::sptr resampler<T>::make(double rate,
                                                const std::string& method,
-                                               unsigned nfilts,
-                                               unsigned taps_per_arm,
-                                               double attenuation_db,
+                                               const kernel::polyphase_params& filter,
                                                const stream_options& options)
 {
     // The item parameters are checked before a kernel (and its device memory) exists.
     const stream_setup s = check_stream<T>(options);
-    auto k = std::make_unique<kernel::resampler<T>>(
-        rate,
-        kernel::method_from_string(method),
-        s.requested,
-        s.device,
-        resampler_detail::make_params(nfilts, taps_per_arm, attenuation_db),
-        s.batch,
-        s.channels,
-        s.input);
+    auto k = std::make_unique<kernel::resampler<T>>(rate,
+                                                    kernel::method_from_string(method),
+                                                    s.requested,
+                                                    s.device,
+                                                    filter,
+                                                    s.batch,
+                                                    s.channels,
+                                                    s.input);
     return gnuradio::make_block_sptr<resampler_impl<T>>(
         std::move(k), s.device, s.device_buffers, s.output, s.full_scale);
 }

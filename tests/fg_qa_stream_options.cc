@@ -121,7 +121,7 @@ TEST(StreamOptions, InterpFirOptionsEqualPositional)
 TEST(StreamOptions, ResamplerOptionsEqualPositional)
 {
     const auto o = two_channels_sc16();
-    auto a = gi::resampler_cc::make(1.37, "polyphase", 32, 16, 70.0, o);
+    auto a = gi::resampler_cc::make(1.37, "polyphase", { 32, 16, 70.0 }, o);
     auto b = gi::resampler_cc::make(
         1.37, "polyphase", 32, 16, 70.0, "cpu", 0, false, "sc16", 0.8f, 2, "fc32");
     expect_same_options(a, b);
@@ -129,7 +129,7 @@ TEST(StreamOptions, ResamplerOptionsEqualPositional)
     ASSERT_GT(y[1].size(), 4000u); // about 1.37 x 3000, less the filter's reach
     EXPECT_EQ(y, outputs(b));
     expect_every_field_named([](const gi::stream_options& o) {
-        gi::resampler_cc::make(1.37, "polyphase", 32, 16, 70.0, o);
+        gi::resampler_cc::make(1.37, "polyphase", { 32, 16, 70.0 }, o);
     });
 }
 

@@ -8,6 +8,7 @@
 
 #include <gnuradio/block.h>
 #include <gnuradio/gpuinterp/api.h>
+#include <gnuradio/gpuinterp/kernel/resampler.h>
 #include <gnuradio/gpuinterp/stream_options.h>
 #include <complex>
 #include <cstdint>
@@ -81,13 +82,11 @@ public:
                      float full_scale = 1.0f,
                      int channels = 1,
                      const std::string& input_format = "fc32");
-    //! The same, the stream options as one list (stream_options.h; `batch` as the kernel's:
-    //! most outputs per GPU launch, 0 for its default).
+    //! The same, the polyphase filter's parameters as the kernel's and the stream options as
+    //! one list (stream_options.h; `batch`: most outputs per GPU launch, 0 for the default).
     static sptr make(double rate,
                      const std::string& method,
-                     unsigned nfilts,
-                     unsigned taps_per_arm,
-                     double attenuation_db,
+                     const kernel::polyphase_params& filter,
                      const stream_options& options);
 
     virtual void set_rate(double rate) = 0;
