@@ -254,6 +254,56 @@ TEST(DpdBankCuda, GmpSc16IsRefusedByName)
         "output_format:"));
 }
 
+// A ph structure the one-launch kernel cannot take (a history of 299 samples, beyond the tiled
+// body's one halo value per thread) runs one engine per channel and says why; each channel equals
+// the CPU predistorter with its values within float accumulation: at most 2 x (terms) x 2^-23 x
+// sum |coefficient| (|x| < 1, so no basis value exceeds 1). With an sc16 side (which only the
+// one-launch kernel converts on CUDA) the structure is refused, naming Lp.
+TEST(DpdBankCuda, LongPhRunsOneEnginePerChannelAndSaysSo)
+{
+    GPUINTERP_SKIP_WITHOUT_CUDA();
+    const dpd_model long_ph = dpd_model::parse("ph:P=3,Q=1,Lp=300,Lq=3");
+    const unsigned N = 3;
+    const size_t n = 20000;
+    dpd_bank b(long_ph, N, channel_coefficients(long_ph, 0), cf(0), backend::cuda);
+    EXPECT_FALSE(b.one_launch());
+    EXPECT_NE(b.backend_note().find("one launch per channel"), std::string::npos)
+        << b.backend_note();
+    std::vector<std::vector<cf>> x(N), want(N);
+    std::vector<double> bound(N);
+    for (unsigned c = 0; c < N; c++) {
+        x[c] = random_vector<cf>(n, 0.7f);
+        const auto h = channel_coefficients(long_ph, c);
+        b.set_coefficients(c, h, cf(0));
+        want[c] = dpd_predistorter(long_ph, h, cf(0), backend::cpu).process(x[c]);
+        double sum = 0;
+        for (const cf& v : h)
+            sum += std::abs(v);
+        bound[c] = 2.0 * double(h.size()) * std::ldexp(1.0, -23) * sum;
+    }
+    const auto got = run_bank<cf>(b, x, 1);
+    for (unsigned c = 0; c < N; c++) {
+        double worst = 0;
+        for (size_t i = 0; i < n; i++)
+            worst = std::max(worst, double(std::abs(got[c][i] - want[c][i])));
+        EXPECT_LE(worst, bound[c]) << "channel " << c;
+    }
+    EXPECT_TRUE(throws_naming(
+        [&] {
+            dpd_bank s(long_ph,
+                       N,
+                       channel_coefficients(long_ph, 0),
+                       cf(0),
+                       backend::cuda,
+                       0,
+                       0,
+                       false,
+                       sample_format::sc16,
+                       1.0f);
+        },
+        "Lp:"));
+}
+
 #ifdef GPUINTERP_HAVE_CUDA
 // Device pointers at odd sample offsets (GNU Radio buffers of separate ports), 64 channels, sc16
 // and fc32, against the host path of the same bank configuration.
