@@ -10,6 +10,7 @@
 #include "test_util.h"
 #include <gnuradio/gpuinterp/kernel/dpd_gram.h>
 #include <gtest/gtest.h>
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <limits>
@@ -505,6 +506,12 @@ TEST_P(DpdGram, ForgettingScalesEverySum)
     EXPECT_THROW(g.solve(), std::runtime_error);
 }
 
+// The index of `lambda` in the grid (grid.size() when it is not one of its values).
+size_t grid_index(const std::vector<double>& grid, double lambda)
+{
+    return size_t(std::find(grid.begin(), grid.end(), lambda) - grid.begin());
+}
+
 TEST_P(DpdGram, ValidationAndGcvPickTheNaiveChoice)
 {
     for (const char* spec : { "ph:P=5,Q=1,Lp=4,Lq=2",
@@ -512,8 +519,11 @@ TEST_P(DpdGram, ValidationAndGcvPickTheNaiveChoice)
                               "gmp:Ka=3,La=3,Kb=2,Lb=2,Mb=1,Kc=1,Lc=2,Mc=1" }) {
         SCOPED_TRACE(spec);
         const dpd_model m = dpd_model::parse(spec);
-        // Short capture, strong noise: the best lambda is inside the grid, not at its
-        // ends.
+        // Short capture, strong noise. Two grid values whose naive scores differ by less than
+        // the precision the kernel's scores are held to (below) are a tie its rounding may break
+        // either way (an H100 picked 3.16e-14 where the naive choice was 1e-14, for the ph
+        // model): the kernel's choice must score within that precision of the naive best, and
+        // its coefficients and scores must then be the naive ones at its choice.
         const auto y = random_signal(600);
         const auto x = target_for(m, true, y, 0.6);
         std::vector<uint8_t> fit(y.size(), 0), val(y.size(), 0);
@@ -537,12 +547,18 @@ TEST_P(DpdGram, ValidationAndGcvPickTheNaiveChoice)
             if (i == 0 || s < best_s)
                 best = i, best_s = s;
         }
-        const auto sv = g.solve(); // automatic: held-out rows exist
+        const double score_db = 1e-6; // the kernel's scores against the naive ones
+        const auto sv = g.solve();    // automatic: held-out rows exist
         EXPECT_EQ(sv.selected_by, "validation");
-        EXPECT_EQ(sv.lambda, grid[best]);
-        EXPECT_NEAR(sv.validation_nmse_db, best_s, 1e-6);
-        EXPECT_TRUE(close(sv.w, naive_w(p, grid[best]), 1e-7));
-        EXPECT_NEAR(sv.fit_nmse_db, naive_nmse_db(m, true, y, x, &fit, sv.w), 1e-6);
+        const size_t at = grid_index(grid, sv.lambda);
+        ASSERT_LT(at, grid.size()) << sv.lambda << " is not a grid value";
+        const auto w_at = naive_w(p, grid[at]);
+        const double s_at = naive_nmse_db(m, true, y, x, &val, w_at);
+        EXPECT_LE(s_at - best_s, 2 * score_db)
+            << "chose " << grid[at] << ", best " << grid[best];
+        EXPECT_NEAR(sv.validation_nmse_db, s_at, score_db);
+        EXPECT_TRUE(close(sv.w, w_at, 1e-7));
+        EXPECT_NEAR(sv.fit_nmse_db, naive_nmse_db(m, true, y, x, &fit, sv.w), score_db);
 
         // GCV on the fit rows alone.
         size_t bg = 0;
@@ -556,15 +572,20 @@ TEST_P(DpdGram, ValidationAndGcvPickTheNaiveChoice)
         o.mode = mode_t::gcv;
         const auto sg = g.solve(o);
         EXPECT_EQ(sg.selected_by, "gcv");
-        EXPECT_EQ(sg.lambda, grid[bg]);
-        EXPECT_TRUE(close(sg.w, naive_w(p, grid[bg]), 1e-7));
+        const size_t gat = grid_index(grid, sg.lambda);
+        ASSERT_LT(gat, grid.size()) << sg.lambda << " is not a grid value";
+        const auto wg_at = naive_w(p, grid[gat]);
+        // GCV is a ratio of sums in double: a tie within 1e-9 of it may go either way too.
+        EXPECT_LE(naive_gcv(p, sf, grid[gat], wg_at), bgs * (1 + 1e-9))
+            << "chose " << grid[gat] << ", best " << grid[bg];
+        EXPECT_TRUE(close(sg.w, wg_at, 1e-7));
         EXPECT_FALSE(
             std::isnan(sg.validation_nmse_db)); // held-out rows exist: scored anyway
         dpd_gram only_fit(m, true, GetParam());
         only_fit.add(y.data(), y.size(), x.data(), fit.data(), nullptr);
         const auto sa = only_fit.solve(); // automatic without held-out rows: gcv
         EXPECT_EQ(sa.selected_by, "gcv");
-        EXPECT_EQ(sa.lambda, grid[bg]);
+        EXPECT_EQ(sa.lambda, sg.lambda); // the same fit rows, the same Gram
         EXPECT_TRUE(std::isnan(sa.validation_nmse_db));
         o.mode = mode_t::validation;
         EXPECT_THROW(only_fit.solve(o), std::invalid_argument);
