@@ -16,6 +16,7 @@
 #include <complex>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace gr {
 namespace gpuinterp {
@@ -66,6 +67,58 @@ inline void sc16_expand(C* out, const int16_t* in, size_t n, float inverse)
     for (size_t i = 0; i < n; i++)
         out[i] = C(float(in[2 * i]) * inverse, float(in[2 * i + 1]) * inverse);
 }
+
+/*!
+ * A complex float stage run with an sc16 side on the host (the CPU engines), a cache-sized chunk
+ * at a time: n inputs in chunks of `chunk`; with `in_scale` set they are I/Q int16 pairs expanded
+ * times *in_scale first; stage(y, x, m) writes m * per_in outputs; with `scale` set they are
+ * converted to I/Q int16 pairs (saturated and invalid ones added to sat, bad) while still in
+ * cache. The stage only ever sees complex float. The scratch grows once.
+ */
+class sc16_chunks
+{
+public:
+    using complex = std::complex<float>;
+
+    template <typename Count, typename Stage>
+    void run(void* out,
+             const void* in,
+             size_t n,
+             size_t per_in,
+             size_t chunk,
+             const float* in_scale,
+             const float* scale,
+             Count& sat,
+             Count& bad,
+             Stage&& stage)
+    {
+        for (size_t pos = 0; pos < n; pos += chunk) {
+            const size_t m = n - pos < chunk ? n - pos : chunk;
+            const complex* x = static_cast<const complex*>(in) + pos;
+            if (in_scale) {
+                d_in.resize(chunk);
+                sc16_expand(
+                    d_in.data(), static_cast<const int16_t*>(in) + 2 * pos, m, *in_scale);
+                x = d_in.data();
+            }
+            if (!scale) {
+                stage(static_cast<complex*>(out) + pos * per_in, x, m);
+                continue;
+            }
+            d_out.resize(chunk * per_in);
+            stage(d_out.data(), x, m);
+            sc16_convert(static_cast<int16_t*>(out) + 2 * pos * per_in,
+                         d_out.data(),
+                         m * per_in,
+                         *scale,
+                         sat,
+                         bad);
+        }
+    }
+
+private:
+    std::vector<complex> d_in, d_out;
+};
 
 #if defined(__CUDACC__)
 //! The host layout of a kernel's input sample D: I, Q as int16 for short2 (sc16), complex float

@@ -126,31 +126,16 @@ private:
         if constexpr (!std::is_same_v<T, std::complex<float>>) {
             throw std::logic_error("fir engine: sc16 needs complex samples");
         } else {
-            const size_t chunk = std::max<size_t>(1, 4096 / d_L);
-            for (size_t pos = 0; pos < n_in; pos += chunk) {
-                const size_t m = std::min(chunk, n_in - pos);
-                const T* x = static_cast<const T*>(in) + pos;
-                if (in_scale) {
-                    d_in_scratch.resize(chunk);
-                    sc16_expand(d_in_scratch.data(),
-                                static_cast<const int16_t*>(in) + 2 * pos,
-                                m,
-                                *in_scale);
-                    x = d_in_scratch.data();
-                }
-                if (!scale) {
-                    run(c, static_cast<T*>(out) + pos * d_L, x, m);
-                    continue;
-                }
-                d_out_scratch.resize(chunk * d_L);
-                run(c, d_out_scratch.data(), x, m);
-                sc16_convert(static_cast<int16_t*>(out) + 2 * pos * d_L,
-                             d_out_scratch.data(),
-                             m * d_L,
-                             *scale,
-                             counts.saturated,
-                             counts.invalid);
-            }
+            d_sc16.run(out,
+                       in,
+                       n_in,
+                       d_L,
+                       std::max<size_t>(1, 4096 / d_L),
+                       in_scale,
+                       scale,
+                       counts.saturated,
+                       counts.invalid,
+                       [&](T* y, const T* x, size_t m) { run(c, y, x, m); });
         }
     }
 
@@ -161,8 +146,7 @@ private:
     cpu::tap_vector<TAP> d_arms;
     std::vector<stream_history<T>> d_hist; // one per channel
     std::vector<std::vector<T>> d_work;    // one window buffer per thread, grown once
-    std::vector<T> d_in_scratch;           // sc16 in: one chunk of expanded inputs
-    std::vector<T> d_out_scratch;          // sc16 out: one chunk of outputs
+    sc16_chunks d_sc16;                    // sc16 either side: one chunk at a time
 };
 
 } // namespace

@@ -48,10 +48,6 @@ dpd_channel_engines::dpd_channel_engines(const dpd_model& model,
     for (unsigned c = 0; c < cfg.channels; c++)
         d_each.push_back(std::make_unique<channel>(
             model, selected, cfg.device, cfg.batch, cfg.mapped));
-    if (d_formats.output == sample_format::sc16)
-        d_scratch.resize(sc16_chunk);
-    if (d_formats.input == sample_format::sc16)
-        d_in_scratch.resize(sc16_chunk);
 }
 
 dpd_channel_engines::~dpd_channel_engines() = default;
@@ -111,29 +107,18 @@ void dpd_channel_engines::process(void* const* out,
             continue;
         }
         // sc16 runs on the CPU only (the factory refuses CUDA): host pointers either way.
-        sc16_counts& k = d_counts[c];
-        for (size_t pos = 0; pos < n; pos += sc16_chunk) {
-            const size_t m = std::min(sc16_chunk, n - pos);
-            const complex* x = static_cast<const complex*>(in[c]) + pos;
-            if (sc16_in) {
-                sc16_expand(d_in_scratch.data(),
-                            static_cast<const int16_t*>(in[c]) + 2 * pos,
-                            m,
-                            sc16_inverse_scale(d_formats.full_scale));
-                x = d_in_scratch.data();
-            }
-            if (!sc16_out) {
-                e.process(static_cast<complex*>(out[c]) + pos, x, m);
-                continue;
-            }
-            e.process(d_scratch.data(), x, m);
-            sc16_convert(static_cast<int16_t*>(out[c]) + 2 * pos,
-                         d_scratch.data(),
-                         m,
-                         sc16_scale(d_formats.full_scale),
-                         k.saturated,
-                         k.invalid);
-        }
+        const float in_scale = sc16_inverse_scale(d_formats.full_scale);
+        const float scale = sc16_scale(d_formats.full_scale);
+        d_sc16.run(out[c],
+                   in[c],
+                   n,
+                   1,
+                   sc16_chunk,
+                   sc16_in ? &in_scale : nullptr,
+                   sc16_out ? &scale : nullptr,
+                   d_counts[c].saturated,
+                   d_counts[c].invalid,
+                   [&](complex* y, const complex* x, size_t m) { e.process(y, x, m); });
     }
 }
 

@@ -12,6 +12,7 @@
 // there: docs/performance.md, BM_dpd_engine_n1). sc16 is converted on the host a cache-sized chunk
 // at a time, so it runs on the CPU only (the factory refuses it on CUDA).
 
+#include "../common/sc16.h"
 #include "dpd_bank_engine.h"
 #include <memory>
 #include <vector>
@@ -48,9 +49,7 @@ private:
     bank_formats d_formats;
     std::vector<std::unique_ptr<channel>> d_each;
     std::vector<sc16_counts> d_counts;
-    std::vector<std::complex<float>> d_scratch; //!< sc16 out: one chunk of fc32 outputs
-    std::vector<std::complex<float>>
-        d_in_scratch; //!< sc16 in: one chunk of converted inputs
+    sc16_chunks d_sc16; //!< sc16 either side: one chunk at a time, in cache
 };
 
 } // namespace kernel
