@@ -3,7 +3,7 @@
  * Copyright 2026 gr-gpuinterp authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-// The polyphase interpolation lab (fir_lab.h): fir_kernels.cuh's single-channel kernel and
+// The polyphase interpolation lab (fir_lab.h): fir_kernels.cuh's kernel (one channel) and
 // plan_fir_shape() instantiated here with the (R, threads) pairs of fir_lab_shapes(), for complex
 // float samples and float taps with the plain store. Everything else (tile geometry from the
 // device's tuning row, shared-memory layout, grid cap from the occupancy) is the library's code
@@ -39,9 +39,8 @@ fir_plan lab_plan(int device, unsigned L, size_t M)
         M,
         fir_tuning_for(compute_capability(device)),
         [](const tile_geometry& g, int optin) {
-            allow_smem(
-                pick_kernel<float2, float2, float, fir_store<float2>, false, Shape>(g),
-                optin);
+            allow_smem(pick_kernel<float2, float2, float, fir_store<float2>, Shape>(g),
+                       optin);
         });
 }
 
@@ -53,8 +52,11 @@ void lab_launch(const fir_plan& pl,
                 int n,
                 cudaStream_t st)
 {
-    launch_one<float2, float2, float, Shape>(
-        fir_call<float>{ pl, taps, n, {}, st }, x, fir_store<float2>{ y });
+    channel_pointers p{};
+    p.x[0] = x;
+    p.y[0] = y;
+    launch_channels<float2, float2, float, Shape>(
+        fir_call<float>{ pl, taps, n, {}, st }, p, 1, fir_store<float2>{});
 }
 
 struct lab_entry {

@@ -16,7 +16,6 @@
 #include <numeric>
 
 using namespace gpuinterp_test;
-using gr::gpuinterp::kernel::sample_format;
 namespace gi = gr::gpuinterp;
 namespace dev = gr::gpuinterp::device;
 

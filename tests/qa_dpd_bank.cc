@@ -17,7 +17,6 @@ using namespace gpuinterp_test;
 using gr::gpuinterp::kernel::dpd_bank;
 using gr::gpuinterp::kernel::dpd_model;
 using gr::gpuinterp::kernel::dpd_predistorter;
-using gr::gpuinterp::kernel::sample_format;
 
 namespace {
 

@@ -18,7 +18,6 @@
 using namespace gpuinterp_test;
 using gr::gpuinterp::kernel::dpd_bank;
 using gr::gpuinterp::kernel::dpd_model;
-using gr::gpuinterp::kernel::sample_format;
 
 namespace {
 

@@ -17,7 +17,6 @@
 
 using namespace gpuinterp_test;
 using gr::gpuinterp::kernel::polyphase_interpolator;
-using gr::gpuinterp::kernel::sample_format;
 
 namespace {
 

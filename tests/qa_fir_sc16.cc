@@ -15,7 +15,6 @@ using namespace gpuinterp_test;
 using gr::gpuinterp::kernel::polyphase_interpolator_ccc;
 using gr::gpuinterp::kernel::polyphase_interpolator_ccf;
 using gr::gpuinterp::kernel::polyphase_interpolator_fff;
-using gr::gpuinterp::kernel::sample_format;
 
 namespace {
 

@@ -24,7 +24,6 @@ using gr::gpuinterp::kernel::polyphase_interpolator;
 using gr::gpuinterp::kernel::polyphase_interpolator_ccf;
 using gr::gpuinterp::kernel::polyphase_interpolator_fff;
 using gr::gpuinterp::kernel::sample_bytes;
-using gr::gpuinterp::kernel::sample_format;
 
 namespace {
 

@@ -18,8 +18,6 @@
 using namespace gpuinterp_test;
 using gr::gpuinterp::kernel::resamp_method;
 using gr::gpuinterp::kernel::resampler;
-using gr::gpuinterp::kernel::sample_format;
-using gr::gpuinterp::kernel::sc16_counts;
 
 namespace {
 

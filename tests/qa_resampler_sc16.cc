@@ -22,7 +22,6 @@ using namespace gpuinterp_test;
 using gr::gpuinterp::kernel::resamp_method;
 using gr::gpuinterp::kernel::resampler_cc;
 using gr::gpuinterp::kernel::resampler_ff;
-using gr::gpuinterp::kernel::sample_format;
 
 namespace {
 

@@ -10,6 +10,7 @@
 
 #include <gnuradio/gpuinterp/kernel/backend.h>
 #include <gnuradio/gpuinterp/kernel/dpd_model.h>
+#include <gnuradio/gpuinterp/kernel/sample_format.h>
 #include <gtest/gtest.h>
 #ifdef GPUINTERP_HAVE_CUDA
 #include <cuda_runtime.h> // the device-pointer tests stage their data with the runtime itself
@@ -32,6 +33,8 @@ namespace gpuinterp_test {
 using cf = std::complex<float>;
 using cd = std::complex<double>;
 using gr::gpuinterp::backend;
+using gr::gpuinterp::kernel::sample_format; // the sc16 tests of every family
+using gr::gpuinterp::kernel::sc16_counts;
 
 //! The bit pattern of v: the texture tests compare floats to the bit.
 inline uint32_t bits(float v)

@@ -137,62 +137,61 @@ GMP_INLINE void filter_body(cf* __restrict out,
     }
 }
 
-void planes_generic(float* xr, float* xi, float* ev, const cf* x, size_t cnt)
+// One tile: the planes of x's cnt samples at xr, xi, ev, then (with a program) the predistorted
+// outputs of those samples, reading the planes' H values before them as history.
+GMP_INLINE void tile_body(cf* out,
+                          float* xr,
+                          float* xi,
+                          float* ev,
+                          const cf* x,
+                          const gmp_program* p,
+                          size_t cnt)
 {
     planes_body(xr, xi, ev, x, cnt);
+    if (p)
+        filter_body(out, xr, xi, ev, *p, cnt);
 }
-void filter_generic(cf* out,
-                    const float* xr,
-                    const float* xi,
-                    const float* ev,
-                    const gmp_program& p,
-                    size_t cnt)
+
+void tile_generic(cf* out,
+                  float* xr,
+                  float* xi,
+                  float* ev,
+                  const cf* x,
+                  const gmp_program* p,
+                  size_t cnt)
 {
-    filter_body(out, xr, xi, ev, p, cnt);
+    tile_body(out, xr, xi, ev, x, p, cnt);
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define GPUINTERP_GMP_AVX2 1
-__attribute__((target("avx2,fma"))) void
-planes_avx2(float* xr, float* xi, float* ev, const cf* x, size_t cnt)
+__attribute__((target("avx2,fma"))) void tile_avx2(cf* out,
+                                                   float* xr,
+                                                   float* xi,
+                                                   float* ev,
+                                                   const cf* x,
+                                                   const gmp_program* p,
+                                                   size_t cnt)
 {
-    planes_body(xr, xi, ev, x, cnt);
+    tile_body(out, xr, xi, ev, x, p, cnt);
 }
-__attribute__((target("avx2,fma"))) void filter_avx2(cf* out,
-                                                     const float* xr,
-                                                     const float* xi,
-                                                     const float* ev,
-                                                     const gmp_program& p,
-                                                     size_t cnt)
-{
-    filter_body(out, xr, xi, ev, p, cnt);
-}
-
 #endif
 
 cpu::avx2_switch g_avx2;
 
-void planes(float* xr, float* xi, float* ev, const cf* x, size_t cnt)
+void tile(cf* out,
+          float* xr,
+          float* xi,
+          float* ev,
+          const cf* x,
+          const gmp_program* p,
+          size_t cnt)
 {
 #ifdef GPUINTERP_GMP_AVX2
     if (g_avx2.usable())
-        return planes_avx2(xr, xi, ev, x, cnt);
+        return tile_avx2(out, xr, xi, ev, x, p, cnt);
 #endif
-    planes_generic(xr, xi, ev, x, cnt);
-}
-
-void filter(cf* out,
-            const float* xr,
-            const float* xi,
-            const float* ev,
-            const gmp_program& p,
-            size_t cnt)
-{
-#ifdef GPUINTERP_GMP_AVX2
-    if (g_avx2.usable())
-        return filter_avx2(out, xr, xi, ev, p, cnt);
-#endif
-    filter_generic(out, xr, xi, ev, p, cnt);
+    tile_generic(out, xr, xi, ev, x, p, cnt);
 }
 
 class cpu_gmp_engine final : public gmp_engine
@@ -237,14 +236,13 @@ private:
         float* ev = xi + S;
         w.hist.resize(H);
         d_hist.window(w.hist.data(), in, s0, 0);
-        planes(xr, xi, ev, w.hist.data(), H);
+        tile(nullptr, xr, xi, ev, w.hist.data(), nullptr, H); // the history's planes only
         for (size_t s = s0; s < s1; s += d_tile) {
             const size_t cnt = std::min(d_tile, s1 - s);
             if (s != s0 && H)
                 for (float* pl : { xr, xi, ev })
                     std::memmove(pl, pl + d_tile, H * sizeof(float));
-            planes(xr + H, xi + H, ev + H, in + s, cnt);
-            filter(out + s, xr + H, xi + H, ev + H, d_p, cnt);
+            tile(out + s, xr + H, xi + H, ev + H, in + s, &d_p, cnt);
         }
     }
 

@@ -26,17 +26,12 @@ namespace gr {
 namespace gpuinterp {
 namespace gpu {
 
+//! Every channel of a polyphase interpolator in one launch per call (fir_engine.cu), one channel
+//! included (measured equal to a single-channel engine on the H200: docs/performance.md).
 //! sc16_in: the engine reads sc16 (its history and staging stay sc16), complex samples only.
-//! One channel runs the single-channel engine (polyphase_interpolator.cu), more the one-launch
-//! channels engine.
 template <typename T, typename TAP>
 std::unique_ptr<kernel::fir_engine<T, TAP>>
 make_cuda_fir_engine(int device, size_t batch, unsigned channels, bool sc16_in);
-//! Every channel of a polyphase interpolator in one launch per call (fir_channels.cu), at any
-//! channel count (the benchmark's one-channel row against the single-channel engine).
-template <typename T, typename TAP>
-std::unique_ptr<kernel::fir_engine<T, TAP>>
-make_cuda_fir_channels_engine(int device, size_t batch, unsigned channels, bool sc16_in);
 template <typename T>
 std::unique_ptr<kernel::lookup_engine<T>> make_cuda_lookup_engine(int device,
                                                                   size_t batch);

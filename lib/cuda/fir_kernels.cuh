@@ -145,9 +145,9 @@ struct fir_store_sc16 {
     }
 };
 
-// The kernel body, shared by the single-channel kernel and the channel kernel (gridDim.y =
-// channel); force-inlined, so each kernel compiles to what it would as one function. X: the
-// stored input, T or (complex samples) short2, expanded times in_scale in the window load.
+// The kernel body of one channel (the kernels below run one channel per gridDim.y); force-inlined,
+// so each kernel compiles to what it would as one function. X: the stored input, T or (complex
+// samples) short2, expanded times in_scale in the window load.
 template <int R,
           typename T,
           typename TAP,
@@ -230,36 +230,6 @@ interp_body(const X* __restrict__ x, // n_in + M - 1 values: history, then the c
     out.finish();
 }
 
-template <typename Shape,
-          typename T,
-          typename TAP,
-          bool TAPS_SMEM,
-          bool STAGE,
-          typename Store = fir_store<T>>
-__global__ void __launch_bounds__(Shape::THREADS)
-    interp_kernel(const T* __restrict__ x, // n_in + M - 1 values: history, then the chunk
-                  Store out,               // n_in * L outputs
-                  const TAP* __restrict__ taps_g, // M*L padded taps, tap (p,k) at k*L + p
-                  int n_in,
-                  tile_geometry g)
-{
-    interp_body<Shape::R, T, TAP, TAPS_SMEM, STAGE>(x, out, taps_g, n_in, g);
-}
-
-// sc16 input (complex samples): the same body, the window widened times in_scale as it loads.
-template <typename Shape, typename TAP, bool TAPS_SMEM, bool STAGE, typename Store>
-__global__ void __launch_bounds__(Shape::THREADS)
-    interp_kernel_sc16_in(const short2* __restrict__ x,
-                          Store out,
-                          const TAP* __restrict__ taps_g,
-                          int n_in,
-                          tile_geometry g,
-                          float in_scale)
-{
-    interp_body<Shape::R, float2, TAP, TAPS_SMEM, STAGE>(
-        x, out, taps_g, n_in, g, in_scale);
-}
-
 // Every channel in one launch: block (bx, c) walks channel c's tiles with a stride of gridDim.x,
 // reading p.x[c] (its window: history, then the chunk) and writing p.y[c]. The taps are shared.
 template <typename Shape,
@@ -307,27 +277,21 @@ auto pick(const tile_geometry& g, Instance&& instance)
     return g.stage ? instance(no{}, yes{}) : instance(no{}, no{});
 }
 
-// X: the stored input (T, or short2 for sc16 input); CHANNELS: the kernels that run every
-// channel in one launch; Shape: the build constants (fir_shape).
+// X: the stored input (T, or short2 for sc16 input); Shape: the build constants (fir_shape).
 template <typename X,
           typename T,
           typename TAP,
           typename Store = fir_store<T>,
-          bool CHANNELS = false,
           typename Shape = fir_build_shape>
 auto pick_kernel(const tile_geometry& g)
 {
     return pick(g, [](auto smem, auto stage) {
         constexpr bool S = decltype(smem)::value, G = decltype(stage)::value;
         constexpr bool sc16_in = !std::is_same_v<X, T>;
-        if constexpr (CHANNELS && sc16_in)
+        if constexpr (sc16_in)
             return interp_channels_kernel_sc16_in<Shape, TAP, S, G, Store>;
-        else if constexpr (CHANNELS)
-            return interp_channels_kernel<Shape, T, TAP, S, G, Store>;
-        else if constexpr (sc16_in)
-            return interp_kernel_sc16_in<Shape, TAP, S, G, Store>;
         else
-            return interp_kernel<Shape, T, TAP, S, G, Store>;
+            return interp_channels_kernel<Shape, T, TAP, S, G, Store>;
     });
 }
 
@@ -343,7 +307,7 @@ void allow_smem(Kernel k, int optin)
 
 // The plan of Shape's kernels for L arms of M taps with the tuning row t (plan_fir() is
 // fir_build_shape's): allow(g, optin) permits the shared memory of every kernel the caller may
-// launch with the geometry g; the grid cap is the single-channel kernel's occupancy.
+// launch with the geometry g; the grid cap is the plain-store kernel's occupancy.
 template <typename Shape, typename T, typename TAP, typename Allow>
 fir_plan
 plan_fir_shape(int device, unsigned L, size_t M, const fir_tuning& t, Allow&& allow)
@@ -376,62 +340,32 @@ plan_fir_shape(int device, unsigned L, size_t M, const fir_tuning& t, Allow&& al
     pl.smem = smem_bytes<T, TAP, R>(g);
     int per_sm = 0;
     GPUINTERP_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &per_sm,
-        pick_kernel<T, T, TAP, fir_store<T>, false, Shape>(g),
-        THREADS,
-        pl.smem));
+        &per_sm, pick_kernel<T, T, TAP, fir_store<T>, Shape>(g), THREADS, pl.smem));
     pl.max_blocks = std::max(1, per_sm) * sms;
     return pl;
 }
 
-
-// One launch of `k` (a kernel of Shape) on `grid`: first is the window (one channel) or the
-// channel pointers.
-template <typename X,
-          typename T,
-          typename TAP,
-          typename Shape,
-          typename Kernel,
-          typename First,
-          typename Store>
-void launch_kernel(
-    const fir_call<TAP>& c, Kernel k, dim3 grid, const First& first, const Store& out)
-{
-    const fir_plan& pl = c.plan;
-    if constexpr (std::is_same_v<X, T>)
-        k<<<grid, Shape::THREADS, pl.smem, c.st>>>(first, out, c.taps, c.n, pl.g);
-    else
-        k<<<grid, Shape::THREADS, pl.smem, c.st>>>(
-            first, out, c.taps, c.n, pl.g, c.formats.in_scale);
-    GPUINTERP_CUDA_CHECK_LAUNCH(c.st);
-}
-
-// The single-channel kernel over c.n inputs at x (history in front); c.plan is Shape's
-// (plan_fir_shape()).
+// The launch of every channel: p holds each channel's window (history, then c.n inputs) and
+// outputs, `proto` is the store of each; c.plan is Shape's (plan_fir_shape()).
 template <typename X,
           typename T,
           typename TAP,
           typename Shape = fir_build_shape,
           typename Store>
-void launch_one(const fir_call<TAP>& c, const X* x, const Store& out)
-{
-    const tile_geometry& g = c.plan.g;
-    const int blocks = std::min((c.n + g.TI - 1) / g.TI, c.plan.max_blocks);
-    launch_kernel<X, T, TAP, Shape>(
-        c, pick_kernel<X, T, TAP, Store, false, Shape>(g), dim3(blocks), x, out);
-}
-
-// The channel kernel: every channel's window and outputs in p, `proto` the store of each.
-template <typename X, typename T, typename TAP, typename Store>
 void launch_channels(const fir_call<TAP>& c,
                      const channel_pointers& p,
                      unsigned channels,
                      const Store& proto)
 {
-    const tile_geometry& g = c.plan.g;
-    const dim3 grid = channels_grid(c.n, g.TI, c.plan.max_blocks, channels);
-    launch_kernel<X, T, TAP, fir_build_shape>(
-        c, pick_kernel<X, T, TAP, Store, true>(g), grid, p, proto);
+    const fir_plan& pl = c.plan;
+    const dim3 grid = channels_grid(c.n, pl.g.TI, pl.max_blocks, channels);
+    const auto k = pick_kernel<X, T, TAP, Store, Shape>(pl.g);
+    if constexpr (std::is_same_v<X, T>)
+        k<<<grid, Shape::THREADS, pl.smem, c.st>>>(p, proto, c.taps, c.n, pl.g);
+    else
+        k<<<grid, Shape::THREADS, pl.smem, c.st>>>(
+            p, proto, c.taps, c.n, pl.g, c.formats.in_scale);
+    GPUINTERP_CUDA_CHECK_LAUNCH(c.st);
 }
 
 // f's store for T (fir_store, or with f.counts fir_store_sc16) writing y, handed to go(store).

@@ -45,8 +45,9 @@ fir_plan plan_fir(int device, unsigned L, size_t M);
 template <typename T, typename TAP>
 fir_plan plan_fir(int device, unsigned L, size_t M, const fir_tuning& t);
 
-//! x: M - 1 history inputs then n new ones (device memory); y: n * L outputs; taps: the prototype
-//! zero-padded to M * L, tap k of arm p at k * L + p (device memory).
+//! One channel (a launch of the channel kernel, as the engine's at N = 1; what the benchmark's
+//! kernel rows time). x: M - 1 history inputs then n new ones (device memory); y: n * L outputs;
+//! taps: the prototype zero-padded to M * L, tap k of arm p at k * L + p (device memory).
 template <typename T, typename TAP>
 void launch_fir(
     const fir_plan& plan, const T* x, T* y, const TAP* taps, int n, cudaStream_t st);
@@ -81,11 +82,9 @@ void launch_fir_channels(const fir_call<TAP>& call,
 
 //! The sc16-input kernels (fir_sc16_in.cu, a translation unit of their own so that the complex
 //! float ones compile as they would without them): their shared-memory permission (plan_fir()
-//! sets it), one channel (x: the window, y: n * L outputs), every channel.
+//! sets it) and their launch.
 template <typename TAP>
 void allow_fir_sc16_in(const tile_geometry& g, int optin);
-template <typename TAP>
-void launch_fir_sc16_in(const fir_call<TAP>& call, const short2* x, void* y);
 template <typename TAP>
 void launch_fir_channels_sc16_in(const fir_call<TAP>& call,
                                  const channel_pointers& p,

@@ -18,16 +18,6 @@ void allow_fir_sc16_in(const tile_geometry& g, int optin)
 {
     allow_smem(pick_kernel<short2, float2, TAP, fir_store<float2>>(g), optin);
     allow_smem(pick_kernel<short2, float2, TAP, fir_store_sc16>(g), optin);
-    allow_smem(pick_kernel<short2, float2, TAP, fir_store<float2>, true>(g), optin);
-    allow_smem(pick_kernel<short2, float2, TAP, fir_store_sc16, true>(g), optin);
-}
-
-template <typename TAP>
-void launch_fir_sc16_in(const fir_call<TAP>& c, const short2* x, void* y)
-{
-    with_store<float2>(y, c.formats, [&](const auto& out) {
-        launch_one<short2, float2, TAP>(c, x, out);
-    });
 }
 
 template <typename TAP>
@@ -40,10 +30,9 @@ void launch_fir_channels_sc16_in(const fir_call<TAP>& c,
     });
 }
 
-#define GPUINTERP_FIR_SC16_IN(TAP)                                                     \
-    template void allow_fir_sc16_in<TAP>(const tile_geometry&, int);                   \
-    template void launch_fir_sc16_in<TAP>(const fir_call<TAP>&, const short2*, void*); \
-    template void launch_fir_channels_sc16_in<TAP>(                                    \
+#define GPUINTERP_FIR_SC16_IN(TAP)                                   \
+    template void allow_fir_sc16_in<TAP>(const tile_geometry&, int); \
+    template void launch_fir_channels_sc16_in<TAP>(                  \
         const fir_call<TAP>&, const channel_pointers&, unsigned);
 GPUINTERP_FIR_SC16_IN(float)
 GPUINTERP_FIR_SC16_IN(float2)

@@ -3,8 +3,8 @@
  * Copyright 2026 gr-gpuinterp authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-// The multi-channel polyphase interpolator's CUDA engine (kernel/polyphase_interpolator.h with
-// channels > 1): every channel in one launch per call, complex float or float; complex samples
+// The polyphase interpolator's CUDA engine (kernel/polyphase_interpolator.h), for one channel
+// or many: every channel in one launch per call, complex float or float; complex samples
 // also sc16 in and out (an sc16 input is staged and kept as sc16, widened in the kernel's window
 // load). The channels share the taps (one upload, one launch plan) and each has its own history.
 //
@@ -36,7 +36,7 @@ namespace {
 
 // X: the stored input, T or (sc16 input) short2; the histories and the host staging hold X.
 template <typename T, typename TAP, typename X = T>
-class cuda_fir_channels_engine final : public kernel::fir_engine<host_t<T>, host_t<TAP>>
+class cuda_fir_engine final : public kernel::fir_engine<host_t<T>, host_t<TAP>>
 {
 public:
     using HT = host_t<T>;
@@ -45,7 +45,7 @@ public:
     static constexpr bool SC16_IN = !std::is_same_v<X, T>;
     static_assert(sizeof(HT) == sizeof(T) && sizeof(HTAP) == sizeof(TAP), "layout");
 
-    cuda_fir_channels_engine(int device, size_t batch, unsigned channels)
+    cuda_fir_engine(int device, size_t batch, unsigned channels)
         : d_device(device),
           d_batch(batch),
           d_N(channels),
@@ -101,7 +101,7 @@ public:
                           bool device) override
     {
         if constexpr (!SC16_IN) {
-            throw std::logic_error("fir channels engine: made for complex float input");
+            throw std::logic_error("fir engine: made for complex float input");
         } else {
             const auto x = reinterpret_cast<const HX* const*>(in);
             if (counts)
@@ -125,7 +125,7 @@ private:
     const HX* const* fc32_input(const HT* const* in) const
     {
         if constexpr (SC16_IN)
-            throw std::logic_error("fir channels engine: made for sc16 input");
+            throw std::logic_error("fir engine: made for sc16 input");
         else
             return in;
     }
@@ -210,29 +210,29 @@ private:
 
 template <typename T, typename TAP>
 std::unique_ptr<kernel::fir_engine<T, TAP>>
-make_cuda_fir_channels_engine(int device, size_t batch, unsigned channels, bool sc16_in)
+make_cuda_fir_engine(int device, size_t batch, unsigned channels, bool sc16_in)
 {
     using DT = device_t<T>;
     using DTAP = device_t<TAP>;
     if constexpr (std::is_same_v<DT, float2>) {
         if (sc16_in)
-            return std::make_unique<cuda_fir_channels_engine<DT, DTAP, short2>>(
+            return std::make_unique<cuda_fir_engine<DT, DTAP, short2>>(
                 device, batch, channels);
     } else if (sc16_in) {
         throw std::invalid_argument("input_format: sc16 needs complex samples");
     }
-    return std::make_unique<cuda_fir_channels_engine<DT, DTAP>>(device, batch, channels);
+    return std::make_unique<cuda_fir_engine<DT, DTAP>>(device, batch, channels);
 }
 
 template std::unique_ptr<kernel::fir_engine<std::complex<float>, float>>
-make_cuda_fir_channels_engine<std::complex<float>, float>(int, size_t, unsigned, bool);
+make_cuda_fir_engine<std::complex<float>, float>(int, size_t, unsigned, bool);
 template std::unique_ptr<kernel::fir_engine<float, float>>
-make_cuda_fir_channels_engine<float, float>(int, size_t, unsigned, bool);
+make_cuda_fir_engine<float, float>(int, size_t, unsigned, bool);
 template std::unique_ptr<kernel::fir_engine<std::complex<float>, std::complex<float>>>
-make_cuda_fir_channels_engine<std::complex<float>, std::complex<float>>(int,
-                                                                        size_t,
-                                                                        unsigned,
-                                                                        bool);
+make_cuda_fir_engine<std::complex<float>, std::complex<float>>(int,
+                                                               size_t,
+                                                               unsigned,
+                                                               bool);
 
 } // namespace gpu
 } // namespace gpuinterp
