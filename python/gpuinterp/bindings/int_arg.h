@@ -28,6 +28,25 @@ namespace pyutil {
 
 namespace py = pybind11;
 
+namespace detail {
+inline std::string repr_or(const py::handle& obj)
+{
+    try {
+        return py::repr(obj).cast<std::string>();
+    } catch (...) {
+        return "?";
+    }
+}
+} // namespace detail
+
+//! ValueError "<name>: must be <what>, got <repr of obj>": how every parameter here is refused.
+[[noreturn]] inline void
+refuse(const py::handle& obj, const char* name, const std::string& what)
+{
+    throw py::value_error(std::string(name) + ": must be " + what + ", got " +
+                          detail::repr_or(obj));
+}
+
 struct int_arg {
     py::object obj;
 
@@ -42,18 +61,13 @@ struct int_arg {
           long long hi = max_of<T>()) const
     {
         auto fail = [&]() -> T {
-            std::string r;
-            try {
-                r = py::repr(obj).cast<std::string>();
-            } catch (...) {
-                r = "?";
-            }
             // Both ends, always: "must be an integer >= 0" for 2**31 named a bound the value met.
             // Callers pass the semantic bounds where the kernel has them, so this is the range
             // the later checks accept, not just the C type's.
-            throw py::value_error(std::string(name) + ": must be an integer in [" +
-                                  std::to_string(lo) + ", " + std::to_string(hi) +
-                                  "], got " + r);
+            refuse(obj,
+                   name,
+                   "an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                       "]");
         };
         PyObject* o = obj.ptr();
         if (!o || PyBool_Check(o))
@@ -107,13 +121,7 @@ float_arg(const py::handle& obj, const char* name, const char* what = "a number"
             return d;
         PyErr_Clear();
     }
-    std::string r;
-    try {
-        r = py::repr(obj).cast<std::string>();
-    } catch (...) {
-        r = "?";
-    }
-    throw py::value_error(std::string(name) + ": must be " + what + ", got " + r);
+    refuse(obj, name, what);
 }
 
 //! A True/False parameter: bound as bool, pybind11 refuses "no" with "incompatible function
@@ -125,13 +133,7 @@ inline bool bool_arg(const py::handle& obj, const char* name)
     if (py::hasattr(obj, "dtype") &&
         py::str(obj.attr("dtype")).cast<std::string>() == "bool")
         return obj.cast<bool>();
-    std::string r;
-    try {
-        r = py::repr(obj).cast<std::string>();
-    } catch (...) {
-        r = "?";
-    }
-    throw py::value_error(std::string(name) + ": must be True or False, got " + r);
+    refuse(obj, name, "True or False");
 }
 
 //! A string parameter (a backend name): anything else is a ValueError naming it.
@@ -139,25 +141,8 @@ inline std::string str_arg(const py::handle& obj, const char* name, const char* 
 {
     if (py::isinstance<py::str>(obj))
         return obj.cast<std::string>();
-    std::string r;
-    try {
-        r = py::repr(obj).cast<std::string>();
-    } catch (...) {
-        r = "?";
-    }
-    throw py::value_error(std::string(name) + ": must be " + what + ", got " + r);
+    refuse(obj, name, what);
 }
-
-namespace detail {
-inline std::string repr_or(const py::handle& obj)
-{
-    try {
-        return py::repr(obj).cast<std::string>();
-    } catch (...) {
-        return "?";
-    }
-}
-} // namespace detail
 
 //! A complex parameter: any Python or numpy number but a bool (read as 1 otherwise), or ValueError
 //! "<name>: must be <what>, got <repr>" (bound as std::complex, a string fails as "incompatible
@@ -174,8 +159,7 @@ inline std::complex<double> complex_arg(const py::handle& obj,
             return { c.real, c.imag };
         PyErr_Clear();
     }
-    throw py::value_error(std::string(name) + ": must be " + what + ", got " +
-                          detail::repr_or(obj));
+    refuse(obj, name, what);
 }
 
 //! A one-dimensional sequence or array of numbers as a vector of T (std::complex<float> or
