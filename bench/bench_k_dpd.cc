@@ -428,8 +428,11 @@ void BM_dpd_bank_cuda_device(benchmark::State& st)
     const size_t n = size_t(1) << gpuinterp_bench::log2n(22),
                  bytes = kernel::sample_bytes(fmt);
     const auto m = kernel::dpd_model::parse("ph:P=5,Q=3,Lp=5,Lq=5");
-    kernel::dpd_bank k(
-        m, N, coeffs(5, 3, 5), cf(0.01f, -0.02f), backend::cuda, 0, 0, false, fmt);
+    kernel::dpd_bank k(m, N, coeffs(5, 3, 5), cf(0.01f, -0.02f), [&] {
+        kernel::dpd_bank::options o(backend::cuda);
+        o.output_format = fmt;
+        return o;
+    }());
     for (unsigned c = 0; c < N; c++) {
         auto h = coeffs(5, 3, 5);
         h[0] *= 1.0f + 0.01f * c;

@@ -41,37 +41,27 @@ std::unique_ptr<kernel::dpd_bank> make_bank(const kernel::dpd_model& m,
                                             const std::vector<float>& weights,
                                             bool mapped)
 {
+    kernel::dpd_bank::options o(s.requested);
+    o.device = s.device;
+    o.batch = s.batch;
+    o.mapped = mapped;
+    o.input_format = s.input;
+    o.output_format = s.output;
+    o.full_scale = s.full_scale;
     if (!m.is_neural()) {
         if (!weights.empty())
             throw std::invalid_argument(
                 "weights: " + m.to_string() +
                 " takes complex coefficients; weights are for the "
                 "neural families (gru, tdnn)");
-        return std::make_unique<kernel::dpd_bank>(m,
-                                                  s.channels,
-                                                  coefficients,
-                                                  lo_leakage,
-                                                  s.requested,
-                                                  s.device,
-                                                  s.batch,
-                                                  mapped,
-                                                  s.output,
-                                                  s.full_scale,
-                                                  s.input);
+        return std::make_unique<kernel::dpd_bank>(
+            m, s.channels, coefficients, lo_leakage, o);
     }
     if (!coefficients.empty() || lo_leakage != gr_complex(0))
         throw std::invalid_argument("coefficients: " + m.to_string() +
                                     " is a neural model: give its weights, and no "
                                     "coefficients or LO leakage");
-    return std::make_unique<kernel::dpd_bank>(m,
-                                              s.channels,
-                                              weights,
-                                              s.requested,
-                                              s.device,
-                                              s.batch,
-                                              s.output,
-                                              s.full_scale,
-                                              s.input);
+    return std::make_unique<kernel::dpd_bank>(m, s.channels, weights, o);
 }
 
 dpd_predistorter_cc::sptr make_block(const kernel::dpd_model& m,

@@ -106,7 +106,7 @@ TEST(DpdBankParams, RefusesBadChannelsFullScaleAndChannel)
     for (float fs : { 0.0f, -1.0f, INFINITY, NAN }) {
         try {
             dpd_bank b(
-                ph, 2, h, cf(0), backend::cpu, 0, 0, false, sample_format::sc16, fs);
+                ph, 2, h, cf(0), bank_options(backend::cpu, sample_format::sc16, fs));
             FAIL() << "full_scale " << fs << " accepted";
         } catch (const std::invalid_argument& e) {
             EXPECT_EQ(std::string(e.what()).rfind("full_scale:", 0), 0u) << e.what();
@@ -210,7 +210,7 @@ TEST_P(DpdBank, Sc16IsTheConversionOfTheFloatOutputWithCounts)
     const float fs = 0.8f;
     const auto h = channel_coefficients(ph, 1);
     dpd_bank f(ph, N, h, cf(0), GetParam());
-    dpd_bank s(ph, N, h, cf(0), GetParam(), 0, 0, false, sample_format::sc16, fs);
+    dpd_bank s(ph, N, h, cf(0), bank_options(GetParam(), sample_format::sc16, fs));
     std::vector<std::vector<cf>> x(N);
     for (unsigned c = 0; c < N; c++) {
         // Channel c peaks at (0.6 + 0.2 c): channels 2 and 3 drive the output past full scale.
@@ -243,12 +243,7 @@ TEST(DpdBankCuda, GmpSc16IsRefusedByName)
                        2,
                        channel_coefficients(gmp, 0),
                        cf(0),
-                       backend::cuda,
-                       0,
-                       0,
-                       false,
-                       sample_format::sc16,
-                       1.0f);
+                       bank_options(backend::cuda, sample_format::sc16, 1.0f));
         },
         "output_format:"));
 }
@@ -293,12 +288,7 @@ TEST(DpdBankCuda, LongPhRunsOneEnginePerChannelAndSaysSo)
                        N,
                        channel_coefficients(long_ph, 0),
                        cf(0),
-                       backend::cuda,
-                       0,
-                       0,
-                       false,
-                       sample_format::sc16,
-                       1.0f);
+                       bank_options(backend::cuda, sample_format::sc16, 1.0f));
         },
         "Lp:"));
 }
@@ -313,9 +303,9 @@ TEST(DpdBankCuda, DevicePathEqualsHostPathAtAnyOffset)
         const unsigned N = 64;
         const size_t n = 9001, bytes = fmt == sample_format::sc16 ? 4 : 8;
         dpd_bank host(
-            ph, N, channel_coefficients(ph, 0), cf(0), backend::cuda, 0, 0, false, fmt);
+            ph, N, channel_coefficients(ph, 0), cf(0), bank_options(backend::cuda, fmt));
         dpd_bank dev(
-            ph, N, channel_coefficients(ph, 0), cf(0), backend::cuda, 0, 0, false, fmt);
+            ph, N, channel_coefficients(ph, 0), cf(0), bank_options(backend::cuda, fmt));
         ASSERT_TRUE(dev.one_launch());
         std::vector<std::vector<cf>> x(N);
         for (unsigned c = 0; c < N; c++) {

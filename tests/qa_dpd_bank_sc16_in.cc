@@ -91,24 +91,13 @@ TEST_P(DpdBankSc16In, ReadsTheFloatItsSamplesStandFor)
                            N,
                            coefficients_of(*m, 0),
                            cf(0),
-                           GetParam(),
-                           0,
-                           0,
-                           false,
-                           out,
-                           fs,
-                           sample_format::sc16);
+                           bank_options(GetParam(), out, fs, sample_format::sc16));
                 // The float reference: the CPU bank, fed the converted values.
                 dpd_bank f(*m,
                            N,
                            coefficients_of(*m, 0),
                            cf(0),
-                           backend::cpu,
-                           0,
-                           0,
-                           false,
-                           out,
-                           fs);
+                           bank_options(backend::cpu, out, fs));
                 ASSERT_EQ(s.input_format(), sample_format::sc16);
                 for (unsigned c = 0; c < N; c++) {
                     const auto h = coefficients_of(*m, c);
@@ -157,13 +146,7 @@ TEST_P(DpdBankSc16In, VectorConveniencesCheckTheFormats)
                2,
                coefficients_of(ph, 0),
                cf(0),
-               GetParam(),
-               0,
-               0,
-               false,
-               sample_format::fc32,
-               1.0f,
-               sample_format::sc16);
+               bank_options(GetParam(), sample_format::fc32, 1.0f, sample_format::sc16));
     const auto iq = random_iq(64, 3, 30000);
     const auto y = s.process(iq); // 32 samples per channel
     EXPECT_EQ(y.size(), 64u);
@@ -177,17 +160,13 @@ TEST(DpdBankSc16InCuda, GmpSc16InputIsRefusedByName)
     GPUINTERP_SKIP_WITHOUT_CUDA();
     EXPECT_TRUE(throws_naming(
         [] {
-            dpd_bank b(gmp,
-                       2,
-                       coefficients_of(gmp, 0),
-                       cf(0),
-                       backend::cuda,
-                       0,
-                       0,
-                       false,
-                       sample_format::fc32,
-                       1.0f,
-                       sample_format::sc16);
+            dpd_bank b(
+                gmp,
+                2,
+                coefficients_of(gmp, 0),
+                cf(0),
+                bank_options(
+                    backend::cuda, sample_format::fc32, 1.0f, sample_format::sc16));
         },
         "input_format:"));
 }
@@ -203,17 +182,12 @@ TEST(DpdBankSc16InCuda, DevicePathEqualsHostPathAtAnyOffset)
         const size_t n = 9001, ob = gr::gpuinterp::kernel::sample_bytes(out);
         // Two banks of one configuration: one fed host pointers, one device pointers.
         auto make_bank = [&] {
-            return std::make_unique<dpd_bank>(ph,
-                                              N,
-                                              coefficients_of(ph, 0),
-                                              cf(0),
-                                              backend::cuda,
-                                              0,
-                                              0,
-                                              false,
-                                              out,
-                                              0.9f,
-                                              sample_format::sc16);
+            return std::make_unique<dpd_bank>(
+                ph,
+                N,
+                coefficients_of(ph, 0),
+                cf(0),
+                bank_options(backend::cuda, out, 0.9f, sample_format::sc16));
         };
         const auto host_bank = make_bank(), dev_bank = make_bank();
         dpd_bank &host = *host_bank, &dev = *dev_bank;

@@ -179,11 +179,26 @@ TEST(DpdModel, ErrorsStartWithModelAndNameTheKey)
                                           { "gmp:Ka=2,La=0,Kc=1,Lc=1,Mc=1", "La" },
                                           { "ph:P=15,Q=15,Lp=1024,Lq=7", "coefficients" },
                                           { "gmp:Ka=15,La=1024", "coefficients" },
-                                          { "mp:K=5,M=820", "coefficients" } }) {
+                                          { "mp:K=5,M=820", "coefficients" },
+                                          { "lstm:H=3", "family" },
+                                          { "gru:H=8,C=1", "D" },
+                                          { "gru:C=1,D=1", "H" },
+                                          { "gru:H=0,C=1,D=1", "H" },
+                                          { "gru:H=257,C=1,D=1", "H" },
+                                          { "gru:H=8,C=65,D=1", "C" },
+                                          { "gru:H=8,C=1,D=0", "D" },
+                                          { "gru:H=8,C=1,D=1025", "D" },
+                                          { "gru:H=8,C=1,D=1,M=3", "M" },
+                                          { "tdnn:M=0,H=1,N=1", "M" },
+                                          { "tdnn:M=1025,H=1,N=1", "M" },
+                                          { "tdnn:M=1,H=257,N=1", "H" },
+                                          { "tdnn:M=1,H=1,N=0", "N" },
+                                          { "tdnn:M=1,H=1,N=9", "N" },
+                                          { "tdnn:M=1,H=1", "N" } }) {
         const std::string msg =
             invalid_argument_message([&] { dpd_model::parse(b.spec); });
-        EXPECT_EQ(msg.rfind("model: ", 0), 0u) << b.spec << " -> " << msg;
-        EXPECT_NE(msg.find(b.key), std::string::npos) << b.spec << " -> " << msg;
+        EXPECT_EQ(msg.rfind(std::string("model: ") + b.key + ":", 0), 0u)
+            << b.spec << " -> " << msg;
     }
     // At the bound: accepted.
     EXPECT_NO_THROW(dpd_model::parse("mp:K=4,M=1024"));

@@ -73,32 +73,6 @@ TEST(NeuralModel, WeightsLookaheadAndHistory)
               size_t(50 + 30 + 15));
 }
 
-TEST(NeuralModel, ErrorsStartWithModelAndNameTheKey)
-{
-    struct bad {
-        const char* spec;
-        const char* key;
-    };
-    for (const bad& b : std::vector<bad>{ { "lstm:H=3", "family" },
-                                          { "gru:H=8,C=1", "D" },
-                                          { "gru:C=1,D=1", "H" },
-                                          { "gru:H=0,C=1,D=1", "H" },
-                                          { "gru:H=257,C=1,D=1", "H" },
-                                          { "gru:H=8,C=65,D=1", "C" },
-                                          { "gru:H=8,C=1,D=0", "D" },
-                                          { "gru:H=8,C=1,D=1025", "D" },
-                                          { "gru:H=8,C=1,D=1,M=3", "M" },
-                                          { "tdnn:M=0,H=1,N=1", "M" },
-                                          { "tdnn:M=1025,H=1,N=1", "M" },
-                                          { "tdnn:M=1,H=257,N=1", "H" },
-                                          { "tdnn:M=1,H=1,N=0", "N" },
-                                          { "tdnn:M=1,H=1,N=9", "N" },
-                                          { "tdnn:M=1,H=1", "N" } })
-        EXPECT_TRUE(throws_naming([&] { dpd_model::parse(b.spec); },
-                                  std::string("model: ") + b.key + ":"))
-            << b.spec;
-}
-
 // ---- reference: the document's equations in double precision ----
 
 double sigmoid(double t) { return 1 / (1 + std::exp(-t)); }

@@ -9,6 +9,7 @@
 // when no CUDA device exists, NaN poisoning of output buffers, and tolerance checks.
 
 #include <gnuradio/gpuinterp/kernel/backend.h>
+#include <gnuradio/gpuinterp/kernel/dpd_bank.h>
 #include <gnuradio/gpuinterp/kernel/dpd_model.h>
 #include <gnuradio/gpuinterp/kernel/sample_format.h>
 #include <gtest/gtest.h>
@@ -35,6 +36,20 @@ using cd = std::complex<double>;
 using gr::gpuinterp::backend;
 using gr::gpuinterp::kernel::sample_format; // the sc16 tests of every family
 using gr::gpuinterp::kernel::sc16_counts;
+
+//! A predistorter bank's options: its backend and formats (device 0, the default batch).
+inline gr::gpuinterp::kernel::dpd_bank::options
+bank_options(backend b,
+             sample_format out,
+             float full_scale = 1.0f,
+             sample_format in = sample_format::fc32)
+{
+    gr::gpuinterp::kernel::dpd_bank::options o(b);
+    o.output_format = out;
+    o.full_scale = full_scale;
+    o.input_format = in;
+    return o;
+}
 
 //! The bit pattern of v: the texture tests compare floats to the bit.
 inline uint32_t bits(float v)

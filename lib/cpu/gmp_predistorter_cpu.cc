@@ -139,59 +139,37 @@ GMP_INLINE void filter_body(cf* __restrict out,
 
 // One tile: the planes of x's cnt samples at xr, xi, ev, then (with a program) the predistorted
 // outputs of those samples, reading the planes' H values before them as history.
-GMP_INLINE void tile_body(cf* out,
-                          float* xr,
-                          float* xi,
-                          float* ev,
-                          const cf* x,
-                          const gmp_program* p,
-                          size_t cnt)
+struct tile_args {
+    cf* out;
+    float *xr, *xi, *ev;
+    const cf* x;
+    const gmp_program* p; //!< null: the planes only
+    size_t cnt;
+};
+
+GMP_INLINE void tile_body(const tile_args& a)
 {
-    planes_body(xr, xi, ev, x, cnt);
-    if (p)
-        filter_body(out, xr, xi, ev, *p, cnt);
+    planes_body(a.xr, a.xi, a.ev, a.x, a.cnt);
+    if (a.p)
+        filter_body(a.out, a.xr, a.xi, a.ev, *a.p, a.cnt);
 }
 
-void tile_generic(cf* out,
-                  float* xr,
-                  float* xi,
-                  float* ev,
-                  const cf* x,
-                  const gmp_program* p,
-                  size_t cnt)
-{
-    tile_body(out, xr, xi, ev, x, p, cnt);
-}
+void tile_generic(const tile_args& a) { tile_body(a); }
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define GPUINTERP_GMP_AVX2 1
-__attribute__((target("avx2,fma"))) void tile_avx2(cf* out,
-                                                   float* xr,
-                                                   float* xi,
-                                                   float* ev,
-                                                   const cf* x,
-                                                   const gmp_program* p,
-                                                   size_t cnt)
-{
-    tile_body(out, xr, xi, ev, x, p, cnt);
-}
+__attribute__((target("avx2,fma"))) void tile_avx2(const tile_args& a) { tile_body(a); }
 #endif
 
 cpu::avx2_switch g_avx2;
 
-void tile(cf* out,
-          float* xr,
-          float* xi,
-          float* ev,
-          const cf* x,
-          const gmp_program* p,
-          size_t cnt)
+void tile(const tile_args& a)
 {
 #ifdef GPUINTERP_GMP_AVX2
     if (g_avx2.usable())
-        return tile_avx2(out, xr, xi, ev, x, p, cnt);
+        return tile_avx2(a);
 #endif
-    tile_generic(out, xr, xi, ev, x, p, cnt);
+    tile_generic(a);
 }
 
 class cpu_gmp_engine final : public gmp_engine
@@ -236,13 +214,13 @@ private:
         float* ev = xi + S;
         w.hist.resize(H);
         d_hist.window(w.hist.data(), in, s0, 0);
-        tile(nullptr, xr, xi, ev, w.hist.data(), nullptr, H); // the history's planes only
+        tile({ nullptr, xr, xi, ev, w.hist.data(), nullptr, H }); // the history's planes
         for (size_t s = s0; s < s1; s += d_tile) {
             const size_t cnt = std::min(d_tile, s1 - s);
             if (s != s0 && H)
                 for (float* pl : { xr, xi, ev })
                     std::memmove(pl, pl + d_tile, H * sizeof(float));
-            tile(out + s, xr + H, xi + H, ev + H, in + s, &d_p, cnt);
+            tile({ out + s, xr + H, xi + H, ev + H, in + s, &d_p, cnt });
         }
     }
 

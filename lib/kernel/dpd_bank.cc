@@ -17,22 +17,14 @@ namespace gr {
 namespace gpuinterp {
 namespace kernel {
 
-dpd_bank::dpd_bank(const dpd_model& model,
-                   unsigned channels,
-                   size_t batch,
-                   sample_format output_format,
-                   float full_scale,
-                   sample_format input_format)
-    : d_model(model),
-      d_channels(channels),
-      d_format(output_format),
-      d_in_format(input_format),
-      d_full_scale(full_scale),
-      d_batch(batch ? batch : dpd_predistorter::default_batch)
+dpd_bank::dpd_bank(const dpd_model& model, unsigned channels, const options& o)
+    : d_model(model), d_channels(channels), d_o(o)
 {
     model.check_runnable();
     check_channels(channels);
-    validate_full_scale(full_scale);
+    validate_full_scale(o.full_scale);
+    if (!d_o.batch)
+        d_o.batch = dpd_predistorter::default_batch;
 }
 
 dpd_packed pack_dpd(const dpd_model& model,
@@ -77,20 +69,21 @@ dpd_packed pack_dpd(const dpd_model& model,
 }
 
 template <typename Values>
-void dpd_bank::make_engine(backend requested, int device, Values&& set_values)
+void dpd_bank::make_engine(Values&& set_values)
 {
-    const backend_choice choice = select_backend(requested, device);
+    const backend_choice choice = select_backend(d_o.requested, d_o.device);
     d_backend = choice.selected;
     d_note = choice.reason;
     std::string fallback;
-    d_engine = make_dpd_bank_engine(d_backend,
-                                    d_model,
-                                    { device,
-                                      d_channels,
-                                      { d_in_format, d_format, d_full_scale },
-                                      d_batch,
-                                      d_mapped },
-                                    fallback);
+    d_engine =
+        make_dpd_bank_engine(d_backend,
+                             d_model,
+                             { d_o.device,
+                               d_channels,
+                               { d_o.input_format, d_o.output_format, d_o.full_scale },
+                               d_o.batch,
+                               d_o.mapped },
+                             fallback);
     set_values();
     // e.g. the structure does not fit the one-launch kernel, no NVRTC for the compiled kernel
     for (const std::string& why : { fallback, d_engine->variant_note() })
@@ -102,41 +95,27 @@ dpd_bank::dpd_bank(const dpd_model& model,
                    unsigned channels,
                    const std::vector<complex>& coefficients,
                    complex lo_leakage,
-                   backend requested,
-                   int device,
-                   size_t batch,
-                   bool mapped,
-                   sample_format output_format,
-                   float full_scale,
-                   sample_format input_format)
-    : dpd_bank(model, channels, batch, output_format, full_scale, input_format)
+                   const options& o)
+    : dpd_bank(model, channels, o)
 {
     model.check_coefficients(coefficients, lo_leakage);
-    d_mapped = mapped;
     d_coeffs.assign(channels, coefficients);
     d_c.assign(channels, lo_leakage);
     d_weights.assign(channels, {});
-    make_engine(requested, device, [&] {
-        apply_values(0, channels - 1, coefficients, lo_leakage);
-    });
+    make_engine([&] { apply_values(0, channels - 1, coefficients, lo_leakage); });
 }
 
 dpd_bank::dpd_bank(const dpd_model& model,
                    unsigned channels,
                    const std::vector<float>& weights,
-                   backend requested,
-                   int device,
-                   size_t batch,
-                   sample_format output_format,
-                   float full_scale,
-                   sample_format input_format)
-    : dpd_bank(model, channels, batch, output_format, full_scale, input_format)
+                   const options& o)
+    : dpd_bank(model, channels, o)
 {
     model.check_weights(weights);
     d_coeffs.assign(channels, {});
     d_c.assign(channels, complex(0));
     d_weights.assign(channels, weights);
-    make_engine(requested, device, [&] {
+    make_engine([&] {
         for (unsigned c = 0; c < channels; c++)
             d_engine->set_weights(c, model, weights);
     });
@@ -316,8 +295,8 @@ void dpd_bank::reset() { d_engine->reset(); }
 
 void dpd_bank::set_batch(size_t batch)
 {
-    d_batch = batch ? batch : dpd_predistorter::default_batch;
-    d_engine->set_batch(d_batch);
+    d_o.batch = batch ? batch : dpd_predistorter::default_batch;
+    d_engine->set_batch(d_o.batch);
 }
 
 void dpd_bank::set_cuda_variant(dpd_cuda_variant v)

@@ -11,6 +11,17 @@ namespace gr {
 namespace gpuinterp {
 namespace kernel {
 
+namespace {
+dpd_bank::options bank_options(backend requested, int device, size_t batch, bool mapped)
+{
+    dpd_bank::options o(requested);
+    o.device = device;
+    o.batch = batch;
+    o.mapped = mapped;
+    return o;
+}
+} // namespace
+
 dpd_predistorter::dpd_predistorter(const dpd_model& model,
                                    const std::vector<complex>& coefficients,
                                    complex lo_leakage,
@@ -18,8 +29,11 @@ dpd_predistorter::dpd_predistorter(const dpd_model& model,
                                    int device,
                                    size_t batch,
                                    bool mapped)
-    : d_bank(std::make_unique<dpd_bank>(
-          model, 1, coefficients, lo_leakage, requested, device, batch, mapped))
+    : d_bank(std::make_unique<dpd_bank>(model,
+                                        1,
+                                        coefficients,
+                                        lo_leakage,
+                                        bank_options(requested, device, batch, mapped)))
 {
 }
 
@@ -28,7 +42,8 @@ dpd_predistorter::dpd_predistorter(const dpd_model& model,
                                    backend requested,
                                    int device,
                                    size_t batch)
-    : d_bank(std::make_unique<dpd_bank>(model, 1, weights, requested, device, batch))
+    : d_bank(std::make_unique<dpd_bank>(
+          model, 1, weights, bank_options(requested, device, batch, false)))
 {
 }
 

@@ -30,16 +30,22 @@ def int_param(name, value, lo=None, hi=None):
     return v
 
 
+def _number(name, value, convert, what):
+    """convert(value), or ValueError naming the parameter; True and False are refused (see
+    float_param)."""
+    if not isinstance(value, (bool, np.bool_)):
+        try:
+            return convert(value)
+        except (TypeError, ValueError):
+            pass
+    raise ValueError(f"{name}: must be {what}, got {value!r}")
+
+
 def float_param(name, value, lo=None, hi=None, lo_open=False, allow_inf=False):
     """value as a float, not NaN, finite unless ``allow_inf``, in [lo, hi] ((lo, hi] with ``lo_open``).
     True and False are refused, as the C++ blocks' float parameters refuse them: float(True) is 1.0,
     so a flag passed to a number (tx_gain_db=True) would be taken without a word."""
-    if isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{name}: must be a number, got {value!r}")
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name}: must be a number, got {value!r}") from None
+    v = _number(name, value, float, "a number")
     bad = math.isnan(v) or (not allow_inf and math.isinf(v))
     if not bad and lo is not None:
         bad = v <= lo if lo_open else v < lo
@@ -66,12 +72,7 @@ def bool_param(name, value):
 
 def complex_param(name, value):
     """value as a finite complex number (not True or False, see float_param)."""
-    if isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{name}: must be a complex number, got {value!r}")
-    try:
-        v = complex(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name}: must be a complex number, got {value!r}") from None
+    v = _number(name, value, complex, "a complex number")
     if not (math.isfinite(v.real) and math.isfinite(v.imag)):
         raise ValueError(f"{name}: must be finite, got {value!r}")
     return v

@@ -23,6 +23,27 @@ namespace kernel {
 class dpd_bank_engine;
 
 /*!
+ * \brief Where and how the bank runs, and its ports' formats: the kernel's side of the
+ * blocks' stream options (stream_options.h), checked once, by the bank's constructor.
+ * A backend alone converts to options (the common case in code and tests).
+ */
+struct dpd_bank_options {
+    backend requested = backend::cpu; //!< as dpd_predistorter's
+    int device = 0;                   //!< CUDA device index
+    size_t batch = 0; //!< most samples per GPU launch (0: dpd_predistorter's default)
+    //! CUDA polynomial engines: host staging through mapped memory (no neural engine has it)
+    bool mapped = false;
+    sample_format input_format = sample_format::fc32;  //!< complex float or sc16
+    sample_format output_format = sample_format::fc32; //!< complex float or sc16
+    //! The magnitude that maps to 32767 on every sc16 side (> 0, finite; unused when both
+    //! sides are complex float).
+    float full_scale = 1.0f;
+
+    dpd_bank_options() = default;
+    dpd_bank_options(backend b) : requested(b) {} // NOLINT(google-explicit-constructor)
+};
+
+/*!
  * \brief N predistorters of one model, each channel with its own coefficients and history,
  * reading and writing complex float or sc16 (sample_format.h): the transmit side of a
  * multi-channel radio.
@@ -55,28 +76,20 @@ public:
     //! resampler (one launch carries every channel's pointers).
     static constexpr unsigned max_channels = kernel::max_channels;
 
+    using options = dpd_bank_options;
+
     /*!
      * \param model the structure shared by the channels
      * \param channels 1 .. max_channels
      * \param coefficients model.num_coefficients() values, the initial set of every channel
      * \param lo_leakage the initial c of every channel
-     * \param output_format complex float or sc16
-     * \param full_scale the magnitude that maps to 32767 on every sc16 side, input and output
-     *        (> 0, finite; unused when both are complex float)
-     * \param input_format complex float or sc16
-     * Other parameters as dpd_predistorter's.
+     * \param o where it runs and its formats
      */
     dpd_bank(const dpd_model& model,
              unsigned channels,
              const std::vector<complex>& coefficients,
              complex lo_leakage = complex(0),
-             backend requested = backend::cpu,
-             int device = 0,
-             size_t batch = 0,
-             bool mapped = false,
-             sample_format output_format = sample_format::fc32,
-             float full_scale = 1.0f,
-             sample_format input_format = sample_format::fc32);
+             const options& o = {});
     /*!
      * \brief N neural predistorters (gru, tdnn) of one model: channel c is a dpd_predistorter
      * built with channel c's weights (one engine per channel, either backend; sc16 on the CPU).
@@ -86,12 +99,7 @@ public:
     dpd_bank(const dpd_model& model,
              unsigned channels,
              const std::vector<float>& weights,
-             backend requested = backend::cpu,
-             int device = 0,
-             size_t batch = 0,
-             sample_format output_format = sample_format::fc32,
-             float full_scale = 1.0f,
-             sample_format input_format = sample_format::fc32);
+             const options& o = {});
     ~dpd_bank();
     dpd_bank(const dpd_bank&) = delete;
     dpd_bank& operator=(const dpd_bank&) = delete;
@@ -144,18 +152,18 @@ public:
     void reset(); //!< every channel's history to zero
 
     unsigned channels() const { return d_channels; }
-    sample_format output_format() const { return d_format; }
-    sample_format input_format() const { return d_in_format; }
-    float full_scale() const { return d_full_scale; }
+    sample_format output_format() const { return d_o.output_format; }
+    sample_format input_format() const { return d_o.input_format; }
+    float full_scale() const { return d_o.full_scale; }
     const dpd_model& model() const { return d_model; }
     size_t delay() const { return d_model.lookahead(); }
     void set_batch(size_t batch);
-    size_t batch() const { return d_batch; }
+    size_t batch() const { return d_o.batch; }
     void set_cuda_variant(dpd_cuda_variant v);
     dpd_cuda_variant cuda_variant() const { return d_variant; }
     //! The kernel running (the first channel's; the one-launch bank's tiled body).
     dpd_cuda_variant active_cuda_variant() const;
-    bool mapped() const { return d_mapped; }
+    bool mapped() const { return d_o.mapped; }
     backend active_backend() const { return d_backend; }
     const std::string& backend_note() const { return d_note; }
     //! True when all channels run in one launch (CUDA, ph model).
@@ -167,24 +175,16 @@ private:
     //! The engine (make_dpd_bank_engine()), then set_values() gives it its first values, then
     //! the backend note gains what the engine says of itself.
     template <typename Values>
-    void make_engine(backend requested, int device, Values&& set_values);
+    void make_engine(Values&& set_values);
     void apply_values(unsigned first,
                       unsigned last,
                       const std::vector<complex>& coefficients,
                       std::optional<complex> lo_leakage);
-    dpd_bank(const dpd_model& model,
-             unsigned channels,
-             size_t batch,
-             sample_format output_format,
-             float full_scale,
-             sample_format input_format);
+    dpd_bank(const dpd_model& model, unsigned channels, const options& o);
 
     dpd_model d_model;
     unsigned d_channels;
-    sample_format d_format, d_in_format;
-    float d_full_scale;
-    size_t d_batch;
-    bool d_mapped = false;
+    options d_o; //!< as given, batch resolved
     dpd_cuda_variant d_variant = dpd_cuda_variant::automatic;
     backend d_backend = backend::cpu;
     std::string d_note;
