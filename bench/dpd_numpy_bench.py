@@ -18,25 +18,11 @@ for _p in reversed([p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep
     if os.path.isdir(os.path.join(_d, "gpuinterp")):  # the build tree, not an installed copy
         gnuradio.__path__[:] = [_d] + [q for q in gnuradio.__path__ if q != _d]
 from gnuradio import gpuinterp  # noqa: E402
+from ph_xp_peer import predistort  # noqa: E402
 
 
 def dpd_numpy(x, coeffs, P, Q, L, c):
-    a2 = (x.real ** 2 + x.imag ** 2)
-    basis = []
-    pw = np.ones_like(a2)
-    for _ in range(1, P + 1, 2):
-        basis.append(x * pw)
-        pw = pw * a2
-    pw = np.ones_like(a2)
-    for _ in range(1, Q + 1, 2):
-        basis.append(np.conj(x) * pw)
-        pw = pw * a2
-    y = np.full_like(x, c)
-    for b, u in enumerate(basis):
-        up = np.concatenate([np.zeros(L - 1, dtype=u.dtype), u])
-        for k in range(L):
-            y += coeffs[b * L + k] * up[L - 1 - k: L - 1 - k + u.size]
-    return y
+    return predistort(np, x, coeffs, P, Q, L, c)
 
 
 def best(f, reps):

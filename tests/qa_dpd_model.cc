@@ -7,7 +7,7 @@
 // equations of dpd_model.h, on the CPU and, when a device is present, on CUDA (host and
 // device-resident entry points).
 #include "cpu/cpu_engines.h"
-#include "device/device_ops.h"
+#include "device_util.h"
 #ifdef GPUINTERP_HAVE_CUDA
 #include "../bench/kernel_timing.h" // gmp_lab_blocks: the blocks and tiles the benchmark builds
 #include "cuda/gmp_launch.h"
@@ -57,7 +57,11 @@ TEST(DpdModel, CanonicalPrintingAndRoundTrip)
                            "gmp:Ka=5,La=6",
                            "gmp:Ka=5,La=10,Kb=3,Lb=5,Mb=2,Kc=3,Lc=5,Mc=1",
                            "gmp:Ka=1,La=3,Kb=1,Lb=1,Mb=1024",
-                           "gmp:Ka=2,La=2,Lb=4" }) {
+                           "gmp:Ka=2,La=2,Lb=4",
+                           "gru:H=1,C=0,D=1",
+                           "gru:H=256,C=64,D=1024",
+                           "tdnn:M=1,H=1,N=1",
+                           "tdnn:M=1024,H=256,N=8" }) {
         const dpd_model m = dpd_model::parse(s);
         EXPECT_EQ(m.to_string(), s);
         EXPECT_EQ(dpd_model::parse(m.to_string()), m);
@@ -493,40 +497,16 @@ TEST_P(GmpKernel, ResetAndEmptyInput)
 
 TEST_P(GmpKernel, DeviceEntryPointMatchesHost)
 {
-    const cfg c = GetParam();
-    const gi::device_binding bind = c.b == backend::cuda
-                                        ? gi::device_binding{ gi::memory_kind::cuda, 0 }
-                                        : gi::device_binding{};
-    auto ops = gi::device::make_device_ops(bind);
     const model_set s = random_set("gmp:Ka=4,La=3,Kb=2,Lb=4,Mb=3,Kc=3,Lc=2,Mc=4");
-    const size_t total = 60000;
-    const auto x = random_vector<cf>(total, 1.0f);
-    auto* din = static_cast<cf*>(ops->alloc_device(total * sizeof(cf)));
-    auto* dout = static_cast<cf*>(ops->alloc_device(total * sizeof(cf)));
-    ops->copy_async(
-        din, x.data(), total * sizeof(cf), gi::device::copy_dir::host_to_device);
-    ops->wait();
+    const auto x = random_vector<cf>(60000, 1.0f);
     auto k = make(s);
-    std::vector<cf> got(total, cf(std::nanf(""), 0));
-    size_t pos = 0;
-    for (int it = 0; pos < total; it++) {
-        const size_t n =
-            std::min(total - pos, it % 3 == 0 ? random_size(1, 9) : random_size(1, 9000));
-        if (it % 5 == 4) {
-            k->process(got.data() + pos, x.data() + pos, n);
-        } else {
-            k->process_device(dout + pos, din + pos, n);
-            ops->copy_async(got.data() + pos,
-                            dout + pos,
-                            n * sizeof(cf),
-                            gi::device::copy_dir::device_to_host);
-            ops->wait();
-        }
-        pos += n;
-    }
+    const auto got = process_mixed(
+        *k,
+        GetParam().b,
+        x,
+        [](int it) { return it % 3 == 0 ? random_size(1, 9) : random_size(1, 9000); },
+        [](int it) { return it % 5 == 4; });
     EXPECT_TRUE(matches(got, reference(s, x), s.m));
-    ops->free_device(din);
-    ops->free_device(dout);
 }
 
 TEST_P(GmpKernel, LargeCallWithPartialLastTile)
