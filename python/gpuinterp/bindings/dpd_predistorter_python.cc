@@ -91,9 +91,25 @@ unsigned order_arg(const int_arg& v, const char* name, unsigned hi)
     return o;
 }
 
-unsigned taps_arg(const int_arg& v, const char* name)
+// (P, Q, Lp, Lq) as integers within the model's bounds (so an out-of-range value's message names
+// them); dpd_model::ph_params() checks the rest (odd orders, at least one tap) when a ph model is
+// built from them.
+struct ph_args {
+    unsigned P, Q, Lp, Lq;
+    ph_args(const int_arg& P_, const int_arg& Q_, const int_arg& Lp_, const int_arg& Lq_)
+        : P(P_.get<unsigned>("P", 0, pyutil::max_order)),
+          Q(Q_.get<unsigned>("Q", 0, pyutil::max_order)),
+          Lp(Lp_.get<unsigned>("Lp", 0, pyutil::max_lag)),
+          Lq(Lq_.get<unsigned>("Lq", 0, pyutil::max_lag))
+    {
+    }
+    kernel::dpd_model model() const { return kernel::dpd_model::ph_params(P, Q, Lp, Lq); }
+};
+
+kernel::dpd_model
+ph_model(const int_arg& P, const int_arg& Q, const int_arg& Lp, const int_arg& Lq)
 {
-    return v.get<unsigned>(name, 1, pyutil::max_dpd_taps);
+    return ph_args(P, Q, Lp, Lq).model();
 }
 
 //! Where a ph model's h[p,k] (conjugate: g[p,k]) sits in its coefficient vector: read from the
@@ -238,11 +254,7 @@ void bind_dpd_predistorter(py::module& m)
     def_kernel_init(
         cls,
         +[](int_arg P, int_arg Q, int_arg Lp, int_arg Lq) {
-            return std::make_tuple(kernel::dpd_model::ph_params(
-                P.get<unsigned>("P", 1, pyutil::max_order),
-                Q.get<unsigned>("Q", 0, pyutil::max_order),
-                Lp.get<unsigned>("Lp", 1, pyutil::max_dpd_taps),
-                Lq.get<unsigned>("Lq", 1, pyutil::max_dpd_taps)));
+            return std::make_tuple(ph_model(P, Q, Lp, Lq));
         },
         py::arg("P"),
         py::arg("Q"),
@@ -370,12 +382,7 @@ void bind_dpd_predistorter(py::module& m)
         .def_static(
             "num_coefficients",
             [](int_arg P, int_arg Q, int_arg Lp, int_arg Lq) {
-                return kernel::dpd_model::ph_params(
-                           order_arg(P, "P", pyutil::max_order),
-                           Q.get<unsigned>("Q", 0, pyutil::max_order),
-                           taps_arg(Lp, "Lp"),
-                           taps_arg(Lq, "Lq"))
-                    .num_coefficients();
+                return ph_model(P, Q, Lp, Lq).num_coefficients();
             },
             py::arg("P"),
             py::arg("Q"),
@@ -384,11 +391,10 @@ void bind_dpd_predistorter(py::module& m)
         .def_static(
             "main_index",
             [](int_arg P_, int_arg Lp_, int_arg p_, int_arg k_) {
-                const unsigned P = order_arg(P_, "P", pyutil::max_order),
-                               Lp = taps_arg(Lp_, "Lp");
-                return ph_term_index(kernel::dpd_model::ph_params(P, 0, Lp, 1),
-                                     order_arg(p_, "p", P),
-                                     k_.get<unsigned>("k", 0, Lp - 1),
+                const auto m = ph_model(P_, 0, Lp_, 1);
+                return ph_term_index(m,
+                                     order_arg(p_, "p", m.P),
+                                     k_.get<unsigned>("k", 0, m.Lp - 1),
                                      false);
             },
             py::arg("P"),
@@ -399,13 +405,9 @@ void bind_dpd_predistorter(py::module& m)
         .def_static(
             "conj_index",
             [](int_arg P_, int_arg Lp_, int_arg Lq_, int_arg q_, int_arg k_) {
-                const unsigned P = order_arg(P_, "P", pyutil::max_order),
-                               Lp = taps_arg(Lp_, "Lp"), Lq = taps_arg(Lq_, "Lq");
                 const unsigned q = order_arg(q_, "q", pyutil::max_order);
-                return ph_term_index(kernel::dpd_model::ph_params(P, q, Lp, Lq),
-                                     q,
-                                     k_.get<unsigned>("k", 0, Lq - 1),
-                                     true);
+                const auto m = ph_model(P_, q, Lp_, Lq_);
+                return ph_term_index(m, q, k_.get<unsigned>("k", 0, m.Lq - 1), true);
             },
             py::arg("P"),
             py::arg("Lp"),
@@ -489,16 +491,14 @@ void bind_dpd_predistorter(py::module& m)
                      pyutil::str_arg(input_format_, "input_format", "'fc32' or 'sc16'");
                  const auto weights = pyutil::vector_arg<float>(
                      weights_, "weights", "a sequence of real numbers");
-                 // With a model spec the structure comes from the spec and P..Lq are not used:
-                 // only their type is checked then.
-                 const bool ph = model.empty();
+                 // make() builds the ph model from P..Lq (and checks them) when the spec is
+                 // blank, and ignores them otherwise.
+                 const ph_args ph(P, Q, Lp, Lq);
                  return B::make(
-                     P.get<unsigned>("P", ph ? 1 : 0, ph ? pyutil::max_order : UINT_MAX),
-                     Q.get<unsigned>("Q", 0, ph ? pyutil::max_order : UINT_MAX),
-                     Lp.get<unsigned>(
-                         "Lp", ph ? 1 : 0, ph ? pyutil::max_dpd_taps : UINT_MAX),
-                     Lq.get<unsigned>(
-                         "Lq", ph ? 1 : 0, ph ? pyutil::max_dpd_taps : UINT_MAX),
+                     ph.P,
+                     ph.Q,
+                     ph.Lp,
+                     ph.Lq,
                      co,
                      c,
                      b,

@@ -201,8 +201,8 @@ std::vector<T> vector_arg(const py::handle& obj, const char* name, const char* w
 constexpr long long max_interpolation = 65536;         // polyphase_interpolator.cc
 constexpr long long min_nfilts = 2, max_nfilts = 4096; // resampler.cc check_params
 constexpr long long min_taps_per_arm = 4, max_taps_per_arm = 512;
-constexpr long long max_order = gr::gpuinterp::kernel::dpd_model::max_order;  // P, Q
-constexpr long long max_dpd_taps = gr::gpuinterp::kernel::dpd_model::max_lag; // Lp, Lq
+constexpr long long max_order = gr::gpuinterp::kernel::dpd_model::max_order; // P, Q
+constexpr long long max_lag = gr::gpuinterp::kernel::dpd_model::max_lag;     // Lp, Lq
 constexpr long long max_device = std::numeric_limits<int>::max();
 
 //! Largest batch (items or samples per launch) accepted from Python: beyond it a launch's buffers
