@@ -7,10 +7,8 @@
 //  - cuda_kernel: the CUDA kernel alone on device-resident data, 2^24 inputs (CUDA-event timing);
 //  - cuda_host:  the whole host-to-host pipeline (pinned staging, copies, kernel), 2^24 inputs.
 //  - cuda_channels: one kernel object with N = 1, 4, 16, 64 channels, host or device memory.
-//  - fir_engine_n1: one channel on the single-channel engine and on the channels engine.
 // items_per_second counts OUTPUT samples. Rows: (L, taps) = (2,12), (4,64), (8,128), (16,256).
 #ifdef GPUINTERP_HAVE_CUDA
-#include "../lib/cuda/cuda_engines.h"
 #include "device_channels.h"
 #include "kernel_timing.h"
 #endif
