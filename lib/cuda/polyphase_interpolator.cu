@@ -36,7 +36,8 @@ fir_plan plan_fir(int device, unsigned L, size_t M)
 template <typename T, typename TAP>
 fir_plan plan_fir(int device, unsigned L, size_t M, const fir_tuning& t)
 {
-    // Every kernel the plan may launch: both stores and (complex samples) sc16 input. The window in shared memory is T whatever the stored input: one geometry.
+    // Every kernel the plan may launch: both stores and (complex samples) sc16 input. The
+    // window in shared memory is T whatever the stored input: one geometry.
     const auto allow = [](const tile_geometry& g, int optin) {
         allow_smem(pick_kernel<T, T, TAP>(g), optin);
         if constexpr (std::is_same_v<T, float2>) {
