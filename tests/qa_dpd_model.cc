@@ -17,6 +17,8 @@
 #include <gnuradio/gpuinterp/kernel/dpd_predistorter.h>
 #include <cstring>
 #include <functional>
+#include <type_traits>
+#include <utility>
 
 using namespace gpuinterp_test;
 namespace gi = gr::gpuinterp;
@@ -808,11 +810,23 @@ TEST(GmpParams, CoefficientErrors)
     EXPECT_THROW(k.set_coefficients(co, 0), std::invalid_argument);
     EXPECT_EQ(k.coefficients(), s.co) << "unchanged on error";
     EXPECT_EQ(k.process(x), before);
-    dpd_model bad = s.m;
-    bad.Kb = 99;
-    EXPECT_EQ(invalid_argument_message([&] {
-                  dpd_predistorter(bad, s.co, 0);
-              }).rfind("model: Kb", 0),
+}
+
+// The structure is validated once, by the factory that builds a model: a caller cannot write a
+// field afterwards, so a predistorter, a bank or a Gram never meets an unchecked model.
+static_assert(!std::is_assignable_v<decltype((std::declval<dpd_model&>().Kb)), unsigned>);
+static_assert(!std::is_assignable_v<decltype((std::declval<dpd_model&>().family)),
+                                    dpd_model::family_t>);
+static_assert(std::is_copy_assignable_v<dpd_model>);
+
+TEST(DpdModel, FactoriesRefuseWhatTheyCannotRun)
+{
+    // Each way in validates: a gmp group out of range, a ph order the engine cannot run.
+    EXPECT_EQ(invalid_argument_message([] { dpd_model::make_gmp(2, 2, 99, 1, 1); }),
+              "model: Kb: must be 0 <= Kb <= 15, got 99");
+    EXPECT_EQ(invalid_argument_message([] {
+                  dpd_model::ph_params(4, 0, 1, 1);
+              }).rfind("P: ", 0),
               0u);
 }
 

@@ -20,7 +20,6 @@ namespace kernel {
 dpd_bank::dpd_bank(const dpd_model& model, unsigned channels, const options& o)
     : d_model(model), d_channels(channels), d_o(o)
 {
-    model.check_runnable();
     check_channels(channels);
     validate_full_scale(o.full_scale);
     if (!d_o.batch)

@@ -158,7 +158,6 @@ int dpd_gram::check_set(int set)
 dpd_gram::dpd_gram(const dpd_model& model, bool lo_leakage, backend requested, int device)
     : d_model(model), d_lo(lo_leakage)
 {
-    d_model.validate();
     // A neural model has no linear basis to fit (its weights train by gradient: neural_train).
     if (d_model.is_neural())
         throw std::invalid_argument("model: a " + to_string(d_model.family) +

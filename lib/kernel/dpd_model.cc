@@ -21,7 +21,7 @@ namespace {
 
 struct key_ref {
     const char* name;
-    unsigned dpd_model::*field;
+    dpd_model::size dpd_model::*field;
     bool required;
 };
 
@@ -97,11 +97,11 @@ void check_ph_params(unsigned P, unsigned Q, unsigned Lp, unsigned Lq)
                                   ", got " + std::to_string(v));
 }
 
-// A model of family f with the given fields set (the others at their defaults; the neural
-// families have no ph fields).
-dpd_model
-with_fields(dpd_model::family_t f,
-            std::initializer_list<std::pair<unsigned dpd_model::*, unsigned>> fields)
+using dm = dpd_model;
+} // namespace
+
+dpd_model dpd_model::with_fields(
+    family_t f, std::initializer_list<std::pair<size dpd_model::*, unsigned>> fields)
 {
     dpd_model m;
     m.family = f;
@@ -111,13 +111,12 @@ with_fields(dpd_model::family_t f,
         m.*field = v;
     return m;
 }
-dpd_model validated(dpd_model m)
+
+dpd_model dpd_model::validated(dpd_model m)
 {
     m.validate();
     return m;
 }
-using dm = dpd_model;
-} // namespace
 
 dpd_model dpd_model::ph_params(unsigned P, unsigned Q, unsigned Lp, unsigned Lq)
 {
@@ -284,14 +283,6 @@ void check_values(const char* name,
 }
 } // namespace
 
-void dpd_model::check_runnable() const
-{
-    if (family == family_t::ph)
-        check_ph_params(P, Q, Lp, Lq);
-    else
-        validate();
-}
-
 void dpd_model::check_coefficients(const std::vector<std::complex<float>>& coefficients,
                                    std::complex<float> lo_leakage) const
 {
@@ -383,7 +374,7 @@ size_t dpd_model::num_weights() const
 unsigned dpd_model::lookahead() const
 {
     if (family == family_t::gru)
-        return C > 0 ? std::max(1u, D) : 1u;
+        return C > 0 ? std::max<unsigned>(1u, D) : 1u;
     return (family == family_t::gmp && Kc > 0 && Lc > 0) ? Mc : 0;
 }
 
@@ -397,7 +388,7 @@ size_t dpd_model::history() const
     if (family == family_t::tdnn)
         return M - 1;
     if (family == family_t::ph)
-        return std::max(Lp, Q ? Lq : 1u) - 1;
+        return std::max<unsigned>(Lp, Q ? Lq : 1u) - 1;
     const dpd_model g = as_gmp();
     // Input lags behind the current input: a signal lag D + l, a lagging envelope D + l + m, a
     // leading one D + l - m (never deeper than its signal lag).

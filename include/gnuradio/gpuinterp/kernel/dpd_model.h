@@ -6,6 +6,7 @@
 #ifndef INCLUDED_GPUINTERP_KERNEL_DPD_MODEL_H
 #define INCLUDED_GPUINTERP_KERNEL_DPD_MODEL_H
 
+#include <initializer_list>
 #include <complex>
 #include <cstddef>
 #include <string>
@@ -48,7 +49,7 @@ namespace kernel {
  * Every model also has the complex LO-leakage constant added to each output; it is not part of
  * the coefficient vector.
  *
- * Bounds (checked by validate() and parse()): orders P, Q, K, Ka, Kb, Kc <= 15 (a float holds
+ * Bounds (checked by parse() and the make_* factories): orders P, Q, K, Ka, Kb, Kc <= 15 (a float holds
  * |x|^15 over the dynamic range of a PA capture, and no fitted model uses more); memory sizes
  * Lp, Lq, M, La, Lb, Lc, Mb, Mc <= 1024; num_coefficients() <= 4096 (the mp/gmp CUDA kernel keeps
  * the whole set in shared memory). The same bounds as the Python module gnuradio.gpuinterp.dpd_model.
@@ -60,18 +61,47 @@ namespace kernel {
  * samples: out[i] = y[i - lookahead()], with x[n] = 0 for n < 0 (the first lookahead() outputs
  * are the model at negative times).
  */
+struct dpd_model;
+
+/*!
+ * \brief One field of a dpd_model: anyone reads it as its value; only dpd_model's factories
+ * (parse, make_*, ph_params, as_gmp) write it, and each validates what it builds.
+ *
+ * \details So every dpd_model in existence is one the engines can run: the structure is
+ * checked once, where it enters (a spec, a factory's arguments), and no layer below (the bank,
+ * the Gram, the engines) checks it again. Copying a model keeps that true.
+ */
+template <typename T>
+class dpd_model_field
+{
+public:
+    constexpr operator T() const { return d_value; }
+
+private:
+    friend struct dpd_model;
+    constexpr explicit dpd_model_field(T v) : d_value(v) {}
+    dpd_model_field& operator=(T v)
+    {
+        d_value = v;
+        return *this;
+    }
+    T d_value;
+};
+
 struct dpd_model {
     enum class family_t { ph = 0, mp = 1, gmp = 2, gru = 3, tdnn = 4 };
 
-    family_t family = family_t::ph;
+    using size = dpd_model_field<unsigned>;
+
+    dpd_model_field<family_t> family{ family_t::ph };
     // ph
-    unsigned P = 1, Q = 0, Lp = 1, Lq = 1;
+    size P{ 1 }, Q{ 0 }, Lp{ 1 }, Lq{ 1 };
     // mp (tdnn: M is its taps)
-    unsigned K = 0, M = 0;
+    size K{ 0 }, M{ 0 };
     // gmp
-    unsigned Ka = 0, La = 0, Kb = 0, Lb = 0, Mb = 0, Kc = 0, Lc = 0, Mc = 0;
+    size Ka{ 0 }, La{ 0 }, Kb{ 0 }, Lb{ 0 }, Mb{ 0 }, Kc{ 0 }, Lc{ 0 }, Mc{ 0 };
     // gru (H hidden size, C skip channels, D skip dilation), tdnn (M, H width, N hidden layers)
-    unsigned H = 0, C = 0, D = 0, N = 0;
+    size H{ 0 }, C{ 0 }, D{ 0 }, N{ 0 };
 
     static constexpr unsigned max_order = 15;
     static constexpr unsigned max_lag = 1024;
@@ -105,12 +135,6 @@ struct dpd_model {
     //! Canonical spec: the family's required keys and the optional ones that differ from their
     //! default, in the order above. parse(to_string()) == *this.
     std::string to_string() const;
-    //! Throws std::invalid_argument("model: <key>: ...") when a size is out of range.
-    void validate() const;
-    //! The bounds the engines run, checked where a model enters a predistorter kernel (the
-    //! struct's fields are public): validate()'s, except that ph takes ph_params()'s (no
-    //! coefficient cap, errors named by the parameter).
-    void check_runnable() const;
     //! A value set for this model, checked where it enters (the predistorter kernels' constructors
     //! and setters): a polynomial family's num_coefficients() finite coefficients and a finite LO
     //! leakage, or a neural family's num_weights() finite weights. Throws
@@ -153,6 +177,16 @@ struct dpd_model {
 
     bool operator==(const dpd_model& o) const;
     bool operator!=(const dpd_model& o) const { return !(*this == o); }
+
+private:
+    //! Throws std::invalid_argument("model: <key>: ...") when a size is out of range.
+    void validate() const;
+    //! A model of family f with the given fields set, the others at their defaults (the neural
+    //! families have no ph fields). Not validated: its callers do.
+    static dpd_model
+    with_fields(family_t f,
+                std::initializer_list<std::pair<size dpd_model::*, unsigned>> fields);
+    static dpd_model validated(dpd_model m);
 };
 
 //! "ph" | "mp" | "gmp" | "gru" | "tdnn"
