@@ -31,10 +31,7 @@ END=${END:-560}
 train_workdir train7
 M=data/models
 for s in $PA_SEEDS; do
-    [ -f "$M/pa_apa200b_gru_s$s.json" ] && continue
-    c="$T pa --data data/APA_200MHz_b --split arena --model gru:H=32,C=4,D=16 --seed $s $COMMON --epochs 240 --time-budget $PA_BUDGET --out $M/pa_apa200b_gru_s$s.json $EXTRA"
-    echo "[p$s] $c"
-    OMP_NUM_THREADS=1 timeout $((PA_BUDGET + 60)) $c >"logs/p$s.log" 2>&1 &
+    [ -f "$M/pa_apa200b_gru_s$s.json" ] || train_surrogate "$s"
 done
 wait
 budget=${BUDGET:-$((END - ($(date +%s) - t0) - 45))}
@@ -62,16 +59,7 @@ CMD[f11]="$DPD $G24 --init $B300 --lr 5e-4 --seed 0 --oob-weight 1000"
 CMD[f14]="$DPD $G24 --init $B300 --lr 5e-4 --seed 1 --oob-weight 1000"
 CMD[f13]="$DPD $G24 --init $B300 --lr 1e-3 --seed 2 --oob-weight 300"
 CMD[f12]="${DPD/--epochs 400/--epochs 1} $G24 --init $B300 --lr 0 --lr-end 0 --seed 0 --oob-weight 300"
-for j in $JOBS; do
-    c="$T ${CMD[$j]} $COMMON --out dpd_$j.json $EXTRA"
-    echo "[$j] $c"
-    OMP_NUM_THREADS=1 timeout $((budget + 60)) $c >"logs/$j.log" 2>&1 &
-done
-wait
-echo "train7 end $(date -u +%FT%TZ), $(($(date +%s) - t0)) s"
-for l in logs/*.log; do
-    echo "=== $l"
-    grep -E "^epoch|time budget|stopped|NMSE dB train|through pa_|Error|error" "$l" | tail -n 5 | cut -c1-600
-done
+# shellcheck disable=SC2086 # JOBS is a list
+run_jobs train7 "$budget" $JOBS
 for s in $PA_SEEDS; do [ -L "$M/pa_apa200b_gru_s$s.json" ] || cp "$M/pa_apa200b_gru_s$s.json" .; done
 tar czf "$OUT/train7.tgz" ./*.json logs

@@ -17,9 +17,7 @@ END=${END:-520}
 . "$(dirname "$0")/train_workdir.sh"
 train_workdir train6
 for s in 2 3; do
-    c="$T pa --data data/APA_200MHz_b --split arena --model gru:H=32,C=4,D=16 --seed $s $COMMON --epochs 240 --time-budget $PA_BUDGET --out data/models/pa_apa200b_gru_s$s.json $EXTRA"
-    echo "[p$s] $c"
-    OMP_NUM_THREADS=1 timeout $((PA_BUDGET + 60)) $c >"logs/p$s.log" 2>&1 &
+    train_surrogate "$s"
 done
 wait
 left=$((END - ($(date +%s) - t0)))
@@ -33,17 +31,8 @@ CMD[e3]="$DPD --model gru:H=32,C=4,D=1 --lr 3e-3 --seed 0 --select aclr"
 CMD[e4]="$DPD --model gru:H=24,C=4,D=1 --lr 5e-3 --seed 0 --select aclr"
 CMD[e5]="$DPD --model tdnn:M=20,H=48,N=2 --lr 2e-3 --seed 0 --oob-weight 100 --select aclr"
 CMD[e6]="$DPD --model gmp:Ka=7,La=20,Kb=4,Lb=12,Mb=3,Kc=4,Lc=12,Mc=3 --lr 2e-3 --seed 0 --select aclr"
-for j in e1 e2 e3 e4 e5 e6; do
-    [ -f data/models/pa_apa200b_gru_s2.json ] && [ -f data/models/pa_apa200b_gru_s3.json ] || break
-    c="$T ${CMD[$j]} $COMMON --out dpd_$j.json $EXTRA"
-    echo "[$j] $c"
-    OMP_NUM_THREADS=1 timeout $((left - 10)) $c >"logs/$j.log" 2>&1 &
-done
-wait
-echo "train6 end $(date -u +%FT%TZ), $(($(date +%s) - t0)) s"
-for l in logs/*.log; do
-    echo "=== $l"
-    grep -E "time budget|stopped|NMSE dB train|through pa_|Error|error" "$l" | tail -n 4 | cut -c1-400
-done
+if [ -f data/models/pa_apa200b_gru_s2.json ] && [ -f data/models/pa_apa200b_gru_s3.json ]; then
+    run_jobs train6 "$budget" e1 e2 e3 e4 e5 e6
+fi
 cp data/models/pa_apa200b_gru_s[23].json . 2>/dev/null
 tar czf "$OUT/train6.tgz" ./*.json logs

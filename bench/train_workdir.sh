@@ -8,6 +8,12 @@
 # dataset in data/. New model files written to data/models/ there stay in the scratch folder.
 # Sets REPO, OUT (required), DEVICE (cuda), EXTRA, PY (python3), t0, W, T (the trainer) and COMMON
 # (the options every job shares).
+#
+# train_surrogate SEED: starts, in the background, the shipped GRU surrogates' recipe for
+# APA_200MHz_b with that seed (PA_BUDGET seconds), writing data/models/pa_apa200b_gru_s<SEED>.json.
+# run_jobs TAG BUDGET JOB...: starts the command CMD[JOB] of each job (an associative array the
+# driver fills) with the shared options, BUDGET seconds each, waits, and prints each log's last
+# figures.
 set -u
 REPO=$(pwd)
 OUT=${OUT:?set OUT}
@@ -26,4 +32,26 @@ train_workdir() {
     ln -s "$REPO/.gdata/APA_200MHz_b" "$W/data/APA_200MHz_b"
     cd "$W" || exit 1
     echo "$1 start $(date -u +%FT%TZ); device $DEVICE"
+}
+
+train_surrogate() {
+    local c="$T pa --data data/APA_200MHz_b --split arena --model gru:H=32,C=4,D=16 --seed $1 $COMMON --epochs 240 --time-budget $PA_BUDGET --out data/models/pa_apa200b_gru_s$1.json $EXTRA"
+    echo "[p$1] $c"
+    OMP_NUM_THREADS=1 timeout $((PA_BUDGET + 60)) $c >"logs/p$1.log" 2>&1 &
+}
+
+run_jobs() {
+    local tag=$1 budget=$2 j c l
+    shift 2
+    for j in "$@"; do
+        c="$T ${CMD[$j]} $COMMON --out dpd_$j.json $EXTRA"
+        echo "[$j] $c"
+        OMP_NUM_THREADS=1 timeout $((budget + 60)) $c >"logs/$j.log" 2>&1 &
+    done
+    wait
+    echo "$tag end $(date -u +%FT%TZ), $(($(date +%s) - t0)) s"
+    for l in logs/*.log; do
+        echo "=== $l"
+        grep -E "^epoch|time budget|stopped|NMSE dB train|through pa_|Error|error" "$l" | tail -n 5 | cut -c1-600
+    done
 }
