@@ -15,9 +15,9 @@
 #include "test_util.h"
 #include <gnuradio/gpuinterp/kernel/dpd_model.h>
 #include <gnuradio/gpuinterp/kernel/dpd_predistorter.h>
+#include <type_traits>
 #include <cstring>
 #include <functional>
-#include <type_traits>
 #include <utility>
 
 using namespace gpuinterp_test;
