@@ -41,9 +41,9 @@ for s in 2 3 $PA_SEEDS; do
     [ -f "$M/pa_apa200b_gru_s$s.json" ] || { echo "no surrogate s$s: stopping"; exit 1; }
     THROUGH="$THROUGH --also-through $M/pa_apa200b_gru_s$s.json"
 done
-DPD="dpd --data data/APA_200MHz_b --split arena $THROUGH --gain 0.992225 --limit 1.0 --lr-end 1e-5 --epochs 400 --stride 2 --time-budget $budget --select aclr"
+arena_dpd "$THROUGH" "$budget"
+DPD="$DPD --select aclr"
 G24="--model gru:H=24,C=4,D=1"
-declare -A CMD
 CMD[f1]="$DPD $G24 --init $M/dpd_gru24_apa200b.json --lr 1e-3 --seed 0 --oob-weight 100"
 CMD[f2]="$DPD $G24 --init $M/dpd_gru24_apa200b.json --lr 1e-3 --seed 1 --oob-weight 100"
 CMD[f3]="$DPD $G24 --lr 5e-3 --seed 0 --oob-weight 100"

@@ -23,8 +23,7 @@ wait
 left=$((END - ($(date +%s) - t0)))
 budget=$((left - 45))
 echo "surrogates done at $(($(date +%s) - t0)) s; predistorter budget $budget s"
-DPD="dpd --data data/APA_200MHz_b --split arena --pa data/models/pa_apa200b_gru_s0.json --also-through data/models/pa_apa200b_gru_s2.json --also-through data/models/pa_apa200b_gru_s3.json --gain 0.992225 --limit 1.0 --lr-end 1e-5 --epochs 400 --stride 2 --time-budget $budget"
-declare -A CMD
+arena_dpd "--pa data/models/pa_apa200b_gru_s0.json --also-through data/models/pa_apa200b_gru_s2.json --also-through data/models/pa_apa200b_gru_s3.json" "$budget"
 CMD[e1]="$DPD --model gru:H=24,C=4,D=1 --lr 5e-3 --seed 0 --oob-weight 100 --select aclr"
 CMD[e2]="$DPD --model gmp:Ka=5,La=14,Kb=3,Lb=12,Mb=3,Kc=3,Lc=12,Mc=2 --lr 1e-3 --seed 0 --init data/models/dpd_gmp_apa200b.json --oob-weight 1000 --select aclr"
 CMD[e3]="$DPD --model gru:H=32,C=4,D=1 --lr 3e-3 --seed 0 --select aclr"

@@ -11,6 +11,9 @@
 #
 # train_surrogate SEED: starts, in the background, the shipped GRU surrogates' recipe for
 # APA_200MHz_b with that seed (PA_BUDGET seconds), writing data/models/pa_apa200b_gru_s<SEED>.json.
+# arena_dpd SURROGATES BUDGET: sets DPD, the Arena predistorter recipe (gain, limit, learning-rate
+# schedule, epochs, stride) trained through SURROGATES (--pa ... --also-through ...) for BUDGET
+# seconds; the driver appends each job's model and options to it in CMD.
 # run_jobs TAG BUDGET JOB...: starts the command CMD[JOB] of each job (an associative array the
 # driver fills) with the shared options, BUDGET seconds each, waits, and prints each log's last
 # figures.
@@ -38,6 +41,11 @@ train_surrogate() {
     local c="$T pa --data data/APA_200MHz_b --split arena --model gru:H=32,C=4,D=16 --seed $1 $COMMON --epochs 240 --time-budget $PA_BUDGET --out data/models/pa_apa200b_gru_s$1.json $EXTRA"
     echo "[p$1] $c"
     OMP_NUM_THREADS=1 timeout $((PA_BUDGET + 60)) $c >"logs/p$1.log" 2>&1 &
+}
+
+declare -A CMD
+arena_dpd() {
+    DPD="dpd --data data/APA_200MHz_b --split arena $1 --gain 0.992225 --limit 1.0 --lr-end 1e-5 --epochs 400 --stride 2 --time-budget $2"
 }
 
 run_jobs() {
