@@ -4,7 +4,8 @@
  */
 #ifndef INCLUDED_GPUINTERP_CHANNEL_COUNTS_H
 #define INCLUDED_GPUINTERP_CHANNEL_COUNTS_H
-// The queries of blocks with sc16 ports: output_format(), input_format() and full_scale(); and
+// The queries every block shares: device_buffers() and active_backend(). Those of blocks with
+// sc16 ports: output_format(), input_format() and full_scale(); and
 // saturated(channel=0) and invalid(channel=0) of a block with per-channel sc16 counts and a
 // channels() method, the channel checked with a ValueError naming it.
 #include "int_arg.h"
@@ -13,6 +14,18 @@
 namespace gr {
 namespace gpuinterp {
 namespace pyutil {
+
+//! device_buffers() (whether the ports use device buffers) and active_backend() ('cpu' or 'cuda').
+template <class Cls>
+void def_block_queries(Cls& cls)
+{
+    using B = typename Cls::type;
+    cls.def("device_buffers",
+            &B::device_buffers,
+            "True when the ports use device buffers.")
+        .def(
+            "active_backend", &B::active_backend, "The backend in use: 'cpu' or 'cuda'.");
+}
 
 //! output_format(), input_format() ('fc32' or 'sc16') and full_scale() (the magnitude that maps
 //! to 32767 on the sc16 ports).

@@ -2,6 +2,7 @@
  * Copyright 2026 gr-gpuinterp authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
+#include "channel_counts.h"
 #include "int_arg.h"
 #include "kernel_guard.h"
 #include "numpy_util.h"
@@ -451,8 +452,9 @@ void bind_dpd_predistorter(py::module& m)
 
     using B = dpd_predistorter_cc;
     static const std::string bdoc = block_doc();
-    py::class_<B, gr::sync_block, gr::block, gr::basic_block, std::shared_ptr<B>>(
-        m, "dpd_predistorter_cc", bdoc.c_str())
+    py::class_<B, gr::sync_block, gr::block, gr::basic_block, std::shared_ptr<B>>
+        block_cls(m, "dpd_predistorter_cc", bdoc.c_str());
+    block_cls
         .def(py::init([](int_arg P,
                          int_arg Q,
                          int_arg Lp,
@@ -561,9 +563,6 @@ void bind_dpd_predistorter(py::module& m)
         .def("delay",
              &B::delay,
              "Output delay in samples (gmp look-ahead; 0 for ph and mp).")
-        .def("device_buffers",
-             &B::device_buffers,
-             "True when the ports use device buffers.")
         .def(
             "set_coefficients",
             [](B& b, const py::object& co, const py::object& c) {
@@ -642,7 +641,6 @@ void bind_dpd_predistorter(py::module& m)
                     "variant",
                     "'automatic', 'smem', 'tiled', 'compiled' or 'interpreted'"));
             },
-            py::arg("variant"))
-        .def(
-            "active_backend", &B::active_backend, "The backend in use: 'cpu' or 'cuda'.");
+            py::arg("variant"));
+    pyutil::def_block_queries(block_cls);
 }

@@ -100,13 +100,8 @@ void bind_block(py::module& m, const char* name)
                            b.set_batch(batch.get<int>("batch", 0, pyutil::max_batch));
                        },
                        py::arg("batch"))
-                   .def("batch", &blk::batch)
-                   .def("active_backend",
-                        &blk::active_backend,
-                        "The backend in use: 'cpu' or 'cuda'.")
-                   .def("device_buffers",
-                        &blk::device_buffers,
-                        "Whether the ports use device buffers.");
+                   .def("batch", &blk::batch);
+    pyutil::def_block_queries(cls);
     pyutil::def_sample_formats(cls);
     pyutil::def_channel_counts(cls);
 }

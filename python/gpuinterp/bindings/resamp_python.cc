@@ -148,11 +148,8 @@ void bind_resampler_block(py::module& m, const char* name)
                         "CUDA polyphase kernel: 'automatic' (tiled where it fits in "
                         "shared memory) or 'untiled' "
                         "(for comparison); ignored on the CPU and by the other methods.")
-                   .def("method", &blk::method)
-                   .def("device_buffers",
-                        &blk::device_buffers,
-                        "True when the ports use device buffers.")
-                   .def("active_backend", &blk::active_backend);
+                   .def("method", &blk::method);
+    pyutil::def_block_queries(cls);
     pyutil::def_sample_formats(cls);
     pyutil::def_channel_counts(cls);
 }
@@ -161,43 +158,40 @@ template <class T>
 void bind_lookup_block(py::module& m, const char* name)
 {
     using blk = table_lookup<T>;
-    py::class_<blk, gr::sync_block, gr::block, gr::basic_block, std::shared_ptr<blk>>(
-        m, name, lookup_doc)
-        .def(py::init([](const std::vector<T>& table,
-                         bool normalized,
-                         const std::string& f,
-                         const std::string& a,
-                         const std::string& p,
-                         const std::string& b,
-                         int_arg device,
-                         bool device_buffers) {
-                 return blk::make(table,
-                                  normalized,
-                                  f,
-                                  a,
-                                  p,
-                                  b,
-                                  device.get<int>("device", 0),
-                                  device_buffers);
-             }),
-             py::arg("table"),
-             py::arg("normalized") = false,
-             py::arg("filter") = "linear",
-             py::arg("address") = "clamp",
-             py::arg("precision") = "texture",
-             py::arg("backend") = "automatic",
-             py::arg("device") = 0,
-             py::arg("device_buffers") = false,
-             lookup_doc)
+    py::class_<blk, gr::sync_block, gr::block, gr::basic_block, std::shared_ptr<blk>> cls(
+        m, name, lookup_doc);
+    cls.def(py::init([](const std::vector<T>& table,
+                        bool normalized,
+                        const std::string& f,
+                        const std::string& a,
+                        const std::string& p,
+                        const std::string& b,
+                        int_arg device,
+                        bool device_buffers) {
+                return blk::make(table,
+                                 normalized,
+                                 f,
+                                 a,
+                                 p,
+                                 b,
+                                 device.get<int>("device", 0),
+                                 device_buffers);
+            }),
+            py::arg("table"),
+            py::arg("normalized") = false,
+            py::arg("filter") = "linear",
+            py::arg("address") = "clamp",
+            py::arg("precision") = "texture",
+            py::arg("backend") = "automatic",
+            py::arg("device") = 0,
+            py::arg("device_buffers") = false,
+            lookup_doc)
         .def("set_table",
              &blk::set_table,
              py::arg("table"),
              "Replace the table (lands between two work() calls).")
-        .def("table", &blk::table)
-        .def("device_buffers",
-             &blk::device_buffers,
-             "True when the ports use device buffers.")
-        .def("active_backend", &blk::active_backend);
+        .def("table", &blk::table);
+    pyutil::def_block_queries(cls);
 }
 
 template <class T>

@@ -2,6 +2,7 @@
  * Copyright 2026 gr-gpuinterp authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
+#include "channel_counts.h"
 #include "kernel_guard.h"
 #include "numpy_util.h"
 #include <gnuradio/gpuinterp/kernel/resize_2d.h>
@@ -131,13 +132,8 @@ void bind_block(py::module& m, const char* name)
         .def("border", &blk::border)
         .def("set_batch", &blk::set_batch, py::arg("batch"))
         .def("batch", &blk::batch)
-        .def("half_output", &blk::half_output)
-        .def("device_buffers",
-             &blk::device_buffers,
-             "True when the ports use device buffers.")
-        .def("active_backend",
-             &blk::active_backend,
-             "The backend in use: 'cpu' or 'cuda'.");
+        .def("half_output", &blk::half_output);
+    pyutil::def_block_queries(cls);
 }
 
 // The input frames as T. numpy's cast wraps what uint8 cannot hold (300 -> 44, -1 -> 255, NaN -> 0)
