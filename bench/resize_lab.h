@@ -14,8 +14,10 @@
 #include "cuda/resize_tuning.h"
 #include "kernel/resize_engine.h"
 #include <gnuradio/gpuinterp/kernel/resize_2d.h>
+#include <initializer_list>
 #include <cstddef>
 #include <memory>
+#include <utility>
 
 struct CUstream_st; // cudaStream_t, without the CUDA headers
 
@@ -45,44 +47,48 @@ struct resize_lab_build {
     resize_build_tuning build;
 };
 
-//! resize_build with one group of fields replaced (the entries below).
-constexpr resize_build_tuning tile_build(int threads, int elements)
+using build_field = int resize_build_tuning::*;
+//! resize_build with the given fields replaced (the entries below).
+constexpr resize_build_tuning
+build_with(std::initializer_list<std::pair<build_field, int>> fields)
 {
     resize_build_tuning b = resize_build;
-    b.tile_threads = threads;
-    b.tile_elements = elements;
+    for (const auto& f : fields)
+        b.*(f.first) = f.second;
     return b;
+}
+using rb = resize_build_tuning;
+constexpr resize_build_tuning tile_build(int threads, int elements)
+{
+    return build_with(
+        { { &rb::tile_threads, threads }, { &rb::tile_elements, elements } });
 }
 //! The vec/rowcache block; `blocks_scale` multiplies the rowcache blocks per SM.
 constexpr resize_build_tuning vec_build(int bx, int by, int blocks_scale = 1)
 {
-    resize_build_tuning b = resize_build;
-    b.vec_bx = bx;
-    b.vec_by = by;
-    b.rowcache_blocks_nearest *= blocks_scale;
-    b.rowcache_blocks_bilinear *= blocks_scale;
-    b.rowcache_blocks_other *= blocks_scale;
-    return b;
+    return build_with({ { &rb::vec_bx, bx },
+                        { &rb::vec_by, by },
+                        { &rb::rowcache_blocks_nearest,
+                          resize_build.rowcache_blocks_nearest * blocks_scale },
+                        { &rb::rowcache_blocks_bilinear,
+                          resize_build.rowcache_blocks_bilinear * blocks_scale },
+                        { &rb::rowcache_blocks_other,
+                          resize_build.rowcache_blocks_other * blocks_scale } });
 }
 constexpr resize_build_tuning point_build(int bx, int by)
 {
-    resize_build_tuning b = resize_build;
-    b.point_bx = bx;
-    b.point_by = by;
-    return b;
+    return build_with({ { &rb::point_bx, bx }, { &rb::point_by, by } });
 }
 //! Rowcache blocks per SM for nearest (`other` false) or for the other 4-tap methods.
 constexpr resize_build_tuning rowcache_build(bool other, int blocks)
 {
-    resize_build_tuning b = resize_build;
-    (other ? b.rowcache_blocks_other : b.rowcache_blocks_nearest) = blocks;
-    return b;
+    return build_with(
+        { { other ? &rb::rowcache_blocks_other : &rb::rowcache_blocks_nearest,
+            blocks } });
 }
 constexpr resize_build_tuning staged_build(int stage_floats)
 {
-    resize_build_tuning b = resize_build;
-    b.stage_floats = stage_floats;
-    return b;
+    return build_with({ { &rb::stage_floats, stage_floats } });
 }
 
 // The tile pairs keep the library's 256 elements per block or take 512, at 2-8 elements per
