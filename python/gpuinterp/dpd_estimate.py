@@ -207,13 +207,9 @@ def _fit_engine(xa, yn, m, regularization, lo_leakage, ok, validation, probes, b
     else:
         add(ok)
         sol = g.solve(regularization)
-    from .dpd_solve import Solution
-
-    w = np.asarray(sol["w"], dtype=np.complex128)
-    out = Solution(w, float(sol["regularization"]), float(sol["condition"]), int(sol["rank"]), float(sol["dof"]),
-                   float(sol["fit_nmse_db"]), str(sol["selected_by"]), float(sol["validation_nmse_db"]))
+    out, w = sol, sol.w
     if how:
-        out.selected_by, out.validation_nmse_db = how, float(sol["validation_nmse_db"]) if how == "validation" else val
+        out.selected_by, out.validation_nmse_db = how, out.validation_nmse_db if how == "validation" else val
     if probes is not None:  # the capture's rows, not the probes
         c = complex(w[-1]) if lo_leakage else 0j
         z = _spec.apply(yn, m, w[:-1] if lo_leakage else w, c)  # a chunk of basis rows at a time

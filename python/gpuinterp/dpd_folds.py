@@ -26,6 +26,7 @@ the capture's kind, without the start-up rows."""
 import numpy as np
 
 from .dpd_ph import DPDError
+from .dpd_solve import Solution
 
 # Five blocks: each fold fits 80 % of the capture, as the single 20 % hold-out before did.
 FOLDS = 5
@@ -113,7 +114,7 @@ def choose(G_all, b_all, folds, grid):
 def solve_sums(G, b, tt, lam):
     """dpd_gram's solve at a fixed lambda, from sums already on the host: the blocks' Grams of the
     rows continuing the capture add up to the whole capture's, so the refit after the folds needs no
-    second pass over it. Returns the dict dpd_gram.solve returns (its equations, in numpy)."""
+    second pass over it. Returns the Solution dpd_gram.solve returns (its equations, in numpy)."""
     K = G.shape[0]
     d = np.sqrt(np.real(np.diag(G)))
     if not np.all(np.isfinite(d)) or np.any(d <= 0):
@@ -130,9 +131,8 @@ def solve_sums(G, b, tt, lam):
                        "column-normalised basis; use a regularization > 0)")
     r = float(_residuals(G, b, tt, w[:, None])[0])
     fit = 10 * np.log10(max(r / tt, 1e-30)) if tt > 0 else float("nan")
-    return {"w": w, "regularization": float(lam), "condition": cond, "rank": int(np.sum(e / e0 > lam)),
-            "dof": float(np.sum(e / (e + lam * e0))), "fit_nmse_db": float(fit), "selected_by": "fixed",
-            "validation_nmse_db": float("nan")}
+    return Solution(w, float(lam), cond, int(np.sum(e / e0 > lam)), float(np.sum(e / (e + lam * e0))), float(fit),
+                    "fixed")
 
 
 def fold_rows(n, ok, back, ahead, K, folds=FOLDS):

@@ -46,13 +46,13 @@ def rel(a, b):
 class qa_dpd_gram(gr_unittest.TestCase):
 
     def check_same(self, got, want):
-        self.assertLess(rel(got["w"], want.w), 1e-6)
-        self.assertEqual(got["regularization"], want.regularization)
-        self.assertEqual(got["selected_by"], want.selected_by)
-        self.assertAlmostEqual(got["condition"] / want.condition, 1.0, delta=1e-6)
-        self.assertEqual(got["rank"], want.rank)
-        self.assertAlmostEqual(got["dof"], want.dof, delta=1e-6 * want.dof)
-        self.assertAlmostEqual(got["fit_nmse_db"], want.fit_nmse_db, delta=1e-6)
+        self.assertLess(rel(got.w, want.w), 1e-6)
+        self.assertEqual(got.regularization, want.regularization)
+        self.assertEqual(got.selected_by, want.selected_by)
+        self.assertAlmostEqual(got.condition / want.condition, 1.0, delta=1e-6)
+        self.assertEqual(got.rank, want.rank)
+        self.assertAlmostEqual(got.dof, want.dof, delta=1e-6 * want.dof)
+        self.assertAlmostEqual(got.fit_nmse_db, want.fit_nmse_db, delta=1e-6)
 
     def test_001_fixed_and_gcv_match_solve_regularized(self):
         for b in backends():
@@ -72,7 +72,7 @@ class qa_dpd_gram(gr_unittest.TestCase):
                         self.check_same(g.solve("gcv"), dpd_reference.solve_regularized(phi, t, "gcv"))
                         got = g.solve()  # no held-out rows: GCV, as solve_regularized(None)
                         self.check_same(got, dpd_reference.solve_regularized(phi, t, None))
-                        self.assertTrue(np.isnan(got["validation_nmse_db"]))
+                        self.assertTrue(np.isnan(got.validation_nmse_db))
 
     def test_002_validation_matches_solve_regularized(self):
         for b in backends():
@@ -91,8 +91,8 @@ class qa_dpd_gram(gr_unittest.TestCase):
                     got = g.solve()
                     self.assertEqual(want.selected_by, "validation")
                     self.check_same(got, want)
-                    self.assertAlmostEqual(got["validation_nmse_db"], want.validation_nmse_db, delta=1e-6)
-                    self.assertGreater(got["regularization"], dpd.REGULARIZATION_GRID[0])
+                    self.assertAlmostEqual(got.validation_nmse_db, want.validation_nmse_db, delta=1e-6)
+                    self.assertGreater(got.regularization, dpd.REGULARIZATION_GRID[0])
                     # A custom grid, and validation forced.
                     grid = [1e-6, 1e-4, 1e-2]
                     want = dpd_reference.solve_regularized(phi[fit[:rows]], x[:rows][fit[:rows]], None,
@@ -111,12 +111,12 @@ class qa_dpd_gram(gr_unittest.TestCase):
         parts.add(y[cut - h:], x[cut - h:], history=h)
         self.assertEqual(parts.fit_rows(), one.fit_rows())
         np.testing.assert_allclose(parts.gram(), one.gram(), rtol=1e-12, atol=1e-9)
-        np.testing.assert_allclose(parts.solve(1e-8)["w"], one.solve(1e-8)["w"], rtol=1e-9)
+        np.testing.assert_allclose(parts.solve(1e-8).w, one.solve(1e-8).w, rtol=1e-9)
         parts.forget(0.5)
         self.assertEqual(parts.fit_rows(), one.fit_rows() / 2)
         np.testing.assert_allclose(parts.gram(), one.gram() / 2, rtol=1e-12, atol=1e-9)
         # Scaling every sum leaves the fixed-lambda solution alone.
-        np.testing.assert_allclose(parts.solve(1e-8)["w"], one.solve(1e-8)["w"], rtol=1e-9)
+        np.testing.assert_allclose(parts.solve(1e-8).w, one.solve(1e-8).w, rtol=1e-9)
 
     def test_004_errors(self):
         g = gpuinterp.dpd_gram("mp:K=2,M=2")
@@ -164,7 +164,7 @@ class qa_dpd_gram(gr_unittest.TestCase):
                 self.assertIn(part, msg)
             small = gpuinterp.dpd_gram("mp:K=4,M=5", backend="cpu")
             small.add(y, y)
-            self.assertTrue(np.all(np.isfinite(small.solve(1e-6)["w"])))
+            self.assertTrue(np.all(np.isfinite(small.solve(1e-6).w)))
             for bad in ("-1", "0", "nan", "soon"):
                 with self.subTest(limit=bad):
                     os.environ["GPUINTERP_MAX_SOLVE_SECONDS"] = bad
@@ -176,6 +176,24 @@ class qa_dpd_gram(gr_unittest.TestCase):
                 os.environ.pop("GPUINTERP_MAX_SOLVE_SECONDS", None)
             else:
                 os.environ["GPUINTERP_MAX_SOLVE_SECONDS"] = old
+
+    def test_006_one_solution_type(self):
+        # The engine's solution is the class the numpy references fill: one set of fields.
+        y, x = problem("mp:K=2,M=2", 500, 0.05, False, 3)
+        g = gpuinterp.dpd_gram("mp:K=2,M=2", False, "cpu")
+        g.add(y, x)
+        got = g.solve(1e-8)
+        self.assertIsInstance(got, dpd.Solution)
+        want = dpd_reference.solve_regularized(explicit(y, "mp:K=2,M=2", False), x, 1e-8)
+        self.assertIsInstance(want, dpd.Solution)
+        self.check_same(got, want)
+        s = dpd.Solution([1, 2j], 1e-3, 2.0, 2, 1.5, -40.0, "fixed")
+        self.assertTrue(np.isnan(s.validation_nmse_db))
+        np.testing.assert_array_equal(s.w, np.array([1, 2j]))
+        s.w = [3j]
+        np.testing.assert_array_equal(s.w, np.array([3j]))
+        with self.assertRaisesRegex(ValueError, "^w:"):
+            dpd.Solution("abc", 1e-3, 2.0, 2, 1.5, -40.0, "fixed")
 
 
 if __name__ == "__main__":

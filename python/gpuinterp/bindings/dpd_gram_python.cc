@@ -10,6 +10,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
+#include <limits>
 
 namespace py = pybind11;
 using namespace gr::gpuinterp;
@@ -31,8 +32,8 @@ add(y, x, fit_mask=None, val_mask=None, history=0)
     held-out Gram (rows with val_mask set; None = none). Memory O(K^2), never the N x K basis.
 forget(factor)   multiplies every accumulated sum by factor in (0, 1].
 reset()          drops everything.
-solve(regularization=None, grid=None) -> dict with the fields of dpd_solve.Solution:
-    w, regularization, condition, rank, dof, fit_nmse_db, selected_by, validation_nmse_db.
+solve(regularization=None, grid=None) -> Solution (w, regularization, condition, rank, dof,
+    fit_nmse_db, selected_by, validation_nmse_db).
     regularization: None = chosen on the held-out rows when there are any, else by GCV; "gcv";
     "validation"; a number = lambda relative to the largest eigenvalue of the column-normalised
     Gram (lambda / s_max^2 of solve_regularized). grid: the relative lambdas tried
@@ -70,24 +71,82 @@ marr mask_arg(const py::object& m, size_t n, const char* name)
     return a;
 }
 
-py::dict to_dict(const kernel::dpd_gram_solution& s)
+// A solution's w from any array-like of numbers (flattened), as complex128.
+std::vector<cd> coefficients(const py::object& w)
 {
-    py::dict d;
-    d["w"] = pyutil::to_array<cd>(s.w);
-    d["regularization"] = s.lambda;
-    d["condition"] = s.condition;
-    d["rank"] = s.rank;
-    d["dof"] = s.dof;
-    d["fit_nmse_db"] = s.fit_nmse_db;
-    d["selected_by"] = s.selected_by;
-    d["validation_nmse_db"] = s.validation_nmse_db;
-    return d;
+    const auto a = pyutil::input_array<cd>(w, "w");
+    return std::vector<cd>(a.data(), a.data() + a.size());
 }
+
+const char* solution_doc = R"doc(
+A regularised least-squares solution of target ~ phi @ w (kernel::dpd_gram_solution): what
+dpd_gram.solve() returns, and the reference fits (dpd_reference, dpd_folds) fill the same class.
+Solution(w, regularization, condition, rank, dof, fit_nmse_db, selected_by, validation_nmse_db=nan)
+w: the coefficients (complex128, the LO-leakage constant last when fitted); regularization: lambda
+relative to the largest squared singular value of the column-normalised basis; condition: s_max /
+s_min of that basis; rank: singular values above the regularisation (s^2 > lambda), the directions
+the solution uses; dof: effective degrees of freedom sum s^2 / (s^2 + lambda); fit_nmse_db: NMSE of
+the fit rows; selected_by: "fixed", "validation", "gcv" or "kfold"; validation_nmse_db: NMSE on the
+held-out rows at the chosen value (nan without them).)doc";
 
 } // namespace
 
 void bind_dpd_gram(py::module& m)
 {
+    using S = kernel::dpd_gram_solution;
+    py::class_<S>(m, "Solution", solution_doc)
+        .def(py::init([](const py::object& w,
+                         double regularization,
+                         double condition,
+                         size_t rank,
+                         double dof,
+                         double fit_nmse_db,
+                         std::string selected_by,
+                         double validation_nmse_db) {
+                 S s;
+                 s.w = coefficients(w);
+                 s.lambda = regularization;
+                 s.condition = condition;
+                 s.rank = rank;
+                 s.dof = dof;
+                 s.fit_nmse_db = fit_nmse_db;
+                 s.selected_by = std::move(selected_by);
+                 s.validation_nmse_db = validation_nmse_db;
+                 return s;
+             }),
+             py::arg("w"),
+             py::arg("regularization"),
+             py::arg("condition"),
+             py::arg("rank"),
+             py::arg("dof"),
+             py::arg("fit_nmse_db"),
+             py::arg("selected_by"),
+             py::arg("validation_nmse_db") = std::numeric_limits<double>::quiet_NaN())
+        .def_property(
+            "w",
+            [](const S& s) { return pyutil::to_array<cd>(s.w); },
+            [](S& s, const py::object& w) { s.w = coefficients(w); },
+            "The coefficients (a copy; assign the attribute to change them).")
+        .def_readwrite("regularization", &S::lambda)
+        .def_readwrite("condition", &S::condition)
+        .def_readwrite("rank", &S::rank)
+        .def_readwrite("dof", &S::dof)
+        .def_readwrite("fit_nmse_db", &S::fit_nmse_db)
+        .def_readwrite("selected_by", &S::selected_by)
+        .def_readwrite("validation_nmse_db", &S::validation_nmse_db)
+        .def("__repr__", [](const S& s) {
+            return py::str("Solution(regularization={}, condition={}, rank={}, dof={}, "
+                           "fit_nmse_db={}, selected_by='{}', validation_nmse_db={}, "
+                           "{} coefficients)")
+                .format(s.lambda,
+                        s.condition,
+                        s.rank,
+                        s.dof,
+                        s.fit_nmse_db,
+                        s.selected_by,
+                        s.validation_nmse_db,
+                        s.w.size());
+        });
     using K = kernel::dpd_gram;
     using G = pyutil::guarded<K>;
     static const std::string doc = std::string(gram_doc) + pyutil::thread_safety_doc();
@@ -196,8 +255,7 @@ void bind_dpd_gram(py::module& m)
                 }
                 if (!grid.is_none() && o.grid.empty())
                     throw py::value_error("grid: empty");
-                const auto s = g.run([&](K& k) { return k.solve(o); });
-                return to_dict(s);
+                return g.run([&](K& k) { return k.solve(o); });
             },
             py::arg("regularization") = py::none(),
             py::arg("grid") = py::none())
