@@ -87,7 +87,8 @@ namespace gpuinterp {
  * samples). sc16 inputs are scaled by full_scale / 32767 inside the kernel's window load (CUDA,
  * ph models) or per chunk (CPU), so a ph chain in sc16 moves 4-byte items in and out.
  */
-class GPUINTERP_API dpd_predistorter_cc : virtual public gr::sync_block
+class GPUINTERP_API dpd_predistorter_cc : virtual public gr::sync_block,
+                                          public stream_queries
 {
 public:
     typedef std::shared_ptr<dpd_predistorter_cc> sptr;
@@ -167,16 +168,6 @@ public:
     virtual std::vector<float> weights() const = 0;
     virtual std::vector<float> channel_weights(unsigned channel) const = 0;
     virtual gr_complex channel_lo_leakage(unsigned channel) const = 0;
-    virtual unsigned channels() const = 0;
-    //! "fc32" or "sc16".
-    virtual std::string output_format() const = 0;
-    virtual std::string input_format() const = 0;
-    virtual float full_scale() const = 0;
-    //! sc16: samples of `channel` clipped to int16 / with a NaN component, since start.
-    virtual uint64_t saturated(unsigned channel = 0) const = 0;
-    virtual uint64_t invalid(unsigned channel = 0) const = 0;
-    //! True when the ports use device buffers (the make() option).
-    virtual bool device_buffers() const = 0;
     virtual gr_complex lo_leakage() const = 0;
     //! The model as its canonical spec (e.g. "ph:P=5,Q=3,Lp=4,Lq=2").
     virtual std::string model() const = 0;
@@ -193,8 +184,6 @@ public:
     //! "automatic", "compiled" or "interpreted" (kernel::dpd_cuda_variant). A variant of the other
     //! family is ignored; an unknown name throws std::invalid_argument naming `variant`.
     virtual void set_cuda_variant(const std::string& variant) = 0;
-    //! The backend actually in use: "cpu" or "cuda".
-    virtual std::string active_backend() const = 0;
 };
 
 } // namespace gpuinterp

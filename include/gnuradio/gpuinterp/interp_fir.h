@@ -43,7 +43,8 @@ namespace gpuinterp {
  * bit for bit, to the fc32 block fed the expanded samples.
  */
 template <class T, class TAP>
-class GPUINTERP_API interp_fir : virtual public gr::sync_interpolator
+class GPUINTERP_API interp_fir : virtual public gr::sync_interpolator,
+                                 public stream_queries
 {
 public:
     typedef std::shared_ptr<interp_fir<T, TAP>> sptr;
@@ -90,19 +91,6 @@ public:
     virtual std::vector<TAP> taps() const = 0;
     virtual void set_batch(int batch) = 0;
     virtual int batch() const = 0;
-    //! The backend actually in use: "cpu" or "cuda".
-    virtual std::string active_backend() const = 0;
-    //! Whether the ports use device buffers (fixed at construction).
-    virtual bool device_buffers() const = 0;
-    //! "fc32" or "sc16".
-    virtual std::string output_format() const = 0;
-    //! "fc32" or "sc16".
-    virtual std::string input_format() const = 0;
-    //! sc16: outputs of `channel` clipped to int16 / with a NaN component, since start.
-    virtual uint64_t saturated(unsigned channel = 0) const = 0;
-    virtual uint64_t invalid(unsigned channel = 0) const = 0;
-    virtual unsigned channels() const = 0;
-    virtual float full_scale() const = 0;
 };
 
 typedef interp_fir<std::complex<float>, float> interp_fir_ccf;

@@ -46,7 +46,7 @@ namespace gpuinterp {
  * cross the bus, and GNU Radio's buffers, as sc16).
  */
 template <class T>
-class GPUINTERP_API resampler : virtual public gr::block
+class GPUINTERP_API resampler : virtual public gr::block, public stream_queries
 {
 public:
     typedef std::shared_ptr<resampler<T>> sptr;
@@ -96,19 +96,6 @@ public:
     //! and by the other methods. Lands between two work() calls.
     virtual void set_cuda_variant(const std::string& variant) = 0;
     virtual std::string method() const = 0;
-    //! The backend actually in use: "cpu" or "cuda".
-    virtual std::string active_backend() const = 0;
-    //! True when the ports use device buffers.
-    virtual bool device_buffers() const = 0;
-    //! "fc32" or "sc16".
-    virtual std::string output_format() const = 0;
-    //! "fc32" or "sc16".
-    virtual std::string input_format() const = 0;
-    virtual float full_scale() const = 0;
-    //! sc16: outputs of `channel` clipped to int16 / with a NaN component, since start.
-    virtual uint64_t saturated(unsigned channel = 0) const = 0;
-    virtual uint64_t invalid(unsigned channel = 0) const = 0;
-    virtual unsigned channels() const = 0;
 };
 
 typedef resampler<std::complex<float>> resampler_cc;

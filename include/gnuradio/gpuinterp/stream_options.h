@@ -6,6 +6,8 @@
 #ifndef INCLUDED_GPUINTERP_STREAM_OPTIONS_H
 #define INCLUDED_GPUINTERP_STREAM_OPTIONS_H
 
+#include <gnuradio/gpuinterp/api.h>
+#include <cstdint>
 #include <string>
 
 namespace gr {
@@ -38,6 +40,31 @@ struct stream_options {
     std::string input_format = "fc32";  //!< "fc32" or, for complex samples, "sc16"
     std::string output_format = "fc32"; //!< "fc32" or, for complex samples, "sc16"
     float full_scale = 1.0f; //!< the magnitude that maps to 32767 on every sc16 port
+};
+
+/*!
+ * \brief What a running block's stream options became, read back: the queries interp_fir,
+ * resampler and dpd_predistorter_cc share (each derives from this beside its GNU Radio block).
+ */
+class GPUINTERP_API stream_queries
+{
+public:
+    virtual ~stream_queries() = default;
+    //! The backend actually in use: "cpu" or "cuda".
+    virtual std::string active_backend() const = 0;
+    //! True when the ports use device buffers (fixed at construction).
+    virtual bool device_buffers() const = 0;
+    //! The number of channels (inputs = outputs).
+    virtual unsigned channels() const = 0;
+    //! "fc32" or "sc16".
+    virtual std::string output_format() const = 0;
+    //! "fc32" or "sc16".
+    virtual std::string input_format() const = 0;
+    //! The magnitude that maps to 32767 on the sc16 ports.
+    virtual float full_scale() const = 0;
+    //! sc16: outputs of `channel` clipped to int16 / with a NaN component, since start.
+    virtual uint64_t saturated(unsigned channel = 0) const = 0;
+    virtual uint64_t invalid(unsigned channel = 0) const = 0;
 };
 
 } // namespace gpuinterp
