@@ -49,10 +49,11 @@ namespace kernel {
  * Every model also has the complex LO-leakage constant added to each output; it is not part of
  * the coefficient vector.
  *
- * Bounds (checked by parse() and the make_* factories): orders P, Q, K, Ka, Kb, Kc <= 15 (a float holds
- * |x|^15 over the dynamic range of a PA capture, and no fitted model uses more); memory sizes
- * Lp, Lq, M, La, Lb, Lc, Mb, Mc <= 1024; num_coefficients() <= 4096 (the mp/gmp CUDA kernel keeps
- * the whole set in shared memory). The same bounds as the Python module gnuradio.gpuinterp.dpd_model.
+ * Bounds (checked by parse() and the make_* factories): orders P, Q, K, Ka, Kb, Kc <= 15
+ * (a float holds |x|^15 over the dynamic range of a PA capture, and no fitted model uses
+ * more); memory sizes Lp, Lq, M, La, Lb, Lc, Mb, Mc <= 1024; num_coefficients() <= 4096 (the
+ * mp/gmp CUDA kernel keeps the whole set in shared memory). The same bounds as the Python
+ * module gnuradio.gpuinterp.dpd_model.
  * (ph_params, the ph model of the block's (P, Q, Lp, Lq) parameters, keeps the engine's own,
  * wider ph bounds: a ph set larger than 4096 coefficients runs there, but its spec does not parse.)
  *
