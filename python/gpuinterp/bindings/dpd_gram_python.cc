@@ -71,11 +71,10 @@ marr mask_arg(const py::object& m, size_t n, const char* name)
     return a;
 }
 
-// A solution's w from any array-like of numbers (flattened), as complex128.
+// A solution's w: a one-dimensional array of numbers, kept in complex128.
 std::vector<cd> coefficients(const py::object& w)
 {
-    const auto a = pyutil::input_array<cd>(w, "w");
-    return std::vector<cd>(a.data(), a.data() + a.size());
+    return pyutil::vector_arg<cd>(w, "w", "a one-dimensional array of numbers");
 }
 
 const char* solution_doc = R"doc(

@@ -162,8 +162,8 @@ inline std::complex<double> complex_arg(const py::handle& obj,
     refuse(obj, name, what);
 }
 
-//! A one-dimensional sequence or array of numbers as a vector of T (std::complex<float> or
-//! float): booleans, strings, nested lists and (for real T) complex values are a ValueError
+//! A one-dimensional sequence or array of numbers as a vector of T (std::complex<float>,
+//! std::complex<double> or float): booleans, strings, nested lists and (for real T) complex values are a ValueError
 //! naming the parameter, where a bound std::vector would fail as "incompatible function
 //! arguments" or read True as 1.
 template <typename T>
@@ -189,8 +189,7 @@ std::vector<T> vector_arg(const py::handle& obj, const char* name, const char* w
     if (a.attr("ndim").cast<int>() != 1 ||
         (!empty && kind != "i" && kind != "u" && kind != "f" && !(cplx && kind == "c")))
         return fail();
-    using E = std::conditional_t<cplx, std::complex<float>, float>;
-    auto arr = py::array_t<E, py::array::c_style | py::array::forcecast>::ensure(a);
+    auto arr = py::array_t<T, py::array::c_style | py::array::forcecast>::ensure(a);
     if (!arr)
         return fail();
     return std::vector<T>(arr.data(), arr.data() + arr.size());
