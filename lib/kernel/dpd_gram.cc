@@ -72,6 +72,163 @@ double residual(const std::vector<cd>& G,
     return tt - 2 * wb + wgw;
 }
 
+// What every lambda's solution of one set of sums is built from: the column norms D =
+// sqrt(diag G), the eigendecomposition Gn = D^-1 G D^-1 = V diag(e) V^H (e ascending, clamped at
+// 0; e0 the largest before the clamp) and c = V^H D^-1 b. Then w(lambda) = D^-1 V diag(1 / (e +
+// lambda e0)) c.
+struct normalised_eigh {
+    size_t K = 0;
+    std::vector<double> d, e;
+    std::vector<cd> V, c;
+    double e0 = 0;
+
+    std::vector<double> ridge(double lam) const
+    {
+        std::vector<double> g(K);
+        for (size_t j = 0; j < K; j++)
+            g[j] = 1.0 / (e[j] + lam * e0);
+        return g;
+    }
+    // w(g) = D^-1 V (g .* c)
+    std::vector<cd> coefficients(const std::vector<double>& g) const
+    {
+        std::vector<double> wr(K, 0.0), wi(K, 0.0);
+        for (size_t j = 0; j < K; j++) {
+            const cd* v = &V[j * K];
+            const double ur = g[j] * c[j].real(), ui = g[j] * c[j].imag();
+            for (size_t i = 0; i < K; i++) {
+                wr[i] += v[i].real() * ur - v[i].imag() * ui;
+                wi[i] += v[i].real() * ui + v[i].imag() * ur;
+            }
+        }
+        std::vector<cd> w(K);
+        for (size_t i = 0; i < K; i++)
+            w[i] = cd(wr[i], wi[i]) / d[i];
+        return w;
+    }
+};
+
+// decompose() of sums that cannot be solved: with `refuse` it throws the estimator's message;
+// without, it returns an empty K (a fold of the cross-validation that cannot fit).
+normalised_eigh decompose(const gram_engine& eng,
+                          const std::vector<cd>& G,
+                          const std::vector<cd>& b,
+                          size_t K,
+                          bool refuse)
+{
+    normalised_eigh ne;
+    ne.d.resize(K);
+    for (size_t i = 0; i < K; i++) {
+        ne.d[i] = std::sqrt(G[i * K + i].real());
+        if (!(ne.d[i] > 0) || !std::isfinite(ne.d[i])) {
+            if (!refuse)
+                return {};
+            std::ostringstream os;
+            os << "y: basis matrix is singular (basis column " << i << " of " << K
+               << " is all zeros over the fit rows"
+               << (std::isfinite(ne.d[i]) ? ")" : " or not finite)");
+            throw std::runtime_error(os.str());
+        }
+    }
+    ne.V.resize(K * K);
+    for (size_t j = 0; j < K; j++)
+        for (size_t i = 0; i < K; i++)
+            ne.V[j * K + i] = G[j * K + i] / (ne.d[i] * ne.d[j]);
+    ne.e = eng.eigh(ne.V, K); // V -> eigenvectors, e ascending
+    for (double v : ne.e)
+        if (!std::isfinite(v)) {
+            if (!refuse)
+                return {};
+            throw std::runtime_error(
+                "y: eigendecomposition of the Gram matrix failed (non-finite values)");
+        }
+    ne.e0 = ne.e.back();
+    // Rounding leaves eigenvalues of a singular Gram slightly negative: they are zero.
+    for (double& v : ne.e)
+        v = std::max(v, 0.0);
+    ne.c.assign(K, cd(0));
+    for (size_t j = 0; j < K; j++) {
+        cd s = 0;
+        const cd* v = &ne.V[j * K];
+        for (size_t i = 0; i < K; i++)
+            s += std::conj(v[i]) * (b[i] / ne.d[i]);
+        ne.c[j] = s;
+    }
+    ne.K = K;
+    return ne;
+}
+
+// fn(i) for each of `count` grid values: O(K^2) each and independent of each other, so spread over
+// threads for a large model. Plain threads that end here, not an OpenMP team: idle OpenMP threads
+// spin on after the region and would take the cores from the CPU backend's BLAS threads of the
+// next accumulation.
+template <typename F>
+void for_each_grid_value(size_t count, size_t K, F fn)
+{
+    const size_t nt = std::min<size_t>(
+        count, K >= 64 ? std::max(1u, std::thread::hardware_concurrency()) : 1);
+    auto range = [&](size_t t) {
+        for (size_t i = t; i < count; i += nt)
+            fn(i);
+    };
+    std::vector<std::thread> pool;
+    for (size_t t = 1; t < nt; t++)
+        pool.emplace_back(range, t);
+    range(0);
+    for (auto& th : pool)
+        th.join();
+}
+
+// The solution at lambda (relative to e0) from a set's decomposition and sums: w, rank, dof, the
+// fit NMSE; lambda = 0 is the truncated pseudo-inverse.
+void finish_solution(const normalised_eigh& ne,
+                     const std::vector<cd>& G,
+                     const std::vector<cd>& b,
+                     double tt,
+                     double lam,
+                     dpd_gram_solution& sol)
+{
+    const size_t K = ne.K;
+    const std::vector<double>& e = ne.e;
+    const double e0 = ne.e0;
+    sol.condition = e.front() > 0 ? std::sqrt(e0 / e.front())
+                                  : std::numeric_limits<double>::infinity();
+    std::vector<double> g(K);
+    if (lam > 0) {
+        g = ne.ridge(lam);
+        sol.rank = 0;
+        sol.dof = 0;
+        for (size_t j = 0; j < K; j++) {
+            sol.rank += e[j] / e0 > lam;
+            sol.dof += e[j] / (e[j] + lam * e0);
+        }
+    } else {
+        // Truncated pseudo-inverse. solve_regularized drops s < 1e-13 s_max; the Gram's
+        // eigenvalues carry an absolute error of about K eps e_max, so below that they
+        // are rounding.
+        const double tol =
+            std::max(1e-13, double(K) * std::numeric_limits<double>::epsilon()) * e0;
+        sol.rank = 0;
+        for (size_t j = 0; j < K; j++) {
+            const bool keep = e[j] > tol;
+            g[j] = keep ? 1.0 / e[j] : 0.0;
+            sol.rank += keep;
+        }
+        sol.dof = double(sol.rank);
+    }
+    sol.lambda = lam;
+    sol.w = ne.coefficients(g);
+    for (const cd& v : sol.w)
+        if (!std::isfinite(v.real()) || !std::isfinite(v.imag())) {
+            std::ostringstream os;
+            os << "y: estimation produced non-finite coefficients (condition number "
+               << sol.condition
+               << " of the column-normalised basis; use a regularization > 0)";
+            throw std::runtime_error(os.str());
+        }
+    sol.fit_nmse_db = nmse_db(residual(G, b, tt, sol.w), tt);
+}
+
 // The CPU solve of a large model is its eigendecomposition (LAPACK zheevd), whose time grows
 // faster than K^3 once the matrix leaves the caches: 0.9 s at 1024 columns, 11.6 s at 2048 and
 // 131 s at 4096 on a 2-core Debian 12 machine (docs/performance.md), a ratio of 2^3.6 per doubling
@@ -288,6 +445,210 @@ std::vector<cd> dpd_gram::rhs(int set) const
     return b;
 }
 
+const gram_engine& dpd_gram::eigh_engine() const
+{
+    return d_host_eigh ? *d_host_eigh : *d_engine;
+}
+
+namespace {
+// One fold's sums: the rows it leaves out of its fit (x), its block continuing the capture's
+// state (s) and its block run cold (c); G, b and the target energy of each.
+struct fold_sums {
+    std::vector<cd> Gx, bx, Gs, bs, Gc, bc;
+    double ts = 0, tc = 0;
+};
+
+std::vector<cd> sum_of(const std::vector<cd>& a, const std::vector<cd>& b, double sb = 1)
+{
+    std::vector<cd> r(a);
+    for (size_t i = 0; i < r.size(); i++)
+        r[i] += sb * b[i];
+    return r;
+}
+} // namespace
+
+dpd_gram_solution dpd_gram::fit_kfold(const cd* y,
+                                      const cd* x,
+                                      size_t n,
+                                      const uint8_t* ok,
+                                      const uint8_t* bad,
+                                      const cd* probe_y,
+                                      const cd* probe_x)
+{
+    if (n && (!y || !x || !ok))
+        throw std::invalid_argument(!y ? "y: null pointer"
+                                       : (!x ? "x: null pointer" : "rows: null pointer"));
+    const bool probes = probe_y && probe_x;
+    // A row reads samples r - back .. r + ahead (the model's terms, as dpd_model.basis builds
+    // them).
+    size_t back = 0, ahead = 0;
+    for (const auto& t : d_model.terms()) {
+        back = std::max<size_t>(back, std::max<int64_t>(t.signal_lag, t.envelope_lag));
+        ahead = std::max<size_t>(ahead, std::max(0, -t.envelope_lag));
+    }
+    const size_t K = d_K;
+    std::vector<uint8_t> none(n, 0);
+    auto add_fit = [&](const uint8_t* fit, const uint8_t* val) {
+        add(y, n, x, fit, val);
+        if (probes) // the probe copies of the same rows join the fit set only
+            add(probe_y, n, probe_x, fit, nullptr);
+    };
+    auto gcv = [&] {
+        reset();
+        add_fit(ok, nullptr);
+        dpd_gram_options o;
+        o.mode = dpd_gram_options::mode_t::gcv;
+        return solve(o);
+    };
+    size_t usable = 0;
+    for (size_t i = 0; i < n; i++)
+        usable += ok[i] != 0;
+    if (K > kfold_max_columns)
+        return gcv();
+    // The plan: each block [a, b), the usable rows its fold leaves out of the fit, its scored rows.
+    struct block {
+        size_t a, b;
+        std::vector<uint8_t> x_rows, s_rows;
+    };
+    std::vector<block> plan;
+    for (size_t f = 0; f < kfold_blocks; f++) {
+        block k;
+        k.a = f * n / kfold_blocks;
+        k.b = (f + 1) * n / kfold_blocks;
+        k.x_rows.assign(n, 0);
+        k.s_rows.assign(n, 0);
+        const size_t lo = k.a >= ahead ? k.a - ahead : 0, hi = std::min(n, k.b + back);
+        size_t left_out = 0, scored = 0;
+        for (size_t i = lo; i < hi; i++)
+            left_out += (k.x_rows[i] = ok[i] != 0);
+        for (size_t i = k.a; i < k.b; i++)
+            scored += (k.s_rows[i] = ok[i] != 0);
+        if (usable - left_out < K || !scored)
+            return gcv();
+        plan.push_back(std::move(k));
+    }
+    std::vector<fold_sums> folds;
+    for (const block& k : plan) {
+        fold_sums f;
+        reset();
+        if (probes) { // the probe copies of the block's rows leave the fit too
+            add_fit(k.x_rows.data(), k.s_rows.data());
+            f.Gx = gram(0);
+            f.bx = rhs(0);
+        } else { // the block's basis rows are built once: left out = its edges + the block
+            std::vector<uint8_t> edges(n);
+            for (size_t i = 0; i < n; i++)
+                edges[i] = k.x_rows[i] && !k.s_rows[i];
+            add(y, n, x, edges.data(), k.s_rows.data());
+            f.Gx = sum_of(gram(0), gram(1));
+            f.bx = sum_of(rhs(0), rhs(1));
+        }
+        f.Gs = gram(1);
+        f.bs = rhs(1);
+        f.ts = 0;
+        for (size_t i = k.a; i < k.b; i++)
+            if (k.s_rows[i])
+                f.ts += std::norm(x[i]);
+        // Run cold, the block's rows differ from the rows continuing the capture only at its
+        // head (the first `back` rows read zeros instead of the previous block) and its tail (a
+        // row whose look-ahead leaves the block is not there): those few rows are swapped,
+        // instead of a second pass over the block.
+        const size_t m = k.b - k.a;
+        std::vector<uint8_t> ends(n, 0), head(m, 0);
+        for (size_t i = k.a; i < std::min(k.a + back, k.b); i++)
+            ends[i] = k.s_rows[i];
+        for (size_t i = std::max(k.b >= ahead ? k.b - ahead : 0, k.a); i < k.b; i++)
+            ends[i] = k.s_rows[i];
+        // The cold rows of the head: look-ahead inside the block, no bad sample in the window.
+        for (size_t i = 0; i < std::min(back, m); i++) {
+            bool use = i + ahead < m;
+            for (size_t j = i >= back ? i - back : 0;
+                 use && bad && j <= i + ahead && j < m;
+                 j++)
+                use = !bad[k.a + j];
+            head[i] = use;
+        }
+        reset();
+        add(y, n, x, ends.data());
+        add(y + k.a, m, x + k.a, none.data(), head.data());
+        f.Gc = sum_of(sum_of(f.Gs, gram(0), -1), gram(1));
+        f.bc = sum_of(sum_of(f.bs, rhs(0), -1), rhs(1));
+        f.tc = f.ts - target_energy(0) + target_energy(1);
+        folds.push_back(std::move(f));
+    }
+    // The refit's sums: without probes the blocks' continuing sums are the whole capture's.
+    std::vector<cd> G_all, b_all;
+    double t_all = 0;
+    if (probes) {
+        reset();
+        add_fit(ok, nullptr);
+        G_all = gram(0);
+        b_all = rhs(0);
+        t_all = target_energy(0);
+    } else {
+        G_all = folds[0].Gs;
+        b_all = folds[0].bs;
+        for (size_t f = 1; f < folds.size(); f++) {
+            G_all = sum_of(G_all, folds[f].Gs);
+            b_all = sum_of(b_all, folds[f].bs);
+        }
+        for (const auto& f : folds)
+            t_all += f.ts;
+    }
+    // Each grid value's residuals over the blocks, continuing (rs) and cold (rc).
+    const std::vector<double> grid = default_grid();
+    std::vector<double> rs(grid.size(), 0.0), rc(grid.size(), 0.0);
+    double ts = 0, tc = 0;
+    for (const auto& f : folds) {
+        const normalised_eigh ne = decompose(
+            eigh_engine(), sum_of(G_all, f.Gx, -1), sum_of(b_all, f.bx, -1), K, false);
+        if (!ne.K || !(ne.e.back() > 0))
+            return gcv();
+        for_each_grid_value(grid.size(), K, [&](size_t i) {
+            const std::vector<cd> w = ne.coefficients(ne.ridge(grid[i]));
+            rs[i] += residual(f.Gs, f.bs, f.ts, w);
+            rc[i] += residual(f.Gc, f.bc, f.tc, w);
+        });
+        ts += f.ts;
+        tc += f.tc;
+    }
+    if (!(ts > 0 && tc > 0))
+        return gcv();
+    size_t pick = grid.size();
+    double best = std::numeric_limits<double>::infinity();
+    std::vector<double> cold(grid.size());
+    for (size_t i = 0; i < grid.size(); i++) {
+        cold[i] = 10 * std::log10(std::max(rc[i] / tc, 1e-30));
+        if (cold[i] < best)
+            best = cold[i];
+    }
+    for (size_t i = 0; i < grid.size() && pick == grid.size(); i++)
+        if (cold[i] <= best + kfold_tie_db)
+            pick = i;
+    if (pick == grid.size())
+        return gcv();
+    dpd_gram_solution sol;
+    if (probes) {
+        // The engine holds every row with its probes: solved at the chosen lambda.
+        dpd_gram_options o;
+        o.mode = dpd_gram_options::mode_t::fixed;
+        o.regularization = grid[pick];
+        sol = solve(o);
+    } else {
+        if (d_backend == backend::cpu)
+            check_cpu_solve_time(K, d_model);
+        finish_solution(decompose(eigh_engine(), G_all, b_all, K, true),
+                        G_all,
+                        b_all,
+                        t_all,
+                        grid[pick],
+                        sol);
+    }
+    sol.selected_by = "kfold";
+    sol.validation_nmse_db = 10 * std::log10(std::max(rs[pick] / ts, 1e-30));
+    return sol;
+}
+
 dpd_gram_solution dpd_gram::solve(const dpd_gram_options& opt) const
 {
     using mode_t = dpd_gram_options::mode_t;
@@ -328,68 +689,15 @@ dpd_gram_solution dpd_gram::solve(const dpd_gram_options& opt) const
 
     std::vector<cd> G, b;
     d_engine->read(0, G, b);
-    // Column normalisation: D = sqrt(diag G) (the column norms of the basis).
-    std::vector<double> d(K);
-    for (size_t i = 0; i < K; i++) {
-        d[i] = std::sqrt(G[i * K + i].real());
-        if (!(d[i] > 0) || !std::isfinite(d[i])) {
-            std::ostringstream os;
-            os << "y: basis matrix is singular (basis column " << i << " of " << K
-               << " is all zeros over the fit rows"
-               << (std::isfinite(d[i]) ? ")" : " or not finite)");
-            throw std::runtime_error(os.str());
-        }
-    }
-    std::vector<cd> A(K * K);
-    for (size_t j = 0; j < K; j++)
-        for (size_t i = 0; i < K; i++)
-            A[j * K + i] = G[j * K + i] / (d[i] * d[j]);
     if (d_backend == backend::cpu)
         check_cpu_solve_time(K, d_model);
-    std::vector<double> e =
-        (d_host_eigh ? *d_host_eigh : *d_engine).eigh(A, K); // A -> V, e ascending
-    for (double v : e)
-        if (!std::isfinite(v))
-            throw std::runtime_error(
-                "y: eigendecomposition of the Gram matrix failed (non-finite values)");
-    const double e0 = e.back();
-    // Rounding leaves eigenvalues of a singular Gram slightly negative: they are zero.
-    for (double& v : e)
-        v = std::max(v, 0.0);
+    const normalised_eigh ne = decompose(eigh_engine(), G, b, K, true);
+    const std::vector<double>& e = ne.e;
+    const double e0 = ne.e0;
     dpd_gram_solution sol;
-    sol.condition = e.front() > 0 ? std::sqrt(e0 / e.front())
-                                  : std::numeric_limits<double>::infinity();
-    // c = V^H D^-1 b
-    std::vector<cd> c(K, cd(0));
-    for (size_t j = 0; j < K; j++) {
-        cd s = 0;
-        const cd* v = &A[j * K];
-        for (size_t i = 0; i < K; i++)
-            s += std::conj(v[i]) * (b[i] / d[i]);
-        c[j] = s;
-    }
-    // w(g) = D^-1 V (g .* c)
-    auto coefficients = [&](const std::vector<double>& g) {
-        std::vector<double> wr(K, 0.0), wi(K, 0.0);
-        for (size_t j = 0; j < K; j++) {
-            const cd* v = &A[j * K];
-            const double ur = g[j] * c[j].real(), ui = g[j] * c[j].imag();
-            for (size_t i = 0; i < K; i++) {
-                wr[i] += v[i].real() * ur - v[i].imag() * ui;
-                wi[i] += v[i].real() * ui + v[i].imag() * ur;
-            }
-        }
-        std::vector<cd> w(K);
-        for (size_t i = 0; i < K; i++)
-            w[i] = cd(wr[i], wi[i]) / d[i];
-        return w;
-    };
-    auto ridge = [&](double lam) {
-        std::vector<double> g(K);
-        for (size_t j = 0; j < K; j++)
-            g[j] = 1.0 / (e[j] + lam * e0);
-        return g;
-    };
+    auto coefficients = [&](const std::vector<double>& g) { return ne.coefficients(g); };
+    auto ridge = [&](double lam) { return ne.ridge(lam); };
+    const std::vector<cd>& c = ne.c;
 
     double lam = 0;
     const double nan = std::numeric_limits<double>::quiet_NaN();
@@ -400,24 +708,12 @@ dpd_gram_solution dpd_gram::solve(const dpd_gram_options& opt) const
     const bool use_val =
         opt.mode == mode_t::validation || (opt.mode == mode_t::automatic && have_val);
     if (use_val) {
-        // Held-out NMSE of each grid value from the held-out Gram: O(K^2) per value, the grid
-        // values independent of each other, so spread over threads. Plain threads that end
-        // here, not an OpenMP team: idle OpenMP threads spin on after the region and would take
-        // the cores from the CPU backend's BLAS threads of the next accumulation.
+        // Held-out NMSE of each grid value from the held-out Gram.
         std::vector<double> score(grid.size());
-        const size_t nt = std::min<size_t>(
-            grid.size(), K >= 64 ? std::max(1u, std::thread::hardware_concurrency()) : 1);
-        auto score_range = [&](size_t t) {
-            for (size_t i = t; i < grid.size(); i += nt)
-                score[i] = nmse_db(
-                    residual(Gv, bv, d_tt[1], coefficients(ridge(grid[i]))), d_tt[1]);
-        };
-        std::vector<std::thread> pool;
-        for (size_t t = 1; t < nt; t++)
-            pool.emplace_back(score_range, t);
-        score_range(0);
-        for (auto& th : pool)
-            th.join();
+        for_each_grid_value(grid.size(), K, [&](size_t i) {
+            score[i] =
+                nmse_db(residual(Gv, bv, d_tt[1], coefficients(ridge(grid[i]))), d_tt[1]);
+        });
         size_t best = grid.size();
         double best_score = nan;
         for (size_t i = 0; i < grid.size(); i++) {
@@ -465,40 +761,7 @@ dpd_gram_solution dpd_gram::solve(const dpd_gram_options& opt) const
         sol.selected_by = "fixed";
     }
 
-    std::vector<double> g(K);
-    if (lam > 0) {
-        g = ridge(lam);
-        sol.rank = 0;
-        sol.dof = 0;
-        for (size_t j = 0; j < K; j++) {
-            sol.rank += e[j] / e0 > lam;
-            sol.dof += e[j] / (e[j] + lam * e0);
-        }
-    } else {
-        // Truncated pseudo-inverse. solve_regularized drops s < 1e-13 s_max; the Gram's
-        // eigenvalues carry an absolute error of about K eps e_max, so below that they
-        // are rounding.
-        const double tol =
-            std::max(1e-13, double(K) * std::numeric_limits<double>::epsilon()) * e0;
-        sol.rank = 0;
-        for (size_t j = 0; j < K; j++) {
-            const bool keep = e[j] > tol;
-            g[j] = keep ? 1.0 / e[j] : 0.0;
-            sol.rank += keep;
-        }
-        sol.dof = double(sol.rank);
-    }
-    sol.lambda = lam;
-    sol.w = coefficients(g);
-    for (const cd& v : sol.w)
-        if (!std::isfinite(v.real()) || !std::isfinite(v.imag())) {
-            std::ostringstream os;
-            os << "y: estimation produced non-finite coefficients (condition number "
-               << sol.condition
-               << " of the column-normalised basis; use a regularization > 0)";
-            throw std::runtime_error(os.str());
-        }
-    sol.fit_nmse_db = nmse_db(residual(G, b, d_tt[0], sol.w), d_tt[0]);
+    finish_solution(ne, G, b, d_tt[0], lam, sol);
     if (have_val && !use_val)
         sol.validation_nmse_db = nmse_db(residual(Gv, bv, d_tt[1], sol.w), d_tt[1]);
     return sol;

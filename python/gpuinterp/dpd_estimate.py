@@ -9,7 +9,6 @@ import numpy as np
 
 from . import dpd_model as _spec
 from .dpd_ph import DPDError, _check_pair, _model_of
-from . import dpd_folds as _folds
 from .dpd_solve import REGULARIZATION_GRID
 from .metrics import nmse_db, opendpd_nmse_db
 
@@ -158,9 +157,8 @@ def _gram_engine(model, lo_leakage, backend, device):
 def _fit_engine(xa, yn, m, regularization, lo_leakage, ok, validation, probes, backend, device, bad=None):
     """The fit of :func:`_fit` on the estimation engine (``gpuinterp.dpd_gram``: the Gram of the
     column-normalised basis accumulated chunk by chunk on the CPU or the GPU, one eigendecomposition
-    for the whole lambda grid): the same rows, the same choice of lambda, never the N x K basis. With
-    the default lambda the folds' sums are read back and the refit is solved from them on the host
-    (:func:`.dpd_folds.solve_sums`), as the folds' own solves are."""
+    for the whole lambda grid): the same rows, the same choice of lambda, never the N x K basis. The
+    default lambda's K-fold cross-validation is one call (``dpd_gram.fit_kfold``)."""
     g = _gram_engine(str(m), bool(lo_leakage), backend, int(device))
     u8 = lambda b: np.ascontiguousarray(b, dtype=np.uint8)  # noqa: E731
 
@@ -170,7 +168,6 @@ def _fit_engine(xa, yn, m, regularization, lo_leakage, ok, validation, probes, b
             yp, xp = probes
             g.add(yp, xp, fit_mask=u8(rows))
 
-    how, val = None, float("nan")
     if regularization is None and validation is not None:
         add(ok)
         xv, yv, vh = validation
@@ -181,35 +178,14 @@ def _fit_engine(xa, yn, m, regularization, lo_leakage, ok, validation, probes, b
         vm[h:yy.size - m.lookahead] = True
         g.add(yy, xx, fit_mask=u8(np.zeros(yy.size, dtype=bool)), val_mask=u8(vm), history=h)
         sol = g.solve("validation")
-        how = "validation"
     elif regularization is None:
-        # lambda by K-fold cross-validation over contiguous blocks, each scored cold (dpd_folds).
-        back, ahead = _window(m)
-        folds = _folds.engine_folds(g, add, yn, xa, ok, bad, back, ahead, probes is not None)
-        sol = None
-        if folds is not None and probes is None:  # the blocks' sums are the capture's: no refit pass
-            G_all, b_all = sum(f["Gs"] for f in folds), sum(f["bs"] for f in folds)
-            pick = _folds.choose(G_all, b_all, folds, REGULARIZATION_GRID)
-            if pick is not None:
-                sol = _folds.solve_sums(G_all, b_all, sum(f["ts"] for f in folds), pick[0])
-        else:
-            add(ok)
-            pick = None if folds is None else _folds.choose(g.gram(0), g.rhs(0), folds, REGULARIZATION_GRID)
-            if pick is not None:
-                sol = g.solve(float(pick[0]))
-        if pick is not None:
-            reg, val, _ = pick
-            how = "kfold"
-        else:
-            if probes is None and folds is not None:
-                add(ok)
-            sol = g.solve("gcv")
+        # lambda by K-fold cross-validation over contiguous blocks, each scored cold, in one call
+        probe_y, probe_x = probes if probes is not None else (None, None)
+        sol = g.fit_kfold(yn, xa, u8(ok), None if bad is None else u8(bad), probe_y, probe_x)
     else:
         add(ok)
         sol = g.solve(regularization)
     out, w = sol, sol.w
-    if how:
-        out.selected_by, out.validation_nmse_db = how, out.validation_nmse_db if how == "validation" else val
     if probes is not None:  # the capture's rows, not the probes
         c = complex(w[-1]) if lo_leakage else 0j
         z = _spec.apply(yn, m, w[:-1] if lo_leakage else w, c)  # a chunk of basis rows at a time

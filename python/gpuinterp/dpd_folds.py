@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The default choice of the ridge parameter: K-fold cross-validation over contiguous blocks of the capture.
-
-Every fit whose lambda is not given (``dpd.estimate``, the loop's estimator, ``fit_forward`` without a
-validation pair) chooses it here, from Gram sums only (so the estimation engine and the numpy
-reference feed the same rule):
+"""The default choice of the ridge parameter, K-fold cross-validation over contiguous blocks of the
+capture, in numpy: the reference (dpd_reference.fit) that the estimation engine's own
+(``dpd_gram.fit_kfold``, used by every fit whose lambda is not given: ``dpd.estimate``, the loop's
+estimator, ``fit_forward`` without a validation pair) is tested against. Its constants are the
+engine's. The rule, from Gram sums only:
 
 - the capture is cut into :data:`FOLDS` contiguous blocks; fold f fits every row except block f and
   the rows whose memory (or look-ahead) reads a sample of it, so the block is data the fit never saw;
@@ -25,18 +25,14 @@ the capture's kind, without the start-up rows."""
 
 import numpy as np
 
+from . import gpuinterp_python as _gi
 from .dpd_ph import DPDError
 from .dpd_solve import Solution
 
-# Five blocks: each fold fits 80 % of the capture, as the single 20 % hold-out before did.
-FOLDS = 5
-# Cold scores closer than this are not told apart: the folds of one capture differ by about 0.1 dB
-# (APA_200MHz: 0.09 dB between its five blocks at any lambda of the grid).
-TIE_DB = 0.1
-# Each fold eigendecomposes its own Gram: five more than the solve itself. Up to 1024 columns that
-# is about 5 s on 2 cores; beyond it (11.6 s each at 2048 columns, 131 s at 4096) lambda is chosen
-# by generalised cross-validation on the one eigendecomposition of the solve.
-MAX_COLUMNS = 1024
+# The engine's (kernel::dpd_gram says why each is what it is).
+FOLDS = _gi.dpd_gram.kfold_blocks
+TIE_DB = _gi.dpd_gram.kfold_tie_db
+MAX_COLUMNS = _gi.dpd_gram.kfold_max_columns
 
 
 def block_edges(n, folds=FOLDS):
@@ -153,44 +149,3 @@ def fold_rows(n, ok, back, ahead, K, folds=FOLDS):
             return None
         plan.append((a, b, x_rows, s_rows))
     return plan
-
-
-def engine_folds(g, add, yn, xa, ok, bad, back, ahead, probes=False, folds=FOLDS):
-    """The folds' sums from the estimation engine ``g`` (a dpd_gram): ``add(rows, val)`` adds the
-    capture's rows (and, with ``probes``, their probe copies) to its fit set and ``val`` rows to its
-    held-out set.
-    Returns None when a fold would fit fewer rows than unknowns."""
-    n = yn.size
-    plan = fold_rows(n, ok, back, ahead, g.num_columns(), folds)
-    if plan is None:
-        return None
-    u8 = lambda v: np.ascontiguousarray(v, dtype=np.uint8)  # noqa: E731
-    out = []
-    for a, b, x_rows, s_rows in plan:
-        g.reset()
-        if probes:  # the probe copies of the block's rows leave the fit too
-            add(x_rows, s_rows)
-            f = {"Gx": g.gram(0), "bx": g.rhs(0)}
-        else:  # the block's basis rows are built once: left out = its edges + the block
-            add(x_rows & ~s_rows, s_rows)
-            f = {"Gx": g.gram(0) + g.gram(1), "bx": g.rhs(0) + g.rhs(1)}
-        f.update(Gs=g.gram(1), bs=g.rhs(1), ts=float(np.sum(np.abs(xa[s_rows]) ** 2)))
-        # Run cold, the block's rows differ from the rows continuing the capture only at its head
-        # (the first `back` rows read zeros instead of the previous block) and its tail (a row whose
-        # look-ahead leaves the block is not there): those few rows are swapped, instead of a second
-        # pass over the block. (dpd_reference.numpy_folds builds the cold rows whole: the tests compare the two.)
-        c_rows = cold_rows(bad, a, b, back, ahead)
-        ends = np.zeros(n, dtype=bool)
-        ends[a:min(a + back, b)] = True
-        ends[max(b - ahead, a):b] = True
-        ends &= s_rows
-        head = c_rows.copy()
-        head[back:] = False
-        g.reset()
-        g.add(yn, xa, fit_mask=u8(ends))
-        g.add(yn[a:b], xa[a:b], fit_mask=u8(np.zeros(b - a, dtype=bool)), val_mask=u8(head))
-        f.update(Gc=f["Gs"] - g.gram(0) + g.gram(1), bc=f["bs"] - g.rhs(0) + g.rhs(1),
-                 tc=f["ts"] - float(np.sum(np.abs(xa[ends]) ** 2)) + float(np.sum(np.abs(xa[a:b][head]) ** 2)))
-        out.append(f)
-    g.reset()
-    return out

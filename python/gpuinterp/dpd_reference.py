@@ -475,7 +475,7 @@ def fit(xa, yn, m, ok, regularization, lo_leakage, min_samples_per_coefficient, 
 def numpy_folds(full, yn, xa, ok, bad, design, back, ahead, probes=None, folds=_folds.FOLDS):
     """The folds' sums from the basis itself (``full``: every row of the capture; ``design(v)`` the
     basis of v from a zero state; ``probes``: (basis, target) of the probe copies of the ok rows):
-    the numpy reference of :func:`engine_folds`."""
+    the numpy reference of the folds of ``dpd_gram.fit_kfold``."""
     plan = _folds.fold_rows(xa.size, ok, back, ahead, full.shape[1], folds)
     if plan is None:
         return None

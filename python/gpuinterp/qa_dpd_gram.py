@@ -195,6 +195,37 @@ class qa_dpd_gram(gr_unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "^w:"):
             dpd.Solution("abc", 1e-3, 2.0, 2, 1.5, -40.0, "fixed")
 
+    def test_007_kfold_matches_the_numpy_folds(self):
+        # The default lambda (K-fold over contiguous blocks, each scored cold) in one engine call,
+        # against the same rule on the explicit numpy basis (dpd_reference.fit): models with memory
+        # and look-ahead (the cold blocks' head and tail rows), outliers (rows that read one leave
+        # the fit and the cold blocks), the probe copy. The same lambda; the coefficients to the
+        # normal equations' rounding on a well-conditioned problem (1e-6, as check_same).
+        from gnuradio.gpuinterp.dpd_estimate import _probe_inputs, _rows
+        for b in backends():
+            for model in MODELS:
+                for perturbation in (0.0, 0.01):
+                    with self.subTest(backend=b, model=model, perturbation=perturbation):
+                        y, x = problem(model, 6000, 1e-3, True, 11)
+                        bad = np.zeros(y.size, dtype=bool)
+                        bad[[700, 2500, 2501, 4100]] = True
+                        m = dm.parse(model)
+                        ok = _rows(m, y.size, bad)
+                        probes = _probe_inputs(y, x, ok, perturbation) if perturbation else (None, None)
+                        g = gpuinterp.dpd_gram(model, True, b)
+                        got = g.fit_kfold(y, x, ok, bad, *probes)
+                        want, _ = dpd_reference.fit(x, y, m, ok, None, True, 10, bad, None, perturbation)
+                        self.assertEqual(got.selected_by, "kfold")
+                        self.assertEqual(got.regularization, want.regularization)
+                        self.assertLess(rel(got.w, want.w), 1e-6)
+                        self.assertAlmostEqual(got.validation_nmse_db, want.validation_nmse_db, delta=1e-6)
+        # A model the folds cannot fit (a fold would fit fewer rows than columns): GCV on every row.
+        y, x = problem("mp:K=4,M=5", 24, 1e-3, False, 5)
+        got = gpuinterp.dpd_gram("mp:K=4,M=5", False, "cpu").fit_kfold(y, x, np.ones(y.size, dtype=bool))
+        self.assertEqual(got.selected_by, "gcv")
+        with self.assertRaisesRegex(ValueError, "^rows:"):
+            gpuinterp.dpd_gram("mp:K=4,M=5", False, "cpu").fit_kfold(y, x, np.ones(3, dtype=bool))
+
 
 if __name__ == "__main__":
     gr_unittest.run(qa_dpd_gram)

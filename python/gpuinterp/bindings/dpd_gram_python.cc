@@ -208,6 +208,61 @@ void bind_dpd_gram(py::module& m)
             py::arg("val_mask") = py::none(),
             py::arg("history") = 0)
         .def(
+            "fit_kfold",
+            [](G& g,
+               const py::object& y,
+               const py::object& x,
+               const py::object& rows,
+               const py::object& bad,
+               const py::object& probe_y,
+               const py::object& probe_x) {
+                carr ya = pyutil::input_array<cd>(y, "y"),
+                     xa = pyutil::input_array<cd>(x, "x");
+                if (ya.ndim() != 1)
+                    throw py::value_error("y: expected a one-dimensional array");
+                const size_t n = size_t(ya.shape(0));
+                if (xa.ndim() != 1 || size_t(xa.shape(0)) != n)
+                    throw py::value_error("x: expected " + std::to_string(n) +
+                                          " targets (len(y))");
+                marr ra = mask_arg(rows, n, "rows"), ba;
+                if (!bad.is_none())
+                    ba = mask_arg(bad, n, "bad");
+                if (probe_y.is_none() != probe_x.is_none())
+                    throw py::value_error(
+                        "probe_y: probe_y and probe_x are given together or not at all");
+                carr pya, pxa;
+                if (!probe_y.is_none()) {
+                    pya = pyutil::input_array<cd>(probe_y, "probe_y");
+                    pxa = pyutil::input_array<cd>(probe_x, "probe_x");
+                    if (pya.ndim() != 1 || size_t(pya.shape(0)) != n || pxa.ndim() != 1 ||
+                        size_t(pxa.shape(0)) != n)
+                        throw py::value_error("probe_y: expected " + std::to_string(n) +
+                                              " samples each in probe_y and probe_x");
+                }
+                const cd* yp = ya.data();
+                const cd* xp = xa.data();
+                const uint8_t* rp = ra.data();
+                const uint8_t* bp = bad.is_none() ? nullptr : ba.data();
+                const cd* pyp = probe_y.is_none() ? nullptr : pya.data();
+                const cd* pxp = probe_x.is_none() ? nullptr : pxa.data();
+                return g.run(
+                    [&](K& k) { return k.fit_kfold(yp, xp, n, rp, bp, pyp, pxp); });
+            },
+            py::arg("y"),
+            py::arg("x"),
+            py::arg("rows"),
+            py::arg("bad") = py::none(),
+            py::arg("probe_y") = py::none(),
+            py::arg("probe_x") = py::none(),
+            "The fit of one capture with lambda by K-fold cross-validation over "
+            "contiguous "
+            "blocks, each scored cold (kernel::dpd_gram::fit_kfold): rows flags the "
+            "usable "
+            "rows, bad the outlier samples, probe_y/probe_x the probe copy whose rows "
+            "join "
+            "every fit set. Returns a Solution (selected_by 'kfold', or 'gcv' when the "
+            "folds cannot fit); the accumulated sums are reset first.")
+        .def(
             "forget",
             [](G& g, const py::object& factor) {
                 const double f =
@@ -298,6 +353,12 @@ void bind_dpd_gram(py::module& m)
             },
             py::arg("set") = 0,
             "Phi^H x of the fit set (0) or held-out set (1).")
+        .def_property_readonly_static("kfold_blocks",
+                                      [](py::object) { return K::kfold_blocks; })
+        .def_property_readonly_static("kfold_tie_db",
+                                      [](py::object) { return K::kfold_tie_db; })
+        .def_property_readonly_static("kfold_max_columns",
+                                      [](py::object) { return K::kfold_max_columns; })
         .def_property_readonly_static("default_grid",
                                       [](py::object) { return K::default_grid(); });
 }
