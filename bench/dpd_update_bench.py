@@ -3,8 +3,8 @@
 """The hardware example's DPD update as the estimator block runs it: Adaptation(7, 0, 4, 1,
 max_delay=200000, rx_full_scale=4.0) stepping on 2^19-sample loopback captures whose loop delay is
 150000.4 samples (the capture emulation of python/gpuinterp/qa_dpd_capture.py: frequency offset and
-drift, receiver DC and image, 45 dB SNR), with the estimator's backend "cpu" (the capture kernel and
-the estimation engine) against None (numpy, the reference). Needs GNU Radio's Python (the module
+drift, receiver DC and image, 45 dB SNR), the whole step (kernel::dpd_adapt: the capture kernel,
+the policy and the estimation engine) on the backend given. Needs GNU Radio's Python (the module
 built in this tree); the GPU rows are bench_kernels' dpd_update.
 
     /usr/bin/python3 bench/dpd_update_bench.py [--steps 4] [--backend cpu]
@@ -23,12 +23,11 @@ from qa_dpd_capture import loopback  # noqa: E402
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--steps", type=int, default=4)
-    ap.add_argument("--backend", action="append", help="cpu, cuda, automatic or numpy (repeatable)")
+    ap.add_argument("--backend", action="append", help="cpu, cuda or automatic (repeatable)")
     a = ap.parse_args()
     x, y = loopback(1 << 19, delay=150000.4)
-    for name in a.backend or ["cpu", "numpy"]:
-        be = None if name == "numpy" else name
-        ad = dpd.Adaptation(7, 0, 4, 1, max_delay=200000, rx_full_scale=4.0, backend=be)
+    for name in a.backend or ["cpu"]:
+        ad = dpd.Adaptation(7, 0, 4, 1, max_delay=200000, rx_full_scale=4.0, backend=name)
         for i in range(a.steps):
             t = time.perf_counter()
             r = ad.step(x, y)

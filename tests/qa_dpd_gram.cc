@@ -377,6 +377,40 @@ TEST_P(DpdGram, SumsAndFixedLambdaMatchNaiveForEveryFamily)
     }
 }
 
+TEST_P(DpdGram, AddsFromAHeldCaptureEqualTheNaiveSums)
+{
+    // A capture held on the engine (on CUDA uploaded once; the rows then name its samples): a
+    // span of it added as fit_kfold's cold blocks add one (the samples before the span read as
+    // zero) gives the span's own sums, as a copy of the span added alone does.
+    for (const char* spec : specs) {
+        SCOPED_TRACE(spec);
+        const auto [m, y, x] = problem_for(spec, true, 700, 0.01);
+        gk::set_gram_chunk_rows(97);
+        dpd_gram g(m, true, GetParam());
+        g.hold(0, y.data(), x.data(), y.size());
+        const size_t a = 150, len = 400;
+        std::vector<uint8_t> val(len, 0);
+        for (size_t i = 0; i < len; i += 3)
+            val[i] = 1;
+        g.add(y.data() + a, len, x.data() + a, nullptr, val.data());
+        const std::vector<cd> ys(y.begin() + a, y.begin() + a + len),
+            xs(x.begin() + a, x.begin() + a + len);
+        const sums fit = naive_sums(m, true, ys, xs, nullptr);
+        EXPECT_EQ(g.fit_rows(), fit.n);
+        EXPECT_TRUE(close(g.gram(0), fit.G, 1e-12));
+        EXPECT_TRUE(close(g.rhs(0), fit.b, 1e-12));
+        EXPECT_NEAR(g.target_energy(0), fit.tt, 1e-12 * fit.tt);
+        const sums held_out = naive_sums(m, true, ys, xs, &val);
+        EXPECT_TRUE(close(g.gram(1), held_out.G, 1e-12));
+        EXPECT_TRUE(close(g.rhs(1), held_out.b, 1e-12));
+        g.release();
+        // Released: the same add reads the caller's arrays again.
+        g.reset();
+        g.add(ys.data(), len, xs.data());
+        EXPECT_TRUE(close(g.gram(0), fit.G, 1e-12));
+    }
+}
+
 TEST_P(DpdGram, ChunkedAddEqualsOneAdd)
 {
     for (const char* spec : specs) {

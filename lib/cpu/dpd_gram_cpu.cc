@@ -47,7 +47,11 @@ public:
 
     void accumulate(int set, const gram_rows& in) override
     {
-        const auto& [yw, w0, wn, rows, t, R] = in;
+        const auto yw = in.yw;
+        const auto w0 = in.w0, lo = in.lo;
+        const auto wn = in.wn, R = in.R;
+        const auto rows = in.rows;
+        const auto t = in.t;
         if (!R)
             return;
         const size_t K = d_K;
@@ -75,11 +79,12 @@ public:
             const double* pw = &d_pw[size_t(tm.power) * wn];
             for (size_t r = 0; r < R; r++) {
                 const int64_t is = rows[r] - tm.lag, ie = rows[r] - tm.env;
-                // Negative indices are the zero state before the capture; the front end's
-                // window covers every non-negative index a row reads.
-                const cd s = (is >= 0 && is < n_hi) ? yw[is - w0] : cd(0);
+                // Indices below lo are the zero state before the capture (or before the span
+                // the rows were added from); the front end's window covers every index >= lo
+                // a row reads.
+                const cd s = (is >= lo && is < n_hi) ? yw[is - w0] : cd(0);
                 const double a =
-                    (ie >= 0 && ie < n_hi) ? pw[ie - w0] : (tm.power ? 0.0 : 1.0);
+                    (ie >= lo && ie < n_hi) ? pw[ie - w0] : (tm.power ? 0.0 : 1.0);
                 const cd v = s * a;
                 col[r] = tm.conj ? std::conj(v) : v;
             }

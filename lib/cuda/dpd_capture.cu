@@ -544,6 +544,11 @@ public:
         cpu::parallel_copy(out, d_stage.get(), len * sizeof(cd));
     }
 
+    const cd* device_data(vec src) const override
+    {
+        return reinterpret_cast<const cd*>(v(src));
+    }
+
     void read_bad(size_t len, uint8_t* out) override
     {
         device_guard g(d_device);

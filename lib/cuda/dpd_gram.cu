@@ -60,6 +60,7 @@ __global__ void build_basis(cuDoubleComplex* __restrict__ A,
                             const cuDoubleComplex* __restrict__ y,
                             long long w0,
                             long long wn,
+                            long long lo,
                             const long long* __restrict__ rows,
                             const term_d* __restrict__ terms,
                             int R,
@@ -76,11 +77,11 @@ __global__ void build_basis(cuDoubleComplex* __restrict__ A,
     } else {
         const long long is = rows[r] - t.lag, ie = rows[r] - t.env;
         const cuDoubleComplex s =
-            (is >= 0 && is < w0 + wn) ? y[is - w0] : make_cuDoubleComplex(0, 0);
+            (is >= lo && is < w0 + wn) ? y[is - w0] : make_cuDoubleComplex(0, 0);
         double a = 1, p = 1;
         if (t.power) {
             const cuDoubleComplex e =
-                (ie >= 0 && ie < w0 + wn) ? y[ie - w0] : make_cuDoubleComplex(0, 0);
+                (ie >= lo && ie < w0 + wn) ? y[ie - w0] : make_cuDoubleComplex(0, 0);
             a = hypot(cuCreal(e), cuCimag(e));
             for (int k = 0; k < t.power; k++)
                 p *= a;
@@ -90,6 +91,28 @@ __global__ void build_basis(cuDoubleComplex* __restrict__ A,
             v = cuConj(v);
     }
     A[size_t(c) * size_t(R) + size_t(r)] = v;
+}
+
+// dst = src * f: a held capture's y taken from the capture kernel's device copy.
+__global__ void scaled_copy(cuDoubleComplex* __restrict__ dst,
+                            const cuDoubleComplex* __restrict__ src,
+                            size_t n,
+                            cuDoubleComplex f)
+{
+    for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
+         i += size_t(gridDim.x) * blockDim.x)
+        dst[i] = cuCmul(src[i], f);
+}
+
+// t[r] = x[rows[r]]: a chunk's targets from the held capture.
+__global__ void gather_targets(cuDoubleComplex* __restrict__ t,
+                               const cuDoubleComplex* __restrict__ x,
+                               const long long* __restrict__ rows,
+                               int R)
+{
+    const int r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r < R)
+        t[r] = x[rows[r]];
 }
 
 class gram_cuda : public kernel::gram_engine
@@ -176,7 +199,7 @@ public:
 
     void accumulate(int set, const kernel::gram_rows& in) override
     {
-        const auto& [yw, w0, wn, rows, t, R] = in;
+        const size_t R = in.R;
         if (!R)
             return;
         if (R > d_chunk)
@@ -184,29 +207,42 @@ public:
                                    " rows > " + std::to_string(d_chunk));
         device_guard g(d_device);
         d_stream->synchronize(); // the previous chunk is done with the staging and device
-                                 // buffers
-        h_y.reserve(wn);
-        d_y.reserve(wn);
-        // Threads fill the staging: one thread's memcpy moves a fraction of what the bus
-        // takes, and a small model's chunk is mostly this copy.
-        cpu::parallel_copy(h_y.get(), yw, wn * sizeof(cd));
-        cpu::parallel_copy(h_rows.get(), rows, R * sizeof(long long));
-        cpu::parallel_copy(h_t.get(), t, R * sizeof(cd));
         cudaStream_t s = d_stream->get();
-        GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(
-            d_y.get(), h_y.get(), wn * sizeof(cd), cudaMemcpyHostToDevice, s));
+        cpu::parallel_copy(h_rows.get(), in.rows, R * sizeof(long long));
         GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(d_rows.get(),
                                              h_rows.get(),
                                              R * sizeof(long long),
                                              cudaMemcpyHostToDevice,
                                              s));
-        GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(
-            d_t.get(), h_t.get(), R * sizeof(cd), cudaMemcpyHostToDevice, s));
+        const bool held = in.slot >= 0 && d_held_n[in.slot];
+        const cuDoubleComplex* y = nullptr;
+        long long w0 = 0, wn = 0;
+        if (held) {
+            // The held capture is on the device already: only the row numbers crossed.
+            y = d_hy[in.slot].get();
+            wn = (long long)d_held_n[in.slot];
+            gather_targets<<<unsigned((R + 255) / 256), 256, 0, s>>>(
+                d_t.get(), d_hx[in.slot].get(), d_rows.get(), int(R));
+            GPUINTERP_CUDA_CHECK_LAUNCH(s);
+        } else {
+            h_y.reserve(in.wn);
+            d_y.reserve(in.wn);
+            cpu::parallel_copy(h_y.get(), in.yw, in.wn * sizeof(cd));
+            cpu::parallel_copy(h_t.get(), in.t, R * sizeof(cd));
+            GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(
+                d_y.get(), h_y.get(), in.wn * sizeof(cd), cudaMemcpyHostToDevice, s));
+            GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(
+                d_t.get(), h_t.get(), R * sizeof(cd), cudaMemcpyHostToDevice, s));
+            y = d_y.get();
+            w0 = (long long)in.w0;
+            wn = (long long)in.wn;
+        }
         const dim3 block(256), grid(unsigned((R + 255) / 256), unsigned(d_K));
         build_basis<<<grid, block, 0, s>>>(d_A.get(),
-                                           d_y.get(),
-                                           (long long)w0,
-                                           (long long)wn,
+                                           y,
+                                           w0,
+                                           wn,
+                                           (long long)in.lo,
                                            d_rows.get(),
                                            d_terms.get(),
                                            int(R),
@@ -282,6 +318,41 @@ public:
                                            d_b[set].get(),
                                            1));
     }
+
+    void hold(int slot, const kernel::gram_held& h) override
+    {
+        device_guard g(d_device);
+        d_stream->synchronize();
+        cudaStream_t s = d_stream->get();
+        d_hy[slot].reserve(h.n);
+        d_hx[slot].reserve(h.n);
+        if (h.y_dev && h.x_dev && h.device == d_device) {
+            // From the capture kernel's device copy, divided on the way: nothing crosses the bus.
+            const cd f = cd(1) / h.y_div;
+            scaled_copy<<<unsigned(std::min<size_t>((h.n + 255) / 256, 4096)),
+                          256,
+                          0,
+                          s>>>(d_hy[slot].get(),
+                               reinterpret_cast<const cuDoubleComplex*>(h.y_dev),
+                               h.n,
+                               make_cuDoubleComplex(f.real(), f.imag()));
+            GPUINTERP_CUDA_CHECK_LAUNCH(s);
+            GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(d_hx[slot].get(),
+                                                 h.x_dev,
+                                                 h.n * sizeof(cd),
+                                                 cudaMemcpyDeviceToDevice,
+                                                 s));
+        } else {
+            GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(
+                d_hy[slot].get(), h.y, h.n * sizeof(cd), cudaMemcpyHostToDevice, s));
+            GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(
+                d_hx[slot].get(), h.x, h.n * sizeof(cd), cudaMemcpyHostToDevice, s));
+        }
+        d_stream->synchronize();
+        d_held_n[slot] = h.n;
+    }
+
+    void release() override { d_held_n[0] = d_held_n[1] = 0; }
 
     void scale(double f) override
     {
@@ -390,6 +461,9 @@ private:
     // The sliced Gram of small models (accumulate()).
     device_buffer<cuDoubleComplex> d_slices, d_ones;
     device_buffer<long long> d_rows;
+    // The held captures (hold()): y and its targets, and their lengths (0: none).
+    device_buffer<cuDoubleComplex> d_hy[2], d_hx[2];
+    size_t d_held_n[2] = { 0, 0 };
     pinned_buffer<cd> h_y, h_t;
     pinned_buffer<long long> h_rows;
 };

@@ -316,7 +316,7 @@ double clip_gain_step_db(
 }
 } // namespace
 
-dpd_capture::dpd_capture(backend requested, int device)
+dpd_capture::dpd_capture(backend requested, int device) : d_device(device)
 {
     const backend_choice c = select_backend(requested, device);
     d_backend = c.selected;
@@ -325,6 +325,20 @@ dpd_capture::dpd_capture(backend requested, int device)
 }
 
 dpd_capture::~dpd_capture() = default;
+
+dpd_capture_device_view dpd_capture::device_view(const dpd_aligned_capture& a) const
+{
+    dpd_capture_device_view v;
+    const cd* y = d_engine->device_data(E::YA);
+    const cd* x = d_engine->device_data(E::XZ);
+    if (!y || !x)
+        return v;
+    v.y = y; // YA[0 .. len): the aligned y before its division by the gain
+    v.x = x + a.report.first;
+    v.n = a.xa.size();
+    v.device = d_device;
+    return v;
+}
 
 dpd_aligned_capture dpd_capture::align(const cd* x,
                                        const cd* y,

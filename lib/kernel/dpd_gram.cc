@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <limits>
 #include <sstream>
 #include <stdexcept>
@@ -339,6 +340,37 @@ dpd_gram::dpd_gram(const dpd_model& model, bool lo_leakage, backend requested, i
 
 dpd_gram::~dpd_gram() = default;
 
+void dpd_gram::hold(int slot,
+                    const cd* y,
+                    const cd* x,
+                    size_t n,
+                    const cd* y_dev,
+                    const cd* x_dev,
+                    cd y_div,
+                    int device)
+{
+    if (slot != 0 && slot != 1)
+        throw std::invalid_argument("slot: must be 0 or 1, got " + std::to_string(slot));
+    if (n && (!y || !x))
+        throw std::invalid_argument(!y ? "y: null pointer" : "x: null pointer");
+    gram_held h;
+    h.y = y;
+    h.x = x;
+    h.n = n;
+    h.y_dev = y_dev;
+    h.x_dev = x_dev;
+    h.y_div = y_div;
+    h.device = device;
+    d_engine->hold(slot, h);
+    d_held[slot] = { y, x, n };
+}
+
+void dpd_gram::release()
+{
+    d_engine->release();
+    d_held[0] = d_held[1] = {};
+}
+
 void dpd_gram::add(const cd* y,
                    size_t n,
                    const cd* x,
@@ -362,6 +394,18 @@ void dpd_gram::add(const cd* y,
         return;
     const size_t row_end = n - ahead;
     d_offered += double(row_end - history);
+    // Inside a held capture: its rows are numbered from its start, and the samples before y
+    // (not part of this add) read as zero.
+    int slot = -1;
+    int64_t off = 0;
+    for (int s = 0; s < 2 && slot < 0; s++) {
+        const held& h = d_held[s];
+        const std::less_equal<const cd*> le;
+        if (h.n && le(h.y, y) && le(y + n, h.y + h.n) && x == h.x + (y - h.y)) {
+            slot = s;
+            off = y - h.y;
+        }
+    }
     const size_t chunk = std::max<size_t>(1, d_chunk);
     std::vector<int64_t> rows[2];
     std::vector<cd> tgt[2];
@@ -375,8 +419,18 @@ void dpd_gram::add(const cd* y,
             return;
         const int64_t w0 = std::max<int64_t>(0, r.front() - int64_t(back));
         const int64_t w1 = std::min<int64_t>(int64_t(n), r.back() + int64_t(ahead) + 1);
-        d_engine->accumulate(
-            set, { y + w0, w0, size_t(w1 - w0), r.data(), tgt[set].data(), r.size() });
+        if (slot >= 0)
+            for (int64_t& v : r)
+                v += off;
+        d_engine->accumulate(set,
+                             { y + w0,
+                               w0 + off,
+                               size_t(w1 - w0),
+                               r.data(),
+                               tgt[set].data(),
+                               r.size(),
+                               off,
+                               slot });
         for (const cd& t : tgt[set])
             d_tt[set] += std::norm(t);
         d_rows[set] += double(r.size());
@@ -479,6 +533,17 @@ dpd_gram_solution dpd_gram::fit_kfold(const cd* y,
         throw std::invalid_argument(!y ? "y: null pointer"
                                        : (!x ? "x: null pointer" : "rows: null pointer"));
     const bool probes = probe_y && probe_x;
+    // Every pass below reads the held capture (on a GPU: uploaded once, or already there when
+    // the caller held it from the capture kernel's device memory).
+    const held& h0 = d_held[0];
+    if (!(h0.y == y && h0.x == x && h0.n == n))
+        hold(0, y, x, n);
+    if (probes)
+        hold(1, probe_y, probe_x, n);
+    struct releaser {
+        dpd_gram* g;
+        ~releaser() { g->release(); }
+    } const releasing{ this };
     // A row reads samples r - back .. r + ahead (the model's terms, as dpd_model.basis builds
     // them).
     size_t back = 0, ahead = 0;

@@ -36,9 +36,11 @@ struct gram_term {
 /*!
  * One accumulate() call's rows: the basis rows `rows[0..R)` (ascending sample indices) with
  * targets t[0..R). yw holds samples w0 .. w0+wn-1 of the capture and covers every sample the
- * rows read at a non-negative index; samples at negative indices are zero. R <= chunk_rows()
- * and rows[R-1] - rows[0] < 4 chunk_rows(), so wn < 4 chunk_rows() + the model's history() +
- * lookahead() + 1. The arrays may be reused once the call returns.
+ * rows read at an index >= lo; samples at lower indices are zero. R <= chunk_rows() and
+ * rows[R-1] - rows[0] < 4 chunk_rows(), so wn < 4 chunk_rows() + the model's history() +
+ * lookahead() + 1. The arrays may be reused once the call returns. slot >= 0: the samples
+ * and targets are those of the capture held in that slot (hold()), the indices its own; an
+ * engine with a copy of it there may read that copy instead of yw and t.
  */
 struct gram_rows {
     const std::complex<double>* yw;
@@ -47,6 +49,24 @@ struct gram_rows {
     const int64_t* rows;
     const std::complex<double>* t;
     size_t R;
+    int64_t lo = 0;
+    int slot = -1;
+};
+
+/*!
+ * A capture dpd_gram keeps for the passes over it that follow (the folds of fit_kfold()): y
+ * and its targets x, n samples each, in host memory; y_dev and x_dev, when not null, are
+ * copies of them in the memory of CUDA device `device` (y_dev / y_div is y) that the
+ * backend's own kernels filled.
+ */
+struct gram_held {
+    const std::complex<double>* y = nullptr;
+    const std::complex<double>* x = nullptr;
+    size_t n = 0;
+    const std::complex<double>* y_dev = nullptr;
+    const std::complex<double>* x_dev = nullptr;
+    std::complex<double> y_div = 1;
+    int device = -1;
 };
 
 //! Make the K x K column-major G, of which the upper triangle (i <= j) holds the Gram,
@@ -81,6 +101,12 @@ public:
     virtual size_t chunk_rows() const = 0;
     //! Add the rows `r` (see gram_rows) to set `set` (0 fit, 1 held out).
     virtual void accumulate(int set, const gram_rows& r) = 0;
+    //! Keep capture `h` in slot 0 or 1 until release(): an engine whose basis is built in
+    //! another memory copies it there here, once (from the device copies when it can), so the
+    //! passes over it move row numbers only. Host engines read the caller's memory: nothing
+    //! to do.
+    virtual void hold(int /*slot*/, const gram_held& /*h*/) {}
+    virtual void release() {}
     virtual void scale(double factor) = 0;
     //! Set 0 += set 1 (G and b): the held-out rows joined to the fit rows.
     virtual void fold() = 0;

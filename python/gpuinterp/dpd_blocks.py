@@ -312,8 +312,7 @@ class dpd_estimator_cc(StreamMixin, gr.basic_block):
         damping = float_param("damping", damping, 0, 1, lo_open=True)
         with self._lock:
             for ch in self._ch:
-                ch.adapt.damping = float(damping)
-                ch.adapt.min_damping = min(ch.adapt.min_damping, float(damping))
+                ch.adapt.damping = float(damping)  # the rollback's floor follows it down
 
     def set_update_period(self, update_period):
         update_period = int_param("update_period", update_period, self._cap_len, 1 << 62)

@@ -4,8 +4,8 @@ estimator with, as CuPy keeps ``upfirdn_naive`` and MatX its reference resampler
 
 The product aligns and conditions a capture on the C++ capture kernel (``dpd_capture_kernel``) and
 fits it on the estimation engine (``dpd_gram``); no module of the product imports this one. The tests
-import it, and ``backend=None`` of :func:`~.dpd_estimate.estimate` and :class:`~.dpd_adapt.Adaptation`
-reaches it ("the numpy reference"). The algorithms are written here anew, in numpy, from their
+import it, and ``backend=None`` of :func:`~.dpd_estimate.estimate` reaches it ("the numpy
+reference"). The algorithms are written here anew, in numpy, from their
 descriptions; the thresholds are the kernel's, read from its binding, so the reference and the
 product refuse the same captures for the same reasons.
 

@@ -359,10 +359,11 @@ class qa_dpd(seeded_case, gr_unittest.TestCase):
         good = ad.coefficients.copy()
         r = ad.step(x, y)
         self.assertEqual(r.status, "updated")
-        best_before = ad.best[0]
+        best_before = ad.best_loop_nmse_db
         # Spoil the coefficients as a bad update would; the next capture shows it and rolls back.
-        ad.coefficients = ad.coefficients.copy()
-        ad.coefficients[3] *= -3
+        spoilt = ad.coefficients.copy()
+        spoilt[3] *= -3
+        ad.coefficients = spoilt
         x, y = self._loop(ad, u)
         r = ad.step(x, y)
         self.assertEqual(r.status, "rolled back")

@@ -83,7 +83,7 @@ class qa_estimator_outliers(gr_unittest.TestCase):
         # what a new OFDM signal changes in the quieter half's gain: 0.001 dB (0.01 dB allowed).
         self.assertAlmostEqual(a.gain / abs(ls_gain(*caps[1])), 1.0, delta=1e-3)
         self.assertAlmostEqual(20 * np.log10(a.gain / abs(steps[1].gain)), 0.0, delta=0.01)
-        self.assertIsNone(a._candidate)
+        self.assertIsNone(a.candidate_gain)
         self.assertEqual(steps[3].status, "updated")
 
     def test_fixed_target_gain_is_never_replaced(self):

@@ -16,6 +16,7 @@ namespace py = pybind11;
 // BINDING_FUNCTION_PROTOTYPES(
 void bind_coeffs_message(py::module& m);
 void bind_device_buffers(py::module& m);
+void bind_dpd_adapt(py::module& m);
 void bind_dpd_gram(py::module& m);
 void bind_dpd_capture(py::module& m);
 void bind_dpd_predistorter(py::module& m);
@@ -93,6 +94,7 @@ PYBIND11_MODULE(gpuinterp_python, m)
     // BINDING_FUNCTION_CALLS(
     bind_coeffs_message(m);
     bind_device_buffers(m);
+    bind_dpd_adapt(m);
     bind_dpd_gram(m);
     bind_dpd_capture(m);
     bind_dpd_predistorter(m);

@@ -70,6 +70,15 @@ struct dpd_aligned_capture {
     dpd_capture_report report;
 };
 
+//! Where an aligned capture lives on a CUDA device (dpd_capture::device_view()): y (y / gain
+//! is its yn) and x, n samples each, in the memory of `device`; null pointers on the CPU.
+struct dpd_capture_device_view {
+    const std::complex<double>* y = nullptr;
+    const std::complex<double>* x = nullptr;
+    size_t n = 0;
+    int device = -1;
+};
+
 //! A capture that cannot be used; what() starts with the parameter it blames ("x: ", "y: ",
 //! "target_gain: "), as the Python estimator's DPDError does.
 class dpd_capture_error : public std::invalid_argument
@@ -133,6 +142,12 @@ public:
     backend active_backend() const { return d_backend; }
     //! Why automatic fell back to the CPU (empty otherwise).
     const std::string& backend_note() const { return d_note; }
+    /*!
+     * \brief The device copy of `a`, the capture the last align() returned, as the CUDA
+     * backend left it (valid until the next align()): what dpd_gram::hold() takes so that a
+     * fit reads it without a second trip over the bus. Null pointers on the CPU backend.
+     */
+    dpd_capture_device_view device_view(const dpd_aligned_capture& a) const;
 
     // The estimator's constants (Python's dpd_capture and dpd_estimate modules read them).
     static constexpr double clip_level = 0.99;
@@ -153,6 +168,7 @@ public:
 
 private:
     backend d_backend;
+    int d_device;
     std::string d_note;
     std::unique_ptr<capture_engine> d_engine;
 };

@@ -122,6 +122,26 @@ public:
              const uint8_t* val_mask = nullptr,
              size_t history = 0);
 
+    /*!
+     * \brief Keep a capture for the passes over it that follow, until release().
+     * \details add() calls whose y and x lie inside a held capture (the same arrays, at the
+     * same offset; fit_kfold()'s passes, its cold blocks included) then read the engine's copy
+     * of it: the CUDA engine uploads the capture here, once, or with y_dev and x_dev (device
+     * memory of CUDA device `device`, y_dev / y_div being y: dpd_capture::device_view()) copies
+     * it on the device, and each pass moves row numbers only. slot: 0 or 1 (fit_kfold() holds
+     * a capture and its probe copy). The host arrays must stay valid until release().
+     */
+    void hold(int slot,
+              const std::complex<double>* y,
+              const std::complex<double>* x,
+              size_t n,
+              const std::complex<double>* y_dev = nullptr,
+              const std::complex<double>* x_dev = nullptr,
+              std::complex<double> y_div = 1,
+              int device = -1);
+    //! Forget the held captures.
+    void release();
+
     //! Multiply every accumulated sum (and the row counts) by factor, 0 < factor <= 1.
     void forget(double factor);
     //! Drop everything accumulated.
@@ -241,6 +261,12 @@ private:
     //! (so that solve() can tell "nothing added" from "the fit mask selected nothing").
     size_t d_adds = 0;
     double d_offered = 0;
+    //! The held captures' host arrays (n 0: none).
+    struct held {
+        const std::complex<double>* y = nullptr;
+        const std::complex<double>* x = nullptr;
+        size_t n = 0;
+    } d_held[2];
 };
 
 } // namespace kernel
