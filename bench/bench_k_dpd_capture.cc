@@ -5,22 +5,26 @@
 // One DPD update of the hardware example (examples/dpd_loop_uhd.grc): a 2^19-sample
 // loopback capture (GPUINTERP_BENCH_LOG2N overrides) whose delay is 150000 samples,
 // searched over max_delay 200000, then the fit of its ph:P=7,Q=0,Lp=4,Lq=1 predistorter
-// (16 coefficients and the LO-leakage constant) with lambda chosen on the held-out last
-// 20 % and refitted on every row, as Adaptation.step does:
+// (16 coefficients and the LO-leakage constant):
 //  - dpd_align/<backend>/<hint>: dpd_capture::align() alone (conditioning, delay search,
 //    frequency, receiver correction, shift, gain); hint 1 is the steady state, where the
 //    previous capture's delay is the hint;
-//  - dpd_fit/<backend>: the fit alone, on the aligned capture;
-//  - dpd_update/<backend>/<hint>: align() and the fit, capture to coefficients.
-// What Adaptation.step adds in Python (the loop NMSE of the coefficients in use, the
-// damping) is O(n K) numpy and not in these rows.
+//  - dpd_fit/<backend>: a fit alone, on the aligned capture, lambda chosen on the held-out
+//    last 20 % and refitted on every row (the loop's fit before K-fold, kept for its history
+//    in docs/performance.md);
+//  - dpd_update/<backend>/<hint>: align() and that fit, capture to coefficients;
+//  - dpd_step/<backend>: the loop's step as the estimator runs it, kernel::dpd_adapt::step()
+//    (conditioning with the hint, the loop NMSE of the set in use, the K-fold fit reading the
+//    capture where align() left it, the update and its gain check), the |G| already latched.
 #include "bench_util.h"
+#include <gnuradio/gpuinterp/kernel/dpd_adapt.h>
 #include <gnuradio/gpuinterp/kernel/dpd_capture.h>
 #include <gnuradio/gpuinterp/kernel/dpd_gram.h>
 #include <benchmark/benchmark.h>
 #include <cmath>
 #include <complex>
 #include <random>
+#include <string>
 
 using namespace gr::gpuinterp;
 using cd = std::complex<double>;
@@ -160,8 +164,36 @@ void dpd_update(benchmark::State& st, backend b)
     st.SetItemsProcessed(int64_t(st.iterations()) * int64_t(c.x.size()));
 }
 
+void dpd_step(benchmark::State& st, backend b)
+{
+    if (gpuinterp_bench::skip_without_cuda(st, b == backend::cuda))
+        return;
+    const auto& c = get_capture();
+    kernel::dpd_adapt_options o;
+    o.requested = b;
+    o.capture = options(false);
+    // The same capture every step: no rollback or gain refusal may skip the fit being timed.
+    o.rollback_tolerance_db = 1e9;
+    o.max_gain_db = 1e9;
+    kernel::dpd_adapt k(model, o);
+    for (int latch = 0; latch < 2; latch++)
+        k.step(c.x.data(), c.x.size(), c.y.data(), c.y.size());
+    kernel::dpd_step_result r;
+    for (auto _ : st) {
+        r = k.step(c.x.data(), c.x.size(), c.y.data(), c.y.size());
+        benchmark::DoNotOptimize(r.coefficients.data());
+    }
+    if (r.status != "updated")
+        st.SkipWithError(("dpd_step: " + r.status + ": " + r.reason).c_str());
+    st.counters["delay"] = r.delay;
+    st.counters["fit_nmse_db"] = r.fit_nmse_db;
+    st.SetItemsProcessed(int64_t(st.iterations()) * int64_t(c.x.size()));
+}
+
 } // namespace
 
+BENCHMARK_CAPTURE(dpd_step, cpu, backend::cpu)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(dpd_step, cuda, backend::cuda)->Apply(gpuinterp_bench::wall_timed);
 BENCHMARK_CAPTURE(dpd_align, cpu, backend::cpu)
     ->Arg(0)
     ->Arg(1)
