@@ -183,12 +183,6 @@ auto kernel::make_gram_engine(backend selected, [[maybe_unused]] int device)
         GPUINTERP_CUDA_ENGINE(gpu::make_cuda_gram_engine(device)));
 }
 
-std::vector<double>
-kernel::welch_psd(const std::complex<double>* x, size_t n, size_t nfft)
-{
-    return cpu_welch_psd(x, n, nfft);
-}
-
 auto kernel::make_capture_engine(backend selected, [[maybe_unused]] int device)
     -> std::unique_ptr<capture_engine>
 {

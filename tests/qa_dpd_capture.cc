@@ -126,6 +126,46 @@ TEST_P(DpdCapture, FindsTheImpairmentsPutIn)
     EXPECT_LT(10 * std::log10(e / ee), -15.0);
 }
 
+TEST_P(DpdCapture, AlignedPsdIsTheWelchAverageOfTheAlignedY)
+{
+    // The spectrum the loop's ACLR reads, against Welch's average written out here: periodic
+    // Hann segments of nfft every nfft / 2, a direct DFT of each in double, |.|^2 averaged,
+    // bin k at frequency k - nfft / 2. Both sum the same products in double; the FFT's
+    // rounding is about log2(nfft) eps of the largest bin.
+    loop_params p;
+    std::vector<cd> x, y;
+    loopback(1 << 13, p, x, y);
+    dpd_capture k(GetParam());
+    dpd_capture_options o;
+    o.max_delay = 400;
+    const auto r = k.align(x.data(), y.data(), x.size(), o);
+    const size_t nfft = 256, step = nfft / 2;
+    const std::vector<double> got = k.aligned_psd(r, nfft);
+    ASSERT_EQ(got.size(), nfft);
+    std::vector<double> want(nfft, 0.0);
+    size_t segs = 0;
+    for (size_t s0 = 0; s0 + nfft <= r.yn.size(); s0 += step, segs++)
+        for (size_t k2 = 0; k2 < nfft; k2++) {
+            const double f = double(k2) - double(nfft / 2);
+            cd acc = 0;
+            for (size_t i = 0; i < nfft; i++) {
+                const double w = 0.5 - 0.5 * std::cos(2 * pi * double(i) / double(nfft));
+                // yn times the gain: the aligned y before its division
+                acc += r.yn[s0 + i] * r.gain * w *
+                       std::polar(1.0, -2 * pi * f * double(i) / double(nfft));
+            }
+            want[k2] += std::norm(acc);
+        }
+    double top = 0;
+    for (auto& v : want) {
+        v /= double(segs);
+        top = std::max(top, v);
+    }
+    for (size_t k2 = 0; k2 < nfft; k2++)
+        EXPECT_NEAR(got[k2], want[k2], 1e-9 * top) << k2;
+    EXPECT_THROW(k.aligned_psd(r, 100), std::invalid_argument); // not a power of two
+}
+
 TEST_P(DpdCapture, RefusesWithTheEstimatorsMessages)
 {
     std::vector<cd> x, y;

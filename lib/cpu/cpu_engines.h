@@ -17,9 +17,7 @@
 #include "../kernel/neural_engine.h"
 #include "../kernel/resamp_engines.h"
 #include "../kernel/resize_engine.h"
-#include <complex>
 #include <memory>
-#include <vector>
 
 namespace gr {
 namespace gpuinterp {
@@ -39,7 +37,6 @@ std::unique_ptr<gmp_engine> make_cpu_gmp_engine();
 std::unique_ptr<neural_engine> make_cpu_neural_engine();
 std::unique_ptr<gram_engine> make_cpu_gram_engine();
 std::unique_ptr<capture_engine> make_cpu_capture_engine();
-std::vector<double> cpu_welch_psd(const std::complex<double>* x, size_t n, size_t nfft);
 
 //! Test hooks: false forces the predistorter engines' portable (non-AVX2) code paths.
 void set_dpd_cpu_simd(bool allow);

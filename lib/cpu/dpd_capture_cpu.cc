@@ -408,6 +408,34 @@ private:
         d_env_ready = true;
     }
 
+public:
+    // scipy.signal.welch's two-sided density with a periodic Hann window and half-overlapping
+    // segments, up to its constant scale.
+    std::vector<double> welch_psd(vec src, size_t len, size_t nfft) override
+    {
+        const cd* x = d_v[src].data();
+        const double pi = std::acos(-1.0);
+        std::vector<double> win(nfft);
+        for (size_t i = 0; i < nfft; i++)
+            win[i] = 0.5 - 0.5 * std::cos(2 * pi * double(i) / double(nfft));
+        const size_t step = nfft / 2;
+        std::vector<double> psd(nfft, 0.0);
+        fft_buffer b(nfft);
+        size_t segments = 0;
+        for (size_t s0 = 0; s0 + nfft <= len; s0 += step, segments++) {
+            for (size_t i = 0; i < nfft; i++)
+                b.data()[i] = x[s0 + i] * win[i];
+            fft(b, FFTW_FORWARD);
+            for (size_t k = 0; k < nfft;
+                 k++) // fftshifted: bin k holds frequency k - nfft / 2
+                psd[k] += std::norm(b.data()[(k + nfft / 2) % nfft]);
+        }
+        for (double& v : psd)
+            v /= double(segments);
+        return psd;
+    }
+
+private:
     size_t d_n = 0;
     std::vector<cd> d_v[num_vecs];
     std::vector<uint8_t> d_m[num_masks];
@@ -419,35 +447,6 @@ private:
 std::unique_ptr<kernel::capture_engine> make_cpu_capture_engine()
 {
     return std::make_unique<capture_engine_cpu>();
-}
-
-// The loop's observation spectrum (kernel::welch_psd): scipy.signal.welch's two-sided density
-// with a periodic Hann window and half-overlapping segments, up to its constant scale.
-std::vector<double> cpu_welch_psd(const cd* x, size_t n, size_t nfft)
-{
-    if (nfft < 8 || n < nfft)
-        throw std::invalid_argument("nfft: must be >= 8 and at most the " +
-                                    std::to_string(n) + " samples, got " +
-                                    std::to_string(nfft));
-    const double pi = std::acos(-1.0);
-    std::vector<double> win(nfft);
-    for (size_t i = 0; i < nfft; i++)
-        win[i] = 0.5 - 0.5 * std::cos(2 * pi * double(i) / double(nfft));
-    const size_t step = nfft / 2;
-    std::vector<double> psd(nfft, 0.0);
-    fft_buffer b(nfft);
-    size_t segments = 0;
-    for (size_t s0 = 0; s0 + nfft <= n; s0 += step, segments++) {
-        for (size_t i = 0; i < nfft; i++)
-            b.data()[i] = x[s0 + i] * win[i];
-        fft(b, FFTW_FORWARD);
-        for (size_t k = 0; k < nfft;
-             k++) // fftshifted: bin k holds frequency k - nfft / 2
-            psd[k] += std::norm(b.data()[(k + nfft / 2) % nfft]);
-    }
-    for (double& v : psd)
-        v /= double(segments);
-    return psd;
 }
 
 } // namespace kernel

@@ -544,6 +544,46 @@ public:
         cpu::parallel_copy(out, d_stage.get(), len * sizeof(cd));
     }
 
+    // The segments windowed side by side, one batched transform, |.|^2 averaged per bin: only
+    // the nfft bins cross the bus.
+    std::vector<double> welch_psd(vec src, size_t len, size_t nfft) override
+    {
+        device_guard g(d_device);
+        const size_t step = nfft / 2, segs = (len - nfft) / step + 1;
+        device_buffer<tc> z(segs * nfft);
+        device_buffer<double> bins(nfft);
+        tc* zp = z.get();
+        double* bp = bins.get();
+        const tc* y = v(src);
+        const double w = 2 * 3.141592653589793 / double(nfft);
+        launch(segs * nfft, [=] __device__(size_t i) {
+            const size_t k = i % nfft;
+            zp[i] = y[(i / nfft) * step + k] * (0.5 - 0.5 * cos(w * double(k)));
+        });
+        cufftHandle p;
+        GPUINTERP_CUFFT_CHECK(cufftPlan1d(&p, int(nfft), CUFFT_Z2Z, int(segs)));
+        struct plan_guard {
+            cufftHandle h;
+            ~plan_guard() { cufftDestroy(h); }
+        } const guard{ p };
+        GPUINTERP_CUFFT_CHECK(cufftSetStream(p, s()));
+        auto* f = reinterpret_cast<cufftDoubleComplex*>(zp);
+        GPUINTERP_CUFFT_CHECK(cufftExecZ2Z(p, f, f, CUFFT_FORWARD));
+        launch(nfft, [=] __device__(size_t k) {
+            // fftshifted: bin k holds frequency k - nfft / 2
+            const size_t b = (k + nfft / 2) % nfft;
+            double a = 0;
+            for (size_t sg = 0; sg < segs; sg++)
+                a += thrust::norm(zp[sg * nfft + b]);
+            bp[k] = a / double(segs);
+        });
+        std::vector<double> psd(nfft);
+        GPUINTERP_CUDA_CHECK(cudaMemcpyAsync(
+            psd.data(), bp, nfft * sizeof(double), cudaMemcpyDeviceToHost, s()));
+        d_stream->synchronize();
+        return psd;
+    }
+
     const cd* device_data(vec src) const override
     {
         return reinterpret_cast<const cd*>(v(src));

@@ -141,6 +141,10 @@ public:
     //! Host copies: v[v0 .. v0 + len) divided by div, and BAD[0 .. len).
     virtual void read(vec v, size_t v0, size_t len, cd div, cd* out) = 0;
     virtual void read_bad(size_t len, uint8_t* out) = 0;
+    //! Two-sided Welch PSD of v[0 .. len) (len >= nfft, nfft a power of two >= 8): periodic
+    //! Hann window, nfft-sample segments every nfft / 2 samples, |FFT|^2 averaged (relative
+    //! units), fftshifted: bin k is frequency (k - nfft / 2) fs / nfft.
+    virtual std::vector<double> welch_psd(vec v, size_t len, size_t nfft) = 0;
     //! Where v lives in the memory of the engine's CUDA device (valid until the next load()),
     //! or null for an engine on the host.
     virtual const cd* device_data(vec /*v*/) const { return nullptr; }

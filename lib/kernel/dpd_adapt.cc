@@ -328,15 +328,17 @@ dpd_adapt::apply(const std::vector<cd>& y, const std::vector<cd>& w, cd c) const
     return z;
 }
 
-double dpd_adapt::observed_aclr(const std::vector<cd>& y) const
+double dpd_adapt::observed_aclr(const dpd_aligned_capture& a) const
 {
     const double nan = unset();
-    if (!d_opt.aclr_rate || y.size() < 8)
+    if (!d_opt.aclr_rate || a.xa.size() < 8)
         return nan;
     size_t nfft = 1;
-    while (nfft * 2 <= y.size() && nfft < 8192)
+    while (nfft * 2 <= a.xa.size() && nfft < 8192)
         nfft *= 2;
-    const std::vector<double> psd = welch_psd(y.data(), y.size(), nfft);
+    // The spectrum of the aligned y where the capture kernel holds it; a ratio of its bands,
+    // so its scale (yn is y divided by the loop gain) does not matter.
+    const std::vector<double> psd = d_capture->aligned_psd(a, nfft);
     const double df = d_opt.aclr_rate / double(nfft), bw = d_opt.aclr_bandwidth;
     const double main = band_power(psd, df, -bw / 2, bw / 2);
     if (!(main > 0))
@@ -536,7 +538,7 @@ dpd_step_result dpd_adapt::step(const cd* x, size_t nx, const cd* y, size_t ny)
         d_best = std::make_unique<record>(record{ loop, d_w, d_c, se });
     // The quantity the operator cares about: the ACLR of the observation. On a receiver whose
     // phase noise floors the loop NMSE, updates can cost ACLR that the NMSE never shows.
-    const double aclr = observed_aclr(yn);
+    const double aclr = observed_aclr(a);
     info.aclr_db = aclr;
     if (std::isfinite(aclr)) {
         if (d_best_aclr &&

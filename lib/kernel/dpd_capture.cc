@@ -326,6 +326,15 @@ dpd_capture::dpd_capture(backend requested, int device) : d_device(device)
 
 dpd_capture::~dpd_capture() = default;
 
+std::vector<double> dpd_capture::aligned_psd(const dpd_aligned_capture& a, size_t nfft)
+{
+    const size_t n = a.xa.size();
+    if (nfft < 8 || nfft > n || (nfft & (nfft - 1)))
+        throw std::invalid_argument("nfft: must be a power of two in [8, " +
+                                    std::to_string(n) + "], got " + std::to_string(nfft));
+    return d_engine->welch_psd(E::YA, n, nfft);
+}
+
 dpd_capture_device_view dpd_capture::device_view(const dpd_aligned_capture& a) const
 {
     dpd_capture_device_view v;

@@ -20,10 +20,8 @@
 #include "resamp_engines.h"
 #include "resize_engine.h"
 #include <gnuradio/gpuinterp/kernel/backend.h>
-#include <complex>
 #include <cstddef>
 #include <memory>
-#include <vector>
 
 namespace gr {
 namespace gpuinterp {
@@ -69,11 +67,6 @@ std::unique_ptr<dpd_bank_engine> make_dpd_bank_engine(backend selected,
 std::unique_ptr<gram_engine> make_gram_engine(backend selected, int device);
 //! The estimator's capture conditioning and alignment (dpd_capture).
 std::unique_ptr<capture_engine> make_capture_engine(backend selected, int device);
-//! Two-sided Welch PSD of x (n >= nfft, nfft a power of two >= 8): periodic Hann window,
-//! nfft-sample segments every nfft / 2 samples, |FFT|^2 averaged (relative units), fftshifted:
-//! bin k is frequency (k - nfft / 2) fs / nfft. On the host (FFTW) whatever the backend: one
-//! observation's spectrum costs less than a round trip of it.
-std::vector<double> welch_psd(const std::complex<double>* x, size_t n, size_t nfft);
 
 } // namespace kernel
 } // namespace gpuinterp

@@ -214,7 +214,7 @@ private:
     dpd_step_result
     result(const std::string& status, const std::string& reason, dpd_step_result r);
     std::vector<cd> apply(const std::vector<cd>& y, const std::vector<cd>& w, cd c) const;
-    double observed_aclr(const std::vector<cd>& y) const;
+    double observed_aclr(const dpd_aligned_capture& a) const;
 
     dpd_model d_model;
     dpd_adapt_options d_opt;

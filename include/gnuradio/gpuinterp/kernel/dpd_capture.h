@@ -148,6 +148,14 @@ public:
      * fit reads it without a second trip over the bus. Null pointers on the CPU backend.
      */
     dpd_capture_device_view device_view(const dpd_aligned_capture& a) const;
+    /*!
+     * \brief Two-sided Welch PSD of `a`'s y (the capture the last align() returned; up to
+     * a constant factor its yn): periodic Hann window, nfft-sample segments every nfft / 2
+     * samples, |FFT|^2 averaged, fftshifted (bin k is frequency (k - nfft / 2) fs / nfft).
+     * Computed where the capture lies: FFTW on the CPU, cuFFT on the device. nfft: a power
+     * of two, 8 <= nfft <= a's length.
+     */
+    std::vector<double> aligned_psd(const dpd_aligned_capture& a, size_t nfft);
 
     // The estimator's constants (Python's dpd_capture and dpd_estimate modules read them).
     static constexpr double clip_level = 0.99;
