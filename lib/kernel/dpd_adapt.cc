@@ -405,40 +405,18 @@ dpd_step_result dpd_adapt::step(const cd* x, size_t nx, const cd* y, size_t ny)
     info.capture = a.report;
     std::vector<cd>&xa = a.xa, &yn = a.yn;
     const size_t m = xa.size();
-    // The rows whose window (r - back .. r + ahead) lies inside the capture and reads no bad sample.
-    size_t back = 0, ahead = 0;
-    if (d_model.is_neural()) {
-        back = d_model.history() - d_model.lookahead();
-        ahead = d_model.lookahead();
-    } else {
-        for (const auto& t : d_model.terms()) {
-            back =
-                std::max<size_t>(back, std::max<int64_t>(t.signal_lag, t.envelope_lag));
-            ahead = std::max<size_t>(ahead, std::max(0, -t.envelope_lag));
-        }
-    }
-    std::vector<uint8_t> ok(m, 0);
+    const std::vector<uint8_t> ok =
+        d_model.usable_rows(m, a.bad.empty() ? nullptr : a.bad.data());
     size_t usable = 0;
-    {
-        // bad samples within the window: a running count over [i - back, i + ahead]
-        std::vector<size_t> cum(m + 1, 0);
-        for (size_t i = 0; i < m; i++)
-            cum[i + 1] = cum[i] + (a.bad.empty() ? 0 : a.bad[i] != 0);
-        for (size_t i = back; i + ahead < m; i++) {
-            ok[i] = cum[i + ahead + 1] == cum[i - back];
-            usable += ok[i];
-        }
+    for (uint8_t v : ok)
+        usable += v;
+    try {
+        dpd_gram::require_rows(usable,
+                               d_model.num_coefficients() + (d_opt.lo_leakage ? 1 : 0),
+                               d_opt.min_samples_per_coefficient);
+    } catch (const std::invalid_argument& e) {
+        return result("refused", e.what(), info);
     }
-    const size_t unknowns = d_model.num_coefficients() + (d_opt.lo_leakage ? 1 : 0);
-    const double need = std::ceil(d_opt.min_samples_per_coefficient * double(unknowns));
-    if (double(usable) < need)
-        return result("refused",
-                      "x: capture too short: " + std::to_string(usable) +
-                          " usable samples after alignment for " +
-                          std::to_string(unknowns) + " unknowns (need at least " +
-                          fmt("%.0f", need) + " = " +
-                          fmt("%g", d_opt.min_samples_per_coefficient) + " per unknown)",
-                      info);
     d_delay = a.delay;
     const double tol = d_opt.gain_tolerance_db;
     const cd Gc = a.gain;
@@ -600,15 +578,7 @@ dpd_step_result dpd_adapt::step(const cd* x, size_t nx, const cd* y, size_t ny)
                 go.regularization = d_opt.regularization;
                 s = d_gram->solve(go);
             }
-            if (std::isfinite(d_opt.max_condition) &&
-                !(s.condition < d_opt.max_condition))
-                throw std::runtime_error(fmt(
-                    "y: basis matrix is ill-conditioned (condition number %.3g >= "
-                    "max_condition %.3g); the capture does not excite the model "
-                    "(constant envelope? too few distinct amplitudes?) or the model is "
-                    "too large for it",
-                    s.condition,
-                    d_opt.max_condition));
+            dpd_gram::check_condition(s.condition, d_opt.max_condition);
             w_est = s.w;
             if (d_opt.lo_leakage) {
                 c_est = w_est.back();

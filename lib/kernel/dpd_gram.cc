@@ -297,6 +297,40 @@ void check_cpu_solve_time(size_t K, const dpd_model& m)
 
 void set_gram_chunk_rows(size_t rows) { chunk_override = rows; }
 
+void dpd_gram::require_rows(size_t usable, size_t unknowns, double per)
+{
+    const double need = std::ceil(per * double(unknowns));
+    if (double(usable) >= need)
+        return;
+    char buf[256];
+    std::snprintf(
+        buf,
+        sizeof buf,
+        "x: capture too short: %zu usable samples after alignment for %zu unknowns "
+        "(need at least %.0f = %g per unknown)",
+        usable,
+        unknowns,
+        need,
+        per);
+    throw std::invalid_argument(buf);
+}
+
+void dpd_gram::check_condition(double condition, double max_condition)
+{
+    if (!std::isfinite(max_condition) || condition < max_condition)
+        return;
+    char buf[320];
+    std::snprintf(
+        buf,
+        sizeof buf,
+        "y: basis matrix is ill-conditioned (condition number %.3g >= max_condition "
+        "%.3g); the capture does not excite the model (constant envelope? too few "
+        "distinct amplitudes?) or the model is too large for it",
+        condition,
+        max_condition);
+    throw std::runtime_error(buf);
+}
+
 std::vector<double> dpd_gram::default_grid()
 {
     std::vector<double> g;
@@ -353,15 +387,7 @@ void dpd_gram::hold(int slot,
         throw std::invalid_argument("slot: must be 0 or 1, got " + std::to_string(slot));
     if (n && (!y || !x))
         throw std::invalid_argument(!y ? "y: null pointer" : "x: null pointer");
-    gram_held h;
-    h.y = y;
-    h.x = x;
-    h.n = n;
-    h.y_dev = y_dev;
-    h.x_dev = x_dev;
-    h.y_div = y_div;
-    h.device = device;
-    d_engine->hold(slot, h);
+    d_engine->hold(slot, { y, x, n, y_dev, x_dev, y_div, device });
     d_held[slot] = { y, x, n };
 }
 
@@ -544,13 +570,8 @@ dpd_gram_solution dpd_gram::fit_kfold(const cd* y,
         dpd_gram* g;
         ~releaser() { g->release(); }
     } const releasing{ this };
-    // A row reads samples r - back .. r + ahead (the model's terms, as dpd_model.basis builds
-    // them).
-    size_t back = 0, ahead = 0;
-    for (const auto& t : d_model.terms()) {
-        back = std::max<size_t>(back, std::max<int64_t>(t.signal_lag, t.envelope_lag));
-        ahead = std::max<size_t>(ahead, std::max(0, -t.envelope_lag));
-    }
+    // A row reads samples r - back .. r + ahead (dpd_model::usable_rows()).
+    const size_t ahead = d_model.lookahead(), back = d_model.history() - ahead;
     const size_t K = d_K;
     std::vector<uint8_t> none(n, 0);
     auto add_fit = [&](const uint8_t* fit, const uint8_t* val) {

@@ -378,6 +378,19 @@ unsigned dpd_model::lookahead() const
     return (family == family_t::gmp && Kc > 0 && Lc > 0) ? Mc : 0;
 }
 
+std::vector<uint8_t> dpd_model::usable_rows(size_t n, const uint8_t* bad) const
+{
+    const size_t ahead = lookahead(), back = history() - ahead;
+    std::vector<uint8_t> ok(n, 0);
+    // flagged samples before i: a row is usable when none lies in [i - back, i + ahead]
+    std::vector<size_t> cum(n + 1, 0);
+    for (size_t i = 0; i < n; i++)
+        cum[i + 1] = cum[i] + (bad && bad[i] ? 1 : 0);
+    for (size_t i = back; i + ahead < n; i++)
+        ok[i] = cum[i + ahead + 1] == cum[i - back];
+    return ok;
+}
+
 size_t dpd_model::history() const
 {
     // gru: output i is y[i - L] (L = lookahead()), which reads inputs down to i - L - D (skip)

@@ -50,10 +50,13 @@ class EstimateResult:
 
 
 def _require_rows(rows, ncol, min_samples_per_coefficient):
-    need = int(math.ceil(min_samples_per_coefficient * ncol))
-    if rows < need:
-        raise DPDError(f"x: capture too short: {rows} usable samples after alignment for {ncol} "
-                       f"unknowns (need at least {need} = {min_samples_per_coefficient} per unknown)")
+    """The estimator's rule (kernel::dpd_gram::require_rows) as DPDError."""
+    from .gpuinterp_python import dpd_gram
+
+    try:
+        dpd_gram.require_rows(int(rows), int(ncol), float(min_samples_per_coefficient))
+    except ValueError as e:
+        raise DPDError(str(e)) from None
 
 
 def _kernel_align(x, y, backend, device, **options):
@@ -75,22 +78,13 @@ def _kernel_align(x, y, backend, device, **options):
 def _window(m):
     """(back, ahead): how far a row's basis window (a neural model's input window) reaches behind
     and in front of its sample."""
-    if m.is_neural:
-        return m.history - m.lookahead, m.lookahead
-    terms = _spec.term_list(m)
-    return max(max(l, j) for l, j, _, _ in terms), max([-j for _, j, _, _ in terms] + [0])
+    return m.history - m.lookahead, m.lookahead
 
 
 def _rows(model, n, bad=None):
-    """Rows of a length-n capture whose basis window lies inside it and touches no bad sample."""
-    back, ahead = _window(_spec.parse(model))
-    ok = np.zeros(n, dtype=bool)
-    ok[back:n - ahead] = True
-    if bad is not None and bad.any():
-        # a row reads samples n-back .. n+ahead
-        hit = np.convolve(bad.astype(float), np.ones(back + ahead + 1), mode="full")
-        ok &= hit[ahead:ahead + n] == 0
-    return ok
+    """Rows of a length-n capture whose basis window lies inside it and touches no bad sample
+    (the C++ model's usable_rows())."""
+    return _spec.parse(model)._c().usable_rows(int(n), bad)
 
 
 def ls_gain(x, y, rows=None):
@@ -225,10 +219,13 @@ def _fit(xa, yn, model, regularization, max_condition, lo_leakage, min_samples_p
             vt = (xv, yv, validation[2] if len(validation) > 2 else None)
         sol = _fit_engine(xa, yn, m, regularization, lo_leakage, ok, vt, probes, backend, device, bad)
         rows = int(ok.sum())
-    if max_condition is not None and not sol.condition < max_condition:
-        raise DPDError(f"y: basis matrix is ill-conditioned (condition number {sol.condition:.3g} >= "
-                       f"max_condition {max_condition:.3g}); the capture does not excite the model "
-                       "(constant envelope? too few distinct amplitudes?) or the model is too large for it")
+    if max_condition is not None:
+        from .gpuinterp_python import dpd_gram
+
+        try:
+            dpd_gram.check_condition(float(sol.condition), float(max_condition))
+        except ValueError as e:
+            raise DPDError(str(e)) from None
     w = sol.w
     return (w[:-1] if lo_leakage else w), (complex(w[-1]) if lo_leakage else 0j), sol, rows
 

@@ -11,6 +11,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 #include <limits>
+#include <tuple>
 
 namespace py = pybind11;
 using namespace gr::gpuinterp;
@@ -69,6 +70,18 @@ marr mask_arg(const py::object& m, size_t n, const char* name)
         throw py::value_error(std::string(name) + ": expected " + std::to_string(n) +
                               " flags (one per sample of y)");
     return a;
+}
+
+// y and its targets x: one-dimensional, of one length.
+std::tuple<carr, carr, size_t> capture_arg(const py::object& y, const py::object& x)
+{
+    carr ya = pyutil::input_array<cd>(y, "y"), xa = pyutil::input_array<cd>(x, "x");
+    if (ya.ndim() != 1)
+        throw py::value_error("y: expected a one-dimensional array");
+    const size_t n = size_t(ya.shape(0));
+    if (xa.ndim() != 1 || size_t(xa.shape(0)) != n)
+        throw py::value_error("x: expected " + std::to_string(n) + " targets (len(y))");
+    return { ya, xa, n };
 }
 
 // A solution's w: a one-dimensional array of numbers, kept in complex128.
@@ -182,14 +195,7 @@ void bind_dpd_gram(py::module& m)
                const py::object& fit,
                const py::object& val,
                int_arg history) {
-                carr ya = pyutil::input_array<cd>(y, "y"),
-                     xa = pyutil::input_array<cd>(x, "x");
-                if (ya.ndim() != 1)
-                    throw py::value_error("y: expected a one-dimensional array");
-                const size_t n = size_t(ya.shape(0));
-                if (xa.ndim() != 1 || size_t(xa.shape(0)) != n)
-                    throw py::value_error("x: expected " + std::to_string(n) +
-                                          " targets (len(y))");
+                const auto [ya, xa, n] = capture_arg(y, x);
                 const size_t h = history.get<size_t>("history", 0, n);
                 marr fa, va;
                 if (!fit.is_none())
@@ -216,14 +222,7 @@ void bind_dpd_gram(py::module& m)
                const py::object& bad,
                const py::object& probe_y,
                const py::object& probe_x) {
-                carr ya = pyutil::input_array<cd>(y, "y"),
-                     xa = pyutil::input_array<cd>(x, "x");
-                if (ya.ndim() != 1)
-                    throw py::value_error("y: expected a one-dimensional array");
-                const size_t n = size_t(ya.shape(0));
-                if (xa.ndim() != 1 || size_t(xa.shape(0)) != n)
-                    throw py::value_error("x: expected " + std::to_string(n) +
-                                          " targets (len(y))");
+                const auto [ya, xa, n] = capture_arg(y, x);
                 marr ra = mask_arg(rows, n, "rows"), ba;
                 if (!bad.is_none())
                     ba = mask_arg(bad, n, "bad");
@@ -353,6 +352,29 @@ void bind_dpd_gram(py::module& m)
             },
             py::arg("set") = 0,
             "Phi^H x of the fit set (0) or held-out set (1).")
+        .def_static(
+            "require_rows",
+            [](size_t usable, size_t unknowns, double per) {
+                K::require_rows(usable, unknowns, per);
+            },
+            py::arg("usable"),
+            py::arg("unknowns"),
+            py::arg("min_samples_per_coefficient"),
+            "Raises ValueError('x: capture too short: ...') for fewer usable rows than "
+            "min_samples_per_coefficient per unknown.")
+        .def_static(
+            "check_condition",
+            [](double condition, double max_condition) {
+                try {
+                    K::check_condition(condition, max_condition);
+                } catch (const std::runtime_error& e) {
+                    throw py::value_error(e.what());
+                }
+            },
+            py::arg("condition"),
+            py::arg("max_condition"),
+            "Raises ValueError('y: basis matrix is ill-conditioned ...') for a condition "
+            "number not below max_condition.")
         .def_property_readonly_static("kfold_blocks",
                                       [](py::object) { return K::kfold_blocks; })
         .def_property_readonly_static("kfold_tie_db",

@@ -11,8 +11,10 @@
 #include <gnuradio/gpuinterp/kernel/dpd_model.h>
 #include <gnuradio/gpuinterp/kernel/dpd_predistorter.h>
 #include <pybind11/complex.h>
+#include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
+#include <algorithm>
 #include <climits>
 #include <optional>
 #include <tuple>
@@ -220,6 +222,29 @@ Bad specs raise ValueError("model: <key>: ...").)doc")
         .def("history",
              &D::history,
              "Input samples a streaming predistorter carries between calls.")
+        .def(
+            "usable_rows",
+            [](const D& d, size_t n, const py::object& bad) {
+                std::vector<uint8_t> flags;
+                if (!bad.is_none()) {
+                    auto a =
+                        py::array_t<uint8_t, py::array::c_style | py::array::forcecast>::
+                            ensure(
+                                py::module::import("numpy").attr("asarray")(bad, "bool"));
+                    if (!a || a.ndim() != 1 || size_t(a.shape(0)) != n)
+                        throw py::value_error("bad: expected " + std::to_string(n) +
+                                              " flags (one per sample)");
+                    flags.assign(a.data(), a.data() + n);
+                }
+                const auto ok = d.usable_rows(n, flags.empty() ? nullptr : flags.data());
+                py::array_t<bool> out{ py::ssize_t(n) };
+                std::copy(ok.begin(), ok.end(), out.mutable_data());
+                return out;
+            },
+            py::arg("n"),
+            py::arg("bad") = py::none(),
+            "The rows of an n-sample capture a fit may use (their window inside it, no "
+            "flagged sample read): a boolean array.")
         .def(
             "family",
             [](const D& d) { return kernel::to_string(d.family); },

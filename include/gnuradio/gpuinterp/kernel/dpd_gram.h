@@ -220,6 +220,14 @@ public:
     static constexpr double kfold_tie_db = 0.1;
     static constexpr size_t kfold_max_columns = 1024;
 
+    //! Refuses (std::invalid_argument "x: capture too short: ...") a capture with fewer
+    //! usable rows than min_samples_per_coefficient per unknown; the estimator's one rule.
+    static void
+    require_rows(size_t usable, size_t unknowns, double min_samples_per_coefficient);
+    //! Refuses (std::runtime_error "y: basis matrix is ill-conditioned ...") a solution whose
+    //! condition number is not below max_condition (inf: no limit).
+    static void check_condition(double condition, double max_condition);
+
     //! 10^e for e = -14, -13.5, .., -1 (dpd_solve.REGULARIZATION_GRID).
     static std::vector<double> default_grid();
     //! Models up to this many columns are eigendecomposed on the host on every backend.

@@ -9,6 +9,7 @@
 #include <initializer_list>
 #include <complex>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -157,6 +158,10 @@ struct dpd_model {
     //! Input samples a streaming predistorter carries between calls (the deepest input it reads
     //! behind the current one, look-ahead delay included).
     size_t history() const;
+    //! The rows of a capture of n samples a fit may use: those whose window (history() -
+    //! lookahead() samples behind the row to lookahead() ahead of it) lies inside the capture
+    //! and reads no sample flagged in `bad` (n flags, or null: none).
+    std::vector<uint8_t> usable_rows(size_t n, const uint8_t* bad = nullptr) const;
     //! mp and gmp as the equivalent gmp (ph unchanged).
     dpd_model as_gmp() const;
 
