@@ -99,19 +99,26 @@ double max_diff(const std::vector<cd>& a, const std::vector<cd>& b)
 
 using DpdCapture = gpuinterp_test::backend_param;
 
+// The loopback of p, n samples, aligned by k searching +-400 samples.
+dpd_aligned_capture align_loop(dpd_capture& k, size_t n, const loop_params& p)
+{
+    std::vector<cd> x, y;
+    loopback(n, p, x, y);
+    dpd_capture_options o;
+    o.max_delay = 400;
+    return k.align(x.data(), y.data(), n, o);
+}
+
 TEST_P(DpdCapture, FindsTheImpairmentsPutIn)
 {
     loop_params p;
     p.delay = -123.37;
-    std::vector<cd> x, y;
-    loopback(1 << 15, p, x, y);
+    const size_t n = 1 << 15;
     dpd_capture k(GetParam());
-    dpd_capture_options o;
-    o.max_delay = 400;
-    const auto r = k.align(x.data(), y.data(), x.size(), o);
+    const auto r = align_loop(k, n, p);
     // The PA's memory term (0.05 x[n-1]) adds about 0.05 sample of group delay.
     EXPECT_NEAR(r.delay, p.delay + 0.05, 0.02);
-    const double centre_freq = p.freq + p.drift * double(x.size()) / 2;
+    const double centre_freq = p.freq + p.drift * double(n) / 2;
     EXPECT_NEAR(r.report.freq_offset, centre_freq, 2e-7);
     EXPECT_NEAR(r.report.freq_drift, p.drift, 2e-11);
     EXPECT_NEAR(r.report.rx_image_db, 20 * std::log10(std::abs(p.image)), 0.5);
@@ -132,13 +139,8 @@ TEST_P(DpdCapture, AlignedPsdIsTheWelchAverageOfTheAlignedY)
     // Hann segments of nfft every nfft / 2, a direct DFT of each in double, |.|^2 averaged,
     // bin k at frequency k - nfft / 2. Both sum the same products in double; the FFT's
     // rounding is about log2(nfft) eps of the largest bin.
-    loop_params p;
-    std::vector<cd> x, y;
-    loopback(1 << 13, p, x, y);
     dpd_capture k(GetParam());
-    dpd_capture_options o;
-    o.max_delay = 400;
-    const auto r = k.align(x.data(), y.data(), x.size(), o);
+    const auto r = align_loop(k, 1 << 13, loop_params());
     const size_t nfft = 256, step = nfft / 2;
     const std::vector<double> got = k.aligned_psd(r, nfft);
     ASSERT_EQ(got.size(), nfft);

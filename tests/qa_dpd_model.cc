@@ -102,20 +102,18 @@ TEST(DpdModel, SizesLookaheadAndHistory)
     EXPECT_EQ(dpd_model::parse("gmp:Ka=1,La=1").history(), 0u);
 }
 
-// terms() is the coefficient layout the numpy reference builds its basis from: checked here
-// against the layout formulas of dpd_predistorter.h and dpd_model.h, written out independently.
 TEST(DpdModel, UsableRowsAreThoseWhoseWindowReadsOnlyGoodSamples)
 {
     // Against the definition, row by row: every sample the row's terms read (signal and
     // envelope lags, leading envelopes included) lies inside the capture and is not flagged.
+    const size_t n = 60;
+    std::vector<uint8_t> bad(n, 0);
+    bad[20] = bad[21] = bad[45] = 1;
     for (const char* spec : { "ph:P=5,Q=3,Lp=4,Lq=2",
                               "mp:K=3,M=5",
                               "gmp:Ka=2,La=3,Kb=1,Lb=2,Mb=2,Kc=2,Lc=2,Mc=3" }) {
-        SCOPED_TRACE(spec);
         const dpd_model m = dpd_model::parse(spec);
-        const size_t n = 60;
-        std::vector<uint8_t> bad(n, 0);
-        bad[20] = bad[21] = bad[45] = 1;
+        SCOPED_TRACE(spec);
         const auto ok = m.usable_rows(n, bad.data());
         const auto all = m.usable_rows(n);
         for (size_t i = 0; i < n; i++) {
@@ -132,6 +130,8 @@ TEST(DpdModel, UsableRowsAreThoseWhoseWindowReadsOnlyGoodSamples)
     }
 }
 
+// terms() is the coefficient layout the numpy reference builds its basis from: checked here
+// against the layout formulas of dpd_predistorter.h and dpd_model.h, written out independently.
 TEST(DpdModel, TermsFollowTheDocumentedLayout)
 {
     const auto ph = dpd_model::parse("ph:P=5,Q=3,Lp=4,Lq=2");

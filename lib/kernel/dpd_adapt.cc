@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
+#include <tuple>
 
 namespace gr {
 namespace gpuinterp {
@@ -267,12 +268,8 @@ void dpd_adapt::reset_gain()
 dpd_step_result
 dpd_adapt::result(const std::string& status, const std::string& reason, dpd_step_result r)
 {
-    r.iteration = d_iteration;
-    r.status = status;
-    r.reason = reason;
-    r.coefficients = d_w;
-    r.lo_leakage = d_c;
-    r.damping = d_damping;
+    std::tie(r.iteration, r.status, r.reason) = std::tie(d_iteration, status, reason);
+    std::tie(r.coefficients, r.lo_leakage, r.damping) = std::tie(d_w, d_c, d_damping);
     d_history.push_back(r);
     return r;
 }

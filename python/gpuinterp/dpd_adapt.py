@@ -17,6 +17,11 @@ StepResult = _gi.StepResult
 MAX_FOLLOW_DB = _gi.dpd_adapt.max_follow_db
 
 
+def _read(name, doc):
+    """A read-only attribute of the kernel, as the facade's own."""
+    return property(lambda self: getattr(self._k, name), doc=doc)
+
+
 class Adaptation:
     """Closed-loop DPD adaptation with damping and rollback, for captures from a real receiver.
 
@@ -99,9 +104,17 @@ class Adaptation:
         except ValueError as e:
             raise DPDError(str(e)) from None
 
-    @property
-    def lo_leakage(self):
-        return self._k.lo_leakage
+    lo_leakage = _read("lo_leakage", "The LO-leakage constant in use.")
+    min_damping = _read("min_damping", "The floor a rollback halves the damping to.")
+    iteration = _read("iteration", "Steps taken.")
+    history = _read("history", "Every step's StepResult, oldest first.")
+    gain = _read("gain", "The latched |G| (None before it is latched).")
+    candidate_gain = _read("candidate_gain", "A |G| measured and waiting for the next capture to confirm it "
+                           "(None: none).")
+    last_gain = _read("last_gain", "The complex G the last normalised capture was divided by (None before one).")
+    delay = _read("delay", "The delay found on the last capture estimated (None before): the next one's hint.")
+    best_loop_nmse_db = _read("best_loop_nmse_db", "The best loop NMSE on record (None: none since the last gain "
+                              "move or ACLR rollback).")
 
     @property
     def damping(self):
@@ -111,44 +124,6 @@ class Adaptation:
     def damping(self, value):
         """A new damping in (0, 1]; the floor a rollback halves it to follows it down."""
         self._k.damping = value
-
-    @property
-    def min_damping(self):
-        return self._k.min_damping
-
-    @property
-    def iteration(self):
-        return self._k.iteration
-
-    @property
-    def history(self):
-        """Every step's :class:`StepResult`, oldest first."""
-        return self._k.history
-
-    @property
-    def gain(self):
-        """The latched |G| (None before it is latched)."""
-        return self._k.gain
-
-    @property
-    def candidate_gain(self):
-        """A |G| measured and waiting for the next capture to confirm it (None: none)."""
-        return self._k.candidate_gain
-
-    @property
-    def last_gain(self):
-        """The complex G the last normalised capture was divided by (None before one)."""
-        return self._k.last_gain
-
-    @property
-    def delay(self):
-        """The delay found on the last capture estimated (None before): the next one's hint."""
-        return self._k.delay
-
-    @property
-    def best_loop_nmse_db(self):
-        """The best loop NMSE on record (None: none since the last gain move or ACLR rollback)."""
-        return self._k.best_loop_nmse_db
 
 
 __all__ = ["Adaptation", "StepResult", "MAX_FOLLOW_DB", "DPDError"]

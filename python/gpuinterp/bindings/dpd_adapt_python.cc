@@ -11,13 +11,14 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
+#include <type_traits>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 namespace py = pybind11;
 using namespace gr::gpuinterp;
 using cd = std::complex<double>;
-using pyutil::int_arg;
 
 namespace {
 
@@ -54,12 +55,26 @@ optional_float(const py::object& v, const char* name, double none, const char* w
     return v.is_none() ? none : pyutil::float_arg(v, name, what);
 }
 
+// A getter whose "not yet" value (NaN, or a zero gain) reads as None in Python.
+template <typename T>
+auto unset_is_none(T (kernel::dpd_adapt::*f)() const)
+{
+    return [f](pyutil::guarded<kernel::dpd_adapt>& g) -> py::object {
+        const T v = g.run([&](kernel::dpd_adapt& k) { return (k.*f)(); });
+        if constexpr (std::is_same_v<T, double>)
+            return std::isnan(v) ? py::object(py::none()) : py::object(py::float_(v));
+        else
+            return v == T(0) ? py::object(py::none()) : py::cast(v);
+    };
+}
+
 } // namespace
 
 void bind_dpd_adapt(py::module& m)
 {
     using R = kernel::dpd_step_result;
-    py::class_<R>(m, "StepResult", result_doc)
+    py::class_<R> result(m, "StepResult", result_doc);
+    result
         .def(py::init([](size_t iteration,
                          std::string status,
                          const py::object& w,
@@ -86,12 +101,7 @@ void bind_dpd_adapt(py::module& m)
             [](const R& r) { return pyutil::to_array<cd>(r.coefficients); },
             "What the predistorter should use now (a copy).")
         .def_readonly("lo_leakage", &R::lo_leakage)
-        .def_readonly("loop_nmse_db", &R::loop_nmse_db)
-        .def_readonly("fit_nmse_db", &R::fit_nmse_db)
-        .def_readonly("delay", &R::delay)
         .def_readonly("gain", &R::gain)
-        .def_readonly("condition", &R::condition)
-        .def_readonly("damping", &R::damping)
         .def_readonly("reason", &R::reason)
         .def_property_readonly("capture",
                                [](const R& r) -> py::object {
@@ -99,19 +109,21 @@ void bind_dpd_adapt(py::module& m)
                                        return py::none();
                                    return py::cast(r.capture);
                                })
-        .def_readonly("aclr_db", &R::aclr_db)
         .def_property_readonly("accepted",
                                [](const R& r) { return r.status == "updated"; })
         .def("__repr__", [](const R& r) {
-            return py::str("StepResult(iteration={}, status='{}', loop_nmse_db={}, "
-                           "fit_nmse_db={}, delay={}, reason='{}')")
-                .format(r.iteration,
-                        r.status,
-                        r.loop_nmse_db,
-                        r.fit_nmse_db,
-                        r.delay,
-                        r.reason);
+            const char* f =
+                "StepResult(iteration={}, status='{}', loop_nmse_db={}, reason='{}')";
+            return py::str(f).format(r.iteration, r.status, r.loop_nmse_db, r.reason);
         });
+    // The figures: NaN where the step did not reach them.
+    for (const auto& [name, field] : { std::pair{ "loop_nmse_db", &R::loop_nmse_db },
+                                       std::pair{ "fit_nmse_db", &R::fit_nmse_db },
+                                       std::pair{ "delay", &R::delay },
+                                       std::pair{ "condition", &R::condition },
+                                       std::pair{ "damping", &R::damping },
+                                       std::pair{ "aclr_db", &R::aclr_db } })
+        result.def_readonly(name, field);
 
     using K = kernel::dpd_adapt;
     using G = pyutil::guarded<K>;
@@ -136,7 +148,7 @@ void bind_dpd_adapt(py::module& m)
                         const py::object& max_condition,
                         const py::object& min_samples,
                         const py::object& backend_name,
-                        int_arg device,
+                        pyutil::int_arg device,
                         const py::object& initial,
                         const py::object& initial_lo,
                         const py::object& direct) {
@@ -186,7 +198,7 @@ void bind_dpd_adapt(py::module& m)
                 o.capture.track_frequency =
                     pyutil::bool_arg(track_frequency, "track_frequency");
                 if (!max_delay.is_none()) {
-                    int_arg d;
+                    pyutil::int_arg d;
                     d.obj = max_delay;
                     o.capture.max_delay = d.get<int64_t>("max_delay", 0);
                 }
@@ -300,36 +312,11 @@ void bind_dpd_adapt(py::module& m)
         .def_property_readonly("lo_leakage", pyutil::method<K>(&K::lo_leakage))
         .def_property_readonly("iteration", pyutil::method<K>(&K::iteration))
         .def_property_readonly("history", pyutil::method<K>(&K::history))
-        .def_property_readonly("gain",
-                               [](G& g) -> py::object {
-                                   const double v = g.run([](K& k) { return k.gain(); });
-                                   return std::isnan(v) ? py::object(py::none())
-                                                        : py::object(py::float_(v));
-                               })
-        .def_property_readonly(
-            "candidate_gain",
-            [](G& g) -> py::object {
-                const double v = g.run([](K& k) { return k.candidate_gain(); });
-                return std::isnan(v) ? py::object(py::none()) : py::object(py::float_(v));
-            })
-        .def_property_readonly("last_gain",
-                               [](G& g) -> py::object {
-                                   const cd v = g.run([](K& k) { return k.last_gain(); });
-                                   return v == cd(0) ? py::object(py::none())
-                                                     : py::cast(v);
-                               })
-        .def_property_readonly("delay",
-                               [](G& g) -> py::object {
-                                   const double v = g.run([](K& k) { return k.delay(); });
-                                   return std::isnan(v) ? py::object(py::none())
-                                                        : py::object(py::float_(v));
-                               })
-        .def_property_readonly(
-            "best_loop_nmse_db",
-            [](G& g) -> py::object {
-                const double v = g.run([](K& k) { return k.best_loop_nmse_db(); });
-                return std::isnan(v) ? py::object(py::none()) : py::object(py::float_(v));
-            })
+        .def_property_readonly("gain", unset_is_none(&K::gain))
+        .def_property_readonly("candidate_gain", unset_is_none(&K::candidate_gain))
+        .def_property_readonly("last_gain", unset_is_none(&K::last_gain))
+        .def_property_readonly("delay", unset_is_none(&K::delay))
+        .def_property_readonly("best_loop_nmse_db", unset_is_none(&K::best_loop_nmse_db))
         .def_property_readonly("model", pyutil::method<K>(&K::model))
         .def_property_readonly_static("max_follow_db",
                                       [](py::object) { return K::max_follow_db; });

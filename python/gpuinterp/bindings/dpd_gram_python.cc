@@ -72,15 +72,35 @@ marr mask_arg(const py::object& m, size_t n, const char* name)
     return a;
 }
 
-// y and its targets x: one-dimensional, of one length.
-std::tuple<carr, carr, size_t> capture_arg(const py::object& y, const py::object& x)
+// An optional flags argument: its array (kept alive while p is used) and data, null for None.
+struct optional_mask {
+    marr a;
+    const uint8_t* p = nullptr;
+};
+optional_mask mask_or_none(const py::object& m, size_t n, const char* name)
 {
-    carr ya = pyutil::input_array<cd>(y, "y"), xa = pyutil::input_array<cd>(x, "x");
+    optional_mask r;
+    if (!m.is_none()) {
+        r.a = mask_arg(m, n, name);
+        r.p = r.a.data();
+    }
+    return r;
+}
+
+// y and its targets x: one-dimensional, of one length (named yn and xn in the errors).
+std::tuple<carr, carr, size_t> capture_arg(const py::object& y,
+                                           const py::object& x,
+                                           const std::string& yn = "y",
+                                           const std::string& xn = "x")
+{
+    carr ya = pyutil::input_array<cd>(y, yn.c_str()),
+         xa = pyutil::input_array<cd>(x, xn.c_str());
     if (ya.ndim() != 1)
-        throw py::value_error("y: expected a one-dimensional array");
+        throw py::value_error(yn + ": expected a one-dimensional array");
     const size_t n = size_t(ya.shape(0));
     if (xa.ndim() != 1 || size_t(xa.shape(0)) != n)
-        throw py::value_error("x: expected " + std::to_string(n) + " targets (len(y))");
+        throw py::value_error(xn + ": expected " + std::to_string(n) + " targets (len(" +
+                              yn + "))");
     return { ya, xa, n };
 }
 
@@ -197,13 +217,10 @@ void bind_dpd_gram(py::module& m)
                int_arg history) {
                 const auto [ya, xa, n] = capture_arg(y, x);
                 const size_t h = history.get<size_t>("history", 0, n);
-                marr fa, va;
-                if (!fit.is_none())
-                    fa = mask_arg(fit, n, "fit_mask");
-                if (!val.is_none())
-                    va = mask_arg(val, n, "val_mask");
-                const uint8_t* fp = fit.is_none() ? nullptr : fa.data();
-                const uint8_t* vp = val.is_none() ? nullptr : va.data();
+                const optional_mask fm = mask_or_none(fit, n, "fit_mask"),
+                                    vm = mask_or_none(val, n, "val_mask");
+                const uint8_t* fp = fm.p;
+                const uint8_t* vp = vm.p;
                 const cd* yp = ya.data();
                 const cd* xp = xa.data();
                 g.run([&](K& k) { k.add(yp, n, xp, fp, vp, h); });
@@ -223,27 +240,24 @@ void bind_dpd_gram(py::module& m)
                const py::object& probe_y,
                const py::object& probe_x) {
                 const auto [ya, xa, n] = capture_arg(y, x);
-                marr ra = mask_arg(rows, n, "rows"), ba;
-                if (!bad.is_none())
-                    ba = mask_arg(bad, n, "bad");
+                const marr ra = mask_arg(rows, n, "rows");
+                const optional_mask bm = mask_or_none(bad, n, "bad");
                 if (probe_y.is_none() != probe_x.is_none())
                     throw py::value_error(
                         "probe_y: probe_y and probe_x are given together or not at all");
-                carr pya, pxa;
+                std::tuple<carr, carr, size_t> probes;
                 if (!probe_y.is_none()) {
-                    pya = pyutil::input_array<cd>(probe_y, "probe_y");
-                    pxa = pyutil::input_array<cd>(probe_x, "probe_x");
-                    if (pya.ndim() != 1 || size_t(pya.shape(0)) != n || pxa.ndim() != 1 ||
-                        size_t(pxa.shape(0)) != n)
+                    probes = capture_arg(probe_y, probe_x, "probe_y", "probe_x");
+                    if (std::get<2>(probes) != n)
                         throw py::value_error("probe_y: expected " + std::to_string(n) +
                                               " samples each in probe_y and probe_x");
                 }
                 const cd* yp = ya.data();
                 const cd* xp = xa.data();
                 const uint8_t* rp = ra.data();
-                const uint8_t* bp = bad.is_none() ? nullptr : ba.data();
-                const cd* pyp = probe_y.is_none() ? nullptr : pya.data();
-                const cd* pxp = probe_x.is_none() ? nullptr : pxa.data();
+                const uint8_t* bp = bm.p;
+                const cd* pyp = probe_y.is_none() ? nullptr : std::get<0>(probes).data();
+                const cd* pxp = probe_y.is_none() ? nullptr : std::get<1>(probes).data();
                 return g.run(
                     [&](K& k) { return k.fit_kfold(yp, xp, n, rp, bp, pyp, pxp); });
             },
@@ -254,11 +268,11 @@ void bind_dpd_gram(py::module& m)
             py::arg("probe_y") = py::none(),
             py::arg("probe_x") = py::none(),
             "The fit of one capture with lambda by K-fold cross-validation over "
-            "contiguous "
-            "blocks, each scored cold (kernel::dpd_gram::fit_kfold): rows flags the "
-            "usable "
-            "rows, bad the outlier samples, probe_y/probe_x the probe copy whose rows "
-            "join "
+            "contiguous blocks, each scored cold (kernel::dpd_gram::fit_kfold): rows "
+            "flags "
+            "the usable rows, bad the outlier samples, probe_y/probe_x the probe copy "
+            "whose "
+            "rows join "
             "every fit set. Returns a Solution (selected_by 'kfold', or 'gcv' when the "
             "folds cannot fit); the accumulated sums are reset first.")
         .def(
