@@ -55,9 +55,6 @@ class Adaptation:
         if learning not in LEARNING:
             raise DPDError(f"learning: must be one of {', '.join(LEARNING)}, got {learning!r}")
         self.learning = learning
-        if self.model.is_neural and learning != "direct":
-            raise DPDError(f"model: a neural predistorter ({self.model}) is trained by learning='direct' (through a "
-                           "surrogate of the PA); indirect learning fits the polynomial families")
         self.direct = None if learning == "indirect" else DirectLearner(
             self.model, surrogate or DEFAULT_SURROGATE, learning_device)
         if (initial_coefficients is None or len(initial_coefficients) == 0) and self.model.is_neural:
