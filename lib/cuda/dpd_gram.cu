@@ -321,6 +321,9 @@ public:
 
     void hold(int slot, const kernel::gram_held& h) override
     {
+        d_held_n[slot] = 0;
+        if (!h.n)
+            return;
         device_guard g(d_device);
         d_stream->synchronize();
         cudaStream_t s = d_stream->get();
