@@ -57,10 +57,10 @@ class Adaptation:
         self.learning = learning
         self.direct = None if learning == "indirect" else DirectLearner(
             self.model, surrogate or DEFAULT_SURROGATE, learning_device)
-        if (initial_coefficients is None or len(initial_coefficients) == 0) and self.model.is_neural:
-            initial_coefficients = self.direct.identity_weights()
-        elif initial_coefficients is not None and len(initial_coefficients) == 0:
+        if initial_coefficients is not None and len(initial_coefficients) == 0:
             initial_coefficients = None
+        if initial_coefficients is None and self.direct is not None and self.model.is_neural:
+            initial_coefficients = self.direct.identity_weights()
         self.target_gain = None if target_gain is None or target_gain == 0 else complex(target_gain)
         try:
             self._k = _gi.dpd_adapt(
