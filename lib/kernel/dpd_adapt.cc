@@ -183,18 +183,16 @@ dpd_adapt::dpd_adapt(const dpd_model& model,
     check(std::isfinite(o.target_gain.real()) && std::isfinite(o.target_gain.imag()),
           "target_gain: must be finite (0 or None: measure it)");
     const bool band = o.aclr_rate || o.aclr_bandwidth || o.aclr_spacing;
-    check(
-        !band || (o.aclr_rate > 0 && o.aclr_bandwidth > 0 && o.aclr_spacing > 0 &&
-                  std::isfinite(o.aclr_rate) && std::isfinite(o.aclr_bandwidth) &&
-                  std::isfinite(o.aclr_spacing) &&
-                  o.aclr_rate / 2 >= o.aclr_spacing + o.aclr_bandwidth / 2),
-        fmt("aclr_band: must be None or (sample_rate, channel_bandwidth, "
-            "channel_spacing) "
-            "in Hz, > 0, with the adjacent channel inside the sampled band, got (%g, %g, "
-            "%g)",
-            o.aclr_rate,
-            o.aclr_bandwidth,
-            o.aclr_spacing));
+    check(!band || (o.aclr_rate > 0 && o.aclr_bandwidth > 0 && o.aclr_spacing > 0 &&
+                    std::isfinite(o.aclr_rate) && std::isfinite(o.aclr_bandwidth) &&
+                    std::isfinite(o.aclr_spacing) &&
+                    o.aclr_rate / 2 >= o.aclr_spacing + o.aclr_bandwidth / 2),
+          fmt("aclr_band: must be None or (sample_rate, channel_bandwidth, "
+              "channel_spacing) in Hz, > 0, with the adjacent channel inside the "
+              "sampled band, got (%g, %g, %g)",
+              o.aclr_rate,
+              o.aclr_bandwidth,
+              o.aclr_spacing));
     check(o.regularization >= 0 || std::isnan(o.regularization),
           fmt("regularization: must be None or a finite value >= 0, got %g",
               o.regularization));
@@ -418,8 +416,8 @@ dpd_step_result dpd_adapt::step(const cd* x, size_t nx, const cd* y, size_t ny)
     const double tol = d_opt.gain_tolerance_db;
     const cd Gc = a.gain;
     const double gs = small_signal_gain(xa, yn, Gc, ok);
-    bool moved =
-        false; // the loop gain moved beyond the tolerance and |G| follows it here
+    // The loop gain moved beyond the tolerance and |G| follows it on this capture.
+    bool moved = false;
     if (std::isnan(d_gain)) {
         // First |G|, or a moved one: latch it once a second capture agrees.
         if (std::isnan(d_candidate) || std::abs(db20(std::abs(Gc) / d_candidate)) > tol) {
@@ -453,16 +451,14 @@ dpd_step_result dpd_adapt::step(const cd* x, size_t nx, const cd* y, size_t ny)
                 moved = true;
             } else {
                 d_candidate = follow;
-                return result(
-                    "refused",
-                    fmt("gain: the loop gain moved %+.2f dB since the last capture "
-                        "(beyond "
-                        "+-%g dB): a glitch in this capture, or the gain moved (TX/RX "
-                        "gain, "
-                        "attenuator); |G| follows it if the next capture agrees",
-                        move_db,
-                        tol),
-                    info);
+                return result("refused",
+                              fmt("gain: the loop gain moved %+.2f dB since the last "
+                                  "capture (beyond +-%g dB): a glitch in this capture, "
+                                  "or the gain moved (TX/RX gain, attenuator); |G| "
+                                  "follows it if the next capture agrees",
+                                  move_db,
+                                  tol),
+                              info);
             }
         } else {
             d_candidate = unset();

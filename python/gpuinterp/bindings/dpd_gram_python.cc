@@ -269,12 +269,10 @@ void bind_dpd_gram(py::module& m)
             py::arg("probe_x") = py::none(),
             "The fit of one capture with lambda by K-fold cross-validation over "
             "contiguous blocks, each scored cold (kernel::dpd_gram::fit_kfold): rows "
-            "flags "
-            "the usable rows, bad the outlier samples, probe_y/probe_x the probe copy "
-            "whose "
-            "rows join "
-            "every fit set. Returns a Solution (selected_by 'kfold', or 'gcv' when the "
-            "folds cannot fit); the accumulated sums are reset first.")
+            "flags the usable rows, bad the outlier samples, probe_y/probe_x the probe "
+            "copy whose rows join every fit set. Returns a Solution (selected_by "
+            "'kfold', or 'gcv' when the folds cannot fit); the accumulated sums are "
+            "reset first.")
         .def(
             "forget",
             [](G& g, const py::object& factor) {
