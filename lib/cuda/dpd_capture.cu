@@ -24,6 +24,7 @@
 #include <cstring>
 #include <map>
 #include <sstream>
+#include <tuple>
 
 namespace gr {
 namespace gpuinterp {
@@ -550,23 +551,19 @@ public:
     {
         device_guard g(d_device);
         const size_t step = nfft / 2, segs = (len - nfft) / step + 1;
-        device_buffer<tc> z(segs * nfft);
-        device_buffer<double> bins(nfft);
-        tc* zp = z.get();
-        double* bp = bins.get();
+        // The capture's FFT scratch holds the segments (load() sized it for 4n, segs * nfft
+        // <= 2n) and its second one the bins: nothing is allocated per step.
+        d_fa.reserve(segs * nfft);
+        d_fb.reserve(nfft);
+        tc* zp = d_fa.get();
+        double* bp = reinterpret_cast<double*>(d_fb.get());
         const tc* y = v(src);
         const double w = 2 * 3.141592653589793 / double(nfft);
         launch(segs * nfft, [=] __device__(size_t i) {
             const size_t k = i % nfft;
             zp[i] = y[(i / nfft) * step + k] * (0.5 - 0.5 * cos(w * double(k)));
         });
-        cufftHandle p;
-        GPUINTERP_CUFFT_CHECK(cufftPlan1d(&p, int(nfft), CUFFT_Z2Z, int(segs)));
-        struct plan_guard {
-            cufftHandle h;
-            ~plan_guard() { cufftDestroy(h); }
-        } const guard{ p };
-        GPUINTERP_CUFFT_CHECK(cufftSetStream(p, s()));
+        const cufftHandle p = plan(nfft, CUFFT_Z2Z, segs);
         auto* f = reinterpret_cast<cufftDoubleComplex*>(zp);
         GPUINTERP_CUFFT_CHECK(cufftExecZ2Z(p, f, f, CUFFT_FORWARD));
         launch(nfft, [=] __device__(size_t k) {
@@ -669,14 +666,14 @@ public:
         return { ov.lo, ov.size() };
     }
 
-    cufftHandle plan(size_t n, cufftType type)
+    cufftHandle plan(size_t n, cufftType type, size_t batch = 1)
     {
-        const auto key = std::make_pair(n, int(type));
+        const auto key = std::make_tuple(n, int(type), batch);
         auto it = d_plans.find(key);
         if (it != d_plans.end())
             return it->second;
         cufftHandle p;
-        GPUINTERP_CUFFT_CHECK(cufftPlan1d(&p, int(n), type, 1));
+        GPUINTERP_CUFFT_CHECK(cufftPlan1d(&p, int(n), type, int(batch)));
         GPUINTERP_CUFFT_CHECK(cufftSetStream(p, s()));
         d_plans[key] = p;
         return p;
@@ -776,7 +773,7 @@ public:
     device_buffer<int64_t> d_pidx;
     device_buffer<unsigned char> d_temp;
     pinned_buffer<tc> d_stage;
-    std::map<std::pair<size_t, int>, cufftHandle> d_plans;
+    std::map<std::tuple<size_t, int, size_t>, cufftHandle> d_plans;
     bool d_env_ready = false;
 };
 } // namespace

@@ -354,7 +354,7 @@ dpd_step_result dpd_adapt::step(const cd* x, size_t nx, const cd* y, size_t ny)
 {
     d_iteration++;
     dpd_step_result info;
-    // The pair as one capture: equal lengths, finite, neither all zeros.
+    // The pair as one capture: equal lengths, neither empty nor all zeros.
     if (nx != ny)
         return result(
             "refused",
@@ -365,17 +365,12 @@ dpd_step_result dpd_adapt::step(const cd* x, size_t nx, const cd* y, size_t ny)
     const size_t n = nx;
     if (!n)
         return result("refused", "x: empty capture", info);
+    // Non-finite samples are the conditioning's refusal (dpd_capture::align); all-zero ones
+    // are refused here first, before any search could fail on them with a vaguer reason.
     bool any[2] = { false, false };
-    for (int which = 0; which < 2; which++) {
-        const cd* v = which ? y : x;
-        for (size_t i = 0; i < n; i++) {
-            if (!std::isfinite(v[i].real()) || !std::isfinite(v[i].imag()))
-                return result("refused",
-                              std::string(which ? "y" : "x") +
-                                  ": contains NaN or infinity",
-                              info);
-            any[which] = any[which] || v[i] != cd(0);
-        }
+    for (size_t i = 0; i < n && !(any[0] && any[1]); i++) {
+        any[0] = any[0] || x[i] != cd(0);
+        any[1] = any[1] || y[i] != cd(0);
     }
     if (!any[0])
         return result("refused", "x: all zeros (no PA input captured)", info);
