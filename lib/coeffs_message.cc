@@ -183,11 +183,57 @@ std::vector<float> weights_of(const coeffs_update& u)
     return w;
 }
 
+pmt::pmt_t encode_coeffs_message(const coeffs_update& u)
+{
+    if (!u.weights.empty() && (!u.coefficients.empty() || u.has_lo_leakage))
+        throw std::invalid_argument(
+            "weights: an update carries a neural model's weights or "
+            "complex coefficients and c, not both");
+    auto finite = [](const char* name, size_t i, bool ok) {
+        if (!ok)
+            throw std::invalid_argument(
+                std::string(name) + ": value " + std::to_string(i) +
+                " is not finite; a set that cannot be run is not sent");
+    };
+    for (size_t i = 0; i < u.weights.size(); i++)
+        finite("weights", i, std::isfinite(u.weights[i]));
+    for (size_t i = 0; i < u.coefficients.size(); i++)
+        finite("coefficients",
+               i,
+               std::isfinite(u.coefficients[i].real()) &&
+                   std::isfinite(u.coefficients[i].imag()));
+    if (u.has_lo_leakage)
+        finite("lo_leakage",
+               0,
+               std::isfinite(u.lo_leakage.real()) && std::isfinite(u.lo_leakage.imag()));
+
+    pmt::pmt_t d = pmt::make_dict();
+    auto add = [&d](const char* key, const pmt::pmt_t& v) {
+        d = pmt::dict_add(d, pmt::intern(key), v);
+    };
+    if (!u.weights.empty()) {
+        add("weights", pmt::init_f32vector(u.weights.size(), u.weights));
+    } else {
+        const pmt::pmt_t w = pmt::init_c32vector(u.coefficients.size(), u.coefficients);
+        if (u.channel < 0)
+            return u.has_lo_leakage ? pmt::cons(w, pmt::from_complex(u.lo_leakage)) : w;
+        add("coefficients", w);
+        if (u.has_lo_leakage)
+            add("lo_leakage", pmt::from_complex(u.lo_leakage));
+    }
+    if (u.channel >= 0)
+        add("channel", pmt::from_long(u.channel));
+    return d;
+}
+
 pmt::pmt_t encode_coeffs_message(const std::vector<gr_complex>& coefficients,
                                  gr_complex lo_leakage)
 {
-    return pmt::cons(pmt::init_c32vector(coefficients.size(), coefficients),
-                     pmt::from_complex(lo_leakage));
+    coeffs_update u;
+    u.coefficients = coefficients;
+    u.has_lo_leakage = true;
+    u.lo_leakage = lo_leakage;
+    return encode_coeffs_message(u);
 }
 
 } // namespace gpuinterp

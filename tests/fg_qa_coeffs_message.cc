@@ -8,6 +8,7 @@
 #include <gnuradio/gpuinterp/coeffs_message.h>
 #include <gtest/gtest.h>
 #include <complex>
+#include <limits>
 #include <random>
 
 using cf = std::complex<float>;
@@ -40,6 +41,64 @@ TEST(CoeffsMessage, EncodeDecodeRoundTrip)
     EXPECT_EQ(u.coefficients, w);
     EXPECT_TRUE(u.has_lo_leakage);
     EXPECT_EQ(u.lo_leakage, c);
+}
+
+// Every form the encoder writes decodes back to the update it was given, value for value.
+TEST(CoeffsMessage, EveryEncodedFormDecodesBack)
+{
+    using gr::gpuinterp::coeffs_update;
+    const auto w = seeded_signal(5, 2.0f, 4);
+    const std::vector<float> weights = { 0.5f, -1.25f, 3.0f };
+    for (int channel : { -1, 0, 3 }) {
+        for (int form = 0; form < 3; form++) { // coefficients with c, without c, weights
+            coeffs_update u;
+            u.channel = channel;
+            if (form == 2) {
+                u.weights = weights;
+            } else {
+                u.coefficients = w;
+                u.has_lo_leakage = form == 0;
+                u.lo_leakage = u.has_lo_leakage ? cf(0.25f, -0.5f) : cf(0, 0);
+            }
+            const pmt::pmt_t m = encode_coeffs_message(u);
+            const auto v = decode_coeffs_message(m);
+            const std::string what = pmt::write_string(m);
+            EXPECT_EQ(v.coefficients, u.coefficients) << what;
+            EXPECT_EQ(v.weights, u.weights) << what;
+            EXPECT_EQ(v.has_lo_leakage, u.has_lo_leakage) << what;
+            EXPECT_EQ(v.lo_leakage, u.lo_leakage) << what;
+            EXPECT_EQ(v.channel, channel) << what;
+        }
+    }
+}
+
+// A set that cannot be run is refused where the message is made, naming the value.
+TEST(CoeffsMessage, EncoderRefusesWhatCannotRun)
+{
+    using gr::gpuinterp::coeffs_update;
+    auto refusal = [](const coeffs_update& u) -> std::string {
+        try {
+            encode_coeffs_message(u);
+        } catch (const std::invalid_argument& e) {
+            return e.what();
+        }
+        return "";
+    };
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    coeffs_update u;
+    u.coefficients = { cf(1, 0), cf(0, nan) };
+    EXPECT_EQ(refusal(u).rfind("coefficients: value 1 is not finite", 0), 0u)
+        << refusal(u);
+    u.coefficients = { cf(1, 0) };
+    u.has_lo_leakage = true;
+    u.lo_leakage = cf(std::numeric_limits<float>::infinity(), 0);
+    EXPECT_EQ(refusal(u).rfind("lo_leakage:", 0), 0u) << refusal(u);
+    coeffs_update n;
+    n.weights = { 1.0f, nan };
+    EXPECT_EQ(refusal(n).rfind("weights: value 1 is not finite", 0), 0u) << refusal(n);
+    n.weights = { 1.0f };
+    n.coefficients = { cf(1, 0) };
+    EXPECT_EQ(refusal(n).rfind("weights:", 0), 0u) << refusal(n);
 }
 
 TEST(CoeffsMessage, EveryVectorForm)

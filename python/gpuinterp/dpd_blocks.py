@@ -23,12 +23,12 @@ from .params import bool_param, complex_param, float_param, int_param
 from . import radio_messages
 from . import gpuinterp_python
 from .gpuinterp_python import input_ended
-from .estimator_memory import (ESTIMATE_BYTES_PER_SAMPLE, _physical_memory, _Window,  # noqa: F401
+from .estimator_memory import (ESTIMATE_BYTES_PER_SAMPLE, _physical_memory,  # noqa: F401
                                capture_length_param, check_capture_holds, max_capture_length)
 from .radio_messages import (_BURST_KEYS, _RX_FREQ, _RX_RATE, _RX_TIME, _SWITCH_KEYS,  # noqa: F401
                              SAMPLE_FORMATS, _rx_time_parts, _tag_hz, coefficients_message,
-                             parse_coefficients_message, sc16_reader, set_message, stats_message)
-from .estimator_stream import _SLACK_CAPTURES, StreamMixin  # noqa: F401
+                             parse_coefficients_message, sc16_reader, stats_message)
+from .estimator_stream import _SLACK_CAPTURES, StreamMixin, _Window  # noqa: F401
 from .estimator_channels import (MAX_CHANNELS, METERS, SHARED_METERS, Channel, RoundRobin, aclr_band, channel_file,
                                  check_predistorter_gain, load_resume, obs_select_message, record_step)
 
@@ -369,7 +369,8 @@ class dpd_estimator_cc(StreamMixin, gr.basic_block):
             self._watchdog.start()
         for ch in self._ch:
             if ch.resume is not None:
-                self.message_port_pub(pmt.intern("coeffs"), set_message(self._spec, *ch.resume, self._addressee(ch)))
+                # the set in use: the file's on the first start, the last one sent on a restart
+                self.message_port_pub(pmt.intern("coeffs"), ch.adapt.message(None, self._addressee(ch)))
                 self.logger.info(f"resumed from {ch.file}")
         if self._rr.switched:
             self.message_port_pub(pmt.intern("obs_select"), obs_select_message(self._rr.current))
@@ -421,12 +422,13 @@ class dpd_estimator_cc(StreamMixin, gr.basic_block):
             log = self.logger.warn if r.status == "refused" else self.logger.info
             log(f"{who}iteration {r.iteration}: {r.status}, not sending coefficients: {r.reason}")
         else:
-            ok = np.all(np.isfinite(r.coefficients)) and np.isfinite(r.lo_leakage)
-            if not ok:  # Adaptation never returns these; checked again because hardware is at stake
-                self.logger.error(f"{who}iteration {r.iteration}: non-finite coefficients, not sent")
-            else:
-                self.message_port_pub(pmt.intern("coeffs"),
-                                      set_message(self._spec, r.coefficients, r.lo_leakage, self._addressee(ch)))
+            try:  # the encoder refuses a non-finite set: Adaptation never returns one, but hardware is at stake
+                sent = ch.adapt.message(r, self._addressee(ch))
+            except ValueError as e:
+                sent = None
+                self.logger.error(f"{who}iteration {r.iteration}: {e}")
+            if sent is not None:
+                self.message_port_pub(pmt.intern("coeffs"), sent)
                 msg = (f"{who}iteration {r.iteration}: {r.status}, loop NMSE {r.loop_nmse_db:.2f} dB, fit NMSE "
                        f"{r.fit_nmse_db:.2f} dB, delay {r.delay:.3f}, |G| {abs(r.gain):.4g}")
                 if r.status == "rolled back":

@@ -1,10 +1,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""What dpd_estimator_cc holds of its two input streams, and how long a capture this machine can
-estimate."""
+"""How long a capture this machine can estimate, and whether a capture is long enough for a model."""
 
 import os
-
-import numpy as np
 
 from .params import int_param
 
@@ -52,41 +49,3 @@ def check_capture_holds(capture_length, spec, lo_leakage):
     if usable < 10 * need:
         raise ValueError(f"capture_length: {capture_length} samples leave ~{usable} for {need} unknowns; "
                          f"need at least {10 * need + 2 * 24 + span}")
-
-
-class _Window:
-    """The samples of one input from stream position ``base`` on, appended in place: the array is
-    compacted or grown (doubling) only when it is full, never copied whole per work() call."""
-
-    def __init__(self, capacity=1 << 16):
-        self._a = np.zeros(capacity, dtype=np.complex64)
-        self._lo = self._hi = 0
-        self.base = 0
-
-    @property
-    def end(self):
-        return self.base + self._hi - self._lo
-
-    def append(self, v):
-        n, live = v.size, self._hi - self._lo
-        if self._hi + n > self._a.size:
-            a = self._a if live + n <= self._a.size else np.empty(max(2 * self._a.size, live + n), np.complex64)
-            a[:live] = self._a[self._lo:self._hi]
-            self._a, self._lo, self._hi = a, 0, live
-        self._a[self._hi:self._hi + n] = v
-        self._hi += n
-
-    def drop_to(self, pos):
-        """Forget the samples before ``pos`` (all of them if pos is past the end)."""
-        k = min(max(pos - self.base, 0), self._hi - self._lo)
-        self._lo += k
-        self.base += k
-
-    def restart(self, pos):
-        """Empty, the next sample appended being at ``pos``."""
-        self._lo = self._hi = 0
-        self.base = pos
-
-    def take(self, pos, n):
-        i = self._lo + pos - self.base
-        return self._a[i:i + n].copy()

@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """The stream side of ``dpd_estimator_cc`` (:mod:`gpuinterp.dpd_blocks`): the receiver's tags read
-into discontinuities, and the captures cut from the two inputs' windows and handed to a step."""
+into discontinuities, the two inputs' windows, and the captures cut from them and handed to a step."""
 
 import threading
 import time
 
+import numpy as np
 import pmt
 
 from .estimator_channels import obs_select_message
@@ -13,6 +14,44 @@ from .radio_messages import _BURST_KEYS, _RX_FREQ, _RX_RATE, _RX_TIME, _SWITCH_K
 # How far one input may run ahead of the other, in captures, before its oldest samples are dropped:
 # a receiver that stops must never stall the transmit chain feeding input 0.
 _SLACK_CAPTURES = 4
+
+
+class _Window:
+    """The samples of one input from stream position ``base`` on, appended in place: the array is
+    compacted or grown (doubling) only when it is full, never copied whole per work() call."""
+
+    def __init__(self, capacity=1 << 16):
+        self._a = np.zeros(capacity, dtype=np.complex64)
+        self._lo = self._hi = 0
+        self.base = 0
+
+    @property
+    def end(self):
+        return self.base + self._hi - self._lo
+
+    def append(self, v):
+        n, live = v.size, self._hi - self._lo
+        if self._hi + n > self._a.size:
+            a = self._a if live + n <= self._a.size else np.empty(max(2 * self._a.size, live + n), np.complex64)
+            a[:live] = self._a[self._lo:self._hi]
+            self._a, self._lo, self._hi = a, 0, live
+        self._a[self._hi:self._hi + n] = v
+        self._hi += n
+
+    def drop_to(self, pos):
+        """Forget the samples before ``pos`` (all of them if pos is past the end)."""
+        k = min(max(pos - self.base, 0), self._hi - self._lo)
+        self._lo += k
+        self.base += k
+
+    def restart(self, pos):
+        """Empty, the next sample appended being at ``pos``."""
+        self._lo = self._hi = 0
+        self.base = pos
+
+    def take(self, pos, n):
+        i = self._lo + pos - self.base
+        return self._a[i:i + n].copy()
 
 
 class StreamMixin:

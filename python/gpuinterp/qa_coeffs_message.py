@@ -8,7 +8,8 @@ import pmt
 from gnuradio import gr_unittest
 
 from gnuradio import gpuinterp
-from gnuradio.gpuinterp import dpd_blocks
+from gnuradio.gpuinterp import dpd_blocks, radio_messages
+from gnuradio.gpuinterp.dpd_adapt import Adaptation, StepResult
 
 
 class qa_coeffs_message(gr_unittest.TestCase):
@@ -64,6 +65,47 @@ class qa_coeffs_message(gr_unittest.TestCase):
         w, c = gpuinterp.decode_coeffs_message(m)
         np.testing.assert_array_equal(w, self.w)
         self.assertEqual(c, 0.5j)
+
+    def test_encoder_forms(self):
+        """The binding's keywords reach the C++ encoder: a channel gives the dict, weights the
+        neural form, no c the bare vector; each decodes back (the decoder is tested above)."""
+        m = gpuinterp.encode_coeffs_message(self.w, 0.5j, channel=2)
+        self.assertEqual(radio_messages.message_channel(m), 2)
+        w, c = gpuinterp.decode_coeffs_message(m)
+        np.testing.assert_array_equal(w, self.w)
+        self.assertEqual(c, 0.5j)
+        m = gpuinterp.encode_coeffs_message(self.w)
+        self.assertTrue(pmt.is_c32vector(m))
+        m = radio_messages.weights_message([0.5, -1.5], channel=1)
+        self.assertTrue(pmt.is_f32vector(pmt.dict_ref(m, pmt.intern("weights"), pmt.PMT_NIL)))
+        np.testing.assert_array_equal(pmt.f32vector_elements(pmt.dict_ref(m, pmt.intern("weights"), pmt.PMT_NIL)),
+                                      [0.5, -1.5])
+        self.assertEqual(pmt.to_long(pmt.dict_ref(m, pmt.intern("channel"), pmt.PMT_NIL)), 1)
+        for kw, name in ((dict(coefficients=[1, np.nan]), "coefficients: value 1"),
+                         (dict(coefficients=[1], lo_leakage=complex(np.inf, 0)), "lo_leakage:"),
+                         (dict(weights=[np.inf]), "weights: value 0"),
+                         (dict(coefficients=[1], channel=-1), "channel:")):
+            with self.assertRaises(ValueError) as cm:
+                gpuinterp.encode_coeffs_message(**kw)
+            self.assertTrue(str(cm.exception).startswith(name), str(cm.exception))
+
+    def test_adaptation_message(self):
+        """The estimator sends what its loop holds, in its model's form: a polynomial set as the
+        pair (or the channel's dict), a neural set as its weights (the real parts)."""
+        a = Adaptation(0, 0, 1, 1, model="mp:K=3,M=2", initial_coefficients=self.w[:6],
+                       initial_lo_leakage=0.25j)
+        w, c = gpuinterp.decode_coeffs_message(a.message())
+        np.testing.assert_array_equal(w, self.w[:6])
+        self.assertEqual(c, 0.25j)
+        r = StepResult(1, "updated", 2 * self.w[:6], -0.5, "")
+        m = a.message(r, 4)
+        self.assertEqual(radio_messages.message_channel(m), 4)
+        w, c = gpuinterp.decode_coeffs_message(m)
+        np.testing.assert_array_equal(w, 2 * self.w[:6])
+        self.assertEqual(c, -0.5)
+        with self.assertRaises(ValueError) as cm:
+            a.message(StepResult(1, "updated", np.full(6, np.nan), 0, ""))
+        self.assertTrue(str(cm.exception).startswith("coefficients:"), str(cm.exception))
 
 
 if __name__ == "__main__":

@@ -15,35 +15,14 @@ from .gpuinterp_python import decode_coeffs_message, encode_coeffs_message
 def coefficients_message(coefficients, lo_leakage, channel=None):
     """The PMT the predistorter's ``coeffs`` port takes: pair (c32vector . complex c) for every
     channel; with ``channel`` the dict {"coefficients", "lo_leakage", "channel"}, which a
-    multi-channel predistorter applies to that channel only."""
-    w = [complex(v) for v in np.asarray(coefficients, dtype=np.complex64).ravel()]
-    msg = encode_coeffs_message(w, complex(lo_leakage))
-    if channel is None:
-        return msg
-    d = pmt.make_dict()
-    for k, v in (("coefficients", pmt.car(msg)), ("lo_leakage", pmt.cdr(msg)),
-                 ("channel", pmt.from_long(int(channel)))):
-        d = pmt.dict_add(d, pmt.intern(k), v)
-    return d
+    multi-channel predistorter applies to that channel only (the C++ encoder)."""
+    return encode_coeffs_message(np.asarray(coefficients).ravel(), complex(lo_leakage), channel)
 
 
 def weights_message(weights, channel=None):
     """The PMT that switches a neural predistorter's weights: the dict {"weights": f32vector}, with
-    "channel" for one channel of a multi-channel predistorter."""
-    d = pmt.make_dict()
-    d = pmt.dict_add(d, pmt.intern("weights"),
-                     pmt.init_f32vector(np.asarray(weights).size, [float(v) for v in np.real(np.asarray(weights)).ravel()]))
-    if channel is not None:
-        d = pmt.dict_add(d, pmt.intern("channel"), pmt.from_long(int(channel)))
-    return d
-
-
-def set_message(spec, coefficients, lo_leakage, channel=None):
-    """What a loop sends its predistorter for a set of ``spec``: the weights of a neural family (the
-    loop holds them as the real parts of its coefficient vector), else the coefficients and c."""
-    if spec.is_neural:
-        return weights_message(coefficients, channel)
-    return coefficients_message(coefficients, lo_leakage, channel)
+    "channel" for one channel of a multi-channel predistorter (the C++ encoder)."""
+    return encode_coeffs_message(weights=np.real(np.asarray(weights)).ravel(), channel=channel)
 
 
 def message_channel(msg):

@@ -49,10 +49,20 @@ GPUINTERP_API coeffs_update decode_coeffs_message(const pmt::pmt_t& msg);
 GPUINTERP_API std::vector<float> weights_of(const coeffs_update& u);
 
 /*!
- * \brief Encode a `coeffs` message in the form senders use: the pair (c32vector . complex c).
- * \param coefficients the coefficient vector
- * \param lo_leakage the LO leakage term c
+ * \brief Encode an update as a `coeffs` message: the one encoder, the inverse of
+ * decode_coeffs_message() in the forms senders use.
+ * \details
+ *  - weights (a neural model's): the dict {"weights": f32vector, "channel" when >= 0};
+ *  - coefficients for every channel: the pair (c32vector . complex c), or the c32vector alone when
+ *    the update leaves c unchanged;
+ *  - coefficients for one channel: the dict {"coefficients", "lo_leakage" (when set), "channel"}.
+ * A set that cannot be run never reaches a radio: throws std::invalid_argument naming
+ * `coefficients`, `lo_leakage` or `weights` when a value is not finite, or when the update
+ * carries both weights and coefficients.
  */
+GPUINTERP_API pmt::pmt_t encode_coeffs_message(const coeffs_update& u);
+
+//! The pair (c32vector . complex c) for every channel: encode_coeffs_message() of that update.
 GPUINTERP_API pmt::pmt_t
 encode_coeffs_message(const std::vector<gr_complex>& coefficients, gr_complex lo_leakage);
 

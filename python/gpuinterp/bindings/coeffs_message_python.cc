@@ -3,6 +3,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 // The `coeffs` message codec, so Python blocks decode and encode exactly what the C++ blocks do.
+#include "int_arg.h"
 #include "numpy_util.h"
 #include <gnuradio/gpuinterp/coeffs_message.h>
 #include <pybind11/complex.h>
@@ -42,9 +43,46 @@ void bind_coeffs_message(py::module& m)
         "or a PMT vector of numbers, a pair (vector . c) or a dict "
         "{'coefficients'|'coeffs': vector, 'lo_leakage'|'c': c}. Raises ValueError on "
         "anything else.");
-    m.def("encode_coeffs_message",
-          &encode_coeffs_message,
-          py::arg("coefficients"),
-          py::arg("lo_leakage"),
-          "Encode a `coeffs` message: the pair (c32vector . complex c).");
+    m.def(
+        "encode_coeffs_message",
+        [](const py::object& coefficients,
+           const py::object& lo_leakage,
+           const py::object& channel,
+           const py::object& weights) {
+            coeffs_update u;
+            const char* vec = "a one-dimensional array of numbers";
+            if (!coefficients.is_none())
+                u.coefficients = pyutil::vector_arg<std::complex<float>>(
+                    coefficients, "coefficients", vec);
+            if (!weights.is_none())
+                u.weights = pyutil::vector_arg<float>(
+                    weights, "weights", "a one-dimensional array of real numbers");
+            if (!lo_leakage.is_none()) {
+                u.lo_leakage = gr_complex(pyutil::complex_arg(lo_leakage, "lo_leakage"));
+                u.has_lo_leakage = true;
+            }
+            if (!channel.is_none()) {
+                pyutil::int_arg c;
+                c.obj = channel;
+                u.channel = c.get<int>("channel", 0);
+            }
+            try {
+                return encode_coeffs_message(u);
+            } catch (const std::invalid_argument& e) {
+                throw py::value_error(e.what());
+            }
+        },
+        py::arg("coefficients") = py::none(),
+        py::arg("lo_leakage") = py::none(),
+        py::arg("channel") = py::none(),
+        py::arg("weights") = py::none(),
+        "Encode a `coeffs` message, the inverse of decode_coeffs_message(): coefficients "
+        "and "
+        "lo_leakage c as the pair (c32vector . c) (the vector alone when c is None), or "
+        "with a "
+        "channel as the dict {'coefficients', 'lo_leakage', 'channel'}; a neural model's "
+        "weights "
+        "as the dict {'weights': f32vector} (with 'channel'). Raises ValueError naming a "
+        "value "
+        "that is not finite: a set that cannot be run is not sent.");
 }

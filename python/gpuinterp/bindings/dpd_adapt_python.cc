@@ -5,6 +5,7 @@
 #include "int_arg.h"
 #include "kernel_guard.h"
 #include "numpy_util.h"
+#include <gnuradio/gpuinterp/coeffs_message.h>
 #include <gnuradio/gpuinterp/kernel/dpd_adapt.h>
 #include <pybind11/complex.h>
 #include <pybind11/functional.h>
@@ -14,6 +15,7 @@
 #include <type_traits>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <utility>
 
 namespace py = pybind11;
@@ -32,6 +34,8 @@ dpd_adapt(model, damping=0.8, min_damping=0.1, rollback_tolerance_db=0.5, max_ga
           lo_leakage=True, regularization=None, max_condition=None,
           min_samples_per_coefficient=10, backend="automatic", device=0,
           initial_coefficients=None, initial_lo_leakage=0j, direct=None)
+message(result=None, channel=None) -> the `coeffs` message sending a result's set (None: the
+    set in use) to the predistorter (encode_coeffs_message() for this model's family).
 step(x, y) -> StepResult: the capture conditioned, the loop gain latched or followed, the loop
     NMSE (and the observation's ACLR with aclr_band) against the best records, the fit and the
     damped update, in one call. direct: a callable (xa, yn, rows, coefficients, lo_leakage) ->
@@ -289,6 +293,45 @@ void bind_dpd_adapt(py::module& m)
             },
             py::arg("x"),
             py::arg("y"))
+        .def(
+            "message",
+            [](G& g, const std::optional<R>& r, const py::object& channel) {
+                // The set as the predistorter's `coeffs` port takes it, for this loop's model:
+                // a neural model's weights (the real parts), else the coefficients and c.
+                bool neural = false;
+                std::vector<cd> w;
+                cd c;
+                g.run([&](K& k) {
+                    neural = k.model().is_neural();
+                    w = r ? r->coefficients : k.coefficients();
+                    c = r ? r->lo_leakage : k.lo_leakage();
+                });
+                coeffs_update u;
+                if (neural) {
+                    for (const cd& v : w)
+                        u.weights.push_back(float(v.real()));
+                } else {
+                    u.coefficients.assign(w.begin(), w.end());
+                    u.lo_leakage = gr_complex(c);
+                    u.has_lo_leakage = true;
+                }
+                if (!channel.is_none()) {
+                    pyutil::int_arg c;
+                    c.obj = channel;
+                    u.channel = c.get<int>("channel", 0);
+                }
+                try {
+                    return encode_coeffs_message(u);
+                } catch (const std::invalid_argument& e) {
+                    throw py::value_error(e.what());
+                }
+            },
+            py::arg("result") = py::none(),
+            py::arg("channel") = py::none(),
+            "The `coeffs` message that sends a StepResult's set (None: the set in use) "
+            "to the "
+            "predistorter (to one channel with channel); ValueError when a value is not "
+            "finite.")
         .def("reset_gain", [](G& g) { g.run([](K& k) { k.reset_gain(); }); })
         .def_property("damping",
                       pyutil::method<K>(&K::damping),
