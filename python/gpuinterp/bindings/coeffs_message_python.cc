@@ -61,16 +61,8 @@ void bind_coeffs_message(py::module& m)
                 u.lo_leakage = gr_complex(pyutil::complex_arg(lo_leakage, "lo_leakage"));
                 u.has_lo_leakage = true;
             }
-            if (!channel.is_none()) {
-                pyutil::int_arg c;
-                c.obj = channel;
-                u.channel = c.get<int>("channel", 0);
-            }
-            try {
-                return encode_coeffs_message(u);
-            } catch (const std::invalid_argument& e) {
-                throw py::value_error(e.what());
-            }
+            u.channel = pyutil::optional_int<int>(channel, "channel", -1, 0);
+            return encode_coeffs_message(u); // std::invalid_argument: a ValueError
         },
         py::arg("coefficients") = py::none(),
         py::arg("lo_leakage") = py::none(),

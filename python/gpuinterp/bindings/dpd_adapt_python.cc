@@ -201,11 +201,8 @@ void bind_dpd_adapt(py::module& m)
                     pyutil::bool_arg(rx_correction, "rx_correction");
                 o.capture.track_frequency =
                     pyutil::bool_arg(track_frequency, "track_frequency");
-                if (!max_delay.is_none()) {
-                    pyutil::int_arg d;
-                    d.obj = max_delay;
-                    o.capture.max_delay = d.get<int64_t>("max_delay", 0);
-                }
+                o.capture.max_delay = pyutil::optional_int<int64_t>(
+                    max_delay, "max_delay", o.capture.max_delay, 0);
                 o.lo_leakage = pyutil::bool_arg(lo_leakage, "lo_leakage");
                 o.regularization =
                     optional_float(regularization,
@@ -315,16 +312,8 @@ void bind_dpd_adapt(py::module& m)
                     u.lo_leakage = gr_complex(c);
                     u.has_lo_leakage = true;
                 }
-                if (!channel.is_none()) {
-                    pyutil::int_arg c;
-                    c.obj = channel;
-                    u.channel = c.get<int>("channel", 0);
-                }
-                try {
-                    return encode_coeffs_message(u);
-                } catch (const std::invalid_argument& e) {
-                    throw py::value_error(e.what());
-                }
+                u.channel = pyutil::optional_int<int>(channel, "channel", -1, 0);
+                return encode_coeffs_message(u); // std::invalid_argument: a ValueError
             },
             py::arg("result") = py::none(),
             py::arg("channel") = py::none(),

@@ -135,11 +135,8 @@ void bind_dpd_capture(py::module& m)
                         std::to_string(o.full_scale));
                 o.rx_correction = rx_correction;
                 o.track_frequency = track_frequency;
-                if (!max_delay.is_none()) {
-                    int_arg md;
-                    md.obj = max_delay;
-                    o.max_delay = md.get<int64_t>("max_delay", 0);
-                }
+                o.max_delay =
+                    pyutil::optional_int<int64_t>(max_delay, "max_delay", o.max_delay, 0);
                 o.condition = condition;
                 if (!delay.is_none()) {
                     o.has_delay_hint = true;

@@ -107,6 +107,17 @@ struct int_arg {
     }
 };
 
+//! An optional integer parameter: `none` when obj is None, else int_arg::get<T>(name, lo).
+template <typename T>
+T optional_int(const py::object& obj, const char* name, T none, long long lo)
+{
+    if (obj.is_none())
+        return none;
+    int_arg a;
+    a.obj = obj;
+    return a.get<T>(name, lo);
+}
+
 //! A real-valued parameter: `obj` as a double, or ValueError "<name>: must be <what>, got <repr>".
 //! Bound as double, a list or a string would fail in pybind11's own cast ("Unable to cast Python
 //! instance to C++ type") or as "incompatible function arguments", naming no parameter. bool and
