@@ -165,8 +165,8 @@ public:
             os << "dpd_gram: CUDA device " << d_device << " has " << (free_b >> 20)
                << " MiB free of " << (total_b >> 20) << " MiB; K = " << K
                << " columns need " << (grams >> 20)
-               << " MiB for the two Gram matrices (2 x K^2 x 16 B) plus at least 256 "
-                  "rows x "
+               << " MiB for the two Gram matrices (2 x K^2 x 16 B) "
+                  "plus at least 256 rows x "
                << K << " x 16 B of basis chunk";
             throw std::runtime_error(os.str());
         }

@@ -49,9 +49,8 @@ void check_outliers(const char* name, size_t count, size_t n)
         std::ostringstream os;
         os << name << ": " << count << " of " << n << " samples exceed "
            << dpd_capture::outlier_factor
-           << " x the capture's robust RMS: the capture is clipped, corrupted or not a "
-              "PA "
-              "signal";
+           << " x the capture's robust RMS: the capture is clipped, corrupted "
+              "or not a PA signal";
         refuse(os.str());
     }
 }
@@ -284,9 +283,8 @@ void align_tail(E& e,
         std::abs(G) < dpd_capture::min_gain) {
         std::ostringstream os;
         os << "target_gain: gain (" << G.real() << (G.imag() < 0 ? "" : "+") << G.imag()
-           << "j) is zero or not finite (y uncorrelated with x? check the delay range "
-              "and the "
-              "loopback)";
+           << "j) is zero or not finite (y uncorrelated with x? "
+              "check the delay range and the loopback)";
         refuse(os.str());
     }
     out.report.first = first2;
@@ -431,8 +429,8 @@ dpd_aligned_capture dpd_capture::align(const cd* x,
                << " %) at the ADC full scale " << fmt("%g", o.full_scale) << " (peak "
                << fmt("%+.1f", rep.rx_peak_dbfs) << " dBFS); lower the RX gain by "
                << fmt("%.1f", lower)
-               << " dB (or add that attenuation): x's peak at the loop's gain would "
-                  "reach "
+               << " dB (or add that attenuation): "
+                  "x's peak at the loop's gain would reach "
                << fmt("%+.1f", lower - clip_headroom_db)
                << " dBFS, and the peak must stay "
                << "below " << fmt("%g", -clip_headroom_db) << " dBFS";
@@ -470,12 +468,11 @@ dpd_aligned_capture dpd_capture::align(const cd* x,
     rep.envelope_correlation = rho;
     if (rho < min_envelope_correlation) {
         std::ostringstream os;
-        os << "y: no lag of y within the capture matches the envelope of x (best "
-              "correlation "
+        os << "y: no lag of y within the capture matches "
+              "the envelope of x (best correlation "
            << fmt("%.2f", rho) << " at lag " << d
            << "): the capture is not this PA input's output (no loopback signal, the "
-              "wrong RX "
-              "channel, or a delay beyond 3/4 of the capture)";
+              "wrong RX channel, or a delay beyond 3/4 of the capture)";
         refuse(os.str());
     }
     const capture_rotation r = phase_track(e, n, d, o.track_frequency, rep);
@@ -523,9 +520,8 @@ dpd_aligned_capture dpd_capture::align(const cd* x,
         os << "y: after alignment (delay " << fmt("%.2f", rep.delay)
            << ") and frequency correction (" << fmt("%+.3g", rep.freq_offset)
            << " cycles/sample) y correlates with x only " << fmt("%.2f", rep.correlation)
-           << ": the PA output is buried in noise or interference, or the frequency "
-              "offset "
-              "changes faster than a linear drift";
+           << ": the PA output is buried in noise or interference, "
+              "or the frequency offset changes faster than a linear drift";
         refuse(os.str());
     }
 

@@ -68,13 +68,10 @@ void bind_coeffs_message(py::module& m)
         py::arg("lo_leakage") = py::none(),
         py::arg("channel") = py::none(),
         py::arg("weights") = py::none(),
-        "Encode a `coeffs` message, the inverse of decode_coeffs_message(): coefficients "
-        "and "
-        "lo_leakage c as the pair (c32vector . c) (the vector alone when c is None), or "
-        "with a "
-        "channel as the dict {'coefficients', 'lo_leakage', 'channel'}; a neural model's "
-        "weights "
-        "as the dict {'weights': f32vector} (with 'channel'). Raises ValueError naming a "
-        "value "
-        "that is not finite: a set that cannot be run is not sent.");
+        "Encode a `coeffs` message, the inverse of decode_coeffs_message(): the "
+        "coefficients and lo_leakage c as the pair (c32vector . c), the vector "
+        "alone when c is None, or with a channel the dict {'coefficients', "
+        "'lo_leakage', 'channel'}; a neural model's weights as the dict "
+        "{'weights': f32vector} (with 'channel'). Raises ValueError naming a "
+        "value that is not finite: a set that cannot be run is not sent.");
 }

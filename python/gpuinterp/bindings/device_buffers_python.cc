@@ -27,7 +27,7 @@ void bind_device_buffers(py::module& m)
             d["cuda_host_bytes"] = s.cuda_host_bytes;
             return d;
         },
-        "Live gpuinterp device buffers and their allocations (simulated and CUDA, device "
-        "and pinned "
-        "host), as a dict. Used to check that flowgraphs release their buffers.");
+        "Live gpuinterp device buffers and their allocations "
+        "(simulated and CUDA, device and pinned host), as a dict. Used to check that "
+        "flowgraphs release their buffers.");
 }

@@ -318,9 +318,8 @@ void bind_dpd_adapt(py::module& m)
             py::arg("result") = py::none(),
             py::arg("channel") = py::none(),
             "The `coeffs` message that sends a StepResult's set (None: the set in use) "
-            "to the "
-            "predistorter (to one channel with channel); ValueError when a value is not "
-            "finite.")
+            "to the predistorter (to one channel with channel); "
+            "ValueError when a value is not finite.")
         .def("reset_gain", [](G& g) { g.run([](K& k) { k.reset_gain(); }); })
         .def_property("damping",
                       pyutil::method<K>(&K::damping),

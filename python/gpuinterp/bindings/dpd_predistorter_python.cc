@@ -259,9 +259,9 @@ Bad specs raise ValueError("model: <key>: ...").)doc")
                     t.emplace_back(e.signal_lag, e.envelope_lag, e.power, e.conjugate);
                 return t;
             },
-            "Per coefficient, in layout order, (signal lag l, envelope lag j, power k, "
-            "conjugate): the "
-            "basis function x[n-l] |x[n-j]|^k, conjugated for ph's conjugate branches.")
+            "Per coefficient, in layout order, "
+            "(signal lag l, envelope lag j, power k, conjugate): the basis function "
+            "x[n-l] |x[n-j]|^k, conjugated for ph's conjugate branches.")
         // The family's keys as attributes (m.K of an mp), read from keys(): a key added to the
         // model needs nothing here. A key of another family is an AttributeError, not a 0.
         .def("__getattr__", [](const D& d, const std::string& name) {
@@ -458,10 +458,9 @@ void bind_dpd_predistorter(py::module& m)
             },
             py::arg("variant"),
             "CUDA kernel variant (ignored on the CPU). ph: 'automatic', 'smem' or "
-            "'tiled'; mp/gmp: "
-            "'automatic', 'compiled' (generated for the model's structure, NVRTC) or "
-            "'interpreted'. A "
-            "variant of the other family is ignored; an unknown name raises ValueError.")
+            "'tiled'; mp/gmp: 'automatic', 'compiled' (generated for the model's "
+            "structure, NVRTC) or 'interpreted'. A variant of the other family is "
+            "ignored; an unknown name raises ValueError.")
         .def("cuda_variant",
              [](G& g) {
                  return g.run([](K& k) { return kernel::to_string(k.cuda_variant()); });

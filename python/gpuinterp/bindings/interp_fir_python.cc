@@ -113,14 +113,11 @@ void bind_kernel(py::module& m, const char* name)
     using G = pyutil::guarded<K>;
     static const std::string doc =
         std::string(
-            "Streaming polyphase interpolator kernel (no flowgraph). filter(x) returns "
-            "len(x)*L outputs and keeps the last ceil(len(taps)/L)-1 inputs as history, "
-            "so "
-            "calling it chunk by chunk equals one call. With channels = N, filter() "
-            "takes "
-            "an (N, n) array and returns (N, n*L): each row filtered with its own "
-            "history, "
-            "all with the same taps.") +
+            "Streaming polyphase interpolator kernel (no flowgraph). filter(x) "
+            "returns len(x)*L outputs and keeps the last ceil(len(taps)/L)-1 inputs "
+            "as history, so calling it chunk by chunk equals one call. With "
+            "channels = N, filter() takes an (N, n) array and returns (N, n*L): "
+            "each row filtered with its own history, all with the same taps.") +
         pyutil::thread_safety_doc();
     py::class_<G> cls(m, name, doc.c_str());
     cls.def(py::init([](int_arg L,

@@ -87,9 +87,9 @@ PYBIND11_MODULE(gpuinterp_python, m)
         },
         py::arg("block"),
         py::arg("port"),
-        "True when the upstream block writing input `port` of `block` (a running block, "
-        "e.g. "
-        "a Python block's to_basic_block()) has finished: no more items will arrive.");
+        "True when the upstream block writing input `port` of `block` "
+        "(a running block, e.g. a Python block's to_basic_block()) has finished: "
+        "no more items will arrive.");
 
     // BINDING_FUNCTION_CALLS(
     bind_coeffs_message(m);

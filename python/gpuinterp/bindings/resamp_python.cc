@@ -201,12 +201,10 @@ void bind_resampler_kernel(py::module& m, const char* name)
     using G = pyutil::guarded<K>;
     static const std::string doc =
         std::string("Streaming resampler kernel (no flowgraph). resample(x) consumes x "
-                    "and returns every "
-                    "output it allows; calling it chunk by chunk equals one call. With "
-                    "channels = N, "
-                    "x is an (N, n) array and the result (N, m): each row with its own "
-                    "history, all "
-                    "at the same rate.") +
+                    "and returns every output it allows; calling it chunk by chunk "
+                    "equals one call. With channels = N, x is an (N, n) array and the "
+                    "result (N, m): each row with its own history, "
+                    "all at the same rate.") +
         pyutil::thread_safety_doc();
     py::class_<G> cls(m, name, doc.c_str());
     cls.def(py::init([](double rate,

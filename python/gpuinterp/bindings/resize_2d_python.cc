@@ -168,8 +168,7 @@ pyutil::carray<T> frames_input(const py::object& x)
             if (kind == 'c' || (!integral && kind != 'f') || !in_range)
                 throw py::value_error(
                     "x: resize_2d_kernel_b takes 8-bit frames: values must be integers "
-                    "in 0..255 "
-                    "(got dtype " +
+                    "in 0..255 (got dtype " +
                     py::str(a.dtype()).template cast<std::string>() +
                     " with values that would wrap or be truncated); convert explicitly");
         }
@@ -273,11 +272,10 @@ void bind_kernel(py::module& m, const char* name)
     using G = pyutil::guarded<K>;
     static const std::string doc =
         std::string(
-            "Frame resize kernel (no flowgraph): resize(x) takes (H, W), (N, H, W), (H, "
-            "W, C), "
-            "(N, H, W, C) or flat arrays of whole frames and returns float32 (or float16 "
-            "with "
-            "half=True). Same conventions and parameters as the resize_2d blocks.") +
+            "Frame resize kernel (no flowgraph): resize(x) takes (H, W), "
+            "(N, H, W), (H, W, C), (N, H, W, C) or flat arrays of whole frames and "
+            "returns float32 (or float16 with half=True). Same conventions and "
+            "parameters as the resize_2d blocks.") +
         pyutil::thread_safety_doc();
     py::class_<G> cls(m, name, doc.c_str());
     // The block's keyword list less its two block options, the backend defaulting to the CPU as
@@ -297,8 +295,7 @@ void bind_kernel(py::module& m, const char* name)
             py::arg("half") = false,
             py::arg("out") = py::none(),
             "Resize frames; with out=, write into that array (same element count, "
-            "float32 or float16 "
-            "for half=True) and return it.")
+            "float32 or float16 for half=True) and return it.")
         .def("set_normalization",
              pyutil::method<K>(&K::set_normalization),
              py::arg("mean"),
@@ -353,8 +350,7 @@ void bind_resize_2d(py::module& m)
             return out;
         },
         "resize_2d's parameters in make() order, as C++ text: list of dicts with name, "
-        "type, "
-        "default, required, block_only, doc.");
+        "type, default, required, block_only, doc.");
     bind_block<float>(m, "resize_2d_ff");
     bind_block<std::uint8_t>(m, "resize_2d_bf");
     bind_kernel<float>(m, "resize_2d_kernel_f");
