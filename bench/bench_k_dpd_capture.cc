@@ -15,8 +15,10 @@
 //  - dpd_update/<backend>/<hint>: align() and that fit, capture to coefficients;
 //  - dpd_step/<backend>: the loop's step as the estimator runs it, kernel::dpd_adapt::step()
 //    (conditioning with the hint, the loop NMSE of the set in use, the K-fold fit reading the
-//    capture where align() left it, the update and its gain check), the |G| already latched.
+//    capture where align() left it, the update and its gain check), the |G| already latched;
+//    with GPUINTERP_CUPTI_TRACE set, one further CUDA step's CUPTI timeline is written there.
 #include "bench_util.h"
+#include "cupti_trace.h"
 #include <gnuradio/gpuinterp/kernel/dpd_adapt.h>
 #include <gnuradio/gpuinterp/kernel/dpd_capture.h>
 #include <gnuradio/gpuinterp/kernel/dpd_gram.h>
@@ -185,6 +187,13 @@ void dpd_step(benchmark::State& st, backend b)
     }
     if (r.status != "updated")
         st.SkipWithError(("dpd_step: " + r.status + ": " + r.reason).c_str());
+    if (b == backend::cuda) {
+        // One more step, untimed, recorded with CUPTI when GPUINTERP_CUPTI_TRACE names a
+        // directory: what crosses the bus in a step (bench/cupti_timeline.py sums it).
+        gpuinterp_bench::cupti_trace t(
+            gpuinterp_bench::cupti_trace_path("dpd_step_cuda"));
+        k.step(c.x.data(), c.x.size(), c.y.data(), c.y.size());
+    }
     st.counters["delay"] = r.delay;
     st.counters["fit_nmse_db"] = r.fit_nmse_db;
     st.SetItemsProcessed(int64_t(st.iterations()) * int64_t(c.x.size()));

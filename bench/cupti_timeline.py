@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Summarise a CUPTI timeline written by bench_flowgraphs (bench/cupti_trace.h).
+"""Summarise a CUPTI timeline written by bench_flowgraphs or bench_kernels' dpd_step/cuda (bench/cupti_trace.h).
 
 usage: cupti_timeline.py trace.csv [trace2.csv ...]
 
@@ -111,9 +111,11 @@ def summarise(path):
             else:
                 cur_e = max(cur_e, e)
         covered += cur_e - cur_s
-        print(f"    {kind}: {len(cs)} copies, {nbytes / 1e9:.2f} GB, {nbytes / (t1 - t0):.1f} GB/s over the run, "
+        big = sorted((r["bytes"] for r in cs if r["bytes"] >= 1 << 20), reverse=True)
+        print(f"    {kind}: {len(cs)} copies, {nbytes / 1e6:.1f} MB, {nbytes / (t1 - t0):.1f} GB/s over the run, "
               f"{nbytes / covered:.1f} GB/s while in flight ({covered / (t1 - t0):.0%} of the run), "
-              f"median {statistics.median(r['bytes'] for r in cs) / 1e6:.2f} MB")
+              f"median {statistics.median(r['bytes'] for r in cs) / 1e6:.2f} MB; "
+              f"{len(big)} of >= 1 MiB{': ' + ', '.join(f'{b / 1e6:.2f}' for b in big[:8]) + ' MB' if big else ''}")
 
 
 for p in sys.argv[1:]:

@@ -3,6 +3,7 @@
  * Copyright 2026 gr-gpuinterp authors.
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
+#include "../common/parallel.h"
 #include "engine_factory.h"
 #include <gnuradio/gpuinterp/kernel/dpd_adapt.h>
 #include <gnuradio/gpuinterp/kernel/dpd_predistorter.h>
@@ -298,28 +299,37 @@ dpd_adapt::apply(const std::vector<cd>& y, const std::vector<cd>& w, cd c) const
     unsigned top = 0;
     for (const auto& d : terms)
         top = std::max(top, d.power);
-    std::vector<std::vector<double>> pw(top + 1, std::vector<double>(n, 1.0)); // |y|^k
-    for (unsigned k = 1; k <= top; k++)
+    // |y|^k, k = 1..top, from |y| taken once as the square root of the norm: the samples are
+    // O(1), so std::abs's overflow-safe hypot buys nothing and cost most of the step's host time.
+    std::vector<std::vector<double>> pw(top + 1);
+    for (unsigned k = 1; k <= top; k++) {
+        pw[k].resize(n);
         for (size_t i = 0; i < n; i++)
-            pw[k][i] = pw[k - 1][i] * std::abs(y[i]);
-    for (size_t t = 0; t < terms.size(); t++) {
-        const auto& d = terms[t];
-        const cd wt = w[t];
-        for (size_t i = 0; i < n; i++) {
-            const int64_t s = int64_t(i) - int64_t(d.signal_lag);
-            const int64_t e = int64_t(i) - int64_t(d.envelope_lag);
-            if (s < 0 || s >= int64_t(n))
-                continue;
-            double env = 1;
-            if (d.power) {
-                if (e < 0 || e >= int64_t(n))
-                    continue;
-                env = pw[d.power][size_t(e)];
-            }
-            const cd v = y[size_t(s)] * env;
-            z[i] += wt * (d.conjugate ? std::conj(v) : v);
-        }
+            pw[k][i] = k == 1 ? std::sqrt(std::norm(y[i])) : pw[k - 1][i] * pw[1][i];
     }
+    // Each thread owns a range of rows and adds every term to it, over the rows whose signal
+    // (and envelope) sample lies inside y.
+    cpu::parallel_ranges(
+        n, 4096, double(n) * double(terms.size()), [&](int, size_t r0, size_t r1) {
+            for (size_t t = 0; t < terms.size(); t++) {
+                const auto& d = terms[t];
+                const int64_t sl = d.signal_lag, el = d.envelope_lag, len = int64_t(n);
+                int64_t lo = std::max<int64_t>(int64_t(r0), sl);
+                int64_t hi = std::min<int64_t>(int64_t(r1), len + sl);
+                if (d.power) {
+                    lo = std::max(lo, el);
+                    hi = std::min(hi, len + el);
+                }
+                const cd wt = w[t];
+                const double* env = d.power ? pw[d.power].data() : nullptr;
+                for (int64_t i = lo; i < hi; i++) {
+                    cd v = y[size_t(i - sl)];
+                    if (env)
+                        v *= env[i - el];
+                    z[size_t(i)] += wt * (d.conjugate ? std::conj(v) : v);
+                }
+            }
+        });
     return z;
 }
 
