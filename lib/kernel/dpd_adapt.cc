@@ -53,6 +53,28 @@ double median(std::vector<double> v)
     return 0.5 * (*std::max_element(v.begin(), v.begin() + m) + hi);
 }
 
+// z[i] += w (y[i - sl] |y[i - el]|^p, conjugated with Conj) for i in [lo, hi), env = |y|^p.
+// The complex arithmetic is written out: std::complex's operator* guards against inf and NaN
+// (C99 Annex G), which keeps the loop from vectorising.
+template <bool Conj, bool Env>
+void add_term(cd* z,
+              const cd* y,
+              const double* env,
+              cd w,
+              int64_t lo,
+              int64_t hi,
+              int64_t sl,
+              int64_t el)
+{
+    const double wr = w.real(), wi = w.imag();
+    for (int64_t i = lo; i < hi; i++) {
+        const cd s = y[i - sl];
+        const double e = Env ? env[i - el] : 1.0;
+        const double vr = s.real() * e, vi = (Conj ? -s.imag() : s.imag()) * e;
+        z[i] = cd(z[i].real() + wr * vr - wi * vi, z[i].imag() + wr * vi + wi * vr);
+    }
+}
+
 // |gain| of y (= yn Gc) on x over the rows whose |x| is at most its median: the loop's linear
 // part, where neither the PA's compression nor the predistorter's expansion reaches.
 double small_signal_gain(const std::vector<cd>& xa,
@@ -60,17 +82,20 @@ double small_signal_gain(const std::vector<cd>& xa,
                          cd Gc,
                          const std::vector<uint8_t>& ok)
 {
+    // On |x|^2: the same rows as on |x| (the median of the squares lies between the same two
+    // middle samples), without a hypot per sample.
     std::vector<double> a;
+    a.reserve(xa.size());
     for (size_t i = 0; i < xa.size(); i++)
         if (ok[i])
-            a.push_back(std::abs(xa[i]));
+            a.push_back(std::norm(xa[i]));
     if (a.empty())
         return std::abs(Gc);
     const double med = median(a);
     std::vector<uint8_t> rows(xa.size());
     double den = 0;
     for (size_t i = 0; i < xa.size(); i++) {
-        rows[i] = ok[i] && std::abs(xa[i]) <= med;
+        rows[i] = ok[i] && std::norm(xa[i]) <= med;
         if (rows[i])
             den += std::norm(xa[i]);
     }
@@ -320,14 +345,11 @@ dpd_adapt::apply(const std::vector<cd>& y, const std::vector<cd>& w, cd c) const
                     lo = std::max(lo, el);
                     hi = std::min(hi, len + el);
                 }
-                const cd wt = w[t];
                 const double* env = d.power ? pw[d.power].data() : nullptr;
-                for (int64_t i = lo; i < hi; i++) {
-                    cd v = y[size_t(i - sl)];
-                    if (env)
-                        v *= env[i - el];
-                    z[size_t(i)] += wt * (d.conjugate ? std::conj(v) : v);
-                }
+                const auto add =
+                    d.conjugate ? (env ? add_term<true, true> : add_term<true, false>)
+                                : (env ? add_term<false, true> : add_term<false, false>);
+                add(z.data(), y.data(), env, w[t], lo, hi, sl, el);
             }
         });
     return z;
