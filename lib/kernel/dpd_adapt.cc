@@ -327,29 +327,39 @@ dpd_adapt::apply(const std::vector<cd>& y, const std::vector<cd>& w, cd c) const
     // |y|^k, k = 1..top, from |y| taken once as the square root of the norm: the samples are
     // O(1), so std::abs's overflow-safe hypot buys nothing and cost most of the step's host time.
     std::vector<std::vector<double>> pw(top + 1);
-    for (unsigned k = 1; k <= top; k++) {
+    for (unsigned k = 1; k <= top; k++)
         pw[k].resize(n);
-        for (size_t i = 0; i < n; i++)
-            pw[k][i] = k == 1 ? std::sqrt(std::norm(y[i])) : pw[k - 1][i] * pw[1][i];
-    }
-    // Each thread owns a range of rows and adds every term to it, over the rows whose signal
-    // (and envelope) sample lies inside y.
+    cpu::parallel_ranges(n, 4096, double(n) * top, [&](int, size_t r0, size_t r1) {
+        for (size_t i = r0; i < r1 && top; i++) {
+            pw[1][i] = std::sqrt(std::norm(y[i]));
+            for (unsigned k = 2; k <= top; k++)
+                pw[k][i] = pw[k - 1][i] * pw[1][i];
+        }
+    });
+    // Each thread owns a range of rows and adds every term to a tile of them at a time (the
+    // tile's z, y and |y|^k stay in cache across the terms), over the rows whose signal (and
+    // envelope) sample lies inside y.
+    constexpr size_t tile = 1024;
     cpu::parallel_ranges(
-        n, 4096, double(n) * double(terms.size()), [&](int, size_t r0, size_t r1) {
-            for (size_t t = 0; t < terms.size(); t++) {
-                const auto& d = terms[t];
-                const int64_t sl = d.signal_lag, el = d.envelope_lag, len = int64_t(n);
-                int64_t lo = std::max<int64_t>(int64_t(r0), sl);
-                int64_t hi = std::min<int64_t>(int64_t(r1), len + sl);
-                if (d.power) {
-                    lo = std::max(lo, el);
-                    hi = std::min(hi, len + el);
+        n, tile, double(n) * double(terms.size()), [&](int, size_t r0, size_t r1) {
+            for (size_t b0 = r0; b0 < r1; b0 += tile) {
+                const int64_t t0 = int64_t(b0), t1 = int64_t(std::min(r1, b0 + tile));
+                for (size_t t = 0; t < terms.size(); t++) {
+                    const auto& d = terms[t];
+                    const int64_t sl = d.signal_lag, el = d.envelope_lag,
+                                  len = int64_t(n);
+                    int64_t lo = std::max(t0, sl), hi = std::min(t1, len + sl);
+                    if (d.power) {
+                        lo = std::max(lo, el);
+                        hi = std::min(hi, len + el);
+                    }
+                    const double* env = d.power ? pw[d.power].data() : nullptr;
+                    const auto add =
+                        d.conjugate
+                            ? (env ? add_term<true, true> : add_term<true, false>)
+                            : (env ? add_term<false, true> : add_term<false, false>);
+                    add(z.data(), y.data(), env, w[t], lo, hi, sl, el);
                 }
-                const double* env = d.power ? pw[d.power].data() : nullptr;
-                const auto add =
-                    d.conjugate ? (env ? add_term<true, true> : add_term<true, false>)
-                                : (env ? add_term<false, true> : add_term<false, false>);
-                add(z.data(), y.data(), env, w[t], lo, hi, sl, el);
             }
         });
     return z;
