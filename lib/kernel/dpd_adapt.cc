@@ -325,7 +325,7 @@ dpd_adapt::apply(const std::vector<cd>& y, const std::vector<cd>& w, cd c) const
     for (const auto& d : terms)
         top = std::max(top, d.power);
     // |y|^k, k = 1..top, from |y| taken once as the square root of the norm: the samples are
-    // O(1), so std::abs's overflow-safe hypot buys nothing and cost most of the step's host time.
+    // O(1), so std::abs's overflow-safe (and several times slower) hypot buys nothing.
     std::vector<std::vector<double>> pw(top + 1);
     for (unsigned k = 1; k <= top; k++)
         pw[k].resize(n);

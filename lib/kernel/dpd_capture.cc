@@ -432,8 +432,8 @@ dpd_aligned_capture dpd_capture::align(const cd* x,
                << " dB (or add that attenuation): "
                   "x's peak at the loop's gain would reach "
                << fmt("%+.1f", lower - clip_headroom_db)
-               << " dBFS, and the peak must stay "
-               << "below " << fmt("%g", -clip_headroom_db) << " dBFS";
+               << " dBFS, and the peak must stay below " << fmt("%g", -clip_headroom_db)
+               << " dBFS";
             refuse(os.str());
         }
     } else {

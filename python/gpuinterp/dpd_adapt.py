@@ -82,9 +82,9 @@ class Adaptation:
 
     def message(self, result=None, channel=None):
         """The ``coeffs`` message that sends ``result``'s set (None: the set in use) to the
-        predistorter (to one channel of a
-        multi-channel one with ``channel``): a neural model's weights, else the coefficients and c.
-        ValueError when a value is not finite: a set that cannot be run is not sent."""
+        predistorter, or to one channel of a multi-channel one with ``channel``: a neural model's
+        weights, else the coefficients and c. ValueError when a value is not finite: a set that
+        cannot be run is not sent."""
         return self._k.message(result, channel)
 
     def reset_gain(self):
