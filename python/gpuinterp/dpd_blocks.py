@@ -7,7 +7,6 @@
   channels share the receiver in turn (:mod:`gpuinterp.estimator_channels`).
 """
 
-import os
 import threading
 import time
 
@@ -23,14 +22,14 @@ from .params import bool_param, complex_param, float_param, int_param
 from . import radio_messages
 from . import gpuinterp_python
 from .gpuinterp_python import input_ended
-from .estimator_memory import (ESTIMATE_BYTES_PER_SAMPLE, _physical_memory,  # noqa: F401
-                               capture_length_param, check_capture_holds, max_capture_length)
-from .radio_messages import (_BURST_KEYS, _RX_FREQ, _RX_RATE, _RX_TIME, _SWITCH_KEYS,  # noqa: F401
-                             SAMPLE_FORMATS, _rx_time_parts, _tag_hz, coefficients_message,
-                             parse_coefficients_message, sc16_reader, stats_message)
-from .estimator_stream import _SLACK_CAPTURES, StreamMixin, _Window  # noqa: F401
+from .estimator_memory import (ESTIMATE_BYTES_PER_SAMPLE, capture_length_param,  # noqa: F401
+                               check_capture_holds, max_capture_length)
+from .radio_messages import (SAMPLE_FORMATS, coefficients_message, parse_coefficients_message,  # noqa: F401
+                             sc16_reader, stats_message)
+from .estimator_stream import StreamMixin, _Window
 from .estimator_channels import (MAX_CHANNELS, METERS, SHARED_METERS, Channel, RoundRobin, aclr_band, channel_file,
-                                 check_predistorter_gain, load_resume, obs_select_message, record_step)
+                                 check_predistorter_gain, load_resume, obs_select_message, record_step,
+                                 save_set)
 
 __all__ = ["dpd_estimator_cc", "coefficients_message", "parse_coefficients_message"]
 
@@ -325,21 +324,6 @@ class dpd_estimator_cc(StreamMixin, gr.basic_block):
             with self._lock:
                 self._shared["underflows"] += 1
 
-    def _check_band(self):
-        """Warn once when the captured band cannot hold what the loop is asked to improve."""
-        fs, bw, sp = self._rate, self._bw, self._spacing
-        if self._band_checked or not (fs > 0 and bw > 0):
-            return
-        self._band_checked = True
-        if sp > 0 and fs / 2 < sp + bw / 2:
-            self.logger.warn(f"sample_rate {fs / 1e6:g} MHz: the capture holds +-{fs / 2e6:g} MHz, the adjacent "
-                             f"channels reach +-{(sp + bw / 2) / 1e6:g} MHz: the loop cannot see (or improve) "
-                             f"them; use at least {5 * bw / 1e6:g} Msample/s (5 x the signal bandwidth)")
-        elif fs < 5 * bw:
-            self.logger.warn(f"sample_rate {fs / 1e6:g} MHz is {fs / bw:.2g} x the signal bandwidth: "
-                             "intermodulation up to order 5 spans 5 x the bandwidth, so part of it folds "
-                             "back or is not seen; use at least 5 x")
-
     def _watch(self):
         while self._running:
             time.sleep(min(0.2, self._timeout / 4))
@@ -391,19 +375,11 @@ class dpd_estimator_cc(StreamMixin, gr.basic_block):
         return ch.index if self._rr.switched else None
 
     def _save(self, ch, r):
-        if not ch.file:
-            return
-        tmp = ch.file + ".tmp"
-        try:
-            if self._spec.is_neural:
-                fit = dm.ModelFit(str(self._spec), np.zeros(0, dtype=np.complex128), kind="predistorter",
-                                  weights=np.real(r.coefficients))
-            else:
-                fit = dm.ModelFit(str(self._spec), r.coefficients, r.lo_leakage, kind="predistorter")
-            dm.save_model(tmp, fit)
-            os.replace(tmp, ch.file)  # a reader never sees half a file
-        except (OSError, ValueError) as e:
-            self.logger.error(f"coefficients_file: cannot write {ch.file}: {e}")
+        if ch.file:
+            try:
+                save_set(ch.file, self._spec, r.coefficients, r.lo_leakage)
+            except (OSError, ValueError) as e:
+                self.logger.error(f"coefficients_file: cannot write {ch.file}: {e}")
 
     def _run_step(self, ch, x, y):
         t0 = time.monotonic()

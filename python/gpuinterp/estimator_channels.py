@@ -90,6 +90,20 @@ def load_resume(path, spec, max_gain_db=10.0):
     return w.copy(), c
 
 
+def save_set(path, spec, coefficients, lo_leakage):
+    """Write a set of ``spec`` to ``path`` as load_resume() reads it back: a neural model's weights
+    (the real parts), else the coefficients and c. The file is replaced whole, so a reader never
+    sees half of one; OSError or ValueError when it cannot be written."""
+    if spec.is_neural:
+        fit = dm.ModelFit(str(spec), np.zeros(0, dtype=np.complex128), kind="predistorter",
+                          weights=np.real(coefficients))
+    else:
+        fit = dm.ModelFit(str(spec), coefficients, lo_leakage, kind="predistorter")
+    tmp = path + ".tmp"
+    dm.save_model(tmp, fit)
+    os.replace(tmp, path)
+
+
 def check_predistorter_gain(what, w, c, spec, max_gain_db):
     """ValueError starting with ``what`` unless the predistorter (w, c) of ``spec`` has a gain within
     +-``max_gain_db`` on a fixed -14 dBFS test signal: the bound every update of the loop meets, so

@@ -55,8 +55,8 @@ class _Window:
 
 
 class StreamMixin:
-    """Methods of dpd_estimator_cc that read its inputs' tags and cut its captures (they use the
-    block's state: windows, cuts, rate, locks, logger)."""
+    """Methods of dpd_estimator_cc that read its inputs' tags, check the band the receiver's rate
+    holds, and cut its captures (they use the block's state: windows, cuts, rate, locks, logger)."""
 
     def _read_tags(self, port, n, start=0):
         base = self.nitems_read(port)
@@ -112,6 +112,21 @@ class StreamMixin:
             elif not y and any(pmt.eq(key, k) for k in _SWITCH_KEYS):
                 self._cut(pos, None)
         return base
+
+    def _check_band(self):
+        """Warn once when the captured band cannot hold what the loop is asked to improve."""
+        fs, bw, sp = self._rate, self._bw, self._spacing
+        if self._band_checked or not (fs > 0 and bw > 0):
+            return
+        self._band_checked = True
+        if sp > 0 and fs / 2 < sp + bw / 2:
+            self.logger.warn(f"sample_rate {fs / 1e6:g} MHz: the capture holds +-{fs / 2e6:g} MHz, the adjacent "
+                             f"channels reach +-{(sp + bw / 2) / 1e6:g} MHz: the loop cannot see (or improve) "
+                             f"them; use at least {5 * bw / 1e6:g} Msample/s (5 x the signal bandwidth)")
+        elif fs < 5 * bw:
+            self.logger.warn(f"sample_rate {fs / 1e6:g} MHz is {fs / bw:.2g} x the signal bandwidth: "
+                             "intermodulation up to order 5 spans 5 x the bandwidth, so part of it folds "
+                             "back or is not seen; use at least 5 x")
 
     def _malformed_once(self, key, value, pos, what):
         """One warning per tag key for the run: a radio that sends one malformed tag sends it
