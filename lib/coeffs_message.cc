@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include <gnuradio/gpuinterp/coeffs_message.h>
+#include <gnuradio/gpuinterp/kernel/validate.h>
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -189,23 +190,11 @@ pmt::pmt_t encode_coeffs_message(const coeffs_update& u)
         throw std::invalid_argument(
             "weights: an update carries a neural model's weights or "
             "complex coefficients and c, not both");
-    auto finite = [](const char* name, size_t i, bool ok) {
-        if (!ok)
-            throw std::invalid_argument(
-                std::string(name) + ": value " + std::to_string(i) +
-                " is not finite; a set that cannot be run is not sent");
-    };
-    for (size_t i = 0; i < u.weights.size(); i++)
-        finite("weights", i, std::isfinite(u.weights[i]));
-    for (size_t i = 0; i < u.coefficients.size(); i++)
-        finite("coefficients",
-               i,
-               std::isfinite(u.coefficients[i].real()) &&
-                   std::isfinite(u.coefficients[i].imag()));
-    if (u.has_lo_leakage)
-        finite("lo_leakage",
-               0,
-               std::isfinite(u.lo_leakage.real()) && std::isfinite(u.lo_leakage.imag()));
+    // A set that cannot be run never reaches a radio (the receivers' own check, kernel/validate.h).
+    require_finite("weights", u.weights);
+    require_finite("coefficients", u.coefficients);
+    if (u.has_lo_leakage && !is_finite_value(u.lo_leakage))
+        invalid_parameter("lo_leakage", "is not finite");
 
     pmt::pmt_t d = pmt::make_dict();
     auto add = [&d](const char* key, const pmt::pmt_t& v) {

@@ -87,7 +87,7 @@ TEST(CoeffsMessage, EncoderRefusesWhatCannotRun)
     const float nan = std::numeric_limits<float>::quiet_NaN();
     coeffs_update u;
     u.coefficients = { cf(1, 0), cf(0, nan) };
-    EXPECT_EQ(refusal(u).rfind("coefficients: value 1 is not finite", 0), 0u)
+    EXPECT_EQ(refusal(u).rfind("coefficients: element 1 is not finite", 0), 0u)
         << refusal(u);
     u.coefficients = { cf(1, 0) };
     u.has_lo_leakage = true;
@@ -95,7 +95,7 @@ TEST(CoeffsMessage, EncoderRefusesWhatCannotRun)
     EXPECT_EQ(refusal(u).rfind("lo_leakage:", 0), 0u) << refusal(u);
     coeffs_update n;
     n.weights = { 1.0f, nan };
-    EXPECT_EQ(refusal(n).rfind("weights: value 1 is not finite", 0), 0u) << refusal(n);
+    EXPECT_EQ(refusal(n).rfind("weights: element 1 is not finite", 0), 0u) << refusal(n);
     n.weights = { 1.0f };
     n.coefficients = { cf(1, 0) };
     EXPECT_EQ(refusal(n).rfind("weights:", 0), 0u) << refusal(n);

@@ -329,13 +329,14 @@ dpd_adapt::apply(const std::vector<cd>& y, const std::vector<cd>& w, cd c) const
     std::vector<std::vector<double>> pw(top + 1);
     for (unsigned k = 1; k <= top; k++)
         pw[k].resize(n);
-    cpu::parallel_ranges(n, 4096, double(n) * top, [&](int, size_t r0, size_t r1) {
-        for (size_t i = r0; i < r1 && top; i++) {
-            pw[1][i] = std::sqrt(std::norm(y[i]));
-            for (unsigned k = 2; k <= top; k++)
-                pw[k][i] = pw[k - 1][i] * pw[1][i];
-        }
-    });
+    if (top)
+        cpu::parallel_ranges(n, 4096, double(n) * top, [&](int, size_t r0, size_t r1) {
+            for (size_t i = r0; i < r1; i++) {
+                pw[1][i] = std::sqrt(std::norm(y[i]));
+                for (unsigned k = 2; k <= top; k++)
+                    pw[k][i] = pw[k - 1][i] * pw[1][i];
+            }
+        });
     // Each thread owns a range of rows and adds every term to a tile of them at a time (the
     // tile's z, y and |y|^k stay in cache across the terms), over the rows whose signal (and
     // envelope) sample lies inside y.

@@ -9,7 +9,6 @@ import numpy as np
 
 from . import dpd_model as _spec
 from .dpd_ph import DPDError, _check_pair, _model_of
-from .dpd_solve import REGULARIZATION_GRID
 from .metrics import nmse_db, opendpd_nmse_db
 
 

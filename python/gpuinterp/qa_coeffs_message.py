@@ -81,9 +81,9 @@ class qa_coeffs_message(gr_unittest.TestCase):
         np.testing.assert_array_equal(pmt.f32vector_elements(pmt.dict_ref(m, pmt.intern("weights"), pmt.PMT_NIL)),
                                       [0.5, -1.5])
         self.assertEqual(pmt.to_long(pmt.dict_ref(m, pmt.intern("channel"), pmt.PMT_NIL)), 1)
-        for kw, name in ((dict(coefficients=[1, np.nan]), "coefficients: value 1"),
+        for kw, name in ((dict(coefficients=[1, np.nan]), "coefficients: element 1"),
                          (dict(coefficients=[1], lo_leakage=complex(np.inf, 0)), "lo_leakage:"),
-                         (dict(weights=[np.inf]), "weights: value 0"),
+                         (dict(weights=[np.inf]), "weights: element 0"),
                          (dict(coefficients=[1], channel=-1), "channel:")):
             with self.assertRaises(ValueError) as cm:
                 gpuinterp.encode_coeffs_message(**kw)
