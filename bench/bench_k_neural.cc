@@ -4,7 +4,8 @@
  */
 // Kernel benchmarks of the neural families (docs/neural_models.md), complex64 in and out:
 //  - neural_cpu:          the CPU engine, 2^18 samples by default (the gru's recursion on one thread,
-//                         the tdnn over OpenMP ranges);
+//                         the tdnn over OpenMP ranges); bench/neural_torch_peer.py runs the same
+//                         models in PyTorch on the CPU, its peer;
 //  - neural_cuda_device:  process_device() on device buffers, 2^24 samples by default, with the
 //                         gru's warm-up at its default, in one call (call = 0) or in calls of
 //                         2^call samples, as a flowgraph's work() hands them over (a gru call

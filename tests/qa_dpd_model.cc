@@ -787,14 +787,14 @@ TEST(GmpJit, EveryOutputsPerThreadFormIsBitExact)
 
 TEST(GmpCpu, PortablePathMatchesReference)
 {
-    gi::kernel::set_gmp_cpu_simd(false);
+    gi::kernel::set_cpu_simd(false);
     for (const auto& spec : specs) {
         const model_set s = random_set(spec);
         const auto x = random_vector<cf>(4000, 1.0f);
         dpd_predistorter k(s.m, s.co, s.c);
         EXPECT_TRUE(matches(k.process(x), reference(s, x), s.m)) << spec;
     }
-    gi::kernel::set_gmp_cpu_simd(true);
+    gi::kernel::set_cpu_simd(true);
 }
 
 TEST(GmpParams, LegacyConstructorKeepsItsWiderPhBounds)

@@ -453,7 +453,7 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(DpdCpu, PortablePathMatchesReference)
 {
     // The non-AVX2 code path (what CPUs without AVX2/FMA run), forced through the test hook.
-    gr::gpuinterp::kernel::set_dpd_cpu_simd(false);
+    gr::gpuinterp::kernel::set_cpu_simd(false);
     for (auto [P, Q, Lp, Lq] : std::vector<std::array<unsigned, 4>>{
              { 5, 3, 5, 5 }, { 9, 5, 33, 2 }, { 1, 0, 1, 1 }, { 3, 1, 8, 8 } }) {
         const model m = random_model(P, Q, Lp, Lq);
@@ -468,7 +468,7 @@ TEST(DpdCpu, PortablePathMatchesReference)
         }
         EXPECT_TRUE(matches(y, reference(m, x), m));
     }
-    gr::gpuinterp::kernel::set_dpd_cpu_simd(true);
+    gr::gpuinterp::kernel::set_cpu_simd(true);
 }
 
 TEST(DpdCpu, LabVariantNamesAreUnknown)

@@ -6,6 +6,7 @@
 // the predistorter running them, against a naive double-precision forward pass written here from
 // the document's equations, on the CPU and, when a device is present, on CUDA (host and
 // device-resident entry points, the gru's chunk-parallel warm-up).
+#include "cpu/cpu_engines.h"
 #include "device_util.h"
 #include "test_util.h"
 #include <gnuradio/gpuinterp/kernel/dpd_model.h>
@@ -197,6 +198,16 @@ std::vector<cd> reference(const dpd_model& m,
     return out;
 }
 
+//! Whether two outputs are equal to the bit (same length, every float's bits).
+bool same_bits(const std::vector<cf>& a, const std::vector<cf>& b)
+{
+    return a.size() == b.size() &&
+           std::equal(a.begin(), a.end(), b.begin(), [](cf u, cf v) {
+               return bits(u.real()) == bits(v.real()) &&
+                      bits(u.imag()) == bits(v.imag());
+           });
+}
+
 //! max |got - want| over the outputs, relative to the RMS of want (printed with the model).
 double relative_error(const std::vector<cf>& got, const std::vector<cd>& want)
 {
@@ -255,7 +266,7 @@ TEST_P(NeuralKernel, MatchesDoubleReferenceInRandomChunks)
     }
 }
 
-TEST_P(NeuralKernel, OneCallEqualsAnyChunkingBitForBit)
+TEST_P(NeuralKernel, EqualBitForBitInAnyChunkingAndEitherCpuBuild)
 {
     unsigned seed = 100;
     for (const auto& spec : specs) {
@@ -271,16 +282,22 @@ TEST_P(NeuralKernel, OneCallEqualsAnyChunkingBitForBit)
         dpd_predistorter many(m, w, GetParam());
         many.set_warmup(0);
         const auto y2 = run(many, x, 37);
-        EXPECT_EQ(y1.size(), y2.size());
-        EXPECT_TRUE(std::equal(y1.begin(), y1.end(), y2.begin(), [](cf a, cf b) {
-            return bits(a.real()) == bits(b.real()) && bits(a.imag()) == bits(b.imag());
-        })) << spec;
+        EXPECT_TRUE(same_bits(y1, y2)) << spec;
         // The first lookahead() outputs are the model before time 0: zero.
         for (size_t i = 0; i < m.lookahead(); i++)
             EXPECT_EQ(y1[i], cf(0)) << spec;
         // reset() starts the stream again.
         one.reset();
         EXPECT_EQ(one.process(x), y1) << spec;
+        if (GetParam() == backend::cpu) {
+            // The CPU engine's portable build (what a processor without AVX2/FMA runs) adds the
+            // same products in the same order as its AVX2/FMA build: equal to the bit.
+            gi::kernel::set_cpu_simd(false);
+            dpd_predistorter portable(m, w, GetParam());
+            const auto y3 = portable.process(x);
+            gi::kernel::set_cpu_simd(true);
+            EXPECT_TRUE(same_bits(y1, y3)) << spec << ": the portable build";
+        }
     }
 }
 
@@ -432,13 +449,7 @@ TEST(NeuralCuda, GruKernelsEverySizeChunkedCarriedAndSwitched)
         dpd_predistorter exact_calls(m, w, backend::cuda, 0, batch);
         exact_calls.set_warmup(0);
         const auto y0c = calls(exact_calls);
-        EXPECT_TRUE(std::equal(y0.begin(),
-                               y0.end(),
-                               y0c.begin(),
-                               [](cf a, cf b) {
-                                   return bits(a.real()) == bits(b.real()) &&
-                                          bits(a.imag()) == bits(b.imag());
-                               }))
+        EXPECT_TRUE(same_bits(y0, y0c))
             << spec << ": warm-up 0, one call and random calls differ";
         for (size_t W : { size_t(64), size_t(512) }) {
             dpd_predistorter k(m, w, backend::cuda, 0, batch);

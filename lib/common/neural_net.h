@@ -93,12 +93,24 @@ GPUINTERP_HD inline void gru_features(float* u, float i0, float q0, float i1, fl
     u[5] = q1;
 }
 
+//! A hidden unit's new state from its four sums: ar, az (gates r and z, both biases in), ai (the
+//! input's part of gate n, b_in in), ah (the state's part of gate n, b_hn in), and its previous
+//! value hj.
+GPUINTERP_HD inline float gru_finish(float ar, float az, float ai, float ah, float hj)
+{
+    const float r = sigmoid(ar), z = sigmoid(az);
+    const float g = tanhf(fmaf(r, ah, ai));
+    return fmaf(z, hj - g, g); // (1 - z) g + z h
+}
+
 //! One hidden unit's new state from u[n] and h[n-1] (nn.GRU, gates r, z, n): the unit's rows of
 //! weight_ih (i_r, i_z, i_n: 6 elements each, `ic` apart) and of weight_hh (h_r, h_z, h_n: H
 //! elements, `hc` apart), its biases (br = b_ir + b_hr, bz = b_iz + b_hz, b_in, b_hn), the
 //! features u, the whole previous state h (H) and the unit's own previous value hj. The math of
 //! gru_unit, with the rows handed over directly, so the CUDA kernel that keeps a unit's rows in
-//! registers runs this very arithmetic.
+//! registers runs this very arithmetic. Each sum starts from its bias and adds the input's six
+//! products in order, then the state's H (the CPU engine, which runs the units side by side, adds
+//! them in the same order, and so computes what this function computes, float for float).
 GPUINTERP_HD inline float gru_cell(const float* i_r,
                                    const float* i_z,
                                    const float* i_n,
@@ -128,9 +140,7 @@ GPUINTERP_HD inline float gru_cell(const float* i_r,
         az = fmaf(h_z[k * hc], hk, az);
         ah = fmaf(h_n[k * hc], hk, ah);
     }
-    const float r = sigmoid(ar), z = sigmoid(az);
-    const float g = tanhf(fmaf(r, ah, ai));
-    return fmaf(z, hj - g, g); // (1 - z) g + z h
+    return gru_finish(ar, az, ai, ah, hj);
 }
 
 //! Hidden unit j of h[n] from u[n] and h[n-1] (nn.GRU, gates r, z, n). Element (row, col) of

@@ -6,8 +6,8 @@
 #ifndef INCLUDED_GPUINTERP_CPU_AVX2_SWITCH_H
 #define INCLUDED_GPUINTERP_CPU_AVX2_SWITCH_H
 
-// The switch of an engine's AVX2/FMA code path: taken where the processor has both, unless a test
-// turned it off to check the portable path (set_dpd_cpu_simd, set_gmp_cpu_simd in cpu_engines.h).
+// The switch of the CPU engines' AVX2/FMA code paths: taken where the processor has both, unless a
+// test turned them off to check the portable paths (set_cpu_simd in cpu_engines.h).
 
 #include <atomic>
 
@@ -33,6 +33,24 @@ public:
 private:
     std::atomic<bool> d_allow{ true };
 };
+
+//! The one switch every CPU engine reads (defined in dpd_predistorter_cpu.cc).
+avx2_switch& simd_switch();
+
+//! Defines `void fn(const Args& a)` running `body(a)`, an always-inline function, built twice: for
+//! AVX2/FMA, taken where simd_switch() allows it, and portable (the only build off x86-64).
+#if defined(__x86_64__) && defined(__GNUC__)
+#define GPUINTERP_AVX2_DISPATCH(fn, Args, body)                                    \
+    __attribute__((target("avx2,fma"))) void fn##_avx2(const Args& a) { body(a); } \
+    void fn##_portable(const Args& a) { body(a); }                                 \
+    void fn(const Args& a)                                                         \
+    {                                                                              \
+        cpu::simd_switch().usable() ? fn##_avx2(a) : fn##_portable(a);             \
+    }
+#else
+#define GPUINTERP_AVX2_DISPATCH(fn, Args, body) \
+    void fn(const Args& a) { body(a); }
+#endif
 
 } // namespace cpu
 } // namespace gpuinterp

@@ -38,9 +38,8 @@ std::unique_ptr<neural_engine> make_cpu_neural_engine();
 std::unique_ptr<gram_engine> make_cpu_gram_engine();
 std::unique_ptr<capture_engine> make_cpu_capture_engine();
 
-//! Test hooks: false forces the predistorter engines' portable (non-AVX2) code paths.
-void set_dpd_cpu_simd(bool allow);
-void set_gmp_cpu_simd(bool allow);
+//! Test hook: false forces the CPU engines' portable (non-AVX2) code paths.
+void set_cpu_simd(bool allow);
 
 } // namespace kernel
 } // namespace gpuinterp

@@ -210,12 +210,11 @@ __attribute__((target("avx2,fma"))) void filter_avx2(cf* __restrict out,
 
 #endif
 
-cpu::avx2_switch g_avx2;
 
 void basis(float* b, size_t S, unsigned M, size_t pos, const cf* x, size_t cnt)
 {
 #ifdef GPUINTERP_DPD_AVX2
-    if (g_avx2.usable())
+    if (cpu::simd_switch().usable())
         return basis_avx2(b, S, M, pos, x, cnt);
 #endif
     basis_generic(b, S, M, pos, x, cnt);
@@ -224,7 +223,7 @@ void basis(float* b, size_t S, unsigned M, size_t pos, const cf* x, size_t cnt)
 void filter(cf* out, const float* b, size_t S, const dpd_packed& md, size_t cnt)
 {
 #ifdef GPUINTERP_DPD_AVX2
-    if (g_avx2.usable())
+    if (cpu::simd_switch().usable())
         return filter_avx2(out, b, S, md, cnt);
 #endif
     filter_generic(out, b, S, md, cnt);
@@ -297,8 +296,13 @@ std::unique_ptr<dpd_engine> make_cpu_dpd_engine()
     return std::make_unique<cpu_dpd_engine>();
 }
 
-void set_dpd_cpu_simd(bool allow) { g_avx2.allow(allow); }
-
 } // namespace kernel
+
+cpu::avx2_switch& cpu::simd_switch()
+{
+    static avx2_switch s;
+    return s;
+}
+
 } // namespace gpuinterp
 } // namespace gr

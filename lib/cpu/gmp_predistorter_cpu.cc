@@ -154,23 +154,7 @@ GMP_INLINE void tile_body(const tile_args& a)
         filter_body(a.out, a.xr, a.xi, a.ev, *a.p, a.cnt);
 }
 
-void tile_generic(const tile_args& a) { tile_body(a); }
-
-#if defined(__x86_64__) && defined(__GNUC__)
-#define GPUINTERP_GMP_AVX2 1
-__attribute__((target("avx2,fma"))) void tile_avx2(const tile_args& a) { tile_body(a); }
-#endif
-
-cpu::avx2_switch g_avx2;
-
-void tile(const tile_args& a)
-{
-#ifdef GPUINTERP_GMP_AVX2
-    if (g_avx2.usable())
-        return tile_avx2(a);
-#endif
-    tile_generic(a);
-}
+GPUINTERP_AVX2_DISPATCH(tile, tile_args, tile_body)
 
 class cpu_gmp_engine final : public gmp_engine
 {
@@ -236,8 +220,6 @@ std::unique_ptr<gmp_engine> make_cpu_gmp_engine()
 {
     return std::make_unique<cpu_gmp_engine>();
 }
-
-void set_gmp_cpu_simd(bool allow) { g_avx2.allow(allow); }
 
 } // namespace kernel
 } // namespace gpuinterp
