@@ -37,8 +37,13 @@ private:
 //! The one switch every CPU engine reads (defined in dpd_predistorter_cpu.cc).
 avx2_switch& simd_switch();
 
-//! Defines `void fn(const Args& a)` running `body(a)`, an always-inline function, built twice: for
-//! AVX2/FMA, taken where simd_switch() allows it, and portable (the only build off x86-64).
+//! A function body that GPUINTERP_AVX2_DISPATCH builds twice: always inlined, so each build
+//! compiles it with its own instruction set.
+#define GPUINTERP_SIMD_INLINE inline __attribute__((always_inline))
+
+//! Defines `void fn(const Args& a)` running `body(a)`, a GPUINTERP_SIMD_INLINE function, built
+//! twice: for AVX2/FMA, taken where simd_switch() allows it, and portable (the only build off
+//! x86-64).
 #if defined(__x86_64__) && defined(__GNUC__)
 #define GPUINTERP_AVX2_DISPATCH(fn, Args, body)                                    \
     __attribute__((target("avx2,fma"))) void fn##_avx2(const Args& a) { body(a); } \

@@ -47,20 +47,18 @@ struct scratch {
     size_t S = 0;
 };
 
-#define GMP_INLINE inline __attribute__((always_inline))
-
-GMP_INLINE v8 load8(const float* p)
+GPUINTERP_SIMD_INLINE v8 load8(const float* p)
 {
     v8 v;
     __builtin_memcpy(&v, p, sizeof v);
     return v;
 }
 
-GMP_INLINE void planes_body(float* __restrict xr,
-                            float* __restrict xi,
-                            float* __restrict ev,
-                            const cf* __restrict x,
-                            size_t cnt)
+GPUINTERP_SIMD_INLINE void planes_body(float* __restrict xr,
+                                       float* __restrict xi,
+                                       float* __restrict ev,
+                                       const cf* __restrict x,
+                                       size_t cnt)
 {
     for (size_t j = 0; j < cnt; j++) {
         const float r = x[j].real(), i = x[j].imag();
@@ -71,12 +69,12 @@ GMP_INLINE void planes_body(float* __restrict xr,
 }
 
 //! out[j] for j < cnt, with the planes' position 0 at output 0 (the H carried values before it).
-GMP_INLINE void filter_body(cf* __restrict out,
-                            const float* __restrict xr,
-                            const float* __restrict xi,
-                            const float* __restrict ev,
-                            const gmp_program& p,
-                            size_t cnt)
+GPUINTERP_SIMD_INLINE void filter_body(cf* __restrict out,
+                                       const float* __restrict xr,
+                                       const float* __restrict xi,
+                                       const float* __restrict ev,
+                                       const gmp_program& p,
+                                       size_t cnt)
 {
     const gmp_program::lag* lags = p.lags.data();
     const gmp_program::entry* ent = p.entries.data();
@@ -147,7 +145,7 @@ struct tile_args {
     size_t cnt;
 };
 
-GMP_INLINE void tile_body(const tile_args& a)
+GPUINTERP_SIMD_INLINE void tile_body(const tile_args& a)
 {
     planes_body(a.xr, a.xi, a.ev, a.x, a.cnt);
     if (a.p)

@@ -23,7 +23,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
-#include <stdexcept>
 
 namespace gr {
 namespace gpuinterp {
@@ -33,14 +32,12 @@ namespace {
 
 using cf = std::complex<float>;
 
-#define NN_INLINE inline __attribute__((always_inline))
-
 constexpr unsigned unit_pad = 8; // one AVX2 register of floats
 
 unsigned padded(unsigned n) { return (n + unit_pad - 1) / unit_pad * unit_pad; }
 
 //! s[j] = fmaf(W[j], v, s[j]) for the Hp units side by side.
-NN_INLINE void
+GPUINTERP_SIMD_INLINE void
 add_products(float* __restrict s, const float* __restrict W, float v, unsigned Hp)
 {
     for (unsigned j = 0; j < Hp; j++)
@@ -92,7 +89,7 @@ struct gru_args {
     size_t first, n, base;
 };
 
-NN_INLINE void gru_body(const gru_args& a)
+GPUINTERP_SIMD_INLINE void gru_body(const gru_args& a)
 {
     const gru_plan& P = *a.P;
     const nn::gru_layout& L = *a.L;
@@ -167,7 +164,7 @@ struct tdnn_args {
     size_t s0, s1, Hh;
 };
 
-NN_INLINE void tdnn_body(const tdnn_args& a)
+GPUINTERP_SIMD_INLINE void tdnn_body(const tdnn_args& a)
 {
     const nn::tdnn_layout& L = *a.L;
     const unsigned Hp = a.P->Hp;
