@@ -68,9 +68,10 @@ BENCHMARK(BM_fg_dpd)
 // device buffers (the block's ports are cuda_buffers; GNU Radio's buffer layer makes the two
 // crossings). Rows: the Arena preset `compact` (a 26-coefficient gmp), a compact tdnn, a small gru
 // and the `best` preset's gru:H=24 (random weights: the cost does not depend on their values).
-// buffer_log2: the blocks' minimum output buffer, 2^22 or 2^24 items (a recurrent predistorter's
-// chunks each repeat a warm-up, so its rate rises with the work() calls' length, which the buffer
-// bounds). items_per_second counts samples.
+// buffer_log2: the blocks' minimum output buffer, 2^22 or 2^24 items. A longer buffer allows longer
+// work() calls, which amortise a recurrent predistorter's warm-ups, and lets the blocks overlap less;
+// both sizes are rows so that docs/performance.md can say which wins. items_per_second counts
+// samples.
 static const char* const fg_model_rows[] = {
     "gmp:Ka=1,La=14,Kb=2,Lb=3,Mb=1,Kc=2,Lc=3,Mc=1",
     "tdnn:M=5,H=10,N=1",
