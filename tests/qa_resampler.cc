@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <random>
+#include <sstream>
 
 using namespace gpuinterp_test;
 using namespace gr::gpuinterp::kernel;
@@ -425,10 +426,17 @@ TEST(TextureBitExact, ResamplerCpuEqualsGpu)
         auto yg = g.resample(x);
         ASSERT_EQ(yc.size(), yg.size());
         size_t bad = 0;
-        for (size_t i = 0; i < yc.size(); i++)
-            bad += std::memcmp(&yc[i], &yg[i], sizeof(cf)) != 0;
+        std::ostringstream where; // the first outputs that differ, as hex floats
+        for (size_t i = 0; i < yc.size(); i++) {
+            if (std::memcmp(&yc[i], &yg[i], sizeof(cf)) == 0)
+                continue;
+            if (bad++ < 4)
+                where << "\n  output " << i << " (input ~" << double(i) / r
+                      << "): " << std::hexfloat << "cpu " << yc[i] << ", cuda " << yg[i]
+                      << std::defaultfloat;
+        }
         EXPECT_EQ(bad, 0u) << "r=" << r << ": " << bad << " of " << yc.size()
-                           << " outputs differ";
+                           << " outputs differ" << where.str();
     }
 }
 
