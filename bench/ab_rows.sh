@@ -9,7 +9,8 @@
 # Kernel rows: two rounds, interleaved (old, new, old, new); the table takes the faster of each.
 # Flowgraph rows: three rounds, interleaved; the table takes the medians (a single flowgraph run
 # spreads by up to ±12 % on a 16-core host). Only rows both trees have are compared, so the
-# filters below name rows that exist since 2dd734f. About 4 minutes on an H100.
+# filters below name rows that exist since 2dd734f. About 6 minutes on an H100; AB_KERNEL_ROUNDS and
+# AB_FLOWGRAPH_ROUNDS (default 2 and 3) trade that time for confidence.
 # docs/gpu_testing.md has the whole recipe; docs/performance.md (2026-12-06 10:31) its first run.
 set -euo pipefail
 old=${1:?usage: bash bench/ab_rows.sh OLD_BUNDLE NEW_BUNDLE OUTDIR}
@@ -21,7 +22,7 @@ kernels='BM_interp_cuda_kernel_ccf/|BM_dpd_cuda_kernel/.*variant:[04]/|BM_gmp_cu
 flowgraphs='BM_fg_linerate|BM_fg_dpd/impl:[1-4]/|BM_fg_interp/impl:2/|BM_fg_chain/impl:[12]/|BM_fg_dpd_format/impl:0/'
 nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader | tee "$out/gpu.txt"
 t0=$(date +%s)
-for r in 1 2; do
+for r in $(seq "${AB_KERNEL_ROUNDS:-2}"); do
   for side in old new; do
     bundle=$old
     [[ $side == new ]] && bundle=$new
@@ -30,7 +31,7 @@ for r in 1 2; do
     echo "kernels, $side, round $r: $(($(date +%s) - t0)) s"
   done
 done
-for r in 1 2 3; do
+for r in $(seq "${AB_FLOWGRAPH_ROUNDS:-3}"); do
   for side in old new; do
     bundle=$old
     [[ $side == new ]] && bundle=$new
