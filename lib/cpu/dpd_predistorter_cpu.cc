@@ -210,7 +210,6 @@ __attribute__((target("avx2,fma"))) void filter_avx2(cf* __restrict out,
 
 #endif
 
-
 void basis(float* b, size_t S, unsigned M, size_t pos, const cf* x, size_t cnt)
 {
 #ifdef GPUINTERP_DPD_AVX2

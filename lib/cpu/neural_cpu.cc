@@ -313,7 +313,6 @@ std::unique_ptr<neural_engine> make_cpu_neural_engine()
 
 void set_cpu_simd(bool allow) { cpu::simd_switch().allow(allow); }
 
-
 } // namespace kernel
 } // namespace gpuinterp
 } // namespace gr
